@@ -1,0 +1,215 @@
+"""`convert_to_tensor` for Python and NumPy values, and `constant_value` for shape functions.
+
+Python floats become float32, ints int32 (int64 when they do not fit), bools bool, strings
+string, as in TensorFlow. Other types (Variables, IndexedSlices, lists holding tensors) register
+conversion functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import dtypes
+from tensorflux.framework.tensor import Operation, Tensor
+
+_CONVERSION_FUNCTIONS: list = []  # (priority, base_type, fn)
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority: int = 100) -> None:
+    """Registers `conversion_func(value, dtype=None, name=None, as_ref=False) -> Tensor`."""
+    _CONVERSION_FUNCTIONS.append((priority, base_type, conversion_func))
+    _CONVERSION_FUNCTIONS.sort(key=lambda item: item[0])
+
+
+def _infer_numpy(value, dtype):
+    """Returns an ndarray for a Python/NumPy value with TF's dtype inference."""
+    if dtype is not None:
+        np_dtype = dtype.as_numpy_dtype
+        if dtype.base_dtype is dtypes.string:
+            return _string_array(value)
+        if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+            array = np.asarray(value)
+            if array.dtype.kind in "fc" and dtype.is_integer:
+                if not np.all(np.equal(np.mod(array, 1), 0)):
+                    raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                                    f"'{type(value).__name__}' instead.")
+            return array.astype(np_dtype, copy=False)
+        array = np.array(value)
+        if array.dtype == object:
+            raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                            f"'{type(value).__name__}' instead.")
+        if array.dtype.kind in "fc" and (dtype.is_integer or dtype.is_bool):
+            raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                            f"'{type(value).__name__}' instead.")
+        if array.dtype.kind == "c" and not dtype.is_complex:
+            raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                            f"'{type(value).__name__}' instead.")
+        if array.dtype.kind in "US" or (array.dtype.kind in "iub" and dtype.is_bool
+                                         and array.dtype.kind != "b"):
+            raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                            f"'{type(value).__name__}' instead.")
+        if dtype.is_integer and array.size:
+            info = np.iinfo(np_dtype)
+            if array.dtype.kind in "iu" and (array.min() < info.min or array.max() > info.max):
+                raise TypeError(f"Value {value!r} does not fit in {dtype.name}.")
+        return array.astype(np_dtype)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "US":
+            return _string_array(value)
+        return value
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    array = np.array(value)
+    kind = array.dtype.kind
+    if kind == "f":
+        return array.astype(np.float32)
+    if kind in "iu":
+        if array.size and (array.min() < -(2**31) or array.max() >= 2**31):
+            return array.astype(np.int64)
+        return array.astype(np.int32)
+    if kind in "USO":
+        return _string_array(value)
+    return array
+
+
+def _string_array(value):
+    array = np.array(value, dtype=object)
+    flat = array.reshape(-1)
+    for i, item in enumerate(flat):
+        if isinstance(item, str):
+            flat[i] = item.encode()
+        elif isinstance(item, np.bytes_):
+            flat[i] = bytes(item)
+        elif isinstance(item, np.str_):
+            flat[i] = str(item).encode()
+        elif not isinstance(item, bytes):
+            raise TypeError(f"Expected string, got {item!r} of type '{type(item).__name__}'.")
+    return array
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False,
+                      dtype_hint=None) -> Tensor:
+    """Converts a Tensor, registered type, or Python/NumPy value to a Tensor.
+
+    Raises:
+        TypeError: the value cannot be converted to `dtype`.
+        ValueError: a Tensor's dtype differs from the requested `dtype`.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    preferred_dtype = preferred_dtype or dtype_hint
+    if isinstance(value, Tensor):
+        if dtype is not None and not dtype.is_compatible_with(value.dtype.base_dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
+                             f"dtype {value.dtype.name}: {value!r}")
+        return value
+    if isinstance(value, Operation):
+        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype="
+                        f"{dtype}, name={name}, as_ref={as_ref})")
+    for _, base_type, fn in _CONVERSION_FUNCTIONS:
+        if isinstance(value, base_type):
+            result = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if result is NotImplemented:
+                continue
+            if dtype is not None and not dtype.is_compatible_with(result.dtype.base_dtype):
+                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor "
+                                 f"with dtype {result.dtype.name}: {result!r}")
+            return result
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return constant(value, dtypes.as_dtype(preferred_dtype), name=name)
+        except (TypeError, ValueError):
+            pass
+    return constant(value, dtype, name=name)
+
+
+def constant(value, dtype=None, name=None) -> Tensor:
+    from tensorflux.framework.op_def import get_op_def
+
+    array = _infer_numpy(value, dtypes.as_dtype(dtype) if dtype is not None else None)
+    return get_op_def("Const")(value=array, dtype=dtypes.as_dtype(array.dtype)
+                               if dtype is None else dtypes.as_dtype(dtype),
+                               name=name or "Const")
+
+
+def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None) -> list:
+    return [convert_to_tensor(v, dtype, None if name is None else f"{name}_{i}", preferred_dtype)
+            for i, v in enumerate(values)]
+
+
+def is_tensor_like(value) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    return any(isinstance(value, base) for _, base, _ in _CONVERSION_FUNCTIONS)
+
+
+# -- constant values ------------------------------------------------------------------------
+
+_MAX_FOLD_ELEMENTS = 1 << 16
+_NOT_CONSTANT = object()
+
+
+def constant_value(tensor: Tensor, partial: bool = False):
+    """The value of `tensor` if it is computable at graph-construction time, else None.
+
+    Const ops give their value; Shape/Size/Rank of fully known shapes give theirs; any other
+    stateless op whose inputs are all constant is evaluated with its CPU kernel (small values
+    only). The result is cached on the op.
+    """
+    if not isinstance(tensor, Tensor):
+        return None
+    op = tensor.op
+    cache = op.__dict__.get("_constant_cache")
+    if cache is None or cache[0] != op._graph._version:
+        cache = (op._graph._version, {})
+        op._constant_cache = cache
+    values = cache[1]
+    if tensor.value_index in values:
+        result = values[tensor.value_index]
+    else:
+        result = _compute_constant(tensor, 0)
+        values[tensor.value_index] = result
+    return None if result is _NOT_CONSTANT else result
+
+
+def _compute_constant(tensor: Tensor, depth: int):
+    op = tensor.op
+    kind = op.type
+    if kind == "Const":
+        return op.get_attr("value")
+    if depth > 64 or op.op_def.is_stateful or op.op_def.is_control_flow:
+        return _NOT_CONSTANT
+    if kind in ("Shape", "Size", "Rank"):
+        shape = op.inputs[0].shape
+        out_type = op._attrs.get("out_type", dtypes.int32).as_numpy_dtype
+        if kind == "Rank" and shape.ndims is not None:
+            return np.asarray(shape.ndims, np.int32)
+        if shape.is_fully_defined():
+            if kind == "Shape":
+                return np.asarray(shape.as_list(), out_type)
+            return np.asarray(shape.num_elements(), out_type)
+        return _NOT_CONSTANT
+    if kind in ("Placeholder", "PlaceholderWithDefault", "PlaceholderV2"):
+        return _NOT_CONSTANT
+    if op._control_inputs or op._control_flow_context is not None:
+        return _NOT_CONSTANT
+    kernel_def = op.op_def.kernels.get("CPU")
+    if kernel_def is None or kernel_def.ctx:
+        return _NOT_CONSTANT
+    inputs = []
+    for t in op._inputs:
+        value = constant_value(t)
+        if value is None:
+            return _NOT_CONSTANT
+        if np.size(value) > _MAX_FOLD_ELEMENTS:
+            return _NOT_CONSTANT
+        inputs.append(value)
+    try:
+        outputs = kernel_def.instantiate(op._attrs)(*inputs)
+    except Exception:  # noqa: BLE001 - a failing fold just means "not constant here"
+        return _NOT_CONSTANT
+    if len(op._outputs) != 1:
+        outputs = outputs[tensor.value_index]
+    if np.size(outputs) > _MAX_FOLD_ELEMENTS:
+        return _NOT_CONSTANT
+    return np.asarray(outputs)

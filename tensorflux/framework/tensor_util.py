@@ -1,0 +1,103 @@
+"""ndarray <-> `TensorProto`, with TensorFlow's encoding rules.
+
+Numeric tensors are written as raw little-endian `tensor_content`; strings as `string_val`.
+Reading also accepts the typed repeated fields TensorFlow writes for small constants, where a
+shorter list is padded with its last value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import dtypes
+from tensorflux.framework.tensor_shape import TensorShape
+
+
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
+    """Builds a TensorProto from a value (TF's `tf.make_tensor_proto`)."""
+    from tensorflux.framework.tensor_conversion import _infer_numpy
+    from tensorflux.protos import tensor_pb2
+
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    array = _infer_numpy(values, dtype)
+    if dtype is None:
+        dtype = dtypes.as_dtype(array.dtype)
+    if shape is not None:
+        shape = [int(d) for d in shape]
+        if verify_shape and list(array.shape) != shape:
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {array.shape}.")
+        if array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        elif array.size == 1 or allow_broadcast:
+            array = np.broadcast_to(array.reshape(-1)[:1] if array.size else array, shape)
+        else:
+            raise ValueError(f"Too many elements provided. Needed at most {np.prod(shape)}, "
+                             f"but received {array.size}")
+    proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
+    proto.tensor_shape.CopyFrom(TensorShape(array.shape).as_proto())
+    if dtype.base_dtype is dtypes.string:
+        proto.string_val.extend(
+            v if isinstance(v, bytes) else str(v).encode() for v in array.reshape(-1))
+    else:
+        np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+        proto.tensor_content = np.ascontiguousarray(array, dtype=np_dtype).tobytes()
+    return proto
+
+
+_TYPED_FIELDS = {
+    dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
+    dtypes.int16: "int_val", dtypes.int8: "int_val", dtypes.uint8: "int_val",
+    dtypes.uint16: "int_val", dtypes.int64: "int64_val", dtypes.bool_: "bool_val",
+    dtypes.uint32: "uint32_val", dtypes.uint64: "uint64_val", dtypes.float16: "half_val",
+    dtypes.bfloat16: "half_val", dtypes.complex64: "scomplex_val",
+    dtypes.complex128: "dcomplex_val", dtypes.qint8: "int_val", dtypes.quint8: "int_val",
+    dtypes.qint32: "int_val", dtypes.qint16: "int_val", dtypes.quint16: "int_val",
+}
+
+
+def make_ndarray(proto) -> np.ndarray:
+    """Returns the ndarray a TensorProto holds (TF's `tf.make_ndarray`)."""
+    dtype = dtypes.as_dtype(proto.dtype)
+    shape = [d.size for d in proto.tensor_shape.dim]
+    count = int(np.prod(shape)) if shape else 1
+    if dtype.base_dtype is dtypes.string:
+        values = list(proto.string_val)
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+        return _pad(array, count).reshape(shape)
+    np_dtype = np.dtype(dtype.as_numpy_dtype)
+    if proto.tensor_content:
+        data = np.frombuffer(proto.tensor_content, dtype=np_dtype.newbyteorder("<"))
+        return data.astype(np_dtype).reshape(shape)
+    field = _TYPED_FIELDS.get(dtype.base_dtype)
+    if field is None:
+        raise TypeError(f"Unsupported tensor dtype {dtype.name} in TensorProto")
+    raw = list(getattr(proto, field))
+    if field == "half_val":
+        array = np.asarray(raw, dtype=np.uint16).view(np.float16)
+        if dtype.base_dtype is dtypes.bfloat16:
+            bits = np.asarray(raw, dtype=np.uint32) << 16
+            array = bits.view(np.float32)
+    elif field in ("scomplex_val", "dcomplex_val"):
+        pairs = np.asarray(raw, dtype=np.float64).reshape(-1, 2)
+        array = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
+    else:
+        array = np.asarray(raw).astype(np_dtype)
+    return _pad(array, count).reshape(shape)
+
+
+def _pad(array: np.ndarray, count: int) -> np.ndarray:
+    if array.size == count:
+        return array
+    if array.size == 0:
+        return np.zeros(count, dtype=array.dtype) if array.dtype != object else \
+            np.full(count, b"", dtype=object)
+    if array.size > count:
+        raise ValueError(f"TensorProto has {array.size} values for {count} elements")
+    return np.concatenate([array, np.repeat(array[-1:], count - array.size)])
+
+
+def constant_value(tensor, partial: bool = False):
+    from tensorflux.framework.tensor_conversion import constant_value as impl
+
+    return impl(tensor, partial)

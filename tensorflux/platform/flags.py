@@ -1,0 +1,765 @@
+"""`tf.app.flags` / `tf.flags`: command-line flags with TensorFlow 1.x (absl) semantics.
+
+A flag is defined once with `DEFINE_*(name, default, help)` and read as `FLAGS.name`. Parsing
+follows absl, which TF 1.x wrapped:
+
+* `--name=value`, `--name value` and single-dash `-name=value`; `--` ends the flags.
+* booleans: `--name`, `--noname`, `--name=true|false|t|f|1|0` (any case); a boolean never takes
+  the next argument as its value.
+* `FLAGS(argv)` parses and returns `[argv[0]] + positional arguments`; an unknown flag raises
+  `UnrecognizedFlagError`, unless `known_only=True`, which leaves it (and a `--`) in the result.
+* a bad value raises `IllegalFlagValueError` naming the flag: `flag --n=abc: invalid literal...`.
+* reading a flag before any parse parses `sys.argv` lazily, as TF 1.x's wrapper did. That lazy
+  parse is lenient so that it works under test runners: unknown flags are skipped, a bad value
+  keeps the default with a warning, and validators are not run. `FLAGS(argv)` is strict.
+
+Example:
+    >>> fv = FlagValues()
+    >>> _ = DEFINE_integer("batch_size", 32, "Examples per step.", flag_values=fv)
+    >>> fv(["prog", "--batch_size=64", "data.txt"])
+    ['prog', 'data.txt']
+    >>> fv.batch_size
+    64
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import functools
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+
+class Error(Exception):
+    """Base class of every flags error."""
+
+
+class DuplicateFlagError(Error):
+    """A flag name was defined twice."""
+
+
+class UnrecognizedFlagError(Error):
+    """An argument or attribute names no defined flag."""
+
+    def __init__(self, flagname: str, flagvalue: str = "", suggestions: Iterable[str] = ()):
+        self.flagname = flagname
+        self.flagvalue = flagvalue
+        suggestions = list(suggestions)
+        hint = f". Did you mean: {', '.join(suggestions)} ?" if suggestions else ""
+        super().__init__(f"Unknown command line flag '{flagname}'{hint}")
+
+
+class IllegalFlagValueError(Error):
+    """A flag was given a value its parser or a validator refuses."""
+
+
+class ValidationError(Error):
+    """Raised by a validator's checker to reject a value with its own message."""
+
+
+class UnparsedFlagAccessError(Error):
+    """Kept for absl compatibility; reading before parsing parses lazily here instead."""
+
+
+# -- parsers: str (or default) -> value; raise ValueError/TypeError with the reason ----------
+
+_TRUE = ("true", "t", "1")
+_FALSE = ("false", "f", "0")
+
+
+def _parse_string(argument):
+    return argument
+
+
+def _parse_bool(argument):
+    if isinstance(argument, bool):
+        return argument
+    if isinstance(argument, str):
+        if argument.lower() in _TRUE:
+            return True
+        if argument.lower() in _FALSE:
+            return False
+    elif isinstance(argument, int) and argument in (0, 1):
+        return bool(argument)
+    raise ValueError(f"Non-boolean argument to boolean flag: {argument!r}")
+
+
+def _number_parser(convert: Callable, kind: str, lower, upper) -> Callable:
+    def parse(argument):
+        if isinstance(argument, bool) or not isinstance(argument, (str, int, float)):
+            raise TypeError(f"expected a string or {kind}, got {type(argument).__name__}")
+        value = convert(argument)
+        if lower is not None and value < lower:
+            raise ValueError(f"{value} is not {kind} >= {lower}")
+        if upper is not None and value > upper:
+            raise ValueError(f"{value} is not {kind} <= {upper}")
+        return value
+
+    return parse
+
+
+def _to_int(argument) -> int:
+    if isinstance(argument, float):
+        if not argument.is_integer():
+            raise ValueError(f"{argument} is not an integer")
+        return int(argument)
+    if isinstance(argument, int):
+        return argument
+    text = argument.strip()
+    base = 10
+    if len(text) > 2 and text[0] == "0" and text[1] in "xXoObB":
+        base = {"x": 16, "o": 8, "b": 2}[text[1].lower()]
+    return int(text, base)
+
+
+def _enum_parser(enum_values: list[str], case_sensitive: bool) -> Callable:
+    def parse(argument):
+        for value in enum_values:
+            if argument == value or (not case_sensitive and str(argument).upper() == value.upper()):
+                return value
+        raise ValueError(f"value should be one of <{'|'.join(enum_values)}>")
+
+    return parse
+
+
+def _parse_list(argument):
+    if isinstance(argument, (list, tuple)):
+        return list(argument)
+    if not argument:
+        return []
+    return [item.strip() for item in next(csv.reader([argument], strict=True))]
+
+
+# -- flags -------------------------------------------------------------------------------------
+
+
+class Flag:
+    """One defined flag: its parser, default, current value and how often the user set it.
+
+    `value` is always the parsed value (or None); `present` counts command-line occurrences and
+    `using_default_value` is False once the command line or an assignment has set the flag.
+    """
+
+    def __init__(
+        self,
+        parse: Callable,
+        name: str,
+        default,
+        help: str | None,
+        *,
+        boolean: bool = False,
+        short_name: str | None = None,
+        type_name: str = "",
+        allow_override: bool = False,
+    ):
+        self._parse_fn = parse
+        self.name = name
+        self.help = help or "(no help available)"
+        self.boolean = boolean
+        self.short_name = short_name
+        self.type_name = type_name
+        self.allow_override = allow_override
+        self.present = 0
+        self.using_default_value = True
+        self.defined_at = ""
+        self.default = self._convert_default(default)
+        self.value = self.default
+
+    def _convert(self, argument):
+        try:
+            return self._parse_fn(argument)
+        except (TypeError, ValueError) as e:
+            raise IllegalFlagValueError(f"flag --{self.name}={argument}: {e}") from e
+
+    def _convert_default(self, default):
+        return None if default is None else self._convert(default)
+
+    def parse(self, argument, first_in_parse: bool = True) -> None:
+        """Sets the value from a command-line string; raises IllegalFlagValueError."""
+        self.value = self._convert(argument)
+        self.present += 1
+        self.using_default_value = False
+
+    def set_default(self, default) -> None:
+        self.default = self._convert_default(default)
+        if self.using_default_value:
+            self.value = self.default
+
+    def unparse(self) -> None:
+        self.value = self.default
+        self.present = 0
+        self.using_default_value = True
+
+    def __repr__(self) -> str:
+        return f"Flag(--{self.name}={self.value!r}, default={self.default!r})"
+
+
+class _MultiFlag(Flag):
+    """A flag that may repeat: its value is a list of every occurrence, in order."""
+
+    def _convert_default(self, default):
+        if default is None:
+            return None
+        items = default if isinstance(default, (list, tuple)) else [default]
+        return [self._convert(item) for item in items]
+
+    def parse(self, argument, first_in_parse: bool = True) -> None:
+        items = argument if isinstance(argument, (list, tuple)) else [argument]
+        values = [self._convert(item) for item in items]
+        # NOTE: the first occurrence in each parse replaces the default (or the result of an
+        # earlier parse, e.g. the lazy one) rather than extending it.
+        self.value = values if first_in_parse or self.value is None else self.value + values
+        self.present += len(values)
+        self.using_default_value = False
+
+
+class FlagHolder:
+    """What `DEFINE_*` returns (as absl does): a typed handle on one flag of a FlagValues."""
+
+    def __init__(self, flag_values: FlagValues, flag: Flag):
+        self._flag_values = flag_values
+        self.name = flag.name
+
+    @property
+    def value(self):
+        return getattr(self._flag_values, self.name)
+
+    @property
+    def default(self):
+        return self._flag_values[self.name].default
+
+    @property
+    def present(self) -> bool:
+        return bool(self._flag_values[self.name].present)
+
+    def __repr__(self) -> str:
+        return f"FlagHolder(--{self.name})"
+
+
+class FlagValues:
+    """A registry of flags and their parsed values.
+
+    Names are unique: defining one twice raises `DuplicateFlagError` naming where the first
+    definition was. Attribute reads return values (parsing `sys.argv` leniently on the first read
+    if nothing was parsed yet); attribute writes set values without conversion and run the
+    flag's validators.
+    """
+
+    def __init__(self):
+        # Internals live in __dict__ under names no flag attribute access can reach.
+        self.__dict__["__flags"] = {}
+        self.__dict__["__short"] = {}
+        self.__dict__["__validators"] = {}
+        self.__dict__["__parsed"] = False
+
+    # -- registry --
+
+    @property
+    def _flags(self) -> dict[str, Flag]:
+        return self.__dict__["__flags"]
+
+    def _register(self, flag: Flag, defined_at: str) -> None:
+        flags = self._flags
+        old = flags.get(flag.name)
+        if old is not None and not (flag.allow_override and old.allow_override):
+            raise DuplicateFlagError(
+                f"The flag '{flag.name}' is defined twice. First at {old.defined_at}, "
+                f"second at {defined_at}. Description from first occurrence: {old.help}"
+            )
+        flag.defined_at = defined_at
+        flags[flag.name] = flag
+        if flag.short_name:
+            self.__dict__["__short"][flag.short_name] = flag.name
+
+    def _unknown(self, name: str, value: str = "") -> UnrecognizedFlagError:
+        close = difflib.get_close_matches(name, list(self._flags), n=3)
+        return UnrecognizedFlagError(name, value, close)
+
+    def __getitem__(self, name: str) -> Flag:
+        try:
+            return self._flags[name]
+        except KeyError:
+            raise self._unknown(name) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._flags
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._flags))
+
+    def __len__(self) -> int:
+        return len(self._flags)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._flags))
+
+    # -- attribute access --
+
+    def __getattr__(self, name: str):
+        flags = self.__dict__.get("__flags", {})
+        if name not in flags:
+            raise AttributeError(name)
+        if not self.__dict__["__parsed"]:
+            self._lazy_parse()
+        return flags[name].value
+
+    def __setattr__(self, name: str, value) -> None:
+        flag = self[name]
+        flag.value = value
+        flag.using_default_value = False
+        self._validate(name)
+
+    def __delattr__(self, name: str) -> None:
+        flag = self[name]
+        del self._flags[name]
+        self.__dict__["__validators"].pop(name, None)
+        if flag.short_name:
+            self.__dict__["__short"].pop(flag.short_name, None)
+
+    # -- parsing --
+
+    def __call__(self, argv: list[str], known_only: bool = False) -> list[str]:
+        """Parses flags from `argv` (program name first).
+
+        Args:
+          argv: the command line, e.g. `sys.argv`.
+          known_only: leave unknown flags in the result instead of raising.
+
+        Returns:
+          `[argv[0]]` followed by the arguments that are not flags (in order).
+
+        Raises:
+          UnrecognizedFlagError: an unknown flag, when not `known_only`.
+          IllegalFlagValueError: a value the flag's parser or a validator refuses.
+          Error: a non-boolean flag at the end of `argv` with no value.
+        """
+        if isinstance(argv, (str, bytes)):
+            raise TypeError("argv should be a tuple/list of strings, not bytes or string.")
+        if not argv:
+            raise ValueError(
+                "argv cannot be an empty list, and must contain the program name "
+                "as the first element."
+            )
+        unknown, rest = self._parse_args(list(argv[1:]), known_only, lenient=False)
+        if unknown and not known_only:
+            raise self._unknown(*unknown[0])
+        self.mark_as_parsed()
+        self.validate_all_flags()
+        return [argv[0], *rest]
+
+    def _lazy_parse(self) -> None:
+        self._parse_args(list(sys.argv[1:]), known_only=True, lenient=True)
+        self.mark_as_parsed()
+
+    def _lookup(self, name: str) -> Flag | None:
+        flags = self._flags
+        if name in flags:
+            return flags[name]
+        long_name = self.__dict__["__short"].get(name)
+        return flags.get(long_name) if long_name else None
+
+    def _parse_args(self, args: list[str], known_only: bool, lenient: bool):
+        unknown: list[tuple[str, str]] = []
+        rest: list[str] = []
+        seen: set[str] = set()
+        stream = iter(args)
+        for arg in stream:
+            if arg == "--":
+                if known_only:
+                    rest.append(arg)
+                rest.extend(stream)
+                break
+            if not arg.startswith("-") or arg == "-":
+                rest.append(arg)
+                continue
+            body = arg[2:] if arg.startswith("--") else arg[1:]
+            name, eq, value = body.partition("=")
+            value = value if eq else None
+            flag = self._lookup(name)
+            if flag is None:
+                negated = self._lookup(name[2:]) if name.startswith("no") else None
+                if negated is None or not negated.boolean:
+                    unknown.append((name, arg))
+                    if known_only:
+                        rest.append(arg)
+                    continue
+                if value is not None:
+                    self._fail(
+                        lenient,
+                        IllegalFlagValueError(
+                            f"flag {arg}: --no{negated.name} does not take an argument"
+                        ),
+                    )
+                    continue
+                flag, value = negated, "false"
+            elif value is None:
+                if flag.boolean:
+                    value = "true"
+                else:
+                    value = next(stream, None)
+                    if value is None:
+                        self._fail(lenient, Error(f"Missing value for flag {arg}"))
+                        continue
+            try:
+                flag.parse(value, first_in_parse=flag.name not in seen)
+            except IllegalFlagValueError as e:
+                self._fail(lenient, e)
+            seen.add(flag.name)
+        return unknown, rest
+
+    @staticmethod
+    def _fail(lenient: bool, error: Error) -> None:
+        if not lenient:
+            raise error
+        warnings.warn(
+            f"ignoring a command-line flag while reading flags lazily: {error}", stacklevel=4
+        )
+
+    def is_parsed(self) -> bool:
+        return self.__dict__["__parsed"]
+
+    def mark_as_parsed(self) -> None:
+        """Treats the flags as parsed so reads no longer parse `sys.argv`."""
+        self.__dict__["__parsed"] = True
+
+    def unparse_flags(self) -> None:
+        """Resets every flag to its default and marks the flags as not parsed."""
+        for flag in self._flags.values():
+            flag.unparse()
+        self.__dict__["__parsed"] = False
+
+    # -- values and defaults --
+
+    def set_default(self, name: str, value) -> None:
+        """Changes a flag's default (parsed like a command-line value); an unset flag follows."""
+        self[name].set_default(value)
+        self._validate(name)
+
+    def flag_values_dict(self) -> dict[str, Any]:
+        """Returns `{name: value}` for every flag."""
+        if not self.is_parsed():
+            self._lazy_parse()
+        return {name: flag.value for name, flag in self._flags.items()}
+
+    def get_flag_value(self, name: str, default):
+        flag = self._flags.get(name)
+        return default if flag is None else flag.value
+
+    # -- validators --
+
+    def _add_validator(self, name: str, checker: Callable, message: str) -> None:
+        self[name]  # noqa: B018 - raises UnrecognizedFlagError for an unknown name
+        self.__dict__["__validators"].setdefault(name, []).append((checker, message))
+
+    def _validate(self, name: str) -> None:
+        value = self._flags[name].value
+        for checker, message in self.__dict__["__validators"].get(name, ()):
+            try:
+                ok = checker(value)
+            except ValidationError as e:
+                ok, message = False, str(e)
+            if not ok:
+                raise IllegalFlagValueError(f"flag --{name}={value}: {message}")
+
+    def validate_all_flags(self) -> None:
+        """Runs every validator; raises IllegalFlagValueError for the first that fails."""
+        for name in list(self.__dict__["__validators"]):
+            self._validate(name)
+
+    # -- help --
+
+    def get_help(self) -> str:
+        """Returns one block per flag: name, help, default and type."""
+        blocks = []
+        for name in sorted(self._flags):
+            flag = self._flags[name]
+            short = f"-{flag.short_name},--" if flag.short_name else "--"
+            lines = [
+                f"  {short}{'[no]' if flag.boolean else ''}{name}: {flag.help}",
+                f"    (default: {flag.default!r})",
+            ]
+            if flag.type_name:
+                lines.append(f"    ({flag.type_name})")
+            blocks.append("\n".join(lines))
+        return "\n".join(blocks)
+
+    def __str__(self) -> str:
+        return self.get_help()
+
+
+FLAGS = FlagValues()
+
+# -- DEFINE functions ------------------------------------------------------------------------
+
+_RENAMED_ARGUMENTS = {"flag_name": "name", "default_value": "default", "docstring": "help"}
+
+
+def _accepts_tf1_names(define: Callable) -> Callable:
+    """TF 1.x accepted (flag_name, default_value, docstring) as keyword names."""
+
+    @functools.wraps(define)
+    def wrapper(*args, **kwargs):
+        for old, new in _RENAMED_ARGUMENTS.items():
+            if old in kwargs:
+                kwargs[new] = kwargs.pop(old)
+        return define(*args, **kwargs)
+
+    return wrapper
+
+
+def _caller_location() -> str:
+    frame = sys._getframe(1)
+    here = os.path.abspath(__file__)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename) == here:
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _define(flag: Flag, flag_values: FlagValues | None, required: bool) -> FlagHolder:
+    flag_values = FLAGS if flag_values is None else flag_values
+    flag_values._register(flag, _caller_location())
+    if required:
+        mark_flag_as_required(flag.name, flag_values)
+    return FlagHolder(flag_values, flag)
+
+
+def _common(kwargs: dict) -> dict:
+    allowed = {"short_name", "allow_override"}
+    unexpected = set(kwargs) - allowed - {"module_name"}
+    if unexpected:
+        raise TypeError(f"unexpected keyword arguments: {sorted(unexpected)}")
+    return {key: value for key, value in kwargs.items() if key in allowed}
+
+
+@_accepts_tf1_names
+def DEFINE_string(  # noqa: N802 - TF1 name
+    name: str,
+    default: str | None,
+    help: str | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a string flag. Example: `DEFINE_string("data_dir", "/tmp", "Input data.")`."""
+    flag = Flag(_parse_string, name, default, help, type_name="a string", **_common(kwargs))
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_boolean(  # noqa: N802 - TF1 name
+    name: str,
+    default: bool | None,
+    help: str | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a boolean flag, set by `--name`, `--noname` or `--name=true|false|1|0`."""
+    flag = Flag(
+        _parse_bool, name, default, help, boolean=True, type_name="a boolean", **_common(kwargs)
+    )
+    return _define(flag, flag_values, required)
+
+
+DEFINE_bool = DEFINE_boolean
+
+
+@_accepts_tf1_names
+def DEFINE_integer(  # noqa: N802 - TF1 name
+    name: str,
+    default: int | None,
+    help: str | None = None,
+    lower_bound: int | None = None,
+    upper_bound: int | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines an integer flag (decimal, `0x` hex or `0o` octal) with optional bounds."""
+    parse = _number_parser(_to_int, "an integer", lower_bound, upper_bound)
+    flag = Flag(parse, name, default, help, type_name="an integer", **_common(kwargs))
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_float(  # noqa: N802 - TF1 name
+    name: str,
+    default: float | None,
+    help: str | None = None,
+    lower_bound: float | None = None,
+    upper_bound: float | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a float flag with optional bounds."""
+    parse = _number_parser(float, "a number", lower_bound, upper_bound)
+    flag = Flag(parse, name, default, help, type_name="a number", **_common(kwargs))
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_enum(  # noqa: N802 - TF1 name
+    name: str,
+    default: str | None,
+    enum_values: Iterable[str],
+    help: str | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    case_sensitive: bool = True,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a string flag restricted to `enum_values`; any other value is an error."""
+    enum_values = list(enum_values)
+    if not enum_values:
+        raise ValueError(f"DEFINE_enum('{name}'): enum_values must not be empty")
+    flag = Flag(
+        _enum_parser(enum_values, case_sensitive),
+        name,
+        default,
+        help,
+        type_name=f"one of <{'|'.join(enum_values)}>",
+        **_common(kwargs),
+    )
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_list(  # noqa: N802 - TF1 name
+    name: str,
+    default: str | list[str] | None,
+    help: str | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a comma-separated list flag: `--names=a,b` gives `["a", "b"]`."""
+    flag = Flag(
+        _parse_list, name, default, help, type_name="a comma separated list", **_common(kwargs)
+    )
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_multi_string(  # noqa: N802 - TF1 name
+    name: str,
+    default,
+    help: str | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a repeatable string flag: `--x=a --x=b` gives `["a", "b"]`."""
+    flag = _MultiFlag(
+        _parse_string, name, default, help, type_name="repeat this option", **_common(kwargs)
+    )
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_multi_integer(  # noqa: N802 - TF1 name
+    name: str,
+    default,
+    help: str | None = None,
+    lower_bound: int | None = None,
+    upper_bound: int | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a repeatable integer flag: `--x=1 --x=2` gives `[1, 2]`."""
+    parse = _number_parser(_to_int, "an integer", lower_bound, upper_bound)
+    flag = _MultiFlag(
+        parse, name, default, help, type_name="repeat this option; integers", **_common(kwargs)
+    )
+    return _define(flag, flag_values, required)
+
+
+@_accepts_tf1_names
+def DEFINE_multi_float(  # noqa: N802 - TF1 name
+    name: str,
+    default,
+    help: str | None = None,
+    lower_bound: float | None = None,
+    upper_bound: float | None = None,
+    flag_values: FlagValues | None = None,
+    required: bool = False,
+    **kwargs,
+) -> FlagHolder:
+    """Defines a repeatable float flag."""
+    parse = _number_parser(float, "a number", lower_bound, upper_bound)
+    flag = _MultiFlag(
+        parse, name, default, help, type_name="repeat this option; numbers", **_common(kwargs)
+    )
+    return _define(flag, flag_values, required)
+
+
+# -- validators --------------------------------------------------------------------------------
+
+
+def register_validator(
+    flag_name: str,
+    checker: Callable[[Any], bool],
+    message: str = "Flag validation failed",
+    flag_values: FlagValues | None = None,
+) -> None:
+    """Adds a check run after every parse and assignment of the flag.
+
+    Args:
+      flag_name: a defined flag.
+      checker: takes the value; returns False or raises ValidationError to reject it.
+      message: the reason reported in the IllegalFlagValueError.
+      flag_values: the registry; the global FLAGS by default.
+
+    Raises:
+      UnrecognizedFlagError: no flag is named `flag_name`.
+    """
+    (FLAGS if flag_values is None else flag_values)._add_validator(flag_name, checker, message)
+
+
+def validator(
+    flag_name: str, message: str = "Flag validation failed", flag_values: FlagValues | None = None
+) -> Callable:
+    """Decorator form of `register_validator`."""
+
+    def decorate(checker):
+        register_validator(flag_name, checker, message, flag_values)
+        return checker
+
+    return decorate
+
+
+def mark_flag_as_required(flag_name: str, flag_values: FlagValues | None = None) -> None:
+    """Makes a parse fail unless the flag has a value other than None.
+
+    Raises:
+      UnrecognizedFlagError: no flag is named `flag_name`.
+    """
+    flag_values = FLAGS if flag_values is None else flag_values
+    if flag_values[flag_name].default is not None:
+        warnings.warn(
+            f"Flag --{flag_name} has a non-None default value; therefore, "
+            "mark_flag_as_required will pass even if flag is not specified in the "
+            "command line!",
+            stacklevel=2,
+        )
+    register_validator(
+        flag_name,
+        lambda value: value is not None,
+        f"Flag --{flag_name} must have a value other than None.",
+        flag_values,
+    )
+
+
+def mark_flags_as_required(
+    flag_names: Iterable[str], flag_values: FlagValues | None = None
+) -> None:
+    """`mark_flag_as_required` for each name."""
+    for name in flag_names:
+        mark_flag_as_required(name, flag_values)

@@ -1,0 +1,1 @@
+"""Protocol buffer messages of tensorflux (wire-compatible with TensorFlow's where shared)."""

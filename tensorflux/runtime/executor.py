@@ -1,0 +1,488 @@
+"""The dataflow executor: pending counts, dead values, frames and iterations, async kernels.
+
+Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps;
+all bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run
+inline in the driver, or on the pool when they are expensive and other work is ready;
+asynchronous kernels and pool kernels report back through the step's inbox. The first error
+cancels the step (every partition of it, through the shared cancellation manager and
+rendezvous) and is raised once nothing of the step is still running.
+
+Semantics follow the paper's control flow: a `Switch` makes its untaken output dead; an op with
+a dead input does not run and makes its outputs dead; a `Merge` fires on its first live input
+(or dead when all inputs are dead); `Enter` moves values into a child frame (per loop), `Exit`
+back to the parent, `NextIteration` into the next iteration, at most `parallel_iterations`
+iterations of a frame being alive at once.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+
+import numpy as np
+
+from tensorflux.framework import errors
+from tensorflux.runtime import plan as plan_mod
+from tensorflux.runtime.plan import (ARG, ASYNC, CTX, ENTER, EXIT, MERGE, NEXT, NOOP, SEND,
+                                     SWITCH, Plan)
+from tensorflux.runtime.step import DEAD, frame_id_of, node_error
+
+_POOL_LOCK = threading.Lock()
+_POOL = []
+
+
+def shared_pool():
+    """A process-wide thread pool for inter-op parallelism and partitions."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=32, thread_name_prefix="tfx-inter-op"))
+        return _POOL[0]
+
+
+class _Iteration:
+    __slots__ = ("pending", "dead", "inputs", "outstanding_ops", "outstanding_frames", "ctx")
+
+    def __init__(self, template, ctx):
+        self.pending = list(template.pending_init)
+        self.dead = [0] * len(template.items)
+        self.inputs = [None] * template.num_slots
+        self.outstanding_ops = 0
+        self.outstanding_frames = 0
+        self.ctx = ctx
+
+
+class _Frame:
+    __slots__ = ("template", "path", "parent", "parent_iter", "iterations", "iteration_count",
+                 "num_outstanding_iterations", "max_parallel", "next_iter_roots", "inv_values",
+                 "dead_exits", "num_pending_inputs", "frame_id", "key")
+
+    def __init__(self, template, path, parent, parent_iter, key):
+        self.template = template
+        self.path = path
+        self.parent = parent
+        self.parent_iter = parent_iter
+        self.iterations: dict = {}
+        self.iteration_count = 0
+        self.num_outstanding_iterations = 1
+        self.max_parallel = max(1, template.parallel_iterations)
+        self.next_iter_roots: list = []
+        self.inv_values: list = []
+        self.dead_exits: list = []
+        self.num_pending_inputs = template.num_enters
+        self.frame_id = frame_id_of(path) if path else 0
+        self.key = key
+
+
+class Executor:
+    """Runs one partition's plan for a step (see the module docstring)."""
+
+    def __init__(self, plan: Plan, inter_op_threads: int = 0):
+        self.plan = plan
+        self.parallel = inter_op_threads != 1
+
+    def run(self, ctx, feeds, deadline=None, trace=None):
+        """Runs a step in the calling thread; returns the fetched values.
+
+        Raises:
+            OpError: the first failure of the step, naming its node.
+        """
+        return _Step(self, ctx, feeds, deadline, trace).run()
+
+
+class _Step:
+    """One step of one partition; all its state is touched only by the driver thread."""
+
+    def __init__(self, executor: Executor, ctx, feeds, deadline, trace):
+        self.executor = executor
+        self.plan = executor.plan
+        self.ctx = ctx
+        self.feeds = feeds
+        self.deadline = deadline
+        self.trace = trace
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.ready: deque = deque()
+        self.outstanding = 0
+        self.in_flight = 0
+        self.error = None
+        self.results = [None] * len(self.plan.fetches)
+        self.frames: dict = {}
+        self.root = None
+
+    # -- driver ----------------------------------------------------------------------------
+
+    def run(self):
+        plan = self.plan
+        root = _Frame(plan.root, "", None, 0, None)
+        root.num_pending_inputs = 0
+        root.iterations[0] = _Iteration(plan.root, self.ctx)
+        self.root = root
+        token = self.ctx.cancellation.register(lambda err: self.inbox.put(("cancel", err)))
+        if token is None:
+            raise self.ctx.cancellation.error
+        try:
+            for item in plan.root_ready:
+                self._schedule(item, root, 0)
+            self._loop()
+        finally:
+            self.ctx.cancellation.deregister(token)
+        if self.error is not None:
+            raise self.error
+        return self.results
+
+    def _loop(self) -> None:
+        ready = self.ready
+        while True:
+            while ready and self.error is None:
+                item, frame, it = ready.popleft()
+                self._process(item, frame, it)
+            if self.error is not None:
+                self._drop_ready()
+                if self.in_flight == 0:
+                    return
+            elif self.outstanding == 0:
+                return
+            self._wait_inbox()
+
+    def _wait_inbox(self) -> None:
+        timeout = None
+        if self.deadline is not None:
+            timeout = self.deadline - time.monotonic()
+            if timeout <= 0:
+                self._abort(_deadline_error(self.ctx))
+                timeout = 5.0
+        try:
+            message = self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            if self.error is None:
+                self._abort(_deadline_error(self.ctx))
+                return
+            # NOTE: a kernel ignored cancellation for 5 s; give up on it rather than hang.
+            self.in_flight = 0
+            return
+        kind = message[0]
+        if kind == "cancel":
+            self._abort(message[1])
+        elif kind == "done":
+            _, item, frame, it, outputs, error, is_dead = message
+            self.in_flight -= 1
+            if error is not None:
+                self._abort(node_error(item.node, error))
+                self._node_done(item, frame, it)
+            elif self.error is None:
+                self._finish(item, frame, it, outputs, is_dead)
+            else:
+                self._node_done(item, frame, it)
+
+    def _drop_ready(self) -> None:
+        while self.ready:
+            item, frame, it = self.ready.popleft()
+            self._node_done(item, frame, it)
+
+    def _abort(self, error) -> None:
+        if self.error is None:
+            self.error = error
+            self.ctx.cancellation.start_cancel(error)
+            if self.ctx.rendezvous is not None:
+                self.ctx.rendezvous.abort(error)
+
+    # -- running one node ------------------------------------------------------------------
+
+    def _schedule(self, item, frame, it) -> None:
+        frame.iterations[it].outstanding_ops += 1
+        self.outstanding += 1
+        self.ready.append((item, frame, it))
+
+    def _process(self, item, frame, it) -> None:
+        iteration = frame.iterations[it]
+        kind = item.kind
+        base = item.slot_base
+        inputs = iteration.inputs[base:base + item.n_inputs]
+        if kind == MERGE:
+            self._run_merge(item, frame, it, inputs, iteration)
+            return
+        is_dead = iteration.dead[item.local] > 0
+        if is_dead:
+            if kind == SEND:
+                try:
+                    item.kernel(iteration.ctx, DEAD)
+                except Exception as err:  # noqa: BLE001
+                    self._abort(node_error(item.node, err))
+                    self._node_done(item, frame, it)
+                    return
+            self._finish(item, frame, it, (DEAD,) * item.n_outputs, True)
+            return
+        if kind == ARG:
+            self._finish(item, frame, it, (self.feeds[item.arg_index],), False)
+            return
+        if kind == NOOP:
+            self._finish(item, frame, it, (), False)
+            return
+        try:
+            for k in item.deref:
+                inputs[k] = inputs[k].read()
+            if kind == SWITCH:
+                data, pred = inputs
+                outputs = (DEAD, data) if bool(np.asarray(pred)) else (data, DEAD)
+            elif kind in (ENTER, EXIT, NEXT):
+                outputs = (inputs[0],)
+            else:
+                mode = item.mode
+                ctx = iteration.ctx
+                if mode == ASYNC:
+                    self._start_async(item, frame, it, ctx, inputs)
+                    return
+                if self.trace is not None:
+                    self._run_traced(item, frame, it, ctx, inputs)
+                    return
+                if item.expensive and self.executor.parallel and self.ready:
+                    self._offload(item, frame, it, ctx, inputs)
+                    return
+                if mode == CTX:
+                    result = item.kernel(ctx, *inputs)
+                else:
+                    result = item.kernel(*inputs)
+                outputs = _as_outputs(result, item.n_outputs)
+        except Exception as err:  # noqa: BLE001 - every kernel failure becomes an OpError
+            self._abort(node_error(item.node, err))
+            self._node_done(item, frame, it)
+            return
+        self._finish(item, frame, it, outputs, False)
+
+    def _run_merge(self, item, frame, it, inputs, iteration) -> None:
+        for index, value in enumerate(inputs):
+            if value is not None and value is not DEAD:
+                if index in item.deref:
+                    try:
+                        value = value.read()
+                    except Exception as err:  # noqa: BLE001
+                        self._abort(node_error(item.node, err))
+                        self._node_done(item, frame, it)
+                        return
+                self._finish(item, frame, it, (value, np.int32(index)), False)
+                return
+        self._finish(item, frame, it, (DEAD, DEAD), True)
+
+    def _run_traced(self, item, frame, it, ctx, inputs) -> None:
+        start = time.time_ns()
+        try:
+            if item.mode == CTX:
+                result = item.kernel(ctx, *inputs)
+            else:
+                result = item.kernel(*inputs)
+            outputs = _as_outputs(result, item.n_outputs)
+        except Exception as err:  # noqa: BLE001
+            self._abort(node_error(item.node, err))
+            self._node_done(item, frame, it)
+            return
+        self.trace.record(item.node, start, time.time_ns(), outputs)
+        self._finish(item, frame, it, outputs, False)
+
+    def _offload(self, item, frame, it, ctx, inputs) -> None:
+        inbox = self.inbox
+        self.in_flight += 1
+
+        def work():
+            try:
+                if item.mode == CTX:
+                    result = item.kernel(ctx, *inputs)
+                else:
+                    result = item.kernel(*inputs)
+                inbox.put(("done", item, frame, it, _as_outputs(result, item.n_outputs), None,
+                           False))
+            except Exception as err:  # noqa: BLE001
+                inbox.put(("done", item, frame, it, None, err, False))
+
+        shared_pool().submit(work)
+
+    def _start_async(self, item, frame, it, ctx, inputs) -> None:
+        inbox = self.inbox
+        self.in_flight += 1
+        called = []
+        start = time.time_ns() if self.trace is not None else 0
+        trace = self.trace
+
+        def done(outputs=None, error=None, is_dead=False):
+            if called:
+                return
+            called.append(True)
+            if error is None:
+                outputs = (DEAD,) * item.n_outputs if is_dead else \
+                    _as_outputs(outputs, item.n_outputs)
+                if trace is not None:
+                    trace.record(item.node, start, time.time_ns(), outputs)
+            inbox.put(("done", item, frame, it, outputs, error, is_dead))
+
+        try:
+            item.kernel(ctx, *inputs, done=done)
+        except Exception as err:  # noqa: BLE001
+            done(error=err)
+
+    # -- propagation -----------------------------------------------------------------------
+
+    def _finish(self, item, frame, it, outputs, is_dead) -> None:
+        if item.fetch_slots and frame is self.root:
+            for idx, position in item.fetch_slots:
+                self.results[position] = outputs[idx]
+        kind = item.kind
+        if kind == ENTER:
+            child = self._child_frame(item, frame, it)
+            if item.is_constant:
+                child.inv_values.append((item, outputs, is_dead))
+                for k in range(child.iteration_count + 1):
+                    if k in child.iterations:
+                        self._activate(item, child, k, outputs, is_dead)
+            else:
+                self._activate(item, child, 0, outputs, is_dead)
+            child.num_pending_inputs -= 1
+            if child.num_pending_inputs == 0 and 0 in child.iterations and \
+                    child.iterations[0].outstanding_ops == 0:
+                self._cleanup(child, 0)
+        elif kind == EXIT:
+            if is_dead:
+                if it == frame.iteration_count:
+                    frame.dead_exits.append(item)
+            else:
+                self._activate(item, frame.parent, frame.parent_iter, outputs, False)
+        elif kind == NEXT:
+            if not is_dead:
+                if it == frame.iteration_count and \
+                        frame.num_outstanding_iterations >= frame.max_parallel:
+                    frame.next_iter_roots.append((item, outputs))
+                else:
+                    if it == frame.iteration_count:
+                        self._increment_iteration(frame)
+                    self._activate(item, frame, it + 1, outputs, False)
+        else:
+            self._activate(item, frame, it, outputs, is_dead)
+        self._node_done(item, frame, it)
+
+    def _activate(self, item, frame, it, outputs, is_dead) -> None:
+        iteration = frame.iterations[it]
+        pending = iteration.pending
+        dead = iteration.dead
+        slots = iteration.inputs
+        for index, edges in enumerate(item.out_edges):
+            if not edges:
+                continue
+            value = outputs[index]
+            value_dead = value is DEAD
+            for dst, k in edges:
+                local = dst.local
+                if dst.kind == MERGE:
+                    if value_dead:
+                        dead[local] += 1
+                        fire = pending[local] == 1 and dead[local] == dst.n_data
+                    else:
+                        count = pending[local]
+                        if count & 1:
+                            slots[dst.slot_base + k] = value
+                            pending[local] = count - 1
+                        fire = count == 1
+                else:
+                    slots[dst.slot_base + k] = value
+                    if value_dead:
+                        dead[local] += 1
+                    count = pending[local] - 1
+                    pending[local] = count
+                    fire = count == 0
+                if fire:
+                    self._schedule(dst, frame, it)
+        for dst in item.control_out:
+            local = dst.local
+            if dst.kind == MERGE:
+                count = pending[local] - 2
+                pending[local] = count
+                fire = count == 0 or (count == 1 and dead[local] == dst.n_data)
+            else:
+                if is_dead:
+                    dead[local] += 1
+                count = pending[local] - 1
+                pending[local] = count
+                fire = count == 0
+            if fire:
+                self._schedule(dst, frame, it)
+
+    def _node_done(self, item, frame, it) -> None:
+        self.outstanding -= 1
+        iteration = frame.iterations[it]
+        iteration.outstanding_ops -= 1
+        if iteration.outstanding_ops == 0 and frame is not self.root:
+            self._cleanup(frame, it)
+
+    # -- frames ----------------------------------------------------------------------------
+
+    def _child_frame(self, enter_item, frame, it) -> _Frame:
+        key = (enter_item.frame_name, id(frame), it)
+        child = self.frames.get(key)
+        if child is None:
+            template = self.plan.frames[enter_item.frame_name]
+            path = f"{frame.path};{it};{enter_item.frame_name}"
+            child = _Frame(template, path, frame, it, key)
+            child.max_parallel = max(1, enter_item.parallel_iterations)
+            child.iterations[0] = _Iteration(template, self.ctx.child(frame_id_of(path), 0))
+            self.frames[key] = child
+            frame.iterations[it].outstanding_frames += 1
+        return child
+
+    def _increment_iteration(self, frame) -> None:
+        frame.iteration_count += 1
+        n = frame.iteration_count
+        frame.iterations[n] = _Iteration(frame.template, self.ctx.child(frame.frame_id, n))
+        frame.num_outstanding_iterations += 1
+        frame.dead_exits = []
+        roots, frame.next_iter_roots = frame.next_iter_roots, []
+        for item, outputs in roots:
+            self._activate(item, frame, n, outputs, False)
+        for item, outputs, is_dead in frame.inv_values:
+            self._activate(item, frame, n, outputs, is_dead)
+
+    def _iteration_done(self, frame, it) -> bool:
+        iteration = frame.iterations.get(it)
+        if iteration is None or iteration.outstanding_ops or iteration.outstanding_frames:
+            return False
+        if it == 0:
+            return frame.num_pending_inputs == 0
+        return (it - 1) not in frame.iterations
+
+    def _cleanup(self, frame, it) -> None:
+        current = it
+        while current <= frame.iteration_count and self._iteration_done(frame, current):
+            del frame.iterations[current]
+            frame.num_outstanding_iterations -= 1
+            current += 1
+            if frame.next_iter_roots:
+                self._increment_iteration(frame)
+        if frame.num_pending_inputs == 0 and frame.num_outstanding_iterations == 0:
+            self._delete_frame(frame)
+
+    def _delete_frame(self, frame) -> None:
+        parent = frame.parent
+        parent_iter = frame.parent_iter
+        self.frames.pop(frame.key, None)
+        parent_iteration = parent.iterations[parent_iter]
+        for item in frame.dead_exits:
+            self._activate(item, parent, parent_iter, (DEAD,) * item.n_outputs, True)
+        parent_iteration.outstanding_frames -= 1
+        if parent is not self.root and parent_iteration.outstanding_ops == 0:
+            self._cleanup(parent, parent_iter)
+
+
+def _as_outputs(result, n_outputs: int) -> tuple:
+    if n_outputs == 1:
+        return (result,)
+    if n_outputs == 0:
+        return ()
+    return tuple(result)
+
+
+def _deadline_error(ctx):
+    return errors.DeadlineExceededError(
+        None, None, "Timed out waiting for the step to finish (RunOptions.timeout_in_ms / "
+        "ConfigProto.operation_timeout_in_ms); blocked ops were cancelled.")
+
+
+__all__ = ["Executor", "shared_pool", "plan_mod"]

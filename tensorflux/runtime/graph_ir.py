@@ -1,0 +1,75 @@
+"""The runtime's view of a graph: plain `Node`s that pipelines copy and rewrite.
+
+The client graph is read once per signature into Nodes; prune, rewrites, placement and
+partitioning then work on Nodes (adding `_Send`/`_Recv`), never on the user's Graph. A Node's
+`inputs` are `(Node, output_index)` pairs; `control_inputs` are Nodes.
+"""
+
+from __future__ import annotations
+
+from tensorflux.framework.op_def import get_op_def
+
+
+class Node:
+    """One node of a runtime graph."""
+
+    __slots__ = ("name", "op", "op_def", "attrs", "inputs", "control_inputs", "device",
+                 "assigned_device", "location", "output_dtypes", "source_op", "input_dtypes")
+
+    def __init__(self, name: str, op: str, attrs: dict, inputs: list, control_inputs: list,
+                 device: str = "", output_dtypes=None, input_dtypes=None, location=None,
+                 source_op=None, op_def=None):
+        self.name = name
+        self.op = op
+        self.op_def = op_def or get_op_def(op)
+        self.attrs = attrs
+        self.inputs = inputs
+        self.control_inputs = control_inputs
+        self.device = device
+        self.assigned_device = ""
+        self.location = location
+        self.output_dtypes = output_dtypes or []
+        self.input_dtypes = input_dtypes or []
+        self.source_op = source_op
+
+    def __repr__(self) -> str:
+        return f"Node({self.name!r}, {self.op})"
+
+    def describe(self) -> str:
+        """A stable one-line dump: name = op(inputs) @device {attrs}."""
+        ins = [f"{n.name}:{i}" if i else n.name for n, i in self.inputs]
+        ins += [f"^{n.name}" for n in self.control_inputs]
+        attrs = ", ".join(f"{k}={_short(v)}" for k, v in sorted(self.attrs.items())
+                          if not k.startswith("_") or k == "_class")
+        device = self.assigned_device or self.device
+        return f"{self.name} = {self.op}({', '.join(ins)}) @{device or '?'} {{{attrs}}}"
+
+    def where(self) -> str:
+        if self.location:
+            return f"{self.location[0]}:{self.location[1]}"
+        return "<unknown>"
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 40 else text[:37] + "..."
+
+
+def nodes_from_ops(ops, fed: dict | None = None) -> dict:
+    """Builds Nodes for `ops` (Operations); `fed` maps fed Tensors to the Nodes replacing them."""
+    fed = fed or {}
+    by_op = {}
+    for op in ops:
+        by_op[op] = Node(op._name, op._type, op._attrs, [], [], op._device,
+                         [t._dtype for t in op._outputs], [t._dtype for t in op._inputs],
+                         op._location, op, op._op_def)
+    for op, node in by_op.items():
+        node.inputs = [(fed[t], 0) if t in fed else (by_op[t._op], t._value_index)
+                       for t in op._inputs]
+        node.control_inputs = [by_op[c] for c in op._control_inputs if c in by_op]
+    return by_op
+
+
+def dump(nodes) -> str:
+    """Deterministic text of a node list, sorted by name."""
+    return "\n".join(n.describe() for n in sorted(nodes, key=lambda n: n.name))

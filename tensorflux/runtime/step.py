@@ -1,0 +1,83 @@
+"""What a kernel sees of its step (`ctx`), and how kernel failures become OpErrors."""
+
+from __future__ import annotations
+
+import zlib
+
+from tensorflux.framework import errors
+
+DEAD = type("Dead", (), {"__repr__": lambda self: "<dead>", "__slots__": ()})()
+
+
+class StepContext:
+    """Per-step, per-partition context handed to stateful and asynchronous kernels.
+
+    `frame_iter` is "frame_id:iter" for the loop iteration the kernel runs in ("0:0" outside
+    loops); `child(frame_id, iteration)` makes the context of a loop iteration.
+    """
+
+    DEAD = DEAD
+
+    __slots__ = ("step_id", "device", "resource_mgr", "rendezvous", "cancellation",
+                 "frame_iter", "session", "options", "incarnation", "trace", "node",
+                 "__dict__")
+
+    def __init__(self, step_id: int, device, rendezvous, cancellation, session=None,
+                 options=None, frame_iter: str = "0:0"):
+        self.step_id = step_id
+        self.device = device
+        self.resource_mgr = device.resource_mgr if device is not None else None
+        self.incarnation = device.incarnation if device is not None else 0
+        self.rendezvous = rendezvous
+        self.cancellation = cancellation
+        self.session = session
+        self.options = options
+        self.frame_iter = frame_iter
+        self.trace = None
+        self.node = None
+
+    def child(self, frame_id: int, iteration: int) -> StepContext:
+        ctx = StepContext(self.step_id, self.device, self.rendezvous, self.cancellation,
+                          self.session, self.options, f"{frame_id}:{iteration}")
+        return ctx
+
+    @property
+    def device_name(self) -> str:
+        return self.device.name if self.device is not None else ""
+
+
+def frame_id_of(path: str) -> int:
+    """A stable id for a frame instance path, equal in every partition."""
+    return zlib.crc32(path.encode()) or 1
+
+
+_PYTHON_TO_STATUS = (
+    (MemoryError, errors.ResourceExhaustedError),
+    ((ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError,
+      FloatingPointError, UnicodeError), errors.InvalidArgumentError),
+)
+
+
+def node_error(node, err: BaseException) -> errors.OpError:
+    """Wraps a kernel failure as an OpError naming the node and its creating source line."""
+    if isinstance(err, errors.OpError):
+        if getattr(err, "_tfx_annotated", False):
+            return err
+        cls = type(err)
+        message = err.message
+    else:
+        cls = errors.InternalError
+        for py_types, status in _PYTHON_TO_STATUS:
+            if isinstance(err, py_types):
+                cls = status
+                break
+        message = f"{type(err).__name__}: {err}"
+    where = node.where() if node is not None else "<unknown>"
+    name = node.name if node is not None else "<unknown>"
+    op_type = node.op if node is not None else "?"
+    text = f"{message}\n\t [[node {name} ({op_type}) defined at {where}]]"
+    op = node.source_op if node is not None else None
+    wrapped = cls(None, op, text)
+    wrapped._tfx_annotated = True
+    wrapped.__cause__ = err
+    return wrapped
