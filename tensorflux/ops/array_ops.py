@@ -9,6 +9,8 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import _infer_numpy
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 
+__all__ = ["constant", "placeholder", "placeholder_with_default", "identity"]
+
 # -- Const ----------------------------------------------------------------------------------
 
 Const = define_op("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],

@@ -6,6 +6,8 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Operation, Tensor
 
+__all__ = ["no_op", "group", "tuple", "with_dependencies"]
+
 NoOp = define_op("NoOp", differentiable=False)
 
 
@@ -54,7 +56,7 @@ def group(*inputs, **kwargs):
             return NoOp(name=scope)
 
 
-def tuple_(tensors, name=None, control_inputs=None):
+def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
     """Returns `tensors` gated so that none is available before all are computed."""
     from tensorflux.ops.array_ops import identity
 

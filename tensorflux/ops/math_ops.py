@@ -13,6 +13,8 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops.common_shapes import broadcast_shape
 
+__all__ = ["add", "subtract", "multiply", "matmul"]
+
 
 def _binary(name: str, kernel, types: str = "numbertype", out_type: str | None = None):
     """Defines an elementwise binary op `z = kernel(x, y)` with NumPy broadcasting."""
