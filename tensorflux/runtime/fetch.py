@@ -10,19 +10,10 @@ import collections
 
 from tensorflux.framework.tensor import Operation, Tensor
 
-# type -> (fetch_fn(obj) -> (list of fetches, contract_fn(values) -> value), feed_fn(obj, value)
-#          -> list of (tensor, value), feed_fn_for_partial_run)
-_EXPANSIONS: list = []
+from tensorflux.framework.composite import EXPANSIONS as _EXPANSIONS
+from tensorflux.framework.composite import register_session_run_conversion_functions
 
-
-def register_session_run_conversion_functions(tensor_type, fetch_function, feed_function=None,
-                                              feed_function_for_partial_run=None) -> None:
-    """Registers how a composite type is fetched and fed (TF's function of the same name)."""
-    for entry in _EXPANSIONS:
-        if entry[0] is tensor_type:
-            raise ValueError(f"{tensor_type} has already been registered so ignore it.")
-    _EXPANSIONS.append((tensor_type, fetch_function, feed_function,
-                        feed_function_for_partial_run))
+__all__ = ["FetchHandler", "feed_expansion", "register_session_run_conversion_functions"]
 
 
 def feed_expansion(key):
