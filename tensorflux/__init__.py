@@ -32,3 +32,6 @@ from tensorflux.framework.graph_io import attr_to_proto as _attr_to_proto  # noq
 
 bool = bool_  # noqa: A001,F405
 from tensorflux import nn, train
+from tensorflux import test
+from tensorflux.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from tensorflux.ops.gradients_impl import *  # noqa: F403
