@@ -6,6 +6,8 @@ value types shifted by 100, as in TensorFlow. Strings are NumPy object arrays of
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 _REF_OFFSET = 100
@@ -86,9 +88,9 @@ class DType:
     def min(self):
         base = self.base_dtype
         if base.is_floating:
-            return float(np.finfo(base._np).min) if base is not bfloat16 else -3.38953139e38
+            return builtins.float(np.finfo(base._np).min) if base is not bfloat16 else -3.38953139e38
         if base.is_integer:
-            return int(np.iinfo(base._np).min)
+            return builtins.int(np.iinfo(base._np).min)
         if base is bool_:
             return False
         raise TypeError(f"Cannot find minimum value of {self}.")
@@ -97,9 +99,9 @@ class DType:
     def max(self):
         base = self.base_dtype
         if base.is_floating:
-            return float(np.finfo(base._np).max) if base is not bfloat16 else 3.38953139e38
+            return builtins.float(np.finfo(base._np).max) if base is not bfloat16 else 3.38953139e38
         if base.is_integer:
-            return int(np.iinfo(base._np).max)
+            return builtins.int(np.iinfo(base._np).max)
         if base is bool_:
             return True
         raise TypeError(f"Cannot find maximum value of {self}.")
@@ -203,8 +205,8 @@ _BY_NUMPY = {
     np.dtype(np.object_): string,
 }
 
-_BY_PYTHON = {int: int32, float: float32, bool: bool_, complex: complex128, str: string,
-              bytes: string}
+_BY_PYTHON = {builtins.int: int32, builtins.float: float32, builtins.bool: bool_,
+              builtins.complex: complex128, builtins.str: string, builtins.bytes: string}
 
 
 def as_dtype(type_value) -> DType:
@@ -220,7 +222,7 @@ def as_dtype(type_value) -> DType:
         if found is not None:
             return found
     elif isinstance(type_value, (int, np.integer)) and not isinstance(type_value, bool):
-        found = _BY_ENUM.get(int(type_value))
+        found = _BY_ENUM.get(builtins.int(type_value))
         if found is not None:
             return found
     elif type_value in _BY_PYTHON:
@@ -240,3 +242,9 @@ def as_dtype(type_value) -> DType:
 
 
 QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32})
+
+__all__ = ["DType", "as_dtype", "float16", "half", "float32", "float64", "double", "bfloat16",
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_",
+           "string", "complex64", "complex128", "qint8", "quint8", "qint16", "quint16", "qint32",
+           "resource", "variant", "float32_ref", "float64_ref", "int32_ref", "int64_ref",
+           "bool_ref", "QUANTIZED_DTYPES"]
