@@ -1,0 +1,6 @@
+"""`tf.layers`: TF1 layer classes and functions."""
+
+from tensorflux.layers.core import *  # noqa: F403
+from tensorflux.layers.core import Layer
+from tensorflux.layers.normalization import *  # noqa: F403
+

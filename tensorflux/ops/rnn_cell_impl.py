@@ -1,0 +1,499 @@
+"""`tf.nn.rnn_cell`: RNN cells (TF1 names, variable names and gate order) and `static_rnn`.
+
+A cell is a layer: `cell(inputs, state) -> (output, new_state)`; its variables (`kernel`,
+`bias`) live under its scope (e.g. `rnn/basic_lstm_cell/kernel`) and are created on first call.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.tensor import Tensor
+from tensorflux.layers.core import Layer, _api
+
+__all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
+           "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple", "static_rnn",
+           "static_bidirectional_rnn"]
+
+_LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ("c", "h"))
+
+
+class LSTMStateTuple(_LSTMStateTuple):
+    """(c, h): the cell state and the output of an LSTM."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        c, h = self
+        if c.dtype != h.dtype:
+            raise TypeError(f"Inconsistent internal state: {c.dtype} vs {h.dtype}")
+        return c.dtype
+
+
+def _flatten(structure):
+    if isinstance(structure, (list, tuple)):
+        return [x for item in structure for x in _flatten(item)]
+    return [structure]
+
+
+def _zeros(tf, batch_size, size, dtype):
+    if isinstance(size, (list, tuple)):
+        return type(size)(_zeros(tf, batch_size, s, dtype) for s in size) \
+            if not hasattr(size, "_fields") else type(size)(*[_zeros(tf, batch_size, s, dtype)
+                                                              for s in size])
+    return tf.zeros(tf.stack([batch_size, size]) if isinstance(batch_size, Tensor)
+                    else [batch_size, size], dtype=dtype)
+
+
+class RNNCell(Layer):
+    """The cell protocol: state_size, output_size, zero_state, __call__(inputs, state)."""
+
+    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, dtype=dtype, _reuse=_reuse, **kwargs)
+
+    @property
+    def state_size(self):
+        raise TypeError(f"{type(self).__name__} must define state_size")
+
+    @property
+    def output_size(self):
+        raise TypeError(f"{type(self).__name__} must define output_size")
+
+    def __call__(self, inputs, state, scope=None):
+        if scope is not None:
+            tf = _api()
+            with tf.variable_scope(scope, reuse=self._reuse):
+                return super().__call__(inputs, state)
+        return super().__call__(inputs, state)
+
+    def zero_state(self, batch_size, dtype):
+        """Zero-filled state(s) for a batch of `batch_size`."""
+        tf = _api()
+        graph = graph_mod.get_default_graph()
+        with graph.name_scope(f"{type(self).__name__}ZeroState"):
+            return _zeros(tf, batch_size, self.state_size, dtype)
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        tf = _api()
+        if inputs is not None:
+            batch_size = tf.shape(inputs)[0]
+            dtype = inputs.dtype
+        return self.zero_state(batch_size, dtype)
+
+
+def _input_depth(input_shape, cell):
+    from tensorflux.framework.tensor_shape import TensorShape
+
+    shape = TensorShape(input_shape)
+    depth = shape[-1].value if shape.ndims else None
+    if depth is None:
+        raise ValueError(f"Expected inputs.shape[-1] to be known for {type(cell).__name__}, "
+                         f"saw shape: {shape}")
+    return depth
+
+
+class BasicRNNCell(RNNCell):
+    """output = new_state = activation(W [inputs, state] + b)."""
+
+    _default_name = "basic_rnn_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        tf = _api()
+        depth = _input_depth(input_shape, self)
+        self._kernel = self.add_variable("kernel", [depth + self._num_units, self._num_units])
+        self._bias = self.add_variable("bias", [self._num_units],
+                                       initializer=tf.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        tf = _api()
+        gate = tf.nn.bias_add(tf.matmul(tf.concat([inputs, state], 1), self._kernel), self._bias)
+        output = (self._activation or tf.tanh)(gate)
+        return output, output
+
+
+class BasicLSTMCell(RNNCell):
+    """LSTM with gates i, j, f, o from one kernel; forget_bias added to f."""
+
+    _default_name = "basic_lstm_cell"
+
+    def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
+                 reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        n = self._num_units
+        return LSTMStateTuple(n, n) if self._state_is_tuple else 2 * n
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        tf = _api()
+        depth = _input_depth(input_shape, self)
+        self._kernel = self.add_variable("kernel", [depth + self._num_units, 4 * self._num_units])
+        self._bias = self.add_variable("bias", [4 * self._num_units],
+                                       initializer=tf.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        tf = _api()
+        if self._state_is_tuple:
+            c, h = state
+        else:
+            c, h = tf.split(state, 2, axis=1)
+        gates = tf.nn.bias_add(tf.matmul(tf.concat([inputs, h], 1), self._kernel), self._bias)
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        activation = self._activation or tf.tanh
+        forget = tf.constant(self._forget_bias, dtype=f.dtype.base_dtype)
+        new_c = c * tf.sigmoid(f + forget) + tf.sigmoid(i) * activation(j)
+        new_h = activation(new_c) * tf.sigmoid(o)
+        if self._state_is_tuple:
+            return new_h, LSTMStateTuple(new_c, new_h)
+        return new_h, tf.concat([new_c, new_h], 1)
+
+
+class LSTMCell(RNNCell):
+    """LSTM with optional peepholes, cell clipping and a projection layer."""
+
+    _default_name = "lstm_cell"
+
+    def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
+                 num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,
+                 forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
+                 dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._use_peepholes = use_peepholes
+        self._cell_clip = cell_clip
+        self._initializer = initializer
+        self._num_proj = num_proj
+        self._proj_clip = proj_clip
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        out = self._num_proj or self._num_units
+        return LSTMStateTuple(self._num_units, out) if self._state_is_tuple else \
+            self._num_units + out
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
+
+    def build(self, input_shape):
+        tf = _api()
+        depth = _input_depth(input_shape, self)
+        h_depth = self._num_proj or self._num_units
+        self._kernel = self.add_variable("kernel", [depth + h_depth, 4 * self._num_units],
+                                         initializer=self._initializer)
+        self._bias = self.add_variable("bias", [4 * self._num_units],
+                                       initializer=tf.zeros_initializer())
+        if self._use_peepholes:
+            self._w_f_diag = self.add_variable("w_f_diag", [self._num_units],
+                                               initializer=self._initializer)
+            self._w_i_diag = self.add_variable("w_i_diag", [self._num_units],
+                                               initializer=self._initializer)
+            self._w_o_diag = self.add_variable("w_o_diag", [self._num_units],
+                                               initializer=self._initializer)
+        if self._num_proj is not None:
+            self._proj_kernel = self.add_variable("projection/kernel",
+                                                  [self._num_units, self._num_proj],
+                                                  initializer=self._initializer)
+        self.built = True
+
+    def call(self, inputs, state):
+        tf = _api()
+        activation = self._activation or tf.tanh
+        if self._state_is_tuple:
+            c_prev, m_prev = state
+        else:
+            c_prev = tf.slice(state, [0, 0], [-1, self._num_units])
+            m_prev = tf.slice(state, [0, self._num_units], [-1, self.output_size])
+        gates = tf.nn.bias_add(tf.matmul(tf.concat([inputs, m_prev], 1), self._kernel),
+                               self._bias)
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        forget = tf.constant(self._forget_bias, dtype=f.dtype.base_dtype)
+        if self._use_peepholes:
+            c = (tf.sigmoid(f + forget + self._w_f_diag * c_prev) * c_prev
+                 + tf.sigmoid(i + self._w_i_diag * c_prev) * activation(j))
+        else:
+            c = tf.sigmoid(f + forget) * c_prev + tf.sigmoid(i) * activation(j)
+        if self._cell_clip is not None:
+            c = tf.clip_by_value(c, -self._cell_clip, self._cell_clip)
+        if self._use_peepholes:
+            m = tf.sigmoid(o + self._w_o_diag * c) * activation(c)
+        else:
+            m = tf.sigmoid(o) * activation(c)
+        if self._num_proj is not None:
+            m = tf.matmul(m, self._proj_kernel)
+            if self._proj_clip is not None:
+                m = tf.clip_by_value(m, -self._proj_clip, self._proj_clip)
+        new_state = LSTMStateTuple(c, m) if self._state_is_tuple else tf.concat([c, m], 1)
+        return m, new_state
+
+
+class GRUCell(RNNCell):
+    """GRU (Cho et al. 2014) with TF's `gates` and `candidate` sub-scopes."""
+
+    _default_name = "gru_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._activation = activation
+        self._kernel_initializer = kernel_initializer
+        self._bias_initializer = bias_initializer
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        tf = _api()
+        depth = _input_depth(input_shape, self)
+        n = self._num_units
+        self._gate_kernel = self.add_variable("gates/kernel", [depth + n, 2 * n],
+                                              initializer=self._kernel_initializer)
+        self._gate_bias = self.add_variable(
+            "gates/bias", [2 * n],
+            initializer=self._bias_initializer or tf.constant_initializer(1.0))
+        self._candidate_kernel = self.add_variable("candidate/kernel", [depth + n, n],
+                                                   initializer=self._kernel_initializer)
+        self._candidate_bias = self.add_variable(
+            "candidate/bias", [n], initializer=self._bias_initializer or tf.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        tf = _api()
+        gates = tf.sigmoid(tf.nn.bias_add(
+            tf.matmul(tf.concat([inputs, state], 1), self._gate_kernel), self._gate_bias))
+        r, u = tf.split(gates, 2, axis=1)
+        candidate = tf.nn.bias_add(
+            tf.matmul(tf.concat([inputs, r * state], 1), self._candidate_kernel),
+            self._candidate_bias)
+        c = (self._activation or tf.tanh)(candidate)
+        new_h = u * state + (1 - u) * c
+        return new_h, new_h
+
+
+class MultiRNNCell(RNNCell):
+    """Stacks cells: the output of cell k is the input of cell k + 1 (`cell_k` scopes)."""
+
+    _default_name = "multi_rnn_cell"
+
+    def __init__(self, cells, state_is_tuple=True):
+        super().__init__()
+        if not cells:
+            raise ValueError("Must specify at least one cell for MultiRNNCell.")
+        self._cells = list(cells)
+        self._state_is_tuple = state_is_tuple
+
+    @property
+    def state_size(self):
+        if self._state_is_tuple:
+            return tuple(cell.state_size for cell in self._cells)
+        return sum(cell.state_size for cell in self._cells)
+
+    @property
+    def output_size(self):
+        return self._cells[-1].output_size
+
+    def zero_state(self, batch_size, dtype):
+        return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells) \
+            if self._state_is_tuple else super().zero_state(batch_size, dtype)
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, state):
+        tf = _api()
+        current = inputs
+        new_states = []
+        offset = 0
+        for i, cell in enumerate(self._cells):
+            with tf.variable_scope(f"cell_{i}"):
+                if self._state_is_tuple:
+                    cell_state = state[i]
+                else:
+                    size = cell.state_size
+                    cell_state = tf.slice(state, [0, offset], [-1, size])
+                    offset += size
+                current, new_state = cell(current, cell_state)
+                new_states.append(new_state)
+        if self._state_is_tuple:
+            return current, tuple(new_states)
+        return current, tf.concat(new_states, 1)
+
+    @property
+    def trainable_weights(self):
+        return [w for cell in self._cells for w in cell.trainable_weights]
+
+
+class _Wrapper(RNNCell):
+    def __init__(self, cell):
+        super().__init__()
+        self._cell = cell
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        return self.call(inputs, state)
+
+    @property
+    def trainable_weights(self):
+        return self._cell.trainable_weights
+
+
+class DropoutWrapper(_Wrapper):
+    """Dropout on a cell's inputs, outputs and (optionally) state; keep probs may be tensors."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        super().__init__(cell)
+        if variational_recurrent:
+            raise ValueError("variational_recurrent dropout is not supported by tensorflux.")
+        self._input_keep_prob = input_keep_prob
+        self._output_keep_prob = output_keep_prob
+        self._state_keep_prob = state_keep_prob
+        self._seed = seed
+
+    def _dropout(self, value, keep_prob):
+        tf = _api()
+        if isinstance(keep_prob, (int, float)) and keep_prob == 1.0:
+            return value
+        return tf.nn.dropout(value, keep_prob=keep_prob, seed=self._seed)
+
+    def call(self, inputs, state):
+        inputs = self._dropout(inputs, self._input_keep_prob)
+        output, new_state = self._cell(inputs, state)
+        if not (isinstance(self._state_keep_prob, (int, float)) and
+                self._state_keep_prob == 1.0):
+            flat = _flatten(new_state)
+            dropped = [self._dropout(s, self._state_keep_prob) for s in flat]
+            new_state = _pack_like(new_state, iter(dropped))
+        return self._dropout(output, self._output_keep_prob), new_state
+
+
+def _pack_like(structure, values):
+    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+        return type(structure)(*[_pack_like(s, values) for s in structure])
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_pack_like(s, values) for s in structure)
+    return next(values)
+
+
+class ResidualWrapper(_Wrapper):
+    """output = cell(inputs) + inputs."""
+
+    def __init__(self, cell, residual_fn=None):
+        super().__init__(cell)
+        self._residual_fn = residual_fn
+
+    def call(self, inputs, state):
+        output, new_state = self._cell(inputs, state)
+        if self._residual_fn is not None:
+            return self._residual_fn(inputs, output), new_state
+        return output + inputs, new_state
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """Unrolls `cell` over a Python list of [batch, depth] inputs (scope "rnn").
+
+    With `sequence_length`, outputs past each sequence's length are zero and the state stops
+    changing there.
+    """
+    tf = _api()
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise TypeError("inputs must be a non-empty list of Tensors")
+    with tf.variable_scope(scope or "rnn"):
+        first = tf.convert_to_tensor(inputs[0])
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if dtype is None:
+                raise ValueError("If no initial_state is provided, dtype must be specified")
+            batch = first.get_shape()[0].value
+            state = cell.zero_state(batch if batch is not None else tf.shape(first)[0], dtype)
+        outputs = []
+        if sequence_length is not None:
+            sequence_length = tf.convert_to_tensor(sequence_length)
+        for time, step_input in enumerate(inputs):
+            output, new_state = cell(step_input, state)
+            if sequence_length is not None:
+                done = tf.greater_equal(time, sequence_length)
+                zeros = tf.zeros_like(output)
+                output = tf.where(done, zeros, output)
+                flat_old, flat_new = _flatten(state), _flatten(new_state)
+                merged = [tf.where(done, old, new) for old, new in zip(flat_old, flat_new)]
+                new_state = _pack_like(new_state, iter(merged))
+            outputs.append(output)
+            state = new_state
+        return outputs, state
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """Forward and backward static RNNs; outputs are concatenated per time step."""
+    tf = _api()
+    with tf.variable_scope(scope or "bidirectional_rnn"):
+        with tf.variable_scope("fw"):
+            fw_out, fw_state = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                          sequence_length)
+        with tf.variable_scope("bw"):
+            if sequence_length is None:
+                reversed_inputs = list(reversed(inputs))
+            else:
+                stacked = tf.stack(inputs, 1)
+                flipped = tf.reverse_sequence(stacked, sequence_length, seq_axis=1,
+                                              batch_axis=0)
+                reversed_inputs = tf.unstack(flipped, axis=1)
+            bw_out, bw_state = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype,
+                                          sequence_length)
+            if sequence_length is None:
+                bw_out = list(reversed(bw_out))
+            else:
+                stacked = tf.reverse_sequence(tf.stack(bw_out, 1), sequence_length, seq_axis=1,
+                                              batch_axis=0)
+                bw_out = tf.unstack(stacked, axis=1)
+        outputs = [tf.concat([f, b], 1) for f, b in zip(fw_out, bw_out)]
+        return outputs, fw_state, bw_state

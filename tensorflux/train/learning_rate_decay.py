@@ -1,0 +1,160 @@
+"""Learning-rate schedules of a global step (TF1 `tf.train.*_decay`), built from graph ops."""
+
+from __future__ import annotations
+
+import math
+
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+
+__all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "piecewise_constant",
+           "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay"]
+
+
+def _floats(global_step, *values):
+    from tensorflux.ops import math_ops
+
+    lr = convert_to_tensor(values[0], name="learning_rate")
+    dtype = lr.dtype.base_dtype
+    step = math_ops.cast(global_step, dtype)
+    return [lr, step] + [math_ops.cast(v, dtype) for v in values[1:]]
+
+
+def _check(global_step, name):
+    if global_step is None:
+        raise ValueError(f"global_step is required for {name}.")
+
+
+def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """lr * decay_rate ^ (step / decay_steps) (floored when staircase)."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "exponential_decay")
+    with graph_mod.get_default_graph().name_scope(name or "ExponentialDecay") as scope:
+        lr, step, steps, rate = _floats(global_step, learning_rate, decay_steps, decay_rate)
+        p = step / steps
+        if staircase:
+            p = math_ops.floor(p)
+        return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
+
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """lr * exp(-decay_rate * step / decay_steps)."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "natural_exp_decay")
+    with graph_mod.get_default_graph().name_scope(name or "NaturalExpDecay") as scope:
+        lr, step, steps, rate = _floats(global_step, learning_rate, decay_steps, decay_rate)
+        p = step / steps
+        if staircase:
+            p = math_ops.floor(p)
+        return math_ops.multiply(lr, math_ops.exp(-rate * p), name=scope)
+
+
+def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                       name=None):
+    """lr / (1 + decay_rate * step / decay_steps)."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "inverse_time_decay")
+    with graph_mod.get_default_graph().name_scope(name or "InverseTimeDecay") as scope:
+        lr, step, steps, rate = _floats(global_step, learning_rate, decay_steps, decay_rate)
+        p = step / steps
+        if staircase:
+            p = math_ops.floor(p)
+        return math_ops.truediv(lr, 1.0 + rate * p, name=scope)
+
+
+def piecewise_constant(x, boundaries, values, name=None):
+    """values[i] on (boundaries[i-1], boundaries[i]]: values[0] for x <= boundaries[0]."""
+    from tensorflux.ops import array_ops, math_ops
+
+    if len(values) != len(boundaries) + 1:
+        raise ValueError("The length of boundaries should be 1 less than the length of values")
+    with graph_mod.get_default_graph().name_scope(name or "PiecewiseConstant") as scope:
+        x = convert_to_tensor(x)
+        values = [convert_to_tensor(v) for v in values]
+        boundaries = [math_ops.cast(convert_to_tensor(b), x.dtype.base_dtype)
+                      for b in boundaries]
+        result = values[-1]
+        for boundary, value in reversed(list(zip(boundaries, values[:-1]))):
+            result = array_ops.where(x <= boundary, value, result)
+        return array_ops.identity(result, name=scope)
+
+
+def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
+                     power=1.0, cycle=False, name=None):
+    """(lr - end) * (1 - step / decay_steps) ^ power + end, with optional cycling."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "polynomial_decay")
+    with graph_mod.get_default_graph().name_scope(name or "PolynomialDecay") as scope:
+        lr, step, steps, end, pw = _floats(global_step, learning_rate, decay_steps,
+                                           end_learning_rate, power)
+        if cycle:
+            multiplier = math_ops.maximum(math_ops.ceil(step / steps), 1.0)
+            steps = steps * multiplier
+        else:
+            step = math_ops.minimum(step, steps)
+        fraction = 1.0 - step / steps
+        return math_ops.add((lr - end) * math_ops.pow(fraction, pw), end, name=scope)
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+    """lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "cosine_decay")
+    with graph_mod.get_default_graph().name_scope(name or "CosineDecay") as scope:
+        lr, step, steps, a = _floats(global_step, learning_rate, decay_steps, alpha)
+        step = math_ops.minimum(step, steps)
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * step / steps))
+        return math_ops.multiply(lr, (1 - a) * cosine + a, name=scope)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                          alpha=0.0, name=None):
+    """SGDR: cosine decay with warm restarts (periods grow by t_mul, peaks by m_mul)."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "cosine_decay_restarts")
+    with graph_mod.get_default_graph().name_scope(name or "SGDRDecay") as scope:
+        lr, step, first, t_mul, m_mul, a = _floats(global_step, learning_rate,
+                                                   first_decay_steps, t_mul, m_mul, alpha)
+        done = step / first
+        if _static(t_mul) == 1.0:
+            i_restart = math_ops.floor(done)
+            done = done - i_restart
+        else:
+            i_restart = math_ops.floor(math_ops.log(1.0 - done * (1.0 - t_mul)) /
+                                       math_ops.log(t_mul))
+            sum_r = (1.0 - math_ops.pow(t_mul, i_restart)) / (1.0 - t_mul)
+            done = (done - sum_r) / math_ops.pow(t_mul, i_restart)
+        m_fac = math_ops.pow(m_mul, i_restart)
+        cosine = 0.5 * m_fac * (1.0 + math_ops.cos(math.pi * done))
+        return math_ops.multiply(lr, (1 - a) * cosine + a, name=scope)
+
+
+def _static(tensor):
+    from tensorflux.framework.tensor_conversion import constant_value
+
+    value = constant_value(tensor)
+    return 2.0 if value is None else float(value)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name=None):
+    """lr * ((alpha + linear) * cosine + beta), as in TF."""
+    from tensorflux.ops import math_ops
+
+    _check(global_step, "linear_cosine_decay")
+    with graph_mod.get_default_graph().name_scope(name or "LinearCosineDecay") as scope:
+        lr, step, steps, periods, a, b = _floats(global_step, learning_rate, decay_steps,
+                                                 num_periods, alpha, beta)
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        fraction = 2.0 * periods * step / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        return math_ops.multiply(lr, (a + linear) * cosine + b, name=scope)

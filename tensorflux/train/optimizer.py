@@ -1,0 +1,242 @@
+"""`tf.train.Optimizer`: gradients plus update ops, all in the graph (user-level, extensible).
+
+An optimizer computes gradients with `tf.gradients`, creates its slot variables (one per
+trainable variable and slot name, colocated with the variable) and builds one update op per
+variable: `_apply_dense` for Tensor gradients, `_apply_sparse` for IndexedSlices (rows
+deduplicated first, so only touched rows change). Subclasses override `_create_slots`,
+`_prepare`, `_apply_dense`, `_apply_sparse` and `_finish`, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+
+
+def _var_key(var):
+    return var.op.name
+
+
+def _is_variable(value) -> bool:
+    return hasattr(value, "_as_graph_element") and hasattr(value, "initializer")
+
+
+class Optimizer:
+    """Base class of the optimizers (see the module docstring)."""
+
+    GATE_NONE = 0
+    GATE_OP = 1
+    GATE_GRAPH = 2
+
+    def __init__(self, use_locking: bool, name: str):
+        if not name:
+            raise ValueError("Must specify the optimizer name")
+        self._use_locking = use_locking
+        self._name = name
+        self._slots: dict = {}
+        self._non_slot_dict: dict = {}
+
+    def get_name(self) -> str:
+        return self._name
+
+    # -- public API ------------------------------------------------------------------------
+
+    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
+                 aggregation_method=None, colocate_gradients_with_ops=False, name=None,
+                 grad_loss=None):
+        """Adds ops that compute gradients of `loss` and apply them; returns the train op.
+
+        Raises:
+            ValueError: no variable to optimize, or no gradient for any of them.
+        """
+        grads_and_vars = self.compute_gradients(
+            loss, var_list=var_list, gate_gradients=gate_gradients,
+            aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+        missing = [v for g, v in grads_and_vars if g is None]
+        if len(missing) == len(grads_and_vars):
+            names = [v.op.name for _, v in grads_and_vars]
+            raise ValueError(f"No gradients provided for any variable, check your graph for "
+                             f"ops that do not support gradients, between variables {names} "
+                             f"and loss {loss}.")
+        return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
+                          aggregation_method=None, colocate_gradients_with_ops=False,
+                          grad_loss=None):
+        """Returns [(gradient or None, variable)] for `var_list` (default: trainables)."""
+        from tensorflux.ops import control_flow_ops
+        from tensorflux.ops.gradients_impl import gradients
+
+        if callable(loss) and not isinstance(loss, Tensor):
+            loss = loss()
+        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP,
+                                  Optimizer.GATE_GRAPH):
+            raise ValueError(f"gate_gradients must be one of: Optimizer.GATE_NONE, "
+                             f"Optimizer.GATE_OP, Optimizer.GATE_GRAPH. Not {gate_gradients}")
+        graph = graph_mod.get_default_graph()
+        if var_list is None:
+            var_list = (graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+                        + graph.get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
+        else:
+            var_list = list(var_list)
+        var_list += graph.get_collection(GraphKeys._STREAMING_MODEL_PORTS)
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        grads = gradients(loss, var_list, grad_ys=grad_loss,
+                          colocate_gradients_with_ops=colocate_gradients_with_ops,
+                          aggregation_method=aggregation_method)
+        if gate_gradients == Optimizer.GATE_GRAPH:
+            present = [g for g in grads if g is not None and isinstance(g, Tensor)]
+            gated = iter(control_flow_ops.tuple(present))
+            grads = [next(gated) if g is not None and isinstance(g, Tensor) else g
+                     for g in grads]
+        return list(zip(grads, var_list))
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Builds the update ops; with `global_step`, increments it after them."""
+        from tensorflux.framework.scopes import init_scope
+        from tensorflux.ops import state_ops
+
+        grads_and_vars = tuple(grads_and_vars)
+        if not grads_and_vars:
+            raise ValueError("No variables provided.")
+        converted = []
+        for grad, var in grads_and_vars:
+            if grad is not None and not isinstance(grad, (Tensor, IndexedSlices)):
+                grad = convert_to_tensor(grad)
+            converted.append((grad, var))
+        var_list = [v for g, v in converted if g is not None]
+        if not var_list:
+            names = [str(v.op.name) for _, v in converted]
+            raise ValueError(f"No gradients provided for any variable: {names}.")
+        graph = graph_mod.get_default_graph()
+        with init_scope():
+            self._create_slots(var_list)
+        update_ops = []
+        with graph.name_scope(name or self._name) as scope:
+            self._prepare()
+            for grad, var in converted:
+                if grad is None:
+                    continue
+                with graph.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
+                    if isinstance(grad, IndexedSlices):
+                        update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
+                    else:
+                        update_ops.append(self._apply_dense(grad, var))
+            if global_step is None:
+                apply_updates = self._finish(update_ops, scope)
+            else:
+                with graph.control_dependencies([self._finish(update_ops, "update")]):
+                    with graph.colocate_with(global_step.op):
+                        apply_updates = state_ops.assign_add(global_step, 1, name=scope).op
+            train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
+            if apply_updates not in train_ops:
+                train_ops.append(apply_updates)
+            return apply_updates
+
+    def get_slot(self, var, name):
+        named = self._slots.get(name)
+        if not named:
+            return None
+        return named.get(_var_key(var))
+
+    def get_slot_names(self) -> list:
+        return sorted(self._slots)
+
+    def variables(self) -> list:
+        graph = graph_mod.get_default_graph()
+        result = [v for slots in self._slots.values() for v in slots.values()
+                  if v.graph is graph]
+        result += [v for (key, g), v in self._non_slot_dict.items() if g is graph]
+        return sorted(result, key=lambda v: v.name)
+
+    # -- hooks for subclasses --------------------------------------------------------------
+
+    def _create_slots(self, var_list) -> None:
+        pass
+
+    def _prepare(self) -> None:
+        pass
+
+    def _apply_dense(self, grad, var):
+        raise TypeError(f"{type(self).__name__} does not implement _apply_dense")
+
+    def _apply_sparse(self, grad, var):
+        raise TypeError(f"{type(self).__name__} does not implement sparse updates")
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        summed, unique = _deduplicate(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
+
+    def _finish(self, update_ops, name_scope):
+        from tensorflux.ops import control_flow_ops
+
+        return control_flow_ops.group(*update_ops, name=name_scope)
+
+    # -- slots -----------------------------------------------------------------------------
+
+    def _slot_dict(self, slot_name) -> dict:
+        return self._slots.setdefault(slot_name, {})
+
+    def _get_or_make_slot(self, var, val, slot_name, op_name):
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            named[key] = _create_slot(var, val, op_name)
+        return named[key]
+
+    def _zeros_slot(self, var, slot_name, op_name):
+        from tensorflux.ops import array_ops
+
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            shape = var.get_shape()
+            dtype = var.dtype.base_dtype
+            if shape.is_fully_defined():
+                initial = array_ops.zeros(shape.as_list(), dtype=dtype)
+            else:
+                initial = array_ops.zeros_like(var.initialized_value())
+            named[key] = _create_slot(var, initial, op_name)
+        return named[key]
+
+    def _create_non_slot_variable(self, initial_value, name, colocate_with):
+        from tensorflux.ops.variables import Variable
+
+        graph = graph_mod.get_default_graph()
+        key = (name, graph)
+        found = self._non_slot_dict.get(key)
+        if found is None:
+            with graph.name_scope(None), graph.colocate_with(colocate_with.op):
+                found = Variable(initial_value, name=name, trainable=False)
+            self._non_slot_dict[key] = found
+        return found
+
+    def _get_non_slot_variable(self, name, graph=None):
+        return self._non_slot_dict.get((name, graph or graph_mod.get_default_graph()))
+
+    def _call_if_callable(self, param):
+        return param() if callable(param) else param
+
+
+def _create_slot(primary, initial_value, op_name):
+    """A non-trainable slot variable named '<primary op>/<op_name>', colocated with it."""
+    from tensorflux.ops.variables import Variable
+
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(None), graph.colocate_with(primary.op):
+        return Variable(initial_value, name=f"{primary.op.name}/{op_name}", trainable=False,
+                        validate_shape=primary.get_shape().is_fully_defined())
+
+
+def _deduplicate(values, indices):
+    """Sums the rows of `values` that share an index; returns (summed values, unique indices)."""
+    from tensorflux.ops import array_ops, math_ops
+
+    unique, positions = array_ops.unique(indices)
+    summed = math_ops.unsorted_segment_sum(values, positions, array_ops.shape(unique)[0])
+    return summed, unique
