@@ -16,11 +16,20 @@ from tensorflux.framework.tensor_conversion import (convert_to_tensor,
                                                     register_tensor_conversion_function)
 from tensorflux.framework.tensor_shape import Dimension, TensorShape
 from tensorflux.framework.device_spec import DeviceSpec
+from tensorflux.framework.scopes import *  # noqa: F403
 from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
 from tensorflux.ops import sendrecv_ops as _sendrecv_ops
+from tensorflux.ops import transfer_ops as _transfer_ops  # noqa: F401
 from tensorflux.ops.array_ops import *  # noqa: F403
 from tensorflux.ops.control_flow_ops import *  # noqa: F403
+from tensorflux.ops.while_loop import *  # noqa: F403
+from tensorflux.ops.tensor_array_ops import *  # noqa: F403
 from tensorflux.ops.math_ops import *  # noqa: F403
+from tensorflux.ops.state_ops import *  # noqa: F403
+from tensorflux.ops.variables import *  # noqa: F403
+from tensorflux.ops.variable_scope import *  # noqa: F403
+from tensorflux.ops.init_ops import *  # noqa: F403
+from tensorflux.ops import io_ops as _io_ops  # noqa: F401
 from tensorflux.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions,
                                           OptimizerOptions, RunMetadata, RunOptions)
 from tensorflux.runtime.session import InteractiveSession, Session
@@ -35,3 +44,20 @@ from tensorflux import nn, train
 from tensorflux import test
 from tensorflux.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tensorflux.ops.gradients_impl import *  # noqa: F403
+from tensorflux.ops.clip_ops import *  # noqa: F403
+from tensorflux.ops import training_ops as _training_ops  # noqa: F401
+from tensorflux import layers, losses, metrics
+from tensorflux.ops.random_seed import *  # noqa: F403
+from tensorflux.ops.random_ops import *  # noqa: F403
+from tensorflux.ops.logging_ops import *  # noqa: F403
+from tensorflux.ops.check_ops import *  # noqa: F403
+from tensorflux.ops.string_ops import *  # noqa: F403
+from tensorflux.ops.string_text_ops import *  # noqa: F403
+from tensorflux.ops.string_codec_ops import *  # noqa: F403
+from tensorflux import random, strings
+from tensorflux.framework.graph_import import import_graph_def
+from tensorflux.protos.graph_pb2 import GraphDef
+from tensorflux.protos.node_def_pb2 import NodeDef
+from tensorflux.protos.attr_value_pb2 import AttrValue
+from tensorflux import graph_util
+from tensorflux import client

@@ -1,1 +1,22 @@
 """`tf.nn`: neural-network ops, RNN helpers and losses. One import line per source module."""
+from tensorflux.ops import rnn_cell_impl as rnn_cell
+from tensorflux.ops.rnn_cell_impl import static_bidirectional_rnn, static_rnn
+from tensorflux.ops.nn_ops import (bias_add, elu, in_top_k, l2_loss, leaky_relu, log_softmax,
+                                   relu, relu6, selu, softmax, softplus, softsign, top_k)
+from tensorflux.ops.nn_impl import (batch_normalization, dropout, embedding_lookup,
+                                    fused_batch_norm, l2_normalize, local_response_normalization,
+                                    log_poisson_loss, lrn, moments, relu_layer,
+                                    sigmoid_cross_entropy_with_logits,
+                                    softmax_cross_entropy_with_logits,
+                                    softmax_cross_entropy_with_logits_v2,
+                                    sparse_softmax_cross_entropy_with_logits,
+                                    weighted_cross_entropy_with_logits, xw_plus_b, swish, silu, crelu,
+                                    sufficient_statistics, normalize_moments, weighted_moments)
+from tensorflux.ops.conv_ops import (atrous_conv2d, convolution, conv2d, conv2d_backprop_filter,
+                                     conv2d_backprop_input,
+                                     conv2d_transpose, depthwise_conv2d, depthwise_conv2d_native,
+                                     depthwise_conv2d_native_backprop_filter,
+                                     depthwise_conv2d_native_backprop_input, separable_conv2d)
+from tensorflux.ops.pooling_ops import avg_pool, avg_pool2d, max_pool, max_pool2d
+from tensorflux.ops import conv_grad as _conv_grad, nn_grad as _nn_grad  # noqa: F401
+from tensorflux.ops.unary_ops import sigmoid, tanh

@@ -269,12 +269,17 @@ class Graph:
     def control_dependencies(self, control_inputs):
         """Ops created in the scope run after `control_inputs` (None clears the scope)."""
         if control_inputs is None:
+            # As in TF, None also leaves any cond/while context (variables and other state
+            # created here live outside the loop or branch).
             saved = self._control_dependencies_stack
+            saved_context = self._control_flow_context
             self._control_dependencies_stack = []
+            self._control_flow_context = None
             try:
                 yield
             finally:
                 self._control_dependencies_stack = saved
+                self._control_flow_context = saved_context
             return
         ops = []
         for item in control_inputs:

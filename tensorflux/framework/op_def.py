@@ -83,10 +83,14 @@ class KernelDef:
     asynchronous: bool = False
     factory: bool = False
     attr_names: tuple = ()
+    wants_node_name: bool = False
 
-    def instantiate(self, attrs: dict):
-        """Binds attrs once; returns the per-step callable."""
+    def instantiate(self, attrs: dict, node_name: str = ""):
+        """Binds attrs (and `node_name` when the rule declares it) once; returns the per-step
+        callable."""
         bound = {k: attrs[k] for k in self.attr_names}
+        if self.wants_node_name:
+            bound["node_name"] = node_name
         if self.factory:
             return self.fn(**bound)
         if not bound:
@@ -204,7 +208,13 @@ def _coerce_attr(name: str, kind: str, value, allowed):
 
 
 def _keyword_only(fn) -> tuple:
-    params = inspect.signature(fn).parameters.values()
+    """The attrs a rule declares: its keyword-only parameters (none for NumPy ufuncs)."""
+    if isinstance(fn, np.ufunc):
+        return ()
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
     return tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
@@ -272,10 +282,11 @@ class OpDef:
                                f"({self.kernels[device].fn.__name__}).")
             names = _keyword_only(fn) if not factory else tuple(
                 p.name for p in inspect.signature(fn).parameters.values())
-            names = tuple(n for n in names if n != "done")
+            wants_node_name = "node_name" in names  # resources default to their node's name
+            names = tuple(n for n in names if n not in ("done", "node_name"))
             self._check_attr_names(fn, names, "Kernel")
             self.kernels[device] = KernelDef(fn, device, ctx or asynchronous, asynchronous,
-                                             factory, names)
+                                             factory, names, wants_node_name)
             return fn
 
         return register(fn) if fn is not None else register

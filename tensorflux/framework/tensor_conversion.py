@@ -38,7 +38,7 @@ def _infer_numpy(value, dtype):
         if array.dtype == object:
             raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
                             f"'{type(value).__name__}' instead.")
-        if array.dtype.kind in "fc" and (dtype.is_integer or dtype.is_bool):
+        if array.dtype.kind in "fc" and array.size and (dtype.is_integer or dtype.is_bool):
             raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
                             f"'{type(value).__name__}' instead.")
         if array.dtype.kind == "c" and not dtype.is_complex:

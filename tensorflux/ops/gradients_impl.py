@@ -34,7 +34,11 @@ def set_control_flow_hooks(hooks) -> None:
     The state may implement (all optional): `pending_count_adjust(pending, between_ops)`,
     `process_unused_loop_exits(pending, to_ops) -> [Tensor]`, `enter_grad_context(op)`,
     `exit_grad_context(op)`, `zeros_like_for_exit(tensor)`, `is_loop_exit(op)`,
-    `post_processing()`.
+    `post_processing()`, and, to differentiate a group of ops (a while loop) as one node:
+    `redirect` ({op: representative op} — pending counts of the group's ops go to the
+    representative) and `backprop_group(op, grads) -> [Tensor] or None` (for a representative:
+    adds the gradients of the group's inputs to `grads` and returns those inputs; None for an
+    ordinary op). Control flow is in control_flow_state.py.
     """
     _CONTROL_FLOW_HOOKS[0] = hooks
 
@@ -192,12 +196,17 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     seen_ready.add(tensor.op)
         ready.sort(key=lambda op: op._id)
         xs_ops = set(from_ops)
+        redirect = getattr(state, "redirect", None) or {}
+        group = getattr(state, "backprop_group", None)
         while ready:
             op = ready.pop()
-            _backprop_op(op, grads, state, stop, xs_ops, graph, colocate_gradients_with_ops,
-                         gate_gradients)
-            for tensor in op._inputs:
-                src = tensor.op
+            inputs = group(op, grads) if group is not None else None
+            if inputs is None:
+                _backprop_op(op, grads, state, stop, xs_ops, graph, colocate_gradients_with_ops,
+                             gate_gradients)
+                inputs = op._inputs
+            for tensor in inputs:
+                src = redirect.get(tensor.op, tensor.op)
                 if src in pending:
                     pending[src] -= 1
                     if pending[src] == 0 and src not in seen_ready:
@@ -277,8 +286,11 @@ def _backprop_op(op, grads, state, stop, xs_ops, graph, colocate, gate) -> None:
     if state is not None and hasattr(state, "enter_grad_context"):
         state.enter_grad_context(op)
     try:
+        # Control-flow ops (Switch) get None for outputs without a gradient: zeros must be
+        # dead exactly when that output is, which only their gradient function can arrange.
+        fill = not op.op_def.is_control_flow
         for i, tensor in enumerate(op._outputs):
-            if out_grads[i] is None and _is_trainable(tensor):
+            if fill and out_grads[i] is None and _is_trainable(tensor):
                 if state is not None and hasattr(state, "zeros_like_for_exit") and \
                         getattr(state, "is_loop_exit", lambda o: False)(op):
                     out_grads[i] = state.zeros_like_for_exit(tensor)

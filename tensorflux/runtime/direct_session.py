@@ -99,7 +99,7 @@ class _DeviceTrace:
 class DirectSession:
     """Runs steps of one graph on this process's devices."""
 
-    def __init__(self, graph, config, devices=None):
+    def __init__(self, graph, config, devices=None, placement_policy=None):
         self.graph = graph
         self.config = config
         cpus = 1
@@ -118,6 +118,8 @@ class DirectSession:
         self.log_placement = bool(config.log_device_placement) if config else False
         self.default_timeout_ms = int(config.operation_timeout_in_ms) if config else 0
         self.optimizer_options = config.graph_options.optimizer_options if config else None
+        self.placement_policy = placement_policy or placer.GreedyPolicy()
+        self._placement_memo: dict = {}
 
     # -- plans -----------------------------------------------------------------------------
 
@@ -137,7 +139,8 @@ class DirectSession:
         nodes, fetch_points, _ = subgraph.build_step_graph(self.graph, list(feeds),
                                                            list(fetches), list(targets))
         nodes = self._rewrite(nodes, fetch_points)
-        placer.place(nodes, self.devices, self.soft, self.log_placement)
+        placer.place(nodes, self.devices, self.soft, self.log_placement,
+                     policy=self.placement_policy, memo=self._placement_memo)
         used = {n.assigned_device for n in nodes}
         if len(used) <= 1:
             device = self._by_name[used.pop()] if used else self.devices[0]

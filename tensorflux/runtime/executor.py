@@ -26,7 +26,7 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.runtime import plan as plan_mod
 from tensorflux.runtime.plan import (ARG, ASYNC, CTX, ENTER, EXIT, MERGE, NEXT, NOOP, SEND,
-                                     SWITCH, Plan)
+                                     SWITCH, TRIGGER, Plan)
 from tensorflux.runtime.step import DEAD, frame_id_of, node_error
 
 _POOL_LOCK = threading.Lock()
@@ -41,6 +41,24 @@ def shared_pool():
         if not _POOL:
             _POOL.append(ThreadPoolExecutor(max_workers=32, thread_name_prefix="tfx-inter-op"))
         return _POOL[0]
+
+
+def per_step_container(step_id: int) -> str:
+    """The resource container of one step's scoped state (TensorArrays, stacks)."""
+    return f"__per_step_{step_id}"
+
+
+def end_step(ctx) -> None:
+    """The step-end hook: drops the step's per-step container on ctx's device, if any.
+
+    Executors (and the fast path, for plans with `step_scoped` ops) call it once the step's
+    partition has finished, successfully or not.
+    """
+    mgr = ctx.resource_mgr
+    if mgr is not None:
+        container = per_step_container(ctx.step_id)
+        if container in mgr._containers:
+            mgr.cleanup(container)
 
 
 class _Iteration:
@@ -90,7 +108,11 @@ class Executor:
         Raises:
             OpError: the first failure of the step, naming its node.
         """
-        return _Step(self, ctx, feeds, deadline, trace).run()
+        try:
+            return _Step(self, ctx, feeds, deadline, trace).run()
+        finally:
+            if self.plan.step_scoped:
+                end_step(ctx)
 
 
 class _Step:
@@ -204,7 +226,8 @@ class _Step:
         if kind == MERGE:
             self._run_merge(item, frame, it, inputs, iteration)
             return
-        is_dead = iteration.dead[item.local] > 0
+        # A ControlTrigger fires when its inputs are done, dead or alive.
+        is_dead = iteration.dead[item.local] > 0 and kind != TRIGGER
         if is_dead:
             if kind == SEND:
                 try:
@@ -324,10 +347,12 @@ class _Step:
     # -- propagation -----------------------------------------------------------------------
 
     def _finish(self, item, frame, it, outputs, is_dead) -> None:
-        if item.fetch_slots and frame is self.root:
+        kind = item.kind
+        # An Exit's value lives in the parent frame: fetchable when that is the root.
+        if item.fetch_slots and (frame.parent if kind == EXIT else frame) is self.root \
+                and not (kind == EXIT and is_dead):
             for idx, position in item.fetch_slots:
                 self.results[position] = outputs[idx]
-        kind = item.kind
         if kind == ENTER:
             child = self._child_frame(item, frame, it)
             if item.is_constant:

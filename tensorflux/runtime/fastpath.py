@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 
+from tensorflux.runtime.executor import end_step
 from tensorflux.runtime.plan import ARG, CTX, NOOP, Plan
 from tensorflux.runtime.step import node_error
 
@@ -84,6 +85,9 @@ class FastPath:
             return self._fn(ctx, feeds)
         except Exception as err:  # noqa: BLE001 - mapped to the failing node below
             raise node_error(self._failing_node(err), err) from None
+        finally:
+            if self.plan.step_scoped:
+                end_step(ctx)
 
     def _failing_node(self, err):
         tb = err.__traceback__

@@ -11,14 +11,14 @@ from collections import deque
 
 from tensorflux.framework import errors
 
-NORMAL, ARG, SWITCH, MERGE, ENTER, EXIT, NEXT, NOOP, SEND = range(9)
+NORMAL, ARG, SWITCH, MERGE, ENTER, EXIT, NEXT, NOOP, SEND, TRIGGER = range(10)
 PLAIN, CTX, ASYNC = range(3)
 
 _KINDS = {
     "Switch": SWITCH, "RefSwitch": SWITCH, "Merge": MERGE, "RefMerge": MERGE,
     "Enter": ENTER, "RefEnter": ENTER, "Exit": EXIT, "RefExit": EXIT,
     "NextIteration": NEXT, "RefNextIteration": NEXT, "_Arg": ARG, "NoOp": NOOP, "_Send": SEND,
-    "_HostSend": SEND,
+    "_HostSend": SEND, "ControlTrigger": TRIGGER,
 }
 
 # Ops worth running on a pool thread when other work is ready (NumPy releases the GIL in them).
@@ -89,10 +89,10 @@ def _kernel_for(node, device, kernel_cache):
         key = (device.name, node.name, node.op)
         kernel = kernel_cache.get(key)
         if kernel is None:
-            kernel = kernel_def.instantiate(node.attrs)
+            kernel = kernel_def.instantiate(node.attrs, node.name)
             kernel_cache[key] = kernel
         return kernel, mode
-    return kernel_def.instantiate(node.attrs), mode
+    return kernel_def.instantiate(node.attrs, node.name), mode
 
 
 def _topological(nodes) -> list:
@@ -142,6 +142,8 @@ class Plan:
         by_node = {id(item.node): item for item in self.items}
         self.has_control_flow = False
         self.has_async = False
+        # Ops keeping per-step state (TensorArrays, stacks) need `end_step` after the step.
+        self.step_scoped = False
         for item in self.items:
             node = item.node
             if item.kind not in (ARG, NOOP):
@@ -150,6 +152,8 @@ class Plan:
                 self.has_control_flow = True
             if item.mode == ASYNC:
                 self.has_async = True
+            if getattr(node.op_def, "step_scoped", False):
+                self.step_scoped = True
             if item.kind == ENTER:
                 item.frame_name = node.attrs["frame_name"]
                 item.is_constant = bool(node.attrs.get("is_constant", False))

@@ -11,6 +11,8 @@ def fill_run_metadata(run_metadata, plan, trace, options) -> None:
     """Fills `run_metadata.step_stats` (when traced) and `partition_graphs` (when asked)."""
     if trace is not None:
         step_stats = run_metadata.step_stats
+        labels = {node.name: _timeline_label(node) for part in plan.partitions
+                  for node in part.nodes}
         for part in plan.partitions:
             dev = step_stats.dev_stats.add(device=part.device.name)
             for name, op, start, end, thread, shapes, types, sizes in sorted(
@@ -22,7 +24,7 @@ def fill_run_metadata(run_metadata, plan, trace, options) -> None:
                     all_start_nanos=start, op_start_rel_nanos=0,
                     op_end_rel_nanos=end - start, all_end_rel_nanos=end - start,
                     thread_id=thread & 0xFFFFFFFF,
-                    timeline_label=f"{name} = {op}()")
+                    timeline_label=labels.get(name) or f"{name} = {op}()")
                 for slot, (shape, dtype, size) in enumerate(zip(shapes, types, sizes)):
                     out = stats.output.add(slot=slot)
                     desc = out.tensor_description
@@ -42,3 +44,13 @@ def fill_run_metadata(run_metadata, plan, trace, options) -> None:
         for part in plan.partitions:
             run_metadata.partition_graphs.add().CopyFrom(
                 graph_io.nodes_to_graph_def(part.nodes, use_assigned_device=True))
+
+
+def _timeline_label(node) -> str:
+    """TF's label: "name = Op(inputs)"; transfers name their tensor and the other device."""
+    if node.op in ("_Send", "_Recv"):
+        other = node.attrs["recv_device"] if node.op == "_Send" else node.attrs["send_device"]
+        return f"{node.name} = {node.op}({node.attrs['tensor_name']} @{other})"
+    inputs = [src.name if idx == 0 else f"{src.name}:{idx}" for src, idx in node.inputs]
+    inputs += [f"^{src.name}" for src in node.control_inputs]
+    return f"{node.name} = {node.op}({', '.join(inputs)})"

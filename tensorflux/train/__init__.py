@@ -2,3 +2,12 @@
 
 One import line per source module; keep edits to single lines.
 """
+from tensorflux.train.optimizer import Optimizer
+from tensorflux.train.optimizers import *  # noqa: F403
+from tensorflux.train.learning_rate_decay import *  # noqa: F403
+from tensorflux.train.moving_averages import ExponentialMovingAverage
+from tensorflux.train.saver import Saver
+from tensorflux.train.checkpoint_utils import *  # noqa: F403
+from tensorflux.train.training_util import *  # noqa: F403
+from tensorflux.protos.saver_pb2 import SaverDef
+from tensorflux.framework.graph_util import write_graph

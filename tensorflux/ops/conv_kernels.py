@@ -1,0 +1,268 @@
+"""NumPy compute for 2-D convolution and pooling, in NHWC with explicit paddings.
+
+Convolution is im2col plus one BLAS matmul: the patches of the padded input are a strided view
+(no Python loop over pixels) copied once into a `[pixels, kh * kw * in_depth]` matrix. The
+filter gradient is `patches^T @ grad`; the input gradient is `filter @ grad^T` scattered back
+(col2im) with one strided add per kernel offset: loops here only run over the kh * kw window
+offsets, never over pixels. Large batches are processed in chunks so the patch matrix stays
+within `_PATCH_BYTES`.
+
+`pads` is always `(top, bottom, left, right)` and `geo` the decoded `conv_util.Window2D`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+_PATCH_BYTES = 64 << 20
+
+
+def pad_nhwc(x: np.ndarray, pads, fill=0) -> np.ndarray:
+    """x padded spatially by (top, bottom, left, right) with `fill` (x itself when no pad)."""
+    top, bottom, left, right = pads
+    if not (top or bottom or left or right):
+        return x
+    n, h, w, c = x.shape
+    out = np.full((n, h + top + bottom, w + left + right, c), fill, dtype=x.dtype)
+    out[:, top:top + h, left:left + w, :] = x
+    return out
+
+
+def offset_slices(i: int, j: int, out_hw, geo) -> tuple:
+    """Index of the padded-input pixels that kernel offset (i, j) meets, for every output."""
+    (sh, sw), (dh, dw) = geo.strides, geo.dilations
+    oh, ow = out_hw
+    rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
+    cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+    return rows, cols
+
+
+def patches(xp: np.ndarray, k_hw, out_hw, geo) -> np.ndarray:
+    """A read-only `[n, oh, ow, kh, kw, c]` strided view of the windows of padded `xp`."""
+    n, _, _, c = xp.shape
+    s_n, s_h, s_w, s_c = xp.strides
+    (sh, sw), (dh, dw) = geo.strides, geo.dilations
+    shape = (n, out_hw[0], out_hw[1], k_hw[0], k_hw[1], c)
+    strides = (s_n, s_h * sh, s_w * sw, s_h * dh, s_w * dw, s_c)
+    return as_strided(xp, shape, strides, writeable=False)
+
+
+def _batch_chunks(n: int, per_item_bytes: int):
+    step = max(1, _PATCH_BYTES // max(per_item_bytes, 1))
+    return [(start, min(n, start + step)) for start in range(0, n, step)]
+
+
+# -- Conv2D ---------------------------------------------------------------------------------
+
+
+def conv2d(x: np.ndarray, w: np.ndarray, geo) -> np.ndarray:
+    """NHWC convolution of x [n, h, w, c] with w [kh, kw, c, out]."""
+    n, h, wd, c = x.shape
+    kh, kw, _, depth = w.shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    xp = pad_nhwc(x, pads)
+    w2 = w.reshape(kh * kw * c, depth)
+    rows = out_hw[0] * out_hw[1]
+    out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
+    for lo, hi in _batch_chunks(n, rows * kh * kw * c * x.itemsize):
+        cols = patches(xp[lo:hi], (kh, kw), out_hw, geo).reshape((hi - lo) * rows, -1)
+        np.matmul(cols, w2, out=out[lo:hi].reshape((hi - lo) * rows, depth))
+    return out
+
+
+def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> np.ndarray:
+    """d(conv2d)/d(filter) for output gradient g [n, oh, ow, out]: patches^T @ g."""
+    n, h, wd, c = x.shape
+    kh, kw, _, depth = filter_shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    xp = pad_nhwc(x, pads)
+    rows = out_hw[0] * out_hw[1]
+    dw = np.zeros((kh * kw * c, depth), dtype=g.dtype)
+    for lo, hi in _batch_chunks(n, rows * kh * kw * c * x.itemsize):
+        cols = patches(xp[lo:hi], (kh, kw), out_hw, geo).reshape((hi - lo) * rows, -1)
+        dw += cols.T @ g[lo:hi].reshape(-1, depth)
+    return dw.reshape(kh, kw, c, depth)
+
+
+def conv2d_backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo,
+                          channels_first_out: bool = False) -> np.ndarray:
+    """d(conv2d)/d(input): (w @ g^T) scattered back to the input by col2im.
+
+    The scatter runs in a `[c, n, h, w]` buffer so each strided add moves contiguous rows;
+    the result is NHWC, or NCHW when `channels_first_out`.
+    """
+    n, h, wd, c = input_shape
+    kh, kw, _, depth = w.shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    top, bottom, left, right = pads
+    buf = np.zeros((c, n, h + top + bottom, wd + left + right), dtype=g.dtype)
+    w2 = w.reshape(kh * kw * c, depth)
+    rows = out_hw[0] * out_hw[1]
+    for lo, hi in _batch_chunks(n, rows * kh * kw * c * g.itemsize):
+        cols = (w2 @ g[lo:hi].reshape(-1, depth).T).reshape(kh, kw, c, hi - lo, *out_hw)
+        for i in range(kh):
+            for j in range(kw):
+                r, s = offset_slices(i, j, out_hw, geo)
+                buf[:, lo:hi, r, s] += cols[i, j]
+    buf = buf[:, :, top:top + h, left:left + wd]
+    order = (1, 0, 2, 3) if channels_first_out else (1, 2, 3, 0)
+    return np.ascontiguousarray(buf.transpose(order))
+
+
+# -- DepthwiseConv2dNative -------------------------------------------------------------------
+
+
+def depthwise_conv2d(x: np.ndarray, w: np.ndarray, geo) -> np.ndarray:
+    """out[..., c * m + k] = sum over the window of x[..., c] * w[i, j, c, k]."""
+    n, h, wd, c = x.shape
+    kh, kw, _, mult = w.shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    xp = pad_nhwc(x, pads)
+    out = np.zeros((n, out_hw[0], out_hw[1], c, mult), dtype=np.result_type(x, w))
+    for i in range(kh):
+        for j in range(kw):
+            r, s = offset_slices(i, j, out_hw, geo)
+            out += xp[:, r, s, :, None] * w[i, j]
+    return out.reshape(n, out_hw[0], out_hw[1], c * mult)
+
+
+def depthwise_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> np.ndarray:
+    n, h, wd, c = x.shape
+    kh, kw, _, mult = filter_shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    xp = pad_nhwc(x, pads)
+    g5 = g.reshape(-1, c, mult)
+    dw = np.empty((kh, kw, c, mult), dtype=g.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            r, s = offset_slices(i, j, out_hw, geo)
+            dw[i, j] = np.einsum("pc,pcm->cm", xp[:, r, s, :].reshape(-1, c), g5)
+    return dw
+
+
+def depthwise_backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
+    n, h, wd, c = input_shape
+    kh, kw, _, mult = w.shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    top, bottom, left, right = pads
+    buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
+    g5 = g.reshape(n, out_hw[0], out_hw[1], c, mult)
+    for i in range(kh):
+        for j in range(kw):
+            r, s = offset_slices(i, j, out_hw, geo)
+            buf[:, r, s, :] += np.einsum("nhwcm,cm->nhwc", g5, w[i, j])
+    return np.ascontiguousarray(buf[:, top:top + h, left:left + wd, :])
+
+
+# -- pooling --------------------------------------------------------------------------------
+
+
+def _lowest(dtype) -> object:
+    if np.issubdtype(dtype, np.floating):
+        return -np.inf
+    return np.iinfo(dtype).min
+
+
+def max_pool(x: np.ndarray, geo) -> np.ndarray:
+    n, h, wd, c = x.shape
+    out_hw, pads = geo.geometry(h, wd, *geo.ksize)
+    xp = pad_nhwc(x, pads, _lowest(x.dtype))
+    out = None
+    for i in range(geo.ksize[0]):
+        for j in range(geo.ksize[1]):
+            r, s = offset_slices(i, j, out_hw, geo)
+            if out is None:
+                out = xp[:, r, s, :].copy()
+            else:
+                np.maximum(out, xp[:, r, s, :], out=out)
+    return out
+
+
+def max_pool_argmax(x: np.ndarray, geo):
+    """(padded-input flat window offset of each output's first maximum, geometry)."""
+    n, h, wd, c = x.shape
+    out_hw, pads = geo.geometry(h, wd, *geo.ksize)
+    xp = pad_nhwc(x, pads, _lowest(x.dtype))
+    best = None
+    arg = np.zeros((n, out_hw[0], out_hw[1], c), dtype=np.int32)
+    k = 0
+    for i in range(geo.ksize[0]):
+        for j in range(geo.ksize[1]):
+            r, s = offset_slices(i, j, out_hw, geo)
+            view = xp[:, r, s, :]
+            if best is None:
+                best = view.copy()
+            else:
+                better = view > best
+                np.copyto(best, view, where=better)
+                arg[better] = k
+            k += 1
+    return arg, out_hw, pads
+
+
+def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
+    """Routes each output gradient to the first maximum of its window (TF's tie rule)."""
+    n, h, wd, c = x.shape
+    arg, out_hw, (top, bottom, left, right) = max_pool_argmax(x, geo)
+    buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
+    zero = np.zeros((), dtype=g.dtype)
+    k = 0
+    for i in range(geo.ksize[0]):
+        for j in range(geo.ksize[1]):
+            r, s = offset_slices(i, j, out_hw, geo)
+            buf[:, r, s, :] += np.where(arg == k, g, zero)
+            k += 1
+    return np.ascontiguousarray(buf[:, top:top + h, left:left + wd, :])
+
+
+def max_pool_grad_grad(x: np.ndarray, gg: np.ndarray, geo) -> np.ndarray:
+    """For each output, the input-shaped `gg` at its window's first maximum."""
+    arg, out_hw, pads = max_pool_argmax(x, geo)
+    gp = pad_nhwc(gg, pads)
+    out = np.zeros(arg.shape, dtype=gg.dtype)
+    k = 0
+    for i in range(geo.ksize[0]):
+        for j in range(geo.ksize[1]):
+            r, s = offset_slices(i, j, out_hw, geo)
+            np.copyto(out, gp[:, r, s, :], where=arg == k)
+            k += 1
+    return out
+
+
+def _window_counts(size: int, out: int, k: int, stride: int, before: int) -> np.ndarray:
+    start = np.arange(out) * stride - before
+    return np.minimum(start + k, size) - np.maximum(start, 0)
+
+
+def avg_pool_divisors(h: int, wd: int, out_hw, pads, geo) -> np.ndarray:
+    """[oh, ow, 1] counts of real (unpadded) inputs in each window, as TF divides by."""
+    rows = _window_counts(h, out_hw[0], geo.ksize[0], geo.strides[0], pads[0])
+    cols = _window_counts(wd, out_hw[1], geo.ksize[1], geo.strides[1], pads[2])
+    return (rows[:, None] * cols[None, :])[:, :, None]
+
+
+def avg_pool(x: np.ndarray, geo) -> np.ndarray:
+    n, h, wd, c = x.shape
+    out_hw, pads = geo.geometry(h, wd, *geo.ksize)
+    xp = pad_nhwc(x, pads)
+    out = np.zeros((n, out_hw[0], out_hw[1], c), dtype=x.dtype)
+    for i in range(geo.ksize[0]):
+        for j in range(geo.ksize[1]):
+            r, s = offset_slices(i, j, out_hw, geo)
+            out += xp[:, r, s, :]
+    out /= avg_pool_divisors(h, wd, out_hw, pads, geo).astype(x.dtype)
+    return out
+
+
+def avg_pool_grad(input_shape, g: np.ndarray, geo) -> np.ndarray:
+    n, h, wd, c = input_shape
+    out_hw, pads = geo.geometry(h, wd, *geo.ksize)
+    top, bottom, left, right = pads
+    share = g / avg_pool_divisors(h, wd, out_hw, pads, geo).astype(g.dtype)
+    buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
+    for i in range(geo.ksize[0]):
+        for j in range(geo.ksize[1]):
+            r, s = offset_slices(i, j, out_hw, geo)
+            buf[:, r, s, :] += share
+    return np.ascontiguousarray(buf[:, top:top + h, left:left + wd, :])

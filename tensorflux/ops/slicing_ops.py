@@ -1,0 +1,676 @@
+"""Slicing and indexing ops: Slice, StridedSlice (and `Tensor.__getitem__`), gathers, ScatterNd,
+Where and boolean_mask."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.op_def import define_op, get_op_def
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+
+__all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "where",
+           "boolean_mask", "batch_gather"]
+
+_INDEX_TYPES = "{int32, int64}"
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+_MASK_ATTRS = [f"{m}: int = 0" for m in _MASKS]
+_pyslice = builtins.slice
+
+
+def _scope(name, default):
+    return graph_mod.get_default_graph().name_scope(name or default)
+
+
+# -- Slice ------------------------------------------------------------------------------------
+
+Slice = define_op("Slice", inputs=["input: T", "begin: Index", "size: Index"],
+                  outputs=["output: T"], attrs=["T: type", f"Index: {_INDEX_TYPES}"])
+
+
+@Slice.shape_fn(value_inputs=("begin", "size"))
+def _slice_shape(input, begin, size):
+    if size is None:
+        return unknown_shape(input.ndims)
+    sizes = [int(s) for s in np.reshape(size, [-1])]
+    if input.ndims is not None and len(sizes) != input.ndims:
+        raise ValueError(f"Shape must be rank {input.ndims} but is rank {len(sizes)}: size "
+                         f"{sizes} needs one entry per input dimension")
+    dims = input.dims if input.ndims is not None else [None] * len(sizes)
+    starts = None if begin is None else [int(b) for b in np.reshape(begin, [-1])]
+    if starts is not None and len(starts) != len(sizes):
+        raise ValueError(f"begin {starts} and size {sizes} must have the same length")
+    out = []
+    for i, (d, s) in enumerate(zip(dims, sizes)):
+        b = None if starts is None else starts[i]
+        if s < -1:
+            raise ValueError(f"size[{i}] = {s} must be non-negative or -1")
+        if b is not None and d is not None and not 0 <= b <= d:
+            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
+        if s == -1:
+            out.append(None if b is None or d is None else d - b)
+            continue
+        if b is not None and d is not None and b + s > d:
+            raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {s}")
+        out.append(s)
+    return TensorShape(out)
+
+
+@Slice.kernel
+def _slice_kernel(x, begin, size):
+    dims = np.array(x.shape, dtype=np.int64)
+    begin = begin.astype(np.int64, copy=False)
+    if begin.shape != dims.shape or size.shape != dims.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected begin and size arguments to be 1-D tensors of size "
+                        f"{x.ndim}, but got shapes {list(begin.shape)} and {list(size.shape)}")
+    end = np.where(size == -1, dims, begin + size)
+    bad = (begin < 0) | (begin > dims) | (end > dims) | (end < begin)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected size[{i}] in [0, {dims[i] - begin[i]}], but got {size[i]} "
+                        f"(begin[{i}] = {begin[i]}, input dimension {dims[i]})")
+    return x[tuple(map(_pyslice, begin.tolist(), end.tolist()))]
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TF1 name
+    """Extracts `size` elements from `begin` (a size of -1 takes the rest of the dimension)."""
+    return Slice(input_, begin, size, name=name)
+
+
+# -- StridedSlice -----------------------------------------------------------------------------
+
+def slice_spec(begin, end, strides, *, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+               shrink_axis_mask) -> tuple:
+    """The NumPy index tuple a StridedSlice denotes (ints, slices, None, Ellipsis)."""
+    spec = []
+    for i, (b, e, s) in enumerate(zip(begin.tolist(), end.tolist(), strides.tolist())):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            spec.append(Ellipsis)
+        elif new_axis_mask & bit:
+            spec.append(None)
+        elif shrink_axis_mask & bit:
+            spec.append(b)
+        else:
+            if s == 0:
+                raise ValueError(f"strides[{i}] must be non-zero")
+            spec.append(_pyslice(None if begin_mask & bit else b, None if end_mask & bit else e, s))
+    return tuple(spec)
+
+
+_UNKNOWN = object()
+
+
+def static_strided_slice_dims(input: TensorShape, begin, end, strides, *, begin_mask, end_mask,
+                              ellipsis_mask, new_axis_mask, shrink_axis_mask) -> TensorShape:
+    """The static output shape of a StridedSlice; `begin`/`end`/`strides` are lists whose
+    entries may be None (unknown), or None when even their length is unknown."""
+    if begin is None or end is None or strides is None or input.ndims is None:
+        return TensorShape(None)
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(f"begin, end and strides must have the same length, got "
+                         f"{len(begin)}, {len(end)} and {len(strides)}")
+    if bin(ellipsis_mask & ((1 << len(begin)) - 1)).count("1") > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    entries = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            entries.append(("ellipsis",))
+        elif new_axis_mask & bit:
+            entries.append(("new",))
+        elif shrink_axis_mask & bit:
+            entries.append(("shrink", _UNKNOWN if b is None else b))
+        else:
+            if s == 0:
+                raise ValueError(f"strides[{i}] must be non-zero")
+            start = None if begin_mask & bit else (_UNKNOWN if b is None else b)
+            stop = None if end_mask & bit else (_UNKNOWN if e is None else e)
+            entries.append(("slice", start, stop, _UNKNOWN if s is None else s))
+    real = sum(1 for item in entries if item[0] in ("shrink", "slice"))
+    fill = input.ndims - real
+    if fill < 0:
+        raise ValueError(f"Index out of range using input dim {input.ndims}: the slice spec "
+                         f"indexes {real} dimensions")
+    full = [("slice", None, None, 1)] * fill
+    positions = [i for i, item in enumerate(entries) if item[0] == "ellipsis"]
+    if positions:
+        p = positions[0]
+        entries = entries[:p] + full + entries[p + 1:]
+    else:
+        entries = entries + full
+    out = []
+    d = 0
+    for item in entries:
+        if item[0] == "new":
+            out.append(1)
+            continue
+        size = input.dims[d]
+        if item[0] == "shrink":
+            index = item[1]
+            if size is not None and index is not _UNKNOWN and not -size <= index < size:
+                raise ValueError(f"slice index {index} of dimension {d} out of bounds.")
+        elif size is None or _UNKNOWN in item[1:]:
+            out.append(None)
+        else:
+            out.append(len(range(*_pyslice(item[1], item[2], item[3]).indices(size))))
+        d += 1
+    return TensorShape(out)
+
+
+StridedSlice = define_op(
+    "StridedSlice", inputs=["input: T", "begin: Index", "end: Index", "strides: Index"],
+    outputs=["output: T"], attrs=["T: type", f"Index: {_INDEX_TYPES}"] + _MASK_ATTRS)
+
+
+def _values_list(value):
+    return None if value is None else [int(v) for v in np.reshape(value, [-1])]
+
+
+@StridedSlice.shape_fn(value_inputs=("begin", "end", "strides"))
+def _strided_slice_shape(input, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
+                         new_axis_mask, shrink_axis_mask):
+    return static_strided_slice_dims(
+        input, _values_list(begin), _values_list(end), _values_list(strides),
+        begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+        new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+def _slice_error(x, spec, err):
+    return errors.InvalidArgumentError(
+        None, None, f"strided slice {_spec_text(spec)} out of bounds for a tensor of shape "
+                    f"{list(np.shape(x))}: {err}")
+
+
+def _spec_text(spec) -> str:
+    parts = []
+    for item in spec:
+        if item is Ellipsis:
+            parts.append("...")
+        elif item is None:
+            parts.append("newaxis")
+        elif isinstance(item, _pyslice):
+            text = ":".join("" if v is None else str(v) for v in (item.start, item.stop))
+            parts.append(text if item.step == 1 else f"{text}:{item.step}")
+        else:
+            parts.append(str(item))
+    return "[" + ", ".join(parts) + "]"
+
+
+@StridedSlice.kernel(factory=True)
+def _strided_slice_kernel(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask):
+    masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                 new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+    def strided_slice_kernel(x, begin, end, strides):
+        spec = slice_spec(begin, end, strides, **masks)
+        try:
+            return x[spec]
+        except IndexError as err:
+            raise _slice_error(x, spec, err) from None
+
+    return strided_slice_kernel
+
+
+StridedSliceGrad = define_op(
+    "StridedSliceGrad",
+    inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
+    outputs=["output: T"], attrs=["T: type", f"Index: {_INDEX_TYPES}"] + _MASK_ATTRS)
+
+
+@StridedSliceGrad.shape_fn(value_inputs=("shape",))
+def _strided_slice_grad_shape(shape, begin, end, strides, dy):
+    if shape is None:
+        return TensorShape(None)
+    return TensorShape([int(d) for d in np.reshape(shape, [-1])])
+
+
+@StridedSliceGrad.kernel(factory=True)
+def _strided_slice_grad_kernel(begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                               shrink_axis_mask):
+    masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                 new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+    def strided_slice_grad(shape, begin, end, strides, dy):
+        out = np.zeros(shape, dtype=dy.dtype)
+        spec = slice_spec(begin, end, strides, **masks)
+        try:
+            out[spec] = dy
+        except (IndexError, ValueError) as err:
+            raise _slice_error(out, spec, err) from None
+        return out
+
+    return strided_slice_grad
+
+
+def _partial_values(tensor):
+    """The entries of a 1-D int tensor that are known at graph construction (None elsewhere)."""
+    value = constant_value(tensor)
+    if value is not None:
+        return [int(v) for v in np.reshape(value, [-1])]
+    if tensor.op.type == "Pack":
+        items = [constant_value(t) for t in tensor.op.inputs]
+        return [None if v is None else int(v) for v in items]
+    length = tensor.shape.dims[0] if tensor.shape.ndims == 1 else None
+    return None if length is None else [None] * length
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """Python-style strided slicing `input_[begin:end:strides]` with TF's masks."""
+    input_ = convert_to_tensor(input_)
+    begin = convert_to_tensor(begin, preferred_dtype=dtypes.int32)
+    end = convert_to_tensor(end, dtype=begin.dtype)
+    if strides is None:
+        from tensorflux.ops.array_ops import ones_like
+
+        strides = ones_like(begin)
+    strides = convert_to_tensor(strides, dtype=begin.dtype)
+    masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                 new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+    result = StridedSlice(input_, begin, end, strides, name=name, **masks)
+    if not result.shape.is_fully_defined():
+        static = static_strided_slice_dims(input_.shape, _partial_values(begin),
+                                           _partial_values(end), _partial_values(strides),
+                                           **masks)
+        if static.ndims is not None:
+            result.set_shape(static)
+    return result
+
+
+_INDEX_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                "tf.int32/tf.int64 tensors are valid indices, got {!r}")
+
+
+def _check_index(index):
+    if isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)):
+        return
+    if isinstance(index, Tensor):
+        if index.dtype.base_dtype in (dtypes.int32, dtypes.int64) and \
+                index.shape.ndims in (None, 0):
+            return
+    raise TypeError(_INDEX_ERROR.format(index))
+
+
+def _slice_helper(tensor, slice_spec_value, var=None):
+    """`tensor[slice_spec]` with TensorFlow's rules (see `Tensor.__getitem__`)."""
+    if isinstance(slice_spec_value, (bool, np.bool_)) or (
+            isinstance(slice_spec_value, Tensor) and slice_spec_value.dtype.base_dtype is
+            dtypes.bool_) or (isinstance(slice_spec_value, np.ndarray)
+                              and slice_spec_value.dtype == np.bool_):
+        return boolean_mask(tensor, slice_spec_value)
+    if not isinstance(slice_spec_value, (list, tuple)):
+        slice_spec_value = [slice_spec_value]
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(_MASKS, 0)
+    for index, item in enumerate(slice_spec_value):
+        bit = 1 << index
+        if isinstance(item, _pyslice):
+            if item.start is not None:
+                _check_index(item.start)
+                begin.append(item.start)
+            else:
+                begin.append(0)
+                masks["begin_mask"] |= bit
+            if item.stop is not None:
+                _check_index(item.stop)
+                end.append(item.stop)
+            else:
+                end.append(0)
+                masks["end_mask"] |= bit
+            if item.step is not None:
+                _check_index(item.step)
+                strides.append(item.step)
+            else:
+                strides.append(1)
+        elif item is Ellipsis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["ellipsis_mask"] |= bit
+        elif item is None:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["new_axis_mask"] |= bit
+        else:
+            _check_index(item)
+            begin.append(item)
+            end.append(item + 1 if not isinstance(item, Tensor) else item)
+            strides.append(1)
+            masks["shrink_axis_mask"] |= bit
+    with _scope(None, "strided_slice") as name:
+        if begin:
+            items = begin + end + strides
+            int64 = any(isinstance(v, Tensor) and v.dtype.base_dtype is dtypes.int64
+                        for v in items) or any(
+                isinstance(v, (int, np.integer)) and not -2**31 <= int(v) < 2**31 for v in items)
+            index_dtype = dtypes.int64 if int64 else dtypes.int32
+            packed = [_pack_index(values, index_dtype) for values in (begin, end, strides)]
+        else:
+            from tensorflux.ops.array_ops import constant
+
+            empty = constant([], dtype=dtypes.int32)
+            packed = [empty, empty, empty]
+        return strided_slice(tensor, *packed, var=var, name=name, **masks)
+
+
+def _pack_index(values, dtype):
+    from tensorflux.ops.concat_ops import stack
+
+    if any(isinstance(v, Tensor) for v in values):
+        values = [v if not isinstance(v, Tensor) or v.dtype.base_dtype == dtype else
+                  _cast(v, dtype) for v in values]
+        return stack(values)
+    from tensorflux.ops.array_ops import constant
+
+    return constant([int(v) for v in values], dtype=dtype, name="stack")
+
+
+def _cast(value, dtype):
+    from tensorflux.ops.math_ops import cast
+
+    return cast(value, dtype)
+
+
+def _getitem(self, slice_spec_value):
+    return _slice_helper(self, slice_spec_value)
+
+
+_getitem.__doc__ = """Slices the tensor as in NumPy basic indexing: ints, slices (negative steps
+too), `...`, `tf.newaxis`, and scalar int32/int64 tensors; a bool tensor applies
+`tf.boolean_mask`."""
+Tensor._override_operator("__getitem__", _getitem)
+
+
+# -- GatherV2, Gather, GatherNd, ScatterNd ----------------------------------------------------
+
+GatherV2 = define_op(
+    "GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+    outputs=["output: Tparams"],
+    attrs=["batch_dims: int = 0", "Tparams: type", "Tindices: {int16, int32, int64}",
+           f"Taxis: {_INDEX_TYPES}"])
+Gather = define_op(
+    "Gather", inputs=["params: Tparams", "indices: Tindices"], outputs=["output: Tparams"],
+    attrs=["validate_indices: bool = True", "Tparams: type", "Tindices: {int32, int64}"])
+
+
+def _gather_dims(params: TensorShape, indices: TensorShape, axis, batch_dims: int):
+    if params.ndims is None or indices.ndims is None or axis is None:
+        return TensorShape(None)
+    rank = params.ndims
+    if not -rank <= axis < rank:
+        raise ValueError(f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but "
+                         f"is rank {rank}: axis {axis} out of range")
+    axis = axis + rank if axis < 0 else axis
+    if batch_dims < 0:
+        batch_dims += indices.ndims
+    if batch_dims > axis:
+        raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis "
+                         f"({axis}).")
+    if batch_dims > indices.ndims:
+        raise ValueError(f"batch_dims ({batch_dims}) must be <= rank(indices) "
+                         f"({indices.ndims}).")
+    for i in range(batch_dims):
+        a, b = params.dims[i], indices.dims[i]
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"params.shape[{i}] ({a}) should equal indices.shape[{i}] ({b})")
+    dims = list(params.dims)
+    return TensorShape(dims[:axis] + list(indices.dims[batch_dims:]) + dims[axis + 1:])
+
+
+@GatherV2.shape_fn(value_inputs=("axis",))
+def _gather_v2_shape(params, indices, axis, *, batch_dims):
+    return _gather_dims(params, indices, None if axis is None else int(axis), batch_dims)
+
+
+@Gather.shape_fn
+def _gather_shape(params, indices):
+    return _gather_dims(params, indices, 0, 0)
+
+
+def _check_gather_indices(indices, limit: int, what: str = "indices"):
+    if indices.size and (indices.min() < 0 or indices.max() >= limit):
+        bad = (indices < 0) | (indices >= limit)
+        where_bad = np.unravel_index(int(np.flatnonzero(bad)[0]), indices.shape)
+        position = ",".join(str(int(i)) for i in where_bad)
+        raise errors.InvalidArgumentError(
+            None, None, f"{what}[{position}] = {indices[where_bad]} is not in [0, {limit})")
+
+
+def _gather(params, indices, axis: int, batch_dims: int):
+    if axis < 0:
+        axis += params.ndim
+    if not 0 <= axis < params.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected axis in the range [{-params.ndim}, {params.ndim}), but got "
+                        f"{axis}")
+    _check_gather_indices(indices, params.shape[axis])
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    batch = params.shape[:batch_dims]
+    if indices.shape[:batch_dims] != batch:
+        raise errors.InvalidArgumentError(
+            None, None, f"params.shape[:{batch_dims}] {list(batch)} should equal "
+                        f"indices.shape[:{batch_dims}] {list(indices.shape[:batch_dims])}")
+    flat_b = int(np.prod(batch, dtype=np.int64))
+    pre = params.shape[batch_dims:axis]
+    moved = np.moveaxis(params, axis, batch_dims).reshape(
+        (flat_b, params.shape[axis]) + pre + params.shape[axis + 1:])
+    irest = indices.shape[batch_dims:]
+    flat_i = indices.reshape((flat_b,) + irest)
+    rows = np.arange(flat_b).reshape((flat_b,) + (1,) * len(irest))
+    picked = moved[rows, flat_i]  # [B, *irest, *pre, *post]
+    k, m = len(pre), len(irest)
+    perm = [0] + list(range(1 + m, 1 + m + k)) + list(range(1, 1 + m)) + \
+        list(range(1 + m + k, picked.ndim))
+    picked = picked.transpose(perm)
+    return picked.reshape(batch + pre + irest + params.shape[axis + 1:])
+
+
+@GatherV2.kernel(factory=True)
+def _gather_v2_kernel(batch_dims):
+    def gather_v2(params, indices, axis):
+        return _gather(params, indices, int(axis), batch_dims)
+
+    return gather_v2
+
+
+@Gather.kernel
+def _gather_kernel(params, indices):
+    return _gather(params, indices, 0, 0)
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Gathers slices of `params` along `axis` at `indices` (out-of-range indices fail)."""
+    del validate_indices
+    if axis is None:
+        axis = batch_dims
+    if hasattr(params, "sparse_read") and axis == 0 and batch_dims == 0:
+        return params.sparse_read(indices, name=name)
+    return GatherV2(params, indices, axis, batch_dims=batch_dims, name=name)
+
+
+def batch_gather(params, indices, name=None):
+    """Gathers along the first non-batch axis: `batch_dims = rank(indices) - 1`."""
+    indices = convert_to_tensor(indices)
+    if indices.shape.ndims is None:
+        raise ValueError("batch_gather needs indices of known rank")
+    batch_dims = indices.shape.ndims - 1
+    return GatherV2(params, indices, batch_dims, batch_dims=batch_dims,
+                    name=name or "batch_gather")
+
+
+GatherNd = define_op("GatherNd", inputs=["params: Tparams", "indices: Tindices"],
+                     outputs=["output: Tparams"],
+                     attrs=["Tparams: type", "Tindices: {int16, int32, int64}"])
+
+
+@GatherNd.shape_fn
+def _gather_nd_shape(params, indices):
+    if indices.ndims is None or params.ndims is None:
+        return TensorShape(None)
+    if indices.ndims == 0:
+        raise ValueError("indices must have rank >= 1")
+    depth = indices.dims[-1]
+    if depth is None:
+        return TensorShape(None)
+    if depth > params.ndims:
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
+                         f"{indices} and params shape: {params}")
+    return TensorShape(list(indices.dims[:-1]) + list(params.dims[depth:]))
+
+
+def _nd_coords(indices, shape, what: str):
+    depth = indices.shape[-1]
+    limits = np.asarray(shape[:depth], dtype=np.int64)
+    if indices.size:
+        bad = ((indices < 0) | (indices >= limits)).any(axis=-1)
+        if bad.any():
+            where_bad = np.unravel_index(int(np.flatnonzero(bad)[0]), bad.shape)
+            position = ",".join(str(int(i)) for i in where_bad)
+            raise errors.InvalidArgumentError(
+                None, None, f"indices[{position}] = {indices[where_bad].tolist()} does not "
+                            f"index into {what} shape {list(shape)}")
+    return tuple(np.moveaxis(indices, -1, 0))
+
+
+@GatherNd.kernel
+def _gather_nd_kernel(params, indices):
+    if indices.ndim == 0 or indices.shape[-1] > params.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"indices.shape[-1] must be <= params.rank, got indices shape "
+                        f"{list(indices.shape)} and params shape {list(params.shape)}")
+    if indices.shape[-1] == 0:
+        return np.broadcast_to(params, indices.shape[:-1] + params.shape)
+    return params[_nd_coords(indices, params.shape, "param")]
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Gathers slices of `params` addressed by the last dimension of `indices`."""
+    if batch_dims:
+        raise ValueError("gather_nd with batch_dims > 0 is not supported by GatherNd; use "
+                         "tf.gather with batch_dims")
+    return GatherNd(params, indices, name=name)
+
+
+ScatterNd = define_op("ScatterNd", inputs=["indices: Tindices", "updates: T", "shape: Tindices"],
+                      outputs=["output: T"], attrs=["T: type", "Tindices: {int16, int32, int64}"])
+
+
+@ScatterNd.shape_fn(value_inputs=("shape",))
+def _scatter_nd_shape(indices, updates, shape):
+    if shape is None:
+        return TensorShape(None)
+    dims = [int(d) for d in np.reshape(shape, [-1])]
+    if indices.ndims is not None and updates.ndims is not None and indices.dims[-1] is not None:
+        depth = indices.dims[-1]
+        expected = TensorShape(list(indices.dims[:-1]) + dims[depth:])
+        if not updates.is_compatible_with(expected):
+            raise ValueError(f"updates shape {updates} must be {expected} for indices shape "
+                             f"{indices} and output shape {dims}")
+    return TensorShape(dims)
+
+
+@ScatterNd.kernel
+def _scatter_nd_kernel(indices, updates, shape):
+    out = np.zeros(shape, dtype=updates.dtype)
+    expected = indices.shape[:-1] + out.shape[indices.shape[-1]:] if indices.ndim else None
+    if expected is None or updates.shape != expected:
+        raise errors.InvalidArgumentError(
+            None, None, f"updates shape {list(updates.shape)} must be indices.shape[:-1] + "
+                        f"shape[indices.shape[-1]:] for indices shape {list(indices.shape)} and "
+                        f"output shape {list(out.shape)}")
+    if indices.shape[-1] == 0:
+        out += updates.reshape((-1,) + out.shape).sum(axis=0, dtype=out.dtype)
+        return out
+    np.add.at(out, _nd_coords(indices, out.shape, "output"), updates)
+    return out
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """Zeros of `shape` with `updates` added at `indices` (duplicates are summed)."""
+    indices = convert_to_tensor(indices)
+    shape = convert_to_tensor(shape, dtype=indices.dtype)
+    result = ScatterNd(indices, updates, shape, name=name)
+    from tensorflux.ops.array_ops import _refine
+
+    return _refine(result, shape)
+
+
+# -- Where, boolean_mask ----------------------------------------------------------------------
+
+Where = define_op("Where", inputs=["input: T"], outputs=["index: int64"],
+                  attrs=["T: {numbertype, bool} = bool"], differentiable=False)
+
+
+@Where.shape_fn
+def _where_shape(input):
+    return TensorShape([None, input.ndims])
+
+
+@Where.kernel
+def _where_kernel(x):
+    return np.argwhere(x).astype(np.int64, copy=False)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Coordinates of true elements (x, y None), else `x` where `condition` and `y` elsewhere."""
+    if x is None and y is None:
+        return Where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return get_op_def("Select")(condition, x, y, name=name)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The elements (or slices along `axis`) of `tensor` where the bool `mask` is true.
+
+    `mask` covers dimensions `axis .. axis + rank(mask)` of `tensor`; they are flattened into
+    one, which keeps only the selected entries.
+    """
+    from tensorflux.ops.array_ops import reshape, shape, squeeze
+    from tensorflux.ops.concat_ops import concat
+
+    with _scope(name, "boolean_mask"):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        mask_rank = mask.shape.ndims
+        if mask_rank == 0:
+            raise ValueError("mask cannot be scalar.")
+        if mask_rank is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some "
+                             "dimensions are None.  E.g. shape=[None] is ok, but shape=None "
+                             "is not.")
+        axis = 0 if axis is None else int(constant_value(convert_to_tensor(axis)))
+        static = tensor.shape
+        if static.ndims is not None:
+            if axis < 0:
+                axis += static.ndims
+            static[axis:axis + mask_rank].assert_is_compatible_with(mask.shape)
+        covered = static[axis:axis + mask_rank]
+        leading = covered.num_elements()
+        if static.is_fully_defined():
+            dims = static.as_list()
+            tensor = reshape(tensor, dims[:axis] + [leading] + dims[axis + mask_rank:])
+        else:
+            from tensorflux.ops.reduction_ops import reduce_prod
+
+            dyn = shape(tensor)
+            count = reduce_prod(dyn[axis:axis + mask_rank], [0], keepdims=True)
+            tensor = reshape(tensor, concat([dyn[:axis], count, dyn[axis + mask_rank:]], 0))
+            if static.ndims is not None:
+                tensor.set_shape(static[:axis].concatenate([leading])
+                                 .concatenate(static[axis + mask_rank:]))
+        flat_mask = reshape(mask, [-1])
+        indices = squeeze(Where(flat_mask), axis=[1])
+        return gather(tensor, indices, axis=axis)

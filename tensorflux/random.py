@@ -1,0 +1,12 @@
+"""`tf.random`: random ops and seeds under their `tf.compat.v1.random` names."""
+
+from tensorflux.ops.random_ops import categorical, multinomial, truncated_normal
+from tensorflux.ops.random_ops import random_gamma as gamma
+from tensorflux.ops.random_ops import random_normal as normal
+from tensorflux.ops.random_ops import random_poisson as poisson
+from tensorflux.ops.random_ops import random_shuffle as shuffle
+from tensorflux.ops.random_ops import random_uniform as uniform
+from tensorflux.ops.random_seed import get_seed, set_random_seed
+
+__all__ = ["categorical", "gamma", "get_seed", "multinomial", "normal", "poisson",
+           "set_random_seed", "shuffle", "truncated_normal", "uniform"]

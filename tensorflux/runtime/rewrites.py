@@ -1,0 +1,485 @@
+"""Graph rewrites run on a step's runtime Nodes before placement.
+
+`optimize(nodes, fetch_points, optimizer_options)` applies, in order:
+
+1. **Constant folding.** A stateless node with a CPU kernel whose inputs are all constant is
+   evaluated once, at plan time, if its result is at most `max_folded_constant_in_bytes`
+   (10 MiB when 0). The frontier of each folded subgraph is replaced by `Const` nodes that
+   keep the control inputs of the subgraph (so a constant in an untaken branch stays dead).
+   A kernel that fails is left alone: the step reports the error when it runs.
+2. **Dead branches.** A `Switch` whose predicate is a `Const` (with no control inputs) is
+   removed: its taken output is the data input, everything that is dead because of the
+   untaken output is deleted, and `Merge`s lose their dead inputs (a Merge left with one
+   input becomes that input). Skipped when a fetched node would be deleted.
+3. **Identity chains.** An `Identity` is bypassed unless it is fetched, carries control
+   inputs or a `_class`, reads or yields a reference, reads a control-flow op (the pivots of
+   `cond` and `while_loop`), or names a device of its own (a deliberate copy point).
+4. **Common subexpression elimination** (Click's global value numbering): in topological
+   order, each node's value number is the hash of its op, attrs, requested device, the
+   value numbers of its inputs (sorted for commutative ops) and of its control inputs; a
+   node whose number is taken is replaced by the earlier node.
+
+Stateful ops (variables, queues, random ops, `_Send`/`_Recv`), feeds (`_Arg`), control-flow
+ops and nodes touching references are never merged or folded; fetched nodes are never
+removed (a fetched node that folds becomes a `Const` in place). The functions rewire the
+given Nodes (the per-signature copies the session made) and return the new node list.
+
+`OptimizerOptions` (as in TF, L1 = 0 is the default level): at L1 every rewrite runs. At L0
+(opt_level = -1) only those explicitly asked for run: `do_constant_folding` enables 1 and 2,
+`do_common_subexpression_elimination` enables 3 and 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tensorflux.framework import dtypes
+from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.runtime.graph_ir import Node
+from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
+
+DEFAULT_MAX_FOLDED_BYTES = 10 * 1024 * 1024
+
+_NEVER_TOUCHED = frozenset({"_Arg", "_Send", "_Recv", "_HostSend", "_HostRecv", "Placeholder",
+                            "PlaceholderV2", "PlaceholderWithDefault"}) | CONTROL_FLOW_OPS
+_COMMUTATIVE = frozenset({"Add", "AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual",
+                          "LogicalAnd", "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+                          "SquaredDifference"})
+
+
+@dataclass(frozen=True)
+class RewriteOptions:
+    """Which rewrites run, derived from `OptimizerOptions`."""
+
+    fold_constants: bool = True
+    prune_dead_branches: bool = True
+    remove_identities: bool = True
+    common_subexpressions: bool = True
+    max_folded_bytes: int = DEFAULT_MAX_FOLDED_BYTES
+
+    @classmethod
+    def from_proto(cls, options) -> RewriteOptions:
+        if options is None:
+            return cls()
+        level_one = options.opt_level >= 0
+        fold = level_one or options.do_constant_folding
+        cse = level_one or options.do_common_subexpression_elimination
+        limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
+        return cls(fold, fold, cse, cse, limit)
+
+
+def optimize(nodes, fetch_points, optimizer_options=None) -> list:
+    """Runs the enabled rewrites (see the module docstring); returns the new node list.
+
+    Args:
+        nodes: the step's runtime Nodes.
+        fetch_points: [(Node, output index)] the step fetches; those Nodes stay.
+        optimizer_options: a `tf.OptimizerOptions` (None: everything at L1).
+
+    Example:
+        >>> print(graph_ir.dump(optimize(nodes, [(y, 0)], tf.OptimizerOptions())))
+    """
+    options = RewriteOptions.from_proto(optimizer_options)
+    protected = {id(node) for node, _ in fetch_points}
+    nodes = list(nodes)
+    if options.fold_constants:
+        nodes = fold_constants(nodes, protected, options.max_folded_bytes)
+    if options.prune_dead_branches:
+        nodes = prune_dead_branches(nodes, protected)
+    if options.remove_identities:
+        nodes = remove_identities(nodes, protected)
+    if options.common_subexpressions:
+        nodes = eliminate_common_subexpressions(nodes, protected)
+    return nodes
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _touches_refs(node) -> bool:
+    if any(dtype.is_ref_dtype for dtype in node.output_dtypes):
+        return True
+    return any(src.output_dtypes[idx].is_ref_dtype for src, idx in node.inputs)
+
+
+def _is_pure(node) -> bool:
+    return not node.op_def.is_stateful and node.op not in _NEVER_TOUCHED and \
+        not _touches_refs(node)
+
+
+def _consumers(nodes) -> dict:
+    """{id(node): [(consumer, input position or -1 for a control edge)]}."""
+    found: dict = {id(n): [] for n in nodes}
+    for node in nodes:
+        for k, (src, _) in enumerate(node.inputs):
+            found.setdefault(id(src), []).append((node, k))
+        for src in node.control_inputs:
+            found.setdefault(id(src), []).append((node, -1))
+    return found
+
+
+def _replace_control(node, old, new_sources) -> None:
+    controls = []
+    for src in node.control_inputs:
+        for item in ([src] if src is not old else new_sources):
+            if item not in controls and item is not node:
+                controls.append(item)
+    node.control_inputs = controls
+
+
+def _unique_name(base: str, names: set) -> str:
+    name = base
+    suffix = 1
+    while name in names:
+        name = f"{base}_{suffix}"
+        suffix += 1
+    names.add(name)
+    return name
+
+
+def _const_attrs(value: np.ndarray, dtype, like) -> dict:
+    attrs = {"value": value, "dtype": dtype}
+    if like is not None and like.attrs.get("_class"):
+        attrs["_class"] = like.attrs["_class"]
+    return attrs
+
+
+# -- constant folding ----------------------------------------------------------------------
+
+def _foldable_kernel(node):
+    if not _is_pure(node) or not node.inputs or not node.output_dtypes:
+        return None
+    kernel_def = node.op_def.kernels.get("CPU")
+    if kernel_def is None or kernel_def.ctx or kernel_def.asynchronous:
+        return None
+    return kernel_def
+
+
+def _const_value(node):
+    value = node.attrs.get("value")
+    dtype = node.attrs.get("dtype")
+    if value is None or dtype is None:
+        return None
+    array = np.asarray(value)
+    np_dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
+    if array.dtype != np_dtype and np_dtype != np.object_:
+        array = array.astype(np_dtype)
+    return (array,)
+
+
+def _evaluate(node, kernel_def, values, limit):
+    args = [values[id(src)][idx] for src, idx in node.inputs]
+    try:
+        kernel = kernel_def.instantiate(node.attrs, node.name)
+        result = kernel(*args)
+    except Exception:  # noqa: BLE001 - leave the node; the step reports the error
+        return None
+    outputs = (result,) if len(node.output_dtypes) == 1 else tuple(result)
+    arrays = []
+    for value, dtype in zip(outputs, node.output_dtypes):
+        array = np.asarray(value)
+        np_dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
+        if array.dtype != np_dtype and np_dtype != np.object_:
+            array = array.astype(np_dtype)
+        size = array.size * 8 if array.dtype == np.object_ else array.nbytes
+        if size > limit:
+            return None
+        arrays.append(array)
+    return tuple(arrays)
+
+
+def fold_constants(nodes, protected: set, limit: int = DEFAULT_MAX_FOLDED_BYTES) -> list:
+    """Replaces constant subgraphs by `Const` nodes (rule 1 of the module docstring)."""
+    order = topological_order(nodes)
+    values: dict = {}
+    sources: dict = {}  # id(node) -> control inputs the folded value must keep
+    for node in order:
+        if node.op == "Const" and not node.inputs:
+            value = _const_value(node)
+            if value is not None:
+                values[id(node)] = value
+                sources[id(node)] = list(node.control_inputs)
+            continue
+        kernel_def = _foldable_kernel(node)
+        if kernel_def is None or any(id(src) not in values for src, _ in node.inputs):
+            continue
+        result = _evaluate(node, kernel_def, values, limit)
+        if result is None:
+            continue
+        values[id(node)] = result
+        keep = []
+        for src, _ in node.inputs:
+            for control in sources[id(src)]:
+                if control not in keep:
+                    keep.append(control)
+        for control in node.control_inputs:
+            if control not in keep:
+                keep.append(control)
+        sources[id(node)] = keep
+    consts = {id(n) for n in nodes if n.op == "Const"}
+    folded = {key for key in values if key not in consts}
+    if not folded:
+        return list(nodes)
+    consumers = _consumers(nodes)
+    names = {n.name for n in nodes}
+    const_def = get_op_def("Const")
+    added = []
+    for node in order:
+        if id(node) not in folded:
+            continue
+        outside = [(c, k) for c, k in consumers.get(id(node), ()) if id(c) not in values]
+        if id(node) in protected and len(node.output_dtypes) == 1:
+            dtype = node.output_dtypes[0].base_dtype
+            node.op, node.op_def = "Const", const_def
+            node.attrs = _const_attrs(values[id(node)][0], dtype, node)
+            node.inputs, node.input_dtypes = [], []
+            node.control_inputs = list(sources[id(node)])
+            continue
+        if not outside:
+            continue
+        replacements: dict = {}
+
+        def const_for(index, node=node, replacements=replacements):
+            if index not in replacements:
+                dtype = node.output_dtypes[index].base_dtype
+                name = _unique_name(f"{node.name}/_folded_{index}", names)
+                const = Node(name, "Const",
+                             _const_attrs(values[id(node)][index], dtype, node), [],
+                             list(sources[id(node)]), node.device, [dtype], [],
+                             node.location, None, const_def)
+                added.append(const)
+                replacements[index] = const
+            return replacements[index]
+
+        for consumer, k in outside:
+            if k >= 0:
+                consumer.inputs[k] = (const_for(consumer.inputs[k][1]), 0)
+            else:
+                _replace_control(consumer, node, [const_for(0)])
+    return _drop_unused(list(nodes) + added, protected, candidates=set(values))
+
+
+def _drop_unused(nodes, protected: set, candidates: set) -> list:
+    """Removes candidate nodes (stateless) that nothing consumes any more, transitively."""
+    consumers = _consumers(nodes)
+    removed: set = set()
+    for node in reversed(topological_order(nodes)):
+        if id(node) not in candidates or id(node) in protected:
+            continue
+        if all(id(c) in removed for c, _ in consumers.get(id(node), ())):
+            removed.add(id(node))
+    return [n for n in nodes if id(n) not in removed]
+
+
+# -- dead branches -------------------------------------------------------------------------
+
+def _constant_predicate(switch):
+    if switch.op != "Switch" or len(switch.inputs) != 2 or _touches_refs(switch):
+        return None
+    pred, _ = switch.inputs[1]
+    if pred.op != "Const" or pred.control_inputs or pred.inputs:
+        return None
+    value = np.asarray(pred.attrs.get("value"))
+    if value.size != 1:
+        return None
+    return bool(value.reshape(-1)[0])
+
+
+def _dead_set(switch, untaken: int, consumers) -> set:
+    dead: set = set()
+    dead_ports = {(id(switch), untaken)}
+    work = [c for c, k in consumers.get(id(switch), ())
+            if k >= 0 and c.inputs[k][1] == untaken]
+    while work:
+        node = work.pop()
+        if id(node) in dead:
+            continue
+        data_dead = [id(src) in dead or (id(src), idx) in dead_ports
+                     for src, idx in node.inputs]
+        if node.op in MERGE_OPS:
+            is_dead = bool(data_dead) and all(data_dead)
+        else:
+            is_dead = any(data_dead) or any(id(src) in dead for src in node.control_inputs)
+        if is_dead:
+            dead.add(id(node))
+            work.extend(c for c, _ in consumers.get(id(node), ()))
+    return dead
+
+
+def prune_dead_branches(nodes, protected: set) -> list:
+    """Removes Switches with constant predicates and their dead side (rule 2)."""
+    nodes = list(nodes)
+    changed = True
+    while changed:
+        changed = False
+        consumers = _consumers(nodes)
+        for switch in topological_order(nodes):
+            predicate = _constant_predicate(switch)
+            if predicate is None or id(switch) in protected:
+                continue
+            taken, untaken = (1, 0) if predicate else (0, 1)
+            dead = _dead_set(switch, untaken, consumers)
+            if dead & protected:
+                continue
+            nodes = _remove_switch(nodes, switch, taken, dead, consumers, protected)
+            changed = True
+            break
+    return nodes
+
+
+def _remove_switch(nodes, switch, taken, dead, consumers, protected) -> list:
+    data = switch.inputs[0]
+    dead_ports = {(id(switch), 1 - taken)}
+    extra = []
+    names = {n.name for n in nodes}
+    for consumer, k in consumers.get(id(switch), ()):
+        if id(consumer) in dead:
+            continue
+        if k < 0:
+            _replace_control(consumer, switch, [data[0]])
+        elif consumer.inputs[k][1] == taken:
+            consumer.inputs[k] = data
+    for node in nodes:
+        if id(node) in dead or node.op not in MERGE_OPS:
+            continue
+        keep = [(k, inp) for k, inp in enumerate(node.inputs)
+                if id(inp[0]) not in dead and (id(inp[0]), inp[1]) not in dead_ports]
+        if len(keep) == len(node.inputs):
+            continue
+        if len(keep) == 1 and id(node) not in protected and not node.control_inputs:
+            extra.extend(_bypass_merge(node, keep[0], consumers, names))
+            dead.add(id(node))
+            continue
+        node.inputs = [inp for _, inp in keep]
+        node.input_dtypes = [src.output_dtypes[idx] for src, idx in node.inputs]
+        node.attrs = dict(node.attrs, N=len(node.inputs))
+    dead.add(id(switch))
+    return [n for n in nodes if id(n) not in dead] + extra
+
+
+def _bypass_merge(merge, kept, consumers, names) -> list:
+    index, live = kept
+    added = []
+    index_const = None
+    for consumer, k in consumers.get(id(merge), ()):
+        if k < 0:
+            _replace_control(consumer, merge, [live[0]])
+        elif consumer.inputs[k][1] == 0:
+            consumer.inputs[k] = live
+        else:
+            if index_const is None:
+                index_const = Node(_unique_name(f"{merge.name}/_value_index", names), "Const",
+                                   {"value": np.array(index, np.int32), "dtype": dtypes.int32},
+                                   [], [live[0]], merge.device, [dtypes.int32], [],
+                                   merge.location, None, get_op_def("Const"))
+                added.append(index_const)
+            consumer.inputs[k] = (index_const, 0)
+    return added
+
+
+# -- identities ----------------------------------------------------------------------------
+
+def _removable_identity(node, protected) -> bool:
+    if node.op != "Identity" or id(node) in protected or node.control_inputs:
+        return False
+    if node.attrs.get("_class") or _touches_refs(node) or len(node.inputs) != 1:
+        return False
+    src = node.inputs[0][0]
+    if src.op in CONTROL_FLOW_OPS or src.op in ("_Recv", "_Arg"):
+        return False
+    return not node.device or node.device == src.device
+
+
+def remove_identities(nodes, protected: set) -> list:
+    """Bypasses Identity chains (rule 3)."""
+    replaced: dict = {}
+    for node in topological_order(nodes):
+        node.inputs = [replaced.get(id(src), (src, idx)) for src, idx in node.inputs]
+        if _removable_identity(node, protected):
+            replaced[id(node)] = node.inputs[0]
+    if not replaced:
+        return list(nodes)
+    for node in nodes:
+        node.inputs = [replaced[id(src)] if id(src) in replaced else (src, idx)
+                       for src, idx in node.inputs]
+        if any(id(src) in replaced for src in node.control_inputs):
+            controls = []
+            for src in node.control_inputs:
+                src = replaced[id(src)][0] if id(src) in replaced else src
+                if src not in controls and src is not node:
+                    controls.append(src)
+            node.control_inputs = controls
+    return [n for n in nodes if id(n) not in replaced]
+
+
+# -- common subexpressions -----------------------------------------------------------------
+
+def _freeze(value):
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        array = np.asarray(value)
+        if array.dtype == np.object_:
+            return ("nd", "O", array.shape, tuple(array.reshape(-1).tolist()))
+        return ("nd", array.dtype.str, array.shape, array.tobytes())
+    if isinstance(value, TensorShape):
+        return ("shape", None if value.ndims is None else tuple(value.as_list()))
+    if isinstance(value, dtypes.DType):
+        return ("dtype", value.name)
+    if isinstance(value, (list, tuple)):
+        return ("seq",) + tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return ("map",) + tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    try:
+        hash(value)
+    except TypeError:
+        return ("repr", repr(value))
+    return (type(value).__name__, value)
+
+
+def eliminate_common_subexpressions(nodes, protected: set) -> list:
+    """Merges equivalent stateless nodes (rule 4)."""
+    canonical: dict = {}
+    replaced: dict = {}
+    number: dict = {}
+    for node in topological_order(nodes):
+        node.inputs = [(replaced[id(src)], idx) if id(src) in replaced else (src, idx)
+                       for src, idx in node.inputs]
+        if any(id(src) in replaced for src in node.control_inputs):
+            _dedupe_controls(node, replaced)
+        number[id(node)] = len(number)
+        if not _is_pure(node) or not node.output_dtypes:
+            continue
+        inputs = [(number.get(id(src), -1 - len(number)), idx) for src, idx in node.inputs]
+        if node.op in _COMMUTATIVE:
+            inputs.sort()
+        controls = tuple(sorted(number.get(id(src), -1) for src in node.control_inputs))
+        attrs = tuple(sorted((k, _freeze(v)) for k, v in node.attrs.items()))
+        key = (node.op, attrs, node.device, tuple(inputs), controls)
+        found = canonical.get(key)
+        if found is None:
+            canonical[key] = node
+        elif id(node) not in protected:
+            replaced[id(node)] = found
+            number[id(node)] = number[id(found)]
+    if not replaced:
+        return list(nodes)
+    for node in nodes:
+        node.inputs = [(replaced[id(src)], idx) if id(src) in replaced else (src, idx)
+                       for src, idx in node.inputs]
+        if any(id(src) in replaced for src in node.control_inputs):
+            _dedupe_controls(node, replaced)
+    return [n for n in nodes if id(n) not in replaced]
+
+
+def _dedupe_controls(node, replaced) -> None:
+    controls = []
+    for src in node.control_inputs:
+        src = replaced.get(id(src), src)
+        if src not in controls and src is not node:
+            controls.append(src)
+    node.control_inputs = controls
+
+
+__all__ = ["optimize", "RewriteOptions", "fold_constants", "prune_dead_branches",
+           "remove_identities", "eliminate_common_subexpressions"]

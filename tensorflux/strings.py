@@ -1,0 +1,25 @@
+"""`tf.strings`: string ops under their `tf.compat.v1.strings` names."""
+
+from tensorflux.ops.string_codec_ops import string_to_hash_bucket as to_hash_bucket
+from tensorflux.ops.string_codec_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
+from tensorflux.ops.string_codec_ops import (
+    string_to_hash_bucket_strong as to_hash_bucket_strong,
+)
+from tensorflux.ops.string_ops import as_string, reduce_join
+from tensorflux.ops.string_ops import string_format as format  # noqa: A004 - TF name
+from tensorflux.ops.string_ops import string_join as join
+from tensorflux.ops.string_ops import string_to_number as to_number
+from tensorflux.ops.string_text_ops import (
+    lower,
+    regex_full_match,
+    regex_replace,
+    split,
+    substr,
+    upper,
+)
+from tensorflux.ops.string_text_ops import string_length as length
+from tensorflux.ops.string_text_ops import string_strip as strip
+
+__all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
+           "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
+           "to_hash_bucket_strong", "to_number", "upper"]
