@@ -1,0 +1,129 @@
+"""RNN cells and static_rnn against NumPy step functions."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+RNG = np.random.RandomState(3)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _vars(sess):
+    return {v.op.name: sess.run(v) for v in tf.trainable_variables()}
+
+
+def test_basic_lstm_cell_step_and_names():
+    x = RNG.randn(2, 3).astype(np.float32)
+    c0 = RNG.randn(2, 4).astype(np.float32)
+    h0 = RNG.randn(2, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.BasicLSTMCell(4)
+        assert cell.state_size == (4, 4) and cell.output_size == 4
+        with tf.variable_scope("rnn"):
+            out, state = cell(tf.constant(x), tf.nn.rnn_cell.LSTMStateTuple(c0, h0))
+        assert [v.op.name for v in tf.trainable_variables()] == [
+            "rnn/basic_lstm_cell/kernel", "rnn/basic_lstm_cell/bias"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_out, got_state = sess.run([out, state])
+            w = _vars(sess)
+    gates = np.concatenate([x, h0], 1) @ w["rnn/basic_lstm_cell/kernel"] + \
+        w["rnn/basic_lstm_cell/bias"]
+    i, j, f, o = np.split(gates, 4, axis=1)
+    c = c0 * sigmoid(f + 1.0) + sigmoid(i) * np.tanh(j)
+    h = np.tanh(c) * sigmoid(o)
+    np.testing.assert_allclose(got_state.c, c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_out, h, rtol=1e-5, atol=1e-6)
+
+
+def test_gru_and_basic_rnn_steps():
+    x = RNG.randn(2, 3).astype(np.float32)
+    s = RNG.randn(2, 5).astype(np.float32)
+    with tf.Graph().as_default():
+        gru_out, _ = tf.nn.rnn_cell.GRUCell(5)(tf.constant(x), tf.constant(s))
+        rnn_out, _ = tf.nn.rnn_cell.BasicRNNCell(5)(tf.constant(x), tf.constant(s))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            g, r = sess.run([gru_out, rnn_out])
+            w = _vars(sess)
+    xs = np.concatenate([x, s], 1)
+    gates = sigmoid(xs @ w["gru_cell/gates/kernel"] + w["gru_cell/gates/bias"])
+    reset, update = np.split(gates, 2, axis=1)
+    cand = np.tanh(np.concatenate([x, reset * s], 1) @ w["gru_cell/candidate/kernel"]
+                   + w["gru_cell/candidate/bias"])
+    np.testing.assert_allclose(g, update * s + (1 - update) * cand, rtol=1e-5, atol=1e-6)
+    ref = np.tanh(xs @ w["basic_rnn_cell/kernel"] + w["basic_rnn_cell/bias"])
+    np.testing.assert_allclose(r, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_multi_rnn_cell_and_lstm_cell_projection():
+    with tf.Graph().as_default():
+        cells = [tf.nn.rnn_cell.LSTMCell(6, num_proj=3, use_peepholes=True),
+                 tf.nn.rnn_cell.BasicRNNCell(2)]
+        stack = tf.nn.rnn_cell.MultiRNNCell(cells)
+        x = tf.constant(RNG.randn(4, 5).astype(np.float32))
+        out, state = stack(x, stack.zero_state(4, tf.float32))
+        assert out.shape.as_list() == [4, 2]
+        names = [v.op.name for v in tf.trainable_variables()]
+        assert "multi_rnn_cell/cell_0/lstm_cell/projection/kernel" in names
+        assert "multi_rnn_cell/cell_1/basic_rnn_cell/kernel" in names
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value, st = sess.run([out, state])
+        assert value.shape == (4, 2) and st[0].h.shape == (4, 3)
+
+
+def test_static_rnn_sequence_length():
+    inputs = RNG.randn(3, 4, 2).astype(np.float32)
+    lengths = np.array([4, 2, 0])
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.BasicLSTMCell(3)
+        steps = [tf.constant(inputs[:, t]) for t in range(4)]
+        outputs, state = tf.nn.static_rnn(cell, steps, dtype=tf.float32,
+                                          sequence_length=lengths)
+        assert [v.op.name for v in tf.trainable_variables()][0] == "rnn/basic_lstm_cell/kernel"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            outs, st = sess.run([outputs, state])
+    outs = np.stack(outs, 1)
+    assert np.all(outs[1, 2:] == 0) and np.all(outs[2] == 0)
+    np.testing.assert_allclose(st.h[1], outs[1, 1])
+    np.testing.assert_allclose(st.h[0], outs[0, 3])
+    assert np.all(st.c[2] == 0)
+
+
+def test_static_rnn_trains_and_gradients_flow():
+    with tf.Graph().as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [8, 5, 1])
+        target = tf.placeholder(tf.float32, [8, 1])
+        cell = tf.nn.rnn_cell.BasicLSTMCell(8)
+        outputs, _ = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float32)
+        pred = tf.layers.dense(outputs[-1], 1)
+        loss = tf.reduce_mean(tf.square(pred - target))
+        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+        data = RNG.rand(8, 5, 1).astype(np.float32)
+        feed = {x: data, target: data.sum(1)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(loss, feed)
+            for _ in range(60):
+                sess.run(train, feed)
+            assert sess.run(loss, feed) < 0.1 * first
+
+
+def test_dropout_wrapper_keeps_everything_at_one():
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(3),
+                                             output_keep_prob=1.0)
+        x = tf.constant(RNG.randn(2, 3).astype(np.float32))
+        out, _ = cell(x, cell.zero_state(2, tf.float32))
+        with pytest.raises(ValueError):
+            tf.nn.rnn_cell.DropoutWrapper(cell, variational_recurrent=True)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(out).shape == (2, 3)
