@@ -24,12 +24,14 @@ from tensorflux.ops.array_ops import *  # noqa: F403
 from tensorflux.ops.control_flow_ops import *  # noqa: F403
 from tensorflux.ops.while_loop import *  # noqa: F403
 from tensorflux.ops.tensor_array_ops import *  # noqa: F403
+from tensorflux.ops.functional_ops import *  # noqa: F403
 from tensorflux.ops.math_ops import *  # noqa: F403
 from tensorflux.ops.state_ops import *  # noqa: F403
 from tensorflux.ops.variables import *  # noqa: F403
 from tensorflux.ops.variable_scope import *  # noqa: F403
 from tensorflux.ops.init_ops import *  # noqa: F403
 from tensorflux.ops import io_ops as _io_ops  # noqa: F401
+from tensorflux import initializers
 from tensorflux.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions,
                                           OptimizerOptions, RunMetadata, RunOptions)
 from tensorflux.runtime.session import InteractiveSession, Session
@@ -55,9 +57,16 @@ from tensorflux.ops.string_ops import *  # noqa: F403
 from tensorflux.ops.string_text_ops import *  # noqa: F403
 from tensorflux.ops.string_codec_ops import *  # noqa: F403
 from tensorflux import random, strings
+from tensorflux import math
 from tensorflux.framework.graph_import import import_graph_def
 from tensorflux.protos.graph_pb2 import GraphDef
 from tensorflux.protos.node_def_pb2 import NodeDef
 from tensorflux.protos.attr_value_pb2 import AttrValue
 from tensorflux import graph_util
 from tensorflux import client
+from tensorflux.ops.sparse_ops import *  # noqa: F403
+from tensorflux.ops.data_flow_ops import *  # noqa: F403
+from tensorflux.ops.accumulator_ops import *  # noqa: F403
+from tensorflux.ops.io_ops_readers import *  # noqa: F403
+from tensorflux.ops.parsing_ops import *  # noqa: F403
+from tensorflux import python_io, sparse

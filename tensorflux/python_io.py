@@ -7,7 +7,11 @@ Example:
     [b'record']
 """
 
-from tensorflux.lib.tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
-                                     tf_record_iterator)
+from tensorflux.lib.tfrecord import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
 
 __all__ = ["TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter", "tf_record_iterator"]

@@ -409,6 +409,10 @@ def _reshape_dims(input: TensorShape, dims: list) -> list:
     count = input.num_elements()
     out = [None if d is None or d == -1 else d for d in dims]
     if count is None:
+        known_in = int(np.prod([d for d in input.dims or () if d is not None], dtype=np.int64))
+        if input.ndims is not None and not unknown and known_in and known % known_in:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_in} but is "
+                             f"{known} (input shape {input}, requested shape {dims})")
         return out
     if not unknown:
         if known != count:
@@ -434,10 +438,17 @@ def _reshape_kernel(tensor, shape):
     try:
         return tensor.reshape(shape)
     except (ValueError, TypeError):
+        dims = np.asarray(shape).tolist()
+        known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+        if dims.count(-1) > 1:
+            detail = f"only one input size may be -1, got shape {dims}"
+        elif -1 in dims:
+            detail = f"the requested shape {dims} requires a multiple of {known}"
+        else:
+            detail = f"the requested shape {dims} has {known}"
         raise errors.InvalidArgumentError(
-            None, None, f"Input to reshape is a tensor with {tensor.size} values, but the "
-                        f"requested shape {np.asarray(shape).tolist()} does not fit (only one "
-                        "dimension may be -1)") from None
+            None, None, f"Input to reshape is a tensor with {tensor.size} values, but "
+                        f"{detail}") from None
 
 
 def _refine(output: Tensor, shape_tensor) -> Tensor:

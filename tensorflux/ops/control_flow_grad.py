@@ -41,8 +41,6 @@ def _switch_grad(op, grad_false, grad_true):
     return merged, None
 
 
-cf.RefSwitch.gradient(_switch_grad)
-
 
 @cf.Merge.gradient
 def _merge_grad(op, grad, _):
@@ -63,8 +61,6 @@ def _merge_grad(op, grad, _):
     return [cf.switch(grad, math_ops.equal(index, i), name="cond_grad")[1] for i in range(n)]
 
 
-cf.RefMerge.gradient(_merge_grad)
-
 
 def _loop_grad_unavailable(op, *grads):
     raise LookupError(
@@ -73,8 +69,7 @@ def _loop_grad_unavailable(op, *grads):
         "a loop imported from a GraphDef.")
 
 
-for _op in (cf.Enter, cf.RefEnter, cf.Exit, cf.RefExit, cf.NextIteration,
-            cf.RefNextIteration):
+for _op in (cf.Enter, cf.Exit, cf.NextIteration):
     _op.gradient(_loop_grad_unavailable)
 
 

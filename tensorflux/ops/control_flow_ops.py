@@ -45,28 +45,32 @@ def _no_op_kernel():
 Switch = define_op("Switch", inputs=["data: T", "pred: bool"],
                    outputs=["output_false: T", "output_true: T"], attrs=["T: type"],
                    is_control_flow=True)
+# The Ref* variants forward variables (refs), which are never differentiated through.
 RefSwitch = define_op("RefSwitch", inputs=["data: Ref(T)", "pred: bool"],
                       outputs=["output_false: Ref(T)", "output_true: Ref(T)"], attrs=["T: type"],
-                      is_control_flow=True, allows_uninitialized_input=True)
+                      is_control_flow=True, allows_uninitialized_input=True,
+                      differentiable=False)
 Merge = define_op("Merge", inputs=["inputs: N * T"], outputs=["output: T", "value_index: int32"],
                   attrs=["T: type", "N: int >= 1"], is_control_flow=True)
 RefMerge = define_op("RefMerge", inputs=["inputs: N * Ref(T)"],
                      outputs=["output: Ref(T)", "value_index: int32"],
-                     attrs=["T: type", "N: int >= 1"], is_control_flow=True)
+                     attrs=["T: type", "N: int >= 1"], is_control_flow=True,
+                     differentiable=False)
 _ENTER_ATTRS = ["T: type", "frame_name: string", "is_constant: bool = False",
                 "parallel_iterations: int = 10"]
 Enter = define_op("Enter", inputs=["data: T"], outputs=["output: T"], attrs=_ENTER_ATTRS,
                   is_control_flow=True)
 RefEnter = define_op("RefEnter", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"],
-                     attrs=_ENTER_ATTRS, is_control_flow=True)
+                     attrs=_ENTER_ATTRS, is_control_flow=True, differentiable=False)
 Exit = define_op("Exit", inputs=["data: T"], outputs=["output: T"], attrs=["T: type"],
                  is_control_flow=True)
 RefExit = define_op("RefExit", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"],
-                    attrs=["T: type"], is_control_flow=True)
+                    attrs=["T: type"], is_control_flow=True, differentiable=False)
 NextIteration = define_op("NextIteration", inputs=["data: T"], outputs=["output: T"],
                           attrs=["T: type"], is_control_flow=True)
 RefNextIteration = define_op("RefNextIteration", inputs=["data: Ref(T)"],
-                             outputs=["output: Ref(T)"], attrs=["T: type"], is_control_flow=True)
+                             outputs=["output: Ref(T)"], attrs=["T: type"], is_control_flow=True,
+                             differentiable=False)
 LoopCond = define_op("LoopCond", inputs=["input: bool"], outputs=["output: bool"],
                      is_control_flow=True, differentiable=False)
 ControlTrigger = define_op("ControlTrigger", is_control_flow=True, differentiable=False)

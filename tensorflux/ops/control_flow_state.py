@@ -53,8 +53,13 @@ class ForwardLoopState:
 
     def __init__(self, loop: WhileContext):
         from tensorflux.ops import array_ops
-        from tensorflux.ops.control_flow_ops import (control_trigger, exit, merge,
-                                                     next_iteration, switch)
+        from tensorflux.ops.control_flow_ops import (
+            control_trigger,
+            exit,
+            merge,
+            next_iteration,
+            switch,
+        )
 
         graph = loop.graph
         with bare_scope(graph), graph.name_scope(f"{loop.name}/f_count/"):
@@ -283,6 +288,8 @@ class ControlFlowState:
         """Recounts pending consumers with each loop collapsed onto its representative exit."""
         counts = dict.fromkeys(pending, 0)
         for op in between:
+            if op in self.blocked:
+                continue  # never differentiated, so its inputs do not wait for it
             loop = _group_loop(op, self.scope)
             if loop is not None and not (op._control_flow_context is loop
                                          and op.type in util.ENTER_OPS):
@@ -345,6 +352,7 @@ def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> l
     var_ids = [i for i, m in enumerate(loop.merges) if _trainable(m.dtype)]
     invariants = [e for e in enters if util.is_loop_constant_enter(e)
                   and _trainable(e.outputs[0].dtype)]
+    var_ids, invariants = _live(loop, var_ids, invariants, exit_grads)
     if not var_ids and not invariants:
         return []
     state = forward_state(loop)
@@ -384,6 +392,49 @@ def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> l
                for i, g in zip(var_ids, exits[1:1 + n_vars])]
     results += [(e.inputs[0], g) for e, g in zip(invariants, exits[1 + n_vars:])]
     return results
+
+
+def _live(loop, var_ids, invariants, exit_grads):
+    """The loop variables and invariants a nonzero gradient can reach.
+
+    A variable is live if its exit has a gradient or a live variable's body output depends on
+    it; an invariant is live if a live variable's body output depends on it.
+    """
+    sources = {loop.body_inputs[i].op: ("var", i) for i in var_ids}
+    sources.update({e: ("invariant", e) for e in invariants})
+    merges = {m.op for m in loop.merges}
+    depends = {i: _reaching(loop.next_iterations[i].op.inputs[0], sources, merges, loop)
+               for i in var_ids}
+    live = {i for i in var_ids if exit_grads.get(loop.loop_exits[i]) is not None}
+    frontier = list(live)
+    while frontier:
+        for kind, key in depends[frontier.pop()]:
+            if kind == "var" and key not in live:
+                live.add(key)
+                frontier.append(key)
+    live_invariants = {key for i in live for kind, key in depends[i] if kind == "invariant"}
+    return [i for i in var_ids if i in live], [e for e in invariants if e in live_invariants]
+
+
+def _reaching(tensor, sources: dict, merges: set, loop) -> set:
+    """The sources (body inputs, invariant Enters) `tensor` depends on inside `loop`."""
+    found = set()
+    seen = set()
+    stack = [tensor.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        source = sources.get(op)
+        if source is not None:
+            found.add(source)
+            continue
+        if op in merges or not util.is_ancestor(loop, op._control_flow_context) or \
+                op.type in util.ENTER_OPS and op._control_flow_context is loop:
+            continue
+        stack.extend(t.op for t in op._inputs)
+    return found
 
 
 class _Hooks:

@@ -26,8 +26,12 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import Dimension, TensorShape, as_shape
 from tensorflux.ops import random_seed
-from tensorflux.ops.queue_resource import (PaddingFIFOQueueResource, PriorityQueueResource,
-                                           QueueResource, RandomShuffleQueueResource)
+from tensorflux.ops.queue_resource import (
+    PaddingFIFOQueueResource,
+    PriorityQueueResource,
+    QueueResource,
+    RandomShuffleQueueResource,
+)
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"]
 

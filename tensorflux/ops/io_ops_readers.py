@@ -20,10 +20,14 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.tfrecord import TFRecordOptions
-from tensorflux.ops.reader_resource import (FixedLengthRecordReaderResource,
-                                            IdentityReaderResource, TextLineReaderResource,
-                                            TFRecordReaderResource, WholeFileReaderResource,
-                                            read_bytes)
+from tensorflux.ops.reader_resource import (
+    FixedLengthRecordReaderResource,
+    IdentityReaderResource,
+    TextLineReaderResource,
+    TFRecordReaderResource,
+    WholeFileReaderResource,
+    read_bytes,
+)
 
 __all__ = ["ReaderBase", "TextLineReader", "FixedLengthRecordReader", "TFRecordReader",
            "WholeFileReader", "IdentityReader", "read_file", "write_file", "matching_files"]

@@ -334,8 +334,9 @@ def _scoped(scope_name, name, fn):
 
 
 def _same_dtype(x, y):
+    """Converts x, then y preferring x's dtype (the op reports a remaining mismatch)."""
     x = convert_to_tensor(x, name="x")
-    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+    y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
     return x, y
 
 
@@ -372,6 +373,9 @@ def _truediv(x, y, name):
 
     x, y = _same_dtype(x, y)
     dtype = x.dtype.base_dtype
+    if dtype != y.dtype.base_dtype:
+        raise TypeError(f"x and y must have the same dtype, got {dtype.name} != "
+                        f"{y.dtype.name}")
     if dtype.is_bool or dtype == dtypes.string:
         raise TypeError(f"Invalid dtype {dtype.name} in __truediv__")
     target = _TRUEDIV_CAST.get(dtype)
@@ -484,12 +488,22 @@ divide_no_nan = div_no_nan
 
 
 def scalar_mul(scalar, x, name=None):
-    """scalar * x, where `scalar` is a 0-d value converted to x's dtype."""
-    x = convert_to_tensor(x)
-    scalar = convert_to_tensor(scalar, dtype=x.dtype.base_dtype, name="scalar")
+    """scalar * x, where `scalar` is a 0-d value converted to x's dtype.
+
+    `x` may be an IndexedSlices (a sparse gradient): its values are scaled.
+
+    Raises:
+        ValueError: `scalar` is not 0-d.
+    """
+    from tensorflux.framework.indexed_slices import IndexedSlices
+
+    values = x.values if isinstance(x, IndexedSlices) else convert_to_tensor(x)
+    scalar = convert_to_tensor(scalar, dtype=values.dtype.base_dtype, name="scalar")
     if scalar.shape.ndims not in (None, 0):
         raise ValueError(f"Only scalar multiply works, got shape {scalar.shape}")
-    return Mul(scalar, x, name=name)
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(Mul(scalar, values, name=name), x.indices, x.dense_shape)
+    return Mul(scalar, values, name=name)
 
 
 def add_n(inputs, name=None):

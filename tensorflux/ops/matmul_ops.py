@@ -208,7 +208,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "MatMul") as scope:
         a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, name="b", dtype=a.dtype.base_dtype)
+        b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
         rank_a, rank_b = a.shape.ndims, b.shape.ndims
         if rank_a is None or rank_b is None or rank_a > 2 or rank_b > 2:
             if transpose_a:
@@ -260,7 +260,7 @@ def tensordot(a, b, axes, name=None):
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "Tensordot") as scope:
         a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, name="b", dtype=a.dtype.base_dtype)
+        b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
         if not a.shape.is_fully_defined() or not b.shape.is_fully_defined():
             raise ValueError(f"tensordot needs fully defined static shapes, got {a.shape} and "
                              f"{b.shape}")

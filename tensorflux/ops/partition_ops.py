@@ -8,7 +8,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch", "unique",
@@ -129,14 +129,24 @@ DynamicStitch.kernel(_stitch_kernel)
 ParallelDynamicStitch.kernel(_stitch_kernel)
 
 
+def _static_first_dim(merged, indices):
+    """Sets the first dimension when every index tensor is a constant (as TF infers)."""
+    values = [constant_value(t) for t in merged.op.inputs[:len(indices)]]
+    if merged.shape.ndims is not None and all(v is not None for v in values):
+        size = max((int(np.max(v)) + 1 for v in values if np.size(v)), default=0)
+        merged.set_shape([size] + [None] * (merged.shape.ndims - 1))
+    return merged
+
+
 def dynamic_stitch(indices, data, name=None):
     """Interleaves `data[i]` into one tensor: `merged[indices[m][i]] = data[m][i]`."""
-    return DynamicStitch(list(indices), list(data), name=name)
+    return _static_first_dim(DynamicStitch(list(indices), list(data), name=name), indices)
 
 
 def parallel_dynamic_stitch(indices, data, name=None):
     """Like `dynamic_stitch`; the winner among duplicate indices is unspecified."""
-    return ParallelDynamicStitch(list(indices), list(data), name=name)
+    return _static_first_dim(ParallelDynamicStitch(list(indices), list(data), name=name),
+                             indices)
 
 
 # -- Unique, UniqueWithCounts ------------------------------------------------------------------

@@ -30,8 +30,13 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.ops import hang_watch
-from tensorflux.ops.queue_store import (DenseStore, ListStore, chunk_as_batch, chunk_as_element,
-                                        chunk_len, concat_chunks)
+from tensorflux.ops.queue_store import (
+    DenseStore,
+    ListStore,
+    chunk_as_batch,
+    chunk_as_element,
+    concat_chunks,
+)
 
 
 class _Waiter:

@@ -17,7 +17,8 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
-           "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "count_nonzero", "argmax",
+           "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "reduce_variance",
+           "reduce_std", "count_nonzero", "argmax",
            "argmin", "cumsum", "cumprod"]
 
 _REDUCE_ATTRS = ["keep_dims: bool = False", "Tidx: {int32, int64} = int32"]
@@ -407,6 +408,29 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
         shift = shift_kept if keepdims else finite_max(False)
         total = Sum(exp(subtract(x, shift_kept)), axes, keep_dims=keepdims)
         return add(log(total), shift, name=scope)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Variance across `axis`: mean of |x - mean(x)|^2 (real for complex inputs)."""
+    from tensorflux.ops.math_ops import Mul, Sub
+    from tensorflux.ops.unary_ops import conj, real
+
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "reduce_variance") as scope:
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        axes = _reduction_dims(x, axis, None)
+        deviation = Sub(x, Mean(x, axes, keep_dims=True))
+        squared = real(Mul(deviation, conj(deviation)))
+        return Mean(squared, axes, keep_dims=bool(keepdims), name=scope)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """Standard deviation across `axis`: sqrt(reduce_variance)."""
+    from tensorflux.ops.unary_ops import sqrt
+
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "reduce_std") as scope:
+        return sqrt(reduce_variance(input_tensor, axis, keepdims), name=scope)
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,

@@ -1,5 +1,5 @@
 """Slicing and indexing ops: Slice, StridedSlice (and `Tensor.__getitem__`), gathers, ScatterNd,
-Where and boolean_mask."""
+the Where op (its `tf.where` wrapper lives in select_ops) and boolean_mask."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.op_def import define_op, get_op_def
+from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
 
-__all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "where",
-           "boolean_mask", "batch_gather"]
+__all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "boolean_mask",
+           "batch_gather"]
 
 _INDEX_TYPES = "{int32, int64}"
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -50,14 +50,11 @@ def _slice_shape(input, begin, size):
         b = None if starts is None else starts[i]
         if s < -1:
             raise ValueError(f"size[{i}] = {s} must be non-negative or -1")
-        if b is not None and d is not None and not 0 <= b <= d:
-            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
         if s == -1:
-            out.append(None if b is None or d is None else d - b)
-            continue
-        if b is not None and d is not None and b + s > d:
-            raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {s}")
-        out.append(s)
+            # NOTE: out-of-range begin/size fail at run time (InvalidArgumentError), as in TF.
+            out.append(None if b is None or d is None or not 0 <= b <= d else d - b)
+        else:
+            out.append(s)
     return TensorShape(out)
 
 
@@ -621,15 +618,6 @@ def _where_shape(input):
 @Where.kernel
 def _where_kernel(x):
     return np.argwhere(x).astype(np.int64, copy=False)
-
-
-def where(condition, x=None, y=None, name=None):
-    """Coordinates of true elements (x, y None), else `x` where `condition` and `y` elsewhere."""
-    if x is None and y is None:
-        return Where(condition, name=name)
-    if x is None or y is None:
-        raise ValueError("x and y must both be non-None or both be None.")
-    return get_op_def("Select")(condition, x, y, name=name)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):

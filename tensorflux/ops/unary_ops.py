@@ -19,8 +19,10 @@ from tensorflux.ops.common_shapes import broadcast_shape
 
 __all__ = ["negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
            "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+           "asinh", "acosh", "atanh",
            "sigmoid", "erf", "erfc", "lgamma", "digamma", "round", "floor", "ceil", "rint",
-           "is_nan", "is_inf", "is_finite", "conj", "real", "imag", "angle", "complex"]
+           "is_nan", "is_inf", "is_finite", "conj", "real", "imag", "angle", "complex",
+           "log_sigmoid"]
 
 _FLOAT = "{floattype}"
 _FLOAT_COMPLEX = "{floattype, complex64, complex128}"
@@ -110,6 +112,9 @@ Atan = _unary("Atan", np.arctan)
 Sinh = _unary("Sinh", np.sinh, errstate=True)
 Cosh = _unary("Cosh", np.cosh, errstate=True)
 Tanh = _unary("Tanh", np.tanh)
+Asinh = _unary("Asinh", np.arcsinh, errstate=True)
+Acosh = _unary("Acosh", np.arccosh, errstate=True)
+Atanh = _unary("Atanh", np.arctanh, errstate=True)
 Sigmoid = _unary("Sigmoid", _sigmoid, errstate=True)
 Erf = _unary("Erf", _float64_kernel(special_math.erf), _FLOAT)
 Erfc = _unary("Erfc", _float64_kernel(special_math.erfc), _FLOAT)
@@ -234,6 +239,8 @@ Tan.gradient(_chain(lambda x, y: Square(Reciprocal(Cos(x)))))
 Sinh.gradient(_chain(lambda x, y: Cosh(x)))
 Cosh.gradient(_chain(lambda x, y: Sinh(x)))
 Lgamma.gradient(_chain(lambda x, y: Digamma(x)))
+Asinh.gradient(_chain(lambda x, y: Reciprocal(Cosh(y))))
+Acosh.gradient(_chain(lambda x, y: Reciprocal(Sinh(y))))
 
 
 @Sign.gradient
@@ -267,6 +274,12 @@ def _one_minus_square(x):
 
 Asin.gradient(_chain(lambda x, y: Rsqrt(_one_minus_square(x))))
 Acos.gradient(_chain(lambda x, y: Neg(Rsqrt(_one_minus_square(x)))))
+
+
+@Atanh.gradient
+def _atanh_grad(op, grad):
+    x = op.inputs[0]
+    return _mul(grad, Reciprocal(_c(_one_minus_square(x))))
 
 
 @Atan.gradient
@@ -412,6 +425,9 @@ atan = _wrap(Atan, "Inverse tangent.")
 sinh = _wrap(Sinh, "Hyperbolic sine.")
 cosh = _wrap(Cosh, "Hyperbolic cosine.")
 tanh = _wrap(Tanh, "Hyperbolic tangent.")
+asinh = _wrap(Asinh, "Inverse hyperbolic sine.")
+acosh = _wrap(Acosh, "Inverse hyperbolic cosine (NaN below 1).")
+atanh = _wrap(Atanh, "Inverse hyperbolic tangent.")
 sigmoid = _wrap(Sigmoid, "1 / (1 + exp(-x)), computed without overflow.")
 erf = _wrap(Erf, "The Gauss error function.")
 erfc = _wrap(Erfc, "1 - erf(x), accurate for large x.")
@@ -484,6 +500,17 @@ def complex(real, imag, name=None):  # noqa: A001 - TF name
     imag_t = convert_to_tensor(imag, dtype=real_t.dtype.base_dtype, name="imag")
     out = dtypes.complex128 if real_t.dtype.base_dtype == dtypes.float64 else dtypes.complex64
     return Complex(real_t, imag_t, Tout=out, name=name)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    from tensorflux.framework import graph as graph_mod
+    from tensorflux.ops.nn_ops import softplus
+
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "LogSigmoid") as scope:
+        x = convert_to_tensor(x, name="x")
+        return Neg(softplus(Neg(x)), name=scope)
 
 
 # -- operators --------------------------------------------------------------------------------

@@ -19,8 +19,13 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops import control_flow_util as util
-from tensorflux.ops.control_flow_context import (ControlFlowContext, bare_scope, from_flows,
-                                                 is_tensor_array, to_flow)
+from tensorflux.ops.control_flow_context import (
+    ControlFlowContext,
+    bare_scope,
+    from_flows,
+    is_tensor_array,
+    to_flow,
+)
 
 __all__ = ["while_loop"]
 

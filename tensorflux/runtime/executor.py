@@ -25,8 +25,20 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.runtime import plan as plan_mod
-from tensorflux.runtime.plan import (ARG, ASYNC, CTX, ENTER, EXIT, MERGE, NEXT, NOOP, SEND,
-                                     SWITCH, TRIGGER, Plan)
+from tensorflux.runtime.plan import (
+    ARG,
+    ASYNC,
+    CTX,
+    ENTER,
+    EXIT,
+    MERGE,
+    NEXT,
+    NOOP,
+    SEND,
+    SWITCH,
+    TRIGGER,
+    Plan,
+)
 from tensorflux.runtime.step import DEAD, frame_id_of, node_error
 
 _POOL_LOCK = threading.Lock()

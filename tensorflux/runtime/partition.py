@@ -12,11 +12,15 @@ the per-signature copies the session made) and adds new ones; it keeps no state.
   consumer. Deadness travels with it, so a control edge out of an untaken branch stays dead.
 - **Loops spanning devices** (the paper's per-partition control-loop state machine). A device
   that receives a value inside frame F gets its own copy of F's loop control:
-  `Const -> Enter(F) -> Merge -> Switch(pred) -> NextIteration -> Merge`, where `pred` is the
+  `Gate -> Enter(F) -> Merge -> Switch(pred) -> NextIteration -> Merge`, where `pred` is the
   frame's `LoopCond` (itself sent over when computed elsewhere). Every `_Recv` of F on that
   device takes the Merge as a control input, so it runs once per iteration with the
-  iteration's rendezvous key, and the loop stops where the real loop stops. Nested frames get
-  nested control loops (the inner Enter is fed by the outer loop's Merge).
+  iteration's rendezvous key, and the loop stops where the real loop stops (a device that
+  holds one of the loop's own Merges uses that Merge instead of a copy). The Gate is an
+  empty constant controlled by the input of one of F's Enters (sent over when it lives
+  elsewhere), so the copy is entered exactly when the real loop is, and is dead when the
+  real loop is dead (a loop in an untaken branch, or an inner loop in the last iteration of
+  its outer loop): nested frames nest this way too.
 - **Conditionals** need nothing special: a `_Send` of a dead value delivers a dead value.
 - **Lossy compression** (`GraphOptions.enable_bfloat16_sendrecv`): float32 tensors cross as
   the top 16 bits of each float (`_PackBFloat16`, bfloat16 truncation) and are widened on
@@ -91,6 +95,8 @@ class FrameInfo:
         self.parent: dict = {"": None}
         self.loop_cond: dict = {}
         self.parallel_iterations: dict = {}
+        self.entry: dict = {}  # frame -> an Enter whose liveness is the frame's
+        self.loop_merges: dict = {}  # frame -> Merges fed by a NextIteration
         for node in topological_order(nodes):
             frame = ""
             for src in [s for s, _ in node.inputs] + list(node.control_inputs):
@@ -103,11 +109,20 @@ class FrameInfo:
                 self.parent.setdefault(name, frame)
                 self.parallel_iterations.setdefault(
                     name, int(node.attrs.get("parallel_iterations", 10)))
+                if name not in self.entry or (self.entry[name].attrs.get("is_constant")
+                                              and not node.attrs.get("is_constant")):
+                    self.entry[name] = node
             elif node.op == "LoopCond":
                 self.loop_cond.setdefault(frame, node)
+            elif node.op in MERGE_OPS and any(src.op in NEXT_OPS for src, _ in node.inputs):
+                self.loop_merges.setdefault(frame, []).append(node)
 
     def frame(self, node) -> str:
         return self._frame.get(id(node), "")
+
+    def place(self, node, frame: str) -> None:
+        """Records the frame of a node added after the analysis."""
+        self._frame[id(node)] = frame
 
     def output_frame(self, node) -> str:
         frame = self._frame.get(id(node), "")
@@ -195,39 +210,37 @@ class _Partitioner:
                     self._ensure_loop(frame, device, dst)
 
     def _ensure_loop(self, frame: str, device: str, like) -> _Loop:
-        child = None
-        current = frame
-        while True:
-            if not current:
-                const = self._dummy_const(f"_cloop_{like.name}/Const", device, like)
-                child.enter.inputs = [(const, 0)]
-                child.enter.input_dtypes = [dtypes.float32]
-                break
-            found = self.loops.get((current, device))
-            if found is not None:
-                if child is not None:
-                    child.enter.inputs = [(found.merge, 0)]
-                break
-            cond = self.frames.loop_cond.get(current)
-            if cond is None:
-                raise errors.InvalidArgumentError(
-                    None, like.source_op, f"A cross-device loop must have a pivot predicate "
-                    f"(LoopCond): frame '{current}' has none, but node '{like.name}' on "
-                    f"{device} reads a value of it from another device.")
-            loop = self._control_loop(current, device, cond)
-            self.loops[(current, device)] = loop
-            if child is not None:
-                child.enter.inputs = [(loop.merge, 0)]
-            child = loop
-            current = self.frames.parent.get(current) or ""
-        return self.loops[(frame, device)]
+        found = self.loops.get((frame, device))
+        if found is not None:
+            return found
+        for merge in self.frames.loop_merges.get(frame, ()):
+            if merge.assigned_device == device:
+                # A real loop Merge already fires once per iteration here.
+                self.loops[(frame, device)] = _Loop(None, merge, None, None)
+                return self.loops[(frame, device)]
+        cond = self.frames.loop_cond.get(frame)
+        if cond is None:
+            raise errors.InvalidArgumentError(
+                None, like.source_op, f"A cross-device loop must have a pivot predicate "
+                f"(LoopCond): frame '{frame}' has none, but node '{like.name}' on {device} "
+                f"reads a value of it from another device.")
+        loop = self._control_loop(frame, device, cond)
+        self.loops[(frame, device)] = loop
+        return loop
 
     def _control_loop(self, frame: str, device: str, cond) -> _Loop:
         f32 = dtypes.float32
         prefix = self._unique(f"_cloop_{cond.name}")
         attrs = {"T": f32, "frame_name": frame, "is_constant": False,
                  "parallel_iterations": self.frames.parallel_iterations.get(frame, 10)}
-        enter = self._add(f"{prefix}/Enter", "Enter", attrs, [], device, [f32], cond)
+        # The control loop is entered when the real loop is: gated by the input of one of
+        # its Enters, which is dead exactly when the loop is (say, in an untaken branch or
+        # in the last iteration of an outer loop). A transfer brings it over if needed.
+        real_entry = self.frames.entry[frame].inputs[0][0]
+        gate = self._dummy_const(f"{prefix}/Gate", real_entry.assigned_device, cond,
+                                 [real_entry])
+        self.frames.place(gate, self.frames.output_frame(real_entry))
+        enter = self._add(f"{prefix}/Enter", "Enter", attrs, [(gate, 0)], device, [f32], cond)
         merge = self._add(f"{prefix}/Merge", "Merge", {"T": f32, "N": 2}, [(enter, 0)],
                           device, [f32, dtypes.int32], cond)
         switch = self._add(f"{prefix}/Switch", "Switch", {"T": f32}, [(merge, 0), (cond, 0)],

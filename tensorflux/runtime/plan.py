@@ -216,8 +216,30 @@ class Plan:
         for item in self.items:
             if item.kind == MERGE:
                 item.n_data = item.n_inputs
+            self._check_frames(item, root)
         self.root = root
         self.root_ready = [item for item in root.items if root.pending_init[item.local] == 0]
+
+    def _check_frames(self, item, root) -> None:
+        """Every edge must stay in one frame, except out of Enter (child) and Exit (parent)."""
+        node = item.node
+        for src in [src for src, _ in node.inputs] + list(node.control_inputs):
+            src_item = self._item_of(src)
+            if src_item is None:
+                continue
+            if src_item.kind == ENTER:
+                frame = self._child_frame(src_item)
+            elif src_item.kind == EXIT:
+                frame = src_item.frame.parent or root
+            else:
+                frame = src_item.frame
+            if frame is not item.frame:
+                raise errors.InvalidArgumentError(
+                    None, node.source_op,
+                    f"Node '{node.name}' ({node.op}) has inputs from different frames: "
+                    f"'{src.name}' is in frame '{frame.name}' but '{node.name}' is in frame "
+                    f"'{item.frame.name}'. Values crossing into a while loop must go through "
+                    "an Enter (tf.while_loop routes them automatically).")
 
     def _item_of(self, node):
         if not hasattr(self, "_by_node"):

@@ -224,7 +224,7 @@ def _validate_join(tensor_list_list) -> list:
 
 
 def _validate_keep_input(keep_input, enqueue_many):
-    keep_input = convert_to_tensor(keep_input, dtype=dtypes.bool)
+    keep_input = convert_to_tensor(keep_input, dtype=dtypes.bool_)
     rank = keep_input.shape.rank
     if rank is None:
         raise ValueError("`keep_input` dimensions must be known at graph construction.")

@@ -139,10 +139,14 @@ def test_reshape_errors():
         tf.reshape(X, [5, -1])
     with pytest.raises(ValueError, match="multiple unknown"):
         tf.reshape(X, [-1, -1])
+    with pytest.raises(ValueError, match="evenly divisible by 12"):
+        tf.reshape(tf.placeholder(tf.float32, [None, 3, 4]), [5, 5])
     shape = tf.placeholder(tf.int32, [2])
     out = tf.reshape(X, shape)
-    with pytest.raises(errors.InvalidArgumentError, match="24 values"):
+    with pytest.raises(errors.InvalidArgumentError, match="24 values, but the requested shape"):
         _fetch(out, {shape: [5, 5]})
+    with pytest.raises(errors.InvalidArgumentError, match="multiple of 5"):
+        _fetch(out, {shape: [5, -1]})
     check(out, X.reshape(6, 4), {shape: [6, -1]})
 
 

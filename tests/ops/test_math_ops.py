@@ -191,8 +191,20 @@ def test_truediv_errors():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="bool"):
             tf.truediv(tf.constant([True]), tf.constant([False]))
-        with pytest.raises(ValueError):
+        with pytest.raises(TypeError, match="same dtype"):
             tf.truediv(tf.constant([1]), tf.constant([1.0]))
+        with pytest.raises(TypeError, match="FloorDiv"):
+            tf.floordiv(tf.constant([1]), tf.constant([1.0]))
+
+
+def test_scalar_mul_scales_indexed_slices():
+    with tf.Graph().as_default():
+        slices = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([3]), tf.constant([5, 2]))
+        scaled = tf.scalar_mul(2.0, slices)
+        assert isinstance(scaled, tf.IndexedSlices) and scaled.indices is slices.indices
+        np.testing.assert_array_equal(_fetch(scaled.values), [[2.0, 4.0]])
+        with pytest.raises(ValueError, match="scalar"):
+            tf.scalar_mul([1.0, 2.0], tf.constant([1.0, 2.0]))
 
 
 def test_add_n_edge_cases():

@@ -184,6 +184,19 @@ def test_reduce_logsumexp():
     assert c.dtype == np.float32 and np.isclose(c, 1000.6931)
 
 
+def test_variance_and_std():
+    x = np.array([[1.0, 2, 4], [3, 5, 9]])
+    c = np.array([1 + 1j, -1 - 1j])
+    with tf.Graph().as_default():
+        outs = [tf.reduce_variance(x, 1), tf.reduce_std(x), tf.reduce_variance(x, 0, True),
+                tf.reduce_variance(c)]
+        values = _fetch(outs)
+    np.testing.assert_allclose(values[0], x.var(1))
+    np.testing.assert_allclose(values[1], x.std())
+    np.testing.assert_allclose(values[2], x.var(0, keepdims=True))
+    assert values[3].dtype == np.float64 and np.isclose(values[3], 2.0)
+
+
 def test_count_nonzero():
     with tf.Graph().as_default():
         outs = [tf.count_nonzero([1.0, 0, 3]), tf.count_nonzero(["a", ""]),

@@ -89,6 +89,9 @@ ROWS = [
     Row("Sinh", lambda: tf.sinh(X), np.sinh(X)),
     Row("Cosh", lambda: tf.cosh(X), np.cosh(X)),
     Row("Tanh", lambda: tf.tanh(X), np.tanh(X)),
+    Row("Asinh", lambda: tf.asinh(X), np.arcsinh(X)),
+    Row("Acosh", lambda: tf.acosh(_f32([1, 2.5, 0.5])), _f32([0, np.arccosh(2.5), np.nan])),
+    Row("Atanh", lambda: tf.atanh(U), np.arctanh(U)),
     Row("Sigmoid", lambda: tf.sigmoid(_f32([-100, -1, 0, 1, 100])),
         _sigmoid(np.array([-100, -1, 0, 1, 100], np.float64)).astype(np.float32)),
     Row("Sigmoid", lambda: tf.sigmoid(tf.constant([1.0], tf.float16)),
@@ -147,6 +150,12 @@ def test_wrappers_pass_through_where_tensorflow_does():
         assert tf.abs(tf.constant([1j])).op.type == "ComplexAbs"
         np.testing.assert_array_equal(_fetch(tf.imag(f)), [0.0])
         np.testing.assert_allclose(_fetch(tf.angle(tf.constant([-2.0, 3.0]))), [np.pi, 0.0])
+
+
+def test_log_sigmoid_is_stable():
+    with tf.Graph().as_default():
+        value = _fetch(tf.log_sigmoid(np.array([-800.0, 0.0, 40.0])))
+    np.testing.assert_allclose(value, [-800.0, -np.log(2.0), -np.exp(-40.0)], rtol=1e-12)
 
 
 def test_dtype_errors_at_construction():
@@ -258,6 +267,9 @@ GRADIENT_CASES = [
     ("Sinh", _case(lambda tf, x: tf.sinh(x), [3])),
     ("Cosh", _case(lambda tf, x: tf.cosh(x), [3])),
     ("Tanh", _case(lambda tf, x: tf.tanh(x), [3])),
+    ("Asinh", _case(lambda tf, x: tf.asinh(x), [3])),
+    ("Acosh", _case(lambda tf, x: tf.acosh(x), [3], low=1.2, high=3.0)),
+    ("Atanh", _case(lambda tf, x: tf.atanh(x), [3], low=-0.8, high=0.8)),
     ("Sigmoid", _case(lambda tf, x: tf.sigmoid(x), [3])),
     ("Erf", _case(lambda tf, x: tf.erf(x), [3])),
     ("Erfc", _case(lambda tf, x: tf.erfc(x), [3])),

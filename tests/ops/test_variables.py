@@ -140,7 +140,7 @@ def test_collections_and_trainable(graph):
     assert tf.trainable_variables() == [a, c, d]
     assert tf.local_variables() == [c] and tf.model_variables() == [d]
     assert tf.global_variables(scope="scope") == [d]
-    assert not a.trainable is False and b.trainable is False
+    assert a.trainable is True and b.trainable is False
     with pytest.raises(ValueError, match="collections argument"):
         tf.Variable(1.0, collections="bad")
 

@@ -205,9 +205,9 @@ def test_loop_body_split_over_devices(graph, n):
     np.testing.assert_allclose(got_acc, _expected_loop(n))
     cpu1 = [g for g in meta.partition_graphs if any("CPU:1" in nd.device for nd in g.node)][0]
     control = sorted(node.op for node in cpu1.node if node.name.startswith("_cloop"))
-    assert control == ["Const", "Enter", "Merge", "NextIteration", "Switch"]
+    assert control == ["Enter", "Merge", "NextIteration", "Switch", "_Recv"]
     loop_cond_recvs = [node for node in cpu1.node if node.op == "_Recv"
-                       and "LoopCond" in node.attr["tensor_name"].s.decode()]
+                       and node.attr["tensor_name"].s.decode().endswith("_while/LoopCond")]
     assert len(loop_cond_recvs) == 1
 
 
@@ -216,6 +216,10 @@ def test_control_loop_dump_names_the_state_machine(graph):
     dump = _dump(_partition([count, acc], list(feeds)))
     cloop = [line for line in dump["CPU:1"] if line.startswith("_cloop")]
     assert len(cloop) == 5
+    gate = [line for line in dump["CPU:0"] if line.startswith("_cloop")]
+    assert len(gate) == 2 and " = Const(^Const)" in gate[0] and " = _Send(" in gate[1]
+    enter = [line for line in cloop if " = Enter(" in line][0]
+    assert "/Gate/_recv_" in enter
     merge = [line for line in cloop if " = Merge(" in line][0]
     assert "/Enter, " in merge and "/NextIteration)" in merge
     switch = [line for line in cloop if " = Switch(" in line][0]
@@ -315,3 +319,23 @@ def test_topological_order_and_frames(graph):
     exits = [n for n in nodes if n.op == "Exit"]
     assert all(frames.frame(e) == frame and frames.output_frame(e) == "" for e in exits)
     assert frames.frame(by_name[count.op.name]) == frame
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_loop_inside_a_branch_spans_devices(graph, pred):
+    with tf.device("/cpu:0"):
+        p = tf.placeholder(tf.bool, [], name="p")
+        x = tf.placeholder(tf.float32, [2], name="x")
+
+    def looping():
+        def body(i, acc):
+            with tf.device("/cpu:1"):
+                acc = acc + x
+            return i + 1, acc
+
+        return tf.while_loop(lambda i, acc: i < 3, body, [tf.constant(0), x])[1]
+
+    y = tf.cond(p, looping, lambda: x * 10.0)
+    data = np.array([1.0, 2.0], np.float32)
+    value, _ = _run(y, {p: pred, x: data}, cpus=2)
+    np.testing.assert_allclose(value, data * 4.0 if pred else data * 10.0)
