@@ -1,0 +1,255 @@
+"""Meta graphs: a GraphDef plus its collections and SaverDef (TF's `MetaGraphDef`).
+
+`export_meta_graph` serializes collections the way TensorFlow does: variables as `VariableDef`
+bytes, Tensors and Operations as node names, savers as `SaverDef` bytes, numbers as int64 or
+float lists. `import_meta_graph` imports the graph (optionally under a scope), rebuilds the
+collections (Variables as Python Variable objects again) and returns a Saver for the SaverDef.
+"""
+
+from __future__ import annotations
+
+import os
+
+from google.protobuf import message as protobuf_message
+from google.protobuf import text_format
+
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor import Operation, Tensor
+from tensorflux.platform import tf_logging as logging
+
+__all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file"]
+
+_VARIABLE_KEYS = frozenset(GraphKeys._VARIABLE_COLLECTIONS + [GraphKeys.METRIC_VARIABLES,
+                                                            GraphKeys.GLOBAL_STEP])
+
+
+def _prefix(name: str, scope: str | None) -> str:
+    return f"{scope}/{name}" if scope else name
+
+
+def _strip(name: str, scope: str | None) -> str:
+    if scope and name.startswith(scope + "/"):
+        return name[len(scope) + 1:]
+    return name
+
+
+def _op_list(graph):
+    from tensorflux.protos import op_def_pb2
+
+    ops = op_def_pb2.OpList()
+    for type_name in sorted({op.type for op in graph.get_operations()}):
+        ops.op.add().CopyFrom(_op_def_proto(type_name))
+    return ops
+
+
+def _op_def_proto(type_name):
+    from tensorflux.framework.graph_io import attr_to_proto
+    from tensorflux.framework.op_def import get_op_def
+    from tensorflux.protos import op_def_pb2
+
+    op_def = get_op_def(type_name)
+    proto = op_def_pb2.OpDef(name=op_def.name, is_stateful=op_def.is_stateful)
+
+    def add_arg(target, arg):
+        item = target.add(name=arg.name, is_ref=arg.is_ref)
+        if arg.type_attr:
+            item.type_attr = arg.type_attr
+        if arg.fixed_type is not None:
+            item.type = arg.fixed_type.as_datatype_enum
+        if arg.number_attr:
+            item.number_attr = arg.number_attr
+        if arg.type_list_attr:
+            item.type_list_attr = arg.type_list_attr
+
+    for arg in op_def.inputs:
+        add_arg(proto.input_arg, arg)
+    for arg in op_def.outputs:
+        add_arg(proto.output_arg, arg)
+    for spec in op_def.attrs.values():
+        attr = proto.attr.add(name=spec.name, type=spec.kind)
+        if spec.has_default and spec.default is not None:
+            attr.default_value.CopyFrom(attr_to_proto(spec.default, spec.kind))
+        if spec.minimum is not None:
+            attr.has_minimum = True
+            attr.minimum = spec.minimum
+        if spec.allowed:
+            kind = "list(type)" if spec.kind == "type" else "list(string)"
+            attr.allowed_values.CopyFrom(attr_to_proto(list(spec.allowed), kind))
+    return proto
+
+
+def _variable_def(var, scope):
+    from tensorflux.protos import variable_pb2
+
+    proto = variable_pb2.VariableDef(
+        variable_name=_strip(var.name, scope),
+        initializer_name=_strip(var.initializer.name, scope),
+        snapshot_name=_strip(var.value().name, scope),
+        trainable=bool(getattr(var, "trainable", True)))
+    initial = getattr(var, "initial_value", None)
+    if isinstance(initial, Tensor):
+        proto.initial_value_name = _strip(initial.name, scope)
+    return proto
+
+
+def _add_collection(meta, key, items, scope) -> None:
+    from tensorflux.protos import saver_pb2
+
+    collection = meta.collection_def[key]
+    for item in items:
+        if hasattr(item, "initializer") and hasattr(item, "_as_graph_element"):
+            if scope and not item.name.startswith(scope + "/"):
+                continue
+            collection.bytes_list.value.append(_variable_def(item, scope).SerializeToString())
+        elif isinstance(item, (Tensor, Operation)):
+            if scope and not item.name.startswith(scope + "/"):
+                continue
+            collection.node_list.value.append(_strip(item.name, scope))
+        elif isinstance(item, bool) or isinstance(item, int):
+            collection.int64_list.value.append(int(item))
+        elif isinstance(item, float):
+            collection.float_list.value.append(item)
+        elif isinstance(item, (bytes, str)):
+            collection.bytes_list.value.append(item.encode() if isinstance(item, str) else item)
+        elif hasattr(item, "saver_def") and isinstance(item.saver_def, saver_pb2.SaverDef):
+            collection.bytes_list.value.append(item.saver_def.SerializeToString())
+        else:
+            raise TypeError(f"cannot serialize a {type(item).__name__}")
+
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
+                      collection_list=None, as_text=False, graph=None, export_scope=None,
+                      clear_devices=False, clear_extraneous_savers=False,
+                      strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """Returns (and writes to `filename`) the MetaGraphDef of `graph` (default graph)."""
+    from tensorflux.platform.version import VERSION
+    from tensorflux.protos import meta_graph_pb2
+
+    graph = graph or graph_mod.get_default_graph()
+    meta = meta_graph_pb2.MetaGraphDef()
+    if meta_info_def is not None:
+        meta.meta_info_def.CopyFrom(meta_info_def)
+    meta.meta_info_def.tensorflow_version = VERSION
+    meta.meta_info_def.tensorflow_git_version = "tensorflux"
+    meta.meta_info_def.stripped_op_list.CopyFrom(_op_list(graph))
+    if graph_def is None:
+        graph_def = graph.as_graph_def(add_shapes=True)
+    if export_scope:
+        kept = [n for n in graph_def.node if n.name.startswith(export_scope + "/")]
+        del graph_def.node[:]
+        for node in kept:
+            node.name = _strip(node.name, export_scope)
+            node.input[:] = [("^" if i.startswith("^") else "") + _strip(i.lstrip("^"),
+                                                                          export_scope)
+                             for i in node.input]
+            graph_def.node.add().CopyFrom(node)
+    if clear_devices:
+        for node in graph_def.node:
+            node.device = ""
+    meta.graph_def.CopyFrom(graph_def)
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
+    for key in sorted(k for k in keys if isinstance(k, str)):
+        items = graph.get_collection(key)
+        if not items:
+            continue
+        try:
+            _add_collection(meta, key, items, export_scope)
+        except TypeError as err:
+            meta.collection_def.pop(key, None)
+            logging.warning(f"Issue encountered when serializing: {key}. Type is unsupported, "
+                            f"or the types of the items don't match field type in "
+                            f"CollectionDef. {err}")
+    if filename:
+        directory = os.path.dirname(filename)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        if as_text:
+            with open(filename, "w") as handle:
+                handle.write(text_format.MessageToString(meta))
+        else:
+            with open(filename, "wb") as handle:
+                handle.write(meta.SerializeToString())
+    return meta
+
+
+def read_meta_graph_file(filename):
+    """Reads a binary or text MetaGraphDef file."""
+    from tensorflux.framework import errors
+    from tensorflux.protos import meta_graph_pb2
+
+    if not os.path.exists(filename):
+        raise OSError(f"File {filename} does not exist.")
+    with open(filename, "rb") as handle:
+        data = handle.read()
+    meta = meta_graph_pb2.MetaGraphDef()
+    try:
+        meta.ParseFromString(data)
+        return meta
+    except protobuf_message.DecodeError:
+        pass
+    try:
+        text_format.Merge(data.decode("utf-8"), meta)
+    except (text_format.ParseError, UnicodeDecodeError) as err:
+        raise errors.DataLossError(None, None, f"Cannot parse meta graph {filename}: "
+                                   f"{err}") from None
+    return meta
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
+    from tensorflux.framework.graph_import import import_graph_def
+    from tensorflux.ops.variables import Variable
+    from tensorflux.protos import saver_pb2, variable_pb2
+    from tensorflux.train.saver import Saver
+
+    meta = meta_graph_or_file
+    if isinstance(meta, (str, os.PathLike)):
+        meta = read_meta_graph_file(os.fspath(meta))
+    graph = graph_mod.get_default_graph()
+    graph_def = meta.graph_def
+    if clear_devices:
+        graph_def = type(graph_def)()
+        graph_def.CopyFrom(meta.graph_def)
+        for node in graph_def.node:
+            node.device = ""
+    import_graph_def(graph_def, name=import_scope or "")
+    variables: dict = {}
+    for key in sorted(meta.collection_def):
+        collection = meta.collection_def[key]
+        kind = collection.WhichOneof("kind")
+        if kind == "node_list":
+            for name in collection.node_list.value:
+                graph.add_to_collection(key, graph.as_graph_element(_prefix(name,
+                                                                            import_scope)))
+        elif kind == "bytes_list" and key in _VARIABLE_KEYS:
+            for data in collection.bytes_list.value:
+                proto = variable_pb2.VariableDef()
+                proto.ParseFromString(data)
+                var = variables.get(proto.variable_name)
+                if var is None:
+                    var = Variable(variable_def=proto, import_scope=import_scope)
+                    variables[proto.variable_name] = var
+                graph.add_to_collection(key, var)
+        elif kind == "bytes_list" and key == GraphKeys.SAVERS:
+            for data in collection.bytes_list.value:
+                saver_def = saver_pb2.SaverDef()
+                saver_def.ParseFromString(data)
+                graph.add_to_collection(key, Saver(saver_def=saver_def, name=import_scope))
+        elif kind == "bytes_list":
+            for data in collection.bytes_list.value:
+                graph.add_to_collection(key, data)
+        elif kind == "int64_list":
+            for value in collection.int64_list.value:
+                graph.add_to_collection(key, int(value))
+        elif kind == "float_list":
+            for value in collection.float_list.value:
+                graph.add_to_collection(key, float(value))
+    if meta.HasField("saver_def"):
+        return Saver(saver_def=meta.saver_def, name=import_scope)
+    if graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
+        return Saver()
+    return None
+
