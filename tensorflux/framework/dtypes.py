@@ -88,7 +88,9 @@ class DType:
     def min(self):
         base = self.base_dtype
         if base.is_floating:
-            return builtins.float(np.finfo(base._np).min) if base is not bfloat16 else -3.38953139e38
+            if base is bfloat16:
+                return -3.38953139e38
+            return builtins.float(np.finfo(base._np).min)
         if base.is_integer:
             return builtins.int(np.iinfo(base._np).min)
         if base is bool_:
@@ -99,7 +101,9 @@ class DType:
     def max(self):
         base = self.base_dtype
         if base.is_floating:
-            return builtins.float(np.finfo(base._np).max) if base is not bfloat16 else 3.38953139e38
+            if base is bfloat16:
+                return 3.38953139e38
+            return builtins.float(np.finfo(base._np).max)
         if base.is_integer:
             return builtins.int(np.iinfo(base._np).max)
         if base is bool_:

@@ -18,6 +18,15 @@ def _arg_shape():
     return TensorShape(None)
 
 
+Retval = define_op("_Retval", inputs=["input: T"], attrs=["T: type", "index: int >= 0"],
+                   differentiable=False)
+
+
+@Retval.shape_fn
+def _retval_shape(input):
+    return []
+
+
 Send = define_op(
     "_Send", inputs=["tensor: T"],
     attrs=["T: type", "tensor_name: string", "send_device: string",

@@ -251,3 +251,15 @@ class AbortResponse(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     status: _error_codes_pb2.StatusProto
     def __init__(self, status: _Optional[_Union[_error_codes_pb2.StatusProto, _Mapping]] = ...) -> None: ...
+
+class ShutdownRequest(_message.Message):
+    __slots__ = ("grace_secs",)
+    GRACE_SECS_FIELD_NUMBER: _ClassVar[int]
+    grace_secs: float
+    def __init__(self, grace_secs: _Optional[float] = ...) -> None: ...
+
+class ShutdownResponse(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: _error_codes_pb2.StatusProto
+    def __init__(self, status: _Optional[_Union[_error_codes_pb2.StatusProto, _Mapping]] = ...) -> None: ...

@@ -94,6 +94,11 @@ class WorkerServiceStub:
                 request_serializer=tensorflux_dot_protos_dot_worker__pb2.AbortRequest.SerializeToString,
                 response_deserializer=tensorflux_dot_protos_dot_worker__pb2.AbortResponse.FromString,
                 _registered_method=True)
+        self.Shutdown = channel.unary_unary(
+                '/tensorflux.WorkerService/Shutdown',
+                request_serializer=tensorflux_dot_protos_dot_worker__pb2.ShutdownRequest.SerializeToString,
+                response_deserializer=tensorflux_dot_protos_dot_worker__pb2.ShutdownResponse.FromString,
+                _registered_method=True)
 
 
 class WorkerServiceServicer:
@@ -172,6 +177,12 @@ class WorkerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Shutdown(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WorkerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -234,6 +245,11 @@ def add_WorkerServiceServicer_to_server(servicer, server):
                     servicer.Abort,
                     request_deserializer=tensorflux_dot_protos_dot_worker__pb2.AbortRequest.FromString,
                     response_serializer=tensorflux_dot_protos_dot_worker__pb2.AbortResponse.SerializeToString,
+            ),
+            'Shutdown': grpc.unary_unary_rpc_method_handler(
+                    servicer.Shutdown,
+                    request_deserializer=tensorflux_dot_protos_dot_worker__pb2.ShutdownRequest.FromString,
+                    response_serializer=tensorflux_dot_protos_dot_worker__pb2.ShutdownResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -560,6 +576,33 @@ class WorkerService:
             '/tensorflux.WorkerService/Abort',
             tensorflux_dot_protos_dot_worker__pb2.AbortRequest.SerializeToString,
             tensorflux_dot_protos_dot_worker__pb2.AbortResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Shutdown(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tensorflux.WorkerService/Shutdown',
+            tensorflux_dot_protos_dot_worker__pb2.ShutdownRequest.SerializeToString,
+            tensorflux_dot_protos_dot_worker__pb2.ShutdownResponse.FromString,
             options,
             channel_credentials,
             insecure,

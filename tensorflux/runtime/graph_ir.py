@@ -73,3 +73,44 @@ def nodes_from_ops(ops, fed: dict | None = None) -> dict:
 def dump(nodes) -> str:
     """Deterministic text of a node list, sorted by name."""
     return "\n".join(n.describe() for n in sorted(nodes, key=lambda n: n.name))
+
+
+def nodes_from_graph_def(graph_def) -> list:
+    """Builds Nodes from a GraphDef (devices become assigned devices); raises
+    InvalidArgumentError naming a node whose op or input is unknown."""
+    from tensorflux.framework import errors
+    from tensorflux.framework.graph_io import attr_from_proto
+    from tensorflux.framework.op_builder import _output_types
+    from tensorflux.framework.op_def import OP_DEFS
+
+    nodes: dict = {}
+    for node_def in graph_def.node:
+        op_def = OP_DEFS.get(node_def.op)
+        if op_def is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Node '{node_def.name}': op type '{node_def.op}' is not registered.")
+        attrs = {}
+        for key, value in node_def.attr.items():
+            spec = op_def.attrs.get(key)
+            attrs[key] = attr_from_proto(value, spec.kind if spec else None)
+        for key, spec in op_def.attrs.items():
+            if key not in attrs and spec.has_default:
+                attrs[key] = spec.default
+        node = Node(node_def.name, node_def.op, attrs, [], [], node_def.device,
+                    _output_types(op_def, attrs), op_def=op_def)
+        node.assigned_device = node_def.device
+        nodes[node_def.name] = node
+    for node_def in graph_def.node:
+        node = nodes[node_def.name]
+        for text in node_def.input:
+            name, _, index = text.lstrip("^").partition(":")
+            source = nodes.get(name)
+            if source is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node '{node_def.name}' has an unknown input '{text}'.")
+            if text.startswith("^"):
+                node.control_inputs.append(source)
+            else:
+                node.inputs.append((source, int(index) if index else 0))
+        node.input_dtypes = [src.output_dtypes[i] for src, i in node.inputs]
+    return list(nodes.values())

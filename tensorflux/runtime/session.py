@@ -187,6 +187,9 @@ class BaseSession:
                                                options.output_partition_graphs))
         backend = self._backend
         plan = backend.get_plan(feeds, fetches, targets, traced)
+        if getattr(backend, "fills_metadata", False):
+            raw = backend.run_step(plan, feed_values, options, run_metadata)
+            return _finish_fetches(raw, plan.copy_flags, fetches)
         trace = StepTrace() if traced and options.trace_level else None
         raw = backend.run_step(plan, feed_values, options, trace)
         if run_metadata is not None and traced:

@@ -17,7 +17,7 @@ from tensorflux.ops import summary_ops
 from tensorflux.summary.writer import FileWriter, FileWriterCache, summary_iterator
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
-           "merge_all", "get_summary_description", "FileWriter", "FileWriterCache",
+           "merge_all", "FileWriter", "FileWriterCache",
            "summary_iterator", "Summary", "SummaryDescription", "Event", "SessionLog",
            "TaggedRunMetadata"]
 
@@ -140,15 +140,6 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     if not summaries:
         return None
     return merge(summaries, name=name)
-
-
-def get_summary_description(node_def):
-    from tensorflux.protos import summary_pb2
-
-    if node_def.op != "TensorSummary" and node_def.op != "TensorSummaryV2":
-        raise ValueError("Can't get_summary_description on %s" % node_def.op)
-    description = summary_pb2.SummaryDescription()
-    return description
 
 
 def __getattr__(name):

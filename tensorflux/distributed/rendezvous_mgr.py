@@ -1,0 +1,136 @@
+"""Per-step rendezvous of a worker task, with remote receives pulled over RecvTensor.
+
+Contract: `send` stores the value locally and never blocks. `recv_async` on a key whose
+source device is on this task waits locally; otherwise it pulls the tensor from the source
+task's worker service (a streaming RecvTensor call on a pool thread) and checks that the
+sender's incarnation matches the key (a restarted task's stale transfers are refused).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tensorflux.framework import errors
+from tensorflux.runtime.rendezvous import LocalRendezvous, create_key, parse_key
+
+
+def task_of(device_name: str) -> str:
+    """'/job:w/replica:0/task:1/device:CPU:0' -> '/job:w/replica:0/task:1'."""
+    head, _, _ = device_name.partition("/device:")
+    return head
+
+
+class RemoteRendezvous(LocalRendezvous):
+    """The rendezvous of one step on one task."""
+
+    make_key = staticmethod(create_key)
+
+    def __init__(self, step_id: int, task: str, worker_clients, pool):
+        super().__init__()
+        self.step_id = step_id
+        self.task = task
+        self._clients = worker_clients
+        self._pool = pool
+        self._calls: list = []
+        self._calls_lock = threading.Lock()
+        self.created = time.monotonic()
+        self.finished = False
+
+    def recv_async(self, key: str, callback) -> None:
+        src_device, incarnation, _, _, _ = parse_key(key)
+        source_task = task_of(src_device)
+        if source_task == self.task:
+            super().recv_async(key, callback)
+            return
+        if self._error is not None:
+            callback(self._error, None, False)
+            return
+        self._pool.submit(self._pull, source_task, key, incarnation, callback)
+
+    def recv_local_async(self, key: str, callback) -> None:
+        """A receive served to another task: waits for this task's own send."""
+        super().recv_async(key, callback)
+
+    def _pull(self, source_task, key, incarnation, callback):
+        try:
+            client = self._clients(source_task)
+            handle = client.recv_tensor_call(self.step_id, key)
+            with self._calls_lock:
+                if self._error is not None:
+                    handle.cancel()
+                    raise self._error
+                self._calls.append(handle)
+            value, is_dead, sender_incarnation = handle.result()
+            if sender_incarnation and incarnation and sender_incarnation != incarnation:
+                raise errors.AbortedError(
+                    None, None, f"Stale transfer refused: {source_task} restarted (incarnation "
+                    f"{sender_incarnation:x}, expected {incarnation:x}) while receiving {key}")
+        except errors.OpError as err:
+            callback(err, None, False)
+            return
+        except Exception as err:  # noqa: BLE001 - a transport failure names the task
+            callback(errors.UnavailableError(
+                None, None, f"Receiving '{key}' from task {source_task} failed: {err}"),
+                None, False)
+            return
+        callback(None, value, is_dead)
+
+    def abort(self, error) -> None:
+        super().abort(error)
+        with self._calls_lock:
+            calls, self._calls = self._calls, []
+        for call in calls:
+            call.cancel()
+
+
+class RendezvousMgr:
+    """The step_id -> RemoteRendezvous table of one worker task."""
+
+    def __init__(self, task: str, worker_clients, pool, linger_secs: float = 60.0):
+        self._task = task
+        self._clients = worker_clients
+        self._pool = pool
+        self._lock = threading.Lock()
+        self._steps: dict = {}
+        self._linger = linger_secs
+
+    def find_or_create(self, step_id: int) -> RemoteRendezvous:
+        with self._lock:
+            found = self._steps.get(step_id)
+            if found is None:
+                found = RemoteRendezvous(step_id, self._task, self._clients, self._pool)
+                self._steps[step_id] = found
+            self._gc_locked()
+            return found
+
+    def step_finished(self, step_id: int) -> None:
+        """Drops the step's table once nothing in it awaits a receiver."""
+        with self._lock:
+            found = self._steps.get(step_id)
+            if found is None:
+                return
+            found.finished = True
+            found.finished_at = time.monotonic()
+            if not found._values and not found._waiters:
+                del self._steps[step_id]
+
+    def cleanup(self, step_id: int, error=None) -> None:
+        with self._lock:
+            found = self._steps.pop(step_id, None)
+        if found is not None:
+            found.abort(error or errors.CancelledError(None, None, f"Step {step_id} cleaned up"))
+
+    def abort_all(self, error) -> None:
+        with self._lock:
+            steps, self._steps = list(self._steps.values()), {}
+        for step in steps:
+            step.abort(error)
+
+    def _gc_locked(self) -> None:
+        now = time.monotonic()
+        stale = [s for s, r in self._steps.items()
+                 if (r.finished and (not r._values or now - r.finished_at > self._linger))
+                 or (not r.finished and now - r.created > 24 * 3600)]
+        for step_id in stale:
+            del self._steps[step_id]

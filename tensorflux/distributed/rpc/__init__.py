@@ -1,0 +1,1 @@
+"""Transports for the master and worker services: gRPC and in-process."""

@@ -1,0 +1,225 @@
+"""`tf.train.Server`: one task of a cluster, hosting a master and a worker service.
+
+`Server(cluster, job_name, task_index)` owns the task's devices (and so its variables and
+queues, shared by every session in the cluster until their container is reset), serves both
+services over gRPC on the task's address, and can be stopped cleanly: `stop()` locally, or
+`shutdown_cluster(target)` asking every task from the chief. Servers of one process reach each
+other in-process unless `ConfigProto.rpc_options.use_rpc_for_inprocess_master` is set.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tensorflux.distributed.cluster_spec import ClusterSpec
+from tensorflux.distributed.master import Master
+from tensorflux.distributed.rpc import transport
+from tensorflux.distributed.worker import Worker
+from tensorflux.framework import errors
+from tensorflux.platform import tf_logging as logging
+from tensorflux.runtime.device import local_devices
+
+__all__ = ["Server", "shutdown_cluster"]
+
+_LOCAL_SERVERS: dict = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def local_server(address: str):
+    with _LOCAL_LOCK:
+        return _LOCAL_SERVERS.get(address)
+
+
+def _normalize(address: str) -> str:
+    host, _, port = address.rpartition(":")
+    if host in ("localhost", "127.0.0.1", "[::1]", "0.0.0.0", ""):
+        host = "localhost"
+    return f"{host}:{port}"
+
+
+class Server:
+    """An in-process TensorFlow server (TF1 `tf.train.Server`)."""
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
+                 config=None, start=True):
+        from tensorflux.protos import config_pb2, tensorflow_server_pb2
+
+        if isinstance(server_or_cluster_def, tensorflow_server_pb2.ServerDef):
+            server_def = server_or_cluster_def
+            cluster = ClusterSpec(server_def.cluster)
+            job_name = job_name or server_def.job_name
+            task_index = server_def.task_index if task_index is None else task_index
+            protocol = protocol or server_def.protocol
+            if config is None and server_def.HasField("default_session_config"):
+                config = server_def.default_session_config
+        else:
+            cluster = ClusterSpec(server_or_cluster_def)
+        if protocol not in (None, "", "grpc"):
+            raise ValueError(f"Unsupported protocol {protocol!r}; tensorflux speaks 'grpc'.")
+        if job_name is None:
+            if len(cluster.jobs) != 1:
+                raise ValueError("Must specify an explicit `job_name` for a cluster with "
+                                 f"several jobs: {cluster.jobs}")
+            job_name = cluster.jobs[0]
+        if task_index is None:
+            indices = cluster.task_indices(job_name)
+            if len(indices) != 1:
+                raise ValueError("Must specify an explicit `task_index` for a job with "
+                                 "several tasks.")
+            task_index = indices[0]
+        self._config = config or config_pb2.ConfigProto()
+        self._job = job_name
+        self._task_index = int(task_index)
+        self._cluster = cluster
+        self._address = cluster.task_address(job_name, self._task_index)
+        self.task_name = f"/job:{job_name}/replica:0/task:{self._task_index}"
+        cpus = int(self._config.device_count.get("CPU", 1)) or 1
+        self._devices = local_devices(job_name, self._task_index, cpus)
+        self._clients: dict = {}
+        self._clients_lock = threading.Lock()
+        self._force_rpc = bool(self._config.rpc_options.use_rpc_for_inprocess_master)
+        self.worker = Worker(self.task_name, self._devices, self.client_for,
+                             shutdown=self._shutdown_later)
+        self.master = Master(self, default_timeout=self._default_timeout())
+        self._grpc = None
+        self._stopped = threading.Event()
+        self._started = False
+        if start:
+            self.start()
+
+    def _default_timeout(self) -> float:
+        ms = self._config.operation_timeout_in_ms
+        return ms / 1000.0 if ms > 0 else 10.0
+
+    # -- properties ------------------------------------------------------------------------
+
+    @property
+    def target(self) -> str:
+        return f"grpc://{self._address}"
+
+    @property
+    def server_def(self):
+        from tensorflux.protos import tensorflow_server_pb2
+
+        return tensorflow_server_pb2.ServerDef(
+            cluster=self._cluster.as_cluster_def(), job_name=self._job,
+            task_index=self._task_index, protocol="grpc", default_session_config=self._config)
+
+    @property
+    def cluster_spec(self) -> ClusterSpec:
+        return self._cluster
+
+    @property
+    def devices(self) -> list:
+        return list(self._devices)
+
+    def cluster_tasks(self) -> list:
+        return self._cluster.task_names()
+
+    def _address_of(self, task: str) -> str:
+        parts = dict(p.split(":", 1) for p in task.strip("/").split("/"))
+        return self._cluster.task_address(parts["job"], int(parts["task"]))
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Starts serving (binds the task's address; port 0 picks a free port)."""
+        if self._started:
+            return
+        from tensorflux.distributed.rpc.grpc_server import start_grpc_server
+
+        host, _, _ = self._address.rpartition(":")
+        bind = self._address if host not in ("localhost", "") else \
+            f"127.0.0.1:{self._address.rpartition(':')[2]}"
+        self._grpc, port = start_grpc_server(self.worker, self.master, bind)
+        if self._address.endswith(":0"):
+            self._address = f"{host or 'localhost'}:{port}"
+            jobs = self._cluster.as_dict()
+            tasks = jobs[self._job]
+            if isinstance(tasks, list):
+                tasks[self._task_index] = self._address
+            else:
+                tasks[self._task_index] = self._address
+            self._cluster = ClusterSpec(jobs)
+        with _LOCAL_LOCK:
+            _LOCAL_SERVERS[_normalize(self._address)] = self
+        self._started = True
+        logging.info(f"Started server {self.task_name} at {self._address}")
+
+    def join(self) -> None:
+        """Blocks until the server stops (by `stop()` or a shutdown request)."""
+        self._stopped.wait()
+
+    def stop(self, grace: float = 0.5) -> None:
+        """Stops serving, cancels running steps and frees the task's state."""
+        if self._stopped.is_set():
+            return
+        with _LOCAL_LOCK:
+            if _LOCAL_SERVERS.get(_normalize(self._address)) is self:
+                del _LOCAL_SERVERS[_normalize(self._address)]
+        self.worker.close()
+        if self._grpc is not None:
+            self._grpc.stop(grace).wait(grace + 1.0)
+        with self._clients_lock:
+            for client in self._clients.values():
+                close = getattr(client, "close", None)
+                if close is not None:
+                    close()
+            self._clients.clear()
+        for device in self._devices:
+            device.resource_mgr.clear()
+        self._stopped.set()
+
+    def _shutdown_later(self, grace: float) -> None:
+        time.sleep(min(grace, 5.0))
+        self.stop()
+
+    # -- peers -----------------------------------------------------------------------------
+
+    def client_for(self, task: str):
+        """The worker client of `task`: in-process for this process's servers, else gRPC."""
+        with self._clients_lock:
+            client = self._clients.get(task)
+            if client is not None:
+                return client
+            address = self._address_of(task)
+            if not self._force_rpc and task == self.task_name:
+                client = transport.InProcessWorkerClient(self.worker, task, address)
+            else:
+                other = None if self._force_rpc else local_server(_normalize(address))
+                if other is not None:
+                    client = transport.InProcessWorkerClient(other.worker, task, address)
+                else:
+                    client = transport.GrpcWorkerClient(task, address,
+                                                        self._default_timeout())
+            self._clients[task] = client
+            return client
+
+    @staticmethod
+    def create_local_server(config=None, start=True) -> Server:
+        """A single-task server on localhost with a port chosen by the OS."""
+        return Server({"localhost": ["localhost:0"]}, protocol="grpc", config=config,
+                      start=start)
+
+
+def shutdown_cluster(target_or_cluster, timeout: float = 5.0) -> None:
+    """Asks every task of a cluster to stop (e.g. the chief at the end of training)."""
+    from tensorflux.protos import worker_pb2
+
+    cluster = target_or_cluster if isinstance(target_or_cluster, ClusterSpec) else \
+        ClusterSpec(target_or_cluster)
+    failures = []
+    for job in cluster.jobs:
+        for index in cluster.task_indices(job):
+            task = f"/job:{job}/replica:0/task:{index}"
+            address = cluster.task_address(job, index)
+            client = transport.GrpcWorkerClient(task, address, timeout)
+            try:
+                client.call("shutdown", worker_pb2.ShutdownRequest(grace_secs=0.2))
+            except errors.OpError as err:
+                failures.append(f"{task}: {err.message}")
+            finally:
+                client.close()
+    if failures:
+        raise errors.UnavailableError(None, None, "Could not shut down: " + "; ".join(failures))

@@ -1,0 +1,263 @@
+"""The worker service of one task: registered partitions run per step with a step id.
+
+Contract: `register_graph` builds the executors of the task's partitions once and returns a
+handle; `run_graph` runs every partition of that handle concurrently for one step, feeding
+`_Arg` nodes from the request and returning the inputs of `_Retval` nodes; `recv_tensor`
+serves another task's `_Recv` from this task's step rendezvous. Resources (variables, queues)
+live in the task's devices and are shared by every session until their container is reset.
+Methods take and return protobuf messages, so the gRPC and in-process transports share them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+import numpy as np
+
+from tensorflux.distributed import status as status_mod
+from tensorflux.distributed.rendezvous_mgr import RendezvousMgr
+from tensorflux.framework import errors
+from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
+from tensorflux.protos import device_attributes_pb2, worker_pb2
+from tensorflux.runtime.cancellation import CancellationManager
+from tensorflux.runtime.executor import Executor, shared_pool
+from tensorflux.runtime.fastpath import FastPath, eligible
+from tensorflux.runtime.graph_ir import nodes_from_graph_def
+from tensorflux.runtime.plan import Plan
+from tensorflux.runtime.step import DEAD, StepContext
+
+
+class _Registered:
+    """The executors of one registered graph."""
+
+    def __init__(self, partitions, fetch_map, num_fetches):
+        self.partitions = partitions  # [(device, runner, fast)]
+        self.fetch_map = fetch_map  # fetch index -> (partition, position)
+        self.num_fetches = num_fetches
+
+
+def device_attributes(device):
+    return device_attributes_pb2.DeviceAttributes(
+        name=device.name, device_type=device.device_type, memory_limit=device.memory_limit,
+        incarnation=device.incarnation)
+
+
+class Worker:
+    """The worker service logic of one task (see the module docstring)."""
+
+    def __init__(self, task: str, devices, worker_clients, shutdown=None):
+        self.task = task
+        self.devices = list(devices)
+        self._by_name = {d.name: d for d in self.devices}
+        self._graphs: dict = {}
+        self._handles = itertools.count(1)
+        self._lock = threading.Lock()
+        self._kernel_cache: dict = {}
+        self._pool = shared_pool()
+        self.rendezvous = RendezvousMgr(task, worker_clients, self._pool)
+        self._active: dict = {}
+        self._shutdown = shutdown
+
+    # -- status and sessions -----------------------------------------------------------------
+
+    def get_status(self, request):
+        response = worker_pb2.GetStatusResponse()
+        response.device_attributes.extend(device_attributes(d) for d in self.devices)
+        return response
+
+    def create_worker_session(self, request):
+        return worker_pb2.CreateWorkerSessionResponse()
+
+    def delete_worker_session(self, request):
+        return worker_pb2.DeleteWorkerSessionResponse()
+
+    # -- graphs ------------------------------------------------------------------------------
+
+    def register_graph(self, request):
+        response = worker_pb2.RegisterGraphResponse()
+        try:
+            registered = self._build(request.graph_def)
+        except Exception as err:  # noqa: BLE001 - reported to the master as a status
+            status_mod.to_status(response.status, _as_op_error(err), self.task)
+            return response
+        with self._lock:
+            handle = f"{request.session_handle}/g{next(self._handles)}"
+            self._graphs[handle] = registered
+        response.graph_handle = handle
+        return response
+
+    def _build(self, graph_def) -> _Registered:
+        nodes = nodes_from_graph_def(graph_def)
+        retvals = [n for n in nodes if n.op == "_Retval"]
+        nodes = [n for n in nodes if n.op != "_Retval"]
+        groups: dict = {}
+        for node in nodes:
+            device = node.assigned_device or self.devices[0].name
+            if device not in self._by_name:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node '{node.name}' is assigned to {device}, which is not a "
+                    f"device of task {self.task} ({', '.join(self._by_name)}).")
+            groups.setdefault(device, []).append(node)
+        fetch_points = {int(r.attrs["index"]): r.inputs[0] for r in retvals}
+        partitions = []
+        fetch_map = {}
+        for device_name, part_nodes in sorted(groups.items()):
+            device = self._by_name[device_name]
+            member = {id(n) for n in part_nodes}
+            local = []
+            for index, (node, idx) in sorted(fetch_points.items()):
+                if id(node) in member:
+                    fetch_map[index] = (len(partitions), len(local))
+                    local.append((node, idx))
+            plan = Plan(part_nodes, device, local, self._kernel_cache)
+            fast = eligible(plan)
+            partitions.append((device, FastPath(plan) if fast else Executor(plan), fast))
+        return _Registered(partitions, fetch_map, len(fetch_points))
+
+    def deregister_graph(self, request):
+        with self._lock:
+            self._graphs.pop(request.graph_handle, None)
+        return worker_pb2.DeregisterGraphResponse()
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def run_graph(self, request):
+        response = worker_pb2.RunGraphResponse()
+        registered = self._graphs.get(request.graph_handle)
+        if registered is None:
+            status_mod.to_status(response.status, errors.AbortedError(
+                None, None, f"Graph handle {request.graph_handle} is not registered on "
+                f"{self.task} (the task restarted?)."), self.task)
+            return response
+        step_id = request.step_id
+        feeds = {int(t.name): make_ndarray(t.tensor) for t in request.send}
+        rendezvous = self.rendezvous.find_or_create(step_id)
+        cancellation = CancellationManager()
+        with self._lock:
+            self._active[step_id] = (cancellation, rendezvous)
+        try:
+            results = self._run_partitions(registered, feeds, step_id, rendezvous, cancellation)
+            for index in range(registered.num_fetches):
+                partition, position = registered.fetch_map[index]
+                value = results[partition][position]
+                if value is DEAD:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Retval[{index}] does not have value (untaken branch)")
+                if hasattr(value, "read") and not isinstance(value, np.ndarray):
+                    value = value.read()
+                response.recv.add(name=str(index)).tensor.CopyFrom(
+                    make_tensor_proto(np.asarray(value)))
+        except Exception as err:  # noqa: BLE001 - every failure goes back as a status
+            status_mod.to_status(response.status, _as_op_error(err), self.task)
+        finally:
+            with self._lock:
+                self._active.pop(step_id, None)
+            self.rendezvous.step_finished(step_id)
+        return response
+
+    def _run_partitions(self, registered, feeds, step_id, rendezvous, cancellation):
+        partitions = registered.partitions
+        results = [None] * len(partitions)
+        failures = []
+
+        def run_one(index):
+            device, runner, fast = partitions[index]
+            ctx = StepContext(step_id, device, rendezvous, cancellation, None, None)
+            try:
+                results[index] = runner.run(ctx, feeds) if fast else runner.run(ctx, feeds)
+            except BaseException as err:  # noqa: BLE001 - re-raised below
+                failures.append(err)
+                cancellation.start_cancel(err)
+                rendezvous.abort(err)
+
+        futures = [self._pool.submit(run_one, i) for i in range(1, len(partitions))]
+        if partitions:
+            run_one(0)
+        for future in futures:
+            future.result()
+        if failures:
+            for err in failures:
+                if not isinstance(err, errors.CancelledError):
+                    raise err
+            raise failures[0]
+        return results
+
+    def abort(self, request):
+        """Aborts a running step (another task failed); its blocked ops are cancelled."""
+        error = status_mod.from_status(request.status) or errors.AbortedError(
+            None, None, f"Step {request.step_id} aborted")
+        with self._lock:
+            active = self._active.get(request.step_id)
+        if active is not None:
+            cancellation, rendezvous = active
+            cancellation.start_cancel(error)
+            rendezvous.abort(error)
+        else:
+            self.rendezvous.cleanup(request.step_id, error)
+        return worker_pb2.AbortResponse()
+
+    def cleanup_graph(self, request):
+        self.rendezvous.cleanup(request.step_id)
+        return worker_pb2.CleanupGraphResponse()
+
+    def cleanup_all(self, request):
+        containers = list(request.container)
+        for device in self.devices:
+            if containers:
+                for container in containers:
+                    device.resource_mgr.cleanup(container)
+            else:
+                device.resource_mgr.clear()
+        with self._lock:
+            self._kernel_cache.clear()
+            self._graphs.clear()
+        return worker_pb2.CleanupAllResponse()
+
+    # -- transfers ---------------------------------------------------------------------------
+
+    def recv_tensor(self, request, respond) -> None:
+        """Calls `respond(error, value, is_dead, incarnation)` once the tensor is here."""
+        rendezvous = self.rendezvous.find_or_create(request.step_id)
+        incarnation = 0
+        device_name = request.rendezvous_key.split(";", 1)[0]
+        device = self._by_name.get(device_name)
+        if device is not None:
+            incarnation = device.incarnation
+
+        def done(error, value, is_dead):
+            respond(error, value, is_dead, incarnation)
+
+        rendezvous.recv_local_async(request.rendezvous_key, done)
+
+    def logging(self, request):
+        return worker_pb2.LoggingResponse()
+
+    def tracing(self, request):
+        return worker_pb2.TracingResponse()
+
+    def shutdown(self, request):
+        if self._shutdown is not None:
+            threading.Thread(target=self._shutdown, args=(request.grace_secs or 0.5,),
+                             daemon=True).start()
+        return worker_pb2.ShutdownResponse()
+
+    def close(self) -> None:
+        self.rendezvous.abort_all(errors.CancelledError(None, None,
+                                                        f"Worker {self.task} is shutting down"))
+
+
+def _as_op_error(err):
+    if isinstance(err, errors.OpError):
+        return err
+    return errors.InternalError(None, None, f"{type(err).__name__}: {err}")
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.01) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
