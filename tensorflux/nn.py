@@ -20,4 +20,4 @@ from tensorflux.ops.conv_ops import (atrous_conv2d, convolution, conv2d, conv2d_
 from tensorflux.ops.pooling_ops import avg_pool, avg_pool2d, max_pool, max_pool2d
 from tensorflux.ops import conv_grad as _conv_grad, nn_grad as _nn_grad  # noqa: F401
 from tensorflux.ops.unary_ops import sigmoid, tanh
-from tensorflux.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn
+from tensorflux.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn

@@ -297,7 +297,7 @@ def test_descriptors_live_in_tensorflux_package():
             {
                 "GetStatus", "CreateWorkerSession", "DeleteWorkerSession", "RegisterGraph",
                 "DeregisterGraph", "RunGraph", "RecvTensor", "CleanupGraph", "CleanupAll",
-                "Logging", "Tracing", "Abort",
+                "Logging", "Tracing", "Abort", "Shutdown",
             },
         ),
         (

@@ -23,7 +23,19 @@ from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.graph import Graph
 from tensorflux.protos import master_pb2, worker_pb2
 from tensorflux.runtime import placer, subgraph
-from tensorflux.runtime.executor import shared_pool
+
+_FANOUT_LOCK = threading.Lock()
+_FANOUT = []
+
+
+def fanout_pool():
+    """Threads that wait on RunGraph calls (kept apart from the executors' pool)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _FANOUT_LOCK:
+        if not _FANOUT:
+            _FANOUT.append(ThreadPoolExecutor(max_workers=64, thread_name_prefix="tfx-master"))
+        return _FANOUT[0]
 
 HEARTBEAT_SECS = 1.0
 
@@ -189,7 +201,7 @@ class MasterSession:
             response.tensor.add(name=name).tensor.CopyFrom(results[index])
 
     def _run_tasks(self, plans, feed_tensors, step_id, timeout):
-        pool = shared_pool()
+        pool = fanout_pool()
         outcome = {}
         failure = []
         done = threading.Event()

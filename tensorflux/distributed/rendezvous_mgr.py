@@ -46,35 +46,35 @@ class RemoteRendezvous(LocalRendezvous):
         if self._error is not None:
             callback(self._error, None, False)
             return
-        self._pool.submit(self._pull, source_task, key, incarnation, callback)
+        try:
+            client = self._clients(source_task)
+        except Exception as err:  # noqa: BLE001 - a task we cannot even name a client for
+            callback(errors.UnavailableError(None, None, f"No route to task {source_task}: "
+                                             f"{err}"), None, False)
+            return
+
+        def arrived(error, value, is_dead, sender_incarnation):
+            if error is None and sender_incarnation and incarnation and \
+                    sender_incarnation != incarnation:
+                error = errors.AbortedError(
+                    None, None, f"Stale transfer refused: {source_task} restarted "
+                    f"(incarnation {sender_incarnation:x}, expected {incarnation:x}) while "
+                    f"receiving {key}")
+            if error is not None and not isinstance(error, errors.OpError):
+                error = errors.UnavailableError(
+                    None, None, f"Receiving '{key}' from task {source_task} failed: {error}")
+            callback(error, value, is_dead)
+
+        handle = client.recv_tensor_async(self.step_id, key, arrived)
+        with self._calls_lock:
+            if self._error is None:
+                self._calls.append(handle)
+                return
+        handle.cancel()
 
     def recv_local_async(self, key: str, callback) -> None:
         """A receive served to another task: waits for this task's own send."""
         super().recv_async(key, callback)
-
-    def _pull(self, source_task, key, incarnation, callback):
-        try:
-            client = self._clients(source_task)
-            handle = client.recv_tensor_call(self.step_id, key)
-            with self._calls_lock:
-                if self._error is not None:
-                    handle.cancel()
-                    raise self._error
-                self._calls.append(handle)
-            value, is_dead, sender_incarnation = handle.result()
-            if sender_incarnation and incarnation and sender_incarnation != incarnation:
-                raise errors.AbortedError(
-                    None, None, f"Stale transfer refused: {source_task} restarted (incarnation "
-                    f"{sender_incarnation:x}, expected {incarnation:x}) while receiving {key}")
-        except errors.OpError as err:
-            callback(err, None, False)
-            return
-        except Exception as err:  # noqa: BLE001 - a transport failure names the task
-            callback(errors.UnavailableError(
-                None, None, f"Receiving '{key}' from task {source_task} failed: {err}"),
-                None, False)
-            return
-        callback(None, value, is_dead)
 
     def abort(self, error) -> None:
         super().abort(error)

@@ -71,6 +71,8 @@ class Worker:
         return worker_pb2.CreateWorkerSessionResponse()
 
     def delete_worker_session(self, request):
+        with self._lock:
+            self._kernel_cache.pop(request.session_handle, None)
         return worker_pb2.DeleteWorkerSessionResponse()
 
     # -- graphs ------------------------------------------------------------------------------
@@ -78,7 +80,7 @@ class Worker:
     def register_graph(self, request):
         response = worker_pb2.RegisterGraphResponse()
         try:
-            registered = self._build(request.graph_def)
+            registered = self._build(request.graph_def, request.session_handle)
         except Exception as err:  # noqa: BLE001 - reported to the master as a status
             status_mod.to_status(response.status, _as_op_error(err), self.task)
             return response
@@ -88,7 +90,7 @@ class Worker:
         response.graph_handle = handle
         return response
 
-    def _build(self, graph_def) -> _Registered:
+    def _build(self, graph_def, session_handle: str) -> _Registered:
         nodes = nodes_from_graph_def(graph_def)
         retvals = [n for n in nodes if n.op == "_Retval"]
         nodes = [n for n in nodes if n.op != "_Retval"]
@@ -111,7 +113,8 @@ class Worker:
                 if id(node) in member:
                     fetch_map[index] = (len(partitions), len(local))
                     local.append((node, idx))
-            plan = Plan(part_nodes, device, local, self._kernel_cache)
+            cache = self._kernel_cache.setdefault(session_handle, {})
+            plan = Plan(part_nodes, device, local, cache)
             fast = eligible(plan)
             partitions.append((device, FastPath(plan) if fast else Executor(plan), fast))
         return _Registered(partitions, fetch_map, len(fetch_points))

@@ -12,14 +12,16 @@ renaming; nodes with no inputs take the caller's control dependencies.
 While loops make the graph cyclic (`NextIteration -> Merge`): a Merge is created as soon as
 one of its inputs exists, with that input standing in for the others, which are patched in
 (`Operation._update_input`) once their producers exist; shapes are then refined until the
-loop's shapes are stable. Every error is a ValueError naming the offending node, as in TF.
+loop's shapes are stable. Errors name the offending node; as in TF they are ValueErrors,
+except an unregistered op (NotFoundError); an attr the op does not declare is ignored with a
+warning (the graph may come from a newer producer).
 """
 
 from __future__ import annotations
 
 import heapq
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph_io import attr_from_proto
 from tensorflux.framework.op_builder import _infer_shapes, _output_types
@@ -57,7 +59,8 @@ def _check_arguments(graph_def, input_map, return_elements):
         if hasattr(graph_def, "SerializeToString") and hasattr(graph_def, "node"):
             graph_def = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
         else:
-            raise TypeError(f"graph_def must be a GraphDef proto, got {type(graph_def)}.")
+            raise TypeError(f"Argument `graph_def` must be a GraphDef proto, got "
+                            f"{type(graph_def)}.")
     if input_map is not None and not isinstance(input_map, dict):
         raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
     if return_elements is not None:
@@ -187,10 +190,15 @@ class _Importer:
                         value = self._remap_colocation(node, value)
                     attrs[key] = value
                     continue
-                if self._producer_default(node.op, key, proto):
-                    continue
-                raise ValueError(f"Node '{node.name}': NodeDef mentions attr '{key}' not in "
-                                 f"Op<name={node.op}; attrs: {', '.join(op_def.attrs)}>.")
+                if not self._producer_default(node.op, key, proto):
+                    from tensorflux.platform import tf_logging
+
+                    tf_logging.warning(
+                        "Node '%s': NodeDef mentions attr '%s' which is not in the op "
+                        "definition of %s (attrs: %s); it is ignored (the graph may come "
+                        "from a newer producer).", node.name, key, node.op,
+                        ", ".join(op_def.attrs) or "none")
+                continue
             try:
                 attrs[key] = coerce_attr(spec, attr_from_proto(proto, spec.kind))
             except (TypeError, ValueError) as err:
@@ -263,8 +271,9 @@ class _Importer:
         try:
             op_def = get_op_def(node.op)
         except LookupError as err:
-            raise ValueError(f"Node '{node.name}': Op type not registered '{node.op}' in "
-                             f"tensorflux. {err}") from None
+            raise errors.NotFoundError(
+                None, None, f"Op type not registered '{node.op}' (node '{node.name}') in "
+                f"tensorflux. {err}") from None
         attrs = self._attrs(node, op_def)
         data, controls, missing = [], [], []
         for text in node.input:
@@ -299,7 +308,7 @@ class _Importer:
         self._set_shapes(op, node)
 
     def _set_device(self, op, device, attrs) -> None:
-        if any(c.startswith("loc:@") for c in attrs.get("_class", ())):
+        if not device and any(c.startswith("loc:@") for c in attrs.get("_class", ())):
             op._device = ""  # the colocated op's device, set once every op exists
             return
         if device:
@@ -422,8 +431,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
     Raises:
         TypeError: arguments of the wrong type.
-        ValueError: an invalid GraphDef (unknown op, attr, input or type mismatch), naming
-            the node; or unused input_map keys.
+        ValueError: an invalid GraphDef (unknown input, wrong input count or type, bad
+            attr value, cycle), naming the node; or unused input_map keys.
+        NotFoundError: a node's op is not registered.
 
     Example:
         >>> (y,) = tf.import_graph_def(graph_def, input_map={"x:0": x},
@@ -455,13 +465,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         element = element.decode() if isinstance(element, bytes) else element
         op_name, _, index = element.partition(":")
         op = importer.ops.get(op_name)
-        if op is None:
-            raise ValueError(f"Requested return_element {element!r} not found in graph_def.")
+        kind = "tensor" if index else "node"
+        if op is None or (index and (not index.isdigit() or int(index) >= len(op._outputs))):
+            raise ValueError(f"Requested return {kind} '{element}' not found in graph def")
         if not index:
             results.append(op)
             continue
-        if not index.isdigit() or int(index) >= len(op._outputs):
-            raise ValueError(f"Requested return_element {element!r} not found in graph_def.")
         results.append(op._outputs[int(index)])
     return results
 
@@ -473,6 +482,6 @@ def _colocate_devices(importer) -> None:
         groups = [c[5:] for c in op._attrs.get("_class", ()) if c.startswith("loc:@")]
         for target in groups:
             other = graph._ops_by_name.get(target)
-            if other is not None and other._device:
+            if other is not None and other._device and not op._device:
                 op._device = other._device
                 break

@@ -14,8 +14,8 @@ from tensorflux.framework.tensor_shape import TensorShape
 
 def attr_to_proto(value, kind: str | None = None):
     """Python attr value -> AttrValue."""
-    from tensorflux.protos import attr_value_pb2
     from tensorflux.framework.tensor_util import make_tensor_proto
+    from tensorflux.protos import attr_value_pb2
 
     proto = attr_value_pb2.AttrValue()
     if kind is None:

@@ -15,6 +15,9 @@ registration checks them against the declared attrs, so a typo fails at import:
     @Dequeue.kernel(asynchronous=True)      # kernel(ctx, *inputs, done) for blocking ones
     @RandomUniform.kernel(factory=True)     # factory(**attrs) -> per-node callable with state
     @MatMul.gradient                        # grad(op, *grads) -> one grad per input; builds graph
+
+A kernel rule may also declare a `node_name` parameter: it receives the node's name (resource
+ops name their resource after it when `shared_name` is empty).
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ from tensorflux.framework.tensor_conversion import constant_value, convert_to_te
 from tensorflux.ops import array_ops as A
 from tensorflux.ops import concat_ops as C
 from tensorflux.ops import diag_ops as D
+from tensorflux.ops import gather_ops as G
+from tensorflux.ops import pad_ops as PD
 from tensorflux.ops import partition_ops as P
+from tensorflux.ops import shape_ops as SH
 from tensorflux.ops import slicing_ops as S
 
 
@@ -18,14 +21,14 @@ def _dense(grad):
 
 def _shape_of(x):
     """The shape of `x` as a constant when static, else a Shape op."""
-    return A.shape(x)
+    return SH.shape(x)
 
 
 def _reshape_to(grad, x):
     grad = _dense(grad)
     if x.shape.is_fully_defined():
-        return A.reshape(grad, x.shape.as_list())
-    return A.reshape(grad, A.shape(x))
+        return SH.reshape(grad, x.shape.as_list())
+    return SH.reshape(grad, SH.shape(x))
 
 
 # -- identity-like ------------------------------------------------------------------------------
@@ -57,17 +60,17 @@ def _prevent_gradient_grad(op, grad):
 
 # -- reshaping ----------------------------------------------------------------------------------
 
-@A.Reshape.gradient
+@SH.Reshape.gradient
 def _reshape_grad(op, grad):
     return [_reshape_to(grad, op.inputs[0]), None]
 
 
-@A.ExpandDims.gradient
+@SH.ExpandDims.gradient
 def _expand_dims_grad(op, grad):
     return [_reshape_to(grad, op.inputs[0]), None]
 
 
-@A.Squeeze.gradient
+@SH.Squeeze.gradient
 def _squeeze_grad(op, grad):
     return _reshape_to(grad, op.inputs[0])
 
@@ -80,16 +83,16 @@ def _transpose_grad_common(op, grad, conjugate):
         for i, p in enumerate(value.tolist()):
             inverse[p % len(value)] = i
     else:
-        inverse = A.invert_permutation(perm)
-    return [A.transpose(grad, inverse, conjugate=conjugate), None]
+        inverse = SH.invert_permutation(perm)
+    return [SH.transpose(grad, inverse, conjugate=conjugate), None]
 
 
-@A.Transpose.gradient
+@SH.Transpose.gradient
 def _transpose_grad(op, grad):
     return _transpose_grad_common(op, grad, False)
 
 
-@A.ConjugateTranspose.gradient
+@SH.ConjugateTranspose.gradient
 def _conjugate_transpose_grad(op, grad):
     return _transpose_grad_common(op, grad, True)
 
@@ -101,7 +104,7 @@ def _fill_grad(op, grad):
     return [None, reduce_sum(grad)]
 
 
-@A.BroadcastTo.gradient
+@SH.BroadcastTo.gradient
 def _broadcast_to_grad(op, grad):
     from tensorflux.ops.math_grad_util import unbroadcast
 
@@ -122,7 +125,7 @@ def _concat_grad(op, grad):
         sizes = [v.shape.dims[a] for v in values]
         if None not in sizes:
             return C.split(grad, sizes, a) + [None]
-    shapes = A.shape_n(values)
+    shapes = SH.shape_n(values)
     axis = axis if axis.dtype.base_dtype == dtypes.int32 else _cast(axis, dtypes.int32)
     offsets = C.ConcatOffset(axis, shapes)
     return [S.slice(grad, o, s) for o, s in zip(offsets, shapes)] + [None]
@@ -156,7 +159,7 @@ def _unpack_grad(op, *grads):
 
 # -- tile, pad, reverse ----------------------------------------------------------------------
 
-@C.Tile.gradient
+@PD.Tile.gradient
 def _tile_grad(op, grad):
     from tensorflux.ops.reduction_ops import reduce_sum
 
@@ -169,12 +172,12 @@ def _tile_grad(op, grad):
         for m, d in zip(constant_value(multiples).tolist(), dims):
             split += [m, d]
     else:
-        x_shape = A.shape(x, out_type=multiples.dtype)
-        split = A.reshape(A.transpose(C.stack([multiples, x_shape])), [-1])
+        x_shape = SH.shape(x, out_type=multiples.dtype)
+        split = SH.reshape(SH.transpose(C.stack([multiples, x_shape])), [-1])
     rank = x.shape.ndims
     if rank is None:
         raise ValueError(f"Tile gradient of '{op.name}' needs an input of known rank")
-    summed = reduce_sum(A.reshape(grad, split), axis=list(range(0, 2 * rank, 2)))
+    summed = reduce_sum(SH.reshape(grad, split), axis=list(range(0, 2 * rank, 2)))
     return [_reshape_to(summed, x), None]
 
 
@@ -182,38 +185,38 @@ def _pad_grad_common(op, grad):
     x = op.inputs[0]
     paddings = op.inputs[1]
     grad = _dense(grad)
-    begin = A.reshape(S.slice(paddings, [0, 0], [-1, 1]), [-1])
-    return S.slice(grad, begin, A.shape(x, out_type=begin.dtype))
+    begin = SH.reshape(S.slice(paddings, [0, 0], [-1, 1]), [-1])
+    return S.slice(grad, begin, SH.shape(x, out_type=begin.dtype))
 
 
-@C.Pad.gradient
+@PD.Pad.gradient
 def _pad_grad(op, grad):
     return [_pad_grad_common(op, grad), None]
 
 
-@C.PadV2.gradient
+@PD.PadV2.gradient
 def _pad_v2_grad(op, grad):
     return [_pad_grad_common(op, grad), None, None]
 
 
-@C.MirrorPad.gradient
+@PD.MirrorPad.gradient
 def _mirror_pad_grad(op, grad):
-    return [C.MirrorPadGrad(_dense(grad), op.inputs[1], mode=op.get_attr("mode")), None]
+    return [PD.MirrorPadGrad(_dense(grad), op.inputs[1], mode=op.get_attr("mode")), None]
 
 
-@C.MirrorPadGrad.gradient
+@PD.MirrorPadGrad.gradient
 def _mirror_pad_grad_grad(op, grad):
-    return [C.MirrorPad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
+    return [PD.MirrorPad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
 
 
-@C.ReverseV2.gradient
+@PD.ReverseV2.gradient
 def _reverse_grad(op, grad):
-    return [C.reverse(_dense(grad), op.inputs[1]), None]
+    return [PD.reverse(_dense(grad), op.inputs[1]), None]
 
 
-@C.ReverseSequence.gradient
+@PD.ReverseSequence.gradient
 def _reverse_sequence_grad(op, grad):
-    return [C.ReverseSequence(_dense(grad), op.inputs[1], seq_dim=op.get_attr("seq_dim"),
+    return [PD.ReverseSequence(_dense(grad), op.inputs[1], seq_dim=op.get_attr("seq_dim"),
                               batch_dim=op.get_attr("batch_dim")), None]
 
 
@@ -224,13 +227,13 @@ def _slice_grad(op, grad):
     x, begin, _ = op.inputs
     y = op.outputs[0]
     grad = _dense(grad)
-    x_shape = A.shape(x, out_type=begin.dtype)
-    y_shape = A.shape(y, out_type=begin.dtype)
+    x_shape = SH.shape(x, out_type=begin.dtype)
+    y_shape = SH.shape(y, out_type=begin.dtype)
     from tensorflux.ops.math_ops import subtract
 
     after = subtract(subtract(x_shape, y_shape), begin)
-    paddings = A.transpose(C.stack([begin, after]))
-    return [C.pad(grad, paddings), None, None]
+    paddings = SH.transpose(C.stack([begin, after]))
+    return [PD.pad(grad, paddings), None, None]
 
 
 def _masks(op) -> dict:
@@ -241,7 +244,7 @@ def _masks(op) -> dict:
 @S.StridedSlice.gradient
 def _strided_slice_grad(op, grad):
     x, begin, end, strides = op.inputs
-    shape = A.shape(x, out_type=begin.dtype)
+    shape = SH.shape(x, out_type=begin.dtype)
     return [S.StridedSliceGrad(shape, begin, end, strides, _dense(grad), **_masks(op)),
             None, None, None]
 
@@ -259,21 +262,21 @@ def _gather_axis0_grad(params, indices, grad):
     if params.shape.ndims is not None and params.shape[1:].is_fully_defined():
         values_shape = [-1] + params.shape.as_list()[1:]
     else:
-        values_shape = C.concat([[-1], S.strided_slice(A.shape(params), [1], [0], [1],
+        values_shape = C.concat([[-1], S.strided_slice(SH.shape(params), [1], [0], [1],
                                                        end_mask=1)], 0)
-    params_shape = A.shape(params)
-    values = A.reshape(_dense(grad), values_shape)
-    flat_indices = A.reshape(indices, [-1])
+    params_shape = SH.shape(params)
+    values = SH.reshape(_dense(grad), values_shape)
+    flat_indices = SH.reshape(indices, [-1])
     return IndexedSlices(values, flat_indices, params_shape)
 
 
-@S.Gather.gradient
+@G.Gather.gradient
 def _gather_grad(op, grad):
     params, indices = op.inputs
     return [_gather_axis0_grad(params, indices, grad), None]
 
 
-@S.GatherV2.gradient
+@G.GatherV2.gradient
 def _gather_v2_grad(op, grad):
     params, indices, axis = op.inputs
     batch_dims = op.get_attr("batch_dims")
@@ -305,44 +308,44 @@ def _scatter_along_axis(params, indices, grad, axis: int, batch_dims: int):
     perm = (list(range(batch_dims)) + list(range(batch_dims + k, batch_dims + k + m))
             + list(range(batch_dims, batch_dims + k))
             + list(range(batch_dims + k + m, batch_dims + k + m + rank - axis - 1)))
-    moved = A.transpose(grad, perm)
-    params_shape = A.shape(params, out_type=indices.dtype)
-    index_parts = [A.expand_dims(indices, -1)]
+    moved = SH.transpose(grad, perm)
+    params_shape = SH.shape(params, out_type=indices.dtype)
+    index_parts = [SH.expand_dims(indices, -1)]
     if batch_dims:
         from tensorflux.ops import math_ops
 
         batch_coords = []
-        index_shape = A.shape(indices, out_type=indices.dtype)
+        index_shape = SH.shape(indices, out_type=indices.dtype)
         for b in range(batch_dims):
             size = index_shape[b]
             coord_shape = [1] * indices.shape.ndims
             coord_shape[b] = -1
-            coord = A.reshape(math_ops.range(0, size, 1, dtype=indices.dtype), coord_shape)
-            batch_coords.append(A.expand_dims(A.broadcast_to(coord, index_shape), -1))
+            coord = SH.reshape(math_ops.range(0, size, 1, dtype=indices.dtype), coord_shape)
+            batch_coords.append(SH.expand_dims(SH.broadcast_to(coord, index_shape), -1))
         index_parts = batch_coords + index_parts
     coords = C.concat(index_parts, -1) if len(index_parts) > 1 else index_parts[0]
     # Scatter into [batch..., N, pre..., post...] then move N back to position `axis`.
     order = list(range(batch_dims)) + [axis] + list(range(batch_dims, axis)) + \
         list(range(axis + 1, rank))
     target = C.stack([params_shape[i] for i in order])
-    scattered = S.scatter_nd(coords, moved, target)
+    scattered = G.scatter_nd(coords, moved, target)
     inverse = [0] * rank
     for i, p in enumerate(order):
         inverse[p] = i
-    return A.transpose(scattered, inverse)
+    return SH.transpose(scattered, inverse)
 
 
-@S.GatherNd.gradient
+@G.GatherNd.gradient
 def _gather_nd_grad(op, grad):
     params, indices = op.inputs
-    shape = A.shape(params, out_type=indices.dtype)
-    return [S.scatter_nd(indices, _dense(grad), shape), None]
+    shape = SH.shape(params, out_type=indices.dtype)
+    return [G.scatter_nd(indices, _dense(grad), shape), None]
 
 
-@S.ScatterNd.gradient
+@G.ScatterNd.gradient
 def _scatter_nd_grad(op, grad):
     indices = op.inputs[0]
-    return [None, S.gather_nd(_dense(grad), indices), None]
+    return [None, G.gather_nd(_dense(grad), indices), None]
 
 
 # -- partition and stitch -----------------------------------------------------------------------
@@ -353,7 +356,7 @@ def _dynamic_partition_grad(op, *grads):
 
     data, partitions = op.inputs
     num = op.get_attr("num_partitions")
-    original = A.reshape(math_ops.range(0, A.size(partitions), 1), A.shape(partitions))
+    original = SH.reshape(math_ops.range(0, SH.size(partitions), 1), SH.shape(partitions))
     positions = P.dynamic_partition(original, partitions, num)
     stitched = P.dynamic_stitch(positions, [_dense(g) for g in grads])
     return [_reshape_to(stitched, data), None]
@@ -363,7 +366,7 @@ def _stitch_grad(op, grad):
     n = op.get_attr("N")
     indices = op.inputs[:n]
     grad = _dense(grad)
-    return [None] * n + [S.gather(grad, i) for i in indices]
+    return [None] * n + [G.gather(grad, i) for i in indices]
 
 
 P.DynamicStitch.gradient(_stitch_grad)

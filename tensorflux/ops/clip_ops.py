@@ -21,15 +21,15 @@ def _rewrap(original, values):
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Scales `t` so its L2 norm (over `axes`) is at most `clip_norm`."""
-    from tensorflux.ops import array_ops, math_ops
+    from tensorflux.ops import array_ops, math_ops, select_ops
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "clip_by_norm") as scope:
         values = convert_to_tensor(_values(t))
         l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
-        safe = array_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
-        l2norm = array_ops.where(pred, math_ops.sqrt(safe), l2sum)
+        safe = select_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
+        l2norm = select_ops.where(pred, math_ops.sqrt(safe), l2sum)
         clip_norm = math_ops.cast(clip_norm, values.dtype)
         clipped = values * clip_norm / math_ops.maximum(l2norm, clip_norm)
         return _rewrap(t, array_ops.identity(clipped, name=scope))

@@ -62,6 +62,18 @@ def _merge_grad(op, grad, _):
 
 
 
+@cf.Enter.gradient
+def _enter_grad(op, grad):
+    """Within one iteration (tf.gradients called inside the loop body) an Enter is an identity;
+    across iterations loops are differentiated whole (control_flow_state.py)."""
+    from tensorflux.ops import control_flow_util as util
+
+    if util.is_ancestor(op._control_flow_context, op.graph._control_flow_context) and \
+            op._control_flow_context is not None:
+        return grad
+    return _loop_grad_unavailable(op, grad)
+
+
 def _loop_grad_unavailable(op, *grads):
     raise LookupError(
         f"Cannot differentiate '{op.name}' ({op.type}): it belongs to a while loop that was "
@@ -69,7 +81,7 @@ def _loop_grad_unavailable(op, *grads):
         "a loop imported from a GraphDef.")
 
 
-for _op in (cf.Enter, cf.Exit, cf.NextIteration):
+for _op in (cf.Exit, cf.NextIteration):
     _op.gradient(_loop_grad_unavailable)
 
 

@@ -25,7 +25,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import control_flow_util as util
 
-__all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "switch", "merge"]
+__all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "switch_case"]
 
 # -- op definitions ---------------------------------------------------------------------------
 
@@ -442,6 +442,40 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         for pred, branch in reversed(list(zip(preds, [f for _, f in pairs]))):
             fn = _case_step(pred, branch, fn, strict)
         return fn()
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """Runs `branch_fns[branch_index]` (or `default` when out of range; the last fn if None).
+
+    Args:
+        branch_index: an int32 scalar tensor.
+        branch_fns: a list of callables, or of (int, callable) pairs, or a dict {int: fn}.
+        default: the fn for indices with no branch.
+
+    Returns:
+        The tensors returned by the chosen fn.
+
+    Example:
+        >>> y = tf.switch_case(i, [lambda: a, lambda: b], default=lambda: c)
+    """
+    if isinstance(branch_fns, dict):
+        pairs = sorted(branch_fns.items())
+    elif branch_fns and isinstance(branch_fns[0], (list, builtins.tuple)):
+        pairs = list(branch_fns)
+    else:
+        pairs = list(enumerate(branch_fns))
+    if not pairs:
+        raise ValueError("branch_fns must not be empty.")
+    for key, fn in pairs:
+        if not isinstance(key, int) or not callable(fn):
+            raise TypeError(f"branch_fns entries must be (int, callable), got {(key, fn)!r}")
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name):
+        from tensorflux.ops import math_ops
+
+        index = convert_to_tensor(branch_index, dtype=dtypes.int32, name="branch_index")
+        preds = [(math_ops.equal(index, key), fn) for key, fn in pairs]
+        return case(preds, default=default or pairs[-1][1], name="case")
 
 
 def _case_step(pred, branch, otherwise, strict):

@@ -274,10 +274,15 @@ class ControlFlowState:
                 elif op.type in util.ENTER_OPS:
                     group.enters.append(op)
         for group in self.groups.values():
-            if group.exits:
-                group.rep = group.exits[0]
-                for op in group.exits:
-                    self.redirect[op] = group.rep
+            if not group.exits:
+                raise ValueError(
+                    f"tf.gradients: the tensors to differentiate depend on "
+                    f"'{group.ops[-1].name}', which is inside while loop "
+                    f"'{group.loop.name}', and do not leave the loop through its exits. "
+                    "Differentiate inside the loop body, or the loop's results.")
+            group.rep = group.exits[0]
+            for op in group.exits:
+                self.redirect[op] = group.rep
         self.by_rep = {g.rep: g for g in self.groups.values() if g.rep is not None}
         if self.scope is not None:
             loop = self.scope

@@ -75,7 +75,8 @@ def _conv_out_shape(input_shape: TensorShape, filter_shape: TensorShape, geo, de
     return conv_util.join_nhwc(n, out_h, out_w, depth, geo.data_format)
 
 
-def _sizes_shape(sizes, geo) -> TensorShape:
+def _sizes_shape(sizes) -> TensorShape:
+    """The static shape given by a constant sizes vector (unknown dims when not constant)."""
     if sizes is None:
         return TensorShape([None] * 4)
     values = [int(v) for v in np.asarray(sizes).reshape(-1)]
@@ -119,10 +120,10 @@ Conv2DBackpropInput = define_op(
 @Conv2DBackpropInput.shape_fn(value_inputs=("input_sizes",))
 def _conv2d_backprop_input_shape(input_sizes, filter, out_backprop, *, strides, padding,
                                  explicit_paddings, data_format, dilations):
-    geo = _window(strides, padding, explicit_paddings, data_format, dilations)
+    _window(strides, padding, explicit_paddings, data_format, dilations)
     filter.with_rank(4)
     out_backprop.with_rank(4)
-    return _sizes_shape(input_sizes, geo)
+    return _sizes_shape(input_sizes)
 
 
 @Conv2DBackpropInput.kernel(factory=True)
@@ -147,10 +148,10 @@ Conv2DBackpropFilter = define_op(
 @Conv2DBackpropFilter.shape_fn(value_inputs=("filter_sizes",))
 def _conv2d_backprop_filter_shape(input, filter_sizes, out_backprop, *, strides, padding,
                                   explicit_paddings, data_format, dilations):
-    geo = _window(strides, padding, explicit_paddings, data_format, dilations)
+    _window(strides, padding, explicit_paddings, data_format, dilations)
     input.with_rank(4)
     out_backprop.with_rank(4)
-    return _sizes_shape(filter_sizes, geo)
+    return _sizes_shape(filter_sizes)
 
 
 @Conv2DBackpropFilter.kernel(factory=True)
@@ -205,8 +206,8 @@ DepthwiseConv2dNativeBackpropInput = define_op(
 @DepthwiseConv2dNativeBackpropInput.shape_fn(value_inputs=("input_sizes",))
 def _depthwise_backprop_input_shape(input_sizes, filter, out_backprop, *, strides, padding,
                                     explicit_paddings, data_format, dilations):
-    geo = _window(strides, padding, explicit_paddings, data_format, dilations)
-    return _sizes_shape(input_sizes, geo)
+    _window(strides, padding, explicit_paddings, data_format, dilations)
+    return _sizes_shape(input_sizes)
 
 
 @DepthwiseConv2dNativeBackpropInput.kernel(factory=True)
@@ -232,8 +233,8 @@ DepthwiseConv2dNativeBackpropFilter = define_op(
 @DepthwiseConv2dNativeBackpropFilter.shape_fn(value_inputs=("filter_sizes",))
 def _depthwise_backprop_filter_shape(input, filter_sizes, out_backprop, *, strides, padding,
                                      explicit_paddings, data_format, dilations):
-    geo = _window(strides, padding, explicit_paddings, data_format, dilations)
-    return _sizes_shape(filter_sizes, geo)
+    _window(strides, padding, explicit_paddings, data_format, dilations)
+    return _sizes_shape(filter_sizes)
 
 
 @DepthwiseConv2dNativeBackpropFilter.kernel(factory=True)

@@ -43,7 +43,8 @@ def check_type(dtype, what: str) -> None:
                          "int64 or string")
 
 
-def _values(feature, dtype, key: str, name: str, index: int):
+def feature_values(feature, dtype, key: str, name: str, index: int):
+    """The values of one Feature proto as an ndarray of `dtype` (checked)."""
     kind = feature.WhichOneof("kind")
     expected = _KIND[dtype]
     if kind is None:
@@ -92,19 +93,25 @@ def parse_examples(records, names, spec: ParseSpec, dense_defaults):
         InvalidArgumentError: a malformed record, a missing required feature, a type or size
             mismatch.
     """
-    batch = len(records)
     label = [names[i].decode(errors="replace") if isinstance(names[i], bytes) else str(names[i])
              for i in range(len(names))] if len(names) else None
-    features = [_decode(records[i], label[i] if label else "<unknown>") for i in range(batch)]
+    features = [_decode(records[i], label[i] if label else "<unknown>")
+                for i in range(len(records))]
+    return parse_features(features, label or (), spec, dense_defaults)
+
+
+def parse_features(features, label, spec: ParseSpec, dense_defaults):
+    """`parse_examples` on already decoded feature maps (`Features.feature` of each)."""
+    batch = len(features)
 
     def who(i):
-        return label[i] if label else "<unknown>"
+        return label[i] if len(label) else "<unknown>"
 
     sparse_indices, sparse_values, sparse_shapes = [], [], []
     for key, dtype in zip(spec.sparse_keys, spec.sparse_types):
         parts = []
         for i, fmap in enumerate(features):
-            parts.append(_values(fmap[key], dtype, key, who(i), i) if key in fmap
+            parts.append(feature_values(fmap[key], dtype, key, who(i), i) if key in fmap
                          else np.empty(0, _NP[dtype]))
         lengths = np.fromiter((len(p) for p in parts), np.int64, batch)
         values = np.concatenate(parts) if parts else np.empty(0, _NP[dtype])
@@ -142,7 +149,7 @@ def _fixed_dense(features, key, dtype, shape, default, who):
                     f"{_TYPE_NAME[_KIND[dtype]]}) is required but could not be found.")
             flat[i] = default.reshape(-1)
             continue
-        values = _values(fmap[key], dtype, key, who(i), i)
+        values = feature_values(fmap[key], dtype, key, who(i), i)
         if len(values) != size:
             raise errors.InvalidArgumentError(
                 None, None, f"Name: {who(i)}, Key: {key}, Index: {i}.  Number of "
@@ -160,7 +167,7 @@ def _variable_dense(features, key, dtype, shape, default, who):
         if key not in fmap:
             blocks.append(np.empty((0,) + inner, _NP[dtype]))
             continue
-        values = _values(fmap[key], dtype, key, who(i), i)
+        values = feature_values(fmap[key], dtype, key, who(i), i)
         if stride == 0 or len(values) % stride:
             raise errors.InvalidArgumentError(
                 None, None, f"Name: {who(i)}, Key: {key}, Index: {i}.  Number of "

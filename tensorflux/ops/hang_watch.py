@@ -98,9 +98,9 @@ def _check(queue, waiter, node_name: str) -> None:
     session = waiter.session
     with _lock:
         blocked = _blocked.get(session, {})
-        for key in [k for k, w in blocked.items() if not queue_is_waiting(w)]:
+        for key in [k for k, w in blocked.items() if not _is_waiting(w)]:
             del blocked[key]
-        if not queue_is_waiting(waiter):
+        if not _is_waiting(waiter):
             return
         waiting_steps = {w.cancellation for w in blocked.values()}
         producers = _producers.get(session, {}).get(queue.display_name, 0)
@@ -126,7 +126,7 @@ def _check(queue, waiter, node_name: str) -> None:
         via, queue.kind, queue.display_name, _settings["secs"])
 
 
-def queue_is_waiting(waiter) -> bool:
+def _is_waiting(waiter) -> bool:
     return not waiter.finished
 
 

@@ -21,7 +21,6 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.common_shapes import broadcast_shape
-from tensorflux.ops.math_grad_util import unbroadcast
 
 __all__ = ["add", "subtract", "multiply", "divide", "div", "truediv", "realdiv", "floordiv",
            "floor_div", "truncatediv", "floormod", "mod", "truncatemod", "pow", "maximum",
@@ -177,152 +176,6 @@ def _add_n_kernel(*inputs):
     for value in inputs[2:]:
         total += value
     return total
-
-
-# -- gradients ------------------------------------------------------------------------------
-
-def _conj(t):
-    if t.dtype.is_complex:
-        from tensorflux.ops.unary_ops import conj
-
-        return conj(t)
-    return t
-
-
-@AddV2.gradient
-def _add_grad(op, grad):
-    x, y = op.inputs
-    return unbroadcast(grad, x), unbroadcast(grad, y)
-
-
-Add.gradient(_add_grad)
-
-
-@Sub.gradient
-def _sub_grad(op, grad):
-    from tensorflux.ops.unary_ops import negative
-
-    x, y = op.inputs
-    return unbroadcast(grad, x), unbroadcast(negative(grad), y)
-
-
-@Mul.gradient
-def _mul_grad(op, grad):
-    x, y = op.inputs
-    return unbroadcast(Mul(grad, _conj(y)), x), unbroadcast(Mul(_conj(x), grad), y)
-
-
-def _div_grad(op, grad):
-    from tensorflux.ops.unary_ops import negative
-
-    x, y = op.inputs
-    x, y = _conj(x), _conj(y)
-    gx = RealDiv(grad, y)
-    gy = Mul(grad, RealDiv(RealDiv(negative(x), y), y))
-    return unbroadcast(gx, op.inputs[0]), unbroadcast(gy, op.inputs[1])
-
-
-Div.gradient(_div_grad)
-RealDiv.gradient(_div_grad)
-
-
-def _mod_grad(quotient_op):
-    def grad_fn(op, grad):
-        from tensorflux.ops.unary_ops import negative
-
-        x, y = op.inputs
-        gy = Mul(grad, negative(quotient_op(x, y)))
-        return unbroadcast(grad, x), unbroadcast(gy, y)
-
-    return grad_fn
-
-
-FloorMod.gradient(_mod_grad(FloorDiv))
-TruncateMod.gradient(_mod_grad(TruncateDiv))
-Mod.gradient(_mod_grad(TruncateDiv))
-
-
-@Pow.gradient
-def _pow_grad(op, grad):
-    from tensorflux.ops.comparison_ops import Equal, greater
-    from tensorflux.ops.select_ops import where_v2
-    from tensorflux.ops.unary_ops import log
-
-    x, y = op.inputs
-    z = op.outputs[0]
-    one = np.ones([], x.dtype.as_numpy_dtype)
-    zero = np.zeros([], x.dtype.as_numpy_dtype)
-    gx = Mul(grad, Mul(y, Pow(x, Sub(y, one))))
-    if x.dtype.is_complex:
-        log_x = where_v2(Equal(x, zero), zero, log(x))
-    else:
-        positive = greater(x, zero)
-        log_x = where_v2(positive, log(where_v2(positive, x, one)), zero)
-    gy = Mul(grad, Mul(_conj(z), _conj(log_x)))
-    return unbroadcast(gx, x), unbroadcast(gy, y)
-
-
-def _min_max_grad(selector):
-    def grad_fn(op, grad):
-        from tensorflux.ops.select_ops import where_v2
-
-        x, y = op.inputs
-        zero = np.zeros([], grad.dtype.as_numpy_dtype)
-        x_wins = selector(x, y)
-        return (unbroadcast(where_v2(x_wins, grad, zero), x),
-                unbroadcast(where_v2(x_wins, zero, grad), y))
-
-    return grad_fn
-
-
-def _greater_equal(x, y):
-    from tensorflux.ops.comparison_ops import GreaterEqual
-
-    return GreaterEqual(x, y)
-
-
-def _less_equal(x, y):
-    from tensorflux.ops.comparison_ops import LessEqual
-
-    return LessEqual(x, y)
-
-
-Maximum.gradient(_min_max_grad(_greater_equal))
-Minimum.gradient(_min_max_grad(_less_equal))
-
-
-@SquaredDifference.gradient
-def _squared_difference_grad(op, grad):
-    from tensorflux.ops.unary_ops import negative
-
-    x, y = op.inputs
-    two = np.asarray(2, grad.dtype.as_numpy_dtype)
-    gx = Mul(Mul(grad, two), Sub(x, y))
-    return unbroadcast(gx, x), unbroadcast(negative(gx), y)
-
-
-@DivNoNan.gradient
-def _div_no_nan_grad(op, grad):
-    from tensorflux.ops.unary_ops import negative
-
-    x, y = op.inputs
-    gx = DivNoNan(grad, _conj(y))
-    gy = Mul(grad, DivNoNan(DivNoNan(negative(_conj(x)), _conj(y)), _conj(y)))
-    return unbroadcast(gx, x), unbroadcast(gy, y)
-
-
-@Atan2.gradient
-def _atan2_grad(op, grad):
-    from tensorflux.ops.unary_ops import negative
-
-    y, x = op.inputs
-    scale = RealDiv(grad, AddV2(Mul(x, x), Mul(y, y)))
-    return unbroadcast(Mul(x, scale), y), unbroadcast(Mul(negative(y), scale), x)
-
-
-@AddN.gradient
-def _add_n_grad(op, grad):
-    return [grad] * len(op.inputs)
 
 
 # -- wrappers -------------------------------------------------------------------------------
@@ -611,6 +464,7 @@ from tensorflux.ops import (  # noqa: E402
     sequence_ops,
     unary_ops,
 )
+from tensorflux.ops import math_grad as _math_grad  # noqa: E402,F401
 from tensorflux.ops import reduction_grad as _reduction_grad  # noqa: E402,F401
 from tensorflux.ops.cast_ops import *  # noqa: E402,F403
 from tensorflux.ops.comparison_ops import *  # noqa: E402,F403

@@ -113,7 +113,12 @@ def _batch_factory(broadcast):
                 raise errors.InvalidArgumentError(
                     None, None, f"Matrix size-incompatible: In[0]: {list(x.shape)}, In[1]: "
                                 f"{list(y.shape)} (adj_x={adj_x}, adj_y={adj_y})")
-            return np.matmul(a, b)
+            try:
+                return np.matmul(a, b)
+            except ValueError:
+                raise errors.InvalidArgumentError(
+                    None, None, f"In[0] and In[1] must have compatible batch dimensions: "
+                                f"{list(x.shape)} vs. {list(y.shape)}") from None
 
         return kernel
 

@@ -24,7 +24,7 @@ from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops.example_parser import ParseSpec, check_type, parse_examples
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
-           "parse_single_example", "decode_csv"]
+           "parse_single_example", "parse_single_sequence_example", "decode_csv"]
 
 
 class FixedLenFeature(collections.namedtuple("FixedLenFeature",
@@ -445,3 +445,6 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                        use_quote_delim=use_quote_delim, na_value=na_value,
                        select_cols=select_cols or [], name=name)
     return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+from tensorflux.ops.sequence_parsing_ops import parse_single_sequence_example  # noqa: E402

@@ -6,19 +6,20 @@ Contract:
   cancellation manager; whoever later makes room or adds elements completes it.
 - Exactly-once delivery: elements leave the queue only when handed to a live waiter, and that
   hand-over happens under the queue lock together with deregistering the waiter's
-  cancellation. A dequeue that waits for several elements may stage some of them (so that
-  `dequeue_many(n)` with `n > capacity` can make progress), but staged elements go back to the
-  front of the queue if the request is cancelled, times out or fails; nothing is lost or
-  duplicated by a cancelled step.
+  cancellation. A dequeue asking for more elements than the queue can ever hold at once
+  (`dequeue_many(n)` with `n > capacity`) stages them as they come, but staged elements go
+  back to the front of the queue if the request is cancelled, times out or fails; nothing is
+  lost or duplicated by a cancelled step.
 - Requests are served in arrival order. A closed queue refuses new enqueues (CancelledError)
   and fails dequeues it can no longer satisfy (OutOfRangeError, elements stay);
   `dequeue_up_to` returns what is left instead.
 - `close_resource()` (called when the resource's container is cleared, e.g. Session.close)
   cancels every waiter.
 
-A dequeue still blocked after `HANG_WARNING_SECS` while nothing could ever enqueue (no queue
-runner registered for the queue and no other step running in the session) logs a warning that
-names the queue and suggests `tf.train.start_queue_runners` (see `hang_watch.py`).
+A dequeue still blocked after `hang_watch.hang_warning_secs()` (5 s by default) while nothing
+could ever enqueue (no queue runner registered for the queue and no other step running in the
+session) logs a warning that names the queue and suggests `tf.train.start_queue_runners` (see
+`hang_watch.py`).
 """
 
 from __future__ import annotations
@@ -194,6 +195,9 @@ class QueueResource:
                 None, None, f"{self.describe()}: DequeueMany and DequeueUpTo require the "
                 "components to have specified shapes."))
             return
+        if ctx.cancellation.is_cancelled:  # take nothing for a step that is already aborting
+            done(error=_cancelled("Dequeue", ctx.cancellation))
+            return
         waiter = _Waiter(done, ctx.cancellation, ctx.session)
         waiter.n = n
         waiter.many = many
@@ -240,13 +244,16 @@ class QueueResource:
                         "closed because its session was closed or its container reset.")))
         _run(ready)
 
-    def is_waiting(self, waiter) -> bool:
-        return not waiter.finished
-
     # -- ordering hooks (overridden by the shuffling and priority queues) ------------------
 
     def _available(self) -> int:
         return len(self._store)
+
+    def _must_stage(self, waiter) -> bool:
+        return self.capacity >= 0 and waiter.n > self.capacity - self._reserve()
+
+    def _reserve(self) -> int:
+        return 0
 
     def _take(self, n: int):
         return self._store.take_front(n)
@@ -297,7 +304,10 @@ class QueueResource:
                 waiter = self._dequeuers[0]
                 need = waiter.n - waiter.staged_count
                 available = self._available()
-                if need > 0 and available > 0:
+                # Take elements only when the request can be completed, or when it never could
+                # be without staging (more than the queue can hold beyond its reserve).
+                if need > 0 and available > 0 and (available >= need or self.closed
+                                                   or self._must_stage(waiter)):
                     take = min(need, available)
                     waiter.staged.append(self._take(take))
                     waiter.staged_count += take
@@ -384,6 +394,9 @@ class RandomShuffleQueueResource(QueueResource):
     def _available(self) -> int:
         size = len(self._store)
         return size if self.closed else max(0, size - self.min_after_dequeue)
+
+    def _reserve(self) -> int:
+        return 0 if self.closed else self.min_after_dequeue
 
     def _take(self, n: int):
         size = len(self._store)

@@ -170,15 +170,11 @@ def _cumprod_grad(op, grad):
 # -- segment reductions -----------------------------------------------------------------------
 
 def _gather(params, indices):
-    from tensorflux.ops.slicing_ops import gather
-
-    return gather(params, indices)
+    return _array_ops().gather(params, indices)
 
 
 def _row_mask(mask, data):
     """A [n] or ids-shaped bool mask reshaped to broadcast against `data` (ids + row dims)."""
-    from tensorflux.ops.concat_ops import concat
-
     array_ops = _array_ops()
     if data.shape.ndims is not None and mask.shape.ndims is not None:
         tail = data.shape.ndims - mask.shape.ndims
@@ -188,7 +184,7 @@ def _row_mask(mask, data):
     else:
         ones = array_ops.fill(array_ops.reshape(Sub(array_ops.rank(data),
                                                     array_ops.rank(mask)), [1]), np.int32(1))
-    return array_ops.reshape(mask, concat([array_ops.shape(mask), ones], 0))
+    return array_ops.reshape(mask, array_ops.concat([array_ops.shape(mask), ones], 0))
 
 
 def _gather_drop_negatives(params, ids):

@@ -14,7 +14,7 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import control_flow_util as util
 
-__all__ = ["dynamic_rnn", "bidirectional_dynamic_rnn"]
+__all__ = ["dynamic_rnn", "bidirectional_dynamic_rnn", "raw_rnn"]
 
 
 def _api():
@@ -213,3 +213,71 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
             else reverse(output_bw)
         return (output_fw, output_bw), (state_fw, state_bw)
 
+
+def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
+    """An RNN whose inputs, stopping and emitted values come from `loop_fn` (TF1 raw_rnn).
+
+    `loop_fn(time, cell_output, cell_state, loop_state)` returns `(finished, next_input,
+    next_cell_state, emit_output, next_loop_state)`; it is first called with
+    `(0, None, None, None)` for the initial input and state. The loop runs until every batch
+    entry is finished; finished entries emit zeros and keep their state.
+
+    Returns:
+        (emit_ta, final_state, final_loop_state): emit_ta is a TensorArray (or a structure of
+        them, like the emitted values) of [batch, ...] entries per time step.
+
+    Example:
+        >>> emit_ta, state, _ = tf.nn.raw_rnn(cell, loop_fn)
+        >>> outputs = emit_ta.stack()   # [time, batch, output_size]
+    """
+    tf = _api()
+    if not callable(loop_fn):
+        raise TypeError("loop_fn must be a callable")
+    if parallel_iterations is None:
+        parallel_iterations = 32
+    with tf.variable_scope(scope or "rnn"):
+        time = tf.constant(0, dtype=dtypes.int32)
+        finished, next_input, state, emit_structure, loop_state = loop_fn(time, None, None, None)
+        flat_input = [tf.convert_to_tensor(x) for x in util.flatten(next_input)]
+        batch = flat_input[0].shape.dims[0] if flat_input[0].shape.ndims else None
+        batch_size = batch if batch is not None else tf.shape(flat_input[0])[0]
+        if state is None:
+            raise ValueError("loop_fn must return an initial cell state at time 0.")
+        has_loop_state = loop_state is not None
+        loop_state = loop_state if has_loop_state else tf.constant(0, dtype=dtypes.int32)
+        if emit_structure is not None:
+            flat_emit = [tf.convert_to_tensor(e) for e in util.flatten(emit_structure)]
+            zeros = [tf.zeros_like(e) for e in flat_emit]
+            emit_dtypes = [e.dtype.base_dtype for e in flat_emit]
+        else:
+            emit_structure = cell.output_size
+            state_dtype = util.flatten(state)[0].dtype.base_dtype
+            zeros = [tf.zeros(tf.stack([batch_size] + s.as_list()), state_dtype)
+                     for s in _sizes(emit_structure)]
+            emit_dtypes = [state_dtype] * len(zeros)
+        emit_tas = [tf.TensorArray(d, size=0, dynamic_size=True, element_shape=z.shape)
+                    for d, z in zip(emit_dtypes, zeros)]
+
+        def cond(t, done, *_):
+            return tf.logical_not(tf.reduce_all(done))
+
+        def body(t, done, inputs, old_state, tas, extra):
+            output, cell_state = cell(util.pack_sequence_as(next_input, inputs), old_state)
+            step = loop_fn(t + 1, output, cell_state, extra if has_loop_state else None)
+            next_done, new_input, new_state, emit, new_extra = step
+            emit = output if emit is None else emit
+            flat = [tf.where(done, z, tf.convert_to_tensor(e))
+                    for z, e in zip(zeros, util.flatten(emit))]
+            kept = [tf.where(done, old, new) for old, new in
+                    zip(util.flatten(old_state), util.flatten(new_state))]
+            tas = [ta.write(t, value) for ta, value in zip(tas, flat)]
+            new_extra = new_extra if has_loop_state else extra
+            return (t + 1, tf.logical_or(done, next_done), util.flatten(new_input),
+                    util.pack_sequence_as(old_state, kept), tas, new_extra)
+
+        _, _, _, final_state, emit_tas, final_loop = tf.while_loop(
+            cond, body, [time, finished, flat_input, state, emit_tas, loop_state],
+            parallel_iterations=parallel_iterations, swap_memory=swap_memory,
+            return_same_structure=True)
+        emit = util.pack_sequence_as(emit_structure, emit_tas)
+        return emit, final_state, final_loop if has_loop_state else None

@@ -11,11 +11,10 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.op_def import define_op
+from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.common_shapes import broadcast_shape
 from tensorflux.ops.math_grad_util import unbroadcast
-from tensorflux.ops.slicing_ops import Where  # the op lives with the slicing ops
 
 __all__ = ["where", "where_v2", "clip_by_value"]
 
@@ -126,6 +125,11 @@ def _clip_by_value_grad(op, grad):
             unbroadcast(SelectV2(above, grad, zero), high))
 
 
+def _where_op():
+    """The Where op (coordinates of true elements), defined with the array ops."""
+    return get_op_def("Where")
+
+
 # -- wrappers ---------------------------------------------------------------------------------
 
 def where(condition, x=None, y=None, name=None):
@@ -142,7 +146,7 @@ def where(condition, x=None, y=None, name=None):
         >>> tf.where([True, False, True])   # -> [[0], [2]]
     """
     if x is None and y is None:
-        return Where(condition, name=name)
+        return _where_op()(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     x = convert_to_tensor(x, name="x")
@@ -152,7 +156,7 @@ def where(condition, x=None, y=None, name=None):
 def where_v2(condition, x=None, y=None, name=None):
     """`tf.where_v2`: like `where`, but `condition`, `x` and `y` broadcast together."""
     if x is None and y is None:
-        return Where(condition, name=name)
+        return _where_op()(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     x = convert_to_tensor(x, name="x")

@@ -82,7 +82,8 @@ class Variable:
     Example:
         >>> v = tf.Variable([1.0, 2.0], name="v")
         >>> inc = v.assign_add([1.0, 1.0])
-        >>> sess.run(v.initializer); sess.run(inc)
+        >>> sess.run(v.initializer)
+        >>> sess.run(inc)
         array([2., 3.], dtype=float32)
     """
 

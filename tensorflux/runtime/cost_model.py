@@ -124,15 +124,18 @@ class CostModel:
 
     def _matmul_flops(self, node) -> float:
         out = self.output_elements(node, 0)
-        inner = self.params.unknown_dim
-        if node.inputs:
-            src, idx = node.inputs[0]
+        inner = None
+        for position, (src, idx) in enumerate(node.inputs[:2]):
             shape = self.output_shape(src, idx)
-            if shape is not None and len(shape) >= 2:
-                adjoint = node.attrs.get("transpose_a", False) or node.attrs.get("adj_x", False)
-                inner = shape[-2] if adjoint else shape[-1]
-                inner = self.params.unknown_dim if inner is None else inner
-        return 2.0 * out * inner
+            if inner is not None or shape is None or len(shape) < 2:
+                continue
+            if position == 0:
+                flipped = node.attrs.get("transpose_a", False) or node.attrs.get("adj_x", False)
+                inner = shape[-2] if flipped else shape[-1]
+            else:
+                flipped = node.attrs.get("transpose_b", False) or node.attrs.get("adj_y", False)
+                inner = shape[-1] if flipped else shape[-2]
+        return 2.0 * out * (self.params.unknown_dim if inner is None else inner)
 
     def _conv_flops(self, node) -> float:
         largest = max([self.output_elements(node, 0)] +

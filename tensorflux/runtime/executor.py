@@ -76,9 +76,9 @@ def end_step(ctx) -> None:
 class _Iteration:
     __slots__ = ("pending", "dead", "inputs", "outstanding_ops", "outstanding_frames", "ctx")
 
-    def __init__(self, template, ctx):
+    def __init__(self, template, ctx, first: bool = False):
         self.pending = list(template.pending_init)
-        self.dead = [0] * len(template.items)
+        self.dead = list(template.dead_first) if first else [0] * len(template.items)
         self.inputs = [None] * template.num_slots
         self.outstanding_ops = 0
         self.outstanding_frames = 0
@@ -460,7 +460,8 @@ class _Step:
             path = f"{frame.path};{it};{enter_item.frame_name}"
             child = _Frame(template, path, frame, it, key)
             child.max_parallel = max(1, enter_item.parallel_iterations)
-            child.iterations[0] = _Iteration(template, self.ctx.child(frame_id_of(path), 0))
+            child.iterations[0] = _Iteration(template, self.ctx.child(frame_id_of(path), 0),
+                                             first=True)
             self.frames[key] = child
             frame.iterations[it].outstanding_frames += 1
         return child

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import collections
 
-from tensorflux.framework.tensor import Operation, Tensor
-
 from tensorflux.framework.composite import EXPANSIONS as _EXPANSIONS
 from tensorflux.framework.composite import register_session_run_conversion_functions
+from tensorflux.framework.tensor import Operation, Tensor
 
 __all__ = ["FetchHandler", "feed_expansion", "register_session_run_conversion_functions"]
 

@@ -4,7 +4,9 @@ Hard rules first, the same for every policy:
 
 1. **Colocation groups** share a device: `_class` attrs ("loc:@name", from `colocate_with`),
    and a variable with every op that takes it by reference (Assign, ApplyGradientDescent, ...)
-   or as a resource handle.
+   or as a resource handle. As in TF, groups and their constraints are computed on the whole
+   client graph (once per graph version), not just on the step: a variable that some
+   `assign_add` under `/cpu:1` updates lives on `/cpu:1` in every step.
 2. **Explicit constraints**: a group's (possibly partial) device specs are merged; the group
    may only go to matching devices. No match is an InvalidArgumentError naming the op, the
    requested device and the devices that exist, unless `allow_soft_placement`, which relaxes
@@ -26,9 +28,10 @@ the **policy's**:
   compute time; take the device where it finishes soonest (ties: the device holding more of
   its inputs, then the session's device order). Unconstrained candidates are the devices of
   the default device's task, so a distributed client never spills work onto other tasks.
-  Nodes inside while-loop frames follow their inputs instead (a loop split over devices pays
-  a transfer per iteration that one simulated visit cannot see). Deterministic: same graph,
-  devices and costs give the same placement.
+  A while loop is placed as a unit: its first Enter is placed greedily, its other Enters go
+  to the same device and the nodes inside its frame follow their inputs (a loop split over
+  devices pays a transfer per iteration, which one simulated visit cannot see).
+  Deterministic: same graph, devices and costs give the same placement.
 - `SimplePolicy`: a free group goes where its first placed input is, else to the default
   device; a constrained group takes its first matching device (TF's simple placer).
 
@@ -38,12 +41,13 @@ backend's `placement_policy` before its first run); `placer.GREEDY` is the defau
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.runtime.cost_model import CostModel
-from tensorflux.runtime.partition import FrameInfo, topological_order
+from tensorflux.runtime.partition import ENTER_OPS, FrameInfo, topological_order
 
 _DEVICE_FIELDS = ("job", "replica", "task", "device_type", "device_index")
 
@@ -121,6 +125,7 @@ class GreedyPolicy:
         cost = self.cost_model
         free: dict = {}
         finish: dict = {}
+        loops: dict = {}  # frame name -> device of its first Enter
         for node in order:
             group = group_of[id(node)]
             if group.device is None and group.source:
@@ -128,10 +133,15 @@ class GreedyPolicy:
                 continue
             compute = cost.compute_micros(node)
             if group.device is None:
+                frame = node.attrs.get("frame_name") if node.op in ENTER_OPS else None
                 if not group.constrained and frames.frame(node):
                     group.device = _first_input_device(node, group_of) or default
+                elif not group.constrained and frame in loops:
+                    group.device = loops[frame]
                 else:
                     group.device = self._best(node, group, group_of, finish, free, compute)
+                if frame is not None:
+                    loops.setdefault(frame, group.device)
             device = group.device
             start = max(free.get(device.name, 0.0), self._ready(node, device, group_of, finish))
             finish[id(node)] = start + compute
@@ -202,10 +212,13 @@ def place(nodes, devices, allow_soft_placement: bool = False,
     default = default_device or devices[0]
     policy = policy or GREEDY
     by_name = {d.name: d for d in devices}
-    groups, group_of = _colocation_groups(nodes)
+    whole = _graph_groups(nodes, memo)
+    groups, group_of = _colocation_groups(nodes, whole)
     local = [d for d in devices if _same_task(d.spec, default.spec)] or devices
     for group in groups:
-        _constrain(group, devices, local, default, allow_soft_placement, memo, by_name)
+        _constrain(group, devices, local, default, allow_soft_placement, memo, by_name, whole)
+        if group.constrained and len(group.candidates) == 1:
+            group.device = group.candidates[0]
     order = topological_order(nodes)
     frames = FrameInfo(order)
     policy.assign(order, groups, group_of, default, frames)
@@ -226,10 +239,62 @@ def place(nodes, devices, allow_soft_placement: bool = False,
     return placement
 
 
-def _colocation_groups(nodes):
+def _graph_groups(nodes, memo) -> dict:
+    """{op name: (group root, [(op, DeviceSpec)] of the group's constrained ops)} over the
+    whole client graph, cached in `memo` per graph version."""
+    graph = next((n.source_op._graph for n in nodes if n.source_op is not None), None)
+    if graph is None:
+        return {}
+    key = ("__graph_groups__", id(graph))
+    version = (graph._version, graph._mutation_version)
+    if memo is not None:
+        cached = memo.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+    ops = graph.get_operations()
+    parent = {op._name: op._name for op in ops}
+
+    def find(name):
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    for op in ops:
+        for entry in op._attrs.get("_class", ()) or ():
+            entry = entry.decode() if isinstance(entry, bytes) else entry
+            if entry.startswith("loc:@") and entry[5:] in parent:
+                union(entry[5:], op._name)
+        for k, tensor in enumerate(op._inputs):
+            dtype = tensor._dtype
+            if (dtype.is_ref_dtype and _takes_ref(op, k, op._op_def.inputs)) or \
+                    dtype.base_dtype == dtypes.resource:
+                union(tensor._op._name, op._name)
+    constrained: dict = {}
+    for op in ops:
+        if op._device:
+            constrained.setdefault(find(op._name), []).append(op)
+    result = {op._name: (find(op._name), constrained.get(find(op._name), ())) for op in ops}
+    if memo is not None:
+        memo[key] = (version, result)
+    return result
+
+
+def _colocation_groups(nodes, whole):
     by_name = {n.name: n for n in nodes}
     union = _Groups(nodes)
+    first_of_root: dict = {}
     for node in nodes:
+        info = whole.get(node.name) if node.source_op is not None else None
+        if info is not None:
+            other = first_of_root.setdefault(info[0], node)
+            if other is not node:
+                union.union(other, node)
         for entry in node.attrs.get("_class", ()) or ():
             entry = entry.decode() if isinstance(entry, bytes) else entry
             target = by_name.get(entry[5:]) if entry.startswith("loc:@") else None
@@ -257,7 +322,11 @@ def _colocation_groups(nodes):
 
 
 def _takes_ref(node, k: int, args) -> bool:
-    if node.op.startswith("Ref"):
+    if getattr(node, "op", None) is None or not isinstance(node.op, str):
+        op_type = node._type
+    else:
+        op_type = node.op
+    if op_type.startswith("Ref"):
         return True
     position = 0
     for arg in args:
@@ -269,21 +338,59 @@ def _takes_ref(node, k: int, args) -> bool:
     return False
 
 
+class _Constraint:
+    """A device request of a node or of a colocated op elsewhere in the graph."""
+
+    __slots__ = ("name", "device", "source_op", "location", "op")
+
+    def __init__(self, name, device, source_op, location, op):
+        self.name = name
+        self.device = device
+        self.source_op = source_op
+        self.location = location
+        self.op = op
+
+    def where(self) -> str:
+        return self.location
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_string(device: str) -> DeviceSpec:
+    return DeviceSpec.from_string(device)  # NOTE: shared; callers never mutate it
+
+
 def _parse(node) -> DeviceSpec:
     try:
-        return DeviceSpec.from_string(node.device)
+        return _parse_string(node.device)
     except ValueError as err:
         raise errors.InvalidArgumentError(
             None, node.source_op, f"Malformed device specification '{node.device}' in node "
             f"'{node.name}' ({node.op}): {err}") from None
 
 
-def _constrain(group, devices, local, default, soft, memo, by_name) -> None:
+def _constraints(group, whole) -> list:
+    """(name, device, source op, where) of every constraint on the group, step nodes first,
+    then ops of the whole graph colocated with them."""
+    found = [(n.name, n.device, n.source_op, n.where(), n.op) for n in group.members
+             if n.device]
+    seen = {n.name for n in group.members}
+    roots = []
+    for node in group.members:
+        info = whole.get(node.name) if node.source_op is not None else None
+        if info is not None and info[0] not in roots:
+            roots.append(info[0])
+            for op in info[1]:
+                if op._name not in seen:
+                    seen.add(op._name)
+                    found.append((op._name, op._device, op, op.location, op._type))
+    return found
+
+
+def _constrain(group, devices, local, default, soft, memo, by_name, whole) -> None:
     constraint = DeviceSpec()
     constrained_by = None
-    for node in group.members:
-        if not node.device:
-            continue
+    for name, device, source_op, where, op_type in _constraints(group, whole):
+        node = _Constraint(name, device, source_op, where, op_type)
         spec = _parse(node)
         conflict = _conflict(constraint, spec)
         if conflict is not None:

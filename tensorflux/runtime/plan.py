@@ -65,7 +65,7 @@ class FrameTemplate:
     """The static shape of a frame: its items, slot count and how many Enters feed it."""
 
     __slots__ = ("name", "parent", "items", "num_slots", "num_enters", "pending_init",
-                 "parallel_iterations")
+                 "parallel_iterations", "dead_first")
 
     def __init__(self, name: str, parent):
         self.name = name
@@ -75,6 +75,10 @@ class FrameTemplate:
         self.num_enters = 0
         self.pending_init: list = []
         self.parallel_iterations = 10
+        # Iteration 0 counts a loop Merge's NextIteration inputs as dead (none can arrive
+        # there), so a loop entered with a dead value runs once, dead, down to its Exits;
+        # partitions of a loop split over devices then see the same (dead) iteration.
+        self.dead_first: list = []
 
 
 def _kernel_for(node, device, kernel_cache):
@@ -86,7 +90,10 @@ def _kernel_for(node, device, kernel_cache):
             f"{device.device_type}. Registered devices: {sorted(node.op_def.kernels) or 'none'}.")
     mode = ASYNC if kernel_def.asynchronous else CTX if kernel_def.ctx else PLAIN
     if node.op_def.is_stateful and kernel_cache is not None:
-        key = (device.name, node.name, node.op)
+        # NOTE: two plans may hold different nodes of one name (partition transfers), so the
+        # attrs are part of the key; same-named stateful nodes share their kernel state.
+        key = (device.name, node.name, node.op,
+               tuple(sorted((k, repr(v)) for k, v in node.attrs.items())))
         kernel = kernel_cache.get(key)
         if kernel is None:
             kernel = kernel_def.instantiate(node.attrs, node.name)
@@ -211,6 +218,9 @@ class Plan:
                 # Low bit: "still waiting for a live data input"; each control input counts 2.
                 pending = 1 + 2 * item.pending_init
             frame.pending_init.append(pending)
+            frame.dead_first.append(
+                sum(1 for src, _ in item.node.inputs if _KINDS.get(src.op) == NEXT)
+                if item.kind == MERGE else 0)
             if item.kind == ENTER:
                 self._child_frame(item).num_enters += 1
         for item in self.items:

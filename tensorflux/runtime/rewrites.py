@@ -10,7 +10,8 @@
 2. **Dead branches.** A `Switch` whose predicate is a `Const` (with no control inputs) is
    removed: its taken output is the data input, everything that is dead because of the
    untaken output is deleted, and `Merge`s lose their dead inputs (a Merge left with one
-   input becomes that input). Skipped when a fetched node would be deleted.
+   input becomes that input, or an Identity of it when fetched). Skipped when a fetched node
+   would be deleted.
 3. **Identity chains.** An `Identity` is bypassed unless it is fetched, carries control
    inputs or a `_class`, reads or yields a reference, reads a control-flow op (the pivots of
    `cond` and `while_loop`), or names a device of its own (a deliberate copy point).
@@ -169,7 +170,23 @@ def _const_value(node):
     return (array,)
 
 
+def _static_bytes(node) -> int:
+    """Bytes of the node's outputs by their static shapes (0 when some shape is unknown)."""
+    op = node.source_op
+    if op is None or len(op._outputs) != len(node.output_dtypes):
+        return 0
+    total = 0
+    for tensor, dtype in zip(op._outputs, node.output_dtypes):
+        if not tensor.shape.is_fully_defined():
+            return 0
+        itemsize = np.dtype(dtype.base_dtype.as_numpy_dtype).itemsize
+        total += int(np.prod(tensor.shape.as_list(), dtype=np.int64)) * max(itemsize, 1)
+    return total
+
+
 def _evaluate(node, kernel_def, values, limit):
+    if _static_bytes(node) > limit:
+        return None  # NOTE: known too big before running the kernel (tf.zeros of a big shape)
     args = [values[id(src)][idx] for src, idx in node.inputs]
     try:
         kernel = kernel_def.instantiate(node.attrs, node.name)
@@ -348,15 +365,27 @@ def _remove_switch(nodes, switch, taken, dead, consumers, protected) -> list:
                 if id(inp[0]) not in dead and (id(inp[0]), inp[1]) not in dead_ports]
         if len(keep) == len(node.inputs):
             continue
-        if len(keep) == 1 and id(node) not in protected and not node.control_inputs:
+        if len(keep) == 1 and not node.control_inputs:
             extra.extend(_bypass_merge(node, keep[0], consumers, names))
-            dead.add(id(node))
+            if id(node) in protected:
+                _merge_to_identity(node, keep[0][1])
+            else:
+                dead.add(id(node))
             continue
         node.inputs = [inp for _, inp in keep]
         node.input_dtypes = [src.output_dtypes[idx] for src, idx in node.inputs]
         node.attrs = dict(node.attrs, N=len(node.inputs))
     dead.add(id(switch))
     return [n for n in nodes if id(n) not in dead] + extra
+
+
+def _merge_to_identity(merge, live) -> None:
+    """A fetched Merge left with one input becomes an Identity of it, in place."""
+    dtype = live[0].output_dtypes[live[1]]
+    merge.op, merge.op_def = "Identity", get_op_def("Identity")
+    merge.attrs = {"T": dtype.base_dtype}
+    merge.inputs, merge.input_dtypes = [live], [dtype]
+    merge.output_dtypes = [dtype]
 
 
 def _bypass_merge(merge, kept, consumers, names) -> list:
@@ -387,7 +416,7 @@ def _removable_identity(node, protected) -> bool:
     if node.attrs.get("_class") or _touches_refs(node) or len(node.inputs) != 1:
         return False
     src = node.inputs[0][0]
-    if src.op in CONTROL_FLOW_OPS or src.op in ("_Recv", "_Arg"):
+    if src.op in CONTROL_FLOW_OPS or src.op == "_Recv":
         return False
     return not node.device or node.device == src.device
 

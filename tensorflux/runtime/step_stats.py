@@ -8,7 +8,11 @@ from tensorflux.framework import dtypes
 
 
 def fill_run_metadata(run_metadata, plan, trace, options) -> None:
-    """Fills `run_metadata.step_stats` (when traced) and `partition_graphs` (when asked)."""
+    """Fills `run_metadata.step_stats` (when traced) and `partition_graphs` (when asked).
+
+    As in TF, the message is replaced, not appended to, by each run.
+    """
+    run_metadata.Clear()
     if trace is not None:
         step_stats = run_metadata.step_stats
         labels = {node.name: _timeline_label(node) for part in plan.partitions

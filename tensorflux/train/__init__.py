@@ -16,3 +16,12 @@ from tensorflux.train.queue_runner import *  # noqa: F403
 from tensorflux.train.input import *  # noqa: F403
 from tensorflux.protos.example_pb2 import Example, SequenceExample
 from tensorflux.protos.feature_pb2 import (BytesList, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List)  # noqa: E501
+from tensorflux.train.session_run_hook import *  # noqa: F403
+from tensorflux.train.basic_session_run_hooks import *  # noqa: F403
+from tensorflux.train.session_manager import SessionManager
+from tensorflux.train.monitored_session import *  # noqa: F403
+from tensorflux.train.supervisor import Supervisor
+from tensorflux.summary.writer import summary_iterator
+from tensorflux.train.meta_graph import export_meta_graph, import_meta_graph
+from tensorflux.distributed.cluster_spec import ClusterSpec
+from tensorflux.distributed.server import Server

@@ -11,8 +11,7 @@ import numpy as np
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.platform import tf_logging as logging
-from tensorflux.train.session_run_hook import (SecondOrStepTimer, SessionRunArgs,
-                                               SessionRunHook)
+from tensorflux.train.session_run_hook import SecondOrStepTimer, SessionRunArgs, SessionRunHook
 
 __all__ = ["StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",

@@ -35,11 +35,19 @@ def _scope(name, default):
     return graph_mod.get_default_graph().name_scope(name or default)
 
 
-def _local_variable(initial_value, name: str):
+def _local_variable(initial_value, name: str, validate_shape: bool = True):
     from tensorflux.ops.variables import Variable
 
-    return Variable(initial_value, name=name, trainable=False,
+    return Variable(initial_value, name=name, trainable=False, validate_shape=validate_shape,
                     collections=[GraphKeys.LOCAL_VARIABLES])
+
+
+def _fraction_summary(name: str, numerator, denominator: int) -> None:
+    """TF1's queue-fullness summary (a scalar in the SUMMARIES collection)."""
+    from tensorflux import summary
+    from tensorflux.ops import cast_ops
+
+    summary.scalar(name, cast_ops.cast(numerator, dtypes.float32) * (1.0 / denominator))
 
 
 def match_filenames_once(pattern, name=None):
@@ -49,8 +57,8 @@ def match_filenames_once(pattern, name=None):
     """
     from tensorflux.ops.io_ops_readers import matching_files
 
-    with _scope(name, "matching_filenames") as scope:
-        return _local_variable(matching_files(pattern), name=scope.rstrip("/"))
+    return _local_variable(lambda: matching_files(pattern), name=name or "matching_filenames",
+                           validate_shape=False)
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -86,7 +94,7 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         seed: the shuffle's seed.
         capacity: the queue's capacity.
         shared_name: share the queue across sessions under this name.
-        summary_name: unused (summaries are not recorded).
+        summary_name: when given, a scalar summary of how full the queue is.
         name: a name scope.
         cancel_op: the runner's cancel op.
 
@@ -98,7 +106,6 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     """
     from tensorflux.ops import random_ops
 
-    del summary_name
     with _scope(name, "input_producer") as scope:
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = input_tensor.shape[1:].merge_with(
@@ -115,6 +122,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
                                         name=scope)
         enqueue = queue.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(queue, [enqueue], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_summary(summary_name, queue.size(), capacity)
         return queue
 
 
@@ -144,7 +153,8 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
             string_tensor = array_ops.identity(string_tensor)
         return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs,
                               shuffle=shuffle, seed=seed, capacity=capacity,
-                              shared_name=shared_name, name=scope, cancel_op=cancel_op)
+                              shared_name=shared_name, name=scope, cancel_op=cancel_op,
+                              summary_name=f"fraction_of_{capacity}_full")
 
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
@@ -155,7 +165,7 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
     with _scope(name, "input_producer") as scope:
         range_tensor = sequence_ops.range(limit)
         return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
-                              shared_name, None, scope)
+                              shared_name, f"fraction_of_{capacity}_full", scope)
 
 
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32,
@@ -204,16 +214,53 @@ def _as_original_type(original, dequeued):
 
 
 def _validate(tensor_list) -> list:
-    tensor_list = [convert_to_tensor(t) if not isinstance(t, SparseTensor) else t
+    tensor_list = [t if isinstance(t, SparseTensor) else convert_to_tensor(t)
                    for t in tensor_list]
     if not tensor_list:
         raise ValueError("Expected at least one tensor in batch().")
-    for tensor in tensor_list:
-        if isinstance(tensor, SparseTensor):
-            raise TypeError(f"tf.train batching of SparseTensors is not supported by "
-                            f"tensorflux; batch its dense form (tf.sparse_tensor_to_dense) or "
-                            f"its indices/values tensors instead ({tensor!r})")
     return tensor_list
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many, shared_maps=None):
+    """Replaces SparseTensors by int64 handles into a SparseTensorsMap (queues hold dense
+    tensors only); returns the new list and, per position, (map op, rank) or None."""
+    from tensorflux.ops import sparse_ops
+
+    stored, info = [], []
+    for i, tensor in enumerate(tensor_list):
+        if not isinstance(tensor, SparseTensor):
+            stored.append(tensor)
+            info.append(None)
+            continue
+        rank = tensor.dense_shape.shape.with_rank(1).dims[0]
+        if rank is None:
+            raise ValueError(f"SparseTensor {tensor!r} needs a dense_shape of known length to "
+                             "be batched")
+        if enqueue_many and rank < 2:
+            raise ValueError(f"SparseTensor must have rank > 1 when enqueue_many: {tensor!r}")
+        shared = shared_maps[i] if shared_maps is not None else None
+        op = (sparse_ops.AddManySparseToTensorsMap if enqueue_many
+              else sparse_ops.AddSparseToTensorsMap)
+        handles = op(tensor.indices, tensor.values, tensor.dense_shape,
+                     shared_name=shared.name if shared is not None else "")
+        stored.append(handles)
+        info.append((shared if shared is not None else handles.op,
+                     rank - 1 if enqueue_many else rank))
+    return stored, info
+
+
+def _restore_sparse_tensors(dequeued, info):
+    from tensorflux.ops import sparse_ops
+
+    if not any(info):
+        return dequeued
+    single = not isinstance(dequeued, (list, tuple))
+    items = [dequeued] if single else list(dequeued)
+    for i, meta in enumerate(info):
+        if meta is not None:
+            map_op, rank = meta
+            items[i] = sparse_ops.take_many_sparse_from_tensors_map(map_op, items[i], rank)
+    return items[0] if single else items
 
 
 def _validate_join(tensor_list_list) -> list:
@@ -221,6 +268,21 @@ def _validate_join(tensor_list_list) -> list:
     if not lists:
         raise ValueError("Expected at least one input in batch_join().")
     return lists
+
+
+def _store_sparse_join(tensor_list_list, enqueue_many):
+    """`_store_sparse_tensors` for each list, all sharing the first list's maps."""
+    first, info = _store_sparse_tensors(tensor_list_list[0], enqueue_many)
+    stored = [first]
+    for tensor_list in tensor_list_list[1:]:
+        kinds = [isinstance(t, SparseTensor) for t in tensor_list]
+        if kinds != [meta is not None for meta in info]:
+            raise ValueError(f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. "
+                             f"{tensor_list}")
+        shared = [meta[0] if meta else None for meta in info]
+        more, _ = _store_sparse_tensors(tensor_list, enqueue_many, shared)
+        stored.append(more)
+    return stored, info
 
 
 def _validate_keep_input(keep_input, enqueue_many):
@@ -291,6 +353,14 @@ def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input) -> None:
     add_queue_runner(QueueRunner(queue, ops))
 
 
+def _shuffle_summary(queue, capacity, min_after_dequeue) -> None:
+    from tensorflux.ops import math_ops
+
+    over = math_ops.maximum(0, queue.size() - min_after_dequeue)
+    _fraction_summary(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full",
+                      over, max(1, capacity - min_after_dequeue))
+
+
 def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
@@ -304,13 +374,16 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
     with _scope(name, "batch") as scope:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue_cls = data_flow_ops.PaddingFIFOQueue if dynamic_pad else data_flow_ops.FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes,
                           shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _fraction_summary(f"fraction_of_{capacity}_full", queue.size(), capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -320,13 +393,16 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
     tensor_list_list = _validate_join(tensors_list)
     with _scope(name, "batch_join") as scope:
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_join(tensor_list_list, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue_cls = data_flow_ops.PaddingFIFOQueue if dynamic_pad else data_flow_ops.FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes,
                           shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _fraction_summary(f"fraction_of_{capacity}_full", queue.size(), capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 
@@ -337,13 +413,16 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
     with _scope(name, "shuffle_batch") as scope:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = data_flow_ops.RandomShuffleQueue(
             capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
             shapes=shapes, shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _shuffle_summary(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -353,13 +432,16 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
     tensor_list_list = _validate_join(tensors_list)
     with _scope(name, "shuffle_batch_join") as scope:
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_join(tensor_list_list, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = data_flow_ops.RandomShuffleQueue(
             capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
             shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _shuffle_summary(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 

@@ -13,8 +13,7 @@ from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.platform import tf_logging as logging
-from tensorflux.train.session_run_hook import (SessionRunArgs, SessionRunContext,
-                                               SessionRunValues)
+from tensorflux.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator",
            "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession"]

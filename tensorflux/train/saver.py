@@ -498,7 +498,9 @@ class Saver:
 
         Raises:
             TypeError: `sess` is not a session.
-            ValueError: bad `latest_filename`, or the parent directory does not exist.
+            ValueError: bad `latest_filename` (the directory of `save_path` is created if
+                needed, as TF's SaveV2 does).
+            FailedPreconditionError: a variable is not initialized (named).
         """
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")

@@ -6,8 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
+from tensorflux.ops import sparse_ops
 
-COVERED_OPS = {"SparseToDense"}
+COVERED_OPS = {"SparseToDense", "AddSparseToTensorsMap", "AddManySparseToTensorsMap",
+               "TakeManySparseFromTensorsMap"}
 
 
 def _sparse_to_dense_case(tf):
@@ -116,3 +118,33 @@ def test_sparse_to_dense_matches_numpy(cells, default):
         with tf.Session() as sess:
             out = sess.run(tf.sparse_tensor_to_dense(sparse, default_value=default))
     np.testing.assert_array_equal(out, reference)
+
+
+def test_sparse_tensors_map_round_trip(graph):
+    one = tf.SparseTensor([[0, 1], [2, 0]], [1.0, 2.0], [3, 2])
+    batch = tf.SparseTensor([[0, 0], [1, 2], [1, 3]], [5.0, 6.0, 7.0], [2, 4])
+    handle = sparse_ops.add_sparse_to_tensors_map(one)
+    handles = sparse_ops.AddManySparseToTensorsMap(batch.indices, batch.values,
+                                                    batch.dense_shape,
+                                                    shared_name=handle.op.name)
+    assert handle.op.type == "AddSparseToTensorsMap" and handle.shape.as_list() == []
+    all_handles = tf.placeholder(tf.int64, [None])
+    taken = sparse_ops.take_many_sparse_from_tensors_map(handle.op, all_handles, rank=2)
+    assert taken.indices.shape.as_list() == [None, 3]
+    rows = sparse_ops.take_many_sparse_from_tensors_map(handles.op, all_handles, rank=1)
+    with tf.Session() as sess:
+        h1 = sess.run(handle)
+        h2 = sess.run(handle)
+        value = sess.run(taken, {all_handles: [h1, h2]})
+        np.testing.assert_array_equal(value.indices, [[0, 0, 1], [0, 2, 0], [1, 0, 1],
+                                                      [1, 2, 0]])
+        np.testing.assert_array_equal(value.values, [1, 2, 1, 2])
+        np.testing.assert_array_equal(value.dense_shape, [2, 3, 2])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="unable to find"):
+            sess.run(taken, {all_handles: [h1]})  # each value is taken once
+        many = sess.run(handles)
+        assert many.shape == (2,)
+        out = sess.run(rows, {all_handles: many[::-1]})
+        np.testing.assert_array_equal(out.indices, [[0, 2], [0, 3], [1, 0]])
+        np.testing.assert_array_equal(out.values, [6, 7, 5])
+        np.testing.assert_array_equal(out.dense_shape, [2, 4])

@@ -1,5 +1,6 @@
-"""Core array ops: constants, placeholders, identity family, shapes, reshape/transpose, fill,
-zeros/ones, broadcast_to. Each op has a row (value, dtype, static shape) plus error cases."""
+"""array_ops and shape_ops: constants, placeholders, identity family, shapes,
+reshape/transpose, fill, zeros/ones, broadcast_to. Each op has a row (value, dtype, static
+shape) plus error cases."""
 
 import collections
 
@@ -11,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import array_ops
+from tensorflux.ops import array_ops, shape_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -294,7 +295,7 @@ def _case(fn, *shapes, seed=0):
 
 
 def _conjugate_transpose(tf, x):
-    return array_ops.ConjugateTranspose(x, [1, 0])
+    return shape_ops.ConjugateTranspose(x, [1, 0])
 
 
 GRADIENT_CASES = [

@@ -1,5 +1,5 @@
-"""Concat/split/stack (and list autopacking), tile, pad, reverse, one_hot: value rows against
-NumPy, static shapes, and error cases."""
+"""concat_ops and pad_ops: concat/split/stack (and list autopacking), tile, pad, reverse,
+one_hot. Value rows against NumPy, static shapes, and error cases."""
 
 import collections
 
@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import concat_ops
+from tensorflux.ops import concat_ops, pad_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -70,7 +70,7 @@ ROWS = [
         np.pad(Y, [[1, 1], [2, 2]], "reflect")),
     Row("MirrorPad", lambda: tf.pad(Y, [[2, 1], [3, 0]], mode="symmetric"),
         np.pad(Y, [[2, 1], [3, 0]], "symmetric")),
-    Row("MirrorPadGrad", lambda: concat_ops.MirrorPadGrad(
+    Row("MirrorPadGrad", lambda: pad_ops.MirrorPadGrad(
         np.ones([4, 7], np.float32), [[1, 1], [2, 2]], mode="REFLECT"),
         np.array([[4, 6, 4], [4, 6, 4]], np.float32)),
     Row("ReverseV2", lambda: tf.reverse(X, [0, -1]), X[::-1, :, ::-1]),
@@ -108,7 +108,7 @@ def test_mirror_pad_grad_matches_adjoint():
         x = rng.uniform(size=(3, 4))
         pads = [[2, 1], [1, 3]] if mode == "SYMMETRIC" else [[2, 1], [1, 2]]
         g = rng.uniform(size=np.pad(x, pads).shape)
-        (back,) = _fetch([concat_ops.MirrorPadGrad(g, pads, mode=mode)])
+        (back,) = _fetch([pad_ops.MirrorPadGrad(g, pads, mode=mode)])
         forward = np.pad(x, pads, mode.lower())
         np.testing.assert_allclose(np.sum(forward * g), np.sum(back * x))
 
@@ -288,7 +288,7 @@ GRADIENT_CASES = [
     ("PadV2", _case(lambda tf, x: tf.pad(x, [[1, 1], [0, 1]], constant_values=2.0), [2, 2])),
     ("MirrorPad", _case(lambda tf, x: tf.pad(x, [[1, 2], [2, 1]], "REFLECT"), [3, 3])),
     ("MirrorPad", _case(lambda tf, x: tf.pad(x, [[2, 1], [0, 2]], "SYMMETRIC"), [2, 3])),
-    ("MirrorPadGrad", _case(lambda tf, g: concat_ops.MirrorPadGrad(
+    ("MirrorPadGrad", _case(lambda tf, g: pad_ops.MirrorPadGrad(
         g, [[1, 1], [1, 0]], mode="REFLECT"), [4, 4])),
     ("ReverseV2", _case(lambda tf, x: tf.reverse(x, [1]), [2, 3])),
     ("ReverseSequence", _case(lambda tf, x: tf.reverse_sequence(

@@ -279,6 +279,17 @@ def test_case_errors():
     assert _run(tf.case([], default=lambda: tf.constant(3))) == 3
 
 
+def test_switch_case():
+    i = tf.placeholder(tf.int32, [])
+    out = tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)],
+                         default=lambda: tf.constant(-1))
+    assert [_run(out, {i: k}) for k in (0, 1, 5, -1)] == [10, 20, -1, -1]
+    sparse = tf.switch_case(i, {0: lambda: tf.constant(1.0), 3: lambda: tf.constant(3.0)})
+    assert [_run(sparse, {i: k}) for k in (0, 3, 7)] == [1.0, 3.0, 3.0]
+    with pytest.raises(ValueError, match="empty"):
+        tf.switch_case(i, [])
+
+
 # -- a TF-written GraphDef --------------------------------------------------------------------
 
 @pytest.mark.skipif(not os.path.exists(f"{FIXTURES}/while_cond_graph.pb"), reason="no fixture")

@@ -211,3 +211,28 @@ def test_gradients_computed_inside_a_loop_body():
     _, v = tf.while_loop(lambda i, v: i < 3, body, [0, tf.constant(1.0, tf.float64)])
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(v), 0.8 ** 3)
+
+
+def test_gradient_inside_a_loop_body_with_respect_to_an_outer_tensor():
+    w = tf.constant(3.0, tf.float64)
+
+    def body(i, acc):
+        local = tf.gradients(w * w * tf.cast(i, tf.float64), w)[0]  # 2 w i, per iteration
+        return i + 1, acc + local
+
+    _, acc = tf.while_loop(lambda i, a: i < 4, body, [0, tf.constant(0.0, tf.float64)])
+    with tf.Session() as sess:
+        assert sess.run(acc) == 2 * 3.0 * (0 + 1 + 2 + 3)
+
+
+def test_gradient_of_a_value_inside_a_loop_from_outside_is_an_error():
+    x = tf.placeholder(tf.float64, [])
+    inside = []
+
+    def body(i, v):
+        inside.append(v * x)
+        return i + 1, inside[-1]
+
+    tf.while_loop(lambda i, v: i < 3, body, [0, x])
+    with pytest.raises(ValueError, match="inside while loop"):
+        tf.gradients(inside[0], x)

@@ -150,7 +150,8 @@ def test_run_time_shape_and_type_checks(graph):
     enq = q.enqueue([p])
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match="Shape mismatch in tuple component 0. Expected \\[2\\], got \\[3\\]"):
+                           match="Shape mismatch in tuple component 0. Expected \\[2\\], "
+                                 "got \\[3\\]"):
             sess.run(enq, {p: [1.0, 2.0, 3.0]})
         assert sess.run(q.size()) == 0
 
@@ -160,7 +161,8 @@ def test_closed_queue_errors_and_elements_stay(graph):
     with tf.Session() as sess:
         sess.run(q.enqueue_many([[1, 2]]))
         sess.run(q.close())
-        with pytest.raises(tf.errors.CancelledError, match="FIFOQueue '_\\d+_fifo_queue' is closed"):
+        with pytest.raises(tf.errors.CancelledError,
+                           match="FIFOQueue '_\\d+_fifo_queue' is closed"):
             sess.run(q.enqueue(3))
         with pytest.raises(tf.errors.OutOfRangeError,
                            match="is closed and has insufficient elements \\(requested 3, "
@@ -314,6 +316,11 @@ def test_timeouts_lose_and_duplicate_nothing(graph):
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(q.enqueue(5), options=TIMEOUT)  # full
         np.testing.assert_array_equal(sess.run(q.dequeue_many(4)), [1, 2, 3, 4])
+        small = tf.FIFOQueue(2, [tf.int32], shapes=[[]])
+        sess.run(small.enqueue_many([[7, 8]]))
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(small.dequeue_many(3), options=TIMEOUT)  # staged both, then gave them back
+        np.testing.assert_array_equal(sess.run(small.dequeue_many(2)), [7, 8])
     config = tf.ConfigProto(operation_timeout_in_ms=100)
     with tf.Session(config=config) as sess:
         with pytest.raises(tf.errors.DeadlineExceededError):

@@ -152,3 +152,13 @@ def test_get_variable_with_initializer_classes(graph):
         np.testing.assert_array_equal(sess.run(v), np.ones((2, 2)))
         np.testing.assert_array_equal(sess.run(c), [4.0, 5.0, 6.0])
         assert np.abs(sess.run(h)).max() <= math.sqrt(6.0 / 4)
+
+
+def test_initializers_namespace(graph):
+    assert tf.initializers.zeros is tf.zeros_initializer
+    assert isinstance(tf.initializers.he_normal(), tf.variance_scaling_initializer)
+    v = tf.Variable(1.0, name="v")
+    with tf.Session() as sess:
+        sess.run(tf.initializers.global_variables())
+        assert sess.run(v) == 1.0
+        sess.run(tf.initializers.variables([v]))

@@ -214,3 +214,27 @@ def test_lstm_trained_with_dynamic_rnn_reaches_the_static_rnn_loss():
     static = _train_lstm(False)
     assert dynamic[-1] < dynamic[0] * 0.7  # it learns
     np.testing.assert_allclose(dynamic, static, rtol=1e-4, atol=1e-6)
+
+
+def test_raw_rnn_matches_dynamic_rnn_semantics():
+    lengths = tf.constant(LENGTHS, tf.int32)
+    inputs_ta = tf.TensorArray(tf.float64, size=5).unstack(tf.constant(X.transpose(1, 0, 2)))
+    cell = TanhCell()
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        state = cell.zero_state(2, tf.float64) if cell_output is None else cell_state
+        steps = tf.constant(0) if loop_state is None else loop_state + 1
+        finished = time >= lengths
+        next_input = tf.cond(tf.reduce_all(finished), lambda: tf.zeros([2, 3], tf.float64),
+                             lambda: inputs_ta.read(tf.minimum(time, 4)))
+        return finished, next_input, state, cell_output, steps
+
+    emit_ta, final_state, steps = tf.nn.raw_rnn(cell, loop_fn)
+    outputs = tf.transpose(emit_ta.stack(), [1, 0, 2])
+    out, state, count = _run([outputs, final_state, steps])
+    expected_out, expected_state = _numpy_rnn(X, LENGTHS)
+    np.testing.assert_allclose(out, expected_out, rtol=1e-12)
+    np.testing.assert_allclose(state, expected_state, rtol=1e-12)
+    assert count == 5
+    with pytest.raises(TypeError, match="callable"):
+        tf.nn.raw_rnn(cell, None)

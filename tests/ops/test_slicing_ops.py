@@ -1,5 +1,5 @@
-"""Slice, StridedSlice (and Tensor.__getitem__), gathers, ScatterNd, Where and boolean_mask:
-value rows against NumPy, static shapes, and error cases."""
+"""slicing_ops and gather_ops: Slice, StridedSlice (and Tensor.__getitem__), gathers,
+ScatterNd, Where and boolean_mask. Value rows against NumPy, static shapes, error cases."""
 
 import collections
 
@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import slicing_ops
+from tensorflux.ops import gather_ops, slicing_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -65,7 +65,7 @@ ROWS = [
     Row("GatherV2", lambda: tf.gather(X, [[3, 0], [1, 2]], axis=2, batch_dims=1),
         np.stack([X[0][:, [3, 0]], X[1][:, [1, 2]]])),
     Row("GatherV2", lambda: tf.batch_gather(M, [[0], [3], [1]]), M[[0, 1, 2], [0, 3, 1]][:, None]),
-    Row("Gather", lambda: slicing_ops.Gather(M, [2, 2, 0]), M[[2, 2, 0]]),
+    Row("Gather", lambda: gather_ops.Gather(M, [2, 2, 0]), M[[2, 2, 0]]),
     Row("GatherNd", lambda: tf.gather_nd(X, [[0, 1], [1, 2]]), X[[0, 1], [1, 2]]),
     Row("GatherNd", lambda: tf.gather_nd(M, tf.constant([[[2, 3]], [[0, 0]]], tf.int64)),
         np.array([[M[2, 3]], [M[0, 0]]])),
@@ -314,7 +314,7 @@ GRADIENT_CASES = [
     ("GatherV2", _case(lambda tf, x: tf.gather(x, [[2, 0], [2, 2]]), [3, 2])),
     ("GatherV2", _case(lambda tf, x: tf.gather(x, [1, 1, 0], axis=1), [2, 3, 2])),
     ("GatherV2", _case(_gather_batch, [2, 2, 3])),
-    ("Gather", _case(lambda tf, x: slicing_ops.Gather(x, [1, 0, 1]), [2, 3])),
+    ("Gather", _case(lambda tf, x: gather_ops.Gather(x, [1, 0, 1]), [2, 3])),
     ("GatherNd", _case(lambda tf, x: tf.gather_nd(x, [[1, 0], [1, 0], [0, 2]]), [2, 3])),
     ("ScatterNd", _case(lambda tf, u: tf.scatter_nd([[1], [0], [1]], u, [3, 2]), [3, 2])),
 ]

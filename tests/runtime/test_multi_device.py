@@ -246,3 +246,52 @@ def test_model_parallel_matmul_chains(cpus):
     for _ in range(3):
         a, b = np.tanh(a @ w1), np.tanh(b @ w2)
     np.testing.assert_allclose(got, a + b, rtol=1e-12)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(salt=st.integers(0, 10**6), count=st.sampled_from([0, 1, 4, 7]))
+def test_any_placement_of_a_tensorflow_loop_gives_the_same_values(salt, count):
+    graph_def, expected = _fixture()
+
+    def scatter(op):
+        return f"/cpu:{zlib.crc32(f'{salt}/{op.name}'.encode()) % 3}"
+
+    with tf.Graph().as_default():
+        with tf.device(scatter):
+            x, n, y = tf.import_graph_def(graph_def, return_elements=["x:0", "n:0", "y:0"],
+                                          name="")
+        with tf.Session(config=THREE) as sess:
+            box, _ = _run_with_deadline(
+                lambda: sess.run(y, {x: expected["feed_x"], n: count}))
+    assert "error" not in box, box.get("error")
+    np.testing.assert_allclose(box["value"], expected["y_by_n"][str(count)])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(salt=st.integers(0, 10**6), count=st.integers(0, 4))
+def test_any_placement_of_nested_loops_and_conds(salt, count):
+    def scatter(op):
+        return f"/cpu:{zlib.crc32(f'{salt}/{op.name}'.encode()) % 3}"
+
+    with tf.Graph().as_default():
+        with tf.device(scatter):
+            n = tf.placeholder(tf.int32, [], name="n")
+
+            def outer_body(i, total):
+                def inner_body(j, acc):
+                    step = tf.cond(tf.equal(j % 2, 0), lambda: tf.cast(i, tf.float32),
+                                   lambda: tf.cast(j, tf.float32) * 0.5)
+                    return j + 1, acc + step
+
+                _, inner = tf.while_loop(lambda j, acc: j < i + 1, inner_body,
+                                         [tf.constant(0), total])
+                return i + 1, inner
+
+            _, total = tf.while_loop(lambda i, t: i < n, outer_body,
+                                     [tf.constant(0), tf.constant(0.0)])
+        with tf.Session(config=THREE) as sess:
+            box, _ = _run_with_deadline(lambda: sess.run(total, {n: count}))
+    assert "error" not in box, box.get("error")
+    expected = sum(float(i) if j % 2 == 0 else j * 0.5 for i in range(count)
+                   for j in range(i + 1))
+    assert box["value"] == pytest.approx(expected)

@@ -296,9 +296,10 @@ def test_cross_device_loop_without_loop_cond_is_an_error():
     const = make("c", "Const", {"value": np.float32(1), "dtype": f32}, [], 0, [f32])
     enter = make("enter", "Enter", {"T": f32, "frame_name": "f", "is_constant": False,
                                     "parallel_iterations": 1}, [(const, 0)], 0, [f32])
-    far = make("far", "Identity", {"T": f32}, [(enter, 0)], 1, [f32])
+    mid = make("mid", "Identity", {"T": f32}, [(enter, 0)], 0, [f32])
+    far = make("far", "Identity", {"T": f32}, [(mid, 0)], 1, [f32])
     with pytest.raises(tf.errors.InvalidArgumentError, match="pivot predicate.*'f'"):
-        partition_mod.partition([const, enter, far], BY_NAME)
+        partition_mod.partition([const, enter, mid, far], BY_NAME)
 
 
 def test_topological_order_and_frames(graph):

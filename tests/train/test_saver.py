@@ -260,7 +260,8 @@ def test_state_file_and_max_to_keep(graph, tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path)) == paths[3]
     assert not tf.train.checkpoint_exists(paths[1]) and tf.train.checkpoint_exists(paths[2])
     assert sorted(os.listdir(tmp_path)) == ["checkpoint"] + sorted(
-        [f"model.ckpt-{s}.{ext}" for s in (2, 3) for ext in ("data-00000-of-00001", "index")])
+        [f"model.ckpt-{s}.{ext}" for s in (2, 3)
+         for ext in ("data-00000-of-00001", "index", "meta")])
     assert tf.train.NewCheckpointReader(paths[2]).get_tensor("v") == 3
 
 
@@ -326,7 +327,7 @@ def test_sharded_save_merges_one_bundle(tmp_path):
             sess.run(tf.global_variables_initializer())
             path = saver.save(sess, str(tmp_path / "m"), global_step=7)
             assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-7.data-00000-of-00001",
-                                                    "m-7.index"]
+                                                    "m-7.index", "m-7.meta"]
             sess.run([a.assign([0.0, 0.0]), b.assign([[0]])])
             saver.restore(sess, path)
             assert sess.run(a).tolist() == [1.0, 2.0] and sess.run(b).tolist() == [[3]]
@@ -426,3 +427,18 @@ def test_init_from_checkpoint(tmp_path):
     np.testing.assert_array_equal(got[0], values[0])
     np.testing.assert_array_equal(got[1], values[1])
     np.testing.assert_array_equal(got[2], values[1])
+
+
+def test_meta_graph_written_by_save_restores_into_an_empty_graph(tmp_path):
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=W)
+        tf.reduce_sum(w, name="total")
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            path = tf.train.Saver().save(sess, str(tmp_path / "m"), global_step=2)
+    assert os.path.exists(path + ".meta")
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(path + ".meta")
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            assert sess.run("total:0") == W.sum()

@@ -71,17 +71,23 @@ def assemble(responses):
 
 
 class _Handle:
-    """A pending transfer."""
+    """A pending transfer: calls `done(error, value, is_dead, incarnation)` exactly once."""
 
-    def __init__(self):
+    def __init__(self, done=None):
+        self._lock = threading.Lock()
         self._event = threading.Event()
         self._outcome = None
         self._cancel = None
+        self._done = done
 
     def set(self, outcome):
-        if self._outcome is None:
+        with self._lock:
+            if self._outcome is not None:
+                return
             self._outcome = outcome
-            self._event.set()
+        self._event.set()
+        if self._done is not None:
+            self._done(*outcome)
 
     def result(self):
         self._event.wait()
@@ -107,14 +113,11 @@ class InProcessWorkerClient:
     def call(self, method: str, request, timeout=None):
         return getattr(self._worker, method)(request)
 
-    def recv_tensor_call(self, step_id: int, key: str):
-        handle = _Handle()
+    def recv_tensor_async(self, step_id: int, key: str, done):
+        """Starts a transfer; `done(error, value, is_dead, incarnation)` is called once."""
+        handle = _Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
-
-        def respond(error, value, is_dead, incarnation):
-            handle.set((error, value, is_dead, incarnation))
-
-        self._worker.recv_tensor(request, respond)
+        self._worker.recv_tensor(request, lambda *outcome: handle.set(outcome))
         return handle
 
 
@@ -166,10 +169,11 @@ class GrpcWorkerClient:
         except grpc.RpcError as err:
             raise _translate(err, self.task, self.address, _WORKER_METHODS[method]) from None
 
-    def recv_tensor_call(self, step_id: int, key: str):
+    def recv_tensor_async(self, step_id: int, key: str, done):
+        """Starts a streaming RecvTensor on its own thread; calls `done(...)` once."""
         import grpc
 
-        handle = _Handle()
+        handle = _Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
         call = self._stub.RecvTensor(request)
         handle._cancel = call.cancel

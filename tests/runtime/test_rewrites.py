@@ -1,0 +1,233 @@
+"""Graph rewrites: each one's effect on the dumped step graph, and unchanged results."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorflux as tf
+from tensorflux.runtime import graph_ir, rewrites, subgraph
+
+L0 = -1
+
+
+def _optimize(fetches, feeds=(), options=None, targets=()):
+    nodes, fetch_points, _ = subgraph.build_step_graph(tf.get_default_graph(), list(feeds),
+                                                       list(fetches), list(targets))
+    before = graph_ir.dump(nodes)
+    optimized = rewrites.optimize(nodes, fetch_points, options)
+    return before, graph_ir.dump(optimized).splitlines()
+
+
+def _ops(lines):
+    return sorted(line.split(" = ")[1].split("(")[0] for line in lines)
+
+
+def _run(fetches, feed_dict=None, options=None):
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=options)) \
+        if options is not None else None
+    with tf.Session(config=config) as sess:
+        return sess.run(fetches, feed_dict)
+
+
+@pytest.fixture
+def graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def test_cse_merges_equal_and_commuted_expressions(graph):
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = tf.placeholder(tf.float32, [2], name="y")
+    a = tf.add(x, y, name="a")
+    b = tf.add(x, y, name="b")
+    c = tf.add(y, x, name="c")
+    out = tf.multiply(tf.multiply(a, b, name="ab"), c, name="out")
+    _, lines = _optimize([out], [x, y])
+    assert _ops(lines) == ["AddV2", "Mul", "Mul", "_Arg", "_Arg"]
+    assert any(line.startswith("ab = Mul(a, a)") for line in lines)
+    assert any(line.startswith("out = Mul(ab, a)") for line in lines)
+    feed = {x: [1.0, 2.0], y: [3.0, -1.0]}
+    np.testing.assert_allclose(_run(out, feed), (np.array([4.0, 1.0])) ** 3)
+
+
+def test_cse_never_merges_stateful_ops(graph):
+    r1 = tf.random_uniform([3], seed=1, name="r1")
+    r2 = tf.random_uniform([3], seed=1, name="r2")
+    total = tf.add(r1, r2, name="total")
+    _, lines = _optimize([total])
+    assert sum(" = RandomUniform(" in line for line in lines) == 2
+
+
+def test_cse_keeps_fetched_duplicates(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    a = tf.square(x, name="a")
+    b = tf.square(x, name="b")
+    _, lines = _optimize([a, b], [x])
+    assert sum(" = Square(" in line for line in lines) == 2
+
+
+def test_constant_folding_replaces_the_constant_subgraph(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    c = tf.add(tf.constant(2.0) * tf.constant(3.0), 1.0, name="c")
+    y = tf.multiply(x, c, name="y")
+    before, lines = _optimize([y], [x])
+    assert _ops(before.splitlines()) == ["AddV2", "Const", "Const", "Const", "Mul", "Mul",
+                                         "_Arg"]
+    assert _ops(lines) == ["Const", "Mul", "_Arg"]
+    folded = [line for line in lines if " = Const(" in line][0]
+    assert folded.startswith("c/_folded_0 = Const()") and "array(7." in folded
+    assert any(line.startswith("y = Mul(_arg_x_0_0, c/_folded_0)") for line in lines)
+    assert _run(y, {x: 2.0}) == 14.0
+
+
+def test_a_fetched_constant_expression_becomes_a_const_in_place(graph):
+    c = tf.add(tf.constant(2), tf.constant(5), name="c")
+    _, lines = _optimize([c])
+    assert lines == [line for line in lines if line.startswith("c = Const()")]
+    assert _run(c) == 7
+
+
+def test_folding_keeps_control_dependencies_of_the_subgraph(graph):
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [], name="x")
+    out = tf.cond(p, lambda: x + tf.constant(2.0) * 3.0, lambda: x - 1.0)
+    _, lines = _optimize([out], [p, x])
+    folded = [line for line in lines if "_folded_" in line and " = Const(" in line]
+    assert len(folded) == 1 and "^cond/switch_t" in folded[0] and "array(6." in folded[0]
+    assert _run(out, {p: True, x: 1.0}) == 7.0
+    assert _run(out, {p: False, x: 1.0}) == 0.0
+
+
+def test_folding_respects_the_size_limit(graph):
+    big = tf.add(tf.fill([1000], 1.5), 1.0, name="big")
+    total = tf.reduce_sum(big, name="total")
+    small = tf.OptimizerOptions(opt_level=L0, do_constant_folding=True,
+                                max_folded_constant_in_bytes=100)
+    _, lines = _optimize([total], options=small)
+    assert "Fill" in _ops(lines) and "AddV2" in _ops(lines)
+    _, lines = _optimize([total])
+    assert _ops(lines) == ["Const"]
+    assert _run(total) == 2500.0
+
+
+def test_folding_leaves_failing_kernels_to_the_step(graph):
+    bad = tf.gather(tf.constant([1, 2, 3]), tf.constant(7), name="bad_gather")
+    _, lines = _optimize([bad])
+    assert any(line.startswith("bad_gather = GatherV2(") for line in lines)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="bad_gather"):
+        _run(bad)
+
+
+def test_stateful_ops_are_not_folded(graph):
+    noisy = tf.multiply(tf.random_uniform([2], seed=3), tf.constant(2.0), name="noisy")
+    _, lines = _optimize([noisy])
+    assert "RandomUniform" in _ops(lines) and "Mul" in _ops(lines)
+    v = tf.Variable(2.0, name="v")
+    read = tf.add(v, 1.0, name="read")
+    _, lines = _optimize([read])
+    assert "VariableV2" in _ops(lines) and "AddV2" in _ops(lines)
+
+
+def test_identity_chains_are_removed(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    i1 = tf.identity(x, name="i1")
+    i2 = tf.identity(i1, name="i2")
+    y = tf.multiply(i2, 2.0, name="y")
+    _, lines = _optimize([y], [x])
+    assert _ops(lines) == ["Const", "Mul", "_Arg"]
+    assert any(line.startswith("y = Mul(_arg_x_0_0, ") for line in lines)
+    _, lines = _optimize([y, i2], [x])
+    assert any(line.startswith("i2 = Identity(_arg_x_0_0)") for line in lines)
+    assert not any(line.startswith("i1 = ") for line in lines)
+
+
+def test_identities_with_a_role_are_kept(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    first = tf.square(x, name="first")
+    with tf.control_dependencies([first]):
+        gated = tf.identity(x, name="gated")
+    with tf.device("/cpu:0"):
+        pinned = tf.identity(first, name="pinned")
+    y = tf.add(gated, pinned, name="y")
+    _, lines = _optimize([y], [x])
+    assert any(line.startswith("gated = Identity(_arg_x_0_0, ^first)") for line in lines)
+    assert any(line.startswith("pinned = Identity(first)") for line in lines)
+
+
+def test_dead_branches_of_a_constant_predicate_are_pruned(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    out = tf.cond(tf.constant(True), lambda: x * 2.0, lambda: tf.square(x) * 3.0)
+    before, lines = _optimize([out], [x])
+    assert {"Switch", "Merge", "Square"} <= set(_ops(before.splitlines()))
+    assert not {"Switch", "Merge", "Square"} & set(_ops(lines))
+    assert _run(out, {x: 5.0}) == 10.0
+    _, kept = _optimize([out], [x], tf.OptimizerOptions(opt_level=L0))
+    assert {"Switch", "Merge", "Square"} <= set(_ops(kept))
+    assert _run(out, {x: 5.0}, tf.OptimizerOptions(opt_level=L0)) == 10.0
+
+
+def test_dead_branch_pruning_takes_the_false_side_too(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    out = tf.cond(tf.constant(False), lambda: x * 2.0, lambda: x - 4.0)
+    _, lines = _optimize([out], [x])
+    assert not {"Switch", "Merge"} & set(_ops(lines))
+    assert _run(out, {x: 5.0}) == 1.0
+
+
+def test_opt_level_zero_disables_everything_unless_asked(graph):
+    x = tf.placeholder(tf.float32, [], name="x")
+    a = tf.add(x, tf.constant(1.0) + tf.constant(1.0), name="a")
+    b = tf.add(x, tf.constant(1.0) + tf.constant(1.0), name="b")
+    out = tf.multiply(tf.identity(a), b, name="out")
+    before, off = _optimize([out], [x], tf.OptimizerOptions(opt_level=L0))
+    assert off == before.splitlines()
+    _, fold_only = _optimize([out], [x], tf.OptimizerOptions(
+        opt_level=L0, do_constant_folding=True))
+    assert _ops(fold_only).count("AddV2") == 2 and "Identity" in _ops(fold_only)
+    _, cse_only = _optimize([out], [x], tf.OptimizerOptions(
+        opt_level=L0, do_common_subexpression_elimination=True))
+    assert "Identity" not in _ops(cse_only)
+    assert _ops(cse_only).count("AddV2") == 2  # the two sums of constants merge, a and b too
+    _, everything = _optimize([out], [x])
+    assert _ops(everything) == ["AddV2", "Const", "Mul", "_Arg"]
+    assert _run(out, {x: 1.0}) == 9.0
+
+
+def test_rewrite_options_from_proto():
+    assert rewrites.RewriteOptions.from_proto(None) == rewrites.RewriteOptions()
+    off = rewrites.RewriteOptions.from_proto(tf.OptimizerOptions(opt_level=L0))
+    assert not (off.fold_constants or off.common_subexpressions or off.remove_identities
+                or off.prune_dead_branches)
+    limited = rewrites.RewriteOptions.from_proto(
+        tf.OptimizerOptions(max_folded_constant_in_bytes=64))
+    assert limited.max_folded_bytes == 64 and limited.fold_constants
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "mul", "sub", "id", "const", "square"]),
+                          st.integers(0, 50), st.integers(0, 50)), min_size=1, max_size=10),
+       st.floats(-3, 3))
+def test_optimized_results_equal_unoptimized(program, feed):
+    results = []
+    for options in (tf.OptimizerOptions(opt_level=L0), tf.OptimizerOptions()):
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float64, [], name="x")
+            values = [x, tf.constant(1.5, tf.float64)]
+            for kind, i, j in program:
+                a, b = values[i % len(values)], values[j % len(values)]
+                if kind == "add":
+                    values.append(a + b)
+                elif kind == "mul":
+                    values.append(a * b)
+                elif kind == "sub":
+                    values.append(a - b)
+                elif kind == "id":
+                    values.append(tf.identity(a))
+                elif kind == "square":
+                    values.append(tf.square(a))
+                else:
+                    values.append(tf.constant(float(i) / 7.0, tf.float64))
+            results.append(_run(values[-3:], {x: feed}, options))
+    for plain, optimized in zip(*results):
+        np.testing.assert_array_equal(plain, optimized)
