@@ -254,16 +254,18 @@ class Graph:
             self._device_stack.pop()
 
     def _apply_device(self, op: Operation) -> None:
-        device = ""
-        for spec in self._device_stack:
+        # NOTE: innermost scope first, as TF does: a device function sees the device the inner
+        # scopes chose (replica_device_setter merges with it) and its result replaces it; an
+        # outer string only fills fields still unset; None stops the walk.
+        op._device = ""
+        for spec in reversed(self._device_stack):
             if spec is None:
-                device = ""
-            elif callable(spec) and not isinstance(spec, (str, device_spec.DeviceSpec)):
+                break
+            if callable(spec) and not isinstance(spec, (str, device_spec.DeviceSpec)):
                 chosen = spec(op)
-                device = device_spec.merge_device(device, chosen if chosen is not None else "")
+                op._device = device_spec.canonical_name(chosen) if chosen else ""
             else:
-                device = device_spec.merge_device(device, spec)
-        op._device = device
+                op._device = device_spec.merge_device(spec, op._device)
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):

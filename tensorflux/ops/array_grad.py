@@ -175,9 +175,15 @@ def _tile_grad(op, grad):
         x_shape = SH.shape(x, out_type=multiples.dtype)
         split = SH.reshape(SH.transpose(C.stack([multiples, x_shape])), [-1])
     rank = x.shape.ndims
-    if rank is None:
-        raise ValueError(f"Tile gradient of '{op.name}' needs an input of known rank")
-    summed = reduce_sum(SH.reshape(grad, split), axis=list(range(0, 2 * rank, 2)))
+    if rank is None and multiples.shape.ndims == 1:
+        rank = multiples.shape.dims[0]
+    if rank is not None:
+        axes = list(range(0, 2 * rank, 2))
+    else:
+        from tensorflux.ops import math_ops
+
+        axes = math_ops.range(0, SH.size(split), 2)
+    summed = reduce_sum(SH.reshape(grad, split), axis=axes)
     return [_reshape_to(summed, x), None]
 
 

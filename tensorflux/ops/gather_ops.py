@@ -12,6 +12,8 @@ from tensorflux.framework.tensor_shape import TensorShape
 __all__ = ["gather", "gather_nd", "scatter_nd", "batch_gather"]
 
 _INDEX_TYPES = "{int32, int64}"
+_UNSIGNED = {np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32,
+             np.dtype(np.int64): np.uint64}
 
 # -- GatherV2, Gather, GatherNd, ScatterNd ----------------------------------------------------
 
@@ -75,9 +77,15 @@ def _gather(params, indices, axis: int, batch_dims: int):
         raise errors.InvalidArgumentError(
             None, None, f"Expected axis in the range [{-params.ndim}, {params.ndim}), but got "
                         f"{axis}")
-    _check_gather_indices(indices, params.shape[axis])
     if batch_dims == 0:
-        return np.take(params, indices, axis=axis)
+        # Negative indices become huge unsigned ones, so np.take's own bounds check rejects
+        # them too; the detailed message is only computed on failure.
+        try:
+            return np.take(params, indices.view(_UNSIGNED[indices.dtype]), axis=axis)
+        except IndexError:
+            _check_gather_indices(indices, params.shape[axis])
+            raise
+    _check_gather_indices(indices, params.shape[axis])
     if batch_dims < 0:
         batch_dims += indices.ndim
     batch = params.shape[:batch_dims]

@@ -29,10 +29,7 @@ def constant_value_as_shape(tensor) -> TensorShape:
     """
     tensor = convert_to_tensor(tensor)
     if tensor.shape.ndims == 0:
-        value = constant_value(tensor)
-        if value is not None and int(value) == -1:
-            return TensorShape(None)
-        return TensorShape(None)
+        return TensorShape(None)  # a scalar shape tensor (-1) stands for an unknown rank
     value = constant_value(tensor)
     if value is not None:
         return TensorShape([None if int(d) < 0 else int(d) for d in np.reshape(value, [-1])])

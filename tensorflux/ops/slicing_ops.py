@@ -261,7 +261,11 @@ def _partial_values(tensor):
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
-    """Python-style strided slicing `input_[begin:end:strides]` with TF's masks."""
+    """Python-style strided slicing `input_[begin:end:strides]` with TF's masks.
+
+    `var` is accepted for TensorFlow compatibility (TF uses it for sliced assignment).
+    """
+    del var
     input_ = convert_to_tensor(input_)
     begin = convert_to_tensor(begin, preferred_dtype=dtypes.int32)
     end = convert_to_tensor(end, dtype=begin.dtype)

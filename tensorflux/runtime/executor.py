@@ -74,15 +74,28 @@ def end_step(ctx) -> None:
 
 
 class _Iteration:
-    __slots__ = ("pending", "dead", "inputs", "outstanding_ops", "outstanding_frames", "ctx")
+    """Per-iteration state; its kernel context is made only if a kernel asks for it."""
 
-    def __init__(self, template, ctx, first: bool = False):
+    __slots__ = ("pending", "dead", "inputs", "outstanding_ops", "outstanding_frames", "_ctx",
+                 "_parent_ctx", "_frame_id", "_number")
+
+    def __init__(self, template, ctx, first: bool = False, frame_id: int = 0, number: int = 0):
         self.pending = list(template.pending_init)
         self.dead = list(template.dead_first) if first else [0] * len(template.items)
         self.inputs = [None] * template.num_slots
         self.outstanding_ops = 0
         self.outstanding_frames = 0
-        self.ctx = ctx
+        self._ctx = ctx if not frame_id else None
+        self._parent_ctx = ctx
+        self._frame_id = frame_id
+        self._number = number
+
+    @property
+    def ctx(self):
+        ctx = self._ctx
+        if ctx is None:
+            ctx = self._ctx = self._parent_ctx.child(self._frame_id, self._number)
+        return ctx
 
 
 class _Frame:
@@ -169,10 +182,74 @@ class _Step:
 
     def _loop(self) -> None:
         ready = self.ready
+        pop = ready.popleft
+        push = ready.append
+        traced = self.trace is not None
+        parallel = self.executor.parallel
+        root = self.root
         while True:
             while ready and self.error is None:
-                item, frame, it = ready.popleft()
-                self._process(item, frame, it)
+                item, frame, it = pop()
+                if not item.fast or traced or (item.expensive and parallel and ready):
+                    self._process(item, frame, it)
+                    continue
+                # The common case, inlined: an ordinary kernel whose consumers are in the same
+                # iteration (no dead inputs, no frames to create).
+                iteration = frame.iterations[it]
+                if iteration.dead[item.local]:
+                    self._process(item, frame, it)
+                    continue
+                base = item.slot_base
+                inputs = iteration.inputs[base:base + item.n_inputs]
+                try:
+                    for k in item.deref:
+                        inputs[k] = inputs[k].read()
+                    if item.mode == CTX:
+                        result = item.kernel(iteration.ctx, *inputs)
+                    else:
+                        result = item.kernel(*inputs)
+                    single = item.n_outputs == 1
+                    if not single:
+                        result = _as_outputs(result, item.n_outputs)
+                except Exception as err:  # noqa: BLE001 - every kernel failure is an OpError
+                    self._abort(node_error(item.node, err))
+                    self._node_done(item, frame, it)
+                    continue
+                if item.fetch_slots and frame is root:
+                    for idx, position in item.fetch_slots:
+                        self.results[position] = result if single else result[idx]
+                pending = iteration.pending
+                slots = iteration.inputs
+                scheduled = 0
+                for index, dst, slot, local, is_merge in item.flat_edges:
+                    value = result if single else result[index]
+                    if is_merge:
+                        count = pending[local]
+                        if count & 1:
+                            slots[slot] = value
+                            pending[local] = count - 1
+                        fire = count == 1
+                    else:
+                        slots[slot] = value
+                        count = pending[local] - 1
+                        pending[local] = count
+                        fire = count == 0
+                    if fire:
+                        scheduled += 1
+                        push((dst, frame, it))
+                for dst, local, is_merge in item.flat_controls:
+                    count = pending[local] - (2 if is_merge else 1)
+                    pending[local] = count
+                    if count == 0 or (is_merge and count == 1 and
+                                      iteration.dead[local] == dst.n_data):
+                        scheduled += 1
+                        push((dst, frame, it))
+                # Each scheduled node adds one outstanding op; this one finishes (-1).
+                self.outstanding += scheduled - 1
+                remaining = iteration.outstanding_ops + scheduled - 1
+                iteration.outstanding_ops = remaining
+                if remaining == 0 and frame is not root:
+                    self._cleanup(frame, it)
             if self.error is not None:
                 self._drop_ready()
                 if self.in_flight == 0:
@@ -402,35 +479,32 @@ class _Step:
         pending = iteration.pending
         dead = iteration.dead
         slots = iteration.inputs
-        for index, edges in enumerate(item.out_edges):
-            if not edges:
-                continue
+        push = self.ready.append
+        scheduled = 0
+        for index, dst, slot, local, is_merge in item.flat_edges:
             value = outputs[index]
-            value_dead = value is DEAD
-            for dst, k in edges:
-                local = dst.local
-                if dst.kind == MERGE:
-                    if value_dead:
-                        dead[local] += 1
-                        fire = pending[local] == 1 and dead[local] == dst.n_data
-                    else:
-                        count = pending[local]
-                        if count & 1:
-                            slots[dst.slot_base + k] = value
-                            pending[local] = count - 1
-                        fire = count == 1
+            if is_merge:
+                if value is DEAD:
+                    dead[local] += 1
+                    fire = pending[local] == 1 and dead[local] == dst.n_data
                 else:
-                    slots[dst.slot_base + k] = value
-                    if value_dead:
-                        dead[local] += 1
-                    count = pending[local] - 1
-                    pending[local] = count
-                    fire = count == 0
-                if fire:
-                    self._schedule(dst, frame, it)
-        for dst in item.control_out:
-            local = dst.local
-            if dst.kind == MERGE:
+                    count = pending[local]
+                    if count & 1:
+                        slots[slot] = value
+                        pending[local] = count - 1
+                    fire = count == 1
+            else:
+                slots[slot] = value
+                if value is DEAD:
+                    dead[local] += 1
+                count = pending[local] - 1
+                pending[local] = count
+                fire = count == 0
+            if fire:
+                scheduled += 1
+                push((dst, frame, it))
+        for dst, local, is_merge in item.flat_controls:
+            if is_merge:
                 count = pending[local] - 2
                 pending[local] = count
                 fire = count == 0 or (count == 1 and dead[local] == dst.n_data)
@@ -441,7 +515,11 @@ class _Step:
                 pending[local] = count
                 fire = count == 0
             if fire:
-                self._schedule(dst, frame, it)
+                scheduled += 1
+                push((dst, frame, it))
+        if scheduled:
+            iteration.outstanding_ops += scheduled
+            self.outstanding += scheduled
 
     def _node_done(self, item, frame, it) -> None:
         self.outstanding -= 1
@@ -460,8 +538,8 @@ class _Step:
             path = f"{frame.path};{it};{enter_item.frame_name}"
             child = _Frame(template, path, frame, it, key)
             child.max_parallel = max(1, enter_item.parallel_iterations)
-            child.iterations[0] = _Iteration(template, self.ctx.child(frame_id_of(path), 0),
-                                             first=True)
+            child.iterations[0] = _Iteration(template, self.ctx, first=True,
+                                             frame_id=frame_id_of(path), number=0)
             self.frames[key] = child
             frame.iterations[it].outstanding_frames += 1
         return child
@@ -469,7 +547,8 @@ class _Step:
     def _increment_iteration(self, frame) -> None:
         frame.iteration_count += 1
         n = frame.iteration_count
-        frame.iterations[n] = _Iteration(frame.template, self.ctx.child(frame.frame_id, n))
+        frame.iterations[n] = _Iteration(frame.template, self.ctx, frame_id=frame.frame_id,
+                                         number=n)
         frame.num_outstanding_iterations += 1
         frame.dead_exits = []
         roots, frame.next_iter_roots = frame.next_iter_roots, []

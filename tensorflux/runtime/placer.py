@@ -25,8 +25,11 @@ the **policy's**:
   order. Each device is a single timeline. For a node whose group is still free, try every
   feasible device: the node can start when the device is free and its inputs have arrived
   (an input from another device adds the cost model's transfer time), and finishes after its
-  compute time; take the device where it finishes soonest (ties: the device holding more of
-  its inputs, then the session's device order). Unconstrained candidates are the devices of
+  compute time; take the device where it finishes soonest, counting one more transfer
+  latency for leaving the node's preferred device (its first placed input's, else the
+  default), since its result will have to come back (ties: the device holding more of its
+  inputs, then the session's device order). So cheap work stays together and only work
+  that gains more than a transfer moves. Unconstrained candidates are the devices of
   the default device's task, so a distributed client never spills work onto other tasks.
   A while loop is placed as a unit: its first Enter is placed greedily, its other Enters go
   to the same device and the nodes inside its frame follow their inputs (a loop split over
@@ -36,7 +39,9 @@ the **policy's**:
   device; a constrained group takes its first matching device (TF's simple placer).
 
 Select with `DirectSession(..., placement_policy=placer.SIMPLE)` (or assign the session
-backend's `placement_policy` before its first run); `placer.GREEDY` is the default.
+backend's `placement_policy` before its first run). Each DirectSession defaults to its own
+`GreedyPolicy()`, whose `cost_model.record(run_metadata.step_stats)` turns estimates into
+measurements for later signatures; `place()` without a policy uses the module's `GREEDY`.
 """
 
 from __future__ import annotations
@@ -139,7 +144,8 @@ class GreedyPolicy:
                 elif not group.constrained and frame in loops:
                     group.device = loops[frame]
                 else:
-                    group.device = self._best(node, group, group_of, finish, free, compute)
+                    group.device = self._best(node, group, group_of, finish, free, compute,
+                                              default)
                 if frame is not None:
                     loops.setdefault(frame, group.device)
             device = group.device
@@ -164,12 +170,17 @@ class GreedyPolicy:
             ready = max(ready, at)
         return ready
 
-    def _best(self, node, group, group_of, finish, free, compute):
+    def _best(self, node, group, group_of, finish, free, compute, default):
+        preferred = _first_input_device(node, group_of) or default
+        latency = self.cost_model.control_transfer_micros()
         best = None
         for position, device in enumerate(group.candidates):
             start = max(free.get(device.name, 0.0), self._ready(node, device, group_of, finish))
             local = sum(1 for src, _ in node.inputs if group_of[id(src)].device is device)
-            key = (start + compute, -local, position)
+            # Leaving the preferred device must also pay for the transfer that will bring
+            # the result back where the rest of the work is.
+            penalty = 0.0 if device is preferred else latency
+            key = (start + compute + penalty, -local, position)
             if best is None or key < best[0]:
                 best = (key, device)
         return best[1]

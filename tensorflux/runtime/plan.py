@@ -35,7 +35,7 @@ class Item:
     __slots__ = ("id", "node", "kind", "mode", "kernel", "n_inputs", "n_data", "n_outputs",
                  "deref", "out_edges", "control_out", "frame", "local", "slot_base",
                  "pending_init", "frame_name", "is_constant", "parallel_iterations",
-                 "fetch_slots", "expensive", "arg_index")
+                 "fetch_slots", "expensive", "arg_index", "fast", "flat_edges", "flat_controls")
 
     def __init__(self, index: int, node):
         self.id = index
@@ -59,6 +59,9 @@ class Item:
         self.fetch_slots: list = []
         self.expensive = node.op in EXPENSIVE_OPS
         self.arg_index = node.attrs.get("index", 0) if self.kind == ARG else 0
+        self.fast = False
+        self.flat_edges = ()
+        self.flat_controls = ()
 
 
 class FrameTemplate:
@@ -229,6 +232,20 @@ class Plan:
             self._check_frames(item, root)
         self.root = root
         self.root_ready = [item for item in root.items if root.pending_init[item.local] == 0]
+        self._flatten_edges()
+
+    def _flatten_edges(self) -> None:
+        """Precomputes, for ordinary kernels, the consumers' slots in the same iteration so the
+        executor activates them without further lookups."""
+        for item in self.items:
+            item.flat_edges = tuple(
+                (index, dst, dst.slot_base + k, dst.local, dst.kind == MERGE)
+                for index, edges in enumerate(item.out_edges) for dst, k in edges)
+            item.flat_controls = tuple((dst, dst.local, dst.kind == MERGE)
+                                       for dst in item.control_out)
+            item.fast = (item.kind == NORMAL and item.mode in (PLAIN, CTX)
+                         and all(dst.frame is item.frame for _, dst, *_ in item.flat_edges)
+                         and all(dst.frame is item.frame for dst, *_ in item.flat_controls))
 
     def _check_frames(self, item, root) -> None:
         """Every edge must stay in one frame, except out of Enter (child) and Exit (parent)."""

@@ -25,3 +25,4 @@ from tensorflux.summary.writer import summary_iterator
 from tensorflux.train.meta_graph import export_meta_graph, import_meta_graph
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.server import Server
+from tensorflux.train.device_setter import *  # noqa: F403

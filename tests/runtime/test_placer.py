@@ -171,6 +171,29 @@ def test_greedy_keeps_cheap_work_together(graph):
     assert set(placement.values()) == {"CPU:0"}
 
 
+def test_greedy_keeps_cheap_independent_work_on_one_device(graph):
+    outs = [tf.tanh(tf.constant(np.ones(4) * k), name=f"t{k}") for k in range(4)]
+    total = tf.add_n(outs, name="total")
+    placement = _place([total], policy=placer.GreedyPolicy())
+    assert set(placement.values()) == {"CPU:0"}
+
+
+def test_measured_costs_change_greedy_decisions(graph):
+    outs = [tf.tanh(tf.constant(np.ones(4) * k), name=f"t{k}") for k in range(2)]
+    total = tf.add(outs[0], outs[1], name="total")
+    policy = placer.GreedyPolicy()
+    assert set(_place([total], policy=policy).values()) == {"CPU:0"}
+    from tensorflux.protos import step_stats_pb2
+
+    stats = step_stats_pb2.StepStats()
+    for k in range(2):
+        stats.dev_stats.add(device="d").node_stats.add(node_name=f"t{k}",
+                                                         op_end_rel_micros=5000)
+    policy.cost_model.record(stats)
+    placement = _place([total], policy=policy)
+    assert placement["t0"] != placement["t1"]
+
+
 def test_greedy_stays_in_the_default_task(graph):
     devices = local_devices("worker", 0, 2) + local_devices("ps", 0, 2)
     a, b = _two_chains(size=128)
