@@ -78,6 +78,7 @@ class MasterSession:
             import_graph_def(graph_def, name="")
         self.version = len(graph_def.node)
         self._cache: dict = {}
+        self._placement_memo: dict = {}
         self._lock = threading.Lock()
         self._devices = master.cluster_devices(self._timeout())
 
@@ -140,7 +141,8 @@ class MasterSession:
         soft = bool(self.config.allow_soft_placement) if self.config else False
         local = [d for d in self._devices if d.task == self.master.task]
         default = local[0] if local else self._devices[0]
-        placer.place(nodes, self._devices, soft, False, default_device=default)
+        placer.place(nodes, self._devices, soft, False, default_device=default,
+                     memo=self._placement_memo)
         by_name = {d.name: d for d in self._devices}
         used = {n.assigned_device for n in nodes}
         if len(used) > 1:

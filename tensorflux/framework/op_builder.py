@@ -137,7 +137,15 @@ def create_op_from_def(op_def: OpDef, args, kwargs, name):
             raise ValueError(f"Tensor {tensor.name} must be from the same graph as the "
                              f"'{op_def.name}' op being created.")
 
-    attrs = _resolve_attrs(op_def, given, bound)
+    if "container" in op_def.attrs and op_def.is_stateful and not given.get("container") \
+            and graph._container:
+        given["container"] = graph._container  # tf.container() reaches every stateful op
+    try:
+        attrs = _resolve_attrs(op_def, given, bound)
+    except (TypeError, ValueError) as err:
+        if op_def.name in str(err):
+            raise
+        raise type(err)(f"{op_def.name} op: {err}") from None
     for key, value in graph._attr_scope.items():
         attrs.setdefault(key, value)
     if op_def.name in graph._gradient_override_map:

@@ -119,7 +119,23 @@ def _concat_offset_kernel(concat_dim, *shapes):
 
 
 def concat(values, axis, name="concat"):
-    """Concatenates tensors along `axis` (one tensor: returned through an identity)."""
+    """Concatenates tensors along `axis`.
+
+    Args:
+        values: a list of Tensors of the same rank and dtype (one: returned via Identity).
+        axis: the dimension to join (may be negative, a Python int or a scalar tensor).
+        name: op name (default "concat").
+
+    Returns:
+        A Tensor whose `axis` dimension is the sum of the inputs'.
+
+    Raises:
+        ValueError: ranks or non-`axis` dimensions differ at graph construction.
+        InvalidArgumentError: (at run time) the shapes do not match.
+
+    Example:
+        >>> tf.concat([[1, 2], [3]], 0)   # -> [1, 2, 3]
+    """
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
@@ -229,7 +245,25 @@ def _split_v_kernel(value, size_splits, split_dim):
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
-    """Splits `value` along `axis` into equal parts, or into parts of the given sizes."""
+    """Splits `value` along `axis` into equal parts, or into parts of the given sizes.
+
+    Args:
+        value: the Tensor to split.
+        num_or_size_splits: an int (that many equal parts: Split), or a 1-D list/tensor of
+            sizes, one of which may be -1 (SplitV).
+        axis: the dimension to split.
+        num: the number of outputs when it cannot be inferred from `num_or_size_splits`.
+        name: op name (default "split").
+
+    Returns:
+        A list of Tensors.
+
+    Raises:
+        ValueError: the sizes do not fit the dimension, or `num` cannot be inferred.
+
+    Example:
+        >>> tf.split(tf.zeros([4, 6]), [1, -1], axis=1)   # shapes [4, 1] and [4, 5]
+    """
     if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
             num_or_size_splits, bool):
         return Split(axis, value, num_split=int(num_or_size_splits), name=name)
@@ -312,7 +346,22 @@ def _unpack_kernel(num, axis):
 
 
 def stack(values, axis=0, name="stack"):
-    """Stacks a list of rank-R tensors into one rank-(R+1) tensor along `axis`."""
+    """Stacks a list of rank-R tensors into one rank-(R+1) tensor along `axis`.
+
+    Args:
+        values: a list of Tensors (or values) with the same shape and dtype.
+        axis: where the new dimension goes, in [-(R+1), R+1).
+        name: op name (default "stack").
+
+    Returns:
+        A Tensor of rank R + 1 (a constant when every value is a Python/NumPy value).
+
+    Raises:
+        ValueError: shapes differ, or `axis` is out of range.
+
+    Example:
+        >>> tf.stack([[1, 2], [3, 4]], axis=1)   # -> [[1, 3], [2, 4]]
+    """
     if axis == 0:
         try:
             return convert_to_tensor(values, name=name)

@@ -122,7 +122,27 @@ def _gather_kernel(params, indices):
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
-    """Gathers slices of `params` along `axis` at `indices` (out-of-range indices fail)."""
+    """Gathers slices of `params` along `axis` at `indices`.
+
+    Args:
+        params: the Tensor to gather from.
+        indices: int32/int64 indices into dimension `axis` of `params`, any shape.
+        validate_indices: ignored (indices are always validated), kept for TF1 compatibility.
+        name: op name (default "GatherV2").
+        axis: the dimension to gather along (default `batch_dims`); may be negative.
+        batch_dims: leading dimensions shared by `params` and `indices`.
+
+    Returns:
+        A Tensor of shape `params.shape[:axis] + indices.shape[batch_dims:] +
+        params.shape[axis + 1:]`. Its gradient w.r.t. `params` is an IndexedSlices when
+        `axis == 0` and `batch_dims == 0`.
+
+    Raises:
+        InvalidArgumentError: (at run time) an index is negative or >= params.shape[axis].
+
+    Example:
+        >>> tf.gather([[1, 2], [3, 4], [5, 6]], [2, 0])   # -> [[5, 6], [1, 2]]
+    """
     del validate_indices
     if axis is None:
         axis = batch_dims

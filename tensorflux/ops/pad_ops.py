@@ -181,8 +181,26 @@ def _mirror_pad_grad_kernel(mode):
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
-    """Pads `tensor` by `paddings` (`[[before, after], ...]`) in mode CONSTANT, REFLECT or
-    SYMMETRIC (case-insensitive)."""
+    """Pads `tensor` by `paddings`.
+
+    Args:
+        tensor: a Tensor of rank R.
+        paddings: an int [R, 2] matrix: how much to add before and after each dimension.
+        mode: "CONSTANT", "REFLECT" (edge not repeated) or "SYMMETRIC" (edge repeated),
+            case-insensitive.
+        name: op name.
+        constant_values: the fill value in CONSTANT mode (non-zero uses PadV2).
+
+    Returns:
+        The padded Tensor.
+
+    Raises:
+        ValueError: unknown mode, or `paddings` does not have R rows.
+        InvalidArgumentError: (at run time) negative paddings, or mirror paddings too large.
+
+    Example:
+        >>> tf.pad([[1, 2]], [[0, 0], [1, 1]], "REFLECT")   # -> [[2, 1, 2, 1]]
+    """
     mode = mode.upper()
     if mode == "CONSTANT":
         if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
@@ -325,7 +343,25 @@ def _one_hot_kernel(axis):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """One-hot encoding: `on_value` where the index matches, `off_value` elsewhere."""
+    """One-hot encoding: `on_value` where the index matches, `off_value` elsewhere.
+
+    Args:
+        indices: int indices; out-of-range ones (including negative) give all-off rows.
+        depth: the size of the new dimension.
+        on_value, off_value: scalars (default 1 and 0); their dtype sets the output dtype.
+        axis: where the new dimension goes (default -1, last).
+        dtype: the output dtype (default float32, or that of on_value/off_value).
+        name: name scope (default "one_hot").
+
+    Returns:
+        A Tensor with one more dimension than `indices`.
+
+    Raises:
+        TypeError: on_value, off_value and dtype disagree.
+
+    Example:
+        >>> tf.one_hot([0, 2], 3)   # -> [[1., 0., 0.], [0., 0., 1.]]
+    """
     with _scope(name, "one_hot") as scope:
         on_t = None if on_value is None else convert_to_tensor(on_value, dtype=dtype,
                                                                name="on_value")

@@ -61,7 +61,24 @@ def _dynamic_partition_kernel(num_partitions):
 
 
 def dynamic_partition(data, partitions, num_partitions, name=None):
-    """Splits `data` into `num_partitions` tensors by the partition index of each row."""
+    """Splits `data` into `num_partitions` tensors by the partition index of each entry.
+
+    Args:
+        data: a Tensor whose shape starts with `partitions.shape`.
+        partitions: int32 partition numbers in [0, num_partitions).
+        num_partitions: the number of outputs.
+        name: op name.
+
+    Returns:
+        A list of `num_partitions` Tensors; output i holds the entries with partition i, in
+        order.
+
+    Raises:
+        InvalidArgumentError: (at run time) a partition number is out of range.
+
+    Example:
+        >>> tf.dynamic_partition([10, 20, 30], [1, 0, 1], 2)   # -> [[20], [10, 30]]
+    """
     return DynamicPartition(data, partitions, num_partitions=num_partitions, name=name)
 
 
@@ -139,7 +156,19 @@ def _static_first_dim(merged, indices):
 
 
 def dynamic_stitch(indices, data, name=None):
-    """Interleaves `data[i]` into one tensor: `merged[indices[m][i]] = data[m][i]`."""
+    """Interleaves `data` into one tensor: `merged[indices[m][i]] = data[m][i]`.
+
+    Args:
+        indices: a list of int32 Tensors.
+        data: a list of Tensors; `data[m].shape` starts with `indices[m].shape`.
+        name: op name.
+
+    Returns:
+        A Tensor of `max(indices) + 1` rows; later entries win on duplicate indices.
+
+    Example:
+        >>> tf.dynamic_stitch([[0, 2], [1]], [[1, 3], [2]])   # -> [1, 2, 3]
+    """
     return _static_first_dim(DynamicStitch(list(indices), list(data), name=name), indices)
 
 

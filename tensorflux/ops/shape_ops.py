@@ -251,7 +251,23 @@ def _refine(output: Tensor, shape_tensor) -> Tensor:
 
 
 def reshape(tensor, shape, name=None):
-    """Gives `tensor` a new shape with the same elements (one dimension may be -1)."""
+    """Gives `tensor` a new shape with the same elements.
+
+    Args:
+        tensor: a Tensor (or value convertible to one).
+        shape: a 1-D int32/int64 shape; one entry may be -1 (inferred). May be a list holding
+            tensors, e.g. `[tf.shape(x)[0], -1]`; known entries become the static shape.
+
+    Returns:
+        A Tensor with `tensor`'s elements in row-major order.
+
+    Raises:
+        ValueError: the element counts differ and both are known at graph construction.
+        InvalidArgumentError: (at run time) the element counts differ.
+
+    Example:
+        >>> tf.reshape(tf.range(6), [2, -1])   # -> [[0, 1, 2], [3, 4, 5]]
+    """
     tensor = convert_to_tensor(tensor)
     shape = convert_to_tensor(shape, preferred_dtype=dtypes.int32)
     result = Reshape(tensor, shape, name=name)

@@ -263,7 +263,25 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
     """Python-style strided slicing `input_[begin:end:strides]` with TF's masks.
 
-    `var` is accepted for TensorFlow compatibility (TF uses it for sliced assignment).
+    Args:
+        input_: the Tensor to slice.
+        begin, end, strides: 1-D int32/int64 vectors of equal length (strides default to 1).
+        begin_mask, end_mask: bit i set ignores begin[i] / end[i] (full range).
+        ellipsis_mask: bit i set makes entry i an `...`.
+        new_axis_mask: bit i set inserts a dimension of size 1 (tf.newaxis).
+        shrink_axis_mask: bit i set indexes with begin[i] and removes that dimension.
+        var: accepted for TensorFlow compatibility (TF uses it for sliced assignment).
+        name: op name (default "StridedSlice").
+
+    Returns:
+        The slice, as NumPy basic indexing would give it.
+
+    Raises:
+        ValueError: a constant index is out of range or a stride is 0.
+        InvalidArgumentError: (at run time) an index is out of range.
+
+    Example:
+        >>> tf.strided_slice(x, [0, 1], [2, 3], [1, 1])   # same as x[0:2, 1:3]
     """
     del var
     input_ = convert_to_tensor(input_)
@@ -410,8 +428,21 @@ def _where_kernel(x):
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The elements (or slices along `axis`) of `tensor` where the bool `mask` is true.
 
-    `mask` covers dimensions `axis .. axis + rank(mask)` of `tensor`; they are flattened into
-    one, which keeps only the selected entries.
+    Args:
+        tensor: a Tensor of rank R.
+        mask: a bool Tensor of known rank K covering dimensions `axis .. axis + K` of `tensor`.
+        name: name scope (default "boolean_mask").
+        axis: the first dimension `mask` covers (default 0).
+
+    Returns:
+        A Tensor of rank R - K + 1: the covered dimensions are flattened into one that keeps
+        only the entries where `mask` is true.
+
+    Raises:
+        ValueError: `mask` is a scalar, has unknown rank, or its shape does not match.
+
+    Example:
+        >>> tf.boolean_mask([[1, 2], [3, 4]], [True, False])   # -> [[1, 2]]
     """
     from tensorflux.ops.concat_ops import concat
     from tensorflux.ops.shape_ops import reshape, shape, squeeze

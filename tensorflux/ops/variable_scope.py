@@ -5,8 +5,7 @@ the Variables created through `get_variable`, and one scope store (`("__varscope
 current VariableScope. Reuse follows TF1: `reuse=False` (the root default) refuses an existing
 name, `reuse=True` refuses a missing one, `tf.AUTO_REUSE` creates or returns; reuse is
 inherited by sub-scopes. Variable names depend on variable scopes only, not on name scopes.
-`partitioner` is accepted and recorded; partitioned variables belong to the distributed work,
-so a partitioner currently yields one unpartitioned variable (with a warning).
+A `partitioner` (argument or scope default) makes a `PartitionedVariable` of shards.
 """
 
 from __future__ import annotations
@@ -271,7 +270,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         trainable: add to TRAINABLE_VARIABLES (default True).
         collections: graph collections (default [GLOBAL_VARIABLES]).
         caching_device, partitioner, validate_shape, use_resource, constraint,
-        synchronization, aggregation: as for `tf.Variable` (partitioner: see module doc).
+        synchronization, aggregation: as for `tf.Variable`; with `partitioner`
+            (`fn(shape, dtype) -> shards per axis`) the result is a PartitionedVariable.
         custom_getter: `fn(getter, name, *args, **kwargs)` wrapping the real getter.
 
     Returns:

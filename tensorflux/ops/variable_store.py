@@ -1,9 +1,8 @@
 """The per-graph variable store behind `tf.get_variable` (TF1's `_VariableStore`).
 
 It maps full variable names to the Variables created through `get_variable` and applies TF1's
-reuse rules, default initializers, custom getters and regularizers. `partitioner` is accepted;
-partitioned variables belong to the distributed work, so a partitioner currently yields one
-unpartitioned variable (logged once per store).
+reuse rules, default initializers, custom getters and regularizers. With a `partitioner` it
+creates a `PartitionedVariable` (see `tensorflux.ops.partitioned_variables`).
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ class _VariableStore:
     def __init__(self):
         self._vars: dict = {}
         self._partitioned_vars: dict = {}
-        self._warned_partitioner = False
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
@@ -69,15 +67,23 @@ class _VariableStore:
                          use_resource=None, constraint=None,
                          synchronization=variables.VariableSynchronization.AUTO,
                          aggregation=variables.VariableAggregation.NONE):
-            if partitioner is not None:
-                if not callable(partitioner):
+            is_scalar = isinstance(shape, (list, tuple)) and not shape
+            single = dict(regularizer=regularizer, trainable=trainable,
+                          collections=collections, caching_device=caching_device,
+                          validate_shape=validate_shape, use_resource=use_resource,
+                          constraint=constraint, synchronization=synchronization,
+                          aggregation=aggregation)
+            if (partitioner is not None and not is_scalar) or (
+                    reuse is True and partitioner is None and name in self._partitioned_vars):
+                if partitioner is not None and not callable(partitioner):
                     raise ValueError(f"Partitioner must be callable, but received: "
                                      f"{partitioner}")
-                if not self._warned_partitioner:
-                    self._warned_partitioner = True
-                    logging.warning("get_variable(%s): partitioner ignored; partitioned "
-                                    "variables are not supported yet, creating one variable.",
-                                    name)
+                from tensorflux.ops import partitioned_variables
+
+                with graph_mod.get_default_graph().name_scope(None):
+                    return partitioned_variables.get_partitioned_variable(
+                        self, name, partitioner, shape=shape, dtype=dtype,
+                        initializer=initializer, reuse=reuse, **single)
             if f"{name}/part_0" in self._vars:
                 raise ValueError(f"No partitioner was provided, but a partitioned version of the "
                                  f"variable was found: {name}/part_0. Perhaps a variable of the "
@@ -114,7 +120,8 @@ class _VariableStore:
     def _get_single_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                              regularizer=None, reuse=None, trainable=None, collections=None,
                              caching_device=None, validate_shape=True, use_resource=None,
-                             constraint=None, synchronization=None, aggregation=None):
+                             constraint=None, synchronization=None, aggregation=None,
+                             partition_info=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -153,7 +160,7 @@ class _VariableStore:
                 if shape.is_fully_defined():
                     if _accepts_partition_info(initializer):
                         init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
-                                                     partition_info=None)
+                                                     partition_info=partition_info)
                     else:
                         init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
                     variable_dtype = dtype.base_dtype
