@@ -72,3 +72,4 @@ from tensorflux.ops.accumulator_ops import *  # noqa: F403
 from tensorflux.ops.io_ops_readers import *  # noqa: F403
 from tensorflux.ops.parsing_ops import *  # noqa: F403
 from tensorflux import python_io, sparse
+from tensorflux.ops.partitioned_variables import *  # noqa: F403

@@ -21,6 +21,10 @@ def is_zero(tensor) -> bool:
         return True
     if tensor.op.type in ("ZerosLike", "Zeros"):
         return True
+    if tensor.op.type == "Fill":
+        # NOTE: large `tf.zeros` are Fill ops, too big for constant_value to evaluate.
+        fill_value = constant_value(tensor.op.inputs[1])
+        return fill_value is not None and not np.any(fill_value)
     value = constant_value(tensor)
     return value is not None and not np.any(value)
 

@@ -316,7 +316,10 @@ def _reduction_dims(x, axis, reduction_indices):
 def _reduce(op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims, dtype=None):
     keepdims = bool(_pick("keepdims", keepdims, "keep_dims", keep_dims))
     x = convert_to_tensor(input_tensor, dtype=dtype)
-    return op(x, _reduction_dims(x, axis, reduction_indices), keep_dims=keepdims, name=name)
+    output = op(x, _reduction_dims(x, axis, reduction_indices), keep_dims=keepdims, name=name)
+    if axis is None and reduction_indices is None and not keepdims:
+        output.set_shape([])  # reducing everything gives a scalar even for unknown ranks
+    return output
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,

@@ -84,6 +84,7 @@ def _is_variable_tensor(value) -> bool:
 
 def op_list_to_dict(op_list) -> dict:
     """{save name: variable or list of partitions} from a list of Variables/SaveableObjects."""
+    from tensorflux.ops.partitioned_variables import PartitionedVariable
     from tensorflux.ops.variables import Variable
 
     if not isinstance(op_list, (list, tuple, set)):
@@ -92,6 +93,11 @@ def op_list_to_dict(op_list) -> dict:
     for var in sorted(op_list, key=lambda x: x.name):
         if isinstance(var, SaveableObject):
             result[var.name] = var
+            continue
+        if isinstance(var, PartitionedVariable):
+            if var.name in result:
+                raise ValueError(f"At least two variables have the same name: {var.name}")
+            result[var.name] = list(var)
             continue
         if isinstance(var, Variable) and var._get_save_slice_info() is not None:
             name = var._get_save_slice_info().full_name
@@ -113,9 +119,13 @@ def _saveables_for(op, name: str):
     if not isinstance(name, str):
         raise TypeError(f"names_to_saveables must be a dict mapping string names to "
                         f"trackable operations. Name is not a string: {name}")
+    from tensorflux.ops.partitioned_variables import PartitionedVariable
+
     if isinstance(op, SaveableObject):
         yield op
         return
+    if isinstance(op, PartitionedVariable):
+        op = list(op)
     if isinstance(op, (list, tuple)):
         for part in op:
             info = part._get_save_slice_info()
