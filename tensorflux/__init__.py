@@ -50,6 +50,7 @@ from tensorflux.ops.clip_ops import *  # noqa: F403
 from tensorflux.ops import training_ops as _training_ops  # noqa: F401
 from tensorflux import layers, losses, metrics
 from tensorflux import summary
+from tensorflux import debugging, io, queue
 from tensorflux import distributed as _distributed  # noqa: F401 - registers grpc:// targets
 from tensorflux.ops.random_seed import *  # noqa: F403
 from tensorflux.ops.random_ops import *  # noqa: F403

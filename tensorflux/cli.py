@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 
 def _parse_cluster(items) -> dict:
@@ -60,6 +59,26 @@ def run_server(args) -> int:
     return 0
 
 
+def _wait_serving(proc, timeout: float) -> None:
+    """Waits for a server process to print its 'serving at' line, then echoes its output."""
+    import threading
+
+    ready = threading.Event()
+
+    def pump():
+        for line in proc.stdout:
+            if "serving at" in line:
+                ready.set()
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        ready.set()
+
+    threading.Thread(target=pump, daemon=True).start()
+    if not ready.wait(timeout) or proc.poll() is not None:
+        raise SystemExit(f"a server of the local cluster did not start (exit code "
+                         f"{proc.poll()})")
+
+
 def run_cluster(args) -> int:
     command = args.command[1:] if args.command and args.command[0] == "--" else args.command
     cluster = {"ps": [f"localhost:{_free_port()}" for _ in range(args.ps)],
@@ -72,8 +91,9 @@ def run_cluster(args) -> int:
             for index in range(len(tasks)):
                 servers.append(subprocess.Popen(
                     [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json", spec,
-                     "--job", job, "--task", str(index)]))
-        time.sleep(0.5)
+                     "--job", job, "--task", str(index)], stdout=subprocess.PIPE, text=True))
+        for proc in servers:
+            _wait_serving(proc, timeout=60.0)
         print(f"local cluster: {spec}", flush=True)
         if not command:
             for proc in servers:

@@ -54,14 +54,15 @@ class RemoteDevice:
 
 
 class _TaskPlan:
-    __slots__ = ("task", "client", "handle", "feed_indices", "fetch_indices")
+    __slots__ = ("task", "client", "handle", "feed_indices", "fetch_indices", "graph_def")
 
-    def __init__(self, task, client, handle, feed_indices, fetch_indices):
+    def __init__(self, task, client, handle, feed_indices, fetch_indices, graph_def=None):
         self.task = task
         self.client = client
         self.handle = handle
         self.feed_indices = feed_indices
         self.fetch_indices = fetch_indices
+        self.graph_def = graph_def
 
 
 class MasterSession:
@@ -176,7 +177,7 @@ class MasterSession:
             response = client.call("register_graph", request, timeout=self._timeout())
             status_mod.raise_if_error(response.status, f"registering on {task}")
             plans.append(_TaskPlan(task, client, response.graph_handle, feed_indices,
-                                   fetch_indices))
+                                   fetch_indices, graph_def))
         return plans
 
     def invalidate(self) -> None:
@@ -201,6 +202,9 @@ class MasterSession:
         results = self._run_tasks(plans, feed_tensors, step_id, timeout)
         for index, name in enumerate(fetches):
             response.tensor.add(name=name).tensor.CopyFrom(results[index])
+        if request.options.output_partition_graphs:
+            for plan in plans:  # one GraphDef per task, each node with its device
+                response.metadata.partition_graphs.add().CopyFrom(plan.graph_def)
 
     def _run_tasks(self, plans, feed_tensors, step_id, timeout):
         pool = fanout_pool()

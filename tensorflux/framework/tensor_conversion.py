@@ -61,6 +61,8 @@ def _infer_numpy(value, dtype):
         return np.asarray(value)
     array = np.array(value)
     kind = array.dtype.kind
+    if kind in "fiu" and _holds_numpy_scalars(value):
+        return array  # NumPy scalars keep their dtype, as in TF (only Python numbers default)
     if kind == "f":
         return array.astype(np.float32)
     if kind in "iu":
@@ -70,6 +72,14 @@ def _infer_numpy(value, dtype):
     if kind in "USO":
         return _string_array(value)
     return array
+
+
+def _holds_numpy_scalars(value) -> bool:
+    if isinstance(value, (np.generic, np.ndarray)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_numpy_scalars(v) for v in value)
+    return False
 
 
 def _string_array(value):

@@ -265,12 +265,15 @@ def _strided_slice_grad_grad(op, grad):
 # -- gather and scatter -------------------------------------------------------------------------
 
 def _gather_axis0_grad(params, indices, grad):
+    # NOTE: the shape is read where params live (a sharded embedding's shard on a ps task),
+    # so only its shape, not the table, crosses the network.
+    with params.graph.colocate_with(params):
+        params_shape = SH.shape(params)
     if params.shape.ndims is not None and params.shape[1:].is_fully_defined():
         values_shape = [-1] + params.shape.as_list()[1:]
     else:
-        values_shape = C.concat([[-1], S.strided_slice(SH.shape(params), [1], [0], [1],
+        values_shape = C.concat([[-1], S.strided_slice(params_shape, [1], [0], [1],
                                                        end_mask=1)], 0)
-    params_shape = SH.shape(params)
     values = SH.reshape(_dense(grad), values_shape)
     flat_indices = SH.reshape(indices, [-1])
     return IndexedSlices(values, flat_indices, params_shape)

@@ -16,6 +16,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 _PATCH_BYTES = 64 << 20
+# Input gradients with at least this many channels use one matmul per kernel offset, each
+# into a buffer of at most _OFFSET_BYTES.
+_PER_OFFSET_MIN_DEPTH = 8
+_OFFSET_BYTES = 4 << 20
 
 
 def pad_nhwc(x: np.ndarray, pads, fill=0) -> np.ndarray:
@@ -87,11 +91,47 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
 
 def conv2d_backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo,
                           channels_first_out: bool = False) -> np.ndarray:
-    """d(conv2d)/d(input): (w @ g^T) scattered back to the input by col2im.
+    """d(conv2d)/d(input): every kernel offset's `g @ w[i, j]^T` added back into the input.
 
-    The scatter runs in a `[c, n, h, w]` buffer so each strided add moves contiguous rows;
-    the result is NHWC, or NCHW when `channels_first_out`.
+    With enough input channels each offset is its own matmul into a small contiguous buffer
+    (kept in cache) that is added to the padded input gradient; with few channels those
+    matmuls would be too thin, so one matmul makes all columns and col2im scatters them. The
+    result is NHWC, or NCHW when `channels_first_out`.
     """
+    if input_shape[3] >= _PER_OFFSET_MIN_DEPTH:
+        dx = _backprop_input_per_offset(input_shape, w, g, geo)
+        if channels_first_out:
+            return np.ascontiguousarray(dx.transpose(0, 3, 1, 2))
+        return dx
+    return _backprop_input_col2im(input_shape, w, g, geo, channels_first_out)
+
+
+def _backprop_input_per_offset(input_shape, w: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
+    n, h, wd, c = input_shape
+    kh, kw, _, depth = w.shape
+    out_hw, (top, bottom, left, right) = geo.geometry(h, wd, kh, kw)
+    buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
+    rows = out_hw[0] * out_hw[1]
+    step = max(1, _OFFSET_BYTES // max(rows * c * g.itemsize, 1))
+    part = np.empty((min(n, step) * rows, c), dtype=g.dtype)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        g2 = g[lo:hi].reshape((hi - lo) * rows, depth)
+        out = part[:(hi - lo) * rows]
+        for i in range(kh):
+            for j in range(kw):
+                np.matmul(g2, w[i, j].T, out=out)
+                r, s = offset_slices(i, j, out_hw, geo)
+                view = buf[lo:hi, r, s, :]
+                np.add(view, out.reshape(hi - lo, out_hw[0], out_hw[1], c), out=view)
+    if not (top or bottom or left or right):
+        return buf
+    return np.ascontiguousarray(buf[:, top:top + h, left:left + wd, :])
+
+
+def _backprop_input_col2im(input_shape, w: np.ndarray, g: np.ndarray, geo,
+                           channels_first_out: bool) -> np.ndarray:
+    """The scatter runs in a `[c, n, h, w]` buffer so each strided add moves contiguous rows."""
     n, h, wd, c = input_shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
@@ -179,54 +219,86 @@ def max_pool(x: np.ndarray, geo) -> np.ndarray:
     return out
 
 
-def max_pool_argmax(x: np.ndarray, geo):
-    """(padded-input flat window offset of each output's first maximum, geometry)."""
+def _window_offsets(out_hw, geo) -> list:
+    """(rows, cols) slices of every kernel offset, in row-major (scan) order."""
+    return [offset_slices(i, j, out_hw, geo)
+            for i in range(geo.ksize[0]) for j in range(geo.ksize[1])]
+
+
+def first_max_masks(x: np.ndarray, geo):
+    """(out_hw, pads, [((rows, cols), hit)]): `hit` marks the outputs whose window has its
+    first maximum at that kernel offset.
+
+    As TF's CPU kernel scans, a later offset wins only when strictly greater: ties go to the
+    first maximum and a NaN wins only in first place. Masks come from comparisons with the
+    window maximum (no masked copies, which NumPy runs slowly).
+    """
     n, h, wd, c = x.shape
     out_hw, pads = geo.geometry(h, wd, *geo.ksize)
     xp = pad_nhwc(x, pads, _lowest(x.dtype))
-    best = None
-    arg = np.zeros((n, out_hw[0], out_hw[1], c), dtype=np.int32)
-    k = 0
-    for i in range(geo.ksize[0]):
-        for j in range(geo.ksize[1]):
-            r, s = offset_slices(i, j, out_hw, geo)
-            view = xp[:, r, s, :]
-            if best is None:
-                best = view.copy()
-            else:
-                better = view > best
-                np.copyto(best, view, where=better)
-                arg[better] = k
-            k += 1
-    return arg, out_hw, pads
+    offsets = _window_offsets(out_hw, geo)
+    views = [xp[:, r, s, :] for r, s in offsets]
+    best = views[0].copy()
+    for view in views[1:]:
+        np.fmax(best, view, out=best)
+    if np.issubdtype(best.dtype, np.inexact):
+        first_nan = np.isnan(views[0])
+        if first_nan.any():
+            np.copyto(best, views[0], where=first_nan)
+    masks = []
+    taken = None
+    for k, view in enumerate(views):
+        if k == 0:
+            hit = np.less(view, best)
+            np.logical_not(hit, out=hit)
+            taken = hit.copy()
+        else:
+            hit = np.equal(view, best)
+            np.greater(hit, taken, out=hit)
+            if k < len(views) - 1:
+                np.logical_or(taken, hit, out=taken)
+        masks.append((offsets[k], hit))
+    return out_hw, pads, masks
+
+
+def _exact_zero_products(values: np.ndarray) -> bool:
+    """True when `values * False` is exactly zero everywhere (no inf or NaN)."""
+    return not np.issubdtype(values.dtype, np.inexact) or bool(np.isfinite(values).all())
 
 
 def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     """Routes each output gradient to the first maximum of its window (TF's tie rule)."""
     n, h, wd, c = x.shape
-    arg, out_hw, (top, bottom, left, right) = max_pool_argmax(x, geo)
+    out_hw, (top, bottom, left, right), masks = first_max_masks(x, geo)
     buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
+    routed = np.empty(g.shape, dtype=g.dtype)
+    finite = _exact_zero_products(g)
     zero = np.zeros((), dtype=g.dtype)
-    k = 0
-    for i in range(geo.ksize[0]):
-        for j in range(geo.ksize[1]):
-            r, s = offset_slices(i, j, out_hw, geo)
-            buf[:, r, s, :] += np.where(arg == k, g, zero)
-            k += 1
+    for (r, s), hit in masks:
+        view = buf[:, r, s, :]
+        if finite:
+            np.multiply(g, hit, out=routed)
+            np.add(view, routed, out=view)
+        else:
+            np.add(view, np.where(hit, g, zero), out=view)
+    if not (top or bottom or left or right):
+        return buf
     return np.ascontiguousarray(buf[:, top:top + h, left:left + wd, :])
 
 
 def max_pool_grad_grad(x: np.ndarray, gg: np.ndarray, geo) -> np.ndarray:
     """For each output, the input-shaped `gg` at its window's first maximum."""
-    arg, out_hw, pads = max_pool_argmax(x, geo)
+    out_hw, pads, masks = first_max_masks(x, geo)
     gp = pad_nhwc(gg, pads)
-    out = np.zeros(arg.shape, dtype=gg.dtype)
-    k = 0
-    for i in range(geo.ksize[0]):
-        for j in range(geo.ksize[1]):
-            r, s = offset_slices(i, j, out_hw, geo)
-            np.copyto(out, gp[:, r, s, :], where=arg == k)
-            k += 1
+    out = np.zeros(masks[0][1].shape, dtype=gg.dtype)
+    picked = np.empty(out.shape, dtype=gg.dtype)
+    finite = _exact_zero_products(gg)
+    for (r, s), hit in masks:
+        if finite:
+            np.multiply(gp[:, r, s, :], hit, out=picked)
+            out += picked
+        else:
+            np.copyto(out, gp[:, r, s, :], where=hit)
     return out
 
 

@@ -425,8 +425,12 @@ def _partition(flat_ids, params, strategy: str):
     if all(s is not None for s in sizes):
         total = array_ops.constant(sum(sizes), dtype=flat_ids.dtype.base_dtype)
     else:
-        total = math_ops.add_n([math_ops.cast(array_ops.shape(p)[0], flat_ids.dtype.base_dtype)
-                                for p in params])
+        graph = graph_mod.get_default_graph()
+        counts = []
+        for p in params:
+            with graph.colocate_with(p):  # a shard's size is read where the shard lives
+                counts.append(array_ops.shape(p)[0])
+        total = math_ops.add_n([math_ops.cast(c, flat_ids.dtype.base_dtype) for c in counts])
     per = total // n
     extras = total % n
     assign = math_ops.maximum(flat_ids // (per + 1), (flat_ids - extras) // per)
@@ -441,7 +445,9 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     """Rows of `params` (a tensor, Variable, or list of shards) at `ids`.
 
     With several shards, id `i` lives in shard `i % n` at row `i // n` ("mod"), or in
-    contiguous blocks ("div"), as in TensorFlow.
+    contiguous blocks ("div"), as in TensorFlow. Each shard's Gather is colocated with the
+    shard, so on a cluster only the requested rows leave the parameter servers; the gradient
+    is one IndexedSlices per shard.
 
     Raises:
         ValueError: no params, or an unknown `partition_strategy`.
@@ -457,19 +463,24 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         raise ValueError("Need at least one param")
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
+    graph = graph_mod.get_default_graph()
     with _scope(name, "embedding_lookup") as scope:
-        if len(params) == 1:
-            rows = _clip(array_ops.gather(params[0], ids), convert_to_tensor(ids), max_norm)
-            return array_ops.identity(rows, name=scope)
         params = [convert_to_tensor(p, name="params") for p in params]
         ids = convert_to_tensor(ids, name="ids")
+        if len(params) == 1:
+            with graph.colocate_with(params[0]):
+                rows = _clip(array_ops.gather(params[0], ids), ids, max_norm)
+            return array_ops.identity(rows, name=scope)
         flat_ids = array_ops.reshape(ids, [-1])
         original = math_ops.range(array_ops.size(flat_ids))
         assign, new_ids = _partition(flat_ids, params, partition_strategy)
         assign = math_ops.cast(assign, dtypes.int32)
         gather_ids = array_ops.dynamic_partition(new_ids, assign, len(params))
         positions = array_ops.dynamic_partition(original, assign, len(params))
-        parts = [_clip(array_ops.gather(p, g), g, max_norm) for p, g in zip(params, gather_ids)]
+        parts = []
+        for p, g in zip(params, gather_ids):
+            with graph.colocate_with(p):
+                parts.append(_clip(array_ops.gather(p, g), g, max_norm))
         merged = array_ops.dynamic_stitch(positions, parts)
         element = TensorShape(None)
         for p in params:

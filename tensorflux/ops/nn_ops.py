@@ -136,7 +136,8 @@ def _at_least_rank1(logits):
 
 def softmax_array(x: np.ndarray) -> np.ndarray:
     """Softmax over the last axis, stable against overflow."""
-    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    e = x - np.max(x, axis=-1, keepdims=True)
+    np.exp(e, out=e)
     e /= np.sum(e, axis=-1, keepdims=True)
     return e
 
@@ -211,10 +212,14 @@ def _sparse_softmax_xent_kernel(features, labels):
             None, None, f"Received a label value of {labels[bad][0]} which is outside the valid "
                         f"range of [0, {classes}).  Label values: "
                         f"{' '.join(str(v) for v in labels.tolist())}")
-    log_probs = log_softmax_array(features)
+    # Three passes over the logits: shift, exp (in place), normalise (in place).
+    backprop = features - np.max(features, axis=-1, keepdims=True)
     rows = np.arange(labels.shape[0])
-    loss = -log_probs[rows, labels]
-    backprop = np.exp(log_probs)
+    picked = backprop[rows, labels]
+    np.exp(backprop, out=backprop)
+    sums = np.sum(backprop, axis=-1, keepdims=True)
+    backprop /= sums
+    loss = np.log(sums[:, 0]) - picked
     backprop[rows, labels] -= 1
     return loss, backprop
 

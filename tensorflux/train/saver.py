@@ -307,7 +307,8 @@ class BaseSaverBuilder:
             filename_tensor = _placeholder_with_default(graph, filename_tensor, "Const")
             if sharded:
                 per_device = self._GroupByDevices(saveables)
-                save_tensor = self._AddShardedSaveOps(filename_tensor, per_device)
+                save_tensor = self._AddShardedSaveOps(filename_tensor,
+                                                      _slices_together(per_device))
                 restore_op = self._AddShardedRestoreOps(filename_tensor, per_device,
                                                         restore_sequentially, reshape)
             else:
@@ -329,6 +330,25 @@ class BaseSaverBuilder:
 
 
 BulkSaverBuilder = BaseSaverBuilder
+
+
+def _slices_together(per_device) -> list:
+    """Save groups with every slice of a partitioned variable in the group of its first slice.
+
+    NOTE: a bundle holds whole tensors, so one SaveV2 op must see all slices of a tensor; the
+    other slices travel to it (restores still run on each slice's own device).
+    """
+    home: dict = {}
+    for device, saveables in per_device:
+        for saveable in saveables:
+            if saveable.specs[0].slice_spec:
+                home.setdefault(saveable.name, device)
+    regrouped = collections.defaultdict(list)
+    for device, saveables in per_device:
+        for saveable in saveables:
+            target = home.get(saveable.name, device) if saveable.specs[0].slice_spec else device
+            regrouped[target].append(saveable)
+    return sorted(regrouped.items(), key=lambda kv: kv[0])
 
 
 def _wrap_restore_error(err, what):

@@ -228,7 +228,7 @@ def test_cluster_command_runs_workers(tmp_path):
     result = subprocess.run([sys.executable, "-m", "tensorflux.cli", "cluster", "--ps", "1",
                              "--workers", "2", "--", sys.executable, str(script)],
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr[-2000:])
     assert "ok 0" in result.stdout and "ok 1" in result.stdout
 
 

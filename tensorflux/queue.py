@@ -1,0 +1,2 @@
+"""`tf.queue`: the queue classes."""
+
