@@ -222,7 +222,11 @@ def test_lookup_gathers_on_ps_and_moves_only_requested_rows(ps_cluster):
                            options=tf.RunOptions(output_partition_graphs=True),
                            run_metadata=meta)
             moved = list(transfers)
-            parts = [sess.run(p[:3]) for p in emb]  # spot-check rows without moving tables
+            heads = []
+            for part in emb:
+                with tf.colocate_with(part):  # sliced on the ps: the tables stay there
+                    heads.append(part[:3])
+            parts = sess.run(heads)
             spot = sess.run(looked_up, {ids: [0, 1, 2, rows // 2, rows // 2 + 1, rows // 2 + 2]})
     gathers = {n.name: n.device for g in meta.partition_graphs for n in g.node
                if n.op in ("Gather", "GatherV2")}

@@ -179,3 +179,31 @@ def test_config_and_options_objects(graph):
         assert sess.list_devices()[0].name.endswith("CPU:0")
     with pytest.raises(TypeError):
         tf.Session(config={"bad": 1})
+
+
+def test_pruning_runs_only_what_fetches_need(graph):
+    counter = tf.Variable(0, name="counter")
+    bump = tf.assign_add(counter, 1)
+    with tf.control_dependencies([bump]):
+        counted = tf.identity(tf.constant(1.0))
+    unrelated = tf.constant(2.0) * 3.0
+    with tf.Session() as sess:
+        sess.run(counter.initializer)
+        for _ in range(3):
+            assert sess.run(unrelated) == 6.0
+        assert sess.run(counter) == 0
+        sess.run(counted)
+        sess.run([counted, unrelated])
+        assert sess.run(counter) == 2
+        fed = sess.run(counted, {counted: 5.0})
+        assert fed == 5.0 and sess.run(counter) == 2
+
+
+def test_inter_op_thread_pool_gives_the_serial_result(graph):
+    x = tf.placeholder(tf.float64, [400, 400])
+    branches = [tf.matmul(tf.matmul(x, x), x) for _ in range(4)]
+    total = tf.add_n(branches)
+    value = np.random.RandomState(0).rand(400, 400)
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+        result = sess.run(total, {x: value})
+    np.testing.assert_allclose(result, 4 * (value @ value @ value), rtol=1e-10)
