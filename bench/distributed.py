@@ -277,8 +277,8 @@ def main() -> None:
         backends.remove("tensorflow")
     counts = [int(w) for w in args.workers.split(",")]
     table: dict = {}
-    for backend in backends:
-        for workers in counts:
+    for workers in counts:  # both systems back to back, so they see the same machine load
+        for backend in backends:
             started = time.perf_counter()
             results = run_cluster(backend, workers, cases, args.seconds, direct)
             for case, times in results.items():

@@ -48,6 +48,7 @@ from tensorflux.framework.indexed_slices import IndexedSlices, IndexedSlicesValu
 from tensorflux.ops.gradients_impl import *  # noqa: F403
 from tensorflux.ops.clip_ops import *  # noqa: F403
 from tensorflux.ops import training_ops as _training_ops  # noqa: F401
+from tensorflux.ops import fused_ops as _fused_ops  # noqa: F401
 from tensorflux import layers, losses, metrics
 from tensorflux import summary
 from tensorflux import debugging, io, queue
@@ -74,3 +75,5 @@ from tensorflux.ops.io_ops_readers import *  # noqa: F403
 from tensorflux.ops.parsing_ops import *  # noqa: F403
 from tensorflux import python_io, sparse
 from tensorflux.ops.partitioned_variables import *  # noqa: F403
+from tensorflux import image
+from tensorflux.ops.image_ops import *  # noqa: F403

@@ -86,6 +86,14 @@ def run_cluster(args) -> int:
     cluster = {job: tasks for job, tasks in cluster.items() if tasks}
     spec = json.dumps(cluster)
     servers = []
+    workers = []
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    # NOTE: without this a SIGTERM (a cluster manager, `kill`) would end this process
+    # without its `finally`, leaving every server and worker process behind.
+    signal.signal(signal.SIGTERM, terminated)
     try:
         for job, tasks in cluster.items():
             for index in range(len(tasks)):
@@ -99,7 +107,6 @@ def run_cluster(args) -> int:
             for proc in servers:
                 proc.wait()
             return 0
-        workers = []
         for index in range(len(cluster.get("worker", []))):
             env = dict(os.environ, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
                        TFX_TASK_INDEX=str(index))
@@ -109,14 +116,20 @@ def run_cluster(args) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        for proc in servers:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in servers:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        _stop_all(workers + servers)
+
+
+def _stop_all(procs) -> None:
+    """Terminates every process still running (killing those that ignore it) and reaps all."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv=None) -> int:

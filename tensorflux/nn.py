@@ -21,3 +21,9 @@ from tensorflux.ops.pooling_ops import avg_pool, avg_pool2d, max_pool, max_pool2
 from tensorflux.ops import conv_grad as _conv_grad, nn_grad as _nn_grad  # noqa: F401
 from tensorflux.ops.unary_ops import sigmoid, tanh
 from tensorflux.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn
+from tensorflux.ops.candidate_sampling_ops import (all_candidate_sampler, compute_accidental_hits,
+                                                   fixed_unigram_candidate_sampler,
+                                                   learned_unigram_candidate_sampler,
+                                                   log_uniform_candidate_sampler,
+                                                   uniform_candidate_sampler)
+from tensorflux.ops.sampled_losses import nce_loss, sampled_softmax_loss

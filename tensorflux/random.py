@@ -1,5 +1,12 @@
 """`tf.random`: random ops and seeds under their `tf.compat.v1.random` names."""
 
+from tensorflux.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from tensorflux.ops.random_ops import categorical, multinomial, truncated_normal
 from tensorflux.ops.random_ops import random_gamma as gamma
 from tensorflux.ops.random_ops import random_normal as normal
@@ -9,4 +16,6 @@ from tensorflux.ops.random_ops import random_uniform as uniform
 from tensorflux.ops.random_seed import get_seed, set_random_seed
 
 __all__ = ["categorical", "gamma", "get_seed", "multinomial", "normal", "poisson",
-           "set_random_seed", "shuffle", "truncated_normal", "uniform"]
+           "set_random_seed", "shuffle", "truncated_normal", "uniform", "all_candidate_sampler",
+           "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler",
+           "log_uniform_candidate_sampler", "uniform_candidate_sampler"]

@@ -3,10 +3,14 @@
 A `MasterSession` holds the client's graph (shipped as GraphDef, extended incrementally). On a
 new signature it prunes, places over every device of every task, partitions with `_Send` /
 `_Recv`, and registers each task's partitions on its worker once; every step is then one
-`RunGraph` per task with a fresh step id. While a step runs the master checks its tasks'
-health (GetStatus); a dead or restarted task aborts the step everywhere, and the client gets
-UnavailableError or AbortedError naming the task. The cache is dropped then, so the session
-works again once the task is back.
+`RunGraph` per task with a fresh step id (`step_runner`). While a step runs the master checks
+its tasks' health (GetStatus); a dead or restarted task aborts the step everywhere, and the
+client gets UnavailableError or AbortedError naming the task. The plans and the cluster's
+devices are refreshed then, so the session works again once the task is back (under its new
+incarnation: transfers keyed with the old one are refused).
+
+A client in the master's process (`run_step_local`) exchanges ndarrays with it, and the
+master with the workers of its own process: nothing is serialized on that path.
 """
 
 from __future__ import annotations
@@ -17,27 +21,16 @@ import threading
 import time
 
 from tensorflux.distributed import status as status_mod
+from tensorflux.distributed import step_runner
 from tensorflux.distributed.rendezvous_mgr import task_of
+from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
 from tensorflux.framework import errors
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.graph import Graph
 from tensorflux.protos import master_pb2, worker_pb2
 from tensorflux.runtime import placer, subgraph
 
-_FANOUT_LOCK = threading.Lock()
-_FANOUT = []
-
-
-def fanout_pool():
-    """Threads that wait on RunGraph calls (kept apart from the executors' pool)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with _FANOUT_LOCK:
-        if not _FANOUT:
-            _FANOUT.append(ThreadPoolExecutor(max_workers=64, thread_name_prefix="tfx-master"))
-        return _FANOUT[0]
-
-HEARTBEAT_SECS = 1.0
+fanout_pool = step_runner.fanout_pool
 
 
 class RemoteDevice:
@@ -81,7 +74,15 @@ class MasterSession:
         self._cache: dict = {}
         self._placement_memo: dict = {}
         self._lock = threading.Lock()
-        self._devices = master.cluster_devices(self._timeout())
+        self._set_devices(master.cluster_devices(self._timeout()))
+
+    def _set_devices(self, devices) -> None:
+        self._devices = devices
+        self._devices_stale = False
+        incarnations: dict = {}
+        for device in devices:
+            incarnations.setdefault(device.task, {})[device.name] = device.incarnation
+        self._incarnations = incarnations
 
     def _timeout(self) -> float:
         ms = self.config.operation_timeout_in_ms if self.config is not None else 0
@@ -134,6 +135,8 @@ class MasterSession:
         from tensorflux.framework.op_def import get_op_def
         from tensorflux.runtime.graph_ir import Node
 
+        if self._devices_stale:  # a task failed: place on the devices it has now
+            self._set_devices(self.master.cluster_devices(self._timeout(), self._devices))
         graph = self.graph
         feeds = [graph.as_graph_element(n, allow_operation=False) for n in feed_names]
         fetches = [graph.as_graph_element(n, allow_operation=False) for n in fetch_names]
@@ -174,123 +177,48 @@ class MasterSession:
             client = self.master.client_for(task)
             request = worker_pb2.RegisterGraphRequest(session_handle=self.handle,
                                                       graph_def=graph_def)
-            response = client.call("register_graph", request, timeout=self._timeout())
+            response = client.call("register_graph", request, timeout=self._timeout(),
+                                   wait_for_ready=True)
             status_mod.raise_if_error(response.status, f"registering on {task}")
             plans.append(_TaskPlan(task, client, response.graph_handle, feed_indices,
                                    fetch_indices, graph_def))
         return plans
 
     def invalidate(self) -> None:
+        """Drops the plans; the next step refreshes the devices (and their incarnations)."""
         with self._lock:
             self._cache.clear()
-        try:
-            self._devices = self.master.cluster_devices(self._timeout())
-        except errors.OpError:
-            pass
+            self._devices_stale = True
 
     # -- steps -------------------------------------------------------------------------------
 
     def run(self, request, response) -> None:
-        feed_names = tuple(t.name for t in request.feed)
-        fetches = tuple(request.fetch)
-        targets = tuple(request.target)
-        plans = self._plan(feed_names, fetches, targets)
-        feed_tensors = [t.tensor for t in request.feed]
+        """RunStep with TensorProtos in and out (a client in another process)."""
+        feed_values = [decode_tensor(t.tensor) for t in request.feed]
+        values = self.run_arrays(tuple(t.name for t in request.feed), feed_values,
+                                 tuple(request.fetch), tuple(request.target), request.options,
+                                 response.metadata)
+        for name, value in zip(request.fetch, values):
+            encode_tensor(value, response.tensor.add(name=name).tensor)
+
+    def run_arrays(self, feed_names, feed_values, fetches, targets, options=None,
+                   metadata=None) -> list:
+        """One step: the fetched ndarrays, in the order of `fetches`."""
         step_id = random.getrandbits(62) + 1
-        timeout = request.options.timeout_in_ms / 1000.0 if request.options.timeout_in_ms \
-            else None
-        results = self._run_tasks(plans, feed_tensors, step_id, timeout)
-        for index, name in enumerate(fetches):
-            response.tensor.add(name=name).tensor.CopyFrom(results[index])
-        if request.options.output_partition_graphs:
+        timeout = options.timeout_in_ms / 1000.0 if options is not None and \
+            options.timeout_in_ms else None
+        try:
+            plans = self._plan(tuple(feed_names), tuple(fetches), tuple(targets))
+            values = step_runner.run_step(self.handle, plans, feed_values, step_id, timeout,
+                                          self.master.watchdog, self._incarnations,
+                                          self._abort)
+        except (errors.UnavailableError, errors.AbortedError):
+            self.invalidate()
+            raise
+        if metadata is not None and options is not None and options.output_partition_graphs:
             for plan in plans:  # one GraphDef per task, each node with its device
-                response.metadata.partition_graphs.add().CopyFrom(plan.graph_def)
-
-    def _run_tasks(self, plans, feed_tensors, step_id, timeout):
-        pool = fanout_pool()
-        outcome = {}
-        failure = []
-        done = threading.Event()
-        remaining = [len(plans)]
-        lock = threading.Lock()
-
-        def run_task(plan):
-            request = worker_pb2.RunGraphRequest(session_handle=self.handle,
-                                                 graph_handle=plan.handle, step_id=step_id)
-            for index in plan.feed_indices:
-                request.send.add(name=str(index)).tensor.CopyFrom(feed_tensors[index])
-            try:
-                response = plan.client.call("run_graph", request, timeout=timeout)
-                status_mod.raise_if_error(response.status)
-                for item in response.recv:
-                    outcome[int(item.name)] = item.tensor
-            except errors.OpError as err:
-                with lock:
-                    failure.append((plan.task, err))
-            finally:
-                with lock:
-                    remaining[0] -= 1
-                    if remaining[0] == 0 or failure:
-                        done.set()
-
-        for plan in plans:
-            pool.submit(run_task, plan)
-        health = self._health_checker(plans, failure, lock, done)
-        while not done.wait(HEARTBEAT_SECS):
-            health()
-        if failure:
-            task, error = self._root_failure(failure)
-            self._abort(plans, step_id, error)
-            with lock:
-                pending = remaining[0]
-            deadline = time.monotonic() + 5.0
-            while pending and time.monotonic() < deadline:
-                time.sleep(0.01)
-                with lock:
-                    pending = remaining[0]
-            if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
-                self.invalidate()
-            raise error
-        return outcome
-
-    @staticmethod
-    def _root_failure(failures):
-        for task, error in failures:
-            if not isinstance(error, errors.CancelledError):
-                return task, error
-        return failures[0]
-
-    def _health_checker(self, plans, failure, lock, done):
-        incarnations: dict = {}
-        for device in self._devices:
-            incarnations.setdefault(device.task, {})[device.name] = device.incarnation
-
-        def check():
-            for plan in plans:
-                try:
-                    status = plan.client.call("get_status", worker_pb2.GetStatusRequest(),
-                                              timeout=max(2.0, HEARTBEAT_SECS * 2))
-                except errors.OpError as err:
-                    error = errors.UnavailableError(
-                        None, None, f"Task {plan.task} failed during the step: {err.message}")
-                    error._tfx_task = plan.task
-                    with lock:
-                        failure.append((plan.task, error))
-                    done.set()
-                    return
-                known = incarnations.get(plan.task, {})
-                for attrs in status.device_attributes:
-                    if attrs.name in known and known[attrs.name] != attrs.incarnation:
-                        error = errors.AbortedError(
-                            None, None, f"Task {plan.task} restarted during the step (new "
-                            f"incarnation); the step was aborted.")
-                        error._tfx_task = plan.task
-                        with lock:
-                            failure.append((plan.task, error))
-                        done.set()
-                        return
-
-        return check
+                metadata.partition_graphs.add().CopyFrom(plan.graph_def)
+        return [values[index] for index in range(len(fetches))]
 
     def _abort(self, plans, step_id, error) -> None:
         request = worker_pb2.AbortRequest(step_id=step_id)
@@ -312,30 +240,51 @@ class Master:
         self._sessions: dict = {}
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
+        self.watchdog = step_runner.Watchdog()
+
+    def close(self) -> None:
+        self.watchdog.close()
 
     def client_for(self, task):
         return self._server.client_for(task)
 
-    def cluster_devices(self, timeout: float) -> list:
-        """Every device of every task; UnavailableError naming an unreachable task."""
+    def cluster_devices(self, timeout: float, previous=None) -> list:
+        """Every device of every task; UnavailableError naming a task unreachable for
+        `timeout` seconds (one bound for the whole cluster).
+
+        With `previous` (a refresh after a failure), a task that does not answer at once keeps
+        its previous devices: steps that do not need it go on, and those that do fail naming
+        it when their graph is registered there.
+        """
+        known: dict = {}
+        for device in previous or ():
+            known.setdefault(device.task, []).append(device)
         devices = []
+        deadline = time.monotonic() + timeout
         for task in self._server.cluster_tasks():
             client = self.client_for(task)
-            deadline = time.monotonic() + timeout
             while True:
+                # wait_for_ready: a task that is (re)starting is waited for, not failed at once.
+                wait = min(2.0, timeout) if task in known else deadline - time.monotonic()
                 try:
                     status = client.call("get_status", worker_pb2.GetStatusRequest(),
-                                         timeout=max(0.5, min(2.0, deadline - time.monotonic())))
+                                         timeout=max(0.05, wait), wait_for_ready=True)
                     break
                 except errors.OpError as err:
+                    if task in known:
+                        status = None
+                        break
                     if time.monotonic() >= deadline:
                         error = errors.UnavailableError(
                             None, None, f"Task {task} at {client.address} is unreachable "
                             f"after {timeout:.1f}s: {err.message}")
                         error._tfx_task = task
                         raise error from None
-                    time.sleep(0.1)
-            devices.extend(RemoteDevice(a) for a in status.device_attributes)
+                    time.sleep(0.05)
+            if status is None:
+                devices.extend(known[task])
+            else:
+                devices.extend(RemoteDevice(a) for a in status.device_attributes)
         return devices
 
     def _session(self, handle) -> MasterSession:
@@ -376,6 +325,23 @@ class Master:
             del response.tensor[:]
             status_mod.to_status(response.status, _op_error(err), self.task)
         return response
+
+    def run_step_local(self, handle, feed_names, feed_values, fetches, targets, options=None):
+        """RunStep for a client in this process: ndarrays in, (ndarrays, RunMetadata or None)
+        out; errors are raised as they would arrive over RPC."""
+        from tensorflux.protos import config_pb2
+
+        metadata = config_pb2.RunMetadata() if options is not None else None
+        try:
+            values = self._session(handle).run_arrays(feed_names, feed_values, fetches,
+                                                      targets, options, metadata)
+        except Exception as err:  # noqa: BLE001 - re-raised with the task, as over RPC
+            status = master_pb2.RunStepResponse().status
+            status_mod.to_status(status, _op_error(err), self.task)
+            error = status_mod.from_status(status)
+        else:
+            return values, metadata
+        raise error
 
     def partial_run_setup(self, request):
         response = master_pb2.PartialRunSetupResponse()

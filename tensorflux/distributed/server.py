@@ -129,9 +129,17 @@ class Server:
             return
         from tensorflux.distributed.rpc.grpc_server import start_grpc_server
 
-        host, _, _ = self._address.rpartition(":")
-        bind = self._address if host not in ("localhost", "") else \
-            f"127.0.0.1:{self._address.rpartition(':')[2]}"
+        transport.tune_allocator()
+        host, _, port = self._address.rpartition(":")
+        # As TensorFlow does, a task listens on every interface at its port: its name in the
+        # spec (a DNS name of a pod, say) need not resolve yet when it starts. A task on
+        # localhost stays on the loopback interface.
+        if host in ("localhost", "127.0.0.1", ""):
+            bind = f"127.0.0.1:{port}"
+        elif host == "[::1]":
+            bind = f"[::1]:{port}"
+        else:
+            bind = f"0.0.0.0:{port}"
         self._grpc, port = start_grpc_server(self.worker, self.master, bind)
         if self._address.endswith(":0"):
             self._address = f"{host or 'localhost'}:{port}"
@@ -159,6 +167,7 @@ class Server:
             if _LOCAL_SERVERS.get(_normalize(self._address)) is self:
                 del _LOCAL_SERVERS[_normalize(self._address)]
         self.worker.close()
+        self.master.close()
         if self._grpc is not None:
             self._grpc.stop(grace).wait(grace + 1.0)
         with self._clients_lock:

@@ -2,16 +2,16 @@
 
 The graph goes to the master as a GraphDef on the first run (CreateSession) and then only its
 new ops (ExtendSession: graphs only grow). Each `run` is one RunStep with feeds and fetches by
-name. A server in this process is reached in-process (its master object), as TensorFlow's local
-master does, unless the config asks for RPC.
+name. A server in this process is reached in-process (its master object, with ndarrays in and
+out), as TensorFlow's local master does, unless the config asks for RPC.
 """
 
 from __future__ import annotations
 
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc import transport
+from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
 from tensorflux.framework import errors
-from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
 from tensorflux.protos import master_pb2
 from tensorflux.runtime.device_attributes import DeviceAttributes
 
@@ -42,6 +42,7 @@ class GrpcSessionBackend:
         timeout = config.operation_timeout_in_ms / 1000.0 if config is not None and \
             config.operation_timeout_in_ms > 0 else 10.0
         self._timeout = timeout
+        self._local = server is not None
         if server is not None:
             self._client = transport.InProcessMasterClient(server.master)
         else:
@@ -84,16 +85,22 @@ class GrpcSessionBackend:
                            tuple(op.name for op in targets))
 
     def run_step(self, plan, feed_values, options=None, run_metadata=None):
+        if self._local:
+            values, metadata = self._client.run_step_local(
+                self._handle, plan.feeds, feed_values, plan.fetches, plan.targets, options)
+            if run_metadata is not None and metadata is not None:
+                run_metadata.MergeFrom(metadata)
+            return values
         request = master_pb2.RunStepRequest(session_handle=self._handle)
         for name, value in zip(plan.feeds, feed_values):
-            request.feed.add(name=name).tensor.CopyFrom(make_tensor_proto(value))
+            encode_tensor(value, request.feed.add(name=name).tensor)
         request.fetch.extend(plan.fetches)
         request.target.extend(plan.targets)
         if options is not None:
             request.options.CopyFrom(options)
         response = self._client.call("run_step", request, timeout=_no_deadline(options))
         status_mod.raise_if_error(response.status)
-        by_name = {item.name: make_ndarray(item.tensor) for item in response.tensor}
+        by_name = {item.name: decode_tensor(item.tensor) for item in response.tensor}
         if run_metadata is not None and response.HasField("metadata"):
             run_metadata.MergeFrom(response.metadata)
         return [by_name[name] for name in plan.fetches]

@@ -11,6 +11,7 @@ Methods take and return protobuf messages, so the gRPC and in-process transports
 from __future__ import annotations
 
 import itertools
+import random
 import threading
 import time
 
@@ -18,24 +19,31 @@ import numpy as np
 
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rendezvous_mgr import RendezvousMgr
+from tensorflux.distributed.rpc.tensor_codec import RECEIVE_BUFFERS, decode_tensor, encode_tensor
 from tensorflux.framework import errors
-from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
 from tensorflux.protos import device_attributes_pb2, worker_pb2
 from tensorflux.runtime.cancellation import CancellationManager
+from tensorflux.runtime.direct_session import _may_alias_state
 from tensorflux.runtime.executor import Executor, shared_pool
 from tensorflux.runtime.fastpath import FastPath, eligible
 from tensorflux.runtime.graph_ir import nodes_from_graph_def
 from tensorflux.runtime.plan import Plan
+from tensorflux.runtime.rendezvous import create_key
 from tensorflux.runtime.step import DEAD, StepContext
+
+# Fetched values larger than this go back to a remote master as a RecvTensor byte stream.
+PULL_BYTES = 1 << 20
+ABORTED_MEMORY_SECS = 120.0
 
 
 class _Registered:
     """The executors of one registered graph."""
 
-    def __init__(self, partitions, fetch_map, num_fetches):
+    def __init__(self, partitions, fetch_map, copy_flags):
         self.partitions = partitions  # [(device, runner, fast)]
-        self.fetch_map = fetch_map  # fetch index -> (partition, position)
-        self.num_fetches = num_fetches
+        # The step's fetch index -> (partition, position); a task holds some of the fetches.
+        self.fetch_map = fetch_map
+        self.copy_flags = copy_flags  # fetch index -> may alias state (copy before returning)
 
 
 def device_attributes(device):
@@ -53,11 +61,13 @@ class Worker:
         self._by_name = {d.name: d for d in self.devices}
         self._graphs: dict = {}
         self._handles = itertools.count(1)
+        self._token = f"{random.getrandbits(32):08x}"
         self._lock = threading.Lock()
         self._kernel_cache: dict = {}
         self._pool = shared_pool()
         self.rendezvous = RendezvousMgr(task, worker_clients, self._pool)
         self._active: dict = {}
+        self._aborted: dict = {}
         self._shutdown = shutdown
 
     # -- status and sessions -----------------------------------------------------------------
@@ -85,7 +95,9 @@ class Worker:
             status_mod.to_status(response.status, _as_op_error(err), self.task)
             return response
         with self._lock:
-            handle = f"{request.session_handle}/g{next(self._handles)}"
+            # The token keeps a restarted task from mistaking an old plan's handle for a new
+            # graph of the same number.
+            handle = f"{request.session_handle}/{self._token}/g{next(self._handles)}"
             self._graphs[handle] = registered
         response.graph_handle = handle
         return response
@@ -117,7 +129,8 @@ class Worker:
             plan = Plan(part_nodes, device, local, cache)
             fast = eligible(plan)
             partitions.append((device, FastPath(plan) if fast else Executor(plan), fast))
-        return _Registered(partitions, fetch_map, len(fetch_points))
+        copy_flags = {i: _may_alias_state(*point) for i, point in fetch_points.items()}
+        return _Registered(partitions, fetch_map, copy_flags)
 
     def deregister_graph(self, request):
         with self._lock:
@@ -126,33 +139,66 @@ class Worker:
 
     # -- steps -------------------------------------------------------------------------------
 
+    def run_graph_local(self, request, feeds=None):
+        """Runs a step for a caller in this process: (response with the status, {fetch index:
+        ndarray}). `feeds` ({feed index: ndarray}) replaces the request's `send` tensors."""
+        values = {}
+
+        def emit(index, value, copy, rendezvous):
+            values[index] = _snapshot(value) if copy else value
+
+        response = self._execute(request, feeds, emit, worker_pb2.RunGraphResponse())
+        return response, values
+
     def run_graph(self, request):
+        """Runs a step for a remote master. A fetched value over PULL_BYTES is not put in the
+        response: it stays in the step's rendezvous under a key the response names
+        (`"<index>;<key>"`), and the master pulls it over RecvTensor as a byte stream."""
         response = worker_pb2.RunGraphResponse()
+
+        def emit(index, value, copy, rendezvous):
+            if value.nbytes > PULL_BYTES and value.dtype != object:
+                device = self.devices[0]
+                key = create_key(device.name, device.incarnation, self.task, f"_fetch_{index}")
+                if copy:  # a snapshot of the variable, in a buffer reused step after step
+                    value = _snapshot(value)
+                rendezvous.send(key, value, False)
+                response.recv.add(name=f"{index};{key}")
+            else:
+                encode_tensor(value, response.recv.add(name=str(index)).tensor)
+
+        return self._execute(request, None, emit, response)
+
+    def _execute(self, request, feeds, emit, response):
         registered = self._graphs.get(request.graph_handle)
-        if registered is None:
-            status_mod.to_status(response.status, errors.AbortedError(
-                None, None, f"Graph handle {request.graph_handle} is not registered on "
-                f"{self.task} (the task restarted?)."), self.task)
-            return response
         step_id = request.step_id
-        feeds = {int(t.name): make_ndarray(t.tensor) for t in request.send}
+        if registered is None or step_id in self._aborted:
+            what = f"Step {step_id} was aborted" if registered is not None else \
+                f"Graph handle {request.graph_handle} is not registered on {self.task} (the " \
+                "task restarted?)"
+            status_mod.to_status(response.status, errors.AbortedError(None, None, what),
+                                 self.task)
+            return response
+        if feeds is None:
+            feeds = {int(t.name): decode_tensor(t.tensor) for t in request.send}
         rendezvous = self.rendezvous.find_or_create(step_id)
         cancellation = CancellationManager()
         with self._lock:
             self._active[step_id] = (cancellation, rendezvous)
         try:
             results = self._run_partitions(registered, feeds, step_id, rendezvous, cancellation)
-            for index in range(registered.num_fetches):
-                partition, position = registered.fetch_map[index]
+            for index, (partition, position) in registered.fetch_map.items():
                 value = results[partition][position]
                 if value is DEAD:
                     raise errors.InvalidArgumentError(
                         None, None, f"Retval[{index}] does not have value (untaken branch)")
+                copy = registered.copy_flags[index]
                 if hasattr(value, "read") and not isinstance(value, np.ndarray):
                     value = value.read()
-                response.recv.add(name=str(index)).tensor.CopyFrom(
-                    make_tensor_proto(np.asarray(value)))
+                    copy = True
+                emit(index, np.asarray(value), copy, rendezvous)
         except Exception as err:  # noqa: BLE001 - every failure goes back as a status
+            del response.recv[:]
             status_mod.to_status(response.status, _as_op_error(err), self.task)
         finally:
             with self._lock:
@@ -188,11 +234,17 @@ class Worker:
         return results
 
     def abort(self, request):
-        """Aborts a running step (another task failed); its blocked ops are cancelled."""
+        """Aborts a step (another task failed): its blocked ops are cancelled, and a RunGraph
+        or RecvTensor of it that arrives later is refused."""
         error = status_mod.from_status(request.status) or errors.AbortedError(
             None, None, f"Step {request.step_id} aborted")
+        now = time.monotonic()
         with self._lock:
             active = self._active.get(request.step_id)
+            self._aborted[request.step_id] = now
+            if len(self._aborted) > 1000:
+                self._aborted = {s: t for s, t in self._aborted.items()
+                                 if now - t < ABORTED_MEMORY_SECS}
         if active is not None:
             cancellation, rendezvous = active
             cancellation.start_cancel(error)
@@ -222,6 +274,10 @@ class Worker:
 
     def recv_tensor(self, request, respond) -> None:
         """Calls `respond(error, value, is_dead, incarnation)` once the tensor is here."""
+        if request.step_id in self._aborted:
+            respond(errors.AbortedError(None, None, f"Step {request.step_id} was aborted on "
+                                        f"{self.task}"), None, False, 0)
+            return
         rendezvous = self.rendezvous.find_or_create(request.step_id)
         incarnation = 0
         device_name = request.rendezvous_key.split(";", 1)[0]
@@ -249,6 +305,15 @@ class Worker:
     def close(self) -> None:
         self.rendezvous.abort_all(errors.CancelledError(None, None,
                                                         f"Worker {self.task} is shutting down"))
+
+
+def _snapshot(value: np.ndarray) -> np.ndarray:
+    """A copy of `value` (large ones in a reusable buffer)."""
+    if value.nbytes < RECEIVE_BUFFERS.min_bytes or value.dtype == object:
+        return value.copy()
+    out = RECEIVE_BUFFERS.empty(value.shape, value.dtype)
+    np.copyto(out, value)
+    return out
 
 
 def _as_op_error(err):

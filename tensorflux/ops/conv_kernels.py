@@ -15,7 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-_PATCH_BYTES = 64 << 20
+from tensorflux.ops.conv_util import Window2D
+
+# im2col matrices are built per batch chunk of about this size, so they stay in cache.
+_PATCH_BYTES = 4 << 20
 # Input gradients with at least this many channels use one matmul per kernel offset, each
 # into a buffer of at most _OFFSET_BYTES.
 _PER_OFFSET_MIN_DEPTH = 8
@@ -28,7 +31,8 @@ def pad_nhwc(x: np.ndarray, pads, fill=0) -> np.ndarray:
     if not (top or bottom or left or right):
         return x
     n, h, w, c = x.shape
-    out = np.full((n, h + top + bottom, w + left + right, c), fill, dtype=x.dtype)
+    shape = (n, h + top + bottom, w + left + right, c)
+    out = np.zeros(shape, dtype=x.dtype) if fill == 0 else np.full(shape, fill, dtype=x.dtype)
     out[:, top:top + h, left:left + w, :] = x
     return out
 
@@ -57,11 +61,26 @@ def _batch_chunks(n: int, per_item_bytes: int):
     return [(start, min(n, start + step)) for start in range(0, n, step)]
 
 
+def _patch_matrices(xp: np.ndarray, k_hw, out_hw, geo):
+    """Yields (lo, hi, cols): the `[(hi - lo) * oh * ow, kh * kw * c]` im2col matrix of each
+    batch chunk, copied into one reused buffer (small enough to stay in cache)."""
+    n, c = xp.shape[0], xp.shape[3]
+    per_item = out_hw[0] * out_hw[1] * k_hw[0] * k_hw[1] * c
+    chunks = _batch_chunks(n, per_item * xp.itemsize)
+    buf = np.empty((chunks[0][1] - chunks[0][0]) * per_item if chunks else 0, dtype=xp.dtype)
+    for lo, hi in chunks:
+        view = patches(xp[lo:hi], k_hw, out_hw, geo)
+        cols = buf[:(hi - lo) * per_item].reshape(view.shape)
+        np.copyto(cols, view)
+        yield lo, hi, cols.reshape((hi - lo) * out_hw[0] * out_hw[1], -1)
+
+
 # -- Conv2D ---------------------------------------------------------------------------------
 
 
-def conv2d(x: np.ndarray, w: np.ndarray, geo) -> np.ndarray:
-    """NHWC convolution of x [n, h, w, c] with w [kh, kw, c, out]."""
+def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
+    """NHWC convolution of x [n, h, w, c] with w [kh, kw, c, out]; `epilogue(y)`, when given,
+    updates each batch chunk of the result in place right after its matmul (while cached)."""
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
@@ -69,9 +88,10 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo) -> np.ndarray:
     w2 = w.reshape(kh * kw * c, depth)
     rows = out_hw[0] * out_hw[1]
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
-    for lo, hi in _batch_chunks(n, rows * kh * kw * c * x.itemsize):
-        cols = patches(xp[lo:hi], (kh, kw), out_hw, geo).reshape((hi - lo) * rows, -1)
+    for lo, hi, cols in _patch_matrices(xp, (kh, kw), out_hw, geo):
         np.matmul(cols, w2, out=out[lo:hi].reshape((hi - lo) * rows, depth))
+        if epilogue is not None:
+            epilogue(out[lo:hi])
     return out
 
 
@@ -81,29 +101,50 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
     xp = pad_nhwc(x, pads)
-    rows = out_hw[0] * out_hw[1]
     dw = np.zeros((kh * kw * c, depth), dtype=g.dtype)
-    for lo, hi in _batch_chunks(n, rows * kh * kw * c * x.itemsize):
-        cols = patches(xp[lo:hi], (kh, kw), out_hw, geo).reshape((hi - lo) * rows, -1)
-        dw += cols.T @ g[lo:hi].reshape(-1, depth)
+    part = np.empty_like(dw)
+    for lo, hi, cols in _patch_matrices(xp, (kh, kw), out_hw, geo):
+        np.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part)
+        dw += part
     return dw.reshape(kh, kw, c, depth)
 
 
 def conv2d_backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo,
                           channels_first_out: bool = False) -> np.ndarray:
-    """d(conv2d)/d(input): every kernel offset's `g @ w[i, j]^T` added back into the input.
+    """d(conv2d)/d(input); NHWC, or NCHW when `channels_first_out`.
 
-    With enough input channels each offset is its own matmul into a small contiguous buffer
-    (kept in cache) that is added to the padded input gradient; with few channels those
-    matmuls would be too thin, so one matmul makes all columns and col2im scatters them. The
-    result is NHWC, or NCHW when `channels_first_out`.
+    With enough input channels and stride 1 it is itself a convolution (of `g`, padded, with
+    the filter flipped and its depths swapped: all the work in one chunked im2col matmul);
+    with larger strides each kernel offset is its own matmul into a small buffer added back
+    into the input gradient. With few channels those matmuls would be too thin, so one matmul
+    makes all columns and col2im scatters them.
     """
-    if input_shape[3] >= _PER_OFFSET_MIN_DEPTH:
+    if input_shape[3] < _PER_OFFSET_MIN_DEPTH:
+        return _backprop_input_col2im(input_shape, w, g, geo, channels_first_out)
+    dx = _backprop_input_as_conv(input_shape, w, g, geo)
+    if dx is None:
         dx = _backprop_input_per_offset(input_shape, w, g, geo)
-        if channels_first_out:
-            return np.ascontiguousarray(dx.transpose(0, 3, 1, 2))
-        return dx
-    return _backprop_input_col2im(input_shape, w, g, geo, channels_first_out)
+    if channels_first_out:
+        return np.ascontiguousarray(dx.transpose(0, 3, 1, 2))
+    return dx
+
+
+def _backprop_input_as_conv(input_shape, w: np.ndarray, g: np.ndarray, geo):
+    """The input gradient of a stride-1 convolution as a VALID convolution of padded `g`
+    (None when the convolution is strided or padded beyond its window)."""
+    n, h, wd, c = input_shape
+    kh, kw, _, depth = w.shape
+    if geo.strides != (1, 1):
+        return None
+    _, (top, bottom, left, right) = geo.geometry(h, wd, kh, kw)
+    reach_h = (kh - 1) * geo.dilations[0]
+    reach_w = (kw - 1) * geo.dilations[1]
+    pads = (reach_h - top, reach_h - bottom, reach_w - left, reach_w - right)
+    if min(pads) < 0:
+        return None
+    flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    valid = Window2D(data_format="NHWC", dilations=geo.dilations)
+    return conv2d(pad_nhwc(g, pads), flipped, valid)
 
 
 def _backprop_input_per_offset(input_shape, w: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
@@ -208,14 +249,12 @@ def max_pool(x: np.ndarray, geo) -> np.ndarray:
     n, h, wd, c = x.shape
     out_hw, pads = geo.geometry(h, wd, *geo.ksize)
     xp = pad_nhwc(x, pads, _lowest(x.dtype))
-    out = None
-    for i in range(geo.ksize[0]):
-        for j in range(geo.ksize[1]):
-            r, s = offset_slices(i, j, out_hw, geo)
-            if out is None:
-                out = xp[:, r, s, :].copy()
-            else:
-                np.maximum(out, xp[:, r, s, :], out=out)
+    views = [xp[:, r, s, :] for r, s in _window_offsets(out_hw, geo)]
+    if len(views) == 1:
+        return views[0].copy()
+    out = np.maximum(views[0], views[1])
+    for view in views[2:]:
+        np.maximum(out, view, out=out)
     return out
 
 
@@ -238,8 +277,8 @@ def first_max_masks(x: np.ndarray, geo):
     xp = pad_nhwc(x, pads, _lowest(x.dtype))
     offsets = _window_offsets(out_hw, geo)
     views = [xp[:, r, s, :] for r, s in offsets]
-    best = views[0].copy()
-    for view in views[1:]:
+    best = views[0].copy() if len(views) == 1 else np.fmax(views[0], views[1])
+    for view in views[2:]:
         np.fmax(best, view, out=best)
     if np.issubdtype(best.dtype, np.inexact):
         first_nan = np.isnan(views[0])

@@ -82,6 +82,27 @@ def _gradient_function(op: Operation):
     return None, not op.op_def.differentiable
 
 
+def _gate(graph, grads) -> list:
+    """TF's gate_gradients: none of an op's input gradients is available before all of them
+    are computed. NOTE: this keeps an update fed by one of them (ApplyAdagrad on a weight) from
+    overwriting, in place, a value that computing another one still reads (that weight)."""
+    from tensorflux.ops import array_ops, control_flow_ops
+
+    present = [g.values if isinstance(g, IndexedSlices) else g for g in grads if g is not None]
+    with graph.name_scope("tuple"):
+        gate = control_flow_ops.group(*present)
+        gated = []
+        with graph.control_dependencies([gate]):
+            for g in grads:
+                name = "control_dependency"
+                if isinstance(g, IndexedSlices):
+                    gated.append(IndexedSlices(array_ops.identity(g.values, name=name),
+                                               g.indices, g.dense_shape))
+                else:
+                    gated.append(None if g is None else array_ops.identity(g, name=name))
+    return gated
+
+
 def _as_tensors(values):
     if isinstance(values, (Tensor, IndexedSlices)) or not isinstance(values, (list, tuple)):
         return [values]
@@ -297,7 +318,7 @@ def _backprop_op(op, grads, state, stop, xs_ops, graph, colocate, gate) -> None:
                 else:
                     out_grads[i] = array_ops.zeros_like(tensor)
         scope = f"{op.name}_grad"
-        with graph.name_scope(scope):
+        with graph.name_scope(scope) as grad_scope:
             if colocate:
                 with graph.colocate_with(op):
                     in_grads = grad_fn(op, *out_grads)
@@ -307,6 +328,10 @@ def _backprop_op(op, grads, state, stop, xs_ops, graph, colocate, gate) -> None:
         if len(in_grads) != len(op._inputs):
             raise ValueError(f"Gradient function for op '{op.name}' ({op.type}) returned "
                              f"{len(in_grads)} gradients for {len(op._inputs)} inputs.")
+        if gate and op._control_flow_context is None and \
+                sum(g is not None for g in in_grads) > 1:
+            with graph.name_scope(grad_scope):
+                in_grads = _gate(graph, in_grads)
         for tensor, grad in zip(op._inputs, in_grads):
             if grad is None:
                 continue

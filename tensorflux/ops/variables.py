@@ -224,6 +224,12 @@ class Variable:
         initial_name = getattr(variable_def, "initial_value_name", "")
         self._initial_value = element(initial_name) if initial_name else None
         self._trainable = bool(getattr(variable_def, "trainable", self._trainable))
+        has_field = getattr(variable_def, "HasField", None)
+        if has_field is not None and has_field("save_slice_info_def"):
+            info = variable_def.save_slice_info_def
+            full_name = f"{import_scope}/{info.full_name}" if import_scope else info.full_name
+            self._save_slice_info = Variable.SaveSliceInfo(
+                full_name, list(info.full_shape), list(info.var_offset), list(info.var_shape))
 
     # -- identity and graph placement -------------------------------------------------------
 

@@ -19,6 +19,7 @@ from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
 from tensorflux.runtime.executor import Executor, shared_pool
 from tensorflux.runtime.fastpath import FastPath, eligible
+from tensorflux.runtime.host_memory import keep_freed_memory
 from tensorflux.runtime.plan import Plan
 from tensorflux.runtime.rendezvous import LocalRendezvous
 from tensorflux.runtime.step import DEAD, StepContext
@@ -102,6 +103,7 @@ class DirectSession:
     def __init__(self, graph, config, devices=None, placement_policy=None):
         self.graph = graph
         self.config = config
+        keep_freed_memory()
         cpus = 1
         if config is not None and "CPU" in config.device_count:
             cpus = max(1, int(config.device_count["CPU"]))

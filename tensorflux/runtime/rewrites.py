@@ -19,6 +19,14 @@
    order, each node's value number is the hash of its op, attrs, requested device, the
    value numbers of its inputs (sorted for commutative ops) and of its control inputs; a
    node whose number is taken is replaced by the earlier node.
+5. **Control-only results.** A stateless node whose outputs only feed control edges (the
+   unused input gradient that `gate_gradients` groups, say) becomes a `NoOp` whose control
+   inputs are its former inputs, as TF's dependency optimizer does: ordering is kept, the
+   result is never computed.
+6. **Fused products.** `Conv2D` or `MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`] chains whose
+   intermediate results nothing else reads (not fetched, no other consumer, same device)
+   become one `_FusedConv2D` / `_FusedMatMul` node named after the chain's last node, as
+   TF's remapper does: bias and activation run in place on the product, bit-identically.
 
 Stateful ops (variables, queues, random ops, `_Send`/`_Recv`), feeds (`_Arg`), control-flow
 ops and nodes touching references are never merged or folded; fetched nodes are never
@@ -27,7 +35,7 @@ given Nodes (the per-signature copies the session made) and return the new node 
 
 `OptimizerOptions` (as in TF, L1 = 0 is the default level): at L1 every rewrite runs. At L0
 (opt_level = -1) only those explicitly asked for run: `do_constant_folding` enables 1 and 2,
-`do_common_subexpression_elimination` enables 3 and 4.
+`do_common_subexpression_elimination` enables 3, 4 and 5; 6 runs at L1 only.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensorflux.framework import dtypes
-from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework.op_def import OP_DEFS, get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
@@ -60,6 +68,8 @@ class RewriteOptions:
     remove_identities: bool = True
     common_subexpressions: bool = True
     max_folded_bytes: int = DEFAULT_MAX_FOLDED_BYTES
+    control_only_to_noop: bool = True
+    fuse_products: bool = True
 
     @classmethod
     def from_proto(cls, options) -> RewriteOptions:
@@ -69,7 +79,8 @@ class RewriteOptions:
         fold = level_one or options.do_constant_folding
         cse = level_one or options.do_common_subexpression_elimination
         limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
-        return cls(fold, fold, cse, cse, limit)
+        return cls(fold, fold, cse, cse, limit, control_only_to_noop=cse,
+                   fuse_products=level_one)
 
 
 def optimize(nodes, fetch_points, optimizer_options=None) -> list:
@@ -94,6 +105,11 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
         nodes = remove_identities(nodes, protected)
     if options.common_subexpressions:
         nodes = eliminate_common_subexpressions(nodes, protected)
+    if options.fuse_products:
+        nodes = fuse_products(nodes, protected)
+    if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):
+        # NOTE: a NoOp would carry deadness differently inside conds and loops; skip them.
+        nodes = control_only_to_noop(nodes, protected)
     return nodes
 
 
@@ -510,5 +526,83 @@ def _dedupe_controls(node, replaced) -> None:
     node.control_inputs = controls
 
 
+# -- control-only results -------------------------------------------------------------------
+
+def control_only_to_noop(nodes, protected: set) -> list:
+    """Turns stateless nodes whose results only feed control edges into NoOps (rule 5)."""
+    consumers = _consumers(nodes)
+    noop = None
+    for node in nodes:
+        users = consumers.get(id(node), ())
+        if not users or id(node) in protected or not node.output_dtypes or \
+                not _is_pure(node) or any(k >= 0 for _, k in users):
+            continue
+        noop = noop or get_op_def("NoOp")
+        controls = list(node.control_inputs)
+        for src, _ in node.inputs:
+            if src not in controls:
+                controls.append(src)
+        node.op, node.op_def = "NoOp", noop
+        node.attrs = {k: v for k, v in node.attrs.items() if k == "_class"}
+        node.inputs, node.input_dtypes, node.output_dtypes = [], [], []
+        node.control_inputs = controls
+    return list(nodes)
+
+
+# -- fused products -------------------------------------------------------------------------
+
+_FUSED_PRODUCTS = {"Conv2D": "_FusedConv2D", "MatMul": "_FusedMatMul"}
+_FUSED_ACTIVATIONS = frozenset({"Relu", "Relu6"})
+_FUSED_TYPES = frozenset({dtypes.float32, dtypes.float64})
+
+
+def _sole_reader(node, consumers, protected, op_types):
+    """The one node reading `node`'s output 0 as its first input, if that is all that uses
+    `node` and its op is in `op_types`; else None."""
+    users = consumers.get(id(node), ())
+    if len(users) != 1 or id(node) in protected or node.attrs.get("_class"):
+        return None
+    reader, k = users[0]
+    if k != 0 or reader.op not in op_types or reader.device != node.device or \
+            reader.attrs.get("T") != node.attrs.get("T"):
+        return None
+    return reader
+
+
+def fuse_products(nodes, protected: set) -> list:
+    """Turns product -> BiasAdd [-> activation] chains into fused nodes (rule 6)."""
+    consumers = _consumers(nodes)
+    removed: set = set()
+    for node in nodes:
+        fused = _FUSED_PRODUCTS.get(node.op)
+        if fused is None or fused not in OP_DEFS or node.attrs.get("T") not in _FUSED_TYPES:
+            continue
+        bias_add = _sole_reader(node, consumers, protected, ("BiasAdd",))
+        if bias_add is None or (node.op == "Conv2D" and bias_add.attrs.get("data_format") !=
+                                node.attrs.get("data_format")):
+            continue
+        activation = _sole_reader(bias_add, consumers, protected, _FUSED_ACTIVATIONS)
+        last = activation or bias_add
+        chain = [node, bias_add] + ([activation] if activation else [])
+        controls = []
+        for member in chain:
+            for src in member.control_inputs:
+                if src not in controls:
+                    controls.append(src)
+        attrs = {k: v for k, v in node.attrs.items() if k != "_class"}
+        attrs.update(num_args=1, fused_ops=[n.op for n in chain[1:]], epsilon=0.0001)
+        if last.attrs.get("_class"):
+            attrs["_class"] = last.attrs["_class"]
+        last.op, last.op_def, last.attrs = fused, get_op_def(fused), attrs
+        last.inputs = list(node.inputs) + [bias_add.inputs[1]]
+        last.input_dtypes = list(node.input_dtypes) + [bias_add.input_dtypes[1]]
+        last.control_inputs = controls
+        removed.update(id(member) for member in chain if member is not last)
+    if not removed:
+        return list(nodes)
+    return [n for n in nodes if id(n) not in removed]
+
+
 __all__ = ["optimize", "RewriteOptions", "fold_constants", "prune_dead_branches",
-           "remove_identities", "eliminate_common_subexpressions"]
+           "remove_identities", "eliminate_common_subexpressions", "control_only_to_noop",
+           "fuse_products"]

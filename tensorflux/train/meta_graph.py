@@ -90,6 +90,12 @@ def _variable_def(var, scope):
     initial = getattr(var, "initial_value", None)
     if isinstance(initial, Tensor):
         proto.initial_value_name = _strip(initial.name, scope)
+    info = var._get_save_slice_info() if hasattr(var, "_get_save_slice_info") else None
+    if info is not None:  # a shard of a partitioned variable
+        proto.save_slice_info_def.full_name = _strip(info.full_name, scope)
+        proto.save_slice_info_def.full_shape.extend(info.full_shape)
+        proto.save_slice_info_def.var_offset.extend(info.var_offset)
+        proto.save_slice_info_def.var_shape.extend(info.var_shape)
     return proto
 
 

@@ -87,6 +87,7 @@ class Optimizer:
         if not var_list:
             raise ValueError("No variables to optimize.")
         grads = gradients(loss, var_list, grad_ys=grad_loss,
+                          gate_gradients=gate_gradients == Optimizer.GATE_OP,
                           colocate_gradients_with_ops=colocate_gradients_with_ops,
                           aggregation_method=aggregation_method)
         if gate_gradients == Optimizer.GATE_GRAPH:

@@ -200,8 +200,8 @@ FULL = np.arange(30, dtype=np.float32).reshape(10, 3)
 
 def _save_partitioned(path, shards, axis=0, sharded=False):
     with tf.Graph().as_default():
-        v = tf.get_variable("emb", initializer=tf.constant(FULL),
-                            partitioner=tf.fixed_size_partitioner(shards, axis))
+        tf.get_variable("emb", initializer=tf.constant(FULL),
+                        partitioner=tf.fixed_size_partitioner(shards, axis))
         saver = tf.train.Saver(sharded=sharded)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
@@ -296,3 +296,18 @@ def test_training_a_partitioned_dense_variable_matches_unpartitioned():
     loss_whole, w_whole = train(None)
     np.testing.assert_allclose(w_parts, w_whole, rtol=1e-6)
     np.testing.assert_allclose(loss_parts, loss_whole, rtol=1e-6)
+
+
+def test_meta_graph_keeps_slice_info(tmp_path):
+    path = _save_partitioned(str(tmp_path / "model"), 3)
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(path + ".meta")
+        shards = tf.global_variables()
+        assert [v._get_save_slice_info().spec for v in shards] == \
+            ["10 3 0,4:0,3", "10 3 4,3:0,3", "10 3 7,3:0,3"]
+        saver = tf.train.Saver()  # a new saver still sees one logical tensor
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(np.concatenate(sess.run(shards)), FULL)
+            again = saver.save(sess, str(tmp_path / "again"), write_meta_graph=False)
+    assert tf.train.list_variables(again) == [("emb", [10, 3])]

@@ -1,11 +1,17 @@
-"""gRPC servicers exposing a Worker and a Master on one server port."""
+"""gRPC servicers exposing a Worker and a Master on one server port.
+
+The worker service is registered from its service descriptor rather than the generated
+helper so that RecvTensor can send pre-encoded frames (`tensor_codec`): its responses are
+bytes that protobuf never re-serializes.
+"""
 
 from __future__ import annotations
 
 import threading
 from concurrent import futures
 
-from tensorflux.distributed.rpc.transport import GRPC_OPTIONS, tensor_chunks
+from tensorflux.distributed.rpc.tensor_codec import tensor_frames
+from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
 
 
@@ -57,10 +63,12 @@ def _worker_servicer(worker):
                 box.append((error, value, is_dead, incarnation))
                 event.set()
 
+            if not context.add_callback(event.set):  # the receiver went away: stop waiting
+                return
             worker.recv_tensor(request, respond)
-            while not event.wait(0.5):
-                if not context.is_active():
-                    return
+            event.wait()
+            if not box:
+                return
             error, value, is_dead, incarnation = box[0]
             if error is not None:
                 import grpc
@@ -69,7 +77,7 @@ def _worker_servicer(worker):
                 if isinstance(error, errors.CancelledError):
                     code = grpc.StatusCode.CANCELLED
                 context.abort(code, str(error))
-            yield from tensor_chunks(value, is_dead, incarnation)
+            yield from tensor_frames(value, is_dead, incarnation)
 
     return WorkerServicer()
 
@@ -102,18 +110,39 @@ def _master_servicer(master):
     return MasterServicer()
 
 
+def _worker_handler(servicer):
+    """The WorkerService's method handlers (RecvTensor's responses are raw frames)."""
+    import grpc
+
+    from tensorflux.protos import worker_pb2, worker_service_pb2
+
+    service = worker_service_pb2.DESCRIPTOR.services_by_name["WorkerService"]
+    handlers = {}
+    for method in service.methods:
+        request = getattr(worker_pb2, method.input_type.name)
+        response = getattr(worker_pb2, method.output_type.name)
+        behaviour = getattr(servicer, method.name)
+        if method.server_streaming:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                behaviour, request_deserializer=request.FromString, response_serializer=None)
+        else:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                behaviour, request_deserializer=request.FromString,
+                response_serializer=response.SerializeToString)
+    return grpc.method_handlers_generic_handler(service.full_name, handlers)
+
+
 def start_grpc_server(worker, master, address: str, max_workers: int = 64):
     """Binds both services on `address` ('host:port', port 0 picks one); returns
     (server, bound port)."""
     import grpc
 
-    from tensorflux.protos import master_service_pb2_grpc, worker_service_pb2_grpc
+    from tensorflux.protos import master_service_pb2_grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
                                                     thread_name_prefix="tfx-grpc"),
                          options=GRPC_OPTIONS)
-    worker_service_pb2_grpc.add_WorkerServiceServicer_to_server(_worker_servicer(worker),
-                                                                 server)
+    server.add_generic_rpc_handlers((_worker_handler(_worker_servicer(worker)),))
     master_service_pb2_grpc.add_MasterServiceServicer_to_server(_master_servicer(master),
                                                                  server)
     port = server.add_insecure_port(address)

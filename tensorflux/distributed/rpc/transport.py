@@ -1,124 +1,186 @@
 """Clients of the worker and master services: gRPC and in-process, one interface.
 
 Every call has a deadline; a transport failure becomes UnavailableError (or
-DeadlineExceededError) naming the task and its address. `recv_tensor_call` starts a transfer
-and returns a handle with `result()` -> (value, is_dead, sender_incarnation) and `cancel()`.
-Large tensors travel as raw bytes in chunks of RecvTensor's response stream.
+DeadlineExceededError) naming the task and its address. Worker clients offer:
+
+- `call(method, request, timeout)`: a unary call (returns the response message);
+- `run_graph_async(request, timeout, done)` (gRPC): starts a RunGraph and later calls
+  `done(error, values)` with `{fetch index: ndarray}`; fetched tensors too large for a
+  unary message are pulled afterwards over RecvTensor (see `Worker.run_graph`);
+  `run_graph_local(request, feeds)` (in-process): the same, blocking, with ndarrays in and
+  out and no serialization;
+- `recv_tensor_async(step_id, key, done)`: starts a transfer and calls
+  `done(error, value, is_dead, sender_incarnation)` once; returns a handle with `cancel()`.
+
+gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads; unary calls that
+finish asynchronously (RunGraph, GetStatus) use gRPC futures, so a step waits on no thread of
+ours. Channels retry a lost connection within about a second, so a restarted task is
+reachable again as soon as it listens.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 
-import numpy as np
-
+from tensorflux.distributed import status as status_mod
+from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor
 from tensorflux.framework import errors
-from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
+from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import worker_pb2
 
-CHUNK_BYTES = 4 << 20
-GRPC_OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1),
-                ("grpc.enable_retries", 0)]
+GRPC_OPTIONS = [
+    ("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1),
+    ("grpc.enable_retries", 0),
+    # A lost peer is retried quickly (gRPC's default backoff grows to two minutes), so a
+    # restarted task is reachable as soon as it listens again.
+    ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
 
 
-def tensor_chunks(value, is_dead: bool, incarnation: int):
-    """RecvTensorResponse messages for a value: a header, then raw byte chunks."""
-    if is_dead or value is None:
-        yield worker_pb2.RecvTensorResponse(is_dead=True, sender_incarnation=incarnation)
+_TUNED = []
+
+
+def tune_allocator() -> None:
+    """Keeps glibc from handing transfer buffers back to the kernel after every message.
+
+    gRPC allocates and frees megabytes of buffers per large transfer; by default glibc trims
+    them (madvise) and serves big blocks with fresh mmaps, so every transfer pays page faults
+    and the kernel zeroing pages, which cost more CPU than the transfer itself. A server
+    process keeps freed memory for reuse instead (as TensorFlow's allocators do): the trim
+    threshold is raised to 256 MB and the mmap threshold fixed at 32 MB (the largest value
+    glibc's own adaptive threshold reaches). Explicit MALLOC_* environment settings win;
+    other C libraries are left alone.
+    """
+    import ctypes
+    import os
+    import platform
+
+    if _TUNED or platform.libc_ver()[0] != "glibc":
         return
-    array = np.asarray(value)
-    header = worker_pb2.RecvTensorResponse(sender_incarnation=incarnation)
-    if array.dtype == object:
-        header.tensor.CopyFrom(make_tensor_proto(array))
-        yield header
+    _TUNED.append(True)
+    if any(k in os.environ for k in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")):
         return
-    proto = make_tensor_proto(np.zeros((0,), array.dtype))
-    header.tensor.dtype = proto.dtype
-    for d in array.shape:
-        header.tensor.tensor_shape.dim.add(size=d)
-    data = memoryview(np.ascontiguousarray(array).reshape(-1).view(np.uint8))
-    header.total_bytes = len(data)
-    header.chunk = bytes(data[:CHUNK_BYTES])
-    yield header
-    for start in range(CHUNK_BYTES, len(data), CHUNK_BYTES):
-        yield worker_pb2.RecvTensorResponse(chunk=bytes(data[start:start + CHUNK_BYTES]))
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_trim_threshold, 256 << 20)
+    mallopt(m_mmap_threshold, 32 << 20)
 
 
-def assemble(responses):
-    """(value, is_dead, incarnation) from a RecvTensorResponse stream."""
-    from tensorflux.framework import dtypes
+class ElasticPool:
+    """Runs blocking callables on reusable daemon threads; a call never waits for a free one.
 
-    header = None
-    buffer = None
-    offset = 0
-    for response in responses:
-        if header is None:
-            header = response
-            if response.is_dead:
-                return None, True, response.sender_incarnation
-            if response.tensor.dtype == dtypes.string.as_datatype_enum:
-                return make_ndarray(response.tensor), False, response.sender_incarnation
-            buffer = bytearray(response.total_bytes)
-        chunk = response.chunk
-        buffer[offset:offset + len(chunk)] = chunk
-        offset += len(chunk)
-    if header is None:
-        raise errors.UnavailableError(None, None, "RecvTensor stream ended without a tensor")
-    dtype = np.dtype(dtypes.as_dtype(header.tensor.dtype).as_numpy_dtype)
-    shape = [d.size for d in header.tensor.tensor_shape.dim]
-    value = np.frombuffer(buffer, dtype=dtype).reshape(shape)
-    return value, False, header.sender_incarnation
+    Transfers may block for as long as their sender takes, so a bounded pool could deadlock;
+    this one starts a thread when none is idle and retires threads idle for `idle_secs`.
+    """
+
+    def __init__(self, name: str, idle_secs: float = 30.0):
+        self._name = name
+        self._idle_secs = idle_secs
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+
+    def submit(self, fn, *args) -> None:
+        with self._lock:
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1
+        if spawn:
+            threading.Thread(target=self._loop, args=((fn, args),), daemon=True,
+                             name=self._name).start()
+        else:
+            self._queue.put((fn, args))
+
+    def _loop(self, item) -> None:
+        while True:
+            fn, args = item
+            try:
+                fn(*args)
+            except BaseException as err:  # noqa: BLE001 - a pool thread must survive
+                logging.error(f"{self._name}: {type(err).__name__}: {err}")
+            del fn, args, item
+            with self._lock:
+                self._idle += 1
+            while True:
+                try:
+                    item = self._queue.get(timeout=self._idle_secs)
+                    break
+                except queue.Empty:
+                    with self._lock:
+                        # idle == 0 means every waiting thread (this one included) has been
+                        # promised an item that is on its way: keep waiting for it.
+                        if self._idle > 0:
+                            self._idle -= 1
+                            return
+
+
+_PULLS = ElasticPool("tfx-recv")
 
 
 class _Handle:
     """A pending transfer: calls `done(error, value, is_dead, incarnation)` exactly once."""
 
-    def __init__(self, done=None):
+    __slots__ = ("_lock", "_finished", "_cancel", "_done")
+
+    def __init__(self, done):
         self._lock = threading.Lock()
-        self._event = threading.Event()
-        self._outcome = None
+        self._finished = False
         self._cancel = None
         self._done = done
 
-    def set(self, outcome):
+    def set(self, outcome) -> None:
         with self._lock:
-            if self._outcome is not None:
+            if self._finished:
                 return
-            self._outcome = outcome
-        self._event.set()
-        if self._done is not None:
-            self._done(*outcome)
+            self._finished = True
+            # Nothing of the step (its executor, the received value) outlives the transfer.
+            done, self._done = self._done, None
+            cancel, self._cancel = self._cancel, None
+        done(*outcome)
+        return cancel
 
-    def result(self):
-        self._event.wait()
-        error, value, is_dead, incarnation = self._outcome
-        if error is not None:
-            raise error
-        return value, is_dead, incarnation
-
-    def cancel(self):
-        self.set((errors.CancelledError(None, None, "transfer cancelled"), None, False, 0))
-        if self._cancel is not None:
-            self._cancel()
+    def cancel(self) -> None:
+        cancel = self.set((errors.CancelledError(None, None, "transfer cancelled"), None,
+                           False, 0))
+        if cancel is not None:
+            cancel()
 
 
 class InProcessWorkerClient:
     """Calls a Worker object directly (tests; tasks of one process)."""
+
+    in_process = True
 
     def __init__(self, worker, task: str, address: str = "in-process"):
         self._worker = worker
         self.task = task
         self.address = address
 
-    def call(self, method: str, request, timeout=None):
+    def call(self, method: str, request, timeout=None, wait_for_ready=False):
         return getattr(self._worker, method)(request)
 
+    def run_graph_local(self, request, feeds):
+        """(response, {fetch index: ndarray}); blocks for the whole step."""
+        return self._worker.run_graph_local(request, feeds)
+
     def recv_tensor_async(self, step_id: int, key: str, done):
-        """Starts a transfer; `done(error, value, is_dead, incarnation)` is called once."""
         handle = _Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
-        self._worker.recv_tensor(request, lambda *outcome: handle.set(outcome))
+        # NOTE: a copy, as a wire would make: the sender's value may be another task's
+        # variable buffer, which this task must not alias.
+        self._worker.recv_tensor(request, lambda error, value, is_dead, incarnation: handle.set(
+            (error, None if value is None else _copied(value), is_dead, incarnation)))
         return handle
+
+
+def _copied(value):
+    copy = getattr(value, "copy", None)
+    return copy() if copy is not None else value
 
 
 _WORKER_METHODS = {
@@ -136,18 +198,23 @@ def _translate(err, task, address, what):
     code = err.code() if hasattr(err, "code") else None
     detail = err.details() if hasattr(err, "details") else str(err)
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return errors.DeadlineExceededError(
+        error = errors.DeadlineExceededError(
             None, None, f"{what} to task {task} at {address} timed out: {detail}")
-    if code == grpc.StatusCode.CANCELLED:
+    elif code == grpc.StatusCode.CANCELLED:
         return errors.CancelledError(None, None, f"{what} to task {task} was cancelled")
-    error = errors.UnavailableError(
-        None, None, f"Task {task} at {address} is unavailable ({what} failed: {detail})")
+    elif code == grpc.StatusCode.ABORTED:
+        error = errors.AbortedError(None, None, f"{what} from task {task}: {detail}")
+    else:
+        error = errors.UnavailableError(
+            None, None, f"Task {task} at {address} is unavailable ({what} failed: {detail})")
     error._tfx_task = task
     return error
 
 
 class GrpcWorkerClient:
     """The worker service of a task reached over gRPC."""
+
+    in_process = False
 
     def __init__(self, task: str, address: str, default_timeout: float = 10.0):
         import grpc
@@ -156,38 +223,122 @@ class GrpcWorkerClient:
 
         self.task = task
         self.address = address
-        self._channel = grpc.insecure_channel(address, options=GRPC_OPTIONS)
+        from grpc.experimental import ChannelOptions
+
+        # RecvTensor streams are read by the thread that waits for them, without a hand-off
+        # from gRPC's channel thread for every frame.
+        self._channel = grpc.insecure_channel(
+            address, options=GRPC_OPTIONS + [(ChannelOptions.SingleThreadedUnaryStream, 1)])
         self._stub = worker_service_pb2_grpc.WorkerServiceStub(self._channel)
+        # Raw frames: the payload never goes through protobuf (see tensor_codec).
+        self._recv = self._channel.unary_stream(
+            "/tensorflux.WorkerService/RecvTensor",
+            request_serializer=worker_pb2.RecvTensorRequest.SerializeToString,
+            response_deserializer=None)
         self._timeout = default_timeout
 
-    def call(self, method: str, request, timeout=None):
+    def call(self, method: str, request, timeout=None, wait_for_ready=False):
+        """A unary call; `wait_for_ready` waits (within the deadline) for a task that is not
+        listening yet instead of failing at once."""
         import grpc
 
         rpc = getattr(self._stub, _WORKER_METHODS[method])
         try:
-            return rpc(request, timeout=timeout if timeout is not None else self._timeout)
+            return rpc(request, timeout=timeout if timeout is not None else self._timeout,
+                       wait_for_ready=wait_for_ready)
         except grpc.RpcError as err:
+            if wait_for_ready and err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                error = errors.UnavailableError(
+                    None, None, f"Task {self.task} at {self.address} is unavailable (no answer "
+                    f"to {_WORKER_METHODS[method]} within {timeout:.1f}s)")
+                error._tfx_task = self.task
+                raise error from None
             raise _translate(err, self.task, self.address, _WORKER_METHODS[method]) from None
 
+    def call_async(self, method: str, request, timeout, done):
+        """Starts a unary call; `done(error, response)` runs on gRPC's thread."""
+        import grpc
+
+        name = _WORKER_METHODS[method]
+        future = getattr(self._stub, name).future(request, timeout=timeout)
+
+        def finished(fut):
+            try:
+                response = fut.result()
+            except grpc.RpcError as err:
+                done(_translate(err, self.task, self.address, name), None)
+            except Exception as err:  # noqa: BLE001 - e.g. cancelled futures
+                done(errors.CancelledError(None, None, f"{name} to {self.task}: {err}"), None)
+            else:
+                done(None, response)
+
+        future.add_done_callback(finished)
+        return future
+
+    def run_graph_async(self, request, timeout, done):
+        """Starts a RunGraph; `done(error, values)` once every fetched value is here."""
+        step_id = request.step_id
+
+        def finished(error, response):
+            if error is None:
+                error = status_mod.from_status(response.status)
+            if error is not None:
+                done(error, None)
+                return
+            values = {}
+            pulls = []
+            for item in response.recv:
+                index, _, key = item.name.partition(";")
+                if key:
+                    pulls.append((int(index), key))
+                else:
+                    values[int(index)] = decode_tensor(item.tensor)
+            if not pulls:
+                done(None, values)
+                return
+            self._pull_fetches(step_id, pulls, values, done)
+
+        return self.call_async("run_graph", request, timeout, finished)
+
+    def _pull_fetches(self, step_id, pulls, values, done) -> None:
+        lock = threading.Lock()
+        left = [len(pulls)]
+        failed = []
+
+        def arrived(index, error, value, is_dead, incarnation):
+            with lock:
+                if error is not None:
+                    failed.append(error)
+                else:
+                    values[index] = value
+                left[0] -= 1
+                last = left[0] == 0
+            if last:
+                done(failed[0] if failed else None, None if failed else values)
+
+        for index, key in pulls:
+            self.recv_tensor_async(step_id, key,
+                                   lambda *outcome, index=index: arrived(index, *outcome))
+
     def recv_tensor_async(self, step_id: int, key: str, done):
-        """Starts a streaming RecvTensor on its own thread; calls `done(...)` once."""
+        """Starts a streaming RecvTensor on a pool thread; calls `done(...)` once."""
         import grpc
 
         handle = _Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
-        call = self._stub.RecvTensor(request)
+        call = self._recv(request)
         handle._cancel = call.cancel
 
         def pull():
             try:
-                handle.set((None, *assemble(call)))
+                handle.set((None, *assemble_frames(call)))
             except grpc.RpcError as err:
                 handle.set((_translate(err, self.task, self.address, "RecvTensor"), None,
                             False, 0))
             except errors.OpError as err:
                 handle.set((err, None, False, 0))
 
-        threading.Thread(target=pull, daemon=True, name="tfx-recv").start()
+        _PULLS.submit(pull)
         return handle
 
     def close(self) -> None:
@@ -226,12 +377,18 @@ class GrpcMasterClient:
 
 
 class InProcessMasterClient:
+    """A master of this process: steps take and return ndarrays, nothing is serialized."""
+
     def __init__(self, master):
         self._master = master
         self.address = "in-process"
 
     def call(self, method: str, request, timeout=None):
         return getattr(self._master, method)(request)
+
+    def run_step_local(self, handle, feeds, feed_values, fetches, targets, options):
+        return self._master.run_step_local(handle, feeds, feed_values, fetches, targets,
+                                           options)
 
     def close(self) -> None:
         pass

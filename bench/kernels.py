@@ -1,0 +1,135 @@
+"""Kernel micro-benchmarks: the ops of bench/training.py's CNN (and its loss), one at a time.
+
+Each case runs a single op on inputs held in variables (so nothing is fed or folded) as a
+session target (so no output is copied out), at the shapes the training benchmark's CNN uses:
+conv5x5x32 on 64x32x32x3 and conv5x5x64 on 64x16x16x32, 2x2 max pooling, bias/ReLU, fc and a
+640x10000 softmax cross entropy. TensorFlow's tf.compat.v1 runs the same ops (tf.raw_ops) in
+the same process when it is importable, and the last column is the ratio to it.
+
+    python bench/kernels.py [--repeat N] [--cases conv,pool,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+_SAME5 = dict(strides=[1, 1, 1, 1], padding="SAME")
+_POOL2 = dict(ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+
+
+def _cases() -> list:
+    """(label, op type, [(input name, shape or int array)], attrs) rows, float32 inputs."""
+    conv1_x, conv1_w, conv1_y = (64, 32, 32, 3), (5, 5, 3, 32), (64, 32, 32, 32)
+    conv2_x, conv2_w, conv2_y = (64, 16, 16, 32), (5, 5, 32, 64), (64, 16, 16, 64)
+    sizes = np.array
+    return [
+        ("conv1 Conv2D", "Conv2D", [("input", conv1_x), ("filter", conv1_w)], _SAME5),
+        ("conv1 Conv2DBackpropFilter", "Conv2DBackpropFilter",
+         [("input", conv1_x), ("filter_sizes", sizes(conv1_w, np.int32)),
+          ("out_backprop", conv1_y)], _SAME5),
+        ("conv2 Conv2D", "Conv2D", [("input", conv2_x), ("filter", conv2_w)], _SAME5),
+        ("conv2 Conv2DBackpropInput", "Conv2DBackpropInput",
+         [("input_sizes", sizes(conv2_x, np.int32)), ("filter", conv2_w),
+          ("out_backprop", conv2_y)], _SAME5),
+        ("conv2 Conv2DBackpropFilter", "Conv2DBackpropFilter",
+         [("input", conv2_x), ("filter_sizes", sizes(conv2_w, np.int32)),
+          ("out_backprop", conv2_y)], _SAME5),
+        ("pool1 MaxPool", "MaxPool", [("input", conv1_y)], _POOL2),
+        ("pool1 MaxPoolGrad", "MaxPoolGrad",
+         [("orig_input", conv1_y), ("orig_output", (64, 16, 16, 32)),
+          ("grad", (64, 16, 16, 32))], _POOL2),
+        ("pool2 MaxPoolGrad", "MaxPoolGrad",
+         [("orig_input", conv2_y), ("orig_output", (64, 8, 8, 64)), ("grad", (64, 8, 8, 64))],
+         _POOL2),
+        ("conv1 BiasAdd", "BiasAdd", [("value", conv1_y), ("bias", (32,))], {}),
+        ("conv1 BiasAddGrad", "BiasAddGrad", [("out_backprop", conv1_y)], {}),
+        ("conv1 Relu", "Relu", [("features", conv1_y)], {}),
+        ("conv1 ReluGrad", "ReluGrad", [("gradients", conv1_y), ("features", conv1_y)], {}),
+        ("fc MatMul", "MatMul", [("a", (64, 4096)), ("b", (4096, 512))], {}),
+        ("xent 640x10000", "SparseSoftmaxCrossEntropyWithLogits",
+         [("features", (640, 10000)),
+          ("labels", np.random.RandomState(1).randint(0, 10000, 640).astype(np.int64))], {}),
+    ]
+
+
+def _median_seconds(run, repeat: int) -> float:
+    run()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _values(inputs) -> list:
+    rng = np.random.RandomState(0)
+    return [spec if isinstance(spec, np.ndarray) else
+            rng.standard_normal(spec).astype(np.float32) for _, spec in inputs]
+
+
+def time_case(tf, make_op, inputs, attrs, repeat: int) -> float:
+    """Median seconds of one Session.run of the op, its inputs read from variables."""
+    graph = tf.Graph()
+    with graph.as_default():
+        variables = [tf.Variable(value, trainable=False) for value in _values(inputs)]
+        op = make_op([v.value() if hasattr(v, "value") else v for v in variables], attrs)
+        target = op.op if hasattr(op, "op") else op[0].op
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        return _median_seconds(lambda: sess.run(target), repeat)
+
+
+def tensorflux_maker(op_type: str):
+    from tensorflux.framework.op_def import get_op_def
+
+    op_def = get_op_def(op_type)
+    return lambda tensors, attrs: op_def(*tensors, **attrs)
+
+
+def tensorflow_maker(tf1, op_type: str, names):
+    raw = getattr(tf1.raw_ops, op_type)
+    return lambda tensors, attrs: raw(**dict(zip(names, tensors)), **attrs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--cases", default="", help="comma-separated substrings of labels")
+    args = parser.parse_args()
+    import tensorflux
+
+    tf1 = None
+    try:
+        import os
+
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow.compat.v1 as tf1
+
+        tf1.disable_v2_behavior()
+        tf1.logging.set_verbosity(tf1.logging.ERROR)
+    except ImportError:
+        pass
+    wanted = [w for w in args.cases.split(",") if w]
+    print(f"{'kernel':<30}{'tensorflux ms':>15}{'tensorflow ms':>15}{'vs TF':>8}")
+    for label, op_type, inputs, attrs in _cases():
+        if wanted and not any(w.lower() in label.lower() for w in wanted):
+            continue
+        ours = time_case(tensorflux, tensorflux_maker(op_type), inputs, attrs, args.repeat)
+        theirs = None
+        if tf1 is not None:
+            names = [name for name, _ in inputs]
+            theirs = time_case(tf1, tensorflow_maker(tf1, op_type, names), inputs, attrs,
+                               args.repeat)
+        ref = f"{theirs * 1e3:>15.2f}" if theirs else f"{'-':>15}"
+        ratio = f"{ours / theirs:>7.2f}x" if theirs else f"{'-':>8}"
+        print(f"{label:<30}{ours * 1e3:>15.2f}{ref}{ratio}")
+
+
+if __name__ == "__main__":
+    main()

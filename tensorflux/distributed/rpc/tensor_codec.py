@@ -1,0 +1,217 @@
+"""Tensors on the wire: TensorProtos for small values, raw byte frames for transfers.
+
+`encode_tensor` / `decode_tensor` fill and read a TensorProto with one copy each way (raw
+`tensor_content`; strings as `string_val`). A RecvTensor stream is a sequence of *frames*,
+each a serialized `RecvTensorResponse`: a header (dtype, shape, total bytes, sender
+incarnation, deadness; a small tensor's bytes inline), then, for a large tensor, frames that
+hold only the `chunk` field. Those frames are encoded by hand (tag, length, then the bytes
+straight from the array's buffer) and decoded by slicing, so a chunk is copied once into the
+frame and once out of it into the preallocated result: protobuf never holds the payload.
+Any protobuf reader still parses every frame as a `RecvTensorResponse`.
+
+Large received tensors (and the snapshots a worker takes of large fetched variables) land in
+buffers that are reused from step to step (`ReceiveBuffers`): fresh memory for every 100 MB
+transfer costs more in page faults (the kernel zeroing it) than the transfer itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
+from tensorflux.protos import worker_pb2
+
+CHUNK_BYTES = 1 << 20
+INLINE_BYTES = 64 << 10
+_CHUNK_TAG = 0x12  # field 2 (`chunk`), wire type 2 (length-delimited)
+_STRING = dtypes.string.as_datatype_enum
+
+
+def _numeric(array: np.ndarray) -> bool:
+    return array.dtype != object and array.dtype.kind not in "SUV"
+
+
+def encode_tensor(value, proto) -> None:
+    """Fills `proto` (a TensorProto) with `value`'s dtype, shape and raw bytes."""
+    array = np.asarray(value)
+    if not _numeric(array):
+        proto.CopyFrom(make_tensor_proto(array))
+        return
+    proto.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
+    proto.tensor_shape.SetInParent()
+    dims = proto.tensor_shape.dim
+    for size in array.shape:
+        dims.add(size=size)
+    proto.tensor_content = np.ascontiguousarray(array).tobytes()
+
+
+def decode_tensor(proto) -> np.ndarray:
+    """The writable ndarray a TensorProto holds."""
+    if proto.dtype == _STRING or not proto.tensor_content:
+        return make_ndarray(proto)
+    dtype = np.dtype(dtypes.as_dtype(proto.dtype).as_numpy_dtype)
+    shape = [d.size for d in proto.tensor_shape.dim]
+    out = np.empty(shape, dtype)
+    out.reshape(-1).view(np.uint8)[:] = np.frombuffer(proto.tensor_content, np.uint8)
+    return out
+
+
+class ReceiveBuffers:
+    """Arrays for large received tensors, handed out again once nobody holds them.
+
+    Contract: `empty(shape, dtype)` returns an array owning its data, like `np.empty`. An array
+    goes out again only when this pool holds the sole reference to it (CPython reference
+    counts: a caller's variable, a view or an exported buffer all count), so no caller can
+    observe the reuse. Idle arrays are kept up to `max_bytes`, least recently used dropped
+    first.
+    """
+
+    def __init__(self, min_bytes: int = 4 << 20, max_bytes: int = 512 << 20, per_key: int = 2):
+        self.min_bytes = min_bytes
+        self._max_bytes = max_bytes
+        self._per_key = per_key
+        self._lock = threading.Lock()
+        self._arrays: dict = {}  # (shape, dtype) -> [arrays], least recently used first
+
+    def empty(self, shape, dtype) -> np.ndarray:
+        dtype = np.dtype(dtype)
+        key = (tuple(shape), dtype.str)
+        with self._lock:
+            arrays = self._arrays.setdefault(key, [])
+            for index in range(len(arrays)):
+                if sys.getrefcount(arrays[index]) == _POOL_ONLY:
+                    array = arrays.pop(index)
+                    arrays.append(array)
+                    self._arrays[key] = self._arrays.pop(key)  # most recently used key last
+                    return array
+            array = np.empty(shape, dtype)
+            if len(arrays) < self._per_key:
+                arrays.append(array)
+                self._trim()
+            return array
+
+    def _trim(self) -> None:
+        total = sum(a.nbytes for arrays in self._arrays.values() for a in arrays)
+        for key in list(self._arrays):
+            arrays = self._arrays[key]
+            index = 0
+            while index < len(arrays) and total > self._max_bytes:
+                if sys.getrefcount(arrays[index]) == _POOL_ONLY:
+                    total -= arrays[index].nbytes
+                    del arrays[index]
+                else:
+                    index += 1
+            if not arrays:
+                del self._arrays[key]
+
+
+def _pool_only_count() -> int:
+    arrays = [np.empty(1)]
+    return sys.getrefcount(arrays[0])
+
+
+_POOL_ONLY = _pool_only_count()
+RECEIVE_BUFFERS = ReceiveBuffers()
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def tensor_frames(value, is_dead: bool, incarnation: int):
+    """The frames of one RecvTensor response stream (bytes, see the module docstring)."""
+    header = worker_pb2.RecvTensorResponse(sender_incarnation=incarnation)
+    if is_dead or value is None:
+        header.is_dead = True
+        yield header.SerializeToString()
+        return
+    array = np.asarray(value)
+    if not _numeric(array) or array.nbytes == 0:
+        header.tensor.CopyFrom(make_tensor_proto(array))
+        yield header.SerializeToString()
+        return
+    header.tensor.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
+    for size in array.shape:
+        header.tensor.tensor_shape.dim.add(size=size)
+    data = memoryview(np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+    header.total_bytes = len(data)
+    if len(data) <= INLINE_BYTES:
+        header.chunk = data.tobytes()
+        yield header.SerializeToString()
+        return
+    yield header.SerializeToString()
+    for start in range(0, len(data), CHUNK_BYTES):
+        piece = data[start:start + CHUNK_BYTES]
+        yield b"".join((bytes((_CHUNK_TAG,)), _varint(len(piece)), piece))
+
+
+def _chunk_payload(frame: bytes):
+    """(offset, length) of the chunk bytes in a chunk-only frame, or None for other frames."""
+    if not frame or frame[0] != _CHUNK_TAG:
+        return None
+    length = 0
+    shift = 0
+    pos = 1
+    while pos < len(frame):
+        byte = frame[pos]
+        length |= (byte & 0x7F) << shift
+        pos += 1
+        if byte < 0x80:
+            return (pos, length) if pos + length == len(frame) else None
+        shift += 7
+    return None
+
+
+def assemble_frames(frames) -> tuple:
+    """(value, is_dead, sender_incarnation) from a RecvTensor stream's frames.
+
+    Raises:
+        UnavailableError: the stream ended before the header.
+        DataLossError: the byte count disagrees with the header.
+    """
+    frames = iter(frames)
+    first = next(frames, None)
+    if first is None:
+        raise errors.UnavailableError(None, None, "RecvTensor stream ended without a tensor")
+    header = worker_pb2.RecvTensorResponse.FromString(first)
+    incarnation = header.sender_incarnation
+    if header.is_dead:
+        return None, True, incarnation
+    if header.total_bytes == 0:
+        return make_ndarray(header.tensor), False, incarnation
+    dtype = np.dtype(dtypes.as_dtype(header.tensor.dtype).as_numpy_dtype)
+    shape = [d.size for d in header.tensor.tensor_shape.dim]
+    if header.total_bytes >= RECEIVE_BUFFERS.min_bytes:
+        out = RECEIVE_BUFFERS.empty(shape, dtype)
+    else:
+        out = np.empty(shape, dtype)
+    flat = out.reshape(-1).view(np.uint8)
+    offset = len(header.chunk)
+    if offset:
+        flat[:offset] = np.frombuffer(header.chunk, np.uint8)
+    for frame in frames:
+        span = _chunk_payload(frame)
+        if span is None:
+            chunk = worker_pb2.RecvTensorResponse.FromString(frame).chunk
+            data = np.frombuffer(chunk, np.uint8)
+        else:
+            data = np.frombuffer(frame, np.uint8, count=span[1], offset=span[0])
+        end = offset + len(data)
+        if end > len(flat):
+            break
+        flat[offset:end] = data
+        offset = end
+    if offset != header.total_bytes or offset != len(flat):
+        raise errors.DataLossError(
+            None, None, f"RecvTensor delivered {offset} bytes for a tensor of "
+            f"{header.total_bytes} ({dtype.name} {list(out.shape)})")
+    return out, False, incarnation

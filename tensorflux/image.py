@@ -1,0 +1,68 @@
+"""`tf.image`: resizing, color adjustments, geometry and codecs under their TF1 names."""
+
+from tensorflux.ops.image_codec_ops import (
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    is_jpeg,
+)
+from tensorflux.ops.image_color_ops import (
+    adjust_brightness,
+    adjust_contrast,
+    adjust_gamma,
+    adjust_hue,
+    adjust_saturation,
+    convert_image_dtype,
+    grayscale_to_rgb,
+    hsv_to_rgb,
+    per_image_standardization,
+    random_brightness,
+    random_contrast,
+    random_hue,
+    random_saturation,
+    rgb_to_grayscale,
+    rgb_to_hsv,
+)
+from tensorflux.ops.image_ops import (
+    central_crop,
+    crop_to_bounding_box,
+    flip_left_right,
+    flip_up_down,
+    pad_to_bounding_box,
+    random_crop,
+    random_flip_left_right,
+    random_flip_up_down,
+    resize_image_with_crop_or_pad,
+    resize_image_with_pad,
+    resize_with_crop_or_pad,
+    rot90,
+    transpose,
+    transpose_image,
+)
+from tensorflux.ops.image_resize_ops import (
+    ResizeMethod,
+    resize_area,
+    resize_bicubic,
+    resize_bilinear,
+    resize_images,
+    resize_nearest_neighbor,
+)
+
+resize = resize_images
+
+__all__ = [
+    "ResizeMethod", "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
+    "adjust_saturation", "central_crop", "convert_image_dtype", "crop_to_bounding_box",
+    "decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_png", "encode_jpeg",
+    "encode_png", "flip_left_right", "flip_up_down", "grayscale_to_rgb", "hsv_to_rgb",
+    "is_jpeg", "pad_to_bounding_box", "per_image_standardization", "random_brightness",
+    "random_contrast", "random_crop", "random_flip_left_right", "random_flip_up_down",
+    "random_hue", "random_saturation", "resize", "resize_area", "resize_bicubic",
+    "resize_bilinear", "resize_image_with_crop_or_pad", "resize_image_with_pad",
+    "resize_images", "resize_nearest_neighbor", "resize_with_crop_or_pad", "rgb_to_grayscale",
+    "rgb_to_hsv", "rot90", "transpose", "transpose_image",
+]

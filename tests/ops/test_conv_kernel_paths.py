@@ -1,0 +1,178 @@
+"""The fast paths of the convolution and pooling kernels (conv_kernels.py) against loop
+references: per-offset input gradients (many channels), chunked im2col, and max-pool gradient
+routing with ties, NaN and infinities."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tensorflux.ops import conv_kernels, conv_util
+
+RNG = np.random.default_rng(7)
+
+
+def geometry(ksize, strides, dilations, padding):
+    explicit = ()
+    if not isinstance(padding, str):  # ((top, bottom), (left, right))
+        explicit = [0, 0, *padding[0], *padding[1], 0, 0]
+        padding = "EXPLICIT"
+    return conv_util.window("NHWC", (1, *ksize, 1) if ksize else None, (1, *strides, 1),
+                            (1, *dilations, 1), padding, explicit)
+
+
+def taps(h, w, kh, kw, geo):
+    """(a, b, i, j, r, c): output (a, b) meets input (r, c) through kernel offset (i, j)."""
+    (oh, ow), (top, _, left, _) = geo.geometry(h, w, kh, kw)
+    for a, b, i, j in itertools.product(range(oh), range(ow), range(kh), range(kw)):
+        r = a * geo.strides[0] + i * geo.dilations[0] - top
+        c = b * geo.strides[1] + j * geo.dilations[1] - left
+        yield a, b, i, j, r, c
+
+
+def ref_conv(x, f, geo):
+    n, h, w, _ = x.shape
+    kh, kw, _, depth = f.shape
+    out = np.zeros((n, *geo.geometry(h, w, kh, kw)[0], depth))
+    for a, b, i, j, r, c in taps(h, w, kh, kw, geo):
+        if 0 <= r < h and 0 <= c < w:
+            out[:, a, b] += x[:, r, c] @ f[i, j]
+    return out
+
+
+def ref_backprop_input(shape, f, g, geo):
+    dx = np.zeros(shape)
+    for a, b, i, j, r, c in taps(shape[1], shape[2], f.shape[0], f.shape[1], geo):
+        if 0 <= r < shape[1] and 0 <= c < shape[2]:
+            dx[:, r, c] += g[:, a, b] @ f[i, j].T
+    return dx
+
+
+def ref_backprop_filter(x, fshape, g, geo):
+    df = np.zeros(fshape)
+    for a, b, i, j, r, c in taps(x.shape[1], x.shape[2], fshape[0], fshape[1], geo):
+        if 0 <= r < x.shape[1] and 0 <= c < x.shape[2]:
+            df[i, j] += x[:, r, c].T @ g[:, a, b]
+    return df
+
+
+CONV_GEOMETRIES = [  # stride 1 within the window's reach: input gradient as a convolution
+    ((5, 5), (1, 1), (1, 1), "SAME"),
+    ((3, 2), (1, 1), (2, 3), "SAME"),
+    ((3, 3), (1, 1), (1, 1), "VALID"),
+    ((2, 3), (1, 1), (1, 1), ((1, 0), (2, 1))),
+    # padded beyond the window, or strided: one matmul per kernel offset
+    ((2, 2), (1, 1), (1, 1), ((3, 0), (0, 2))),
+    ((3, 2), (2, 1), (1, 1), "SAME"),
+    ((3, 3), (1, 2), (2, 1), "VALID"),
+    ((2, 3), (2, 2), (1, 1), "VALID"),
+]
+
+
+@pytest.mark.parametrize("k,strides,dilations,padding", CONV_GEOMETRIES)
+@pytest.mark.parametrize("channels", [2, 9])
+def test_conv_kernels_match_loop_reference(k, strides, dilations, padding, channels):
+    geo = geometry(None, strides, dilations, padding)
+    x = RNG.standard_normal((3, 7, 8, channels))
+    f = RNG.standard_normal((*k, channels, 4))
+    y = conv_kernels.conv2d(x, f, geo)
+    np.testing.assert_allclose(y, ref_conv(x, f, geo), rtol=1e-10, atol=1e-10)
+    g = RNG.standard_normal(y.shape)
+    dx = conv_kernels.conv2d_backprop_input(x.shape, f, g, geo)
+    assert dx.flags.c_contiguous and dx.dtype == np.float64
+    np.testing.assert_allclose(dx, ref_backprop_input(x.shape, f, g, geo), rtol=1e-10,
+                               atol=1e-10)
+    dxc = conv_kernels.conv2d_backprop_input(x.shape, f, g, geo, channels_first_out=True)
+    np.testing.assert_array_equal(dxc, dx.transpose(0, 3, 1, 2))
+    df = conv_kernels.conv2d_backprop_filter(x, f.shape, g, geo)
+    np.testing.assert_allclose(df, ref_backprop_filter(x, f.shape, g, geo), rtol=1e-10,
+                               atol=1e-10)
+
+
+@pytest.mark.parametrize("patch_bytes,offset_bytes", [(1, 1), (3000, 500), (1 << 30, 1 << 30)])
+def test_chunk_sizes_do_not_change_results(monkeypatch, patch_bytes, offset_bytes):
+    monkeypatch.setattr(conv_kernels, "_PATCH_BYTES", patch_bytes)
+    monkeypatch.setattr(conv_kernels, "_OFFSET_BYTES", offset_bytes)
+    geo = geometry(None, (1, 1), (1, 1), "SAME")
+    x = RNG.standard_normal((5, 6, 5, 8)).astype(np.float32)
+    f = RNG.standard_normal((3, 3, 8, 3)).astype(np.float32)
+    g = RNG.standard_normal((5, 6, 5, 3)).astype(np.float32)
+    x64, f64, g64 = (v.astype(np.float64) for v in (x, f, g))
+    y = conv_kernels.conv2d(x, f, geo)
+    dx = conv_kernels.conv2d_backprop_input(x.shape, f, g, geo)
+    df = conv_kernels.conv2d_backprop_filter(x, f.shape, g, geo)
+    assert y.dtype == dx.dtype == df.dtype == np.float32
+    np.testing.assert_allclose(y, ref_conv(x64, f64, geo), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dx, ref_backprop_input(x.shape, f64, g64, geo), rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(df, ref_backprop_filter(x64, f.shape, g64, geo), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_empty_batch():
+    geo = geometry(None, (1, 1), (1, 1), "SAME")
+    f = np.ones((3, 3, 8, 2))
+    assert conv_kernels.conv2d(np.zeros((0, 4, 4, 8)), f, geo).shape == (0, 4, 4, 2)
+    assert conv_kernels.conv2d_backprop_input((0, 4, 4, 8), f, np.zeros((0, 4, 4, 2)),
+                                              geo).shape == (0, 4, 4, 8)
+    df = conv_kernels.conv2d_backprop_filter(np.zeros((0, 4, 4, 8)), f.shape,
+                                             np.zeros((0, 4, 4, 2)), geo)
+    np.testing.assert_array_equal(df, np.zeros(f.shape))
+
+
+# -- max pooling ----------------------------------------------------------------------------
+
+
+def ref_max_pool_grad(x, g, geo):
+    """TF's CPU scan: per window, a later element wins only when strictly greater."""
+    n, h, w, c = x.shape
+    kh, kw = geo.ksize
+    (oh, ow), (top, _, left, _) = geo.geometry(h, w, kh, kw)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    dx = np.zeros(x.shape, g.dtype)
+    for b, a, q, ch in itertools.product(range(n), range(oh), range(ow), range(c)):
+        best, where = None, None
+        for i, j in itertools.product(range(kh), range(kw)):
+            r = a * geo.strides[0] + i - top
+            col = q * geo.strides[1] + j - left
+            inside = 0 <= r < h and 0 <= col < w
+            value = x[b, r, col, ch] if inside else lowest
+            if best is None or value > best:
+                best, where = value, ((r, col) if inside else None)
+        if where is not None:
+            dx[b, where[0], where[1], ch] += g[b, a, q, ch]
+    return dx
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+       s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+       padding=st.sampled_from(["SAME", "VALID"]), kind=st.sampled_from(["f4", "f8", "i4"]),
+       special=st.booleans(), seed=st.integers(0, 2 ** 31 - 1))
+def test_max_pool_grad_routing(k, s, padding, kind, special, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, (2, 5, 6, 2)).astype(kind)  # small range: many ties
+    if special and kind != "i4":
+        x[rng.random(x.shape) < 0.2] = np.nan
+        x[rng.random(x.shape) < 0.1] = -np.inf
+    geo = geometry(k, s, (1, 1), padding)
+    out_hw, _ = geo.geometry(5, 6, *k)
+    g = rng.integers(-4, 5, (2, *out_hw, 2)).astype(kind)
+    if special and kind != "i4":
+        g[rng.random(g.shape) < 0.2] = np.inf
+    expect = ref_max_pool_grad(x, g, geo)
+    dx = conv_kernels.max_pool_grad(x, g, geo)
+    assert dx.dtype == g.dtype and dx.shape == x.shape
+    np.testing.assert_array_equal(dx, expect)
+    assert not np.signbit(dx[dx == 0]).any()
+    # MaxPoolGradGrad picks, per output, the input-shaped gradient at the same position.
+    gg = rng.standard_normal(x.shape).astype(g.dtype) if kind != "i4" else x * 3
+    picked = conv_kernels.max_pool_grad_grad(x, gg, geo)
+    ones = np.ones(g.shape, g.dtype)
+    routes = [conv_kernels.max_pool_grad(x, np.where(np.arange(ones.size).reshape(ones.shape)
+                                                     == m, ones, 0 * ones), geo)
+              for m in range(ones.size)]
+    expect_pick = np.array([np.sum(np.where(r > 0, gg, 0)) for r in routes]).reshape(g.shape)
+    np.testing.assert_allclose(picked, expect_pick.astype(g.dtype), rtol=1e-6)
