@@ -18,7 +18,7 @@ runs the same cases side by side when it is importable in this interpreter (run 
 /opt/tfref/bin/python, where tensorflux is installed too).
 
     python bench/distributed.py [--workers 1,2,4] [--cases scalar,dense,sparse,sparse10k]
-                                [--backends tensorflux,tensorflow] [--seconds 4]
+                                [--backends tensorflux,tensorflow] [--seconds 4] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -254,6 +254,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0,
                         help="timed seconds per case and worker (at least 5 steps)")
     parser.add_argument("--fetch", choices=["worker", "direct"], default="worker")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="clusters per system and worker count, alternating systems (a "
+                        "shared machine's load varies: more rounds, steadier medians)")
     parser.add_argument("--role", choices=["driver", "ps", "worker"], default="driver")
     parser.add_argument("--backend", default="tensorflux")
     parser.add_argument("--cluster")
@@ -278,13 +281,14 @@ def main() -> None:
     counts = [int(w) for w in args.workers.split(",")]
     table: dict = {}
     for workers in counts:  # both systems back to back, so they see the same machine load
-        for backend in backends:
-            started = time.perf_counter()
-            results = run_cluster(backend, workers, cases, args.seconds, direct)
-            for case, times in results.items():
-                table[(backend, case, workers)] = times
-            print(f"  {backend}: 1 ps + {workers} workers in "
-                  f"{time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
+        for _ in range(args.rounds):
+            for backend in backends:
+                started = time.perf_counter()
+                results = run_cluster(backend, workers, cases, args.seconds, direct)
+                for case, times in results.items():
+                    table.setdefault((backend, case, workers), []).extend(times)
+                print(f"  {backend}: 1 ps + {workers} workers in "
+                      f"{time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
     print(f"median null-step time per worker, 1 PS on loopback (fetch: {args.fetch}; "
           f"dense GB/s per worker)")
     header = f"{'case':<10} {'workers':>7}" + "".join(f"  {b:>22}" for b in backends)

@@ -18,6 +18,7 @@ import time
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc.tensor_codec import encode_tensor
 from tensorflux.framework import errors
+from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import tensor_pb2, worker_pb2
 
 HEARTBEAT_SECS = 1.0
@@ -93,14 +94,21 @@ class StepRun:
         return min(self.failures, key=rank)
 
 
+def _as_op_error(err, task: str):
+    if isinstance(err, errors.OpError):
+        return err
+    error = errors.InternalError(None, None, f"{type(err).__name__} on task {task}: {err}")
+    error._tfx_task = task
+    return error
+
+
 def _run_local(step: StepRun, plan, request, feeds) -> None:
     values = None
     try:
         response, values = plan.client.run_graph_local(request, feeds)
         error = status_mod.from_status(response.status)
     except Exception as err:  # noqa: BLE001 - reported as the task's failure
-        error = err if isinstance(err, errors.OpError) else errors.InternalError(
-            None, None, f"{type(err).__name__}: {err}")
+        error = _as_op_error(err, plan.task)
     step.finish(plan, error, values)
 
 
@@ -140,8 +148,12 @@ def run_step(session_handle: str, plans, feeds: list, step_id: int, timeout, wat
                 proto = encoded[index] = tensor_pb2.TensorProto()
                 encode_tensor(feeds[index], proto)
             request.send.add(name=str(index)).tensor.CopyFrom(proto)
-        step.futures.append(plan.client.run_graph_async(
-            request, timeout, lambda error, values, plan=plan: step.finish(plan, error, values)))
+        try:
+            step.futures.append(plan.client.run_graph_async(
+                request, timeout,
+                lambda error, values, plan=plan: step.finish(plan, error, values)))
+        except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
+            step.finish(plan, _as_op_error(err, plan.task), None)
     watched = len(local) < len(plans)
     if watched:
         watchdog.watch(step)
@@ -199,7 +211,10 @@ class Watchdog:
             due = [s for s in list(self._steps.values())
                    if now - s.checked >= HEARTBEAT_SECS and not s.done.is_set()]
             if due:
-                self._check(due)
+                try:
+                    self._check(due)
+                except Exception as err:  # noqa: BLE001 - the watch must go on
+                    logging.error(f"Heartbeat check failed: {type(err).__name__}: {err}")
                 for step in due:
                     step.checked = time.monotonic()
 

@@ -1,11 +1,13 @@
 """NumPy compute for 2-D convolution and pooling, in NHWC with explicit paddings.
 
-Convolution is im2col plus one BLAS matmul: the patches of the padded input are a strided view
-(no Python loop over pixels) copied once into a `[pixels, kh * kw * in_depth]` matrix. The
-filter gradient is `patches^T @ grad`; the input gradient is `filter @ grad^T` scattered back
-(col2im) with one strided add per kernel offset: loops here only run over the kh * kw window
-offsets, never over pixels. Large batches are processed in chunks so the patch matrix stays
-within `_PATCH_BYTES`.
+Convolution is im2col plus BLAS matmuls: the patches of the padded input are a strided view
+(no Python loop over pixels) copied, one batch chunk of about `_PATCH_BYTES` at a time, into
+a reused `[pixels, kh * kw * in_depth]` matrix that stays in cache while its matmul reads it.
+The filter gradient is `patches^T @ grad`. The input gradient of a stride-1 convolution is the
+convolution of the padded gradient with the flipped filter; otherwise it is `grad @ filter^T`
+added back per kernel offset (or, for few channels, one matmul scattered back by col2im).
+Max-pool gradients route through masks of each window's first maximum. Loops here only run
+over batch chunks and the kh * kw window offsets, never over pixels.
 
 `pads` is always `(top, bottom, left, right)` and `geo` the decoded `conv_util.Window2D`.
 """
@@ -19,8 +21,8 @@ from tensorflux.ops.conv_util import Window2D
 
 # im2col matrices are built per batch chunk of about this size, so they stay in cache.
 _PATCH_BYTES = 4 << 20
-# Input gradients with at least this many channels use one matmul per kernel offset, each
-# into a buffer of at most _OFFSET_BYTES.
+# Input gradients with at least this many channels avoid col2im (see conv2d_backprop_input);
+# strided ones use one matmul per kernel offset, each into a buffer of at most _OFFSET_BYTES.
 _PER_OFFSET_MIN_DEPTH = 8
 _OFFSET_BYTES = 4 << 20
 
@@ -104,8 +106,9 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     dw = np.zeros((kh * kw * c, depth), dtype=g.dtype)
     part = np.empty_like(dw)
     for lo, hi, cols in _patch_matrices(xp, (kh, kw), out_hw, geo):
-        np.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part)
-        dw += part
+        np.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part if lo else dw)
+        if lo:
+            dw += part
     return dw.reshape(kh, kw, c, depth)
 
 
