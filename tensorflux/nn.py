@@ -10,8 +10,9 @@ from tensorflux.ops.nn_impl import (batch_normalization, dropout, embedding_look
                                     softmax_cross_entropy_with_logits,
                                     softmax_cross_entropy_with_logits_v2,
                                     sparse_softmax_cross_entropy_with_logits,
-                                    weighted_cross_entropy_with_logits, xw_plus_b, swish, silu, crelu,
-                                    sufficient_statistics, normalize_moments, weighted_moments)
+                                    weighted_cross_entropy_with_logits, xw_plus_b, swish,
+                                    silu, crelu, sufficient_statistics, normalize_moments,
+                                    weighted_moments)
 from tensorflux.ops.conv_ops import (atrous_conv2d, convolution, conv2d, conv2d_backprop_filter,
                                      conv2d_backprop_input,
                                      conv2d_transpose, depthwise_conv2d, depthwise_conv2d_native,

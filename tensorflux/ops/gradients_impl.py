@@ -19,8 +19,10 @@ from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import GRADIENTS
 from tensorflux.framework.registry import caller_location
 from tensorflux.framework.tensor import Operation, Tensor
-from tensorflux.framework.tensor_conversion import (convert_to_tensor,
-                                                    register_tensor_conversion_function)
+from tensorflux.framework.tensor_conversion import (
+    convert_to_tensor,
+    register_tensor_conversion_function,
+)
 
 __all__ = ["gradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
            "AggregationMethod", "stop_gradient_ops", "hessians"]

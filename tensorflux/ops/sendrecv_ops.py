@@ -6,8 +6,8 @@ is an asynchronous kernel that completes when the matching value arrives (or the
 
 from __future__ import annotations
 
-from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_shape import TensorShape
 
 Arg = define_op("_Arg", outputs=["output: T"], attrs=["T: type", "index: int >= 0"],
                 differentiable=False)
