@@ -1,7 +1,8 @@
 """Kernel micro-benchmarks: the ops of bench/training.py's CNN (and its loss), one at a time.
 
-Each case runs a single op on inputs held in variables (so nothing is fed or folded) as a
-session target (so no output is copied out), at the shapes the training benchmark's CNN uses:
+Each case runs a single op (or a Conv2D -> BiasAdd -> Relu chain, which both systems fuse into
+one kernel) on inputs held in variables (so nothing is fed or folded) as a session target (so
+no output is copied out), at the shapes the training benchmark's CNN uses:
 conv5x5x32 on 64x32x32x3 and conv5x5x64 on 64x16x16x32, 2x2 max pooling, bias/ReLU, fc and a
 640x10000 softmax cross entropy. TensorFlow's tf.compat.v1 runs the same ops (tf.raw_ops) in
 the same process when it is importable, and the last column is the ratio to it.
@@ -21,8 +22,15 @@ _SAME5 = dict(strides=[1, 1, 1, 1], padding="SAME")
 _POOL2 = dict(ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
 
 
+def _conv_bias_relu(tf, tensors, attrs):
+    """A chain both systems fuse into one op when they run it (TF's remapper, our rewrite)."""
+    x, w, b = tensors
+    return tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), b))
+
+
 def _cases() -> list:
-    """(label, op type, [(input name, shape or int array)], attrs) rows, float32 inputs."""
+    """(label, op type or builder(tf, tensors, attrs), [(input name, shape or int array)],
+    attrs) rows, float32 inputs."""
     conv1_x, conv1_w, conv1_y = (64, 32, 32, 3), (5, 5, 3, 32), (64, 32, 32, 32)
     conv2_x, conv2_w, conv2_y = (64, 16, 16, 32), (5, 5, 32, 64), (64, 16, 16, 64)
     sizes = np.array
@@ -49,6 +57,10 @@ def _cases() -> list:
         ("conv1 BiasAddGrad", "BiasAddGrad", [("out_backprop", conv1_y)], {}),
         ("conv1 Relu", "Relu", [("features", conv1_y)], {}),
         ("conv1 ReluGrad", "ReluGrad", [("gradients", conv1_y), ("features", conv1_y)], {}),
+        ("conv1 +BiasAdd+Relu (fused)", _conv_bias_relu,
+         [("input", conv1_x), ("filter", conv1_w), ("bias", (32,))], {}),
+        ("conv2 +BiasAdd+Relu (fused)", _conv_bias_relu,
+         [("input", conv2_x), ("filter", conv2_w), ("bias", (64,))], {}),
         ("fc MatMul", "MatMul", [("a", (64, 4096)), ("b", (4096, 512))], {}),
         ("xent 640x10000", "SparseSoftmaxCrossEntropyWithLogits",
          [("features", (640, 10000)),
@@ -85,14 +97,19 @@ def time_case(tf, make_op, inputs, attrs, repeat: int) -> float:
         return _median_seconds(lambda: sess.run(target), repeat)
 
 
-def tensorflux_maker(op_type: str):
+def tensorflux_maker(op_type):
+    import tensorflux
     from tensorflux.framework.op_def import get_op_def
 
+    if callable(op_type):
+        return lambda tensors, attrs: op_type(tensorflux, tensors, attrs)
     op_def = get_op_def(op_type)
     return lambda tensors, attrs: op_def(*tensors, **attrs)
 
 
-def tensorflow_maker(tf1, op_type: str, names):
+def tensorflow_maker(tf1, op_type, names):
+    if callable(op_type):
+        return lambda tensors, attrs: op_type(tf1, tensors, attrs)
     raw = getattr(tf1.raw_ops, op_type)
     return lambda tensors, attrs: raw(**dict(zip(names, tensors)), **attrs)
 

@@ -19,8 +19,11 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorflux.ops.conv_util import Window2D
 
-# im2col matrices are built per batch chunk of about this size, so they stay in cache.
-_PATCH_BYTES = 4 << 20
+# im2col matrices are built per batch chunk of about this size, so they stay in (L3) cache.
+# NOTE: every chunk is one more multithreaded BLAS call, and a call stalls while one of its
+# threads is descheduled by other load: 4-8 MB measured best on a shared 2-core machine (2 MB
+# loses to call overhead, 16 MB and more to cache misses).
+_PATCH_BYTES = 6 << 20
 # Input gradients with at least this many channels avoid col2im (see conv2d_backprop_input);
 # strided ones use one matmul per kernel offset, each into a buffer of at most _OFFSET_BYTES.
 _PER_OFFSET_MIN_DEPTH = 8
