@@ -4,6 +4,7 @@ import collections
 
 import numpy as np
 import pytest
+from array_checks import _fetch, check  # noqa: F401 - shared table helpers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,26 +15,6 @@ Row = collections.namedtuple("Row", "op build expected")
 A = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
 B = np.arange(24, dtype=np.int64).reshape(2, 3, 4)
 IMG = np.arange(32, dtype=np.float32).reshape(2, 4, 2, 2)
-
-
-def _fetch(outputs, feed=None):
-    with tf.Session() as sess:
-        return sess.run(outputs, feed)
-
-
-def check(outputs, expected, feed=None):
-    """Runs `outputs` and checks values, dtypes and static shapes against `expected`."""
-    single = not isinstance(outputs, (list, tuple))
-    outs = [outputs] if single else list(outputs)
-    exps = [expected] if single else list(expected)
-    values = _fetch(outs, feed)
-    for tensor, value, exp in zip(outs, values, exps):
-        exp = np.asarray(exp)
-        value = np.asarray(value)
-        assert tensor.shape.is_compatible_with(value.shape), (tensor.shape, value.shape)
-        assert value.dtype == tensor.dtype.base_dtype.as_numpy_dtype, (value.dtype, tensor.dtype)
-        assert value.shape == exp.shape, (value.shape, exp.shape)
-        np.testing.assert_array_equal(value, exp)
 
 
 def _band(x, lower, upper):

@@ -5,6 +5,7 @@ import collections
 
 import numpy as np
 import pytest
+from array_checks import _fetch, check  # noqa: F401 - shared table helpers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -16,26 +17,6 @@ from tensorflux.ops import gather_ops, slicing_ops
 Row = collections.namedtuple("Row", "op build expected")
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 M = np.arange(12, dtype=np.int64).reshape(3, 4)
-
-
-def _fetch(outputs, feed=None):
-    with tf.Session() as sess:
-        return sess.run(outputs, feed)
-
-
-def check(outputs, expected, feed=None):
-    """Runs `outputs` and checks values, dtypes and static shapes against `expected`."""
-    single = not isinstance(outputs, (list, tuple))
-    outs = [outputs] if single else list(outputs)
-    exps = [expected] if single else list(expected)
-    values = _fetch(outs, feed)
-    for tensor, value, exp in zip(outs, values, exps):
-        exp = np.asarray(exp)
-        value = np.asarray(value)
-        assert tensor.shape.is_compatible_with(value.shape), (tensor.shape, value.shape)
-        assert value.dtype == tensor.dtype.base_dtype.as_numpy_dtype, (value.dtype, tensor.dtype)
-        assert value.shape == exp.shape, (value.shape, exp.shape)
-        np.testing.assert_array_equal(value, exp)
 
 
 def _dyn(value):
