@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tensorflux.ops import conv_fft
 from tensorflux.ops.conv_util import Window2D
 
 # im2col matrices are built per batch chunk of about this size, so they stay in (L3) cache.
@@ -28,6 +29,11 @@ _PATCH_BYTES = 6 << 20
 # strided ones use one matmul per kernel offset, each into a buffer of at most _OFFSET_BYTES.
 _PER_OFFSET_MIN_DEPTH = 8
 _OFFSET_BYTES = 4 << 20
+# Stride-1 float convolutions of at least this many flops per op go through the frequency
+# domain (conv_fft) when its estimated flops are at most _FFT_MAX_RATIO of im2col's. Small
+# ones stay on im2col, whose sums are exact for exactly representable data.
+_FFT_MIN_FLOPS = 20e6
+_FFT_MAX_RATIO = 0.6
 
 
 def pad_nhwc(x: np.ndarray, pads, fill=0) -> np.ndarray:
@@ -80,12 +86,28 @@ def _patch_matrices(xp: np.ndarray, k_hw, out_hw, geo):
         yield lo, hi, cols.reshape((hi - lo) * out_hw[0] * out_hw[1], -1)
 
 
+def fft_plan(input_shape, filter_shape, geo, dtype, op: str = "forward"):
+    """The conv_fft.Plan for this convolution when the frequency domain is clearly cheaper."""
+    if geo.strides != (1, 1) or dtype not in (np.float32, np.float64):
+        return None
+    n, h, wd, c = input_shape
+    kh, kw, _, depth = filter_shape
+    out_hw, pads = geo.geometry(h, wd, kh, kw)
+    if 2.0 * n * out_hw[0] * out_hw[1] * kh * kw * c * depth < _FFT_MIN_FLOPS:
+        return None
+    plan = conv_fft.Plan((h, wd), out_hw, (kh, kw), geo.dilations, (pads[0], pads[2]))
+    return plan if conv_fft.cost_ratio(plan, c, depth, op) <= _FFT_MAX_RATIO else None
+
+
 # -- Conv2D ---------------------------------------------------------------------------------
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     """NHWC convolution of x [n, h, w, c] with w [kh, kw, c, out]; `epilogue(y)`, when given,
     updates each batch chunk of the result in place right after its matmul (while cached)."""
+    plan = fft_plan(x.shape, w.shape, geo, np.result_type(x, w))
+    if plan is not None:
+        return conv_fft.conv2d(x, w, plan, epilogue)
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
@@ -102,6 +124,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
 
 def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> np.ndarray:
     """d(conv2d)/d(filter) for output gradient g [n, oh, ow, out]: patches^T @ g."""
+    plan = fft_plan(x.shape, filter_shape, geo, np.result_type(x, g), "filter")
+    if plan is not None:
+        return conv_fft.conv2d_backprop_filter(x, filter_shape, g, plan)
     n, h, wd, c = x.shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
@@ -125,6 +150,10 @@ def conv2d_backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo,
     into the input gradient. With few channels those matmuls would be too thin, so one matmul
     makes all columns and col2im scatters them.
     """
+    plan = fft_plan(input_shape, w.shape, geo, np.result_type(w, g), "input")
+    if plan is not None:
+        dx = conv_fft.conv2d_backprop_input(g, w, plan)
+        return np.ascontiguousarray(dx.transpose(0, 3, 1, 2)) if channels_first_out else dx
     if input_shape[3] < _PER_OFFSET_MIN_DEPTH:
         return _backprop_input_col2im(input_shape, w, g, geo, channels_first_out)
     dx = _backprop_input_as_conv(input_shape, w, g, geo)

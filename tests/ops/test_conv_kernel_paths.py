@@ -6,56 +6,13 @@ import itertools
 
 import numpy as np
 import pytest
+from conv_refs import geometry, ref_backprop_filter, ref_backprop_input, ref_conv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorflux.ops import conv_kernels, conv_util
+from tensorflux.ops import conv_kernels
 
 RNG = np.random.default_rng(7)
-
-
-def geometry(ksize, strides, dilations, padding):
-    explicit = ()
-    if not isinstance(padding, str):  # ((top, bottom), (left, right))
-        explicit = [0, 0, *padding[0], *padding[1], 0, 0]
-        padding = "EXPLICIT"
-    return conv_util.window("NHWC", (1, *ksize, 1) if ksize else None, (1, *strides, 1),
-                            (1, *dilations, 1), padding, explicit)
-
-
-def taps(h, w, kh, kw, geo):
-    """(a, b, i, j, r, c): output (a, b) meets input (r, c) through kernel offset (i, j)."""
-    (oh, ow), (top, _, left, _) = geo.geometry(h, w, kh, kw)
-    for a, b, i, j in itertools.product(range(oh), range(ow), range(kh), range(kw)):
-        r = a * geo.strides[0] + i * geo.dilations[0] - top
-        c = b * geo.strides[1] + j * geo.dilations[1] - left
-        yield a, b, i, j, r, c
-
-
-def ref_conv(x, f, geo):
-    n, h, w, _ = x.shape
-    kh, kw, _, depth = f.shape
-    out = np.zeros((n, *geo.geometry(h, w, kh, kw)[0], depth))
-    for a, b, i, j, r, c in taps(h, w, kh, kw, geo):
-        if 0 <= r < h and 0 <= c < w:
-            out[:, a, b] += x[:, r, c] @ f[i, j]
-    return out
-
-
-def ref_backprop_input(shape, f, g, geo):
-    dx = np.zeros(shape)
-    for a, b, i, j, r, c in taps(shape[1], shape[2], f.shape[0], f.shape[1], geo):
-        if 0 <= r < shape[1] and 0 <= c < shape[2]:
-            dx[:, r, c] += g[:, a, b] @ f[i, j].T
-    return dx
-
-
-def ref_backprop_filter(x, fshape, g, geo):
-    df = np.zeros(fshape)
-    for a, b, i, j, r, c in taps(x.shape[1], x.shape[2], fshape[0], fshape[1], geo):
-        if 0 <= r < x.shape[1] and 0 <= c < x.shape[2]:
-            df[i, j] += x[:, r, c].T @ g[:, a, b]
-    return df
 
 
 CONV_GEOMETRIES = [  # stride 1 within the window's reach: input gradient as a convolution
