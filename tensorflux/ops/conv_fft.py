@@ -148,8 +148,9 @@ def spectrum(a: np.ndarray, plan: Plan, offsets) -> np.ndarray:
     return np.matmul(full, rows.reshape(n * half, 2 * w, c)).reshape(n, half * lw, 2 * c)
 
 
-def inverse(spec: np.ndarray, plan: Plan, out_hw, offsets) -> np.ndarray:
-    """The real NHWC `[n, *out_hw, c]` window at `offsets` of block spectrum [n, bins, 2 c]."""
+def inverse(spec: np.ndarray, plan: Plan, out_hw, offsets, out=None) -> np.ndarray:
+    """The real NHWC `[n, *out_hw, c]` window at `offsets` of block spectrum [n, bins, 2 c]
+    (written into `out` when given)."""
     n, _, c2 = spec.shape
     lh, lw = plan.lengths
     half = lh // 2 + 1
@@ -157,8 +158,11 @@ def inverse(spec: np.ndarray, plan: Plan, out_hw, offsets) -> np.ndarray:
     cols = np.matmul(_full_inverse(out_hw[1], lw, offsets[1], spec.dtype),
                      spec.reshape(n * half, 2 * lw, c))
     back = _half_inverse(out_hw[0], lh, offsets[0], 1.0 / (lh * lw), spec.dtype)
-    out = np.matmul(back, cols.reshape(n, 2 * half, out_hw[1] * c))
-    return out.reshape(n, out_hw[0], out_hw[1], c)
+    if out is None:
+        out = np.empty((n, out_hw[0], out_hw[1], c), dtype=spec.dtype)
+    np.matmul(back, cols.reshape(n, 2 * half, out_hw[1] * c),
+                    out=out.reshape(n, out_hw[0], out_hw[1] * c))
+    return out
 
 
 def filter_blocks(w: np.ndarray, plan: Plan, conjugate: bool) -> np.ndarray:
@@ -189,7 +193,7 @@ def _apply(a: np.ndarray, blocks: np.ndarray, plan: Plan, in_offsets, out_hw, ou
         spec = spectrum(a[lo:hi], plan, in_offsets)
         prod = np.empty((hi - lo, plan.bins, c_out2), dtype=a.dtype)
         np.matmul(spec.transpose(1, 0, 2), blocks, out=prod.transpose(1, 0, 2))
-        out[lo:hi] = inverse(prod, plan, out_hw, out_offsets)
+        inverse(prod, plan, out_hw, out_offsets, out=out[lo:hi])
         if epilogue is not None:
             epilogue(out[lo:hi])
     return out
