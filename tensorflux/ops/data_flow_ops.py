@@ -248,8 +248,8 @@ def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allow
         shapes = [shapes]
     elif not isinstance(shapes, (list, tuple)):
         raise TypeError(f"shapes must be a list of shapes, got {shapes!r}")
-    elif all(s is None or isinstance(s, (int, Dimension)) for s in shapes) and shapes:
-        shapes = [shapes]
+    elif all(s is None or isinstance(s, (int, Dimension)) for s in shapes):
+        shapes = [shapes]  # NOTE: as in TF, an empty list is one scalar shape, not none
     shapes = [as_shape(s) for s in shapes]
     if not unknown_dim_allowed and any(not s.is_fully_defined() for s in shapes):
         raise ValueError(f"All shapes must be fully defined: {shapes}")

@@ -26,3 +26,4 @@ from tensorflux.train.meta_graph import export_meta_graph, import_meta_graph
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.server import Server
 from tensorflux.train.device_setter import *  # noqa: F403
+from tensorflux.train.sync_replicas_optimizer import SyncReplicasOptimizer

@@ -145,6 +145,16 @@ class Coordinator:
                     raise RuntimeError(f"Coordinator stopped with threads still running: "
                                        f"{' '.join(stragglers)}")
 
+    def wait_for_threads(self, threads=None, timeout: float = 0.0) -> bool:
+        """Waits up to `timeout` seconds for `threads` and the registered ones to end; True
+        when none is still alive (does not join: call `join` afterwards)."""
+        with self._lock:
+            threads = list(set(threads or []) | self._registered_threads)
+        deadline = time.monotonic() + timeout
+        while any(t.is_alive() for t in threads) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return not any(t.is_alive() for t in threads)
+
     @property
     def joined(self) -> bool:
         return self._joined

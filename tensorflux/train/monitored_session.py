@@ -15,6 +15,9 @@ from tensorflux.framework.graph import GraphKeys
 from tensorflux.platform import tf_logging as logging
 from tensorflux.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
+# Threads still running this long after close() asks them to stop are cancelled.
+_CANCEL_AFTER_SECS = 2.0
+
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator",
            "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession"]
 
@@ -321,6 +324,14 @@ class _MonitoredSessionBase:
         finally:
             try:
                 self._coord.request_stop()
+                # NOTE: TF1 joins first and closes the session after, so a thread blocked in
+                # a step (a queue runner waiting on an accumulator or queue nobody feeds any
+                # more) held close() for the whole grace period. Threads still running after a
+                # short wait are cancelled by closing the session; then they are joined.
+                if not self._coord.wait_for_threads(
+                        self._threads, min(_CANCEL_AFTER_SECS, self._stop_grace_period_secs)) \
+                        and self._sess is not None:
+                    self._sess.close()
                 self._coord.join(self._threads, stop_grace_period_secs=
                                  self._stop_grace_period_secs, ignore_live_threads=True)
             finally:
