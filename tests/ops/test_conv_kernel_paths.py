@@ -133,3 +133,17 @@ def test_max_pool_grad_routing(k, s, padding, kind, special, seed):
               for m in range(ones.size)]
     expect_pick = np.array([np.sum(np.where(r > 0, gg, 0)) for r in routes]).reshape(g.shape)
     np.testing.assert_allclose(picked, expect_pick.astype(g.dtype), rtol=1e-6)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 500])
+def test_max_pool_gradients_in_batch_chunks_match_whole_batch(monkeypatch, chunk_bytes):
+    rng = np.random.default_rng(5)
+    x = rng.integers(-2, 3, (5, 6, 6, 3)).astype(np.float32)  # ties across chunk borders
+    geo = geometry((2, 2), (2, 2), (1, 1), "SAME")
+    g = rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    gg = rng.standard_normal(x.shape).astype(np.float32)
+    whole = conv_kernels.max_pool_grad(x, g, geo), conv_kernels.max_pool_grad_grad(x, gg, geo)
+    monkeypatch.setattr(conv_kernels, "_POOL_CHUNK_BYTES", chunk_bytes)
+    np.testing.assert_array_equal(conv_kernels.max_pool_grad(x, g, geo), whole[0])
+    np.testing.assert_array_equal(conv_kernels.max_pool_grad_grad(x, gg, geo), whole[1])
+    np.testing.assert_array_equal(whole[0], ref_max_pool_grad(x, g, geo))
