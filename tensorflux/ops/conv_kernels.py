@@ -76,18 +76,46 @@ def _batch_chunks(n: int, per_item_bytes: int):
     return [(start, min(n, start + step)) for start in range(0, n, step)]
 
 
-def _patch_matrices(xp: np.ndarray, k_hw, out_hw, geo):
+def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, planar: bool = False):
     """Yields (lo, hi, cols): the `[(hi - lo) * oh * ow, kh * kw * c]` im2col matrix of each
-    batch chunk, copied into one reused buffer (small enough to stay in cache)."""
-    n, c = xp.shape[0], xp.shape[3]
+    batch chunk of `x` padded by `pads`, copied into one reused buffer (small enough to stay
+    in cache).
+
+    `planar` builds the matrix transposed, one shifted output plane per (kernel offset,
+    channel) from a channels-first copy of the chunk, and yields a transposed view: the copy
+    moves runs of `ow` values instead of `kw * c`, which pays when window rows are short
+    (the filter gradient's `cols.T @ g` then reads it in its natural layout; measured slower
+    for the forward product, so conv2d does not ask for it).
+    """
+    n, c = x.shape[0], x.shape[3]
     per_item = out_hw[0] * out_hw[1] * k_hw[0] * k_hw[1] * c
-    chunks = _batch_chunks(n, per_item * xp.itemsize)
-    buf = np.empty((chunks[0][1] - chunks[0][0]) * per_item if chunks else 0, dtype=xp.dtype)
+    chunks = _batch_chunks(n, per_item * x.itemsize)
+    buf = np.empty((chunks[0][1] - chunks[0][0]) * per_item if chunks else 0, dtype=x.dtype)
+    xp = None if planar else pad_nhwc(x, pads)
     for lo, hi in chunks:
-        view = patches(xp[lo:hi], k_hw, out_hw, geo)
+        if planar:
+            view = _plane_patches(x[lo:hi], pads, k_hw, out_hw, geo)
+        else:
+            view = patches(xp[lo:hi], k_hw, out_hw, geo)
         cols = buf[:(hi - lo) * per_item].reshape(view.shape)
         np.copyto(cols, view)
-        yield lo, hi, cols.reshape((hi - lo) * out_hw[0] * out_hw[1], -1)
+        if planar:
+            yield lo, hi, cols.reshape(k_hw[0] * k_hw[1] * c, -1).T
+        else:
+            yield lo, hi, cols.reshape((hi - lo) * out_hw[0] * out_hw[1], -1)
+
+
+def _plane_patches(x: np.ndarray, pads, k_hw, out_hw, geo) -> np.ndarray:
+    """A read-only `[kh, kw, c, n, oh, ow]` view of the windows of `x`, padded channels-first."""
+    n, h, wd, c = x.shape
+    top, bottom, left, right = pads
+    xc = np.zeros((n, c, h + top + bottom, wd + left + right), dtype=x.dtype)
+    xc[:, :, top:top + h, left:left + wd] = x.transpose(0, 3, 1, 2)
+    s_n, s_c, s_h, s_w = xc.strides
+    (sh, sw), (dh, dw) = geo.strides, geo.dilations
+    shape = (k_hw[0], k_hw[1], c, n, out_hw[0], out_hw[1])
+    strides = (s_h * dh, s_w * dw, s_c, s_n, s_h * sh, s_w * sw)
+    return as_strided(xc, shape, strides, writeable=False)
 
 
 def fft_plan(input_shape, filter_shape, geo, dtype, op: str = "forward"):
@@ -115,11 +143,10 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    xp = pad_nhwc(x, pads)
     w2 = w.reshape(kh * kw * c, depth)
     rows = out_hw[0] * out_hw[1]
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
-    for lo, hi, cols in _patch_matrices(xp, (kh, kw), out_hw, geo):
+    for lo, hi, cols in _patch_matrices(x, pads, (kh, kw), out_hw, geo):
         np.matmul(cols, w2, out=out[lo:hi].reshape((hi - lo) * rows, depth))
         if epilogue is not None:
             epilogue(out[lo:hi])
@@ -134,10 +161,10 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     n, h, wd, c = x.shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    xp = pad_nhwc(x, pads)
     dw = np.zeros((kh * kw * c, depth), dtype=g.dtype)
     part = np.empty_like(dw)
-    for lo, hi, cols in _patch_matrices(xp, (kh, kw), out_hw, geo):
+    planar = kw * c < out_hw[1]  # short window rows (few channels)
+    for lo, hi, cols in _patch_matrices(x, pads, (kh, kw), out_hw, geo, planar):
         np.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part if lo else dw)
         if lo:
             dw += part

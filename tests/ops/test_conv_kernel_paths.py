@@ -49,12 +49,13 @@ def test_conv_kernels_match_loop_reference(k, strides, dilations, padding, chann
 
 
 @pytest.mark.parametrize("patch_bytes,offset_bytes", [(1, 1), (3000, 500), (1 << 30, 1 << 30)])
-def test_chunk_sizes_do_not_change_results(monkeypatch, patch_bytes, offset_bytes):
+@pytest.mark.parametrize("depth", [8, 1])  # window rows longer / shorter than output rows
+def test_chunk_sizes_do_not_change_results(monkeypatch, patch_bytes, offset_bytes, depth):
     monkeypatch.setattr(conv_kernels, "_PATCH_BYTES", patch_bytes)
     monkeypatch.setattr(conv_kernels, "_OFFSET_BYTES", offset_bytes)
     geo = geometry(None, (1, 1), (1, 1), "SAME")
-    x = RNG.standard_normal((5, 6, 5, 8)).astype(np.float32)
-    f = RNG.standard_normal((3, 3, 8, 3)).astype(np.float32)
+    x = RNG.standard_normal((5, 6, 5, depth)).astype(np.float32)
+    f = RNG.standard_normal((3, 3, depth, 3)).astype(np.float32)
     g = RNG.standard_normal((5, 6, 5, 3)).astype(np.float32)
     x64, f64, g64 = (v.astype(np.float64) for v in (x, f, g))
     y = conv_kernels.conv2d(x, f, geo)
