@@ -363,13 +363,16 @@ def first_max_masks(x: np.ndarray, geo):
     xp = pad_nhwc(x, pads, _lowest(x.dtype))
     offsets = _window_offsets(out_hw, geo)
     views = [xp[:, r, s, :] for r, s in offsets]
-    best = views[0].copy() if len(views) == 1 else np.fmax(views[0], views[1])
+    best = views[0].copy() if len(views) == 1 else np.maximum(views[0], views[1])
     for view in views[2:]:
-        np.fmax(best, view, out=best)
-    if np.issubdtype(best.dtype, np.inexact):
+        np.maximum(best, view, out=best)
+    if np.issubdtype(best.dtype, np.inexact) and np.isnan(best).any():
+        # Some window holds a NaN: the maximum ignoring NaNs, unless one comes first.
+        best = views[0].copy() if len(views) == 1 else np.fmax(views[0], views[1])
+        for view in views[2:]:
+            np.fmax(best, view, out=best)
         first_nan = np.isnan(views[0])
-        if first_nan.any():
-            np.copyto(best, views[0], where=first_nan)
+        np.copyto(best, views[0], where=first_nan)
     masks = []
     taken = None
     for k, view in enumerate(views):
@@ -386,6 +389,12 @@ def first_max_masks(x: np.ndarray, geo):
     return out_hw, pads, masks
 
 
+def _windows_tile(h: int, wd: int, out_hw, pads, geo) -> bool:
+    """True when the pooling windows cover the unpadded input exactly once."""
+    return geo.ksize == geo.strides and not any(pads) and \
+        out_hw[0] * geo.ksize[0] == h and out_hw[1] * geo.ksize[1] == wd
+
+
 def _exact_zero_products(values: np.ndarray) -> bool:
     """True when `values * False` is exactly zero everywhere (no inf or NaN)."""
     return not np.issubdtype(values.dtype, np.inexact) or bool(np.isfinite(values).all())
@@ -400,10 +409,18 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
 def _max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     n, h, wd, c = x.shape
     out_hw, (top, bottom, left, right), masks = first_max_masks(x, geo)
-    buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
     routed = np.empty(g.shape, dtype=g.dtype)
     finite = _exact_zero_products(g)
     zero = np.zeros((), dtype=g.dtype)
+    if finite and _windows_tile(h, wd, out_hw, (top, bottom, left, right), geo):
+        # Every input is in exactly one window: write each offset's share once (adding 0.0
+        # turns the -0.0 of a negative gradient times False into TF's 0.0).
+        dx = np.empty(x.shape, dtype=g.dtype)
+        for (r, s), hit in masks:
+            np.multiply(g, hit, out=routed)
+            np.add(routed, zero, out=dx[:, r, s, :])
+        return dx
+    buf = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=g.dtype)
     for (r, s), hit in masks:
         view = buf[:, r, s, :]
         if finite:
