@@ -1,0 +1,291 @@
+"""`tf.py_func`, `tf.numpy_function`, `tf.py_function`: Python functions as graph ops.
+
+Ops `PyFunc` (stateful), `PyFuncStateless` and `EagerPyFunc` carry attrs `token`, `Tin` and
+`Tout`. The Python callable is never serialized: it lives in a process-local registry under its
+token (`pyfunc_<n>`), held weakly there and strongly by the graph that uses it. A GraphDef whose
+`PyFunc` token is not registered in the running process imports fine and fails when run, with an
+`InvalidArgumentError` naming the token, as in TensorFlow.
+
+Kernel contract (TensorFlow's): the function gets NumPy values (numbers as read-only arrays,
+0-d numbers as NumPy scalars, strings as object arrays of bytes, a 0-d string as `bytes`); it
+returns one value, a list/tuple of values, or None (no value). Each value must already have its
+`Tout` dtype (Python ints are int64 and floats are float64, as in NumPy); a mismatch is an
+`InvalidArgumentError` ("0-th value returned by pyfunc_3 is double, but expects float").
+Exceptions map to status classes: ValueError/TypeError -> InvalidArgumentError, StopIteration ->
+OutOfRangeError, MemoryError -> ResourceExhaustedError, NotImplementedError ->
+UnimplementedError, anything else -> UnknownError.
+
+`tf.py_function` builds an `EagerPyFunc`. With no eager mode here, its function also gets NumPy
+arrays; they have a `.numpy()` method returning themselves, so TF2-style code that calls
+`x.numpy()` runs unchanged. Unlike TensorFlow's eager version it is not differentiable (there is
+no tape to record the Python computation); use `gradient_override_map` as with `PyFunc`.
+
+`PyFunc`/`PyFuncStateless` are not differentiable; `Graph.gradient_override_map({"PyFunc": ...})`
+gives them a gradient.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+import weakref
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_shape import TensorShape
+
+__all__ = ["py_func", "numpy_function", "py_function"]
+
+
+class _FuncEntry:
+    """A registered callable (a weak-referenceable holder for any callable)."""
+
+    __slots__ = ("func", "eager", "__weakref__")
+
+    def __init__(self, func, eager: bool):
+        self.func = func
+        self.eager = eager
+
+
+class FuncRegistry:
+    """Process-local token -> callable table. Tokens are never reused; entries live as long as
+    a graph that uses them (the graph holds the strong reference)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._next_id = 0
+
+    def insert(self, entry: _FuncEntry) -> str:
+        with self._lock:
+            token = f"pyfunc_{self._next_id}"
+            self._next_id += 1
+            self._entries[token] = entry
+        return token
+
+    def remove(self, token: str) -> None:
+        with self._lock:
+            self._entries.pop(token, None)
+
+    def get(self, token: str):
+        return self._entries.get(token)
+
+    def size(self) -> int:
+        return len(self._entries)
+
+
+_REGISTRY = FuncRegistry()
+
+_SIGNATURE = dict(inputs=["input: Tin"], outputs=["output: Tout"],
+                  attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"])
+PyFunc = define_op("PyFunc", **_SIGNATURE, stateful=True, differentiable=False)
+PyFuncStateless = define_op("PyFuncStateless", **_SIGNATURE, differentiable=False)
+EagerPyFunc = define_op("EagerPyFunc", inputs=["input: Tin"], outputs=["output: Tout"],
+                        attrs=["token: string", "is_async: bool = False",
+                               "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
+                        stateful=True, differentiable=False)
+
+
+def _unknown_shapes(input, *, Tout):  # noqa: A002,N803 - TF names
+    return [[TensorShape(None)] * len(Tout)]
+
+
+for _op in (PyFunc, PyFuncStateless, EagerPyFunc):
+    _op.shape_fn(_unknown_shapes)
+
+
+class _EagerValue(np.ndarray):
+    """An ndarray with TF2's `EagerTensor.numpy()`, given to `tf.py_function` callables."""
+
+    def numpy(self) -> np.ndarray:
+        return np.asarray(self)
+
+
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _tf_name(dtype) -> str:
+    return _TF_TYPE_NAMES.get(dtype.name, dtype.name)
+
+
+def _as_argument(value, eager: bool):
+    array = np.asarray(value)
+    if array.dtype == np.object_:
+        if array.ndim == 0 and not eager:
+            return array.item()
+        array = array.copy()
+    else:
+        array = array.view()
+        array.flags.writeable = False
+        if array.ndim == 0 and not eager:
+            return array[()]
+    return array.view(_EagerValue) if eager else array
+
+
+def _encode(item):
+    return item.encode("utf-8") if isinstance(item, str) else item
+
+
+def _as_result(value) -> np.ndarray:
+    if isinstance(value, (bytes, str)):
+        return np.asarray(_encode(value), dtype=object)
+    array = np.asarray(value)
+    if array.dtype.kind in "US":
+        flat = [_encode(item) for item in array.reshape(-1).tolist()]
+        result = np.empty(len(flat), dtype=object)
+        result[:] = flat
+        return result.reshape(array.shape)
+    if array.dtype == np.object_ and array.size:
+        flat = array.reshape(-1)
+        if any(isinstance(item, str) for item in flat):
+            array = np.frompyfunc(_encode, 1, 1)(array).astype(object)
+    return array
+
+
+_STATUS_OF_EXCEPTION = (
+    ((ValueError, TypeError), errors.InvalidArgumentError),
+    (StopIteration, errors.OutOfRangeError),
+    (MemoryError, errors.ResourceExhaustedError),
+    (NotImplementedError, errors.UnimplementedError),
+)
+
+
+def _status_error(err: Exception) -> errors.OpError:
+    cls = errors.UnknownError
+    for py_types, status in _STATUS_OF_EXCEPTION:
+        if isinstance(err, py_types):
+            cls = status
+            break
+    trace = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    wrapped = cls(None, None, f"{type(err).__name__}: {err}\n{trace}")
+    wrapped.__cause__ = err
+    return wrapped
+
+
+def _check_results(token: str, ret, tout) -> tuple:
+    if ret is None:
+        values = []
+    elif isinstance(ret, (list, tuple)):
+        values = list(ret)
+    else:
+        values = [ret]
+    if len(values) != len(tout):
+        raise errors.InvalidArgumentError(
+            None, None, f"{token} returns {len(values)} values, but expects to see "
+                        f"{len(tout)} values.")
+    results = []
+    for index, (value, expected) in enumerate(zip(values, tout)):
+        array = _as_result(value)
+        try:
+            got = dtypes.as_dtype(array.dtype)
+        except TypeError:
+            got = None
+        if got is None or got.base_dtype != expected.base_dtype:
+            got_name = _tf_name(got) if got is not None else str(array.dtype)
+            raise errors.InvalidArgumentError(
+                None, None, f"{index}-th value returned by {token} is {got_name}, but expects "
+                            f"{_tf_name(expected)}")
+        results.append(array)
+    return tuple(results)
+
+
+def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
+    n_out = len(Tout)
+
+    def kernel(ctx, *inputs):
+        # NOTE: looked up per call, so a graph imported before its function was registered
+        # (or whose function was collected) reports the missing token at run time.
+        entry = _REGISTRY.get(token)
+        if entry is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Could not find callback with key={token} in the registry "
+                            "(a py_func's Python function lives only in the process that "
+                            "built the graph; it is never serialized).")
+        args = [_as_argument(value, entry.eager) for value in inputs]
+        try:
+            ret = entry.func(*args)
+        except Exception as err:  # noqa: BLE001 - every Python failure maps to a status
+            raise _status_error(err) from err
+        results = _check_results(token, ret, Tout)
+        if n_out == 1:
+            return results[0]
+        return results if n_out else None
+
+    return kernel
+
+
+# ctx=True also keeps PyFuncStateless out of plan-time constant folding: the function runs
+# when the step runs, where its errors are reported.
+for _op in (PyFunc, PyFuncStateless):
+    _op.kernel(factory=True, ctx=True)(_py_func_kernel)
+
+
+@EagerPyFunc.kernel(factory=True, ctx=True)
+def _eager_py_func_kernel(token, is_async, Tin, Tout):  # noqa: N803 - TF attr names
+    return _py_func_kernel(token, Tin, Tout)
+
+
+def _internal_py_func(func, inp, Tout, op_def, eager: bool, name):  # noqa: N803
+    if not callable(func):
+        raise TypeError(f"Expected func to be callable, got func of type {type(func).__name__}")
+    if Tout is None:
+        Tout = []  # noqa: N806
+    is_list = isinstance(Tout, (list, tuple))
+    tout = [dtypes.as_dtype(t) for t in (Tout if is_list else [Tout])]
+    graph = graph_mod.get_default_graph()
+    entry = _FuncEntry(func, eager)
+    token = _REGISTRY.insert(entry)
+    # The graph keeps the callable alive; the registry only refers to it weakly.
+    used = graph.__dict__.setdefault("_py_funcs_used_in_graph", [])
+    used.append(entry)
+    op_name = graph.unique_name(name or op_def.name)
+    outputs = op_def(list(inp), token=token, Tout=tout, name=op_name + "/")
+    if not tout:
+        return graph.get_operation_by_name(op_name)
+    return outputs if is_list else outputs[0]
+
+
+def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1 name
+    """Wraps a Python function taking and returning NumPy arrays as a graph op.
+
+    Args:
+        func: a callable `func(*arrays)` returning a value (single `Tout`), a list/tuple of
+            values (list `Tout`), or None (empty `Tout`). Values must have the `Tout` dtypes.
+        inp: a list of Tensors (or values convertible to Tensors).
+        Tout: a dtype, or a list/tuple of dtypes.
+        stateful: False builds a `PyFuncStateless` (the runtime may merge identical calls).
+        name: the op name.
+
+    Returns:
+        A Tensor for a single `Tout`, a list of Tensors for a list `Tout`, the Operation when
+        `Tout` is empty. Output shapes are unknown (use `set_shape`).
+
+    Raises:
+        TypeError: `func` is not callable or `inp` is not a list.
+
+    Example:
+        >>> y = tf.py_func(lambda a: np.sinh(a), [x], tf.float32)
+    """
+    op_def = PyFunc if stateful else PyFuncStateless
+    return _internal_py_func(func, inp, Tout, op_def, False, name)
+
+
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
+    """TF2's name for `tf.py_func` (same semantics and ops)."""
+    return py_func(func, inp, Tout, stateful=stateful, name=name)
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF name
+    """Wraps a Python function as an `EagerPyFunc` op.
+
+    Graph mode only: `func` receives NumPy arrays (with a `.numpy()` method, like eager
+    tensors) and returns values as for `tf.py_func`. Not differentiable here (no eager tape).
+
+    Returns:
+        As `tf.py_func`: a Tensor for a single `Tout`, a list for a list `Tout`, the Operation
+        for an empty or None `Tout`.
+    """
+    return _internal_py_func(func, inp, Tout, EagerPyFunc, True, name)
