@@ -10,12 +10,16 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorflux.framework.sparse_tensor import (
+    SparseTensor,
+    SparseTensorValue,
+    convert_to_tensor_or_sparse_tensor,
+)
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 
 __all__ = ["SparseTensor", "SparseTensorValue", "sparse_to_dense", "sparse_tensor_to_dense",
-           "sparse_placeholder"]
+           "sparse_placeholder", "convert_to_tensor_or_sparse_tensor"]
 
 SparseToDense = define_op(
     "SparseToDense",
