@@ -1,0 +1,241 @@
+"""`batch`, `padded_batch` and `unbatch`: consecutive elements stacked along a new first axis.
+
+The batch dimension is static only with `drop_remainder=True` and a batch size known when the
+dataset is built; otherwise it is None (the last batch may be smaller), as in TF.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.data import structure
+from tensorflux.data.dataset_ops import Dataset, ElementError, scalar_arg, static_int
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import constant_value
+from tensorflux.framework.tensor_shape import TensorShape
+
+
+def _batch_shapes(shapes, size, drop_remainder: bool):
+    dim = size if drop_remainder and size is not None else None
+    return [TensorShape([dim]).concatenate(shape) for shape in shapes]
+
+
+def _groups(source, size: int, drop_remainder: bool):
+    """Lists of `size` elements; an ElementError is passed on alone and drops its batch."""
+    group = []
+    for element in source:
+        if type(element) is ElementError:
+            group = []
+            yield element
+            continue
+        group.append(element)
+        if len(group) == size:
+            yield group
+            group = []
+    if group and not drop_remainder:
+        yield group
+
+
+def _check_size(size: int) -> None:
+    if size <= 0:
+        raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero, "
+                                          f"got {size}.")
+
+
+class BatchDataset(Dataset):
+    def __init__(self, dataset, batch_size, drop_remainder):
+        self._size = scalar_arg(batch_size, "batch_size", "Dataset.batch()")
+        self._drop = bool(drop_remainder)
+        size = static_int(self._size)
+        super().__init__([dataset], [self._size], dataset._types,
+                         _batch_shapes(dataset._shapes, size, self._drop), dataset._template)
+
+    def _check(self, ctx):
+        _check_size(ctx.scalar(self._size))
+
+    def _iterate(self, ctx):
+        size = ctx.scalar(self._size)
+        for group in _groups(self._inputs[0]._iterate(ctx), size, self._drop):
+            if type(group) is ElementError:
+                yield group
+                continue
+            out = []
+            for i, parts in enumerate(zip(*group)):
+                first = parts[0].shape
+                for k, part in enumerate(parts):
+                    if part.shape != first:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Cannot batch tensors with different shapes in "
+                            f"component {i}. First element had shape {list(first)} and "
+                            f"element {k} had shape {list(part.shape)}.")
+                out.append(np.stack(parts))
+            yield tuple(out)
+
+
+def _padding_value(value, dtype, what):
+    if value is None:
+        return b"" if dtype is dtypes.string else np.zeros((), dtype.as_numpy_dtype)
+    if isinstance(value, Tensor):
+        folded = constant_value(value)
+        if folded is None:
+            raise ValueError(f"{what}: padding values must be constants, got '{value.name}'")
+        value = folded
+    array = structure.as_array(value, dtype)
+    if array.ndim != 0:
+        raise ValueError(f"{what}: each padding value must be a scalar, got shape "
+                         f"{list(array.shape)}")
+    return array.item() if dtype is dtypes.string else array
+
+
+def _pad_spec(value, what):
+    """A padded shape -> (dims: list of int/None/scalar Tensor, or a 1-D Tensor, or None for
+    an unknown rank; its static TensorShape; the tensors to capture)."""
+    if isinstance(value, Tensor):
+        folded = constant_value(value)
+        if folded is None:
+            if value.shape.ndims not in (None, 1):
+                raise ValueError(f"{what}: a padded shape tensor must be a vector, got shape "
+                                 f"{value.shape}")
+            length = value.shape.as_list()[0] if value.shape.ndims == 1 else None
+            static = TensorShape(None) if length is None else TensorShape([None] * length)
+            return value, static, [value]
+        value = np.asarray(folded).reshape(-1).tolist()
+    if value is None or (isinstance(value, TensorShape) and value.ndims is None):
+        return None, TensorShape(None), []
+    if isinstance(value, TensorShape):
+        value = value.as_list()
+    dims, captures = [], []
+    for dim in value:
+        if isinstance(dim, Tensor):
+            folded = constant_value(dim)
+            if folded is None:
+                dims.append(dim)
+                captures.append(dim)
+                continue
+            dim = folded
+        dim = getattr(dim, "value", dim)
+        dims.append(None if dim is None or int(dim) < 0 else int(dim))
+    return dims, TensorShape([d if not isinstance(d, Tensor) else None for d in dims]), captures
+
+
+def _resolve(spec, ctx, rank: int):
+    if spec is None:
+        return [None] * rank
+    if isinstance(spec, Tensor):
+        return [None if d < 0 else int(d) for d in np.asarray(ctx.value(spec)).reshape(-1)]
+    return [ctx.scalar(d) if isinstance(d, Tensor) else d for d in spec]
+
+
+class PaddedBatchDataset(Dataset):
+    """Batches elements padded (at the end of each axis) to `padded_shapes`; None or -1
+    dimensions pad to the largest element of the batch. Padded shapes may hold tensors (e.g.
+    computed from a group key); they are read when the iterator runs."""
+
+    def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        what = "Dataset.padded_batch()"
+        self._size = scalar_arg(batch_size, "batch_size", what)
+        self._drop = bool(drop_remainder)
+        if padded_shapes is None:
+            given = [None if s.ndims is None else [None] * s.ndims for s in dataset._shapes]
+        else:
+            given = _leaves_like(padded_shapes, dataset._template, what, shapes=True)
+        specs = [_pad_spec(value, what) for value in given]
+        captures = [t for _, _, tensors in specs for t in tensors]
+        shapes = [static for _, static, _ in specs]
+        for shape, element in zip(shapes, dataset._shapes):
+            if not element.is_compatible_with(TensorShape([None] * shape.ndims)
+                                              if shape.ndims is not None else shape):
+                raise ValueError(f"{what}: the padded shape {shape} is not compatible with the "
+                                 f"element shape {element}")
+        values = [None] * len(shapes) if padding_values is None else \
+            _leaves_like(padding_values, dataset._template, what)
+        self._pad_specs = [spec for spec, _, _ in specs]
+        self._pad_values = [_padding_value(v, d, what) for v, d in zip(values, dataset._types)]
+        size = static_int(self._size)
+        super().__init__([dataset], [self._size] + captures, dataset._types,
+                         _batch_shapes(shapes, size, self._drop), dataset._template)
+
+    def _check(self, ctx):
+        _check_size(ctx.scalar(self._size))
+
+    def _iterate(self, ctx):
+        size = ctx.scalar(self._size)
+        for group in _groups(self._inputs[0]._iterate(ctx), size, self._drop):
+            if type(group) is ElementError:
+                yield group
+                continue
+            out = []
+            for i, parts in enumerate(zip(*group)):
+                out.append(self._pad(i, parts, _resolve(self._pad_specs[i], ctx, parts[0].ndim)))
+            yield tuple(out)
+
+    def _pad(self, i, parts, wanted):
+        rank = parts[0].ndim
+        if any(p.ndim != rank for p in parts) or len(wanted) != rank:
+            raise errors.InvalidArgumentError(None, None, f"padded_batch: elements of component "
+                                              f"{i} have different ranks, or a rank other than "
+                                              f"the padded shape's {len(wanted)}")
+        largest = np.max([p.shape for p in parts], axis=0) if rank else ()
+        dims = [int(m) if d is None else d for m, d in zip(largest, wanted)]
+        if any(m > d for m, d in zip(largest, dims)):
+            raise errors.DataLossError(None, None, "Attempted to pad to a smaller size than the "
+                                       f"input element (component {i}: padded shape {dims}, "
+                                       f"element shape {list(largest)}).")
+        batch = np.empty([len(parts)] + dims, dtype=parts[0].dtype)
+        batch[...] = self._pad_values[i]
+        for k, part in enumerate(parts):
+            batch[(k,) + tuple(slice(0, n) for n in part.shape)] = part
+        return batch
+
+
+def _leaves_like(value, template, what, shapes=False):
+    if not structure.is_nested(template):
+        return [value]
+    if shapes:
+        return _shape_leaves(value, template, what)
+    if not structure.is_nested(value):
+        return [value] * len(structure.flatten(template))
+    if not structure.same_nesting(value, template):
+        raise ValueError(f"{what}: padding values must have the element's structure")
+    return structure.flatten(value)
+
+
+def _shape_leaves(value, template, what):
+    if isinstance(template, dict):
+        if not isinstance(value, dict) or sorted(value) != sorted(template):
+            raise ValueError(f"{what}: padded_shapes must have the element's structure")
+        return [s for key in sorted(template) for s in _shape_leaves(value[key], template[key],
+                                                                     what)]
+    if isinstance(template, tuple):
+        if not isinstance(value, tuple) or len(value) != len(template):
+            raise ValueError(f"{what}: padded_shapes must have the element's structure")
+        return [s for v, t in zip(value, template) for s in _shape_leaves(v, t, what)]
+    return [value]
+
+
+class UnbatchDataset(Dataset):
+    """Splits each element along its first axis (`tf.data.experimental.unbatch()`)."""
+
+    def __init__(self, dataset):
+        for shape in dataset._shapes:
+            if shape.ndims == 0:
+                raise ValueError("unbatch() requires every component to have rank >= 1")
+        shapes = [TensorShape(s.as_list()[1:]) if s.ndims is not None else TensorShape(None)
+                  for s in dataset._shapes]
+        super().__init__([dataset], [], dataset._types, shapes, dataset._template)
+
+    def _iterate(self, ctx):
+        for element in self._inputs[0]._iterate(ctx):
+            if type(element) is ElementError:
+                yield element
+                continue
+            rows = element[0].shape[0]
+            if any(part.shape[0] != rows for part in element):
+                raise errors.InvalidArgumentError(None, None, "unbatch(): the components of an "
+                                                  "element have different batch sizes")
+            for i in range(rows):
+                yield tuple(part[i, ...] for part in element)
+
+
+__all__: list = []

@@ -1,0 +1,100 @@
+"""`tf.data.experimental`: the transformations TF1 programs `apply()` most often.
+
+Each returns a function `dataset -> dataset` for `Dataset.apply`; parallelism arguments are
+accepted and do not change the elements produced.
+"""
+
+from __future__ import annotations
+
+from tensorflux.data.batching import UnbatchDataset
+from tensorflux.data.dataset_ops import RangeDataset
+from tensorflux.data.grouping import bucket_by_sequence_length, group_by_window
+from tensorflux.data.iterator_ops import get_single_element
+from tensorflux.data.ordering import ChooseFromDatasets, IgnoreErrorsDataset, SampleFromDatasets
+from tensorflux.data.sources import CsvDataset
+
+AUTOTUNE = -1
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """`dataset.shuffle(buffer_size, seed).repeat(count)`, reshuffled at each repetition."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed=seed).repeat(count)
+
+
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                  num_parallel_calls=None):
+    """`dataset.map(map_func).batch(batch_size, drop_remainder)`."""
+    return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """`dataset.interleave(map_func, cycle_length, block_length)` (deterministic order)."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
+
+
+def unbatch():
+    """Splits each element along its first axis into consecutive elements."""
+    return UnbatchDataset
+
+
+def ignore_errors():
+    """Drops the elements whose computation raised an error (e.g. a failed parse in `map`)."""
+    return IgnoreErrorsDataset
+
+
+def enumerate_dataset(start=0):
+    """Pairs each element with its int64 index, counting from `start`."""
+    return lambda dataset: dataset.enumerate(start)
+
+
+def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TF's name
+    """An unbounded int64 dataset `start, start + step, ...`."""
+    from tensorflux.framework import dtypes
+
+    if dtype is not None and dtypes.as_dtype(dtype) is not dtypes.int64:
+        return RangeDataset(start, 2**63 - 1 if step > 0 else -(2**63), step).map(
+            lambda x: _cast(x, dtype))
+    return RangeDataset(start, 2**63 - 1 if step > 0 else -(2**63), step)
+
+
+def choose_from_datasets(datasets, choice_dataset):
+    """Elements of `datasets[i]` for each `i` of `choice_dataset` (scalar int64); an exhausted
+    dataset's turns are skipped."""
+    return ChooseFromDatasets(datasets, choice_dataset)
+
+
+def sample_from_datasets(datasets, weights=None, seed=None):
+    """Elements of randomly chosen `datasets` (probabilities `weights`, uniform by default)
+    until every dataset with a nonzero weight is exhausted."""
+    return SampleFromDatasets(datasets, weights, seed)
+
+
+def prefetch_to_device(device, buffer_size=None):
+    """Identity here: elements are produced in the step that consumes them, on its device."""
+    return lambda dataset: dataset
+
+
+def copy_to_device(target_device, source_device="/cpu:0"):
+    """Identity here: elements are produced in the step that consumes them, on its device."""
+    return lambda dataset: dataset
+
+
+def parse_example_dataset(features, num_parallel_calls=1):
+    """Parses batches of serialized `tf.train.Example`s: `dataset.map(tf.parse_example)`."""
+    from tensorflux.ops.parsing_ops import parse_example
+
+    return lambda dataset: dataset.map(lambda serialized: parse_example(serialized, features))
+
+
+def _cast(x, dtype):
+    from tensorflux.ops.cast_ops import cast
+
+    return cast(x, dtype)
+
+
+__all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "parallel_interleave", "unbatch",
+           "ignore_errors", "enumerate_dataset", "Counter", "choose_from_datasets",
+           "sample_from_datasets", "group_by_window", "bucket_by_sequence_length",
+           "get_single_element", "prefetch_to_device", "copy_to_device",
+           "parse_example_dataset", "CsvDataset"]
