@@ -69,6 +69,13 @@ from tensorflux.protos.attr_value_pb2 import AttrValue
 from tensorflux import graph_util
 from tensorflux import client
 from tensorflux.ops.sparse_ops import *  # noqa: F403
+from tensorflux.ops.sparse_math_ops import *  # noqa: F403
+from tensorflux.ops.sparse_reshape_ops import *  # noqa: F403
+from tensorflux.ops.sparse_array_ops import *  # noqa: F403
+from tensorflux.ops.sparse_segment_ops import *  # noqa: F403
+from tensorflux.ops.sparse_io_ops import *  # noqa: F403
+from tensorflux.ops import sparse_cwise_ops as _sparse_cwise_ops  # noqa: F401
+from tensorflux.ops.sparse_matmul_ops import *  # noqa: F403
 from tensorflux.ops.data_flow_ops import *  # noqa: F403
 from tensorflux.ops.accumulator_ops import *  # noqa: F403
 from tensorflux.ops.io_ops_readers import *  # noqa: F403
@@ -77,3 +84,18 @@ from tensorflux import python_io, sparse
 from tensorflux.ops.partitioned_variables import *  # noqa: F403
 from tensorflux import image
 from tensorflux.ops.image_ops import *  # noqa: F403
+from tensorflux.ops.image_patches_ops import *  # noqa: F403
+from tensorflux.ops.compat_api import *  # noqa: F403
+from tensorflux import compat
+from tensorflux.ops.script_ops import *  # noqa: F403
+from tensorflux.ops.sort_ops import *  # noqa: F403
+from tensorflux.ops.linalg_ops import *  # noqa: F403
+from tensorflux.ops.linalg_impl import *  # noqa: F403
+from tensorflux.ops.einsum_ops import *  # noqa: F403
+from tensorflux import linalg
+from tensorflux.ops.custom_gradient import *  # noqa: F403
+from tensorflux.ops.space_batch_ops import *  # noqa: F403
+from tensorflux import data
+from tensorflux.ops.template import *  # noqa: F403
+from tensorflux.ops.extra_math_ops import *  # noqa: F403
+from tensorflux.ops.histogram_ops import *  # noqa: F403

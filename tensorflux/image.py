@@ -51,6 +51,28 @@ from tensorflux.ops.image_resize_ops import (
     resize_images,
     resize_nearest_neighbor,
 )
+from tensorflux.ops.image_box_ops import draw_bounding_boxes, sample_distorted_bounding_box
+from tensorflux.ops.image_crop_ops import crop_and_resize, extract_glimpse
+from tensorflux.ops.image_metrics import (
+    image_gradients,
+    psnr,
+    rgb_to_yiq,
+    rgb_to_yuv,
+    sobel_edges,
+    ssim,
+    ssim_multiscale,
+    total_variation,
+    yiq_to_rgb,
+    yuv_to_rgb,
+)
+from tensorflux.ops.image_nms_ops import (
+    combined_non_max_suppression,
+    non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+)
+from tensorflux.ops.image_patches_ops import extract_image_patches, extract_patches
 
 resize = resize_images
 
@@ -65,4 +87,11 @@ __all__ = [
     "resize_bilinear", "resize_image_with_crop_or_pad", "resize_image_with_pad",
     "resize_images", "resize_nearest_neighbor", "resize_with_crop_or_pad", "rgb_to_grayscale",
     "rgb_to_hsv", "rot90", "transpose", "transpose_image",
+]
+__all__ += [
+    "crop_and_resize", "extract_image_patches", "extract_patches", "image_gradients",
+    "non_max_suppression", "non_max_suppression_overlaps", "non_max_suppression_padded",
+    "non_max_suppression_with_scores", "psnr", "rgb_to_yiq", "rgb_to_yuv", "sobel_edges", "ssim",
+    "ssim_multiscale", "total_variation", "yiq_to_rgb", "yuv_to_rgb", "draw_bounding_boxes",
+    "sample_distorted_bounding_box", "combined_non_max_suppression", "extract_glimpse",
 ]

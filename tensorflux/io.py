@@ -10,3 +10,5 @@ from tensorflux.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature
 from tensorflux.ops.sequence_parsing_ops import parse_single_sequence_example
 from tensorflux.ops.string_ops import decode_raw
 from tensorflux.platform import gfile
+from tensorflux.ops.sparse_io_ops import (deserialize_many_sparse, serialize_many_sparse,
+                                          serialize_sparse)

@@ -128,3 +128,16 @@ __all__ = [
     "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod",
     "unsorted_segment_sum",
 ]
+from tensorflux.ops.extra_math_ops import (cumulative_logsumexp, erfinv, is_non_decreasing,
+                                           is_strictly_increasing, lbeta, multiply_no_nan, ndtri,
+                                           polyval, reciprocal_no_nan, unsorted_segment_mean,
+                                           unsorted_segment_sqrt_n, xdivy, xlogy)
+from tensorflux.ops.histogram_ops import bincount, confusion_matrix, zero_fraction
+from tensorflux.ops.shape_ops import invert_permutation
+
+__all__ += [
+    "bincount", "confusion_matrix", "cumulative_logsumexp", "erfinv", "invert_permutation",
+    "is_non_decreasing", "is_strictly_increasing", "lbeta", "multiply_no_nan", "ndtri", "polyval",
+    "reciprocal_no_nan", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "xdivy", "xlogy",
+    "zero_fraction",
+]

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.metrics_at_k import *  # noqa: F403
+from tensorflux.metrics_at_k import __all__ as _at_k_all
+from tensorflux.metrics_auc import auc
+from tensorflux.metrics_confusion import *  # noqa: F403
+from tensorflux.metrics_confusion import __all__ as _confusion_all
+from tensorflux.metrics_misc import *  # noqa: F403
+from tensorflux.metrics_misc import __all__ as _misc_all
+from tensorflux.metrics_util import remove_squeezable_dimensions
 
 __all__ = ["accuracy", "mean", "mean_squared_error", "mean_absolute_error",
            "root_mean_squared_error", "true_positives", "false_positives", "true_negatives",
            "false_negatives", "precision", "recall", "auc", "mean_tensor"]
+__all__ += _at_k_all + _confusion_all + _misc_all
 
 
 def _api():
@@ -54,6 +63,7 @@ def _mean(tf, values, weights, metrics_collections, updates_collections):
         num = tf.cast(tf.size(values), tf.float32)
         batch_sum = tf.reduce_sum(values)
     else:
+        values, _, weights = remove_squeezable_dimensions(values, None, weights)
         weights = tf.cast(weights, tf.float32) * tf.ones_like(values)
         num = tf.reduce_sum(weights)
         batch_sum = tf.reduce_sum(values * weights)
@@ -196,53 +206,5 @@ def recall(labels, predictions, weights=None, metrics_collections=None,
         fn, fn_update = false_negatives(labels, predictions, weights)
         value = _safe_div(tf, tp, tp + fn, "value")
         update = _safe_div(tf, tp_update, tp_update + fn_update, "update_op")
-        _collect(metrics_collections, updates_collections, value, update)
-        return value, update
-
-
-def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
-        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
-        thresholds=None):
-    """Area under the ROC (or PR) curve from confusion counts at `num_thresholds` thresholds."""
-    import numpy as np
-
-    tf = _api()
-    if thresholds is None:
-        eps = 1e-7
-        inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-        thresholds = [0.0 - eps] + inner + [1.0 + eps]
-    n = len(thresholds)
-    with tf.variable_scope(name, default_name="auc"):
-        predictions = tf.reshape(tf.cast(predictions, tf.float32), [-1, 1])
-        labels = tf.reshape(tf.cast(labels, tf.bool), [-1, 1])
-        above = tf.greater(predictions, tf.constant(np.asarray(thresholds, np.float32)
-                                                    .reshape(1, n)))
-        w = tf.ones_like(tf.cast(above, tf.float32))
-        if weights is not None:
-            w = w * tf.reshape(tf.cast(weights, tf.float32), [-1, 1])
-        pos = tf.cast(labels, tf.float32) * w
-        neg = (1.0 - tf.cast(labels, tf.float32)) * w
-        above_f = tf.cast(above, tf.float32)
-        counts = {
-            "true_positives": tf.reduce_sum(above_f * pos, 0),
-            "false_negatives": tf.reduce_sum((1 - above_f) * pos, 0),
-            "true_negatives": tf.reduce_sum((1 - above_f) * neg, 0),
-            "false_positives": tf.reduce_sum(above_f * neg, 0),
-        }
-        variables = {k: _local(tf, k, [n], tf.float32) for k in counts}
-        updates = {k: tf.assign_add(variables[k], counts[k]) for k in counts}
-
-        def area(tp, fn, tn, fp):
-            eps = 1e-7
-            rec = (tp + eps) / (tp + fn + eps)
-            if curve == "PR":
-                x, y = rec, (tp + eps) / (tp + fp + eps)
-            else:
-                x, y = fp / (fp + tn + eps), rec
-            return tf.reduce_sum((x[:n - 1] - x[1:]) * (y[:n - 1] + y[1:]) / 2.0)
-
-        keys = ("true_positives", "false_negatives", "true_negatives", "false_positives")
-        value = area(*[tf.convert_to_tensor(variables[k]) for k in keys])
-        update = area(*[updates[k] for k in keys])
         _collect(metrics_collections, updates_collections, value, update)
         return value, update

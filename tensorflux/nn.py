@@ -28,3 +28,13 @@ from tensorflux.ops.candidate_sampling_ops import (all_candidate_sampler, comput
                                                    log_uniform_candidate_sampler,
                                                    uniform_candidate_sampler)
 from tensorflux.ops.sampled_losses import nce_loss, sampled_softmax_loss
+from tensorflux.ops.embedding_sparse import (embedding_lookup_sparse,
+                                            safe_embedding_lookup_sparse)
+from tensorflux.ops.diag_ops import depth_to_space, space_to_depth
+from tensorflux.ops.space_batch_ops import space_to_batch
+from tensorflux.ops.nn_conv1d import avg_pool1d, conv1d, conv1d_transpose, max_pool1d
+from tensorflux.ops.histogram_ops import zero_fraction
+from tensorflux.ops.pool_argmax_ops import max_pool_with_argmax
+from tensorflux.ops.pool3d_ops import avg_pool3d, max_pool3d
+from tensorflux.ops.conv3d_ops import (conv3d, conv3d_backprop_filter, conv3d_backprop_filter_v2, conv3d_transpose)  # noqa: E501
+from tensorflux.ops.nn_pool_generic import avg_pool_v2, max_pool_v2, pool

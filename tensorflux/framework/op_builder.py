@@ -132,6 +132,10 @@ def create_op_from_def(op_def: OpDef, args, kwargs, name):
             grouped.append(tensor)
             flat_inputs.append(tensor)
 
+    if hasattr(graph, "_capture_tensor"):  # a tf.data function graph copies constants in
+        flat_inputs = [_captured(graph, t) for t in flat_inputs]
+        grouped = [[_captured(graph, t) for t in g] if isinstance(g, list) else
+                   _captured(graph, g) for g in grouped]
     for tensor in flat_inputs:
         if tensor.graph is not graph:
             raise ValueError(f"Tensor {tensor.name} must be from the same graph as the "
@@ -163,6 +167,10 @@ def create_op_from_def(op_def: OpDef, args, kwargs, name):
     for tensor, shape in zip(op._outputs, shapes):
         tensor._shape = shape
     return _package_outputs(op_def, op, attrs)
+
+
+def _captured(graph, tensor):
+    return tensor if tensor.graph is graph else graph._capture_tensor(tensor)
 
 
 def _default_type(op_def: OpDef, arg):

@@ -27,3 +27,6 @@ from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.server import Server
 from tensorflux.train.device_setter import *  # noqa: F403
 from tensorflux.train.sync_replicas_optimizer import SyncReplicasOptimizer
+from tensorflux.train.adagrad_da import AdagradDAOptimizer
+from tensorflux.train.training_extras import *  # noqa: F403
+from tensorflux.train.warm_starting import VocabInfo, warm_start
