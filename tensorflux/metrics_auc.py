@@ -9,8 +9,12 @@ precision exactly under linear interpolation of the confusion counts (Davis & Go
 
 from __future__ import annotations
 
-from tensorflux.metrics_confusion import _counts_at_thresholds
-from tensorflux.metrics_util import add_to_collections, api
+from tensorflux.metrics_confusion import (
+    _counts_at_thresholds,
+    even_thresholds,
+    value_and_update,
+)
+from tensorflux.metrics_util import api
 from tensorflux.platform import tf_logging
 
 __all__ = ["auc"]
@@ -74,16 +78,14 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             tf_logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; please "
                                'switch to "careful_interpolation" instead.')
         if thresholds is not None:
-            inner = sorted(thresholds)
-            num_thresholds = len(inner) + 2
+            num_thresholds = len(thresholds) + 2
+            points = [0.0 - 1e-7] + sorted(thresholds) + [1.0 + 1e-7]
         else:
-            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-        points = [0.0 - 1e-7] + list(inner) + [1.0 + 1e-7]
+            points = even_thresholds(num_thresholds, 1.0 + 1e-7)
         values, updates = _counts_at_thresholds(tf, labels, predictions, points, weights)
-        keys = ("tp", "fn", "tn", "fp")
-        value = _area(tf, *[tf.convert_to_tensor(values[k]) for k in keys], num_thresholds,
-                      curve, summation_method, "value")
-        update = _area(tf, *[updates[k] for k in keys], num_thresholds, curve,
-                       summation_method, "update_op")
-        add_to_collections(metrics_collections, updates_collections, value, update)
-        return value, update
+
+        def area(tp, fn, tn, fp, suffix):
+            return _area(tf, tp, fn, tn, fp, num_thresholds, curve, summation_method, suffix)
+
+        return value_and_update(tf, area, values, updates, ("tp", "fn", "tn", "fp"),
+                                metrics_collections, updates_collections)

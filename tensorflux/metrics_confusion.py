@@ -160,10 +160,21 @@ def _counts_at_thresholds(tf, labels, predictions, thresholds, weights, includes
     return values, updates
 
 
-def _count_at_thresholds(key, default_name, labels, predictions, thresholds, weights,
-                         metrics_collections, updates_collections, name):
+def value_and_update(tf, compute, values, updates, keys, metrics_collections,
+                     updates_collections):
+    """`(value, update_op)` of a metric computed from confusion counts: `compute(*counts,
+    suffix)` on the `keys` count variables (suffix "value") and on their updates
+    ("update_op"), added to the collections."""
+    value = compute(*[tf.convert_to_tensor(values[k]) for k in keys], "value")
+    update = compute(*[updates[k] for k in keys], "update_op")
+    add_to_collections(metrics_collections, updates_collections, value, update)
+    return value, update
+
+
+def _count_at_thresholds(key, labels, predictions, thresholds, weights, metrics_collections,
+                         updates_collections, name):
     tf = api()
-    with tf.variable_scope(name, default_name=default_name):
+    with tf.variable_scope(name, default_name=_VARIABLE_NAMES[key]):
         values, updates = _counts_at_thresholds(tf, labels, predictions, thresholds, weights,
                                                 (key,))
         value = tf.identity(values[key])
@@ -174,31 +185,27 @@ def _count_at_thresholds(key, default_name, labels, predictions, thresholds, wei
 def true_positives_at_thresholds(labels, predictions, thresholds, weights=None,
                                  metrics_collections=None, updates_collections=None, name=None):
     """Weighted count of positive labels with prediction > each threshold (float32 [T])."""
-    return _count_at_thresholds("tp", "true_positives", labels, predictions, thresholds,
-                                weights, metrics_collections, updates_collections, name)
+    return _count_at_thresholds("tp", **locals())
 
 
 def false_positives_at_thresholds(labels, predictions, thresholds, weights=None,
                                   metrics_collections=None, updates_collections=None,
                                   name=None):
     """Weighted count of negative labels with prediction > each threshold (float32 [T])."""
-    return _count_at_thresholds("fp", "false_positives", labels, predictions, thresholds,
-                                weights, metrics_collections, updates_collections, name)
+    return _count_at_thresholds("fp", **locals())
 
 
 def true_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
                                  metrics_collections=None, updates_collections=None, name=None):
     """Weighted count of negative labels with prediction <= each threshold (float32 [T])."""
-    return _count_at_thresholds("tn", "true_negatives", labels, predictions, thresholds,
-                                weights, metrics_collections, updates_collections, name)
+    return _count_at_thresholds("tn", **locals())
 
 
 def false_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
                                   metrics_collections=None, updates_collections=None,
                                   name=None):
     """Weighted count of positive labels with prediction <= each threshold (float32 [T])."""
-    return _count_at_thresholds("fn", "false_negatives", labels, predictions, thresholds,
-                                weights, metrics_collections, updates_collections, name)
+    return _count_at_thresholds("fn", **locals())
 
 
 def _ratio_at_thresholds(prefix, other, labels, predictions, thresholds, weights,
@@ -211,28 +218,24 @@ def _ratio_at_thresholds(prefix, other, labels, predictions, thresholds, weights
         def ratio(tp, x, suffix):
             return tf.truediv(tp, 1e-7 + tp + x, name=f"{prefix}_{suffix}")
 
-        value = ratio(tf.convert_to_tensor(values["tp"]), tf.convert_to_tensor(values[other]),
-                      "value")
-        update = ratio(updates["tp"], updates[other], "update_op")
-        add_to_collections(metrics_collections, updates_collections, value, update)
-        return value, update
+        return value_and_update(tf, ratio, values, updates, ("tp", other), metrics_collections,
+                                updates_collections)
 
 
 def precision_at_thresholds(labels, predictions, thresholds, weights=None,
                             metrics_collections=None, updates_collections=None, name=None):
     """tp / (tp + fp + 1e-7) at each threshold (float32 [T])."""
-    return _ratio_at_thresholds("precision", "fp", labels, predictions, thresholds, weights,
-                                metrics_collections, updates_collections, name)
+    return _ratio_at_thresholds("precision", "fp", **locals())
 
 
 def recall_at_thresholds(labels, predictions, thresholds, weights=None,
                          metrics_collections=None, updates_collections=None, name=None):
     """tp / (tp + fn + 1e-7) at each threshold (float32 [T])."""
-    return _ratio_at_thresholds("recall", "fn", labels, predictions, thresholds, weights,
-                                metrics_collections, updates_collections, name)
+    return _ratio_at_thresholds("recall", "fn", **locals())
 
 
-def _even_thresholds(num_thresholds, last):
+def even_thresholds(num_thresholds, last):
+    """-1e-7, `num_thresholds - 2` evenly spaced inner points of (0, 1), then `last`."""
     inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
     return [0.0 - 1e-7] + inner + [last]
 
@@ -254,18 +257,15 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
     tf = api()
     with tf.variable_scope(name, default_name="sensitivity_at_specificity"):
         values, updates = _counts_at_thresholds(
-            tf, labels, predictions, _even_thresholds(num_thresholds, 1.0 + 1e-7), weights)
+            tf, labels, predictions, even_thresholds(num_thresholds, 1.0 + 1e-7), weights)
 
         def compute(tp, tn, fp, fn, suffix):
             specificities = tf.truediv(tn, tn + fp + 1e-7)
             index = tf.cast(tf.argmin(tf.abs(specificities - specificity), 0), tf.int32)
             return tf.truediv(tp[index], tp[index] + fn[index] + 1e-7, name=suffix)
 
-        value = compute(*[tf.convert_to_tensor(values[k]) for k in ("tp", "tn", "fp", "fn")],
-                        "value")
-        update = compute(*[updates[k] for k in ("tp", "tn", "fp", "fn")], "update_op")
-        add_to_collections(metrics_collections, updates_collections, value, update)
-        return value, update
+        return value_and_update(tf, compute, values, updates, ("tp", "tn", "fp", "fn"),
+                                metrics_collections, updates_collections)
 
 
 def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
@@ -279,7 +279,7 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
     tf = api()
     with tf.variable_scope(name, default_name="specificity_at_sensitivity"):
         values, updates = _counts_at_thresholds(
-            tf, labels, predictions, _even_thresholds(num_thresholds, 1.0 - 1e-7), weights)
+            tf, labels, predictions, even_thresholds(num_thresholds, 1.0 - 1e-7), weights)
 
         def compute(tp, tn, fp, fn, suffix):
             distance = tf.abs(tf.truediv(tp, tp + fn + 1e-7) - sensitivity)
@@ -287,8 +287,5 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
             index = tf.cast(tf.argmax(tf.cumsum(at_min), 0), tf.int32)
             return tf.truediv(tn[index], tn[index] + fp[index] + 1e-7, name=suffix)
 
-        value = compute(*[tf.convert_to_tensor(values[k]) for k in ("tp", "tn", "fp", "fn")],
-                        "value")
-        update = compute(*[updates[k] for k in ("tp", "tn", "fp", "fn")], "update_op")
-        add_to_collections(metrics_collections, updates_collections, value, update)
-        return value, update
+        return value_and_update(tf, compute, values, updates, ("tp", "tn", "fp", "fn"),
+                                metrics_collections, updates_collections)

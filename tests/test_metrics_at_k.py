@@ -4,21 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from metrics_helpers import stream
 
 import tensorflux as tf
 
 RNG = np.random.RandomState(11)
-
-
-def _stream(pairs, feeds):
-    with tf.Session() as sess:
-        sess.run(tf.local_variables_initializer())
-        before = sess.run([v for v, _ in pairs])
-        updates, values = [], []
-        for feed in feeds:
-            updates.append(sess.run([u for _, u in pairs], feed))
-            values.append(sess.run([v for v, _ in pairs]))
-        return before, updates, values
 
 
 def _top_k(logits, k):
@@ -85,7 +75,7 @@ def test_precision_recall_at_k_dense_labels_stream(k):
                       m.precision_at_k(one, x, k, cid, weights=w),
                       m.recall_at_k(one, x, k, cid, weights=w)]
         assert all(v.dtype == tf.float64 and u.dtype == tf.float64 for v, u in pairs)
-        _, updates, values = _stream(pairs, [{x: logits[i], lab: labels[i], one: single[i],
+        _, updates, values = stream(pairs, [{x: logits[i], lab: labels[i], one: single[i],
                                               w: weights[i]} for i in range(2)])
     for i in range(2):
         preds = _rows(_top_k(logits[:i + 1].reshape(-1, 5), k))
@@ -134,7 +124,7 @@ def test_top_k_ids_with_duplicates_count_once():
                  tf.metrics.recall_at_top_k(labels, idx),
                  tf.metrics.precision_at_top_k(labels, idx, class_id=1),
                  tf.metrics.recall_at_top_k(labels, idx, class_id=0)]
-        _, updates, _ = _stream(pairs, [{}])
+        _, updates, _ = stream(pairs, [{}])
     preds, rows = _rows(idx), _rows(labels)
     ones = np.ones(3)
     want = [_np_precision_recall(preds, rows, None, ones)[0],
@@ -172,7 +162,7 @@ def test_sparse_labels(k):
                  m.average_precision_at_k(single, x, k, weights=weights),
                  m.recall_at_k(fed, x, k)]
         feed = {fed: tf.SparseTensorValue(np.array(indices, np.int64), values, [6, 3])}
-        _, updates, _ = _stream(pairs, [feed])
+        _, updates, _ = stream(pairs, [feed])
     preds = _rows(_top_k(logits, k))
     single_rows = [[1], [], [2], [3], [], [4]]
     ones = np.ones(6)
@@ -197,7 +187,7 @@ def test_average_precision_dense_stream(k):
         w = tf.placeholder(tf.float32, [None])
         pairs = [tf.metrics.average_precision_at_k(lab, x, k),
                  tf.metrics.sparse_average_precision_at_k(lab, x, k, weights=w)]
-        before, updates, values = _stream(pairs, [{x: logits[i], lab: labels[i], w: weights[i]}
+        before, updates, values = stream(pairs, [{x: logits[i], lab: labels[i], w: weights[i]}
                                                   for i in range(2)])
     assert before == [0.0, 0.0]
     for i in range(2):
@@ -214,7 +204,7 @@ def test_average_precision_known_values():
     with tf.Graph().as_default():
         pairs = [tf.metrics.average_precision_at_k(np.array(lab), logits, 3)
                  for lab in ([[1, -1], [0, 0]], [[1, 7], [2, 2]], [[1, 1], [3, 0]])]
-        _, updates, _ = _stream(pairs, [{}])
+        _, updates, _ = stream(pairs, [{}])
     # Out-of-range ids (7) become -1 and are not relevant; dense duplicates are.
     np.testing.assert_allclose(updates[0], [0.75, 0.625, 0.5])
 
@@ -226,7 +216,7 @@ def test_no_data_gives_nan_precision_and_zero_average_precision():
         lab = tf.placeholder(tf.int64, [None, 2])
         pairs = [m.recall_at_k(lab, x, 2), m.precision_at_k(lab, x, 2),
                  m.precision_at_k(lab, x, 2, class_id=7), m.average_precision_at_k(lab, x, 2)]
-        before, updates, _ = _stream(pairs, [{x: np.zeros([0, 4], np.float32),
+        before, updates, _ = stream(pairs, [{x: np.zeros([0, 4], np.float32),
                                               lab: np.zeros([0, 2], np.int64)}])
     assert np.isnan(before[:3]).all() and before[3] == 0.0
     assert np.isnan(updates[0][:3]).all() and updates[0][3] == 0.0
@@ -253,7 +243,7 @@ def test_precision_recall_at_k_match_sets(k, class_id, labels, seed):
     with tf.Graph().as_default():
         pairs = [tf.metrics.precision_at_k(np.array(labels), logits, k, class_id),
                  tf.metrics.recall_at_k(np.array(labels), logits, k, class_id)]
-        _, updates, _ = _stream(pairs, [{}])
+        _, updates, _ = stream(pairs, [{}])
     want = _np_precision_recall(_rows(_top_k(logits, k)), labels, class_id,
                                 np.ones(len(labels)))
     np.testing.assert_allclose(updates[0], want, rtol=1e-6)

@@ -5,22 +5,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from metrics_helpers import stream
 
 import tensorflux as tf
 
 RNG = np.random.RandomState(7)
-
-
-def _stream(pairs, feeds):
-    """Runs every update per feed; returns (values before, [updates], [values after])."""
-    with tf.Session() as sess:
-        sess.run(tf.local_variables_initializer())
-        before = sess.run([v for v, _ in pairs])
-        updates, values = [], []
-        for feed in feeds:
-            updates.append(sess.run([u for _, u in pairs], feed))
-            values.append(sess.run([v for v, _ in pairs]))
-        return before, updates, values
 
 
 def _np_confusion(labels, predictions, n, weights=None):
@@ -58,7 +47,7 @@ def test_mean_iou_streams_confusion_matrix_and_names_variables():
         assert tf.get_collection(tf.GraphKeys.METRIC_VARIABLES) == tf.local_variables()
         assert tf.get_collection("m") == [plain[0]] and tf.get_collection("u") == [plain[1]]
         assert plain[0].dtype == tf.float32 and plain[1].dtype.base_dtype == tf.float64
-        before, updates, values = _stream(
+        before, updates, values = stream(
             [plain, weighted], [{lab: labels[i], pre: preds[i], w: weights[i]}
                                 for i in range(3)])
     assert before == [0.0, 0.0]
@@ -76,7 +65,7 @@ def test_mean_iou_ignores_absent_classes_and_flattens():
     preds = np.array([[0, 2], [2, 2]])
     with tf.Graph().as_default():
         value, update = tf.metrics.mean_iou(tf.constant(labels), tf.constant(preds), 5)
-        _, _, values = _stream([(value, update)], [{}])
+        _, _, values = stream([(value, update)], [{}])
     # class 0: 1 / 2, class 2: 2 / 3; classes 1, 3, 4 never occur.
     np.testing.assert_allclose(values[0][0], (0.5 + 2 / 3) / 2, rtol=1e-6)
 
@@ -110,7 +99,7 @@ def test_mean_per_class_accuracy_streams_and_update_is_per_class():
             "mean_accuracy_1/count"]
         assert plain[0].op.name == "mean_accuracy/mean_accuracy"
         assert plain[1].op.name == "mean_accuracy/update_op"
-        before, updates, values = _stream(
+        before, updates, values = stream(
             [plain, weighted], [{lab: labels[i], pre: preds[i], w: weights[i]}
                                 for i in range(3)])
     assert before == [0.0, 0.0]
@@ -149,7 +138,7 @@ def test_mean_iou_and_per_class_accuracy_match_numpy(rows):
     weights = np.array([r[2] for r in rows], np.float32)
     g = _shared_graph()
     with g["graph"].as_default():
-        _, updates, values = _stream(g["pairs"], [{g["l"]: labels, g["p"]: preds,
+        _, updates, values = stream(g["pairs"], [{g["l"]: labels, g["p"]: preds,
                                                    g["w"]: weights}])
     cm = _np_confusion(labels, preds, 4, weights)
     np.testing.assert_allclose(values[0][0], _np_mean_iou(cm), rtol=1e-5)
@@ -197,7 +186,7 @@ def test_counts_precision_recall_at_thresholds_stream():
         assert pairs[5][0].op.name == "recall_at_thresholds/recall_value"
         assert tf.get_collection("m") == [pairs[4][0]]
         assert all(v.shape.as_list() == [5] for v, _ in pairs)
-        before, updates, values = _stream(
+        before, updates, values = stream(
             pairs, [{lab: labels[i], pre: preds[i], w: weights[i]} for i in range(3)])
     np.testing.assert_array_equal(np.array(before), np.zeros([6, 5]))
     for i in range(3):
@@ -222,7 +211,7 @@ def test_threshold_weights_broadcast_and_squeeze():
                                                           2.0)]
         with pytest.raises(ValueError, match="weights can not be broadcast"):
             tf.metrics.true_positives_at_thresholds(labels, preds, [0.5], np.ones([3, 4]))
-        _, updates, _ = _stream(pairs, [{}])
+        _, updates, _ = stream(pairs, [{}])
     w = np.broadcast_to(row_w, (4, 3)).ravel()
     c = _np_counts(labels.ravel(), preds.ravel(), [0.3, 0.7], w)
     np.testing.assert_allclose(updates[0][0], c["tp"], rtol=1e-5)
@@ -285,7 +274,7 @@ def test_sensitivity_and_specificity_at_rate(target):
         assert tf.local_variables()[0].shape.as_list() == [200]
         assert pairs[0][0].op.name == "sensitivity_at_specificity/value"
         assert pairs[1][1].op.name == "specificity_at_sensitivity/update_op"
-        _, updates, values = _stream(
+        _, updates, values = stream(
             pairs, [{lab: labels[i], pre: preds[i], w: weights[i]} for i in range(2)])
     for i in range(2):
         seen = (labels[:i + 1].ravel(), preds[:i + 1].ravel())
@@ -316,7 +305,7 @@ def test_no_data_values():
                  m.recall_at_thresholds(lab, pre, [0.5]),
                  m.sensitivity_at_specificity(lab, pre, 0.5),
                  m.specificity_at_sensitivity(lab, pre, 0.5)]
-        before, updates, _ = _stream(pairs, [{lab: np.zeros([0], bool),
+        before, updates, _ = stream(pairs, [{lab: np.zeros([0], bool),
                                               pre: np.zeros([0], np.float32),
                                               ids: np.zeros([0], np.int64)}])
     assert before[0] == 0.0 and before[1] == 0.0

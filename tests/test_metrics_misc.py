@@ -2,21 +2,11 @@
 
 import numpy as np
 import pytest
+from metrics_helpers import stream
 
 import tensorflux as tf
 
 RNG = np.random.RandomState(3)
-
-
-def _stream(pairs, feeds):
-    with tf.Session() as sess:
-        sess.run(tf.local_variables_initializer())
-        before = sess.run([v for v, _ in pairs])
-        updates, values = [], []
-        for feed in feeds:
-            updates.append(sess.run([u for _, u in pairs], feed))
-            values.append(sess.run([v for v, _ in pairs]))
-        return before, updates, values
 
 
 def _unit(x, axis):
@@ -43,7 +33,7 @@ def test_mean_cosine_distance_streams_with_row_weights():
         assert [v.op.name for v in tf.local_variables()][:2] == [
             "mean_cosine_distance/total", "mean_cosine_distance/count"]
         assert tf.get_collection("m") == [pairs[0][0]]
-        before, updates, values = _stream(pairs, [{x: a[i], y: b[i], ws: w[i]}
+        before, updates, values = stream(pairs, [{x: a[i], y: b[i], ws: w[i]}
                                                   for i in range(2)])
     np.testing.assert_allclose(before, [1.0, 1.0, 1.0])
     for i in range(2):
@@ -71,7 +61,7 @@ def test_mean_relative_error_zero_normalizer_and_weights():
                  tf.metrics.mean_relative_error(lab, pre, nor, weights=ws, name="weighted")]
         assert pairs[0][0].op.name == "mean_relative_error/value"
         assert pairs[1][1].op.name == "weighted/update_op"
-        _, updates, values = _stream(pairs, [{lab: labels[i], pre: preds[i], nor: norm[i],
+        _, updates, values = stream(pairs, [{lab: labels[i], pre: preds[i], nor: norm[i],
                                               ws: w[i]} for i in range(2)])
     rel = np.where(norm == 0, 0.0, np.abs(labels - preds) / np.where(norm == 0, 1, norm))
     for i in range(2):
@@ -96,7 +86,7 @@ def test_percentage_below_counts_strictly_less():
         assert pairs[0][0].op.name == "percentage_below_threshold/value"
         assert [v.op.name for v in tf.local_variables()][:2] == [
             "percentage_below_threshold/total", "percentage_below_threshold/count"]
-        _, updates, _ = _stream(pairs, [{}])
+        _, updates, _ = stream(pairs, [{}])
     np.testing.assert_allclose(updates[0], [2 / 6, (1 + 3) / (3 + 9), 1 / 3], rtol=1e-6)
 
 
@@ -106,7 +96,7 @@ def test_no_data_means_are_zero_based():
         x = tf.placeholder(tf.float32, [None, 4])
         pairs = [tf.metrics.mean_cosine_distance(x, x, 1), tf.metrics.mean_relative_error(f, f, f),
                  tf.metrics.percentage_below(f, 0.5)]
-        _, updates, _ = _stream(pairs, [{f: np.zeros([0], np.float32),
+        _, updates, _ = stream(pairs, [{f: np.zeros([0], np.float32),
                                          x: np.zeros([0, 4], np.float32)}])
     np.testing.assert_allclose(updates[0], [1.0, 0.0, 0.0])
 
@@ -117,6 +107,6 @@ def test_mean_aligns_weights_one_rank_off():
     with tf.Graph().as_default():
         pairs = [tf.metrics.mean(values, weights),
                  tf.metrics.mean(values[:, 0], weights[:, None])]
-        _, updates, _ = _stream(pairs, [{}])
+        _, updates, _ = stream(pairs, [{}])
     want = (values[:, 0] * weights).sum() / weights.sum()
     np.testing.assert_allclose(updates[0], [want, want], rtol=1e-6)

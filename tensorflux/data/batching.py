@@ -43,13 +43,9 @@ def _check_size(size: int) -> None:
                                           f"got {size}.")
 
 
-class BatchDataset(Dataset):
-    def __init__(self, dataset, batch_size, drop_remainder):
-        self._size = scalar_arg(batch_size, "batch_size", "Dataset.batch()")
-        self._drop = bool(drop_remainder)
-        size = static_int(self._size)
-        super().__init__([dataset], [self._size], dataset._types,
-                         _batch_shapes(dataset._shapes, size, self._drop), dataset._template)
+class _BatchingDataset(Dataset):
+    """Groups `_size` consecutive elements (the last, smaller group kept unless `_drop`);
+    `_combine(i, parts, ctx)` makes component `i` of a batch from the group's parts."""
 
     def _check(self, ctx):
         _check_size(ctx.scalar(self._size))
@@ -60,17 +56,26 @@ class BatchDataset(Dataset):
             if type(group) is ElementError:
                 yield group
                 continue
-            out = []
-            for i, parts in enumerate(zip(*group)):
-                first = parts[0].shape
-                for k, part in enumerate(parts):
-                    if part.shape != first:
-                        raise errors.InvalidArgumentError(
-                            None, None, f"Cannot batch tensors with different shapes in "
-                            f"component {i}. First element had shape {list(first)} and "
-                            f"element {k} had shape {list(part.shape)}.")
-                out.append(np.stack(parts))
-            yield tuple(out)
+            yield tuple(self._combine(i, parts, ctx) for i, parts in enumerate(zip(*group)))
+
+
+class BatchDataset(_BatchingDataset):
+    def __init__(self, dataset, batch_size, drop_remainder):
+        self._size = scalar_arg(batch_size, "batch_size", "Dataset.batch()")
+        self._drop = bool(drop_remainder)
+        size = static_int(self._size)
+        super().__init__([dataset], [self._size], dataset._types,
+                         _batch_shapes(dataset._shapes, size, self._drop), dataset._template)
+
+    def _combine(self, i, parts, ctx):
+        first = parts[0].shape
+        for k, part in enumerate(parts):
+            if part.shape != first:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Cannot batch tensors with different shapes in "
+                    f"component {i}. First element had shape {list(first)} and "
+                    f"element {k} had shape {list(part.shape)}.")
+        return np.stack(parts)
 
 
 def _padding_value(value, dtype, what):
@@ -127,7 +132,7 @@ def _resolve(spec, ctx, rank: int):
     return [ctx.scalar(d) if isinstance(d, Tensor) else d for d in spec]
 
 
-class PaddedBatchDataset(Dataset):
+class PaddedBatchDataset(_BatchingDataset):
     """Batches elements padded (at the end of each axis) to `padded_shapes`; None or -1
     dimensions pad to the largest element of the batch. Padded shapes may hold tensors (e.g.
     computed from a group key); they are read when the iterator runs."""
@@ -156,19 +161,8 @@ class PaddedBatchDataset(Dataset):
         super().__init__([dataset], [self._size] + captures, dataset._types,
                          _batch_shapes(shapes, size, self._drop), dataset._template)
 
-    def _check(self, ctx):
-        _check_size(ctx.scalar(self._size))
-
-    def _iterate(self, ctx):
-        size = ctx.scalar(self._size)
-        for group in _groups(self._inputs[0]._iterate(ctx), size, self._drop):
-            if type(group) is ElementError:
-                yield group
-                continue
-            out = []
-            for i, parts in enumerate(zip(*group)):
-                out.append(self._pad(i, parts, _resolve(self._pad_specs[i], ctx, parts[0].ndim)))
-            yield tuple(out)
+    def _combine(self, i, parts, ctx):
+        return self._pad(i, parts, _resolve(self._pad_specs[i], ctx, parts[0].ndim))
 
     def _pad(self, i, parts, wanted):
         rank = parts[0].ndim

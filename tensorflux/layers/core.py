@@ -24,31 +24,44 @@ def _api():
     return tensorflux
 
 
-def _pair(value, what):
+def _tuple(value, rank, what):
+    """`value` as a tuple of `rank` ints (an int repeats); `what` names the argument."""
     if isinstance(value, int):
-        return (value, value)
+        return (value,) * rank
     value = tuple(int(v) for v in value)
-    if len(value) != 2:
-        raise ValueError(f"The `{what}` argument must be a tuple of 2 integers. Received: "
+    if len(value) != rank:
+        raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received: "
                          f"{value}")
     return value
 
 
-def _data_format(value):
-    if value in ("channels_last", "NHWC", None):
-        return "NHWC"
-    if value in ("channels_first", "NCHW"):
-        return "NCHW"
+def _pair(value, what):
+    return _tuple(value, 2, what)
+
+
+def _data_format(value, last="NHWC", first="NCHW"):
+    """The op data format (`last` or `first`) of a layer's `data_format` argument."""
+    if value in ("channels_last", last, None):
+        return last
+    if value in ("channels_first", first):
+        return first
     raise ValueError(f"The `data_format` argument must be one of 'channels_first', "
                      f"'channels_last'. Received: {value}")
 
 
-def _padding(value):
-    padding = value.upper()
-    if padding not in ("SAME", "VALID"):
-        raise ValueError(f"The `padding` argument must be one of 'valid', 'same'. Received: "
-                         f"{value}")
+def _padding(value, allow_causal=False):
+    """The lower-case `padding` argument, checked ("causal" only where `allow_causal`)."""
+    padding = value.lower()
+    allowed = ("valid", "same", "causal") if allow_causal else ("valid", "same")
+    if padding not in allowed:
+        raise ValueError(f"The `padding` argument must be one of {', '.join(map(repr, allowed))}"
+                         f". Received: {value}")
     return padding
+
+
+def _full(values, data_format):
+    """Per-dimension `values` widened with 1 for the batch and channel dimensions."""
+    return [1, *values, 1] if data_format[-1] == "C" else [1, 1, *values]
 
 
 class Layer:
@@ -244,33 +257,37 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
           activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
           trainable=True, name=None, reuse=None):
     """Functional form of `Dense`."""
-    layer = Dense(units, activation=activation, use_bias=use_bias,
-                  kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                  kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                  activity_regularizer=activity_regularizer, trainable=trainable, name=name,
-                  _reuse=reuse)
-    return layer.apply(inputs)
+    return _layer_call(Dense, locals())
 
 
-class Conv2D(Layer):
-    """2-D convolution with `filters` kernels of `kernel_size` (channels_last by default)."""
+class _Conv(Layer):
+    """Shared arguments, `kernel`/`bias` variables and bias + activation of the conv layers.
 
-    _default_name = "conv2d"
+    `_rank` is the number of spatial dimensions, `_formats` the (channels_last, channels_first)
+    op data formats, `_op` the `tf.nn` convolution the default `call` runs; `padding` is kept
+    upper case unless `_lowercase_padding` (then "causal" is accepted where `_allow_causal`).
+    """
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 data_format="channels_last", dilation_rate=(1, 1), activation=None,
-                 use_bias=True, kernel_initializer=None, bias_initializer=None,
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                 **kwargs):
+    _rank = 2
+    _formats = ("NHWC", "NCHW")
+    _op = "conv2d"
+    _lowercase_padding = False
+    _allow_causal = False
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name,
                          activity_regularizer=activity_regularizer, **kwargs)
         self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
-        self.data_format = _data_format(data_format)
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.kernel_size = _tuple(kernel_size, self._rank, "kernel_size")
+        self.strides = _tuple(strides, self._rank, "strides")
+        padding = _padding(padding, self._allow_causal)
+        self.padding = padding if self._lowercase_padding else padding.upper()
+        self.data_format = _data_format(data_format, *self._formats)
+        self.dilation_rate = _tuple(dilation_rate, self._rank, "dilation_rate")
         self.activation = activation
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -278,37 +295,122 @@ class Conv2D(Layer):
         self.kernel_regularizer = kernel_regularizer
         self.bias_regularizer = bias_regularizer
 
-    def build(self, input_shape):
-        tf = _api()
-
-        input_shape = TensorShape(input_shape).with_rank(4)
-        axis = -1 if self.data_format == "NHWC" else 1
-        channels = input_shape[axis].value
+    def _channels(self, input_shape):
+        input_shape = TensorShape(input_shape).with_rank(self._rank + 2)
+        channels = input_shape[-1 if self.data_format[-1] == "C" else 1].value
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found "
                              "`None`.")
-        self.kernel = self.add_variable("kernel", [*self.kernel_size, channels, self.filters],
-                                        initializer=self.kernel_initializer,
-                                        regularizer=self.kernel_regularizer)
+        return channels
+
+    def _add_bias(self):
+        tf = _api()
+
         self.bias = None
         if self.use_bias:
             self.bias = self.add_variable(
                 "bias", [self.filters],
                 initializer=self.bias_initializer or tf.zeros_initializer(),
                 regularizer=self.bias_regularizer)
+
+    def _kernel_shape(self, channels):
+        return [*self.kernel_size, channels, self.filters]
+
+    def build(self, input_shape):
+        self.kernel = self.add_variable("kernel",
+                                        self._kernel_shape(self._channels(input_shape)),
+                                        initializer=self.kernel_initializer,
+                                        regularizer=self.kernel_regularizer)
+        self._add_bias()
         self.built = True
+
+    def _bias_and_activation(self, outputs):
+        tf = _api()
+
+        if self.bias is not None:
+            if self.data_format == "NCDHW":  # BiasAdd knows NHWC and NCHW only
+                outputs = outputs + tf.reshape(self.bias, [self.filters, 1, 1, 1])
+            else:
+                outputs = tf.nn.bias_add(
+                    outputs, self.bias, data_format="NHWC" if self.data_format[-1] == "C"
+                    else "NCHW")
+        return _activate(outputs, self.activation)
 
     def call(self, inputs):
         tf = _api()
 
-        outputs = tf.nn.conv2d(inputs, self.kernel, strides=[1, *self.strides, 1]
-                                if self.data_format == "NHWC" else [1, 1, *self.strides],
-                                padding=self.padding, data_format=self.data_format,
-                                dilations=[1, *self.dilation_rate, 1]
-                                if self.data_format == "NHWC" else [1, 1, *self.dilation_rate])
-        if self.bias is not None:
-            outputs = tf.nn.bias_add(outputs, self.bias, data_format=self.data_format)
-        return _activate(outputs, self.activation)
+        outputs = getattr(tf.nn, self._op)(
+            inputs, self.kernel, strides=_full(self.strides, self.data_format),
+            padding=self.padding.upper(), data_format=self.data_format,
+            dilations=_full(self.dilation_rate, self.data_format))
+        return self._bias_and_activation(outputs)
+
+
+class _ConvTranspose(_Conv):
+    """Transposed convolution: output size `in * stride` for "same", `in * stride +
+    max(kernel - stride, 0)` for "valid"; `_op` is the `tf.nn` transposed convolution."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format, 1, activation,
+                         use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                         bias_regularizer, activity_regularizer, trainable=trainable, name=name,
+                         **kwargs)
+
+    def _kernel_shape(self, channels):
+        return [*self.kernel_size, self.filters, channels]
+
+    def _length(self, length, kernel, stride):
+        if self.padding.upper() == "SAME":
+            return length * stride
+        return length * stride + max(kernel - stride, 0)
+
+    def call(self, inputs):
+        tf = _api()
+
+        last = self.data_format[-1] == "C"
+        axes = range(1, self._rank + 1) if last else range(2, self._rank + 2)
+        static = inputs.get_shape()
+        dynamic = tf.shape(inputs)
+        sizes, static_sizes = [], []
+        for axis, kernel, stride in zip(axes, self.kernel_size, self.strides):
+            known = static[axis].value
+            sizes.append(self._length(dynamic[axis] if known is None else known, kernel,
+                                      stride))
+            static_sizes.append(None if known is None else self._length(known, kernel, stride))
+        batch = static[0].value if static[0].value is not None else dynamic[0]
+        if last:
+            shape = [batch, *sizes, self.filters]
+            static_shape = [static[0].value, *static_sizes, self.filters]
+        else:
+            shape = [batch, self.filters, *sizes]
+            static_shape = [static[0].value, self.filters, *static_sizes]
+        if any(isinstance(s, tf.Tensor) for s in shape):
+            shape = tf.stack(shape)
+        outputs = getattr(tf.nn, self._op)(inputs, self.kernel, shape,
+                                           strides=_full(self.strides, self.data_format),
+                                           padding=self.padding.upper(),
+                                           data_format=self.data_format)
+        outputs.set_shape(static_shape)
+        return self._bias_and_activation(outputs)
+
+
+class Conv2D(_Conv):
+    """2-D convolution with `filters` kernels of `kernel_size` (channels_last by default)."""
+
+    _default_name = "conv2d"
+
+
+def _layer_call(cls, args):
+    """Builds a `cls` layer from a functional form's arguments (its `locals()`: `inputs`, the
+    layer's arguments and `reuse`) and applies it to `inputs`."""
+    args = dict(args)
+    inputs = args.pop("inputs")
+    args["_reuse"] = args.pop("reuse", None)
+    return cls(**args).apply(inputs)
 
 
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
@@ -317,44 +419,44 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional form of `Conv2D`."""
-    layer = Conv2D(filters, kernel_size, strides=strides, padding=padding,
-                   data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                   use_bias=use_bias, kernel_initializer=kernel_initializer,
-                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                   trainable=trainable, name=name, _reuse=reuse)
-    return layer.apply(inputs)
+    return _layer_call(Conv2D, locals())
 
 
-class _Pooling2D(Layer):
+class _Pooling(Layer):
+    """Pooling over `_rank`-D windows with the `tf.nn` op `_pool` (`padding` as in `_Conv`)."""
+
+    _rank = 2
+    _formats = ("NHWC", "NCHW")
     _pool = "max_pool"
+    _lowercase_padding = False
 
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self.pool_size = _pair(pool_size, "pool_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
-        self.data_format = _data_format(data_format)
+        self.pool_size = _tuple(pool_size, self._rank, "pool_size")
+        self.strides = _tuple(strides, self._rank, "strides")
+        padding = _padding(padding)
+        self.padding = padding if self._lowercase_padding else padding.upper()
+        self.data_format = _data_format(data_format, *self._formats)
 
-    def call(self, inputs):
+    def _run(self, inputs, pool_size, strides):
         tf = _api()
 
-        if self.data_format == "NHWC":
-            ksize, strides = [1, *self.pool_size, 1], [1, *self.strides, 1]
-        else:
-            ksize, strides = [1, 1, *self.pool_size], [1, 1, *self.strides]
-        pool = getattr(tf.nn, self._pool)
-        return pool(inputs, ksize=ksize, strides=strides, padding=self.padding,
-                    data_format=self.data_format)
+        return getattr(tf.nn, self._pool)(inputs, ksize=_full(pool_size, self.data_format),
+                                          strides=_full(strides, self.data_format),
+                                          padding=self.padding.upper(),
+                                          data_format=self.data_format)
+
+    def call(self, inputs):
+        return self._run(inputs, self.pool_size, self.strides)
 
 
-class MaxPooling2D(_Pooling2D):
+class MaxPooling2D(_Pooling):
     _default_name = "max_pooling2d"
     _pool = "max_pool"
 
 
-class AveragePooling2D(_Pooling2D):
+class AveragePooling2D(_Pooling):
     _default_name = "average_pooling2d"
     _pool = "avg_pool"
 

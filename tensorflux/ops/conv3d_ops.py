@@ -47,6 +47,11 @@ def _sizes(value, what: str) -> list:
     return sizes
 
 
+def _sizes_shape(value, what: str) -> TensorShape:
+    """The static shape given by a `*_sizes` value input (unknown when it is not constant)."""
+    return TensorShape([None] * 5) if value is None else TensorShape(_sizes(value, what))
+
+
 def _check_filter(x_depth: int, w_shape, what: str) -> None:
     if len(w_shape) != 5:
         raise ValueError(f"{what}: filter must be 5-D, got shape {list(w_shape)}")
@@ -93,9 +98,7 @@ def _conv3d_backprop_input_shape(input_sizes, filter, out_backprop, *, strides, 
     _window(strides, padding, data_format, dilations)
     filter.with_rank(5)
     out_backprop.with_rank(5)
-    if input_sizes is None:
-        return TensorShape([None] * 5)
-    return TensorShape(_sizes(input_sizes, "Conv3DBackpropInputV2: input_sizes"))
+    return _sizes_shape(input_sizes, "Conv3DBackpropInputV2: input_sizes")
 
 
 @Conv3DBackpropInputV2.kernel(factory=True)
@@ -126,9 +129,7 @@ def _conv3d_backprop_filter_shape(input, filter_sizes, out_backprop, *, strides,
     _window(strides, padding, data_format, dilations)
     input.with_rank(5)
     out_backprop.with_rank(5)
-    if filter_sizes is None:
-        return TensorShape([None] * 5)
-    return TensorShape(_sizes(filter_sizes, "Conv3DBackpropFilterV2: filter_sizes"))
+    return _sizes_shape(filter_sizes, "Conv3DBackpropFilterV2: filter_sizes")
 
 
 @Conv3DBackpropFilterV2.kernel(factory=True)

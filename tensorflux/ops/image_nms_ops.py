@@ -206,12 +206,20 @@ def _nms_v1_shape(boxes, scores, max_output_size):
 _LOWEST = float(np.finfo(np.float32).min)
 
 
-@NonMaxSuppression.kernel
-def _nms_v1_kernel(boxes, scores, max_output_size, *, iou_threshold):
+def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=None):
+    """(selected indices, max output size) of greedy NMS; no score floor without
+    `score_threshold`."""
     _check_boxes(boxes, scores)
     size = _max_output(max_output_size)
     threshold = _iou_threshold(iou_threshold)
-    return _greedy(_BoxIoU(boxes), scores, size, threshold, _LOWEST)[0]
+    floor = _LOWEST if score_threshold is None else float(_scalar(score_threshold,
+                                                                  "score_threshold"))
+    return _greedy(_BoxIoU(boxes), scores, size, threshold, floor)[0], size
+
+
+@NonMaxSuppression.kernel
+def _nms_v1_kernel(boxes, scores, max_output_size, *, iou_threshold):
+    return _nms(boxes, scores, max_output_size, iou_threshold)[0]
 
 
 NonMaxSuppressionV2 = define_op(
@@ -228,10 +236,7 @@ def _nms_v2_shape(boxes, scores, max_output_size, iou_threshold):
 
 @NonMaxSuppressionV2.kernel
 def _nms_v2_kernel(boxes, scores, max_output_size, iou_threshold):
-    _check_boxes(boxes, scores)
-    size = _max_output(max_output_size)
-    threshold = _iou_threshold(iou_threshold)
-    return _greedy(_BoxIoU(boxes), scores, size, threshold, _LOWEST)[0]
+    return _nms(boxes, scores, max_output_size, iou_threshold)[0]
 
 
 NonMaxSuppressionV3 = define_op(
@@ -247,17 +252,9 @@ def _nms_v3_shape(boxes, scores, max_output_size, iou_threshold, score_threshold
     return TensorShape([None])
 
 
-def _nms_v3(boxes, scores, max_output_size, iou_threshold, score_threshold):
-    _check_boxes(boxes, scores)
-    size = _max_output(max_output_size)
-    threshold = _iou_threshold(iou_threshold)
-    floor = float(_scalar(score_threshold, "score_threshold"))
-    return _greedy(_BoxIoU(boxes), scores, size, threshold, floor)[0], size
-
-
 @NonMaxSuppressionV3.kernel
 def _nms_v3_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold):
-    return _nms_v3(boxes, scores, max_output_size, iou_threshold, score_threshold)[0]
+    return _nms(boxes, scores, max_output_size, iou_threshold, score_threshold)[0]
 
 
 # -- NonMaxSuppressionV4 (padded) and V5 (with scores, soft-NMS) --------------------------------
@@ -280,7 +277,7 @@ def _nms_v4_shape(boxes, scores, max_output_size, iou_threshold, score_threshold
 @NonMaxSuppressionV4.kernel
 def _nms_v4_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold, *,
                    pad_to_max_output_size):
-    selected, size = _nms_v3(boxes, scores, max_output_size, iou_threshold, score_threshold)
+    selected, size = _nms(boxes, scores, max_output_size, iou_threshold, score_threshold)
     valid = np.int32(selected.size)
     if pad_to_max_output_size:
         selected = _pad(selected, size)

@@ -28,6 +28,15 @@ def _or_zeros(grad, like):
     return _tf().zeros_like(like) if grad is None else grad
 
 
+def _static_matrix_dims(op, a, what):
+    """(rows, columns) of the matrices in `a`; the `what` gradient needs them static."""
+    dims = a.shape.dims
+    if dims is None or dims[-2] is None or dims[-1] is None:
+        raise ValueError(f"{what} gradient of '{op.name}' needs static matrix dimensions, got "
+                         f"{a.shape}")
+    return dims[-2:]
+
+
 def _expand2(x):
     tf = _tf()
     return tf.expand_dims(tf.expand_dims(x, -1), -1)
@@ -97,11 +106,7 @@ def _qr_grad(op, dq, dr):
     tf = _tf()
     a = op.inputs[0]
     q, r = op.outputs
-    dims = a.shape.dims
-    if dims is None or dims[-2] is None or dims[-1] is None:
-        raise ValueError(f"Qr gradient of '{op.name}' needs static matrix dimensions, got "
-                         f"{a.shape}")
-    m, n = dims[-2:]
+    m, n = _static_matrix_dims(op, a, "Qr")
     if op.get_attr("full_matrices") and m > n:
         raise ValueError(f"Qr gradient of '{op.name}' is not defined for full_matrices=True "
                          f"with more rows than columns, got {a.shape} (as in TensorFlow)")
@@ -148,11 +153,7 @@ def _self_adjoint_eig_grad(op, grad_e, grad_v):
 def _svd_grad(op, grad_s, grad_u, grad_v):
     tf = _tf()
     a = op.inputs[0]
-    dims = a.shape.dims
-    if dims is None or dims[-2] is None or dims[-1] is None:
-        raise ValueError(f"Svd gradient of '{op.name}' needs static matrix dimensions, got "
-                         f"{a.shape}")
-    m, n = dims[-2:]
+    m, n = _static_matrix_dims(op, a, "Svd")
     s = op.outputs[0]
     grad_s = _or_zeros(grad_s, s)
     if grad_s.dtype.is_complex:  # singular values are real: only the real part counts
@@ -223,11 +224,7 @@ def _matrix_solve_ls_grad(op, grad):
                          f"(as in TensorFlow)")
     a, b, l2 = op.inputs
     x = op.outputs[0]
-    dims = a.shape.dims
-    if dims is None or dims[-2] is None or dims[-1] is None:
-        raise ValueError(f"MatrixSolveLs gradient of '{op.name}' needs static matrix "
-                         f"dimensions, got {a.shape}")
-    m, n = dims[-2:]
+    m, n = _static_matrix_dims(op, a, "MatrixSolveLs")
     lam = tf.cast(l2, a.dtype)
     if m >= n:
         gram = tf.matmul(a, a, adjoint_a=True) + lam * tf.eye(n, dtype=a.dtype)

@@ -74,10 +74,13 @@ LogMatrixDeterminant = define_op("LogMatrixDeterminant", inputs=["input: T"],
                                  attrs=[_LINALG_TYPES])
 
 
-@MatrixInverse.shape_fn
-def _matrix_inverse_shape(input):
+def _square_matrices_shape(input):
+    """Shape function of the ops mapping each square matrix to one of the same size."""
     batch, n = _square(input)
     return _with_batch(batch, [n, n])
+
+
+MatrixInverse.shape_fn(_square_matrices_shape)
 
 
 @MatrixInverse.kernel
@@ -123,10 +126,7 @@ Cholesky = define_op("Cholesky", inputs=["input: T"], outputs=["output: T"],
                      attrs=[_LINALG_TYPES])
 
 
-@Cholesky.shape_fn
-def _cholesky_shape(input):
-    batch, n = _square(input)
-    return _with_batch(batch, [n, n])
+Cholesky.shape_fn(_square_matrices_shape)
 
 
 @Cholesky.kernel

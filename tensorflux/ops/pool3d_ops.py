@@ -59,28 +59,36 @@ def _rank5(x: np.ndarray, what: str) -> None:
         raise ValueError(f"{what} must be 5-D, got shape {list(x.shape)}")
 
 
+def _pool3d_shape(input, *, ksize, strides, padding, data_format):
+    """Shape function of MaxPool3D and AvgPool3D."""
+    return _pooled_shape(input, window(ksize, strides, padding, data_format), data_format)
+
+
+def _forward_kernel(op_name: str, pool):
+    """Kernel factory of the forward op `op_name`: `pool(x, window)` on channels-last `x`."""
+
+    def factory(ksize, strides, padding, data_format):
+        win = window(ksize, strides, padding, data_format)
+        last = data_format == "NDHWC"
+
+        def pool3d(x):
+            _rank5(x, f"{op_name}: input")
+            y = pool(conv3d_kernels.to_channels_last(x, last), win)
+            return conv3d_kernels.from_channels_last(y, last)
+
+        return pool3d
+
+    return factory
+
+
 # -- MaxPool3D ------------------------------------------------------------------------------
 
 MaxPool3D = define_op("MaxPool3D", inputs=["input: T"], outputs=["output: T"],
                       attrs=[*_WINDOW, f"T: {_FLOAT}"])
 
 
-@MaxPool3D.shape_fn
-def _max_pool3d_shape(input, *, ksize, strides, padding, data_format):
-    return _pooled_shape(input, window(ksize, strides, padding, data_format), data_format)
-
-
-@MaxPool3D.kernel(factory=True)
-def _max_pool3d_kernel(ksize, strides, padding, data_format):
-    win = window(ksize, strides, padding, data_format)
-    last = data_format == "NDHWC"
-
-    def max_pool3d(x):
-        _rank5(x, "MaxPool3D: input")
-        y = conv3d_kernels.max_pool(conv3d_kernels.to_channels_last(x, last), win)
-        return conv3d_kernels.from_channels_last(y, last)
-
-    return max_pool3d
+MaxPool3D.shape_fn(_pool3d_shape)
+MaxPool3D.kernel(factory=True)(_forward_kernel("MaxPool3D", conv3d_kernels.max_pool))
 
 
 MaxPool3DGrad = define_op(
@@ -145,22 +153,8 @@ AvgPool3D = define_op("AvgPool3D", inputs=["input: T"], outputs=["output: T"],
                       attrs=[*_WINDOW, f"T: {_FLOAT}"])
 
 
-@AvgPool3D.shape_fn
-def _avg_pool3d_shape(input, *, ksize, strides, padding, data_format):
-    return _pooled_shape(input, window(ksize, strides, padding, data_format), data_format)
-
-
-@AvgPool3D.kernel(factory=True)
-def _avg_pool3d_kernel(ksize, strides, padding, data_format):
-    win = window(ksize, strides, padding, data_format)
-    last = data_format == "NDHWC"
-
-    def avg_pool3d(x):
-        _rank5(x, "AvgPool3D: input")
-        y = conv3d_kernels.avg_pool(conv3d_kernels.to_channels_last(x, last), win)
-        return conv3d_kernels.from_channels_last(y, last)
-
-    return avg_pool3d
+AvgPool3D.shape_fn(_pool3d_shape)
+AvgPool3D.kernel(factory=True)(_forward_kernel("AvgPool3D", conv3d_kernels.avg_pool))
 
 
 AvgPool3DGrad = define_op(

@@ -88,12 +88,18 @@ def _kernel_args(block_shape, pads, what):
         raise errors.InvalidArgumentError(None, None, str(err)) from None
 
 
-def _space_to_batch(x, block, pads):
+def _check_block_rank(x, block):
+    """The number of block dimensions; raises unless `x` has one more dimension at least."""
     m = len(block)
     if x.ndim < m + 1:
         raise errors.InvalidArgumentError(
             None, None, f"input rank must be at least {m + 1} for block_shape {block}, got "
                         f"shape {list(x.shape)}")
+    return m
+
+
+def _space_to_batch(x, block, pads):
+    m = _check_block_rank(x, block)
     full_pads = [(0, 0)] + [tuple(p) for p in pads] + [(0, 0)] * (x.ndim - m - 1)
     padded = np.pad(x, full_pads) if any(lo or hi for lo, hi in pads) else x
     spatial = padded.shape[1:m + 1]
@@ -116,11 +122,7 @@ def _space_to_batch(x, block, pads):
 
 
 def _batch_to_space(x, block, crops):
-    m = len(block)
-    if x.ndim < m + 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"input rank must be at least {m + 1} for block_shape {block}, got "
-                        f"shape {list(x.shape)}")
+    m = _check_block_rank(x, block)
     total = int(np.prod(block))
     if x.shape[0] % total:
         raise errors.InvalidArgumentError(
@@ -275,10 +277,15 @@ def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002 - TF 
     return BatchToSpaceND(input, block_shape, crops, name=name)
 
 
-def _block_size(block_size, block_shape):
+def _square_block(block_size, block_shape, what):
+    """`[b, b]` (int64) of the one given of `block_size` and `block_shape` (its TF2 name);
+    `what` names the wrapper in the error when neither is given."""
     if block_size is not None and block_shape is not None:
         raise ValueError("Cannot specify both 'block_size' and 'block_shape'.")
-    return block_shape if block_size is None else block_size
+    block_size = block_shape if block_size is None else block_size
+    if block_size is None:
+        raise ValueError(f"{what} needs block_size")
+    return np.array([block_size, block_size], np.int64)
 
 
 def space_to_batch(input, paddings, block_size=None, name=None,  # noqa: A002 - TF name
@@ -290,10 +297,7 @@ def space_to_batch(input, paddings, block_size=None, name=None,  # noqa: A002 - 
     Raises:
         ValueError: both or neither of `block_size` and `block_shape` are given.
     """
-    block_size = _block_size(block_size, block_shape)
-    if block_size is None:
-        raise ValueError("space_to_batch needs block_size")
-    block = np.array([block_size, block_size], np.int64)
+    block = _square_block(block_size, block_shape, "space_to_batch")
     return SpaceToBatchND(input, block, paddings, name=name)
 
 
@@ -305,8 +309,5 @@ def batch_to_space(input, crops, block_size, name=None, block_shape=None):  # no
     Raises:
         ValueError: both or neither of `block_size` and `block_shape` are given.
     """
-    block_size = _block_size(block_size, block_shape)
-    if block_size is None:
-        raise ValueError("batch_to_space needs block_size")
-    block = np.array([block_size, block_size], np.int64)
+    block = _square_block(block_size, block_shape, "batch_to_space")
     return BatchToSpaceND(input, block, crops, name=name)

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import gradient_case as _case
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.ops import conv3d_ops
@@ -36,17 +38,6 @@ def conv3d_ref(x, w, strides, padding, dilations=(1, 1, 1)):
     return out
 
 
-def _run(t, feed=None):
-    with tf.Session() as sess:
-        return sess.run(t, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
 RNG = np.random.RandomState(0)
 X = RNG.randn(2, 5, 6, 4, 3)
 W = RNG.randn(2, 3, 2, 3, 4)
@@ -64,24 +55,21 @@ def test_conv3d_values_and_gradients(strides, padding, dilations):
     expected = conv3d_ref(X, W, strides[1:4], padding, dilations[1:4])
     g = RNG.randn(*expected.shape)
     dx, dw = tf.gradients(y, [x, w], g)
-    value, dx_v, dw_v = _run([y, dx, dw])
+    value, dx_v, dw_v = run([y, dx, dw])
     assert y.shape.as_list() == list(expected.shape)
     assert value.dtype == np.float64
     np.testing.assert_allclose(value, expected, rtol=1e-10, atol=1e-10)
     # <g, conv(x, w)> is bilinear: its gradients contract against the direct reference.
     eps = 1e-6
-    for i in [(0, 1, 2, 3, 0), (1, 4, 5, 0, 2)]:
-        bumped = X.copy()
-        bumped[i] += eps
-        numeric = np.sum(g * (conv3d_ref(bumped, W, strides[1:4], padding, dilations[1:4])
-                              - expected)) / eps
-        assert abs(dx_v[i] - numeric) < 1e-4
-    for i in [(0, 0, 0, 0, 0), (1, 2, 1, 2, 3)]:
-        bumped = W.copy()
-        bumped[i] += eps
-        numeric = np.sum(g * (conv3d_ref(X, bumped, strides[1:4], padding, dilations[1:4])
-                              - expected)) / eps
-        assert abs(dw_v[i] - numeric) < 1e-4
+    geometry = (strides[1:4], padding, dilations[1:4])
+    for base, grad, positions, conv in [
+            (X, dx_v, [(0, 1, 2, 3, 0), (1, 4, 5, 0, 2)], lambda b: conv3d_ref(b, W, *geometry)),
+            (W, dw_v, [(0, 0, 0, 0, 0), (1, 2, 1, 2, 3)], lambda b: conv3d_ref(X, b, *geometry))]:
+        for i in positions:
+            bumped = base.copy()
+            bumped[i] += eps
+            numeric = np.sum(g * (conv(bumped) - expected)) / eps
+            assert abs(grad[i] - numeric) < 1e-4
 
 
 def test_backprop_ops_match_adjoints():
@@ -89,7 +77,7 @@ def test_backprop_ops_match_adjoints():
     dx = conv3d_ops.Conv3DBackpropInputV2([2, 5, 6, 4, 3], W, g, strides=[1, 2, 1, 2, 1],
                                           padding="SAME")
     dw = tf.nn.conv3d_backprop_filter_v2(X, [2, 3, 2, 3, 4], g, [1, 2, 1, 2, 1], "SAME")
-    dx_v, dw_v = _run([dx, dw])
+    dx_v, dw_v = run([dx, dw])
     assert dx.shape.as_list() == [2, 5, 6, 4, 3] and dw.shape.as_list() == [2, 3, 2, 3, 4]
     # Adjoint identities: <conv(x, w), g> = <x, dx(g)> = <w, dw(x, g)>.
     inner = np.sum(conv3d_ref(X, W, (2, 1, 2), "SAME") * g)
@@ -103,7 +91,7 @@ def test_conv3d_transpose_and_int64_sizes():
     y = tf.nn.conv3d_transpose(g, W, [2, 5, 6, 4, 3], [1, 2, 1, 2, 1], "SAME")
     y64 = tf.nn.conv3d_transpose(g, W, tf.constant([2, 5, 6, 4, 3], tf.int64), [2, 1, 2], "SAME")
     assert y.op.type == "Conv3DBackpropInputV2" and y.shape.as_list() == [2, 5, 6, 4, 3]
-    a, b = _run([y, y64])
+    a, b = run([y, y64])
     inner = np.sum(conv3d_ref(X, W, (2, 1, 2), "SAME") * g)
     np.testing.assert_allclose(np.sum(X * a), inner, rtol=1e-10)
     assert b.shape == (2, 5, 6, 4, 3)
@@ -114,7 +102,7 @@ def test_ncdhw_matches_ndhwc():
     y = tf.nn.conv3d(np.moveaxis(xf, -1, 1), W.astype(np.float32), [1, 1, 1, 2, 2], "SAME",
                      data_format="NCDHW")
     expected = np.moveaxis(conv3d_ref(X, W, (1, 2, 2), "SAME"), -1, 1)
-    value = _run(y)
+    value = run(y)
     assert value.dtype == np.float32 and y.shape.as_list() == list(expected.shape)
     np.testing.assert_allclose(value, expected, rtol=1e-4, atol=1e-4)
 
@@ -126,7 +114,7 @@ def test_ncdhw_gradients_match_ndhwc():
     y = tf.nn.conv3d(x, w, [1, 2, 1, 2, 1], "SAME")
     yc = tf.nn.conv3d(xc, w, [1, 1, 2, 1, 2], "SAME", data_format="NCDHW")
     grads = tf.gradients(y, [x, w], g) + tf.gradients(yc, [xc, w], np.moveaxis(g, -1, 1))
-    dx, dw, dxc, dwc = _run(grads)
+    dx, dw, dxc, dwc = run(grads)
     np.testing.assert_allclose(np.moveaxis(dxc, 1, -1), dx, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(dwc, dw, rtol=1e-10, atol=1e-12)
 
@@ -146,7 +134,7 @@ def test_errors():
     y = tf.nn.conv3d(x, W, 1, "VALID")
     assert y.shape.as_list() == [None, None, None, None, 4]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Conv3D"):
-        _run(y, {x: np.zeros((1, 1, 6, 4, 3))})
+        run(y, {x: np.zeros((1, 1, 6, 4, 3))})
 
 
 @settings(max_examples=12, deadline=None)
@@ -159,18 +147,8 @@ def test_conv3d_hypothesis(n, d, h, c, k, s, depth, padding):
     w = rng.randn(k, 2, k, c, depth)
     with tf.Graph().as_default():
         y = tf.nn.conv3d(x, w, [1, s, 1, s, 1], padding)
-        np.testing.assert_allclose(_run(y), conv3d_ref(x, w, (s, 1, s), padding),
+        np.testing.assert_allclose(run(y), conv3d_ref(x, w, (s, 1, s), padding),
                                    rtol=1e-10, atol=1e-10)
-
-
-def _case(fn, *shapes, seed=0):
-    def build(tf):
-        rng = np.random.RandomState(seed)
-        xs = [tf.placeholder(tf.float64, s) for s in shapes]
-        values = [rng.uniform(-1, 1, s) for s in shapes]
-        return fn(tf, *xs), xs, values
-
-    return build
 
 
 _W = np.random.RandomState(3).uniform(-1, 1, (2, 2, 1, 2, 2))
@@ -237,7 +215,7 @@ def test_pooling3d_layers():
     a = tf.layers.AveragePooling3D([2, 2, 2], [2, 2, 2], padding="same")(x)
     f = tf.layers.max_pooling3d(np.moveaxis(x, -1, 1), 2, 2, data_format="channels_first")
     assert m.op.name.startswith("max_pooling3d/") and a.op.name.startswith("average_pooling3d")
-    m_v, a_v, f_v = _run([m, a, f])
+    m_v, a_v, f_v = run([m, a, f])
     blocks = x.reshape(2, 2, 2, 2, 2, 2, 2, 1)
     np.testing.assert_array_equal(m_v, blocks.max(axis=(2, 4, 6)))
     np.testing.assert_allclose(a_v, blocks.mean(axis=(2, 4, 6)))

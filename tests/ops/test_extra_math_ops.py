@@ -10,6 +10,7 @@ import pytest
 from array_checks import _fetch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -106,12 +107,6 @@ ROWS = [
 
 COVERED_OPS = {"Xlogy", "Xdivy", "MulNoNan", "Erfinv", "Ndtri", "CumulativeLogsumexp",
                "Bincount", "HistogramFixedWidth"}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _check(outputs, expected):

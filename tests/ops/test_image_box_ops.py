@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -16,17 +17,6 @@ GRADIENT_CASES = []
 
 BOXES = np.array([[[0.2, 0.1, 0.8, 0.7], [-0.3, 0.5, 0.5, 1.4], [0.5, 0.5, 0.4, 0.9],
                    [0.0, 0.0, 1.0, 1.0]]], np.float32)
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default():
-        yield
-
-
-def run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
 
 
 def reference_draw(images, boxes, colors):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -34,17 +35,6 @@ GRADIENT_CASES = [
     ("CropAndResize", _image_case("bilinear")),
     ("CropAndResize", _image_case("nearest")),
 ]
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default():
-        yield
-
-
-def run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
 
 
 def reference(image, boxes, box_ind, crop, method="bilinear", fill=0.0):

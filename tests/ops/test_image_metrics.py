@@ -4,6 +4,7 @@ They compose existing ops, so there is no op table here; gradients are checked e
 
 import numpy as np
 import pytest
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 
@@ -26,17 +27,6 @@ TF_VALUES = {
     "ms": [0.8481485843658447],
     "ms3": [0.9489812254905701, 0.9322538375854492],
 }
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default():
-        yield
-
-
-def run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
 
 
 def test_matches_tensorflow():

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import gradient_case as _case
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -117,21 +119,10 @@ ROWS = [
 COVERED_OPS = {row.op for row in ROWS}
 
 
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
-def _run(outputs, feed=None):
-    with tf.Session() as sess:
-        return sess.run(outputs, feed)
-
-
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r.op}-{i}" for i, r in enumerate(ROWS)])
 def test_row(row):
     outputs = row.build()
-    values = _run(outputs)
+    values = run(outputs)
     outs = outputs if isinstance(outputs, list) else [outputs]
     vals = values if isinstance(outputs, list) else [values]
     for tensor, value in zip(outs, vals):
@@ -199,16 +190,16 @@ def test_graph_construction_errors_name_the_op():
 
 def test_run_time_errors():
     with pytest.raises(errors.InvalidArgumentError, match="Input is not invertible."):
-        _run(tf.matrix_inverse(np.stack([np.eye(2), np.zeros((2, 2))])))
+        run(tf.matrix_inverse(np.stack([np.eye(2), np.zeros((2, 2))])))
     with pytest.raises(errors.InvalidArgumentError, match="Cholesky decomposition was not "):
-        _run(tf.cholesky(-np.eye(2)))
+        run(tf.cholesky(-np.eye(2)))
     with pytest.raises(errors.InvalidArgumentError, match="not invertible"):
-        _run(tf.matrix_solve(np.zeros((2, 2)), np.ones((2, 1))))
+        run(tf.matrix_solve(np.zeros((2, 2)), np.ones((2, 1))))
     p = tf.placeholder(tf.float64, [None, None])
     with pytest.raises(errors.InvalidArgumentError, match="square"):
-        _run(tf.matrix_inverse(p), {p: np.zeros((2, 3))})
+        run(tf.matrix_inverse(p), {p: np.zeros((2, 3))})
     # Triangular solves do not check: a zero pivot gives inf/nan, as in TensorFlow.
-    out = _run(tf.matrix_triangular_solve(np.zeros((2, 2)), np.ones((2, 1))))
+    out = run(tf.matrix_triangular_solve(np.zeros((2, 2)), np.ones((2, 1))))
     assert np.isinf(out[0, 0]) and np.isnan(out[1, 0])
 
 
@@ -232,7 +223,7 @@ def test_norm_matches_numpy():
         (tf.norm(x, keep_dims=True), np.linalg.norm(x.ravel()).reshape(1, 1, 1)),
         (tf.linalg.norm(np.array([3 + 4j, 0j])), np.complex128(5)),
     ]
-    values = _run([c[0] for c in cases])
+    values = run([c[0] for c in cases])
     for (tensor, expected), value in zip(cases, values):
         assert tensor.shape.as_list() == list(np.shape(expected))
         np.testing.assert_allclose(value, expected, rtol=1e-10)
@@ -258,7 +249,7 @@ def test_trace_logdet_matvec_adjoint():
     x = RNG.randn(2, 3, 4)
     trace = tf.trace(x)
     assert trace.op.name == "Trace" and trace.shape.as_list() == [2]
-    values = _run([trace, tf.linalg.logdet(SPD), tf.linalg.matvec(SQ, RHS[..., 0]),
+    values = run([trace, tf.linalg.logdet(SPD), tf.linalg.matvec(SQ, RHS[..., 0]),
                    tf.linalg.adjoint(CPLX), tf.linalg.transpose(x),
                    tf.linalg.eigvalsh(SPD), tf.linalg.band_part(SQ, 0, 0)])
     np.testing.assert_allclose(values[0], np.trace(x, axis1=-2, axis2=-1))
@@ -278,7 +269,7 @@ def test_pinv_and_matrix_rank():
     assert tf.linalg.matrix_rank(p).shape.as_list() == [5]
     pinv = tf.linalg.pinv(deficient)
     assert pinv.op.name.startswith("pinv")
-    values = _run([pinv, tf.linalg.pinv(batch), tf.linalg.pinv(CPLX),
+    values = run([pinv, tf.linalg.pinv(batch), tf.linalg.pinv(CPLX),
                    tf.linalg.pinv(deficient.astype(np.float32), rcond=0.5),
                    tf.linalg.matrix_rank(deficient), tf.linalg.matrix_rank(batch),
                    tf.linalg.matrix_rank(deficient, tol=100.0),
@@ -300,22 +291,12 @@ def test_decompositions_match_numpy(batch, m, n, full):
     with tf.Graph().as_default():
         q, r = tf.qr(x, full_matrices=full)
         s, u, v = tf.svd(x, full_matrices=full)
-        outs = _run([q, r, s, u, v])
+        outs = run([q, r, s, u, v])
     _qr_check(x, full)(outs[:2])
     _svd_check(x, full)(outs[2:])
 
 
 # -- gradients -----------------------------------------------------------------------------------
-
-def _case(fn, *shapes, seed=0):
-    def build(tf):
-        rng = np.random.RandomState(seed)
-        xs = [tf.placeholder(tf.float64, s) for s in shapes]
-        values = [rng.uniform(-1, 1, s) for s in shapes]
-        return fn(tf, *xs), xs, values
-
-    return build
-
 
 def _shift(tf, x):
     return x + 3.0 * tf.eye(x.shape.as_list()[-1], dtype=tf.float64)
@@ -439,6 +420,6 @@ def test_complex_gradients(name):
     y = build(x)
     w = rng.randn(*y.shape.as_list()) + 1j * rng.randn(*y.shape.as_list())
     loss = tf.real(tf.reduce_sum(tf.cast(y, tf.complex128) * w))
-    got = _run(tf.gradients(loss, x)[0], {x: z0})
+    got = run(tf.gradients(loss, x)[0], {x: z0})
     expected = _complex_numeric_grad(lambda z: np.real(np.sum(reference(z) * w)), z0)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)

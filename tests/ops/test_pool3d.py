@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import gradient_case as _case
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.ops import pool3d_ops
@@ -59,17 +61,6 @@ def avg_grad_ref(shape, g, ksize, strides, padding):
     return dx
 
 
-def _run(t, feed=None):
-    with tf.Session() as sess:
-        return sess.run(t, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
 X = np.random.RandomState(0).randn(2, 5, 4, 6, 3).astype(np.float32)
 CASES = [((2, 2, 2), (2, 2, 2), "VALID"), ((2, 3, 2), (1, 2, 1), "SAME"),
          ((3, 1, 2), (2, 1, 3), "SAME"), ((1, 1, 1), (1, 1, 1), "VALID")]
@@ -82,7 +73,7 @@ def test_max_pool3d(ksize, strides, padding):
     expected = pool_ref(X, ksize, strides, padding, "max")
     g = np.random.RandomState(1).randn(*expected.shape).astype(np.float32)
     dx = tf.gradients(y, x, g)[0]
-    value, dx_v = _run([y, dx])
+    value, dx_v = run([y, dx])
     assert y.shape.as_list() == list(expected.shape) and value.dtype == np.float32
     np.testing.assert_array_equal(value, expected)
     np.testing.assert_allclose(dx_v, max_grad_ref(X, g, ksize, strides, padding), rtol=1e-6,
@@ -96,7 +87,7 @@ def test_avg_pool3d(ksize, strides, padding):
     expected = pool_ref(X, ksize, strides, padding, "avg")
     g = np.random.RandomState(2).randn(*expected.shape).astype(np.float32)
     dx = tf.gradients(y, x, g)[0]
-    value, dx_v = _run([y, dx])
+    value, dx_v = run([y, dx])
     assert y.shape.as_list() == list(expected.shape) and value.dtype == np.float32
     np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(dx_v, avg_grad_ref(X.shape, g, ksize, strides, padding),
@@ -112,7 +103,7 @@ def test_ties_and_grad_grad():
     gg = pool3d_ops.MaxPool3DGradGrad(x, y, np.arange(1, 9, dtype=np.float32).reshape(x.shape),
                                       ksize=[1, 2, 2, 2, 1], strides=[1, 2, 2, 2, 1],
                                       padding="VALID")
-    dx_v, gg_v = _run([dx, gg])
+    dx_v, gg_v = run([dx, gg])
     np.testing.assert_array_equal(dx_v, np.full(x.shape, 3.0))  # every tied maximum
     np.testing.assert_array_equal(gg_v, [[[[[1.0]]]]])  # the first maximum
     assert gg.shape.as_list() == [1, 1, 1, 1, 1]
@@ -122,7 +113,7 @@ def test_ncdhw_and_float64():
     xc = np.moveaxis(X, -1, 1).astype(np.float64)
     y = tf.nn.max_pool3d(xc, [1, 1, 2, 2, 2], [1, 1, 2, 2, 2], "SAME", data_format="NCDHW")
     a = tf.nn.avg_pool3d(xc, 2, 1, "SAME", data_format="NCDHW")
-    y_v, a_v = _run([y, a])
+    y_v, a_v = run([y, a])
     assert y.shape.as_list() == [2, 3, 3, 2, 3] and y_v.dtype == np.float64
     np.testing.assert_array_equal(
         y_v, np.moveaxis(pool_ref(X, (2, 2, 2), (2, 2, 2), "SAME", "max"), -1, 1))
@@ -136,7 +127,7 @@ def test_avg_pool3d_grad_op_shape():
     dx = pool3d_ops.AvgPool3DGrad([2, 5, 4, 6, 3], g, ksize=[1, 2, 2, 2, 1],
                                   strides=[1, 2, 2, 2, 1], padding="VALID")
     assert dx.shape.as_list() == [2, 5, 4, 6, 3]
-    np.testing.assert_allclose(_run(dx), avg_grad_ref(X.shape, g, (2, 2, 2), (2, 2, 2),
+    np.testing.assert_allclose(run(dx), avg_grad_ref(X.shape, g, (2, 2, 2), (2, 2, 2),
                                                       "VALID"))
 
 
@@ -161,18 +152,8 @@ def test_pool3d_hypothesis(d, h, k, s, padding, kind):
     with tf.Graph().as_default():
         fn = tf.nn.max_pool3d if kind == "max" else tf.nn.avg_pool3d
         y = fn(x, [k, 2, k], [s, 1, s], padding)
-        np.testing.assert_allclose(_run(y), pool_ref(x, (k, 2, k), (s, 1, s), padding, kind),
+        np.testing.assert_allclose(run(y), pool_ref(x, (k, 2, k), (s, 1, s), padding, kind),
                                    rtol=1e-12)
-
-
-def _case(fn, *shapes, seed=0):
-    def build(tf):
-        rng = np.random.RandomState(seed)
-        xs = [tf.placeholder(tf.float64, s) for s in shapes]
-        values = [rng.uniform(-1, 1, s) for s in shapes]
-        return fn(tf, *xs), xs, values
-
-    return build
 
 
 _K = dict(ksize=[1, 2, 2, 1, 1], strides=[1, 1, 2, 1, 1], padding="SAME")

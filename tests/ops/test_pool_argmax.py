@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import gradient_case as _case
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.ops import pool_argmax_ops
@@ -38,17 +40,6 @@ def argmax_ref(x, ksize, strides, padding, include_batch):
     return out, arg
 
 
-def _run(t, feed=None):
-    with tf.Session() as sess:
-        return sess.run(t, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
 TIES = np.array([[1, 3, 3, 1], [3, 0, 2, 3], [1, 1, 1, 1], [1, 1, 1, 1]],
                 np.float32).reshape(1, 4, 4, 1).repeat(2, axis=0)
 X = np.random.RandomState(0).randint(-5, 5, (2, 5, 6, 3)).astype(np.float32)
@@ -62,7 +53,7 @@ def test_max_pool_with_argmax(x, ksize, strides, padding, include_batch):
     y, arg = tf.nn.max_pool_with_argmax(x, [1, *ksize, 1], [1, *strides, 1], padding,
                                         include_batch_in_index=include_batch)
     expected_y, expected_arg = argmax_ref(x, ksize, strides, padding, include_batch)
-    y_v, arg_v = _run([y, arg])
+    y_v, arg_v = run([y, arg])
     assert arg.dtype == tf.int64 and arg_v.dtype == np.int64
     assert y.shape.as_list() == list(expected_y.shape) == arg.shape.as_list()
     np.testing.assert_array_equal(y_v, expected_y)
@@ -75,7 +66,7 @@ def test_gradient_routes_to_argmax():
     g = np.random.RandomState(1).randn(2, 3, 3, 3).astype(np.float32)
     dx = tf.gradients(y, x, g)[0]
     assert dx.op.type == "MaxPoolGradWithArgmax"
-    arg_v, dx_v = _run([arg, dx])
+    arg_v, dx_v = run([arg, dx])
     assert arg_v.dtype == np.int32
     expected = np.zeros(X.size, np.float32)
     flat = arg_v.reshape(2, -1) + np.arange(2)[:, None] * X[0].size
@@ -89,7 +80,7 @@ def test_grad_grad_reads_argmax():
     out = pool_argmax_ops.MaxPoolGradGradWithArgmax(
         X, gg, arg, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID",
         include_batch_in_index=True)
-    arg_v, out_v = _run([arg, out])
+    arg_v, out_v = run([arg, out])
     np.testing.assert_array_equal(out_v, arg_v.astype(np.float32))
     assert out.shape.as_list() == [2, 2, 3, 3]
 
@@ -103,7 +94,7 @@ def test_argmax_errors():
         X, np.ones((2, 1, 1, 3), np.float32), np.full((2, 1, 1, 3), 10 ** 6, np.int64),
         ksize=[1, 5, 6, 1], strides=[1, 1, 1, 1], padding="VALID")
     with pytest.raises(tf.errors.InvalidArgumentError, match="argmax"):
-        _run(bad)
+        run(bad)
 
 
 @settings(max_examples=15, deadline=None)
@@ -116,7 +107,7 @@ def test_argmax_hypothesis(h, w, k, s, padding, include_batch):
     with tf.Graph().as_default():
         outs = tf.nn.max_pool_with_argmax(x, k, s, padding,
                                           include_batch_in_index=include_batch)
-        y_v, arg_v = _run(list(outs))
+        y_v, arg_v = run(list(outs))
     expected_y, expected_arg = argmax_ref(x, (k, k), (s, s), padding, include_batch)
     np.testing.assert_array_equal(y_v, expected_y)
     np.testing.assert_array_equal(arg_v, expected_arg)
@@ -143,7 +134,7 @@ def test_pool_dilated(kind, rates):
     x = -np.arange(2 * 7 * 8 * 2, dtype=np.float32).reshape(2, 7, 8, 2) % 11
     y = tf.nn.pool(x, [2, 2], kind, "VALID", dilation_rate=rates)
     expected = dilated_pool_ref(x, (2, 2), rates, kind)
-    np.testing.assert_allclose(_run(y), expected, rtol=1e-6)
+    np.testing.assert_allclose(run(y), expected, rtol=1e-6)
     assert y.shape.is_compatible_with(expected.shape)
 
 
@@ -151,8 +142,8 @@ def test_pool_dilated_channels_first_and_gradient():
     x = tf.constant(np.random.RandomState(2).randn(1, 2, 6, 5))
     y = tf.nn.pool(x, [2, 2], "AVG", "VALID", dilations=[2, 1], data_format="NCHW")
     dx = tf.gradients(y, x)[0]
-    y_v, dx_v = _run([y, dx])
-    x_v = _run(x)
+    y_v, dx_v = run([y, dx])
+    x_v = run(x)
     expected = np.moveaxis(dilated_pool_ref(np.moveaxis(x_v, 1, -1), (2, 2), (2, 1), "AVG"),
                            -1, 1)
     np.testing.assert_allclose(y_v, expected, rtol=1e-12)
@@ -167,7 +158,7 @@ def test_pool_dilated_1d_and_3d():
     x3 = np.random.RandomState(0).randn(1, 5, 6, 5, 1)
     y1 = tf.nn.pool(x1, [3], "MAX", "VALID", dilation_rate=[2])
     y3 = tf.nn.pool(x3, [2, 2, 2], "AVG", "VALID", dilation_rate=[2, 1, 2])
-    v1, v3 = _run([y1, y3])
+    v1, v3 = run([y1, y3])
     np.testing.assert_array_equal(v1, x1[:, 4:10])
     expected = np.zeros((1, 3, 5, 3, 1))
     for i, j, k in itertools.product(range(3), range(5), range(3)):
@@ -183,7 +174,7 @@ def test_pool_plain_ranks():
     y2 = tf.nn.pool(x2, [2, 3], "AVG", "VALID", strides=[1, 3])
     x3 = np.random.RandomState(5).randn(1, 4, 4, 4, 2)
     y3 = tf.nn.pool(x3, [2, 2, 2], "AVG", "SAME", strides=[2, 2, 2])
-    v1, v2, v3 = _run([y1, y2, y3])
+    v1, v2, v3 = run([y1, y2, y3])
     padded = np.pad(x1, [(0, 0), (1, 1), (0, 0)], constant_values=-np.inf)
     np.testing.assert_array_equal(v1, np.stack([padded[:, i:i + 3].max(1) for i in (0, 2, 4, 6)],
                                                 axis=1))
@@ -199,7 +190,7 @@ def test_pool_v2_dispatch():
     outs = [tf.nn.max_pool_v2(x1, 2, 2, "VALID"), tf.nn.avg_pool_v2(x1, 3, 3, "VALID"),
             tf.nn.max_pool_v2(x2, [2, 2], 2, "SAME"), tf.nn.avg_pool_v2(x3, 2, 2, "VALID"),
             tf.nn.max_pool_v2(np.moveaxis(x2, -1, 1), 2, 2, "SAME", data_format="NCHW")]
-    v = _run(outs)
+    v = run(outs)
     np.testing.assert_array_equal(v[0], x1.reshape(1, 3, 2, 2).max(2))
     np.testing.assert_allclose(v[1], x1.reshape(1, 2, 3, 2).mean(2))
     np.testing.assert_array_equal(v[2], x2.reshape(2, 2, 2, 2, 2, 1).max(axis=(2, 4)))
@@ -220,16 +211,6 @@ def test_pool_errors():
         tf.nn.pool(x, [2], "MAX", "VALID")
     with pytest.raises(ValueError, match="rank"):
         tf.nn.max_pool_v2(np.zeros((2, 2)), 1, 1, "VALID")
-
-
-def _case(fn, *shapes, seed=0):
-    def build(tf):
-        rng = np.random.RandomState(seed)
-        xs = [tf.placeholder(tf.float64, s) for s in shapes]
-        values = [rng.uniform(-1, 1, s) for s in shapes]
-        return fn(tf, *xs), xs, values
-
-    return build
 
 
 _XC = np.random.RandomState(7).permutation(32).reshape(2, 4, 4, 1) / 9.0

@@ -7,6 +7,7 @@ import pytest
 from array_checks import check
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -14,17 +15,6 @@ from tensorflux.ops import script_ops
 
 COVERED_OPS = {"PyFunc", "PyFuncStateless", "EagerPyFunc"}
 X = np.array([1.0, -2.0, 3.5], dtype=np.float32)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
-def _run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
 
 
 def test_rows_for_each_op_type():
@@ -39,7 +29,7 @@ def test_rows_for_each_op_type():
         "PyFuncStateless"
 
 
-def test_attrs_and_naming(graph):
+def test_attrs_and_naming():
     y = tf.py_func(lambda a, b: a, [X, 3], tf.float32, name="my_func")
     assert y.name == "my_func:0"
     assert list(y.op.get_attr("Tin")) == [tf.float32, tf.int32]
@@ -65,7 +55,7 @@ def test_tout_single_list_tuple_and_empty():
     calls = []
     op = tf.py_func(lambda a: calls.append(a.sum()), [X], [])
     assert isinstance(op, tf.Operation) and op.type == "PyFunc" and not op.outputs
-    values = _run([single, one_list, pair, op])
+    values = run([single, one_list, pair, op])
     np.testing.assert_array_equal(values[0], X)
     np.testing.assert_array_equal(values[1][0], X)
     np.testing.assert_array_equal(values[2][0], X)
@@ -79,7 +69,7 @@ def test_argument_types_seen_by_func():
         seen.extend(args)
         return np.int32(0)
 
-    _run(tf.py_func(record, [tf.constant(1.5), tf.constant(["a", "bc"]), tf.constant("s"),
+    run(tf.py_func(record, [tf.constant(1.5), tf.constant(["a", "bc"]), tf.constant("s"),
                              tf.constant(3), tf.constant([True, False])], tf.int32))
     number, strings, string, integer, flags = seen
     assert isinstance(number, np.float32) and number == 1.5
@@ -107,7 +97,7 @@ def test_func_cannot_write_into_a_variable():
 def test_python_results_convert_like_numpy():
     out = tf.py_func(lambda a: (1, 2.0, "text", ["x", "yz"], True),
                      [X], [tf.int64, tf.float64, tf.string, tf.string, tf.bool])
-    values = _run(out)
+    values = run(out)
     assert values[0] == 1 and values[0].dtype == np.int64
     assert values[1] == 2.0 and values[1].dtype == np.float64
     assert values[2] == b"text"
@@ -126,7 +116,7 @@ def test_python_results_convert_like_numpy():
 def test_result_mismatch_is_invalid_argument(func, tout, message):
     y = tf.py_func(func, [X], tout, name="bad_func")
     with pytest.raises(errors.InvalidArgumentError, match=message) as info:
-        _run(y)
+        run(y)
     assert "bad_func" in str(info.value)
 
 
@@ -147,7 +137,7 @@ def test_exceptions_map_to_status_classes(exc, status):
 
     y = tf.py_func(raiser, [X], tf.float32, name="raiser")
     with pytest.raises(status) as info:
-        _run(y)
+        run(y)
     assert type(info.value) is status
     assert type(exc).__name__ in str(info.value) and "raiser" in str(info.value)
 
@@ -183,7 +173,7 @@ def test_stateful_runs_every_step_and_stateless_is_not_folded():
 def test_stateless_identical_calls_stay_distinct():
     a = tf.py_func(lambda v: v + 1, [X], tf.float32, stateful=False)
     b = tf.py_func(lambda v: v - 1, [X], tf.float32, stateful=False)
-    va, vb = _run([a, b])
+    va, vb = run([a, b])
     np.testing.assert_array_equal(va, X + 1)
     np.testing.assert_array_equal(vb, X - 1)
 
@@ -193,10 +183,10 @@ def test_feeds_and_set_shape():
     y = tf.py_func(lambda a: a.T.copy(), [p], tf.float64)
     y.set_shape([2, None])
     value = np.arange(6.0).reshape(3, 2)
-    np.testing.assert_array_equal(_run(y, {p: value}), value.T)
+    np.testing.assert_array_equal(run(y, {p: value}), value.T)
 
 
-def test_not_differentiable_by_default(graph):
+def test_not_differentiable_by_default():
     x = tf.constant(X)
     y = tf.py_func(lambda a: a * 2, [x], tf.float32)
     assert tf.gradients(y, x) == [None]
@@ -204,24 +194,24 @@ def test_not_differentiable_by_default(graph):
     assert tf.gradients(e, x) == [None]
 
 
-def test_gradient_override_map_on_pyfunc(graph):
+def test_gradient_override_map_on_pyfunc():
     @tf.RegisterGradient("ScriptOpsTestDouble")
     def _double_grad(op, grad):
         return grad * 2.0
 
     x = tf.constant(X)
-    with graph.gradient_override_map({"PyFunc": "ScriptOpsTestDouble",
+    with tf.get_default_graph().gradient_override_map({"PyFunc": "ScriptOpsTestDouble",
                                       "PyFuncStateless": "ScriptOpsTestDouble"}):
         y = tf.py_func(lambda a: a * 2, [x], tf.float32)
         s = tf.py_func(lambda a: a * 2, [x], tf.float32, stateful=False)
     gy, = tf.gradients(tf.reduce_sum(y * y), x)
     gs, = tf.gradients(s, x)
-    vy, vs = _run([gy, gs])
+    vy, vs = run([gy, gs])
     np.testing.assert_allclose(vy, 2 * (X * 2) * 2)
     np.testing.assert_allclose(vs, np.full(3, 2.0))
 
 
-def test_py_func_as_its_own_gradient(graph):
+def test_py_func_as_its_own_gradient():
     def forward(a):
         return np.sin(a)
 
@@ -230,7 +220,7 @@ def test_py_func_as_its_own_gradient(graph):
         return grad * tf.py_func(np.cos, [op.inputs[0]], tf.float64)
 
     x = tf.placeholder(tf.float64, [4])
-    with graph.gradient_override_map({"PyFunc": "ScriptOpsTestSin"}):
+    with tf.get_default_graph().gradient_override_map({"PyFunc": "ScriptOpsTestSin"}):
         y = tf.py_func(forward, [x], tf.float64)
     y.set_shape([4])
     value = np.linspace(-1.0, 1.0, 4)
@@ -291,7 +281,7 @@ def test_identity_round_trips_values(values, np_dtype):
         array = np.asarray(values, dtype=np_dtype)
         dtype = tf.as_dtype(np_dtype)
         y = tf.py_func(lambda a: np.asarray(a).copy(), [array], dtype)
-        result = _run(y)
+        result = run(y)
     assert result.dtype == np_dtype
     np.testing.assert_array_equal(result, array)
 

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
+from sparse_helpers import dense_value
 
 import tensorflux as tf
 
@@ -13,29 +15,12 @@ VAL = np.array([-1.0, -3.0, 2.0], np.float32)
 SHAPE = np.array([3, 4], np.int64)
 
 
-def _dense(value):
-    out = np.zeros(value.dense_shape, np.asarray(value.values).dtype)
-    out[tuple(np.asarray(value.indices).T)] = value.values
-    return out
-
-
-def _run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
 def _sp():
     return tf.SparseTensor(IDX, VAL, SHAPE)
 
 
 def test_sparse_retain():
-    value = _run(tf.sparse_retain(_sp(), [True, False, True]))
+    value = run(tf.sparse_retain(_sp(), [True, False, True]))
     np.testing.assert_array_equal(value.indices, [[0, 0], [2, 1]])
     np.testing.assert_array_equal(value.values, [-1.0, 2.0])
     np.testing.assert_array_equal(value.dense_shape, SHAPE)
@@ -44,23 +29,23 @@ def test_sparse_retain():
 
 
 def test_sparse_transpose():
-    value = _run(tf.sparse_transpose(_sp()))
+    value = run(tf.sparse_transpose(_sp()))
     np.testing.assert_array_equal(value.indices, [[0, 0], [1, 2], [2, 0]])
-    np.testing.assert_array_equal(_dense(value), _dense(_run(_sp())).T)
+    np.testing.assert_array_equal(dense_value(value), dense_value(run(_sp())).T)
     dense = np.arange(24).reshape(2, 3, 4) % 5
     sp = tf.sparse.from_dense(dense)
-    value = _run(tf.sparse.transpose(sp, [1, 2, 0]))
-    np.testing.assert_array_equal(_dense(value), dense.transpose(1, 2, 0))
+    value = run(tf.sparse.transpose(sp, [1, 2, 0]))
+    np.testing.assert_array_equal(dense_value(value), dense.transpose(1, 2, 0))
 
 
 def test_sparse_merge_and_to_indicator():
     ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([3, 1, 0], tf.int64), [3, 2])
     weights = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [0.5, 0.6, 0.7], [3, 2])
-    value = _run(tf.sparse_merge(ids, weights, 5))
+    value = run(tf.sparse_merge(ids, weights, 5))
     np.testing.assert_array_equal(value.indices, [[0, 1], [0, 3], [2, 0]])
     np.testing.assert_allclose(value.values, [0.6, 0.5, 0.7])
     np.testing.assert_array_equal(value.dense_shape, [3, 5])
-    indicator = _run(tf.sparse_to_indicator(ids, 5))
+    indicator = run(tf.sparse_to_indicator(ids, 5))
     assert indicator.dtype == np.bool_
     expected = np.zeros([3, 5], bool)
     expected[[0, 0, 2], [3, 1, 0]] = True
@@ -73,7 +58,7 @@ def test_sparse_mask():
     a = tf.IndexedSlices(tf.constant([[1.0], [2.0], [3.0], [4.0]]),
                          tf.constant([12, 26, 37, 45]), tf.constant([50, 1]))
     masked = tf.sparse_mask(a, [12, 45])
-    values, indices = _run([masked.values, masked.indices])
+    values, indices = run([masked.values, masked.indices])
     np.testing.assert_array_equal(indices, [26, 37])
     np.testing.assert_array_equal(values, [[2.0], [3.0]])
     assert isinstance(masked, tf.IndexedSlices)
@@ -86,35 +71,35 @@ def test_from_dense_round_trip(shape, seed):
     dense = np.where(rng.rand(*shape) < 0.5, rng.randint(-3, 4, shape), 0).astype(np.int32)
     with tf.Graph().as_default():
         sp = tf.sparse.from_dense(dense)
-        value, back = _run([sp, tf.sparse.to_dense(sp)])
+        value, back = run([sp, tf.sparse.to_dense(sp)])
     np.testing.assert_array_equal(back, dense)
     np.testing.assert_array_equal(value.indices, np.argwhere(dense != 0))
 
 
 def test_eye_and_expand_dims():
-    value = _run(tf.sparse.eye(2, 3, dtype=tf.int32))
-    np.testing.assert_array_equal(_dense(value), np.eye(2, 3, dtype=np.int32))
+    value = run(tf.sparse.eye(2, 3, dtype=tf.int32))
+    np.testing.assert_array_equal(dense_value(value), np.eye(2, 3, dtype=np.int32))
     assert value.values.dtype == np.int32
-    np.testing.assert_array_equal(_run(tf.sparse.to_dense(tf.sparse.eye(3))), np.eye(3))
-    dense = _dense(_run(_sp()))
+    np.testing.assert_array_equal(run(tf.sparse.to_dense(tf.sparse.eye(3))), np.eye(3))
+    dense = dense_value(run(_sp()))
     for axis in (0, 1, -1, 2, -3):
-        value = _run(tf.sparse.expand_dims(_sp(), axis))
-        np.testing.assert_array_equal(_dense(value), np.expand_dims(dense, axis))
+        value = run(tf.sparse.expand_dims(_sp(), axis))
+        np.testing.assert_array_equal(dense_value(value), np.expand_dims(dense, axis))
     with pytest.raises(ValueError, match="axis"):
         tf.sparse.expand_dims(_sp())
 
 
 def test_sparse_reset_shape():
     sp = tf.SparseTensor(IDX, VAL, [5, 6])
-    np.testing.assert_array_equal(_run(tf.sparse.reset_shape(sp)).dense_shape, [3, 3])
+    np.testing.assert_array_equal(run(tf.sparse.reset_shape(sp)).dense_shape, [3, 3])
     assert tf.sparse_reset_shape(sp, [7, 7]).shape.as_list() == [7, 7]
     with pytest.raises(ValueError, match="new_shape"):
         tf.sparse.reset_shape(sp, [2, 7])
     p = tf.placeholder(tf.int64, [2])
     grown = tf.sparse.reset_shape(sp, p)
-    np.testing.assert_array_equal(_run(grown.dense_shape, {p: [8, 7]}), [8, 7])
+    np.testing.assert_array_equal(run(grown.dense_shape, {p: [8, 7]}), [8, 7])
     with pytest.raises(tf.errors.InvalidArgumentError, match="x <= y"):
-        _run(grown.dense_shape, {p: [2, 7]})
+        run(grown.dense_shape, {p: [2, 7]})
 
 
 def test_namespace():

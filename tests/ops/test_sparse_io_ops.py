@@ -3,6 +3,7 @@ serialization (byte-compatible with TensorFlow)."""
 
 import numpy as np
 import pytest
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -16,17 +17,6 @@ COVERED_OPS = {"SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAd
 IDX = np.array([[0, 0], [0, 2], [2, 1]], np.int64)
 VAL = np.array([-1.0, -3.0, 2.0], np.float32)
 SHAPE = np.array([3, 4], np.int64)
-
-
-def _run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _sp(values=VAL):
@@ -44,21 +34,21 @@ def test_sparse_times_and_over_dense(dense):
     quotient = _sp() / dense
     assert isinstance(product, tf.SparseTensor) and product.values.op.type == \
         "SparseDenseCwiseMul"
-    values = _run([product.values, quotient.values, product.indices])
+    values = run([product.values, quotient.values, product.indices])
     np.testing.assert_allclose(values[0], VAL * full)
     np.testing.assert_allclose(values[1], VAL / full)
     np.testing.assert_array_equal(values[2], IDX)
     added = SparseDenseCwiseAdd(IDX, VAL, SHAPE, dense)
-    np.testing.assert_allclose(_run(added), VAL + full)
+    np.testing.assert_allclose(run(added), VAL + full)
 
 
 def test_sparse_dense_int_division_and_errors():
-    out = _run((_sp(np.array([-7, 7, 6], np.int32)) / np.int32(2)).values)
+    out = run((_sp(np.array([-7, 7, 6], np.int32)) / np.int32(2)).values)
     np.testing.assert_array_equal(out, [-3, 3, 3])
     with pytest.raises(errors.InvalidArgumentError, match="broadcasts dense to sparse only"):
-        _run((_sp() * np.ones([2, 3, 4], np.float32)).values)
+        run((_sp() * np.ones([2, 3, 4], np.float32)).values)
     with pytest.raises(errors.InvalidArgumentError, match="division by zero"):
-        _run((_sp(np.array([1, 2, 3], np.int32)) / np.int32(0)).values)
+        run((_sp(np.array([1, 2, 3], np.int32)) / np.int32(0)).values)
 
 
 # -- serialization ------------------------------------------------------------------------------
@@ -73,16 +63,16 @@ TF_STRING = ["080912081202080212020801221000000000000000000200000000000000",
 
 
 def test_serialize_matches_tensorflow_bytes():
-    blobs = _run(tf.serialize_sparse(_sp()))
+    blobs = run(tf.serialize_sparse(_sp()))
     assert blobs.shape == (3,)
     assert [b.hex() for b in blobs] == TF_FLOAT
     strings = tf.SparseTensor([[0], [2]], [b"a", b"bc"], [3])
-    assert [b.hex() for b in _run(tf.serialize_sparse(strings))] == TF_STRING
+    assert [b.hex() for b in run(tf.serialize_sparse(strings))] == TF_STRING
 
 
 def test_deserialize_tensorflow_bytes_and_round_trip():
     blobs = [bytes.fromhex(h) for h in TF_STRING]
-    value = _run(tf.deserialize_many_sparse([blobs], tf.string))
+    value = run(tf.deserialize_many_sparse([blobs], tf.string))
     np.testing.assert_array_equal(value.indices, [[0, 0], [0, 2]])
     assert value.values.tolist() == [b"a", b"bc"]
     np.testing.assert_array_equal(value.dense_shape, [1, 3])
@@ -90,24 +80,24 @@ def test_deserialize_tensorflow_bytes_and_round_trip():
     assert many.shape.as_list() == [None, 3]
     back = tf.deserialize_many_sparse(many, tf.float32, rank=2)
     assert back.indices.shape.as_list() == [None, 2]
-    value = _run(back)
+    value = run(back)
     np.testing.assert_array_equal(value.indices, IDX)
     np.testing.assert_array_equal(value.values, VAL)
     np.testing.assert_array_equal(value.dense_shape, SHAPE)
     single = DeserializeSparse(tf.serialize_sparse(_sp()), dtype=tf.float32)
-    np.testing.assert_array_equal(_run(single.sparse_indices), IDX)
+    np.testing.assert_array_equal(run(single.sparse_indices), IDX)
     stacked = DeserializeSparse(tf.stack([tf.serialize_sparse(_sp())] * 2), dtype=tf.float32)
-    np.testing.assert_array_equal(_run(stacked.sparse_shape), [2, 3, 4])
+    np.testing.assert_array_equal(run(stacked.sparse_shape), [2, 3, 4])
 
 
 def test_deserialize_errors():
     many = tf.serialize_many_sparse(_sp())
     with pytest.raises(errors.InvalidArgumentError, match="requested SparseTensor of type"):
-        _run(tf.deserialize_many_sparse(many, tf.int32))
+        run(tf.deserialize_many_sparse(many, tf.int32))
     with pytest.raises(errors.InvalidArgumentError, match="rank >= 2"):
-        _run(tf.serialize_many_sparse(tf.SparseTensor([[0]], [1.0], [2])))
+        run(tf.serialize_many_sparse(tf.SparseTensor([[0]], [1.0], [2])))
     with pytest.raises(errors.InvalidArgumentError, match="parse"):
-        _run(tf.deserialize_many_sparse([[b"\xff\xff", b"", b""]], tf.float32))
+        run(tf.deserialize_many_sparse([[b"\xff\xff", b"", b""]], tf.float32))
 
 
 # -- gradients ----------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
+from sparse_helpers import dense_sum
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -21,23 +23,6 @@ IDX_B = np.array([[0, 1], [0, 2], [1, 1], [2, 3]], np.int64)
 VAL_B = np.array([5.0, -4.0, -2.0, -4.0], np.float32)
 
 
-def _dense(indices, values, shape):
-    out = np.zeros(shape, np.asarray(values).dtype)
-    np.add.at(out, tuple(np.asarray(indices).T), values)
-    return out
-
-
-def _run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
 def _sp(indices=IDX, values=VAL, shape=SHAPE):
     return tf.SparseTensor(indices, values, shape)
 
@@ -47,14 +32,14 @@ def _sp(indices=IDX, values=VAL, shape=SHAPE):
 @pytest.mark.parametrize("adjoint_a,adjoint_b", [(False, False), (True, False), (False, True),
                                                  (True, True)])
 def test_matmul_matches_dense(adjoint_a, adjoint_b):
-    a = _dense(IDX, VAL, SHAPE)
+    a = dense_sum(IDX, VAL, SHAPE)
     left = a.T if adjoint_a else a
     b = np.arange(left.shape[1] * 2, dtype=np.float32).reshape(left.shape[1], 2) - 3
     b_in = b.T.copy() if adjoint_b else b
     y = tf.sparse_tensor_dense_matmul(_sp(), b_in, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
     assert y.op.type == "SparseTensorDenseMatMul"
     assert y.shape.as_list() == [left.shape[0], 2]
-    value = _run(y)
+    value = run(y)
     assert value.dtype == np.float32
     np.testing.assert_allclose(value, left @ b, rtol=1e-6)
 
@@ -63,13 +48,13 @@ def test_matmul_aliases_int32_indices_and_unordered_entries():
     idx = tf.constant(IDX[::-1].astype(np.int32))
     sp = tf.SparseTensor(tf.cast(idx, tf.int64), VAL[::-1], SHAPE)
     b = np.ones([4, 3], np.float32)
-    expected = _dense(IDX, VAL, SHAPE) @ b
+    expected = dense_sum(IDX, VAL, SHAPE) @ b
     for fn in (tf.sparse.matmul, tf.sparse.sparse_dense_matmul):
-        np.testing.assert_allclose(_run(fn(sp, b)), expected)
+        np.testing.assert_allclose(run(fn(sp, b)), expected)
     from tensorflux.ops.sparse_math_ops import SparseTensorDenseMatMul
 
     y = SparseTensorDenseMatMul(idx, VAL[::-1], SHAPE, b)
-    np.testing.assert_allclose(_run(y), expected)
+    np.testing.assert_allclose(run(y), expected)
 
 
 @pytest.mark.parametrize("adjoint_a,adjoint_b", [(False, False), (True, True), (True, False)])
@@ -86,7 +71,7 @@ def test_matmul_complex_gradients_match_dense_matmul(adjoint_a, adjoint_b):
                       adjoint_b=adjoint_b)
     w = tf.constant(rng.randn(*sparse.shape.as_list()) + 0j)
     grads = [tf.gradients(tf.reduce_sum(tf.real(y * w)), [values, b]) for y in (sparse, dense)]
-    got, want = _run(grads)
+    got, want = run(grads)
     np.testing.assert_allclose(got[0], want[0], atol=1e-12)
     np.testing.assert_allclose(got[1], want[1], atol=1e-12)
 
@@ -97,10 +82,10 @@ def test_matmul_errors():
     p = tf.placeholder(tf.float32, [None, 2])
     y = tf.sparse_tensor_dense_matmul(_sp(), p)
     with pytest.raises(errors.InvalidArgumentError, match="inner dimension"):
-        _run(y, {p: np.ones([3, 2])})
+        run(y, {p: np.ones([3, 2])})
     bad = tf.SparseTensor([[0, 5]], [1.0], [3, 4])
     with pytest.raises(errors.InvalidArgumentError, match="out of bounds"):
-        _run(tf.sparse_tensor_dense_matmul(bad, np.ones([4, 2], np.float32)))
+        run(tf.sparse_tensor_dense_matmul(bad, np.ones([4, 2], np.float32)))
     with pytest.raises(TypeError, match="SparseTensor"):
         tf.sparse_tensor_dense_matmul(np.ones([2, 2]), np.ones([2, 2]))
 
@@ -115,8 +100,8 @@ def test_matmul_random(m, k, n, seed):
     b = rng.randn(k, n)
     with tf.Graph().as_default():
         sp = tf.SparseTensor(indices.reshape(-1, 2), values, [m, k])
-        y = _run(tf.sparse_tensor_dense_matmul(sp, b))
-    np.testing.assert_allclose(y, _dense(indices.reshape(-1, 2), values, [m, k]) @ b,
+        y = run(tf.sparse_tensor_dense_matmul(sp, b))
+    np.testing.assert_allclose(y, dense_sum(indices.reshape(-1, 2), values, [m, k]) @ b,
                                atol=1e-12)
 
 
@@ -125,32 +110,32 @@ def test_matmul_random(m, k, n, seed):
 @pytest.mark.parametrize("axis,keepdims", [(None, False), (0, False), (1, True), (-1, False),
                                            ([0, 1], True)])
 def test_reduce_sum_matches_dense(axis, keepdims):
-    dense = _dense(IDX, VAL, SHAPE)
+    dense = dense_sum(IDX, VAL, SHAPE)
     y = tf.sparse_reduce_sum(_sp(), axis=axis, keepdims=keepdims)
     expected = np.sum(dense, axis=None if axis is None else tuple(np.atleast_1d(axis)),
                       keepdims=keepdims)
     assert y.shape.as_list() == list(np.shape(expected))
-    value = _run(y)
+    value = run(y)
     assert value.dtype == np.float32
     np.testing.assert_allclose(value, expected)
-    sparse = _run(tf.sparse_reduce_sum_sparse(_sp(), axis=axis, keepdims=keepdims))
-    np.testing.assert_allclose(_dense(sparse.indices, sparse.values, sparse.dense_shape)
+    sparse = run(tf.sparse_reduce_sum_sparse(_sp(), axis=axis, keepdims=keepdims))
+    np.testing.assert_allclose(dense_sum(sparse.indices, sparse.values, sparse.dense_shape)
                                if sparse.indices.shape[1] else sparse.values.sum(), expected)
 
 
 def test_reduce_max_ignores_implicit_zeros():
     y = tf.sparse_reduce_max(_sp(), 1)
-    np.testing.assert_array_equal(_run(y), [-1.0, 0.0, 4.0])
+    np.testing.assert_array_equal(run(y), [-1.0, 0.0, 4.0])
     y_int = tf.sparse_reduce_max(_sp(values=np.array([-1, -3, 2, 4], np.int32)), 1,
                                  keep_dims=True)
-    value = _run(y_int)
+    value = run(y_int)
     assert value.dtype == np.int32 and value.shape == (3, 1)
     np.testing.assert_array_equal(value[:, 0], [-1, 0, 4])
-    out = _run(tf.sparse_reduce_max_sparse(_sp(), 1))
+    out = run(tf.sparse_reduce_max_sparse(_sp(), 1))
     np.testing.assert_array_equal(out.indices, [[0], [2]])
     np.testing.assert_array_equal(out.values, [-1.0, 4.0])
     np.testing.assert_array_equal(out.dense_shape, [3])
-    out = _run(tf.sparse_reduce_sum_sparse(_sp(), 0, keepdims=True))
+    out = run(tf.sparse_reduce_sum_sparse(_sp(), 0, keepdims=True))
     np.testing.assert_array_equal(out.indices, [[0, 0], [0, 1], [0, 2], [0, 3]])
     np.testing.assert_array_equal(out.values, [-1.0, 2.0, -3.0, 4.0])
     assert tf.sparse.reduce_max is tf.sparse_reduce_max
@@ -162,7 +147,7 @@ def test_reduce_errors():
         tf.sparse_reduce_sum(_sp(), 2)
     axis = tf.placeholder(tf.int32, [])
     with pytest.raises(errors.InvalidArgumentError, match="Invalid reduction dimension"):
-        _run(tf.sparse_reduce_max(_sp(), axis), {axis: -3})
+        run(tf.sparse_reduce_max(_sp(), axis), {axis: -3})
     with pytest.raises(ValueError, match="both"):
         tf.sparse_reduce_sum(_sp(), axis=0, reduction_axes=0)
 
@@ -177,21 +162,21 @@ def test_reduce_random(shape, seed, keepdims):
     axis = int(rng.randint(-len(shape), len(shape)))
     with tf.Graph().as_default():
         sp = tf.SparseTensor(indices.reshape(-1, len(shape)), dense[dense != 0], shape)
-        value = _run(tf.sparse_reduce_sum(sp, axis, keepdims=keepdims))
+        value = run(tf.sparse_reduce_sum(sp, axis, keepdims=keepdims))
     np.testing.assert_array_equal(value, dense.sum(axis=axis, keepdims=keepdims))
 
 
 # -- add ----------------------------------------------------------------------------------------
 
 def test_sparse_add_threshold_applies_to_sums_only():
-    out = _run(tf.sparse_add(_sp(), _sp(IDX_B, VAL_B), threshold=2.5))
+    out = run(tf.sparse_add(_sp(), _sp(IDX_B, VAL_B), threshold=2.5))
     # [2, 3] sums to 0 and is dropped; [2, 1] (only in a) is kept although below threshold.
     np.testing.assert_array_equal(out.indices, [[0, 0], [0, 1], [0, 2], [1, 1], [2, 1]])
     np.testing.assert_array_equal(out.values, [-1.0, 5.0, -7.0, -2.0, 2.0])
     np.testing.assert_array_equal(out.dense_shape, SHAPE)
-    out = _run(tf.sparse.add(_sp(), _sp(IDX_B, VAL_B)))
-    np.testing.assert_allclose(_dense(out.indices, out.values, out.dense_shape),
-                               _dense(IDX, VAL, SHAPE) + _dense(IDX_B, VAL_B, SHAPE))
+    out = run(tf.sparse.add(_sp(), _sp(IDX_B, VAL_B)))
+    np.testing.assert_allclose(dense_sum(out.indices, out.values, out.dense_shape),
+                               dense_sum(IDX, VAL, SHAPE) + dense_sum(IDX_B, VAL_B, SHAPE))
     assert len(out.values) == 6
 
 
@@ -199,16 +184,16 @@ def test_sparse_add_dense():
     dense = np.arange(12, dtype=np.float32).reshape(3, 4)
     for y in (tf.sparse_add(_sp(), dense), tf.sparse_add(dense, _sp())):
         assert y.op.type == "SparseTensorDenseAdd" and y.shape.as_list() == [3, 4]
-        np.testing.assert_array_equal(_run(y), dense + _dense(IDX, VAL, SHAPE))
+        np.testing.assert_array_equal(run(y), dense + dense_sum(IDX, VAL, SHAPE))
 
 
 def test_sparse_add_errors():
     with pytest.raises(TypeError, match="SparseTensor"):
         tf.sparse_add(np.ones(2), np.ones(2))
     with pytest.raises(errors.InvalidArgumentError, match="shapes do not match"):
-        _run(tf.sparse_add(_sp(), _sp(shape=[3, 5])))
+        run(tf.sparse_add(_sp(), _sp(shape=[3, 5])))
     with pytest.raises(errors.InvalidArgumentError, match="shapes do not match"):
-        _run(tf.sparse_add(_sp(), np.ones([3, 3], np.float32)))
+        run(tf.sparse_add(_sp(), np.ones([3, 3], np.float32)))
 
 
 def test_sparse_add_grad_op():
@@ -216,7 +201,7 @@ def test_sparse_add_grad_op():
 
     a_grad, b_grad = SparseAddGrad(np.array([1.0, 2.0, 3.0]), [[0, 0], [1, 1]],
                                    [[1, 1], [2, 0]], [[0, 0], [1, 1], [2, 0]])
-    values = _run([a_grad, b_grad])
+    values = run([a_grad, b_grad])
     np.testing.assert_array_equal(values[0], [1.0, 2.0])
     np.testing.assert_array_equal(values[1], [2.0, 3.0])
 
@@ -226,26 +211,26 @@ def test_sparse_add_grad_op():
 def test_sparse_softmax():
     idx = np.array([[0, 0, 0], [0, 0, 2], [0, 1, 1], [1, 0, 3], [1, 0, 4]], np.int64)
     vals = np.array([1.0, 2.0, 5.0, -1.0, 3.0])
-    out = _run(tf.sparse_softmax(tf.SparseTensor(idx, vals, [2, 2, 5])))
+    out = run(tf.sparse_softmax(tf.SparseTensor(idx, vals, [2, 2, 5])))
     e = np.exp(vals - [2, 2, 5, 3, 3])
     np.testing.assert_allclose(out.values, e / [e[0] + e[1], e[0] + e[1], e[2], e[3] + e[4],
                                                 e[3] + e[4]])
     np.testing.assert_array_equal(out.indices, idx)
     with pytest.raises(errors.InvalidArgumentError, match="rank >= 2"):
-        _run(tf.sparse.softmax(tf.SparseTensor([[0]], [1.0], [2])))
+        run(tf.sparse.softmax(tf.SparseTensor([[0]], [1.0], [2])))
 
 
 def test_sparse_maximum_minimum_treat_missing_as_zero():
-    a = _dense(IDX, VAL, SHAPE)
-    b = _dense(IDX_B, VAL_B, SHAPE)
+    a = dense_sum(IDX, VAL, SHAPE)
+    b = dense_sum(IDX_B, VAL_B, SHAPE)
     for fn, ref in ((tf.sparse_maximum, np.maximum), (tf.sparse.minimum, np.minimum)):
-        out = _run(fn(_sp(), _sp(IDX_B, VAL_B)))
+        out = run(fn(_sp(), _sp(IDX_B, VAL_B)))
         union = np.argwhere((a != 0) | (b != 0))
         np.testing.assert_array_equal(out.indices, union)
         np.testing.assert_array_equal(out.values, ref(a, b)[tuple(union.T)])
         np.testing.assert_array_equal(out.dense_shape, SHAPE)
     with pytest.raises(errors.InvalidArgumentError, match="shapes do not match"):
-        _run(tf.sparse_maximum(_sp(), _sp(shape=[4, 4])))
+        run(tf.sparse_maximum(_sp(), _sp(shape=[4, 4])))
 
 
 # -- SparseMatMul (dense product with sparsity hints) ----------------------------------------
@@ -258,7 +243,7 @@ def test_sparse_matmul_hints(transpose_a, transpose_b):
     y = tf.sparse_matmul(a.T if transpose_a else a, b.T if transpose_b else b,
                          transpose_a=transpose_a, transpose_b=transpose_b, a_is_sparse=True)
     assert y.op.type == "SparseMatMul" and y.shape.as_list() == [2, 2]
-    value = _run(y)
+    value = run(y)
     assert value.dtype == np.float32
     np.testing.assert_array_equal(value, a @ b)
 

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
+from sparse_helpers import dense_value
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -16,23 +18,6 @@ COVERED_OPS = {"SparseReshape", "SparseReorder", "SparseConcat", "SparseSlice",
 IDX = np.array([[0, 0], [0, 2], [2, 1]], np.int64)
 VAL = np.array([-1.0, -3.0, 2.0], np.float32)
 SHAPE = np.array([3, 3], np.int64)
-
-
-def _dense(value):
-    out = np.zeros(value.dense_shape, np.asarray(value.values).dtype)
-    out[tuple(np.asarray(value.indices).T)] = value.values
-    return out
-
-
-def _run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _sp(indices=IDX, values=VAL, shape=SHAPE):
@@ -49,15 +34,15 @@ def _ordered(value):
 def test_sparse_reshape():
     out = tf.sparse_reshape(_sp(), [-1, 9])
     assert out.indices.shape.as_list() == [3, 2]
-    value = _run(out)
+    value = run(out)
     np.testing.assert_array_equal(value.dense_shape, [1, 9])
-    np.testing.assert_array_equal(_dense(value), _dense(_run(_sp())).reshape(1, 9))
-    value = _run(tf.sparse.reshape(_sp(), [9]))
+    np.testing.assert_array_equal(dense_value(value), dense_value(run(_sp())).reshape(1, 9))
+    value = run(tf.sparse.reshape(_sp(), [9]))
     np.testing.assert_array_equal(value.indices, [[0], [2], [7]])
     with pytest.raises(errors.InvalidArgumentError, match="dense values"):
-        _run(tf.sparse_reshape(_sp(), [2, 5]))
+        run(tf.sparse_reshape(_sp(), [2, 5]))
     with pytest.raises(errors.InvalidArgumentError, match="only one"):
-        _run(tf.sparse_reshape(_sp(), [-1, -1]))
+        run(tf.sparse_reshape(_sp(), [-1, -1]))
 
 
 @settings(max_examples=15, deadline=None)
@@ -68,18 +53,18 @@ def test_sparse_reshape_random(seed):
     new = [[4, 6], [24], [3, -1, 2], [2, 2, 2, 3]][rng.randint(4)]
     with tf.Graph().as_default():
         sp = tf.SparseTensor(np.argwhere(dense), dense[dense != 0], dense.shape)
-        value = _run(tf.sparse_reshape(sp, new))
-    np.testing.assert_array_equal(_dense(value), dense.reshape(new))
+        value = run(tf.sparse_reshape(sp, new))
+    np.testing.assert_array_equal(dense_value(value), dense.reshape(new))
 
 
 def test_sparse_reorder():
     sp = _sp(IDX[::-1].copy(), VAL[::-1].copy())
-    value = _run(tf.sparse_reorder(sp))
+    value = run(tf.sparse_reorder(sp))
     np.testing.assert_array_equal(value.indices, IDX)
     np.testing.assert_array_equal(value.values, VAL)
     assert tf.sparse.reorder is tf.sparse_reorder
     with pytest.raises(errors.InvalidArgumentError, match="out of bounds"):
-        _run(tf.sparse_reorder(_sp(shape=[2, 3])))
+        run(tf.sparse_reorder(_sp(shape=[2, 3])))
 
 
 # -- concat ---------------------------------------------------------------------------------
@@ -87,19 +72,19 @@ def test_sparse_reorder():
 def test_sparse_concat_orders_output():
     other = _sp(np.array([[0, 1], [0, 2], [1, 1]]), np.array([5.0, -4.0, -2.0], np.float32))
     for axis in (0, 1, -1):
-        value = _run(tf.sparse_concat(axis, [_sp(), other]))
-        expected = np.concatenate([_dense(_run(_sp())), _dense(_run(other))], axis=axis)
-        np.testing.assert_array_equal(_dense(value), expected)
+        value = run(tf.sparse_concat(axis, [_sp(), other]))
+        expected = np.concatenate([dense_value(run(_sp())), dense_value(run(other))], axis=axis)
+        np.testing.assert_array_equal(dense_value(value), expected)
         assert _ordered(value)
 
 
 def test_sparse_concat_expand_nonconcat_dim():
     small = _sp(np.array([[0, 4]]), np.array([1.0], np.float32), [1, 5])
-    value = _run(tf.sparse.concat(0, [_sp(), small], expand_nonconcat_dim=True))
+    value = run(tf.sparse.concat(0, [_sp(), small], expand_nonconcat_dim=True))
     np.testing.assert_array_equal(value.dense_shape, [4, 5])
     np.testing.assert_array_equal(value.indices, [[0, 0], [0, 2], [2, 1], [3, 4]])
     with pytest.raises(errors.InvalidArgumentError, match="non-concat"):
-        _run(tf.sparse_concat(0, [_sp(), small]))
+        run(tf.sparse_concat(0, [_sp(), small]))
     with pytest.raises(ValueError, match="same rank"):
         tf.sparse_concat(0, [_sp(), tf.SparseTensor([[0]], [1.0], [4])])
 
@@ -107,36 +92,36 @@ def test_sparse_concat_expand_nonconcat_dim():
 # -- slice, split ---------------------------------------------------------------------------
 
 def test_sparse_slice():
-    value = _run(tf.sparse_slice(_sp(), [0, 1], [5, 5]))
+    value = run(tf.sparse_slice(_sp(), [0, 1], [5, 5]))
     np.testing.assert_array_equal(value.indices, [[0, 1], [2, 0]])
     np.testing.assert_array_equal(value.values, [-3.0, 2.0])
     np.testing.assert_array_equal(value.dense_shape, [3, 2])
-    value = _run(tf.sparse.slice(_sp(), [1, 0], [1, 3]))
+    value = run(tf.sparse.slice(_sp(), [1, 0], [1, 3]))
     assert value.indices.shape == (0, 2) and value.values.shape == (0,)
     np.testing.assert_array_equal(value.dense_shape, [1, 3])
     with pytest.raises(errors.InvalidArgumentError, match="start and size"):
-        _run(tf.sparse_slice(_sp(), [0], [1]))
+        run(tf.sparse_slice(_sp(), [0], [1]))
 
 
 def test_sparse_split_uneven():
     sp = tf.SparseTensor([[0, 0], [0, 4], [1, 6], [2, 2]], [1, 2, 3, 4], [3, 7])
-    parts = _run(tf.sparse_split(sp_input=sp, num_split=3, axis=1))
+    parts = run(tf.sparse_split(sp_input=sp, num_split=3, axis=1))
     assert [p.dense_shape.tolist() for p in parts] == [[3, 3], [3, 2], [3, 2]]
     assert [p.indices.tolist() for p in parts] == [[[0, 0], [2, 2]], [[0, 1]], [[1, 1]]]
     assert [p.values.tolist() for p in parts] == [[1, 4], [2], [3]]
-    parts = _run(tf.sparse.split(sp_input=sp, num_split=3, split_dim=0))
+    parts = run(tf.sparse.split(sp_input=sp, num_split=3, split_dim=0))
     assert [p.values.tolist() for p in parts] == [[1, 2], [3], [4]]
     with pytest.raises(ValueError, match="Keyword"):
         tf.sparse_split(sp, 2, 1)
     with pytest.raises(errors.InvalidArgumentError, match="num_split"):
-        _run(tf.sparse_split(sp_input=sp, num_split=4, axis=0))
+        run(tf.sparse_split(sp_input=sp, num_split=4, axis=0))
 
 
 # -- fill_empty_rows ------------------------------------------------------------------------
 
 def test_sparse_fill_empty_rows():
     out, empty = tf.sparse_fill_empty_rows(_sp(), -7.0)
-    value, empty_value = _run([out, empty])
+    value, empty_value = run([out, empty])
     np.testing.assert_array_equal(value.indices, [[0, 0], [0, 2], [1, 0], [2, 1]])
     np.testing.assert_array_equal(value.values, [-1.0, -3.0, -7.0, 2.0])
     np.testing.assert_array_equal(empty_value, [False, True, False])
@@ -145,9 +130,9 @@ def test_sparse_fill_empty_rows():
 
     raw = SparseFillEmptyRows(IDX[::-1].copy(), VAL[::-1].copy(), SHAPE, np.float32(0))
     # Rows are grouped in order; within a row the input order is kept (as in TF).
-    np.testing.assert_array_equal(_run(raw.output_indices), [[0, 2], [0, 0], [1, 0], [2, 1]])
-    np.testing.assert_array_equal(_run(raw.reverse_index_map), [3, 0, 1])
-    d_values, d_default = _run(SparseFillEmptyRowsGrad([3, 1, 0], np.arange(4.0)))
+    np.testing.assert_array_equal(run(raw.output_indices), [[0, 2], [0, 0], [1, 0], [2, 1]])
+    np.testing.assert_array_equal(run(raw.reverse_index_map), [3, 0, 1])
+    d_values, d_default = run(SparseFillEmptyRowsGrad([3, 1, 0], np.arange(4.0)))
     np.testing.assert_array_equal(d_values, [3.0, 1.0, 0.0])
     assert d_default == 2.0
 
@@ -157,7 +142,7 @@ def test_slice_grad_op():
 
     grad = SparseSliceGrad(np.array([10.0, 20.0]), IDX, np.array([0, 1], np.int64),
                            np.array([[0, 1], [2, 0]], np.int64))
-    np.testing.assert_array_equal(_run(grad), [0.0, 10.0, 20.0])
+    np.testing.assert_array_equal(run(grad), [0.0, 10.0, 20.0])
 
 
 # -- gradients ------------------------------------------------------------------------------
@@ -197,7 +182,7 @@ def test_ops_on_sparse_placeholders_of_unknown_shape():
             tf.sparse_reshape(sp, [-1]).indices,
             tf.sparse_fill_empty_rows(sp, 9.0)[0].values,
             tf.sparse_split(sp_input=sp, num_split=2, axis=1)[1].values]
-    values = _run(outs, feed)
+    values = run(outs, feed)
     assert values[0].tolist() == [3, 6] and values[1].tolist() == [3, 6]
     assert values[2].tolist() == [[0], [2], [7]]
     assert values[3].tolist() == [-1.0, -3.0, 9.0, 2.0]

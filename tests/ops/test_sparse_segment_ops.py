@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -16,17 +17,6 @@ COVERED_OPS = {"SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
                "SparseSegmentSqrtNGrad"}
 
 DATA = np.array([[1.0, 2, 3, 4], [-1, -2, -3, -4], [5, 6, 7, 8]], np.float32)
-
-
-def _run(fetches, feed=None):
-    with tf.Session() as sess:
-        return sess.run(fetches, feed)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _reference(kind, data, indices, ids, rows=None):
@@ -52,30 +42,30 @@ def test_sparse_segment_values(kind):
     indices, ids = [0, 2, 1, 2], [0, 0, 2, 2]
     y = FNS[kind](DATA, indices, ids)
     assert y.shape.as_list() == [None, 4]
-    value = _run(y)
+    value = run(y)
     assert value.dtype == np.float32
     np.testing.assert_allclose(value, _reference(kind, DATA, indices, ids), rtol=1e-6)
     y = FNS[kind](DATA, tf.constant(indices, tf.int64), ids, num_segments=4)
     assert y.shape.as_list() == [4, 4] and y.op.type.endswith("WithNumSegments")
-    np.testing.assert_allclose(_run(y), _reference(kind, DATA, indices, ids, 4), rtol=1e-6)
+    np.testing.assert_allclose(run(y), _reference(kind, DATA, indices, ids, 4), rtol=1e-6)
 
 
 def test_sparse_segment_sum_int_and_docs_example():
     c = tf.constant([[1, 2, 3, 4], [-1, -2, -3, -4], [5, 6, 7, 8]])
-    np.testing.assert_array_equal(_run(tf.sparse_segment_sum(c, [0, 1], [0, 0])), [[0] * 4])
-    np.testing.assert_array_equal(_run(tf.sparse.segment_sum(c, [0, 2], [0, 1])),
+    np.testing.assert_array_equal(run(tf.sparse_segment_sum(c, [0, 1], [0, 0])), [[0] * 4])
+    np.testing.assert_array_equal(run(tf.sparse.segment_sum(c, [0, 2], [0, 1])),
                                   [[1, 2, 3, 4], [5, 6, 7, 8]])
 
 
 def test_sparse_segment_errors():
     with pytest.raises(errors.InvalidArgumentError, match="out of range"):
-        _run(tf.sparse_segment_sum(DATA, [0, 3], [0, 1]))
+        run(tf.sparse_segment_sum(DATA, [0, 3], [0, 1]))
     with pytest.raises(errors.InvalidArgumentError, match="not increasing"):
-        _run(tf.sparse_segment_mean(DATA, [0, 1], [1, 0]))
+        run(tf.sparse_segment_mean(DATA, [0, 1], [1, 0]))
     with pytest.raises(errors.InvalidArgumentError, match="num_segments"):
-        _run(tf.sparse_segment_sum(DATA, [0, 1], [0, 3], num_segments=2))
+        run(tf.sparse_segment_sum(DATA, [0, 1], [0, 3], num_segments=2))
     with pytest.raises(errors.InvalidArgumentError, match="one size"):
-        _run(tf.sparse_segment_sum(DATA, [0, 1, 2], [0, 1]))
+        run(tf.sparse_segment_sum(DATA, [0, 1, 2], [0, 1]))
     with pytest.raises(TypeError):
         tf.sparse_segment_mean(np.ones([2, 2], np.int32), [0], [0])
 
@@ -83,9 +73,9 @@ def test_sparse_segment_errors():
 def test_grad_ops():
     grad = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     indices, ids = [0, 2, 2], [0, 0, 1]
-    mean = _run(sso.SparseSegmentMeanGrad(grad, indices, ids, 3))
+    mean = run(sso.SparseSegmentMeanGrad(grad, indices, ids, 3))
     np.testing.assert_allclose(mean, [[0.5, 1.0], [0.0, 0.0], [3.5, 5.0]])
-    sqrtn = _run(sso.SparseSegmentSqrtNGrad(grad, indices, ids, 3))
+    sqrtn = run(sso.SparseSegmentSqrtNGrad(grad, indices, ids, 3))
     r = 1 / np.sqrt(2)
     np.testing.assert_allclose(sqrtn, [[r, 2 * r], [0, 0], [r + 3, 2 * r + 4]], rtol=1e-6)
 
@@ -99,7 +89,7 @@ def test_sparse_segment_random(seed, kind):
     indices = rng.randint(0, 5, n)
     ids = np.sort(rng.randint(0, 4, n))
     with tf.Graph().as_default():
-        value = _run(FNS[kind](data, indices, ids))
+        value = run(FNS[kind](data, indices, ids))
     np.testing.assert_allclose(value, _reference(kind, data, indices, ids), atol=1e-12)
 
 
@@ -132,24 +122,24 @@ SAFE_WEIGHTED = {"sum": [[14, 17], [0, 0], [3, 2.5], [0, 0]],
 def test_embedding_lookup_sparse(combiner):
     plain = tf.nn.embedding_lookup_sparse(PARAMS, _ids(), None, combiner=combiner)
     weighted = tf.nn.embedding_lookup_sparse(PARAMS, _ids(), _weights(), combiner=combiner)
-    values = _run([plain, weighted])
+    values = run([plain, weighted])
     np.testing.assert_allclose(values[0], UNWEIGHTED[combiner], rtol=1e-5)
     np.testing.assert_allclose(values[1], WEIGHTED[combiner], rtol=1e-5)
     sharded = tf.nn.embedding_lookup_sparse([PARAMS[0::2], PARAMS[1::2]], _ids(), None,
                                             combiner=combiner)
-    np.testing.assert_allclose(_run(sharded), UNWEIGHTED[combiner], rtol=1e-5)
+    np.testing.assert_allclose(run(sharded), UNWEIGHTED[combiner], rtol=1e-5)
 
 
 @pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
 def test_safe_embedding_lookup_sparse(combiner):
     y = tf.nn.safe_embedding_lookup_sparse(PARAMS, _ids(), _weights(), combiner=combiner)
     assert y.shape.is_compatible_with([4, 2]) and y.shape.as_list()[1] == 2
-    np.testing.assert_allclose(_run(y), SAFE_WEIGHTED[combiner], rtol=1e-5)
+    np.testing.assert_allclose(run(y), SAFE_WEIGHTED[combiner], rtol=1e-5)
     y = tf.nn.safe_embedding_lookup_sparse([PARAMS[:3], PARAMS[3:]], _ids(), combiner=combiner,
                                            default_id=0)
     expected = np.array(UNWEIGHTED[combiner] + [[0, 1]], np.float32)
     expected[1] = [0, 1]
-    np.testing.assert_allclose(_run(y), expected, rtol=1e-5)
+    np.testing.assert_allclose(run(y), expected, rtol=1e-5)
 
 
 def test_safe_embedding_lookup_higher_rank_and_invalid_ids():
@@ -157,7 +147,7 @@ def test_safe_embedding_lookup_higher_rank_and_invalid_ids():
                           [2, 2, 2])
     y = tf.nn.safe_embedding_lookup_sparse(PARAMS, ids)
     assert y.shape.is_compatible_with([2, 2, 2]) and y.shape.as_list()[2] == 2
-    np.testing.assert_allclose(_run(y), [[[2, 3], [0, 0]], [[0, 0], [8, 9]]])
+    np.testing.assert_allclose(run(y), [[[2, 3], [0, 0]], [[0, 0], [8, 9]]])
 
 
 def test_embedding_lookup_sparse_errors():
