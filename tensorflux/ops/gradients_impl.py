@@ -169,6 +169,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     """
     from tensorflux.ops import array_ops
 
+    unconnected_gradients = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if unconnected_gradients not in ("none", "zero"):
+        raise ValueError(f"Unknown value for unconnected_gradients: "
+                         f"{unconnected_gradients!r} (expected 'none' or 'zero')")
     graph = graph_mod.get_default_graph()
     ys = [convert_to_tensor(y) if not isinstance(y, (Tensor, IndexedSlices)) else y
           for y in _as_tensors(ys)]
