@@ -1,0 +1,5 @@
+"""`tf.lookup`: static hash and vocabulary tables and their initializers."""
+
+from tensorflux.lookup import experimental
+from tensorflux.ops.lookup_ops import (KeyValueTensorInitializer, StaticHashTable,
+                                       StaticVocabularyTable, TextFileIndex, TextFileInitializer)

@@ -1,0 +1,29 @@
+"""The standard SavedModel main op (TF's `tf.saved_model.main_op`)."""
+
+from __future__ import annotations
+
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.tensor import Operation, Tensor
+
+__all__ = ["main_op", "main_op_with_restore"]
+
+
+def main_op():
+    """An op initializing global and local variables and tables (run after loading)."""
+    from tensorflux.ops import control_flow_ops, lookup_ops, variables
+
+    return control_flow_ops.group(variables.global_variables_initializer(),
+                                  variables.local_variables_initializer(),
+                                  lookup_ops.tables_initializer())
+
+
+def main_op_with_restore(restore_op_name):
+    """An op that runs `main_op()` and then the restore op named `restore_op_name`."""
+    from tensorflux.ops import control_flow_ops
+
+    graph = graph_mod.get_default_graph()
+    restore = restore_op_name
+    if not isinstance(restore, (Operation, Tensor)):
+        restore = graph.as_graph_element(restore_op_name)
+    with graph.control_dependencies([main_op()]):
+        return control_flow_ops.group(restore)
