@@ -119,8 +119,7 @@ Sigmoid = _unary("Sigmoid", _sigmoid, errstate=True)
 Erf = _unary("Erf", _float64_kernel(special_math.erf), _FLOAT)
 Erfc = _unary("Erfc", _float64_kernel(special_math.erfc), _FLOAT)
 Lgamma = _unary("Lgamma", _float64_kernel(special_math.lgamma), _FLOAT)
-Digamma = _unary("Digamma", _float64_kernel(special_math.digamma), _FLOAT,
-                 differentiable=False)
+Digamma = _unary("Digamma", _float64_kernel(special_math.digamma), _FLOAT)  # grad: special_ops
 Round = _unary("Round", np.round, _SIGNED, differentiable=False)
 Floor = _unary("Floor", np.floor, _FLOAT, differentiable=False)
 Ceil = _unary("Ceil", np.ceil, _FLOAT, differentiable=False)
