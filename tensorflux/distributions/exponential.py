@@ -1,0 +1,60 @@
+"""The Exponential distribution: a Gamma with concentration 1 (inherits Gamma's KL)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tensorflux as tf
+from tensorflux.distributions.gamma import Gamma
+
+__all__ = ["Exponential"]
+
+
+class Exponential(Gamma):
+    """Exponential distributions with density rate * exp(-rate * x), x >= 0.
+
+    Args:
+        rate: floating `rate > 0`.
+        validate_args: assert `rate > 0` at run time.
+        allow_nan_stats: see `Distribution`.
+        name: name scope.
+
+    Example:
+        >>> tf.distributions.Exponential(rate=2.0).cdf(1.0)  # -> 1 - exp(-2)
+    """
+
+    def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[rate]) as name:
+            self._rate = tf.convert_to_tensor(rate, name="rate")
+        super().__init__(concentration=tf.ones_like(self._rate, name="concentration"),
+                         rate=self._rate, allow_nan_stats=allow_nan_stats,
+                         validate_args=validate_args, name=name)
+        self._parameters = {k: v for k, v in parameters.items()
+                            if k not in ("self", "__class__")}
+        self._graph_parents = [self._rate]
+
+    @staticmethod
+    def _param_shapes(sample_shape):
+        return {"rate": tf.convert_to_tensor(sample_shape, dtype=tf.int32)}
+
+    @property
+    def rate(self):
+        return self._rate
+
+    def _log_survival_function(self, value):
+        return -self._rate * value
+
+    def _cdf(self, value):
+        return -tf.expm1(-self._rate * value)
+
+    def _log_prob(self, value):
+        value = self._check_x(value)
+        return tf.log(self._rate) - self._rate * value
+
+    def _sample_n(self, n, seed=None):
+        shape = tf.concat([[n], tf.shape(self._rate)], 0)
+        # minval: the smallest positive float, so that log never sees 0.
+        sampled = tf.random_uniform(shape, minval=np.finfo(self.dtype.as_numpy_dtype).tiny,
+                                    maxval=1.0, seed=seed, dtype=self.dtype)
+        return -tf.log(sampled) / self._rate

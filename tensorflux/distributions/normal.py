@@ -1,0 +1,114 @@
+"""The Normal (Gaussian) distribution, reparameterized: samples are loc + scale * N(0, 1)."""
+
+from __future__ import annotations
+
+import math
+
+import tensorflux as tf
+from tensorflux.distributions import util
+from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from tensorflux.distributions.kullback_leibler import RegisterKL
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    """Normal distributions with mean `loc` and standard deviation `scale` (broadcast).
+
+    Args:
+        loc: floating tensor of means.
+        scale: floating tensor of standard deviations (must be positive).
+        validate_args: assert `scale > 0` at run time.
+        allow_nan_stats: see `Distribution`.
+        name: name scope.
+
+    Example:
+        >>> dist = tf.distributions.Normal(loc=0.0, scale=[1.0, 2.0])
+        >>> dist.log_prob(1.0)  # shape [2]
+    """
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[loc, scale]) as name:
+            checks = [tf.assert_positive(scale)] if validate_args else []
+            with tf.control_dependencies(checks):
+                self._loc = tf.identity(loc, name="loc")
+                self._scale = tf.identity(scale, name="scale")
+                util.assert_same_float_dtype([self._loc, self._scale])
+        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters, graph_parents=[self._loc, self._scale],
+                         name=name)
+
+    @staticmethod
+    def _param_shapes(sample_shape):
+        shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32)
+        return {"loc": shape, "scale": shape}
+
+    @property
+    def loc(self):
+        """Distribution parameter for the mean."""
+        return self._loc
+
+    @property
+    def scale(self):
+        """Distribution parameter for the standard deviation."""
+        return self._scale
+
+    def _batch_shape_tensor(self):
+        return tf.broadcast_dynamic_shape(tf.shape(self.loc), tf.shape(self.scale))
+
+    def _batch_shape(self):
+        return tf.broadcast_static_shape(self.loc.shape, self.scale.shape)
+
+    def _sample_n(self, n, seed=None):
+        shape = tf.concat([[n], self.batch_shape_tensor()], 0)
+        sampled = tf.random_normal(shape, mean=0.0, stddev=1.0, dtype=self.loc.dtype, seed=seed)
+        return sampled * self.scale + self.loc
+
+    def _z(self, x):
+        with tf.name_scope("standardize", values=[x]):
+            return (x - self.loc) / self.scale
+
+    def _log_prob(self, x):
+        log_normalization = 0.5 * math.log(2.0 * math.pi) + tf.log(self.scale)
+        return -0.5 * tf.square(self._z(x)) - log_normalization
+
+    def _log_cdf(self, x):
+        return util.log_ndtr(self._z(x))
+
+    def _cdf(self, x):
+        return util.ndtr(self._z(x))
+
+    def _log_survival_function(self, x):
+        return util.log_ndtr(-self._z(x))
+
+    def _survival_function(self, x):
+        return util.ndtr(-self._z(x))
+
+    def _quantile(self, p):
+        return tf.math.ndtri(p) * self.scale + self.loc
+
+    def _entropy(self):
+        scale = self.scale * tf.ones_like(self.loc)
+        return 0.5 * math.log(2.0 * math.pi * math.e) + tf.log(scale)
+
+    def _mean(self):
+        return self.loc * tf.ones_like(self.scale)
+
+    def _stddev(self):
+        return self.scale * tf.ones_like(self.loc)
+
+    def _mode(self):
+        return self._mean()
+
+
+@RegisterKL(Normal, Normal)
+def _kl_normal_normal(n_a, n_b, name=None):
+    """KL(n_a || n_b) = (mu_a - mu_b)^2 / (2 s_b^2) + (r - 1 - log r) / 2, r = s_a^2 / s_b^2."""
+    with tf.name_scope(name, "kl_normal_normal", [n_a.loc, n_b.loc]):
+        s_a_squared = tf.square(n_a.scale)
+        s_b_squared = tf.square(n_b.scale)
+        ratio = s_a_squared / s_b_squared
+        return (tf.square(n_a.loc - n_b.loc) / (2.0 * s_b_squared)
+                + 0.5 * (ratio - 1.0 - tf.log(ratio)))

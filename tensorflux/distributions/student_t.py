@@ -1,0 +1,133 @@
+"""Student's t distribution (df, loc, scale), reparameterized: loc + scale * N / sqrt(G / df)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import tensorflux as tf
+from tensorflux.distributions import util
+from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from tensorflux.ops.random_gamma_ops import reparameterized_gamma
+
+__all__ = ["StudentT"]
+
+
+class StudentT(Distribution):
+    """Student's t distributions with `df` degrees of freedom, location and scale.
+
+    Args:
+        df: floating positive degrees of freedom.
+        loc: floating location (the mean when df > 1).
+        scale: floating scale (not the standard deviation).
+        validate_args: assert `df > 0` at run time.
+        allow_nan_stats: when False, `mean`/`variance` assert `df > 1` instead of NaN.
+        name: name scope.
+
+    Example:
+        >>> tf.distributions.StudentT(df=3., loc=0., scale=1.).variance()  # -> 3
+    """
+
+    def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True,
+                 name="StudentT"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[df, loc, scale]) as name:
+            checks = [tf.assert_positive(df)] if validate_args else []
+            with tf.control_dependencies(checks):
+                self._df = tf.identity(df, name="df")
+                self._loc = tf.identity(loc, name="loc")
+                self._scale = tf.identity(scale, name="scale")
+                util.assert_same_float_dtype([self._df, self._loc, self._scale])
+        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters,
+                         graph_parents=[self._df, self._loc, self._scale], name=name)
+
+    @staticmethod
+    def _param_shapes(sample_shape):
+        shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32)
+        return {"df": shape, "loc": shape, "scale": shape}
+
+    @property
+    def df(self):
+        """Degrees of freedom in these Student's t distribution(s)."""
+        return self._df
+
+    @property
+    def loc(self):
+        """Locations of these Student's t distribution(s)."""
+        return self._loc
+
+    @property
+    def scale(self):
+        """Scaling factors of these Student's t distribution(s)."""
+        return self._scale
+
+    def _batch_shape_tensor(self):
+        return tf.broadcast_dynamic_shape(
+            tf.shape(self.df), tf.broadcast_dynamic_shape(tf.shape(self.loc),
+                                                          tf.shape(self.scale)))
+
+    def _batch_shape(self):
+        return tf.broadcast_static_shape(
+            tf.broadcast_static_shape(self.df.shape, self.loc.shape), self.scale.shape)
+
+    def _ones(self):
+        return tf.ones(self.batch_shape_tensor(), dtype=self.dtype)
+
+    def _sample_n(self, n, seed=None):
+        shape = tf.concat([[n], self.batch_shape_tensor()], 0)
+        normal = tf.random_normal(shape, dtype=self.dtype, seed=seed)
+        df = self.df * self._ones()
+        gamma = reparameterized_gamma([n], 0.5 * df, beta=0.5, dtype=self.dtype,
+                                      seed=util.gen_new_seed(seed, "student_t"))
+        samples = normal * tf.rsqrt(gamma / df)
+        return samples * self.scale + self.loc
+
+    def _log_prob(self, x):
+        y = (x - self.loc) / self.scale
+        log_unnormalized = -0.5 * (self.df + 1.0) * tf.log1p(tf.square(y) / self.df)
+        log_normalization = (tf.log(tf.abs(self.scale)) + 0.5 * tf.log(self.df)
+                             + 0.5 * math.log(math.pi) + tf.lgamma(0.5 * self.df)
+                             - tf.lgamma(0.5 * (self.df + 1.0)))
+        return log_unnormalized - log_normalization
+
+    def _cdf(self, x):
+        y = (x - self.loc) / self.scale
+        x_t = self.df / (tf.square(y) + self.df)
+        half_df, x_t, y = util.broadcast_tensors(0.5 * self.df, x_t, y)
+        neg_cdf = 0.5 * tf.math.betainc(half_df, 0.5 * tf.ones_like(x_t), x_t)
+        return tf.where(y < 0.0, neg_cdf, 1.0 - neg_cdf)
+
+    def _entropy(self):
+        v = self._ones()[..., tf.newaxis]
+        u = v * self.df[..., tf.newaxis]
+        beta_arg = tf.concat([u, v], -1) / 2.0
+        return (tf.log(tf.abs(self.scale)) + 0.5 * tf.log(self.df) + tf.lbeta(beta_arg)
+                + 0.5 * (self.df + 1.0) * (tf.digamma(0.5 * (self.df + 1.0))
+                                           - tf.digamma(0.5 * self.df)))
+
+    def _mean(self):
+        mean = self.loc * self._ones()
+        if self.allow_nan_stats:
+            return util.nan_where(self.df * self._ones() > 1.0, mean, name="mean")
+        check = tf.assert_less(tf.ones([], self.dtype), self.df,
+                               message="mean not defined for components of df <= 1")
+        with tf.control_dependencies([check]):
+            return tf.identity(mean)
+
+    def _variance(self):
+        df = self.df * self._ones()
+        denom = tf.where(df > 2.0, df - 2.0, tf.ones_like(df))
+        inf = tf.fill(tf.shape(df), tf.constant(np.inf, self.dtype))
+        var = tf.square(self.scale) * self._ones() * tf.where(df > 2.0, df / denom, inf)
+        if self.allow_nan_stats:
+            return util.nan_where(df > 1.0, var, name="variance")
+        check = tf.assert_less(tf.ones([], self.dtype), self.df,
+                               message="variance not defined for components of df <= 1")
+        with tf.control_dependencies([check]):
+            return tf.identity(var)
+
+    def _mode(self):
+        return tf.identity(self.loc * self._ones())
