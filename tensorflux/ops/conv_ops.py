@@ -58,6 +58,22 @@ def _check_depth(in_depth, filter_depth, op: str) -> None:
                         f"{filter_depth} (grouped convolution is not supported)")
 
 
+def _check_backprop_sizes(input_nhwc, filter_shape, g_nhwc, geo, op: str) -> None:
+    """InvalidArgumentError when `out_backprop` is not the output of a convolution of an
+    input of `input_nhwc` with a `filter_shape` filter (batch, spatial sizes and depth)."""
+    try:
+        out_hw, _ = geo.geometry(input_nhwc[1], input_nhwc[2], filter_shape[0], filter_shape[1])
+    except ValueError as err:
+        raise errors.InvalidArgumentError(None, None, f"{op}: {err}") from None
+    expect = (input_nhwc[0], *out_hw, filter_shape[3])
+    if tuple(g_nhwc) != expect:
+        raise errors.InvalidArgumentError(
+            None, None, f"{op}: out_backprop has shape {list(g_nhwc)} (NHWC) but a convolution "
+                        f"of an input of shape {list(input_nhwc)} with a filter of shape "
+                        f"{list(filter_shape)}, strides {list(geo.strides)} and padding "
+                        f"{geo.padding} gives {list(expect)}")
+
+
 def _conv_out_shape(input_shape: TensorShape, filter_shape: TensorShape, geo, depthwise: bool):
     n, h, w, c = conv_util.split_nhwc(input_shape, geo.data_format)
     kh, kw, fc, depth = filter_shape.with_rank(4).as_list()
@@ -133,7 +149,9 @@ def _conv2d_backprop_input_kernel(strides, padding, explicit_paddings, data_form
     def conv2d_backprop_input(input_sizes, w, g):
         shape = _sizes_nhwc(input_sizes, geo, "Conv2DBackpropInput: input_sizes")
         _check_depth(shape[3], w.shape[2], "Conv2DBackpropInput")
-        return conv_kernels.conv2d_backprop_input(shape, w, _to_nhwc(g, geo), geo,
+        g = _to_nhwc(g, geo)
+        _check_backprop_sizes(shape, w.shape, g.shape, geo, "Conv2DBackpropInput")
+        return conv_kernels.conv2d_backprop_input(shape, w, g, geo,
                                                   channels_first_out=not geo.channels_last)
 
     return conv2d_backprop_input
@@ -166,7 +184,9 @@ def _conv2d_backprop_filter_kernel(strides, padding, explicit_paddings, data_for
                 None, None, f"Conv2DBackpropFilter: filter_sizes must have 4 elements, got "
                             f"{list(shape)}")
         _check_depth(x.shape[3], shape[2], "Conv2DBackpropFilter")
-        return conv_kernels.conv2d_backprop_filter(x, shape, _to_nhwc(g, geo), geo)
+        g = _to_nhwc(g, geo)
+        _check_backprop_sizes(x.shape, shape, g.shape, geo, "Conv2DBackpropFilter")
+        return conv_kernels.conv2d_backprop_filter(x, shape, g, geo)
 
     return conv2d_backprop_filter
 

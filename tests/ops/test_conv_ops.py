@@ -264,6 +264,24 @@ def test_conv2d_errors():
         run(y, {x_any: np.ones((1, 2, 2, 3), np.float32)})
 
 
+def test_backprop_ops_reject_mismatched_out_backprop():
+    """An output_shape (or out_backprop) that no convolution of these sizes produces is a
+    clear error naming the op and the expected shape."""
+    value = tf.placeholder(tf.float64, [1, 3, 3, 4])
+    f = RNG.standard_normal((3, 3, 2, 4))
+    y = tf.nn.conv2d_transpose(value, f, output_shape=[1, 9, 9, 2], strides=[1, 2, 2, 1],
+                               padding="SAME")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Conv2DBackpropInput: out_backprop has shape \[1, 3, 3, 4\].*"
+                             r"gives \[1, 5, 5, 4\]"):
+        run(y, {value: np.ones((1, 3, 3, 4))})
+    x = tf.placeholder(tf.float64, [1, 6, 6, 2])
+    g = tf.placeholder(tf.float64)
+    df = tf.nn.conv2d_backprop_filter(x, [3, 3, 2, 4], g, [1, 1, 1, 1], "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Conv2DBackpropFilter.*gives"):
+        run(df, {x: np.ones((1, 6, 6, 2)), g: np.ones((1, 5, 5, 4))})
+
+
 def test_conv2d_transpose_is_backprop_input():
     value = RNG.standard_normal((2, 3, 3, 4))
     f = RNG.standard_normal((3, 3, 2, 4))
