@@ -99,3 +99,17 @@ from tensorflux import data
 from tensorflux.ops.template import *  # noqa: F403
 from tensorflux.ops.extra_math_ops import *  # noqa: F403
 from tensorflux.ops.histogram_ops import *  # noqa: F403
+from tensorflux.ops.root_extras import *  # noqa: F403
+from tensorflux import dtypes
+from tensorflux import nest
+from tensorflux.ops.scatter_nd_tensor_ops import *  # noqa: F403
+from tensorflux.ops.fft_ops import *  # noqa: F403
+from tensorflux import signal, spectral
+from tensorflux import bitwise
+from tensorflux import distributions
+from tensorflux.ops.lookup_ops import *  # noqa: F403
+from tensorflux import lookup
+from tensorflux import sets
+from tensorflux import saved_model
+from tensorflux.ops.special_ops import *  # noqa: F403
+from tensorflux.ops.nn_extras import required_space_to_batch_paddings

@@ -12,3 +12,10 @@ from tensorflux.ops.string_ops import decode_raw
 from tensorflux.platform import gfile
 from tensorflux.ops.sparse_io_ops import (deserialize_many_sparse, serialize_many_sparse,
                                           serialize_sparse)
+from tensorflux.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,
+                                          RandomShuffleQueue)
+from tensorflux.framework.graph_util import write_graph
+from tensorflux.train.input import match_filenames_once
+from tensorflux.ops.string_codec_ops import decode_base64, encode_base64
+from tensorflux.ops.io_extra_ops import (decode_compressed, decode_json_example, parse_tensor,
+                                         serialize_tensor)

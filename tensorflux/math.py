@@ -133,6 +133,9 @@ from tensorflux.ops.extra_math_ops import (cumulative_logsumexp, erfinv, is_non_
                                            polyval, reciprocal_no_nan, unsorted_segment_mean,
                                            unsorted_segment_sqrt_n, xdivy, xlogy)
 from tensorflux.ops.histogram_ops import bincount, confusion_matrix, zero_fraction
+from tensorflux.ops.special_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc,
+                                        erfcinv, igamma, igammac, nextafter, polygamma, xlog1py,
+                                        zeta)
 from tensorflux.ops.shape_ops import invert_permutation
 
 __all__ += [
@@ -141,3 +144,5 @@ __all__ += [
     "reciprocal_no_nan", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "xdivy", "xlogy",
     "zero_fraction",
 ]
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "betainc", "erfcinv", "igamma",
+            "igammac", "nextafter", "polygamma", "xlog1py", "zeta"]

@@ -38,3 +38,9 @@ from tensorflux.ops.pool_argmax_ops import max_pool_with_argmax
 from tensorflux.ops.pool3d_ops import avg_pool3d, max_pool3d
 from tensorflux.ops.conv3d_ops import (conv3d, conv3d_backprop_filter, conv3d_backprop_filter_v2, conv3d_transpose)  # noqa: E501
 from tensorflux.ops.nn_pool_generic import avg_pool_v2, max_pool_v2, pool
+from tensorflux.ops.ctc_ops import (collapse_repeated, ctc_beam_search_decoder, ctc_greedy_decoder,
+                                    ctc_loss, ctc_loss_v2, ctc_unique_labels,
+                                    ctc_beam_search_decoder_v2)
+from tensorflux.ops.morphology_ops import dilation2d, erosion2d
+from tensorflux.ops.nn_extras import (atrous_conv2d_transpose, batch_norm_with_global_normalization, conv_transpose, depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input, with_space_to_batch)  # noqa: E501
+from tensorflux.ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool

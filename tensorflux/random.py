@@ -19,3 +19,9 @@ __all__ = ["categorical", "gamma", "get_seed", "multinomial", "normal", "poisson
            "set_random_seed", "shuffle", "truncated_normal", "uniform", "all_candidate_sampler",
            "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler",
            "log_uniform_candidate_sampler", "uniform_candidate_sampler"]
+from tensorflux.ops.stateless_random_ops import (stateless_categorical, stateless_multinomial,
+                                                 stateless_truncated_normal)
+from tensorflux.ops.stateless_random_ops import stateless_random_normal as stateless_normal
+from tensorflux.ops.stateless_random_ops import stateless_random_uniform as stateless_uniform
+__all__ += ["stateless_categorical", "stateless_multinomial", "stateless_normal",
+            "stateless_truncated_normal", "stateless_uniform"]

@@ -19,7 +19,16 @@ from tensorflux.ops.string_text_ops import (
 )
 from tensorflux.ops.string_text_ops import string_length as length
 from tensorflux.ops.string_text_ops import string_strip as strip
+from tensorflux.ops.string_unicode_ops import (
+    ngrams,
+    unicode_encode,
+    unicode_script,
+    unicode_transcode,
+    unsorted_segment_join,
+)
 
 __all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
            "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
            "to_hash_bucket_strong", "to_number", "upper"]
+__all__ += ["ngrams", "unicode_encode", "unicode_script", "unicode_transcode",
+            "unsorted_segment_join"]

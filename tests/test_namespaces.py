@@ -33,8 +33,23 @@ NAMES = {
              "make_one_shot_iterator", "make_initializable_iterator", "experimental"],
     "compat": ["v1", "as_bytes", "as_text"],
     "python_io": ["TFRecordWriter", "tf_record_iterator"],
+    "lookup": ["StaticHashTable", "StaticVocabularyTable", "KeyValueTensorInitializer",
+               "TextFileInitializer", "TextFileIndex", "experimental"],
+    "saved_model": ["builder", "loader", "load", "simple_save", "tag_constants",
+                    "signature_constants", "signature_def_utils", "utils", "main_op",
+                    "build_tensor_info", "predict_signature_def", "Builder", "SERVING"],
     "linalg": ["inv", "det", "slogdet", "cholesky", "qr", "svd", "eigh", "solve", "lstsq",
                "triangular_solve", "norm", "trace", "einsum", "matmul", "band_part", "eye"],
+    "distributions": ["Normal", "Bernoulli", "Categorical", "Uniform", "Exponential", "Gamma",
+                      "Beta", "Dirichlet", "Multinomial", "DirichletMultinomial", "Laplace",
+                      "StudentT", "Distribution", "kl_divergence", "RegisterKL",
+                      "ReparameterizationType", "FULLY_REPARAMETERIZED", "NOT_REPARAMETERIZED"],
+    "signal": ["fft", "ifft", "rfft", "irfft", "fft2d", "rfft3d", "fftshift", "ifftshift", "frame",
+               "overlap_and_add", "hann_window", "hamming_window", "stft", "inverse_stft",
+               "inverse_stft_window_fn", "linear_to_mel_weight_matrix",
+               "mfccs_from_log_mel_spectrograms", "dct", "idct"],
+    "spectral": ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
+                 "irfft2d", "rfft3d", "irfft3d", "dct", "idct"],
 }
 
 
@@ -43,6 +58,46 @@ ROOT = ["einsum", "norm", "py_func", "numpy_function", "custom_gradient", "make_
         "disable_eager_execution", "executing_eagerly", "sparse_tensor_dense_matmul",
         "sparse_reduce_sum", "extract_image_patches", "matrix_inverse", "qr", "svd",
         "space_to_batch_nd", "unsorted_segment_mean", "setdiff1d", "get_logger"]
+ROOT += ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d"]
+ROOT += ["igamma", "igammac", "betainc", "zeta", "polygamma", "spectral", "signal"]
+ROOT += ["tables_initializer", "initialize_all_tables"]
+ROOT += ["Summary", "SessionLog", "HistogramProto", "SummaryMetadata", "Event", "LogMessage",
+         "MetaGraphDef", "NameAttrList", "TensorInfo", "OpError", "NoGradient",
+         "UnconnectedGradients", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+         "tensor_scatter_nd_sub", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
+         "tensor_scatter_update", "batch_scatter_update", "verify_tensor_all_finite",
+         "assert_rank_in", "assert_same_float_dtype", "assert_proper_iterable",
+         "convert_to_tensor_or_indexed_slices", "timestamp", "conv2d_backprop_filter_v2",
+         "conv2d_backprop_input_v2"]
+NAMES.update({"dtypes": ["DType", "as_dtype", "cast", "complex", "saturate_cast", "float32"],
+              "nest": ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure",
+                       "is_nested"],
+              "sets": ["set_intersection", "set_union", "set_difference", "set_size"],
+              "bitwise": ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+                          "right_shift"]})
+NAMES["random"] = ["stateless_uniform", "stateless_normal", "stateless_truncated_normal",
+                   "stateless_categorical", "stateless_multinomial"]
+NAMES["io"] = NAMES["io"] + ["PaddingFIFOQueue", "PriorityQueue", "RandomShuffleQueue",
+                             "QueueBase", "write_graph", "match_filenames_once",
+                             "encode_base64", "decode_base64", "serialize_tensor",
+                             "parse_tensor", "decode_json_example", "decode_compressed"]
+NAMES["train"] = NAMES["train"] + ["ClusterDef", "JobDef", "ServerDef"]
+NAMES["math"] = NAMES["math"] + ["igamma", "igammac", "betainc", "zeta", "polygamma", "bessel_i0",
+                                 "bessel_i0e", "bessel_i1", "bessel_i1e", "xlog1py", "erfcinv",
+                                 "nextafter"]
+
+NAMES["nn"] = NAMES["nn"] + ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder",
+                             "ctc_beam_search_decoder", "ctc_unique_labels", "collapse_repeated",
+                             "ctc_beam_search_decoder_v2",
+                             "dilation2d", "erosion2d", "conv_transpose",
+                             "atrous_conv2d_transpose", "with_space_to_batch",
+                             "depthwise_conv2d_backprop_input",
+                             "depthwise_conv2d_backprop_filter",
+                             "batch_norm_with_global_normalization", "fractional_max_pool",
+                             "fractional_avg_pool"]
+ROOT += ["required_space_to_batch_paddings"]
+NAMES["strings"] = ["unicode_transcode", "unicode_encode", "unicode_script",
+                    "unsorted_segment_join", "ngrams", "join", "split"]
 
 
 def test_root_names():
