@@ -10,7 +10,7 @@ import pytest
 
 import tensorflux as tf
 
-FIXTURES = "/work/shared/fixtures"
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 with open(os.path.join(FIXTURES, "examples.json")) as _handle:
     EXPECTED = json.load(_handle)
 

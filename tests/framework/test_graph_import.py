@@ -9,7 +9,7 @@ from google.protobuf import text_format
 
 import tensorflux as tf
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 
 
 def _small_graph_def():

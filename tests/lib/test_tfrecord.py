@@ -22,7 +22,7 @@ from tensorflux.lib.tfrecord import (
     tf_record_iterator,
 )
 
-FIXTURES = "/work/shared/fixtures"
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 FIXTURE_FILES = {
     "": "examples.tfrecord",
     "GZIP": "examples.tfrecord.gz",

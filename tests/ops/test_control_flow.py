@@ -15,7 +15,7 @@ from tensorflux.ops import control_flow_ops as cf
 
 COVERED_OPS = {"NoOp", "Switch", "RefSwitch", "Merge", "RefMerge", "LoopCond", "ControlTrigger"}
 
-FIXTURES = "/work/shared/fixtures"
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 
 
 @pytest.fixture(autouse=True)

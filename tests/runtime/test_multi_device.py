@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import tensorflux as tf
 from tensorflux.runtime import placer
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 THREE = tf.ConfigProto(device_count={"CPU": 3})
 ONE = tf.ConfigProto(device_count={"CPU": 1}, allow_soft_placement=True)
 
