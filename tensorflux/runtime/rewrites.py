@@ -27,6 +27,13 @@
    intermediate results nothing else reads (not fetched, no other consumer, same device)
    become one `_FusedConv2D` / `_FusedMatMul` node named after the chain's last node, as
    TF's remapper does: bias and activation run in place on the product, bit-identically.
+7. **Pooled gradients.** `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the backward pass of
+   relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the gradient reaches an
+   input only where it is its window's maximum, so the relu mask there is the pooled
+   output's, applied to the 4x smaller pooled gradient (bit-identical results). A
+   `BiasAddGrad` of such a `MaxPoolGrad` (SAME or VALID) then sums the pooled gradient
+   instead: routing moves each value to exactly one input, so the per-channel sums agree up
+   to float rounding order.
 
 Stateful ops (variables, queues, random ops, `_Send`/`_Recv`), feeds (`_Arg`), control-flow
 ops and nodes touching references are never merged or folded; fetched nodes are never
@@ -35,7 +42,7 @@ given Nodes (the per-signature copies the session made) and return the new node 
 
 `OptimizerOptions` (as in TF, L1 = 0 is the default level): at L1 every rewrite runs. At L0
 (opt_level = -1) only those explicitly asked for run: `do_constant_folding` enables 1 and 2,
-`do_common_subexpression_elimination` enables 3, 4 and 5; 6 runs at L1 only.
+`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only.
 """
 
 from __future__ import annotations
@@ -107,6 +114,7 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
         nodes = eliminate_common_subexpressions(nodes, protected)
     if options.fuse_products:
         nodes = fuse_products(nodes, protected)
+        nodes = reorder_pool_gradients(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):
         # NOTE: a NoOp would carry deadness differently inside conds and loops; skip them.
         nodes = control_only_to_noop(nodes, protected)
@@ -603,6 +611,68 @@ def fuse_products(nodes, protected: set) -> list:
     return [n for n in nodes if id(n) not in removed]
 
 
+def _reader_of(node, consumers, protected):
+    """The one (node, position) reading `node` (data edges only), unless `node` is fetched
+    or also feeds a control edge; else None."""
+    users = consumers.get(id(node), ())
+    if len(users) != 1 or id(node) in protected or users[0][1] < 0:
+        return None
+    return users[0]
+
+
+def reorder_pool_gradients(nodes, protected: set) -> list:
+    """Moves relu gradients below max-pool gradients, and bias gradients onto the pooled
+    gradient (rule 7)."""
+    consumers = _consumers(nodes)
+    names = {n.name for n in nodes}
+    removed: set = set()
+    added: dict = {}  # id(MaxPoolGrad) -> the new pooled ReluGrad placed before it
+    for relu_grad in nodes:
+        if relu_grad.op != "ReluGrad" or id(relu_grad) in protected:
+            continue
+        pool_grad, features = relu_grad.inputs
+        pool_grad = pool_grad[0] if pool_grad[1] == 0 else None
+        if pool_grad is None or pool_grad.op != "MaxPoolGrad" or \
+                pool_grad.inputs[0] != features or pool_grad.device != relu_grad.device or \
+                _reader_of(pool_grad, consumers, protected) != (relu_grad, 0) or \
+                relu_grad.control_inputs or relu_grad.attrs.get("_class"):
+            continue
+        pooled = type(relu_grad)(
+            _unique_name(relu_grad.name + "/pooled", names), "ReluGrad",
+            {"T": relu_grad.attrs["T"]}, [pool_grad.inputs[2], pool_grad.inputs[1]], [],
+            device=relu_grad.device, output_dtypes=list(relu_grad.output_dtypes),
+            input_dtypes=[pool_grad.input_dtypes[2], pool_grad.input_dtypes[1]],
+            location=relu_grad.location, source_op=relu_grad.source_op,
+            op_def=relu_grad.op_def)
+        pool_grad.inputs = [pool_grad.inputs[0], pool_grad.inputs[1], (pooled, 0)]
+        for reader, k in consumers.get(id(relu_grad), ()):
+            if k >= 0:
+                reader.inputs[k] = (pool_grad, 0)
+            else:
+                _replace_control(reader, relu_grad, [pool_grad])
+        consumers[id(pool_grad)] = consumers.get(id(relu_grad), [])
+        removed.add(id(relu_grad))
+        added[id(pool_grad)] = pooled
+    for bias_grad in nodes:
+        if bias_grad.op != "BiasAddGrad" or id(bias_grad) in removed:
+            continue
+        src, index = bias_grad.inputs[0]
+        pooled = added.get(id(src))
+        if pooled is None or index != 0 or src.attrs.get("padding") not in ("SAME", "VALID") \
+                or bias_grad.attrs.get("data_format") != src.attrs.get("data_format"):
+            continue
+        bias_grad.inputs = [(pooled, 0)]
+    if not added:
+        return list(nodes)
+    out = []
+    for node in nodes:
+        if id(node) in added:
+            out.append(added[id(node)])
+        if id(node) not in removed:
+            out.append(node)
+    return out
+
+
 __all__ = ["optimize", "RewriteOptions", "fold_constants", "prune_dead_branches",
            "remove_identities", "eliminate_common_subexpressions", "control_only_to_noop",
-           "fuse_products"]
+           "fuse_products", "reorder_pool_gradients"]

@@ -231,3 +231,38 @@ def test_optimized_results_equal_unoptimized(program, feed):
             results.append(_run(values[-3:], {x: feed}, options))
     for plain, optimized in zip(*results):
         np.testing.assert_array_equal(plain, optimized)
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_relu_and_bias_gradients_move_below_the_max_pool_gradient(graph, padding):
+    rng = np.random.RandomState(0)
+    x = tf.placeholder(tf.float64, [2, 5, 6, 3], name="x")
+    w = tf.constant(rng.randn(3, 3, 3, 4))
+    b = tf.constant(rng.randn(4))
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), b))
+    p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], padding)
+    gw, gb, gx = tf.gradients(tf.reduce_sum(p * p), [w, b, x])
+    _, lines = _optimize([gw, gb, gx], [x])
+    relu_grad = [line for line in lines if " = ReluGrad(" in line]
+    pool_grad = [line for line in lines if " = MaxPoolGrad(" in line]
+    bias_grad = [line for line in lines if " = BiasAddGrad(" in line]
+    assert len(relu_grad) == len(pool_grad) == len(bias_grad) == 1
+    pooled = relu_grad[0].split(" = ")[0]
+    assert pooled.endswith("/pooled") and f", {pooled})" in pool_grad[0]  # MaxPoolGrad's grad
+    assert f"BiasAddGrad({pooled})" in bias_grad[0]
+    feed = {x: rng.randn(2, 5, 6, 3)}
+    got = _run([gw, gb, gx], feed)
+    want = _run([gw, gb, gx], feed, tf.OptimizerOptions(opt_level=L0))
+    for g, ref in zip(got, want):
+        np.testing.assert_allclose(g, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_pool_gradient_reorder_keeps_fetched_or_shared_gradients(graph):
+    x = tf.placeholder(tf.float32, [1, 4, 4, 2])
+    h = tf.nn.relu(x)
+    p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    (pool_grad,) = tf.gradients(tf.reduce_sum(p), [h])
+    relu_grad = tf.gradients(tf.reduce_sum(p), [x])[0]
+    # The MaxPoolGrad output is fetched itself: its ReluGrad reader cannot take its place.
+    _, lines = _optimize([pool_grad, relu_grad], [x])
+    assert not any("/pooled" in line for line in lines)
