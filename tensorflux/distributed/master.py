@@ -74,6 +74,8 @@ class MasterSession:
         self._cache: dict = {}
         self._placement_memo: dict = {}
         self._lock = threading.Lock()
+        self._running: dict = {}  # step id -> its task plans, while the step runs
+        self._closed = False
         self._set_devices(master.cluster_devices(self._timeout()))
 
     def _set_devices(self, devices) -> None:
@@ -209,9 +211,17 @@ class MasterSession:
             options.timeout_in_ms else None
         try:
             plans = self._plan(tuple(feed_names), tuple(fetches), tuple(targets))
-            values = step_runner.run_step(self.handle, plans, feed_values, step_id, timeout,
-                                          self.master.watchdog, self._incarnations,
-                                          self._abort)
+            with self._lock:
+                if self._closed:
+                    raise errors.CancelledError(None, None, "Session has been closed.")
+                self._running[step_id] = plans
+            try:
+                values = step_runner.run_step(self.handle, plans, feed_values, step_id,
+                                              timeout, self.master.watchdog,
+                                              self._incarnations, self._abort)
+            finally:
+                with self._lock:
+                    self._running.pop(step_id, None)
         except (errors.UnavailableError, errors.AbortedError):
             self.invalidate()
             raise
@@ -219,6 +229,16 @@ class MasterSession:
             for plan in plans:  # one GraphDef per task, each node with its device
                 metadata.partition_graphs.add().CopyFrom(plan.graph_def)
         return [values[index] for index in range(len(fetches))]
+
+    def close(self) -> None:
+        """Cancels the steps still running (a queue runner blocked on a queue or an
+        accumulator nobody feeds any more ends with CancelledError, as in TF)."""
+        with self._lock:
+            self._closed = True
+            running = list(self._running.items())
+        for step_id, plans in running:
+            self._abort(plans, step_id, errors.CancelledError(
+                None, None, "The step was cancelled because its session was closed."))
 
     def _abort(self, plans, step_id, error) -> None:
         request = worker_pb2.AbortRequest(step_id=step_id)
@@ -351,7 +371,9 @@ class Master:
 
     def close_session(self, request):
         with self._lock:
-            self._sessions.pop(request.session_handle, None)
+            session = self._sessions.pop(request.session_handle, None)
+        if session is not None:
+            session.close()
         return master_pb2.CloseSessionResponse()
 
     def list_devices(self, request):

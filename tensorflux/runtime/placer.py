@@ -51,6 +51,7 @@ import sys
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.device_spec import DeviceSpec
+from tensorflux.platform import tf_logging
 from tensorflux.runtime.cost_model import CostModel
 from tensorflux.runtime.partition import ENTER_OPS, FrameInfo, topological_order
 
@@ -397,15 +398,51 @@ def _constraints(group, whole) -> list:
     return found
 
 
+def _ref_consumers(group) -> set:
+    """Names of the group's members that read a reference or resource of another member."""
+    members = {id(n) for n in group.members}
+    found = set()
+    for node in group.members:
+        args = node.op_def.inputs
+        for k, (src, idx) in enumerate(node.inputs):
+            if id(src) not in members or src is node or idx >= len(src.output_dtypes):
+                continue
+            dtype = src.output_dtypes[idx]
+            if (dtype.is_ref_dtype and _takes_ref(node, k, args)) or \
+                    dtype.base_dtype == dtypes.resource:
+                found.add(node.name)
+    return found
+
+
+def _reads_a_reference(op) -> bool:
+    """True for a graph Operation (from the whole graph) with a reference or resource input."""
+    if op is None or not hasattr(op, "_inputs"):
+        return False
+    return any((t._dtype.is_ref_dtype and _takes_ref(op, k, op._op_def.inputs)) or
+               t._dtype.base_dtype == dtypes.resource for k, t in enumerate(op._inputs))
+
+
 def _constrain(group, devices, local, default, soft, memo, by_name, whole) -> None:
     constraint = DeviceSpec()
     constrained_by = None
-    for name, device, source_op, where, op_type in _constraints(group, whole):
+    readers = _ref_consumers(group)
+    found = _constraints(group, whole)
+    readers.update(name for name, _, op, _, _ in found
+                   if name not in readers and _reads_a_reference(op))
+    # The owners' requests first: a reader's request that conflicts is then ignored, as TF
+    # does ("... is a reference connection and already has a device field set").
+    ordered = sorted(found, key=lambda c: c[0] in readers)
+    for name, device, source_op, where, op_type in ordered:
         node = _Constraint(name, device, source_op, where, op_type)
         spec = _parse(node)
         conflict = _conflict(constraint, spec)
         if conflict is not None:
             if soft:
+                continue
+            if name in readers:
+                tf_logging.vlog(1, "Ignoring device specification %s for node '%s' because "
+                                "its input is a reference connection to a node already on "
+                                "%s", device, name, constrained_by.device)
                 continue
             raise errors.InvalidArgumentError(
                 None, node.source_op,

@@ -139,6 +139,9 @@ class SessionManager:
             DeadlineExceededError: the model was not ready within `max_wait_secs`.
         """
         deadline = time.time() + max_wait_secs
+        # NOTE: TF1 slept recovery_wait_secs (30 s) between checks, so workers started up to
+        # 30 s after the chief was ready; polling backs off from 0.1 s to that bound instead.
+        pause = min(0.1, self._recovery_wait_secs)
         while True:
             session = self._session(master, config)
             ok, reason = self._try_local_init(session)
@@ -153,4 +156,5 @@ class SessionManager:
                     None, None, f"Session was not ready after waiting {max_wait_secs} secs: "
                     f"{reason}")
             logging.info(f"Waiting for model to be ready: {reason}")
-            time.sleep(min(self._recovery_wait_secs, remaining))
+            time.sleep(min(pause, remaining))
+            pause = min(2 * pause, self._recovery_wait_secs)

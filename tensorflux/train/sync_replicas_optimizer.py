@@ -96,9 +96,14 @@ class SyncReplicasOptimizer(Optimizer):
         graph = graph_mod.get_default_graph()
         step_dtype = global_step.dtype.base_dtype
         with graph.control_dependencies(None):
-            self._local_step = variables.Variable(
-                0, trainable=False, collections=[GraphKeys.LOCAL_VARIABLES], dtype=step_dtype,
-                name="sync_rep_local_step")
+            # The local step stays on this worker: colocated with an op placed here, it
+            # escapes device functions (replica_device_setter would put it on a ps task,
+            # shared by every worker).
+            anchor = control_flow_ops.no_op(name="sync_rep_local_anchor")
+            with graph.colocate_with(anchor):
+                self._local_step = variables.Variable(
+                    0, trainable=False, collections=[GraphKeys.LOCAL_VARIABLES],
+                    dtype=step_dtype, name="sync_rep_local_step")
         self.local_step_init_op = state_ops.assign(self._local_step, global_step)
         chief_init_ops = [self.local_step_init_op]
         self.ready_for_local_init_op = variables.report_uninitialized_variables(

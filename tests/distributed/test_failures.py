@@ -374,3 +374,39 @@ def test_cluster_command_leaves_no_process_behind_when_terminated(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def test_closing_a_session_cancels_its_blocked_steps():
+    """A step blocked on a ps queue nobody feeds ends with CancelledError when its session
+    is closed (the master aborts the steps still running), instead of hanging its thread."""
+    spec = make_spec(ps=1, workers=1)
+    servers = [tf.train.Server(spec, job, 0) for job in ("ps", "worker")]
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                q = tf.FIFOQueue(3, tf.float32, shapes=[])
+                value = q.dequeue()
+            sess = tf.Session(servers[1].target)
+            outcome = queue.Queue()
+
+            def blocked():
+                try:
+                    sess.run(value)
+                    outcome.put("returned")
+                except tf.errors.CancelledError as err:
+                    outcome.put(err)
+
+            thread = threading.Thread(target=blocked, daemon=True)
+            thread.start()
+            time.sleep(0.5)
+            assert thread.is_alive()
+            start = time.time()
+            sess.close()
+            result = outcome.get(timeout=10)
+            assert isinstance(result, tf.errors.CancelledError), result
+            assert time.time() - start < 10
+            thread.join(5)
+            assert not thread.is_alive()
+    finally:
+        for server in servers:
+            server.stop()

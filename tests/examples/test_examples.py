@@ -103,3 +103,14 @@ def test_examples_run_standalone(name, args):
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert "neighbours sharing the word's topic" in done.stderr + done.stdout
+
+
+def test_sync_replicas_with_a_backup_worker():
+    """Three workers, two gradients per update: the model converges, every update counts,
+    and the deliberately slow worker contributes far fewer steps (its late gradients are
+    dropped) without holding the others up."""
+    result = load("sync_replicas").main(["--steps", "40", "--slow_ms", "30"])
+    assert result["global_step"] == 40
+    assert result["loss"] < 0.1
+    assert result["worker2_steps"] < min(result["worker0_steps"], result["worker1_steps"])
+    assert result["seconds"] < 20  # workers poll for the chief with backoff, not every 30 s

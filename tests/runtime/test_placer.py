@@ -121,6 +121,18 @@ def test_reference_consumers_are_colocated_with_their_variable(graph):
     assert init["v"] == "CPU:2"
 
 
+def test_a_reference_readers_conflicting_request_is_ignored(graph):
+    """As TF: a node reading a variable's reference goes where the variable is, even when it
+    asks for another device (replica_device_setter puts IsVariableInitialized on a worker
+    while the variable lives on a ps)."""
+    with tf.device("/cpu:1"):
+        v = tf.Variable(np.zeros(2), name="v")
+    with tf.device("/cpu:2"):
+        ready = tf.is_variable_initialized(v, name="ready")
+    placement = _place([ready])
+    assert placement["v"] == placement["ready"] == "CPU:1"
+
+
 def test_malformed_device_in_a_graph_def_is_an_error(graph):
     a = tf.constant(1.0, name="a")
     a.op._device = "/bogus:thing:1"
