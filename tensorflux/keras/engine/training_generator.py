@@ -1,0 +1,151 @@
+"""Generator loops: `fit_generator`, `evaluate_generator`, `predict_generator`.
+
+A generator (or a `tf.keras.utils.Sequence`) yields `(x, y)` or `(x, y, sample_weight)`
+batches (`x` alone for prediction); each batch is one session step. Epoch logs are the
+batch-size-weighted means of the batch losses and metrics, as in `fit`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from tensorflux.keras import backend
+from tensorflux.keras.callbacks import History
+
+__all__ = ["GeneratorMixin", "is_generator_like"]
+
+_IGNORED = ("max_queue_size", "workers", "use_multiprocessing", "shuffle")
+
+
+def _sequence_type():
+    from tensorflux.keras.utils import Sequence
+
+    return Sequence
+
+
+def is_generator_like(x):
+    return isinstance(x, _sequence_type()) or (hasattr(x, "__next__") and hasattr(x, "__iter__"))
+
+
+def _check_kwargs(kwargs, where):
+    unknown = sorted(k for k in kwargs if k not in _IGNORED)
+    if unknown:
+        raise TypeError(f"Invalid keyword argument(s) in `{where}`: {unknown}")
+
+
+class _Batches:
+    """Batches `steps` at a time from a generator or Sequence (restarting a Sequence)."""
+
+    def __init__(self, source, steps, where):
+        self.source = source
+        self.sequence = isinstance(source, _sequence_type())
+        if steps is None:
+            if not self.sequence:
+                raise ValueError(f"`{where}`: `steps` is required for a generator without "
+                                 "`__len__`.")
+            steps = len(source)
+        self.steps = int(steps)
+        self._iterator = None
+
+    def epoch(self):
+        if self.sequence:
+            for index in range(self.steps):
+                yield self.source[index % len(self.source)]
+            self.source.on_epoch_end()
+            return
+        if self._iterator is None:
+            self._iterator = iter(self.source)
+        for _ in range(self.steps):
+            yield next(self._iterator)
+
+
+def _unpack(batch, where):
+    if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+        raise ValueError(f"`{where}`: output of generator should be a tuple (x, y) or "
+                         f"(x, y, sample_weight). Found: {type(batch).__name__}")
+    return batch if len(batch) == 3 else (*batch, None)
+
+
+class GeneratorMixin:
+    """Generator-driven training entry points of Keras models."""
+
+    def _generator_step(self, batch, training, class_weight=None):
+        x, y, sample_weight = _unpack(batch, "fit_generator")
+        self._ensure_training(x)
+        fetches = [self._train["loss"]] + self._train["metrics"]
+        y = self._targets(y)
+        weights = self._sample_weights(y, sample_weight, class_weight)
+        return self._run_batches(fetches, x, y, self._num_samples(x), training,
+                                 weights=weights), self._num_samples(x)
+
+    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
+                      callbacks=None, validation_data=None, validation_steps=None,
+                      class_weight=None, initial_epoch=0, **kwargs):
+        """Trains on batches from `generator`, `steps_per_epoch` per epoch."""
+        _check_kwargs(kwargs, "fit_generator")
+        batches = _Batches(generator, steps_per_epoch, "fit_generator")
+        history = History()
+        callbacks = list(callbacks or []) + [history]
+        for callback in callbacks:
+            callback.set_model(self)
+            callback.set_params({"epochs": epochs, "steps": batches.steps, "verbose": verbose,
+                                 "do_validation": validation_data is not None})
+        self.stop_training = False
+        for callback in callbacks:
+            callback.on_train_begin({})
+        for epoch in range(initial_epoch, epochs):
+            for callback in callbacks:
+                callback.on_epoch_begin(epoch, {})
+            totals, count, names = 0.0, 0, None
+            for step, batch in enumerate(batches.epoch()):
+                for callback in callbacks:
+                    callback.on_batch_begin(step, {"batch": step})
+                values, size = self._generator_step(batch, True, class_weight)
+                names = ["loss"] + self._train["metric_names"]
+                totals, count = totals + values * size, count + size
+                logs = {"batch": step, "size": size, **self._logs(names, values)}
+                for callback in callbacks:
+                    callback.on_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            logs = self._logs(names, totals / max(count, 1))
+            if validation_data is not None:
+                if is_generator_like(validation_data):
+                    values = self.evaluate_generator(validation_data, validation_steps)
+                else:
+                    values = self.evaluate(*validation_data[:2], verbose=0)
+                logs.update(self._logs(names, np.atleast_1d(values), "val_"))
+            for callback in callbacks:
+                callback.on_epoch_end(epoch, logs)
+            if verbose:
+                sys.stdout.write(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(
+                    f"{k}: {v:.4f}" for k, v in logs.items()) + "\n")
+            if self.stop_training:
+                break
+        for callback in callbacks:
+            callback.on_train_end({})
+        return history
+
+    def evaluate_generator(self, generator, steps=None, verbose=0, **kwargs):
+        """The loss (and metrics) averaged over `steps` batches of `generator`."""
+        _check_kwargs(kwargs, "evaluate_generator")
+        totals, count = 0.0, 0
+        for batch in _Batches(generator, steps, "evaluate_generator").epoch():
+            values, size = self._generator_step(batch, False)
+            totals, count = totals + values * size, count + size
+        values = [float(v) for v in np.atleast_1d(totals / max(count, 1))]
+        return values[0] if len(values) == 1 else values
+
+    def predict_generator(self, generator, steps=None, verbose=0, **kwargs):
+        """The model outputs for `steps` batches of inputs (or (x, ...) tuples)."""
+        _check_kwargs(kwargs, "predict_generator")
+        parts = []
+        for batch in _Batches(generator, steps, "predict_generator").epoch():
+            x = batch[0] if isinstance(batch, tuple) else batch
+            self._ensure_inputs(x)
+            parts.append(backend.get_session().run(self.outputs,
+                                                   self._inputs_feed(x, None)))
+        results = [np.concatenate([p[i] for p in parts]) for i in range(len(self.outputs))]
+        return results[0] if len(results) == 1 else results

@@ -1,0 +1,217 @@
+"""Keras core layers: Dense, Activation, Dropout, Flatten, Reshape, Lambda, Embedding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.keras import activations, backend, initializers
+from tensorflux.keras.engine.base_layer import InputSpec, Layer, format_shape
+
+__all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding",
+           "smart_cond"]
+
+
+def _api():
+    import tensorflux
+
+    return tensorflux
+
+
+def smart_cond(pred, true_fn, false_fn):
+    """`true_fn()` or `false_fn()` when `pred` is a Python value, else `tf.cond`."""
+    tf = _api()
+    if isinstance(pred, (bool, int, np.bool_, np.integer)):
+        return true_fn() if pred else false_fn()
+    return tf.cond(tf.cast(pred, "bool"), true_fn, false_fn)
+
+
+def training_value(training):
+    """The `training` argument, defaulting to the Keras learning phase."""
+    return backend.learning_phase() if training is None else training
+
+
+class Dense(Layer):
+    """activation(inputs @ kernel + bias) on the last axis; kernel [in, units]."""
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units)
+        if self.units <= 0:
+            raise ValueError(f'Layer "{self.name}": units must be positive, got {units}.')
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.input_spec = InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        last = input_shape[-1] if input_shape else None
+        if last is None:
+            raise ValueError(f'The last dimension of the inputs to a Dense layer "{self.name}" '
+                             f"should be defined. Found None. Full input shape received: "
+                             f"{format_shape(input_shape or ())}")
+        self.kernel = self.add_weight("kernel", (last, self.units),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = (self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+                                     regularizer=self.bias_regularizer,
+                                     constraint=self.bias_constraint)
+                     if self.use_bias else None)
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
+        self.built = True
+
+    def call(self, inputs):
+        tf = _api()
+        if inputs.dtype.base_dtype != self.kernel.dtype.base_dtype:
+            inputs = tf.cast(inputs, self.kernel.dtype.base_dtype)
+        if inputs.get_shape().ndims == 2:
+            outputs = tf.matmul(inputs, self.kernel)
+        else:
+            flat = tf.matmul(tf.reshape(inputs, [-1, self.kernel.get_shape().as_list()[0]]),
+                             self.kernel)
+            outputs = tf.reshape(flat, tf.concat([tf.shape(inputs)[:-1], [self.units]], 0))
+            outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
+        if self.bias is not None:
+            outputs = tf.nn.bias_add(outputs, self.bias)
+        return self.activation(outputs)
+
+
+class Activation(Layer):
+    """Applies an activation function (a name or a callable)."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+
+class Dropout(Layer):
+    """Zeroes a `rate` fraction of inputs (scaling the rest) while training."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate < 1:
+            raise ValueError(f'Layer "{self.name}": rate must be in [0, 1), got {rate}.')
+        self.rate = float(rate)
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        tf = _api()
+        if self.rate == 0:
+            return tf.identity(inputs)
+
+        def dropped():
+            noise_shape = None
+            if self.noise_shape is not None:
+                dynamic = tf.shape(inputs)
+                noise_shape = tf.stack([dynamic[i] if d is None else d
+                                        for i, d in enumerate(self.noise_shape)])
+            return tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise_shape,
+                                 seed=self.seed)
+
+        return smart_cond(training_value(training), dropped, lambda: tf.identity(inputs))
+
+
+class Flatten(Layer):
+    """Reshapes [batch, d1, d2, ...] to [batch, d1 * d2 * ...]."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format
+        self.input_spec = InputSpec(min_ndim=1)
+
+    def call(self, inputs):
+        tf = _api()
+        if self.data_format == "channels_first" and inputs.get_shape().ndims > 2:
+            rank = inputs.get_shape().ndims
+            inputs = tf.transpose(inputs, [0, *range(2, rank), 1])
+        dims = inputs.get_shape().as_list()
+        if len(dims) == 1:
+            return tf.expand_dims(inputs, 1)
+        rest = dims[1:]
+        if all(d is not None for d in rest):
+            return tf.reshape(inputs, [-1, int(np.prod(rest))])
+        return tf.reshape(inputs, tf.stack([tf.shape(inputs)[0], -1]))
+
+
+class Reshape(Layer):
+    """Reshapes each sample to `target_shape` (one entry may be -1)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+        if sum(d == -1 for d in self.target_shape) > 1:
+            raise ValueError(f'Layer "{self.name}": there can only be one unknown dimension in '
+                             f"target_shape, got {self.target_shape}.")
+
+    def call(self, inputs):
+        tf = _api()
+        dims = inputs.get_shape().as_list()[1:]
+        if None not in dims:
+            size = int(np.prod(dims))
+            known = int(np.prod([d for d in self.target_shape if d != -1]))
+            if (-1 in self.target_shape and size % known) or (
+                    -1 not in self.target_shape and size != known):
+                raise ValueError(f'Layer "{self.name}": total size of new array must be '
+                                 f"unchanged, input_shape = {list(dims)}, output_shape = "
+                                 f"{list(self.target_shape)}")
+            batch = inputs.get_shape().as_list()[0]
+            return tf.reshape(inputs, [-1 if batch is None else batch, *self.target_shape])
+        return tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1], self.target_shape], 0))
+
+
+class Lambda(Layer):
+    """Wraps `function(inputs, **arguments)` as a layer."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)
+
+
+class Embedding(Layer):
+    """Looks up rows of `embeddings` [input_dim, output_dim] for integer inputs."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, activity_regularizer=None,
+                 embeddings_constraint=None, mask_zero=False, input_length=None, **kwargs):
+        if "input_shape" not in kwargs and input_length is not None:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if mask_zero:
+            raise ValueError(f'Layer "{self.name}": mask_zero=True is not supported (masks are '
+                             "not propagated).")
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        if embeddings_initializer == "uniform":
+            embeddings_initializer = initializers.RandomUniform(-0.05, 0.05)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = embeddings_regularizer
+        self.embeddings_constraint = embeddings_constraint
+        self.mask_zero = mask_zero
+        self.input_length = input_length
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint,
+                                          dtype=backend.floatx())
+        self.built = True
+
+    def call(self, inputs):
+        tf = _api()
+        if not inputs.dtype.is_integer:
+            inputs = tf.cast(inputs, "int32")
+        return tf.nn.embedding_lookup(self.embeddings, inputs)

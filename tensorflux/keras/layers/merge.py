@@ -1,0 +1,119 @@
+"""Keras merge layers over a list of same-shaped tensors: Add, Multiply, Concatenate, ...."""
+
+from __future__ import annotations
+
+import functools
+
+from tensorflux.keras.engine.base_layer import Layer, format_shape
+
+__all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "add",
+           "subtract", "multiply", "average", "maximum", "minimum", "concatenate"]
+
+
+def _api():
+    import tensorflux
+
+    return tensorflux
+
+
+class _Merge(Layer):
+    def _check(self, inputs, exactly=None):
+        if not isinstance(inputs, list) or len(inputs) < 2:
+            raise ValueError(f'Layer "{self.name}" should be called on a list of at least 2 '
+                             f"inputs. Received: {inputs!r}")
+        if exactly is not None and len(inputs) != exactly:
+            raise ValueError(f'Layer "{self.name}" should be called on exactly {exactly} '
+                             f"inputs. Received {len(inputs)} inputs.")
+
+    def build(self, input_shape):
+        self._check(input_shape if isinstance(input_shape, list) else None)
+        self.built = True
+
+    def call(self, inputs):
+        self._check(inputs)
+        shapes = [t.get_shape() for t in inputs]
+        if not all(shapes[0][1:].is_compatible_with(s[1:]) for s in shapes[1:]
+                   if s.ndims == shapes[0].ndims):
+            raise ValueError(f'Layer "{self.name}": inputs must have compatible shapes. Got '
+                             f"{', '.join(format_shape(s.as_list()) for s in shapes)}")
+        return self._merge(inputs)
+
+
+class Add(_Merge):
+    """Elementwise sum of the inputs."""
+
+    def _merge(self, inputs):
+        return _api().add_n(inputs)
+
+
+class Subtract(_Merge):
+    """inputs[0] - inputs[1]."""
+
+    def _merge(self, inputs):
+        self._check(inputs, exactly=2)
+        return inputs[0] - inputs[1]
+
+
+class Multiply(_Merge):
+    """Elementwise product of the inputs."""
+
+    def _merge(self, inputs):
+        return functools.reduce(lambda a, b: a * b, inputs)
+
+
+class Average(_Merge):
+    """Elementwise mean of the inputs."""
+
+    def _merge(self, inputs):
+        return _api().add_n(inputs) / float(len(inputs))
+
+
+class Maximum(_Merge):
+    def _merge(self, inputs):
+        return functools.reduce(_api().maximum, inputs)
+
+
+class Minimum(_Merge):
+    def _merge(self, inputs):
+        return functools.reduce(_api().minimum, inputs)
+
+
+class Concatenate(_Merge):
+    """Joins the inputs along `axis` (default last); other dimensions must match."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        self._check(inputs)
+        shapes = [t.get_shape().as_list() for t in inputs]
+        rank = len(shapes[0])
+        axis = self.axis % rank
+        for shape in shapes[1:]:
+            other = [d for i, d in enumerate(shape) if i != axis]
+            first = [d for i, d in enumerate(shapes[0]) if i != axis]
+            if len(shape) != rank or any(a is not None and b is not None and a != b
+                                         for a, b in zip(first, other)):
+                raise ValueError(f'Layer "{self.name}": a Concatenate layer requires inputs '
+                                 "with matching shapes except for the concatenation axis. "
+                                 f"Received: input_shape={[format_shape(s) for s in shapes]}")
+        return _api().concat(inputs, axis=axis)
+
+
+def _functional(cls):
+    def merge(inputs, **kwargs):
+        return cls(**kwargs)(inputs)
+
+    merge.__name__ = cls.__name__.lower()
+    merge.__doc__ = f"Functional interface to `{cls.__name__}`."
+    return merge
+
+
+add, subtract, multiply = _functional(Add), _functional(Subtract), _functional(Multiply)
+average, maximum, minimum = _functional(Average), _functional(Maximum), _functional(Minimum)
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """Functional interface to `Concatenate`."""
+    return Concatenate(axis=axis, **kwargs)(inputs)

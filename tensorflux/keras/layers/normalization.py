@@ -1,0 +1,106 @@
+"""Keras `BatchNormalization`: batch statistics while training, moving averages otherwise.
+
+The moving-average updates are graph ops in the layer's `updates` (and in UPDATE_OPS); they
+move toward the batch statistics only when the learning phase (or `training=`) is true.
+Like Keras' fused kernel, 4-D inputs update the moving variance with the unbiased batch
+variance; other ranks use the biased one.
+"""
+
+from __future__ import annotations
+
+from tensorflux.keras import constraints, initializers, regularizers
+from tensorflux.keras.engine.base_layer import InputSpec, Layer
+from tensorflux.keras.layers.core import smart_cond, training_value
+
+__all__ = ["BatchNormalization"]
+
+
+def _api():
+    import tensorflux
+
+    return tensorflux
+
+
+class BatchNormalization(Layer):
+    """gamma * (x - mean) / sqrt(var + epsilon) + beta over `axis` (default last)."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones",
+                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(axis, int):
+            raise ValueError(f'Layer "{self.name}": axis must be an int, got {axis!r}.')
+        self.axis = axis
+        self.momentum, self.epsilon = float(momentum), float(epsilon)
+        self.center, self.scale = center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        axis = self.axis % rank if -rank <= self.axis < rank else None
+        if axis is None or input_shape[axis] is None:
+            raise ValueError(f'Layer "{self.name}": axis {self.axis} of input shape '
+                             f"{input_shape} must exist and be defined.")
+        self._axis = axis
+        size = (input_shape[axis],)
+        self.gamma = (self.add_weight("gamma", size, initializer=self.gamma_initializer,
+                                      regularizer=self.gamma_regularizer,
+                                      constraint=self.gamma_constraint)
+                      if self.scale else None)
+        self.beta = (self.add_weight("beta", size, initializer=self.beta_initializer,
+                                     regularizer=self.beta_regularizer,
+                                     constraint=self.beta_constraint)
+                     if self.center else None)
+        self.moving_mean = self.add_weight("moving_mean", size, trainable=False,
+                                           initializer=self.moving_mean_initializer)
+        self.moving_variance = self.add_weight("moving_variance", size, trainable=False,
+                                               initializer=self.moving_variance_initializer)
+        self.input_spec = InputSpec(ndim=rank, axes={axis: input_shape[axis]})
+        self.built = True
+
+    def call(self, inputs, training=None):
+        tf = _api()
+        rank = inputs.get_shape().ndims
+        reduce_axes = [i for i in range(rank) if i != self._axis]
+        shape = [1] * rank
+        shape[self._axis] = -1
+
+        def broadcast(v):
+            return None if v is None else (v if self._axis == rank - 1 else tf.reshape(v, shape))
+
+        gamma, beta = broadcast(self.gamma), broadcast(self.beta)
+        training = training_value(training)
+
+        def normalize(mean, variance):
+            return tf.nn.batch_normalization(inputs, broadcast(mean), broadcast(variance), beta,
+                                             gamma, self.epsilon)
+
+        if training is False or training == 0:
+            return normalize(self.moving_mean, self.moving_variance)
+        mean, variance = tf.nn.moments(inputs, reduce_axes)
+        outputs = smart_cond(training, lambda: normalize(mean, variance),
+                             lambda: normalize(self.moving_mean, self.moving_variance))
+        if rank == 4:
+            count = tf.cast(tf.reduce_prod(tf.gather(tf.shape(inputs), reduce_axes)),
+                            variance.dtype)
+            variance = variance * count / tf.maximum(count - 1.0, 1.0)
+        new_mean = smart_cond(training, lambda: mean, lambda: tf.identity(self.moving_mean))
+        new_variance = smart_cond(training, lambda: variance,
+                                  lambda: tf.identity(self.moving_variance))
+        decay = 1.0 - self.momentum
+        updates = [tf.assign_sub(self.moving_mean, (self.moving_mean - new_mean) * decay),
+                   tf.assign_sub(self.moving_variance,
+                                 (self.moving_variance - new_variance) * decay)]
+        self.add_update(updates)
+        for update in updates:
+            tf.add_to_collection(tf.GraphKeys.UPDATE_OPS, update)
+        return outputs

@@ -1,0 +1,131 @@
+"""`tf.keras.optimizers`: Keras-named optimizers running as TF1 `tf.train` optimizers.
+
+Each class builds the matching `tf.train` optimizer (`SGD` -> GradientDescent or Momentum,
+`Adam`, `RMSprop`, `Adagrad`) with Keras' defaults; `lr` is accepted for `learning_rate`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "get"]
+
+
+def _api():
+    import tensorflux
+
+    return tensorflux
+
+
+class Optimizer:
+    """A Keras optimizer: hyper-parameters plus the `tf.train` optimizer that applies them.
+
+    The learning rate lives in a non-trainable variable `lr` (`<name>/lr`, created in the
+    graph where the optimizer is used), so `backend.set_value(optimizer.lr, value)` and the
+    learning-rate callbacks change it between steps.
+    """
+
+    def __init__(self, learning_rate, lr, name):
+        self.learning_rate = float(lr if lr is not None else learning_rate)
+        self._name = name
+        self._lr = None
+        self._tf_optimizer = None
+
+    @property
+    def lr(self):
+        """The learning-rate variable of the default graph."""
+        tf = _api()
+        graph = tf.get_default_graph()
+        if self._lr is None or self._lr.graph is not graph:
+            with graph.name_scope(None), graph.name_scope(self._name):
+                self._lr = tf.Variable(self.learning_rate, trainable=False, name="lr",
+                                       dtype=tf.float32)
+            self._tf_optimizer = None
+        return self._lr
+
+    @property
+    def tf_optimizer(self):
+        """The `tf.train` optimizer for the default graph, reading the `lr` variable."""
+        lr = self.lr
+        if self._tf_optimizer is None:
+            self._tf_optimizer = self._make(lr)
+        return self._tf_optimizer
+
+    def minimize(self, loss, var_list=None, global_step=None):
+        with loss.graph.as_default():
+            return self.tf_optimizer.minimize(loss, var_list=var_list, global_step=global_step)
+
+    def get_updates(self, loss, params):
+        return [self.minimize(loss, var_list=params)]
+
+    def get_config(self):
+        """The constructor arguments (hyper-parameters and name)."""
+        config = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        config["name"] = self._name
+        return config
+
+
+class SGD(Optimizer):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, lr=None, name="SGD"):
+        self.momentum = float(momentum)
+        self.nesterov = bool(nesterov)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        tf = _api()
+        if self.momentum:
+            return tf.train.MomentumOptimizer(lr, self.momentum,
+                                              use_nesterov=self.nesterov, name=self._name)
+        return tf.train.GradientDescentOptimizer(lr, name=self._name)
+
+
+class Adam(Optimizer):
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False, lr=None, name="Adam"):
+        if amsgrad:
+            raise ValueError("Adam: amsgrad=True is not supported.")
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return _api().train.AdamOptimizer(lr, beta1=self.beta_1,
+                                          beta2=self.beta_2, epsilon=self.epsilon,
+                                          name=self._name)
+
+
+class RMSprop(Optimizer):
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
+                 centered=False, lr=None, name="RMSprop"):
+        self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
+        self.centered = bool(centered)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return _api().train.RMSPropOptimizer(lr, decay=self.rho,
+                                             momentum=self.momentum, epsilon=self.epsilon,
+                                             centered=self.centered, name=self._name)
+
+
+class Adagrad(Optimizer):
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
+                 lr=None, name="Adagrad"):
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return _api().train.AdagradOptimizer(
+            lr, initial_accumulator_value=self.initial_accumulator_value,
+            name=self._name)
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+
+
+def get(identifier):
+    """A Keras optimizer from a name ('sgd', 'adam', ...) or instance; `tf.train` optimizers
+    pass through."""
+    tf = _api()
+    if isinstance(identifier, (Optimizer, tf.train.Optimizer)):
+        return identifier
+    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
+        return _BY_NAME[identifier.lower()]()
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")

@@ -1,0 +1,3 @@
+"""`tf.keras.preprocessing`: sequence padding."""
+
+from tensorflux.keras.preprocessing import sequence

@@ -1,0 +1,106 @@
+"""tf.keras.callbacks driven by Model.fit."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+K = tf.keras
+
+
+def _model():
+    model = K.Sequential([K.layers.Dense(1, input_shape=(2,))])
+    model.compile(K.optimizers.SGD(0.1), "mse")
+    return model
+
+
+def _data():
+    rng = np.random.RandomState(0)
+    x = rng.randn(40, 2).astype(np.float32)
+    return x, x @ np.array([[1.0], [2.0]], np.float32)
+
+
+def test_hooks_order_and_batch_logs():
+    events = []
+    callback = K.callbacks.LambdaCallback(
+        on_train_begin=lambda logs: events.append("train_begin"),
+        on_epoch_end=lambda epoch, logs: events.append(("epoch", epoch, sorted(logs))),
+        on_batch_end=lambda batch, logs: events.append(("batch", batch, logs["size"])),
+        on_train_end=lambda logs: events.append("train_end"))
+    x, y = _data()
+    model = _model()
+    model.fit(x, y, batch_size=16, epochs=2, verbose=0, callbacks=[callback],
+              validation_data=(x, y))
+    assert events == ["train_begin", ("batch", 0, 16), ("batch", 1, 16), ("batch", 2, 8),
+                      ("epoch", 0, ["loss", "val_loss"]), ("batch", 0, 16), ("batch", 1, 16),
+                      ("batch", 2, 8), ("epoch", 1, ["loss", "val_loss"]), "train_end"]
+
+
+def test_early_stopping_restores_best_weights():
+    x, y = _data()
+    model = _model()
+    stop = K.callbacks.EarlyStopping(monitor="loss", patience=1, min_delta=10.0,
+                                     restore_best_weights=True)
+    history = model.fit(x, y, epochs=10, batch_size=40, verbose=0, callbacks=[stop])
+    assert history.epoch == [0, 1] and stop.stopped_epoch == 1
+
+
+def test_model_checkpoint_best_only_and_csv_logger(tmp_path):
+    x, y = _data()
+    model = _model()
+    path = str(tmp_path / "w-{epoch:02d}.ckpt")
+    log = tmp_path / "log.csv"
+    model.fit(x, y, epochs=3, batch_size=40, verbose=0, callbacks=[
+        K.callbacks.ModelCheckpoint(path, monitor="loss", save_best_only=True,
+                                    save_weights_only=True),
+        K.callbacks.CSVLogger(str(log))])
+    assert (tmp_path / "w-03.ckpt.index").exists()
+    weights = model.get_weights()
+    model.set_weights([np.zeros_like(w) for w in weights])
+    model.load_weights(str(tmp_path / "w-03.ckpt"))
+    np.testing.assert_array_equal(model.get_weights()[0], weights[0])
+    rows = log.read_text().splitlines()
+    assert rows[0] == "epoch,loss" and len(rows) == 4
+    with pytest.raises(ValueError, match="save_weights_only=True"):
+        K.callbacks.ModelCheckpoint(path)
+
+
+def test_terminate_on_nan():
+    x, y = _data()
+    model = K.Sequential([K.layers.Dense(1, input_shape=(2,))])
+    model.compile(K.optimizers.SGD(1e6), "mse")
+    with np.errstate(all="ignore"):
+        history = model.fit(x * 1e3, y, epochs=5, batch_size=8, verbose=0,
+                            callbacks=[K.callbacks.TerminateOnNaN()])
+    assert len(history.epoch) < 5
+
+
+def test_learning_rate_scheduler_and_set_value():
+    x, y = _data()
+    model = _model()
+    seen = []
+    history = model.fit(x, y, epochs=3, batch_size=40, verbose=0, callbacks=[
+        K.callbacks.LearningRateScheduler(lambda epoch: 0.1 / (epoch + 1)),
+        K.callbacks.LambdaCallback(on_epoch_begin=lambda epoch, logs: seen.append(
+            float(K.backend.get_value(model.optimizer.lr))))])
+    np.testing.assert_allclose(seen, [0.1, 0.05, 0.1 / 3], rtol=1e-6)
+    np.testing.assert_allclose(history.history["lr"], seen, rtol=1e-6)
+    K.backend.set_value(model.optimizer.lr, 0.0)
+    before = model.get_weights()
+    model.train_on_batch(x, y)
+    np.testing.assert_array_equal(model.get_weights()[0], before[0])
+
+
+def test_reduce_lr_on_plateau():
+    x, y = _data()
+    model = _model()
+    reduce = K.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1,
+                                           min_lr=0.015)
+    K.backend.set_value(model.optimizer.lr, 0.08)
+    model.set_weights([np.zeros((2, 1)), np.zeros(1)])
+    history = model.fit(x, y * 0, epochs=5, batch_size=40, verbose=0, callbacks=[reduce])
+    np.testing.assert_allclose(history.history["lr"], [0.08, 0.08, 0.04, 0.02, 0.015],
+                               rtol=1e-6)
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    with pytest.raises(ValueError, match='must have a "lr" variable'):
+        model.fit(x, y, epochs=1, verbose=0, callbacks=[K.callbacks.ReduceLROnPlateau()])
