@@ -98,6 +98,9 @@ NAMES["nn"] = NAMES["nn"] + ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder",
 ROOT += ["required_space_to_batch_paddings"]
 NAMES["strings"] = ["unicode_transcode", "unicode_encode", "unicode_script",
                     "unsorted_segment_join", "ngrams", "join", "split"]
+NAMES["keras"] = ["layers", "backend", "Sequential", "Model", "Input", "optimizers", "losses",
+                  "activations", "initializers", "regularizers", "constraints", "utils",
+                  "metrics", "models"]
 
 
 def test_root_names():
