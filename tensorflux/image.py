@@ -8,6 +8,7 @@ from tensorflux.ops.image_codec_ops import (
     decode_png,
     encode_jpeg,
     encode_png,
+    extract_jpeg_shape,
     is_jpeg,
 )
 from tensorflux.ops.image_color_ops import (
@@ -94,4 +95,5 @@ __all__ += [
     "non_max_suppression_with_scores", "psnr", "rgb_to_yiq", "rgb_to_yuv", "sobel_edges", "ssim",
     "ssim_multiscale", "total_variation", "yiq_to_rgb", "yuv_to_rgb", "draw_bounding_boxes",
     "sample_distorted_bounding_box", "combined_non_max_suppression", "extract_glimpse",
+    "extract_jpeg_shape",
 ]

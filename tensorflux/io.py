@@ -3,7 +3,8 @@
 from tensorflux.lib.tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
                                      tf_record_iterator)
 from tensorflux.ops.image_codec_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg,
-                                            decode_png, encode_jpeg, encode_png, is_jpeg)
+                                            decode_png, encode_jpeg, encode_png,
+                                            extract_jpeg_shape, is_jpeg)
 from tensorflux.ops.io_ops_readers import matching_files, read_file, write_file
 from tensorflux.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,
                                         decode_csv, parse_example, parse_single_example)

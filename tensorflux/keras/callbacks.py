@@ -13,7 +13,8 @@ import csv
 import numpy as np
 
 __all__ = ["Callback", "History", "EarlyStopping", "ModelCheckpoint", "LambdaCallback",
-           "TerminateOnNaN", "CSVLogger", "LearningRateScheduler", "ReduceLROnPlateau"]
+           "TerminateOnNaN", "CSVLogger", "LearningRateScheduler", "ReduceLROnPlateau",
+           "TensorBoard"]
 
 
 class Callback:
@@ -112,14 +113,13 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the weights (`save_weights`) to `filepath` (formatted with epoch and logs)."""
+    """Saves the model (`save`) or only its weights (`save_weights`, a tf.train.Saver
+    checkpoint) to `filepath` (formatted with epoch and logs)."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", period=1, save_freq="epoch"):
         super().__init__()
-        if not save_weights_only:
-            raise ValueError("ModelCheckpoint: only save_weights_only=True is supported "
-                             "(checkpoints are tf.train.Saver files).")
+        self.save_weights_only = save_weights_only
         if save_freq != "epoch":
             raise ValueError("ModelCheckpoint: only save_freq='epoch' is supported.")
         self.filepath, self.monitor, self.save_best_only = filepath, monitor, save_best_only
@@ -136,7 +136,10 @@ class ModelCheckpoint(Callback):
             if current is None or not self._op(current, self.best):
                 return
             self.best = current
-        self.model.save_weights(path)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
 
 
 class LambdaCallback(Callback):
@@ -259,3 +262,68 @@ class ReduceLROnPlateau(Callback):
                 if old > self.min_lr:
                     backend.set_value(lr, max(old * self.factor, self.min_lr))
                     self.cooldown_counter, self.wait = self.cooldown, 0
+
+
+class TensorBoard(Callback):
+    """Writes TensorBoard event files to `log_dir`: the graph (`write_graph`), each epoch's
+    logs as scalars (tag = the log name, step = the epoch; with `update_freq='batch'` or an
+    int, also `batch_<name>` scalars every that many samples), and every `histogram_freq`
+    epochs a histogram of each weight."""
+
+    def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
+                 write_grads=False, write_images=False, update_freq="epoch", **kwargs):
+        super().__init__()
+        if update_freq not in ("epoch", "batch") and not isinstance(update_freq, int):
+            raise ValueError(f"TensorBoard: update_freq must be 'epoch', 'batch' or an int, "
+                             f"got {update_freq!r}")
+        self.log_dir, self.histogram_freq = str(log_dir), int(histogram_freq or 0)
+        self.batch_size, self.write_graph, self.update_freq = batch_size, write_graph, update_freq
+        self.writer = None
+        self._samples = self._written_at = 0
+
+    def set_model(self, model):
+        from tensorflux.summary.writer import FileWriter
+
+        super().set_model(model)
+        graph = model.weights[0].graph if self.write_graph and model.weights else None
+        self.writer = FileWriter(self.log_dir, graph=graph)
+
+    def _write_scalars(self, logs, step, prefix=""):
+        from tensorflux.protos import summary_pb2
+
+        summary = summary_pb2.Summary()
+        for name, value in logs.items():
+            if name in ("batch", "size") or not np.isscalar(value):
+                continue
+            summary.value.add(tag=prefix + name, simple_value=float(value))
+        self.writer.add_summary(summary, step)
+
+    def on_batch_end(self, batch, logs=None):
+        if self.update_freq == "epoch" or self.writer is None:
+            return
+        logs = logs or {}
+        self._samples += int(logs.get("size", 1))
+        every = 1 if self.update_freq == "batch" else self.update_freq
+        if self.update_freq == "batch" or self._samples - self._written_at >= every:
+            self._write_scalars(logs, self._samples, prefix="batch_")
+            self._written_at = self._samples
+
+    on_train_batch_end = on_batch_end
+
+    def on_epoch_end(self, epoch, logs=None):
+        from tensorflux.ops.summary_ops import histogram_proto
+        from tensorflux.protos import summary_pb2
+
+        if self.writer is None:
+            return
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            summary = summary_pb2.Summary()
+            for var, value in zip(self.model.weights, self.model.get_weights()):
+                summary.value.add(tag=var.op.name, histo=histogram_proto(np.asarray(value)))
+            self.writer.add_summary(summary, epoch)
+        self._write_scalars(logs or {}, epoch)
+        self.writer.flush()
+
+    def on_train_end(self, logs=None):
+        if self.writer is not None:
+            self.writer.close()

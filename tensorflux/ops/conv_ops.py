@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -314,14 +314,27 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
                   **_conv_attrs(strides, padding, data_format, dilations))
 
 
+def _with_sizes_shape(result, sizes):
+    """Refines `result`'s static shape with the partially known shape the `sizes` tensor
+    denotes (e.g. `tf.stack([tf.shape(x)[0], 8, 8, 2])` gives `[?, 8, 8, 2]`)."""
+    from tensorflux.ops.shape_ops import constant_value_as_shape
+
+    known = constant_value_as_shape(sizes)
+    if known.ndims is not None and result.shape.is_compatible_with(known):
+        result.set_shape(known)
+    return result
+
+
 def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,
                           padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
                           dilations=(1, 1, 1, 1), name=None, filters=None):
     """The gradient of conv2d with respect to its input, of shape `input_sizes`."""
     filter = _pick(filters, "filters", filter, "filter")
-    return Conv2DBackpropInput(input_sizes, filter, out_backprop,
-                               use_cudnn_on_gpu=use_cudnn_on_gpu, name=name,
-                               **_conv_attrs(strides, padding, data_format, dilations))
+    input_sizes = convert_to_tensor(input_sizes, preferred_dtype=dtypes.int32)
+    result = Conv2DBackpropInput(input_sizes, filter, out_backprop,
+                                 use_cudnn_on_gpu=use_cudnn_on_gpu, name=name,
+                                 **_conv_attrs(strides, padding, data_format, dilations))
+    return _with_sizes_shape(result, input_sizes)
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
@@ -359,11 +372,11 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         if depth is not None and out_depth is not None and depth != out_depth:
             raise ValueError(f"input channels does not match filter's input channels, "
                              f"{depth} != {out_depth}")
-        if not hasattr(output_shape, "op"):
-            output_shape = convert_to_tensor(np.asarray(output_shape, dtype=np.int32),
-                                             name="output_shape")
-        return Conv2DBackpropInput(output_shape, filter, value, name=scope,
-                                   **_conv_attrs(strides, padding, data_format, dilations))
+        output_shape = convert_to_tensor(output_shape, preferred_dtype=dtypes.int32,
+                                         name="output_shape")
+        result = Conv2DBackpropInput(output_shape, filter, value, name=scope,
+                                     **_conv_attrs(strides, padding, data_format, dilations))
+        return _with_sizes_shape(result, output_shape)
 
 
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",

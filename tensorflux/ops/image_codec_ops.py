@@ -182,6 +182,63 @@ def _decode_jpeg_kernel(channels, ratio):
     return decode_jpeg
 
 
+ExtractJpegShape = define_op(
+    "ExtractJpegShape", inputs=["contents: string"], outputs=["image_shape: output_type"],
+    attrs=["output_type: {int32, int64} = int32"], differentiable=False)
+
+
+@ExtractJpegShape.shape_fn
+def _extract_jpeg_shape_shape(contents):
+    _scalar_contents(contents)
+    return TensorShape([3])
+
+
+# Start-of-frame markers (baseline, progressive, lossless, ...); not DHT, JPG or DAC.
+_SOF_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def jpeg_header_shape(data: bytes):
+    """(height, width, components) from a JPEG's start-of-frame header, or None."""
+    if data[:2] != b"\xff\xd8":
+        return None
+    pos = 2
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            return None
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+            pos += 2
+            continue
+        length = int.from_bytes(data[pos + 2:pos + 4], "big")
+        if marker in _SOF_MARKERS:
+            if length < 8 or pos + 10 > len(data):
+                return None
+            height = int.from_bytes(data[pos + 5:pos + 7], "big")
+            width = int.from_bytes(data[pos + 7:pos + 9], "big")
+            return height, width, data[pos + 9]
+        if marker == 0xDA or length < 2:  # scan data before any frame header
+            return None
+        pos += 2 + length
+    return None
+
+
+@ExtractJpegShape.kernel(factory=True)
+def _extract_jpeg_shape_kernel(output_type):
+    np_type = output_type.as_numpy_dtype
+
+    def extract_jpeg_shape(contents):
+        shape = jpeg_header_shape(_contents(contents))
+        if shape is None:
+            raise _invalid("ExtractJpegShape: Invalid JPEG data or crop window, the contents "
+                           "have no JPEG frame header.")
+        return np.asarray(shape, dtype=np_type)
+
+    return extract_jpeg_shape
+
+
 EncodeJpeg = define_op(
     "EncodeJpeg", inputs=["image: uint8"], outputs=["contents: string"],
     attrs=["format: {'', 'grayscale', 'rgb'} = ''", "quality: int = 95",
@@ -405,3 +462,8 @@ def is_jpeg(contents, name=None):
     with graph_mod.get_default_graph().name_scope(name or "is_jpeg") as scope:
         head = string_text_ops.substr(contents, 0, 3)
         return math_ops.equal(head, b"\xff\xd8\xff", name=scope)
+
+
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+    """[height, width, channels] of a JPEG image, read from its header without decoding."""
+    return ExtractJpegShape(_string(contents), output_type=output_type, name=name)

@@ -129,7 +129,7 @@ def _parse_single_example_kernel(num_sparse, sparse_keys, dense_keys, sparse_typ
             np.asarray(serialized).reshape(1), (), spec, defaults)
         indices = [i[:, 1:] for i in indices]
         shapes = [s[1:] for s in shapes]
-        dense = [d[0] for d in dense]
+        dense = [d.reshape(d.shape[1:]) for d in dense]  # 0-d string stays an ndarray
         return _flat_outputs(indices, values, shapes, dense)
 
     return kernel

@@ -149,7 +149,7 @@ def _parse_sequence_kernel(Ncontext_sparse, Ncontext_dense, Nfeature_list_sparse
             d_values.append(flat.reshape((len(steps),) + shape))
         c_indices = [i[:, 1:] for i in c_indices]
         c_shapes = [s[1:] for s in c_shapes]
-        c_dense = [d[0] for d in c_dense]
+        c_dense = [d.reshape(d.shape[1:]) for d in c_dense]  # 0-d string stays an ndarray
         outputs = (c_indices + c_values + c_shapes + c_dense + s_indices + s_values + s_shapes
                    + d_values)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)

@@ -61,8 +61,40 @@ def test_model_checkpoint_best_only_and_csv_logger(tmp_path):
     np.testing.assert_array_equal(model.get_weights()[0], weights[0])
     rows = log.read_text().splitlines()
     assert rows[0] == "epoch,loss" and len(rows) == 4
-    with pytest.raises(ValueError, match="save_weights_only=True"):
-        K.callbacks.ModelCheckpoint(path)
+    full = str(tmp_path / "model-{epoch}.h5")
+    model.fit(x, y, epochs=2, batch_size=40, verbose=0,
+              callbacks=[K.callbacks.ModelCheckpoint(full, monitor="loss")])
+    restored = K.models.load_model(str(tmp_path / "model-2.h5"))
+    for value, ref in zip(restored.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(value, ref)
+
+
+def test_tensorboard_writes_graph_epoch_scalars_and_histograms(tmp_path):
+    import os
+
+    x, y = _data()
+    model = _model()
+    board = K.callbacks.TensorBoard(log_dir=str(tmp_path), histogram_freq=1,
+                                    update_freq="batch")
+    history = model.fit(x, y, epochs=2, batch_size=16, verbose=0, callbacks=[board],
+                        validation_data=(x, y))
+    (event_file,) = [f for f in os.listdir(tmp_path) if f.startswith("events.out.tfevents")]
+    scalars, histos, graphs = {}, set(), 0
+    for event in tf.train.summary_iterator(str(tmp_path / event_file)):
+        graphs += bool(event.graph_def)
+        for value in event.summary.value:
+            if value.HasField("histo"):
+                histos.add((value.tag, event.step))
+            else:
+                scalars.setdefault(value.tag, []).append((event.step, value.simple_value))
+    assert graphs == 1
+    assert [v for _, v in scalars["loss"]] == pytest.approx(history.history["loss"])
+    assert [s for s, _ in scalars["val_loss"]] == [0, 1]
+    assert [s for s, _ in scalars["batch_loss"]] == [16, 32, 40, 56, 72, 80]
+    kernel = model.weights[0].op.name
+    assert {(kernel, 0), (kernel, 1)} <= histos
+    with pytest.raises(ValueError, match="update_freq"):
+        K.callbacks.TensorBoard(update_freq="sometimes")
 
 
 def test_terminate_on_nan():

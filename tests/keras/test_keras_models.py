@@ -134,6 +134,42 @@ def test_save_and_load_weights(tmp_path):
         np.testing.assert_array_equal(value, ref)
 
 
+def test_load_weights_into_a_second_instance_of_the_architecture(tmp_path):
+    # The second model's layers get other names (dense_2, batch_normalization_1, ...); weights
+    # are matched by the model's structure, as Keras does.
+    def build():
+        return K.Sequential([K.layers.Dense(4, input_shape=(3,)),
+                             K.layers.BatchNormalization(), K.layers.Dense(2)])
+
+    first, second = build(), build()
+    assert first.layers[0].name != second.layers[0].name
+    first.set_weights([np.full(w.shape, i + 1.0) for i, w in enumerate(first.get_weights())])
+    path = str(tmp_path / "weights.h5")
+    first.save_weights(path)
+    second.load_weights(path)
+    for value, ref in zip(second.get_weights(), first.get_weights()):
+        np.testing.assert_array_equal(value, ref)
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(second.predict(x), first.predict(x), rtol=1e-6)
+
+
+def test_fit_evaluate_predict_on_a_tf_data_dataset():
+    x, y = _blobs(60)
+    model = K.Sequential([K.layers.Dense(3, activation="softmax", input_shape=(4,))])
+    model.compile(K.optimizers.SGD(0.1), "sparse_categorical_crossentropy")
+    train = tf.data.Dataset.from_tensor_slices((x, y)).batch(20).repeat()
+    history = model.fit(train, steps_per_epoch=3, epochs=3, verbose=0)
+    assert len(history.history["loss"]) == 3
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    evaluation = tf.data.Dataset.from_tensor_slices((x, y)).batch(20)
+    expect = model.evaluate(x, y, batch_size=20, verbose=0)
+    assert model.evaluate(evaluation, steps=3, verbose=0) == pytest.approx(expect, rel=1e-5)
+    predicted = model.predict(tf.data.Dataset.from_tensor_slices(x).batch(25), steps=5)
+    np.testing.assert_allclose(predicted, model.predict(x), rtol=1e-5)  # ran out after 3
+    with pytest.raises(ValueError, match="steps"):
+        model.fit(train, epochs=1, verbose=0)
+
+
 def test_summary_and_errors(capsys):
     model = K.Sequential([K.layers.Dense(8, input_shape=(4,)), K.layers.Dense(2)])
     model.summary()
@@ -167,6 +203,15 @@ def test_multi_input_model_and_nested_model():
                                rtol=1e-5)
     model.compile("sgd", "mse")
     assert np.isfinite(model.train_on_batch([xa, xb], np.zeros((4, 1))))
+    # inputs given as a dict keyed by the Input layers' names
+    np.testing.assert_allclose(model.predict({"b": xb, "a": xa}), model.predict([xa, xb]))
+    before = model.evaluate([xa, xb], np.zeros((4, 1)), verbose=0)
+    assert model.evaluate({"a": xa, "b": xb}, np.zeros((4, 1)), verbose=0) == before
+    history = model.fit({"a": xa, "b": xb}, np.zeros((4, 1)), epochs=2, verbose=0,
+                        validation_split=0.25)
+    assert sorted(history.history) == ["loss", "val_loss"]
+    with pytest.raises(ValueError, match="No data provided for \\['b'\\]"):
+        model.predict({"a": xa})
 
 
 def test_model_and_layer_connectivity_and_backend_function():

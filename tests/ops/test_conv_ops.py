@@ -295,6 +295,21 @@ def test_conv2d_transpose_is_backprop_input():
         tf.nn.conv2d_transpose(value, np.ones((3, 3, 2, 5)), [2, 6, 6, 2], strides=2)
 
 
+def test_conv2d_transpose_dynamic_output_shape_keeps_known_dims():
+    value = tf.placeholder(tf.float64, [None, 3, 3, 4])
+    f = RNG.standard_normal((3, 3, 2, 4))
+    packed = tf.stack([tf.shape(value)[0], 6, 6, 2])
+    y = tf.nn.conv2d_transpose(value, f, output_shape=packed, strides=[1, 2, 2, 1])
+    y_list = tf.nn.conv2d_transpose(value, f, [tf.shape(value)[0], 6, 6, 2], [1, 2, 2, 1])
+    dx = tf.nn.conv2d_backprop_input(packed, f, value, [1, 2, 2, 1], "SAME")
+    for t in (y, y_list, dx):
+        assert t.shape.as_list() == [None, 6, 6, 2]
+    v = RNG.standard_normal((2, 3, 3, 4))
+    expect = ref_conv_backprop_input((2, 6, 6, 2), f, v, (2, 2), (1, 1), "SAME")
+    for got in run([y, y_list, dx], {value: v}):
+        np.testing.assert_allclose(got, expect, atol=1e-10)
+
+
 # -- DepthwiseConv2dNative ------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ import tensorflux as tf
 from tensorflux.lib import png
 
 COVERED_OPS = {"DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg", "DecodeGif", "DecodeBmp",
-               "DecodeImage"}
+               "DecodeImage", "ExtractJpegShape"}
 GRADIENT_CASES = []
 
 Image = pytest.importorskip("PIL.Image")
@@ -201,6 +201,26 @@ def test_is_jpeg_and_read_file_pipeline(tmp_path):
     value, is_jpeg = run([image, flags])
     np.testing.assert_array_equal(value, SMOOTH)
     assert list(is_jpeg) == [False, True]
+
+
+def test_extract_jpeg_shape_reads_the_frame_header():
+    gray = SMOOTH[:17, :, 0]
+    contents = tf.placeholder(tf.string, [])
+    shape = tf.image.extract_jpeg_shape(contents)
+    shape64 = tf.image.extract_jpeg_shape(contents, output_type=tf.int64)
+    assert shape.shape.as_list() == [3] and shape.dtype == tf.int32
+    assert shape.op.type == "ExtractJpegShape" and shape64.dtype == tf.int64
+    with tf.Session() as sess:
+        for data, expect in [(pillow_bytes(SMOOTH, "JPEG"), [24, 40, 3]),
+                             (pillow_bytes(gray, "JPEG", progressive=True), [17, 40, 1]),
+                             (pillow_bytes(SMOOTH, "JPEG", dpi=(90, 90)), [24, 40, 3])]:
+            got, got64 = sess.run([shape, shape64], {contents: data})
+            assert got.tolist() == expect and got.dtype == np.int32
+            assert got64.tolist() == expect and got64.dtype == np.int64
+        with pytest.raises(tf.errors.InvalidArgumentError, match="ExtractJpegShape"):
+            sess.run(shape, {contents: pillow_bytes(SMOOTH, "PNG")})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="ExtractJpegShape"):
+            sess.run(shape, {contents: pillow_bytes(SMOOTH, "JPEG")[:12]})
 
 
 def test_missing_pillow_is_unimplemented(monkeypatch):

@@ -83,6 +83,36 @@ def test_parse_example_batch_with_defaults_and_var_len(graph):
     np.testing.assert_array_equal(out["v"].dense_shape, [3, 3])
 
 
+def test_parse_single_example_scalar_string_feeds_decode_raw(graph):
+    # A 0-d string output must stay an ndarray for the kernels that consume it (as in the
+    # TFRecord -> parse_single_example -> decode_raw input pipelines).
+    record = tf.placeholder(tf.string, [])
+    parsed = tf.parse_single_example(record, {"raw": tf.FixedLenFeature([], tf.string),
+                                              "n": tf.FixedLenFeature([], tf.int64)})
+    decoded = tf.decode_raw(parsed["raw"], tf.uint8)
+    joined = tf.strings.join([parsed["raw"], "!"])
+    data = _example(raw=[bytes([1, 2, 250])], n=[4])
+    with tf.Session() as sess:
+        got, text, n = sess.run([decoded, joined, parsed["n"]], {record: data})
+    np.testing.assert_array_equal(got, [1, 2, 250])
+    assert got.dtype == np.uint8 and text == bytes([1, 2, 250]) + b"!" and n == 4
+    ds = tf.data.Dataset.from_tensor_slices([data, _example(raw=[b"\x07"], n=[1])])
+    ds = ds.map(lambda s: tf.decode_raw(
+        tf.parse_single_example(s, {"raw": tf.FixedLenFeature([], tf.string)})["raw"], tf.uint8))
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert sess.run(nxt).tolist() == [1, 2, 250]
+        assert sess.run(nxt).tolist() == [7]
+    seq = tf.train.SequenceExample()
+    seq.context.feature["raw"].bytes_list.value.append(bytes([3, 4]))
+    context, _ = tf.parse_single_sequence_example(
+        record, context_features={"raw": tf.FixedLenFeature([], tf.string)})
+    with tf.Session() as sess:
+        got = sess.run(tf.decode_raw(context["raw"], tf.uint8),
+                       {record: seq.SerializeToString()})
+    assert got.tolist() == [3, 4]
+
+
 def test_fixed_len_sequence_feature(graph):
     serialized = tf.placeholder(tf.string, [None])
     parsed = tf.parse_example(serialized, {

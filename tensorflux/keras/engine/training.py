@@ -16,7 +16,11 @@ import numpy as np
 from tensorflux.keras import backend, losses, metrics, optimizers
 from tensorflux.keras.callbacks import History
 from tensorflux.keras.engine.base_layer import keras_history
-from tensorflux.keras.engine.training_generator import GeneratorMixin, is_generator_like
+from tensorflux.keras.engine.training_generator import (
+    GeneratorMixin,
+    dataset_batches,
+    is_generator_like,
+)
 
 __all__ = ["TrainingMixin"]
 
@@ -193,12 +197,34 @@ class TrainingMixin(GeneratorMixin):
 
     def _ensure_inputs(self, x):
         if self.inputs is None:
+            x = self._input_arrays(x)
             first = np.asarray(_as_list(x)[0] if isinstance(x, (list, tuple)) else x)
             self._build_input(first.shape, None)
+
+    def _input_names(self):
+        names = []
+        for tensor in self.inputs or []:
+            history = keras_history(tensor)
+            names.append(history[0].layer.name if history else tensor.op.name.split("/")[0])
+        return names
+
+    def _input_arrays(self, x):
+        """`x` with a dict (keyed by input layer name) turned into the list of input arrays."""
+        if not isinstance(x, dict):
+            return x
+        if self.inputs is None:
+            return list(x.values()) if len(x) > 1 else next(iter(x.values()))
+        names = self._input_names()
+        missing = [n for n in names if n not in x]
+        if missing:
+            raise ValueError(f"No data provided for {missing}. Need data for each key in: "
+                             f"{names}")
+        return [x[n] for n in names]
 
     # -- feeding ---------------------------------------------------------------------------
 
     def _inputs_feed(self, x, index):
+        x = self._input_arrays(x)
         arrays = _as_list(x) if isinstance(x, (list, tuple)) else [x]
         if len(arrays) != len(self.inputs):
             raise ValueError(f'Model "{self.name}" expects {len(self.inputs)} input array(s), '
@@ -263,6 +289,7 @@ class TrainingMixin(GeneratorMixin):
         return weights
 
     def _num_samples(self, x):
+        x = self._input_arrays(x)
         return len(np.asarray(_as_list(x)[0] if isinstance(x, (list, tuple)) else x))
 
     def _run_batches(self, fetches, x, y, batch_size, training, order=None, callbacks=(),
@@ -311,12 +338,14 @@ class TrainingMixin(GeneratorMixin):
         `model.stop_training = True` ends training after the current batch. A generator or
         `tf.keras.utils.Sequence` as `x` trains through `fit_generator`.
         """
+        x = dataset_batches(x, steps_per_epoch, "fit") or x
         if is_generator_like(x):
             return self.fit_generator(x, steps_per_epoch=steps_per_epoch,
                                       epochs=epochs, verbose=verbose, callbacks=callbacks,
                                       validation_data=validation_data,
                                       class_weight=class_weight, initial_epoch=initial_epoch)
         self._ensure_training(x)
+        x = self._input_arrays(x)
         y = self._targets(y)
         weights = self._sample_weights(y, sample_weight, class_weight)
         batch_size = batch_size or 32
@@ -368,8 +397,13 @@ class TrainingMixin(GeneratorMixin):
             callback.on_train_end({})
         return history
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None):
-        """The loss (and metrics) over (x, y): a scalar, or a list when there are metrics."""
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
+                 steps=None):
+        """The loss (and metrics) over (x, y): a scalar, or a list when there are metrics.
+        `x` may be a tf.data Dataset of (x, y) elements, read for `steps` batches."""
+        source = dataset_batches(x, steps, "evaluate")
+        if source is not None:
+            return self.evaluate_generator(source, steps)
         self._ensure_training(x)
         fetches = [self._train["loss"]] + self._train["metrics"]
         y = self._targets(y)
@@ -381,8 +415,12 @@ class TrainingMixin(GeneratorMixin):
         values = [float(v) for v in values]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x, batch_size=None, verbose=0):
-        """The model outputs for `x`, computed in batches of `batch_size` (32)."""
+    def predict(self, x, batch_size=None, verbose=0, steps=None):
+        """The model outputs for `x`, computed in batches of `batch_size` (32); `x` may be a
+        tf.data Dataset, read for `steps` batches."""
+        source = dataset_batches(x, steps, "predict")
+        if source is not None:
+            return self.predict_generator(source, steps)
         self._ensure_inputs(x)
         session = backend.get_session()
         count = self._num_samples(x)
@@ -453,8 +491,29 @@ class TrainingMixin(GeneratorMixin):
         tf = _api()
         if self._saver is None:
             with self.weights[0].graph.as_default():
-                self._saver = tf.train.Saver(var_list=self.weights)
+                self._saver = tf.train.Saver(var_list=self._weight_keys())
         return self._saver
+
+    def _weight_keys(self):
+        """Checkpoint keys for the weights by the model's structure (the n-th layer with
+        weights and the weight's attribute name), not by variable names: as in Keras, weights
+        saved from one model load into another instance of the same architecture."""
+        keys, seen = {}, set()
+        owners = [layer for layer in self.layers if layer.weights]
+        for i, layer in enumerate(owners):
+            for j, var in enumerate(layer.weights):
+                if id(var) in seen:
+                    continue
+                attr = var.op.name.rsplit("/", 1)[-1]
+                key = f"layer_with_weights-{i}/{attr}/.ATTRIBUTES/VARIABLE_VALUE"
+                if key in keys:
+                    key = f"layer_with_weights-{i}/{attr}-{j}/.ATTRIBUTES/VARIABLE_VALUE"
+                keys[key] = var
+                seen.add(id(var))
+        for k, var in enumerate(self.weights):
+            if id(var) not in seen:
+                keys[f"weight-{k}/.ATTRIBUTES/VARIABLE_VALUE"] = var
+        return keys
 
     # -- summary ---------------------------------------------------------------------------
 

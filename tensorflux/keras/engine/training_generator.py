@@ -14,7 +14,7 @@ import numpy as np
 from tensorflux.keras import backend
 from tensorflux.keras.callbacks import History
 
-__all__ = ["GeneratorMixin", "is_generator_like"]
+__all__ = ["GeneratorMixin", "is_generator_like", "dataset_batches"]
 
 _IGNORED = ("max_queue_size", "workers", "use_multiprocessing", "shuffle")
 
@@ -27,6 +27,36 @@ def _sequence_type():
 
 def is_generator_like(x):
     return isinstance(x, _sequence_type()) or (hasattr(x, "__next__") and hasattr(x, "__iter__"))
+
+
+def dataset_batches(x, steps, where):
+    """A tf.data Dataset or Iterator as a generator of its elements (NumPy values fetched in
+    the Keras session), or None when `x` is neither. `steps` must be given."""
+    from tensorflux.data.dataset_ops import Dataset
+    from tensorflux.data.iterator_ops import Iterator
+    from tensorflux.framework import errors
+
+    if isinstance(x, Dataset):
+        iterator = x.make_one_shot_iterator()
+    elif isinstance(x, Iterator):
+        iterator = x
+    else:
+        return None
+    if steps is None:
+        raise ValueError(f"`{where}`: when using a tf.data Dataset or Iterator as input, "
+                         "specify the number of steps (`steps_per_epoch` or `steps`).")
+    element = iterator.get_next()
+
+    def elements():
+        session = backend.get_session()
+        while True:
+            try:
+                value = session.run(element)
+            except errors.OutOfRangeError:
+                return
+            yield tuple(value) if isinstance(value, list) else value
+
+    return elements()
 
 
 def _check_kwargs(kwargs, where):
@@ -58,7 +88,11 @@ class _Batches:
         if self._iterator is None:
             self._iterator = iter(self.source)
         for _ in range(self.steps):
-            yield next(self._iterator)
+            try:
+                batch = next(self._iterator)
+            except StopIteration:  # a finite source (a tf.data Dataset) ran out
+                return
+            yield batch
 
 
 def _unpack(batch, where):
