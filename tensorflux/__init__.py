@@ -73,6 +73,7 @@ from tensorflux.ops.sparse_math_ops import *  # noqa: F403
 from tensorflux.ops.sparse_reshape_ops import *  # noqa: F403
 from tensorflux.ops.sparse_array_ops import *  # noqa: F403
 from tensorflux.ops.sparse_segment_ops import *  # noqa: F403
+from tensorflux.ops.edit_distance_ops import *  # noqa: F403
 from tensorflux.ops.sparse_io_ops import *  # noqa: F403
 from tensorflux.ops import sparse_cwise_ops as _sparse_cwise_ops  # noqa: F401
 from tensorflux.ops.sparse_matmul_ops import *  # noqa: F403

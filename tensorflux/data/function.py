@@ -4,7 +4,9 @@ Contract: `TracedFunction(fn, element_types, element_shapes, element_template, .
 exactly once, at dataset construction, on placeholders standing for one element, inside a
 private `Graph` that inherits the outer graph's random seed. Tensors `fn` uses from another graph
 are captured by value when they are constants (folded with `constant_value`); any other captured
-tensor raises a ValueError naming it. Per element, `run(ctx, flat_values)` executes the graph
+tensor raises a ValueError naming it, except resources of the outer graph (lookup tables),
+which become dataset captures passed by reference (an initializable iterator's input). Per
+element, `run(ctx, flat_values)` executes the graph
 with a cached callable of a private Session (planned once per session). A function with
 stateful ops (random ops) gets a fresh session per iterator initialization, kept in
 `ctx.state`: its random sequence advances from element to element and restarts when the
@@ -19,7 +21,7 @@ import threading
 import numpy as np
 
 from tensorflux.data import structure
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -52,7 +54,11 @@ class FunctionGraph(graph_mod.Graph):
         if value is not None:
             with self.control_dependencies(None):
                 copied = constant(value, dtype=tensor.dtype.base_dtype, name=name)
-        elif tensor.graph is self.outer_graph and isinstance(tensor.graph, FunctionGraph):
+        elif tensor.graph is self.outer_graph and (
+                isinstance(tensor.graph, FunctionGraph)
+                or tensor.dtype.base_dtype == dtypes.resource):
+            # A tensor of an enclosing function, or a resource of the outer graph (a lookup
+            # table): a placeholder here, fed the value the dataset captured.
             with self.control_dependencies(None):
                 copied = placeholder(tensor.dtype.base_dtype, tensor.shape, name=name)
             self.external[tensor] = copied

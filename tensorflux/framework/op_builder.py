@@ -29,10 +29,13 @@ def _first_dtype(values):
 
 
 def _convert(op_def, arg, value, dtype, as_ref, default_dtype=None):
+    # Python values become constants named after the input, inside the op's name scope
+    # ("Sum/reduction_indices"), as TF's op_def_library names them.
     try:
         if dtype is None and default_dtype is not None and not isinstance(value, Tensor):
-            return convert_to_tensor(value, preferred_dtype=default_dtype, as_ref=as_ref)
-        return convert_to_tensor(value, dtype=dtype, as_ref=as_ref)
+            return convert_to_tensor(value, preferred_dtype=default_dtype, as_ref=as_ref,
+                                     name=arg.name)
+        return convert_to_tensor(value, dtype=dtype, as_ref=as_ref, name=arg.name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op: {err}") from None
 
@@ -85,6 +88,17 @@ def create_op_from_def(op_def: OpDef, args, kwargs, name):
             if found is not None:
                 bound[arg.type_attr] = found
 
+    if name and name.endswith("/"):
+        op_name = name[:-1]  # an absolute name from a name scope, already unique
+        graph._names_in_use.setdefault(op_name.lower(), 1)
+    else:
+        op_name = graph.unique_name(name if name else op_def.name)
+    with graph.name_scope(op_name + "/"):
+        flat_inputs, grouped = _convert_inputs(op_def, values, bound, given)
+    return _finish_op(op_def, graph, op_name, flat_inputs, grouped, bound, given)
+
+
+def _convert_inputs(op_def, values, bound, given):
     flat_inputs: list[Tensor] = []
     grouped: list = []
     for arg, value in zip(op_def.inputs, values):
@@ -131,7 +145,10 @@ def create_op_from_def(op_def: OpDef, args, kwargs, name):
             _check_type(op_def, arg, tensor, expected)
             grouped.append(tensor)
             flat_inputs.append(tensor)
+    return flat_inputs, grouped
 
+
+def _finish_op(op_def, graph, op_name, flat_inputs, grouped, bound, given):
     if hasattr(graph, "_capture_tensor"):  # a tf.data function graph copies constants in
         flat_inputs = [_captured(graph, t) for t in flat_inputs]
         grouped = [[_captured(graph, t) for t in g] if isinstance(g, list) else
@@ -155,11 +172,6 @@ def create_op_from_def(op_def: OpDef, args, kwargs, name):
     if op_def.name in graph._gradient_override_map:
         attrs["_gradient_op_type"] = graph._gradient_override_map[op_def.name]
 
-    if name and name.endswith("/"):
-        op_name = name[:-1]  # an absolute name from a name scope, already unique
-        graph._names_in_use.setdefault(op_name.lower(), 1)
-    else:
-        op_name = graph.unique_name(name if name else op_def.name)
     output_types = _output_types(op_def, attrs)
     shapes = _infer_shapes(op_def, op_name, grouped, attrs, len(output_types))
     op = graph_mod.new_operation(graph, op_def, op_name, flat_inputs, output_types, attrs,

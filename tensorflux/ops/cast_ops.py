@@ -69,7 +69,7 @@ def cast(x, dtype, name=None):
     """Casts `x` to `dtype`; a tensor already of that dtype is returned unchanged.
 
     Args:
-        x: a tensor or value.
+        x: a tensor or value, or a SparseTensor / IndexedSlices (their values are cast).
         dtype: the target DType (or anything `tf.as_dtype` accepts).
         name: op name (default "Cast").
 
@@ -81,10 +81,18 @@ def cast(x, dtype, name=None):
     """
     dtype = dtypes.as_dtype(dtype).base_dtype
     graph = graph_mod.get_default_graph()
+    from tensorflux.framework.indexed_slices import IndexedSlices
+    from tensorflux.framework.sparse_tensor import SparseTensor
     from tensorflux.framework.tensor import Tensor
 
     if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
         return x
+    if isinstance(x, (SparseTensor, IndexedSlices)):  # casts the values, keeps the indices
+        with graph.name_scope(name or "Cast"):
+            values = cast(x.values, dtype, name="Cast")
+        if isinstance(x, SparseTensor):
+            return SparseTensor(x.indices, values, x.dense_shape)
+        return IndexedSlices(values, x.indices, x.dense_shape)
     with graph.name_scope(name or "Cast") as scope:
         value = convert_to_tensor(x, name="x")
         if value.dtype.base_dtype == dtype:

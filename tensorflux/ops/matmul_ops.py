@@ -247,10 +247,10 @@ def _tensordot_axes(a_rank, b_rank, axes):
 
 
 def tensordot(a, b, axes, name=None):
-    """Sums the product of `a` and `b` over the given axes (static ranks and shapes needed).
+    """Sums the product of `a` and `b` over the given axes (static ranks needed).
 
     Args:
-        a, b: tensors with fully known static shapes.
+        a, b: tensors with known static ranks; unknown dimensions are read at run time.
         axes: an int N (last N axes of a with first N of b) or a pair of axis lists.
         name: name scope (default "Tensordot").
 
@@ -258,7 +258,7 @@ def tensordot(a, b, axes, name=None):
         A tensor of shape a's free axes + b's free axes.
 
     Raises:
-        ValueError: unknown shapes, bad axes, or contracted dimensions that differ.
+        ValueError: unknown ranks, bad axes, or contracted dimensions that differ.
     """
     from tensorflux.ops import array_ops
 
@@ -266,25 +266,48 @@ def tensordot(a, b, axes, name=None):
     with graph.name_scope(name or "Tensordot") as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
-        if not a.shape.is_fully_defined() or not b.shape.is_fully_defined():
-            raise ValueError(f"tensordot needs fully defined static shapes, got {a.shape} and "
-                             f"{b.shape}")
+        if a.shape.ndims is None or b.shape.ndims is None:
+            raise ValueError(f"tensordot needs known static ranks, got {a.shape} and {b.shape}")
         sa, sb = a.shape.as_list(), b.shape.as_list()
         a_axes, b_axes = _tensordot_axes(len(sa), len(sb), axes)
         for i, j in zip(a_axes, b_axes):
-            if sa[i] != sb[j]:
+            if sa[i] is not None and sb[j] is not None and sa[i] != sb[j]:
                 raise ValueError(f"tensordot: contracted dimensions differ: a{sa}[{i}] vs "
                                  f"b{sb}[{j}]")
         free_a = [i for i in range(len(sa)) if i not in a_axes]
         free_b = [i for i in range(len(sb)) if i not in b_axes]
-        inner = int(np.prod([sa[i] for i in a_axes], dtype=np.int64))
-        rows = int(np.prod([sa[i] for i in free_a], dtype=np.int64))
-        cols = int(np.prod([sb[i] for i in free_b], dtype=np.int64))
         perm_a, perm_b = free_a + a_axes, b_axes + free_b
         if perm_a != list(range(len(sa))):
             a = array_ops.transpose(a, perm_a)
         if perm_b != list(range(len(sb))):
             b = array_ops.transpose(b, perm_b)
-        product = MatMul(array_ops.reshape(a, [rows, inner]), array_ops.reshape(b, [inner, cols]))
-        return array_ops.reshape(product, [sa[i] for i in free_a] + [sb[i] for i in free_b],
-                                 name=scope)
+        static_out = [sa[i] for i in free_a] + [sb[i] for i in free_b]
+        inner_dims = [sa[i] if sa[i] is not None else sb[j] for i, j in zip(a_axes, b_axes)]
+        if None not in static_out and None not in inner_dims:
+            inner = int(np.prod(inner_dims, dtype=np.int64))
+            rows = int(np.prod(static_out[:len(free_a)], dtype=np.int64))
+            cols = int(np.prod(static_out[len(free_a):], dtype=np.int64))
+            product = MatMul(array_ops.reshape(a, [rows, inner]),
+                             array_ops.reshape(b, [inner, cols]))
+            return array_ops.reshape(product, static_out, name=scope)
+        return _dynamic_tensordot(a, b, len(free_a), len(free_b), static_out, scope)
+
+
+def _dynamic_tensordot(a, b, n_free_a, n_free_b, static_out, scope):
+    """tensordot of already permuted operands ([free_a..., inner...] and [inner..., free_b...])
+    whose dimensions are partly known only at run time."""
+    from tensorflux.ops import array_ops, reduction_ops
+
+    shape_a = array_ops.shape(a)
+    shape_b = array_ops.shape(b)
+    free_a_dims = shape_a[:n_free_a]
+    free_b_dims = shape_b[b.shape.ndims - n_free_b:]
+    rows = reduction_ops.reduce_prod(free_a_dims)
+    inner = reduction_ops.reduce_prod(shape_a[n_free_a:])
+    cols = reduction_ops.reduce_prod(free_b_dims)
+    product = MatMul(array_ops.reshape(a, array_ops.stack([rows, inner])),
+                     array_ops.reshape(b, array_ops.stack([inner, cols])))
+    result = array_ops.reshape(product, array_ops.concat([free_a_dims, free_b_dims], 0),
+                               name=scope)
+    result.set_shape(static_out)
+    return result

@@ -7,9 +7,13 @@ A cell is a layer: `cell(inputs, state) -> (output, new_state)`; its variables (
 from __future__ import annotations
 
 import collections
+import hashlib
+
+import numpy as np
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer, _api
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
@@ -382,35 +386,107 @@ class _Wrapper(RNNCell):
         return self._cell.trainable_weights
 
 
+def _default_dropout_state_filter(substate):
+    # TF's default: an LSTM's memory c is never dropped, only h.
+    if isinstance(substate, LSTMStateTuple):
+        return LSTMStateTuple(c=False, h=True)
+    return True
+
+
 class DropoutWrapper(_Wrapper):
-    """Dropout on a cell's inputs, outputs and (optionally) state; keep probs may be tensors."""
+    """Dropout on a cell's inputs, outputs and (optionally) state; keep probs may be tensors.
+
+    With `variational_recurrent=True` one mask per input/state/output component (shape
+    [1, size], shared by the batch) is drawn per session run and reused at every time step.
+    """
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
                  dropout_state_filter_visitor=None):
         super().__init__(cell)
-        if variational_recurrent:
-            raise ValueError("variational_recurrent dropout is not supported by tensorflux.")
         self._input_keep_prob = input_keep_prob
         self._output_keep_prob = output_keep_prob
         self._state_keep_prob = state_keep_prob
         self._seed = seed
+        self._state_filter = dropout_state_filter_visitor or _default_dropout_state_filter
+        self._variational = bool(variational_recurrent)
+        self._noise = {}
+        if self._variational:
+            if dtype is None:
+                raise ValueError("When variational_recurrent=True, dtype must be provided")
+            if _should_dropout(input_keep_prob):
+                if input_size is None:
+                    raise ValueError("When variational_recurrent=True and input_keep_prob < 1.0 "
+                                     "or is unknown, input_size must be provided")
+                self._noise["input"] = self._make_noise("input", input_size, dtype)
+            self._noise["state"] = self._make_noise("state", cell.state_size, dtype)
+            self._noise["output"] = self._make_noise("output", cell.output_size, dtype)
 
-    def _dropout(self, value, keep_prob):
+    def _gen_seed(self, salt, index):
+        if self._seed is None:
+            return None
+        digest = hashlib.md5(f"{self._seed}{salt}_{index}".encode()).hexdigest()
+        return int(digest[:8], 16) & 0x7FFFFFFF
+
+    def _make_noise(self, salt, sizes, dtype):
         tf = _api()
-        if isinstance(keep_prob, (int, float)) and keep_prob == 1.0:
-            return value
-        return tf.nn.dropout(value, keep_prob=keep_prob, seed=self._seed)
+        return [tf.random_uniform([1] + _size_dims(size), seed=self._gen_seed(salt, i),
+                                  dtype=dtype) for i, size in enumerate(_flatten(sizes))]
+
+    def _drop(self, value, salt, index, keep_prob):
+        tf = _api()
+        if not self._variational:
+            return tf.nn.dropout(value, keep_prob=keep_prob, seed=self._gen_seed(salt, index))
+        binary = tf.floor(keep_prob + self._noise[salt][index])
+        result = tf.div(value, keep_prob) * binary
+        result.set_shape(value.get_shape())
+        return result
+
+    def _drop_all(self, structure, salt, keep_prob):
+        flat = [self._drop(v, salt, i, keep_prob) for i, v in enumerate(_flatten(structure))]
+        return _pack_like(structure, iter(flat))
+
+    def _drop_state(self, state, keep_prob):
+        # The filter visitor says per substructure whether to drop (True/False, or a structure
+        # of flags for its children); state noise is indexed by flat leaf position.
+        counter = [0]
+
+        def skip(sub):
+            counter[0] += len(_flatten(sub))
+            return sub
+
+        def walk(sub):
+            flag = self._state_filter(sub)
+            if not isinstance(sub, (list, tuple)):
+                counter[0] += 1
+                return self._drop(sub, "state", counter[0] - 1, keep_prob) if flag else sub
+            if flag is False:
+                return skip(sub)
+            flags = flag if isinstance(flag, (list, tuple)) else [True] * len(sub)
+            children = [walk(child) if f else skip(child) for child, f in zip(sub, flags)]
+            return type(sub)(*children) if hasattr(sub, "_fields") else type(sub)(children)
+
+        return walk(state)
 
     def call(self, inputs, state):
-        inputs = self._dropout(inputs, self._input_keep_prob)
+        if _should_dropout(self._input_keep_prob):
+            inputs = self._drop_all(inputs, "input", self._input_keep_prob)
         output, new_state = self._cell(inputs, state)
-        if not (isinstance(self._state_keep_prob, (int, float)) and
-                self._state_keep_prob == 1.0):
-            flat = _flatten(new_state)
-            dropped = [self._dropout(s, self._state_keep_prob) for s in flat]
-            new_state = _pack_like(new_state, iter(dropped))
-        return self._dropout(output, self._output_keep_prob), new_state
+        if _should_dropout(self._state_keep_prob):
+            new_state = self._drop_state(new_state, self._state_keep_prob)
+        if _should_dropout(self._output_keep_prob):
+            output = self._drop_all(output, "output", self._output_keep_prob)
+        return output, new_state
+
+
+def _should_dropout(keep_prob):
+    return not isinstance(keep_prob, (int, float)) or keep_prob < 1.0
+
+
+def _size_dims(size):
+    if isinstance(size, (int, np.integer)):
+        return [int(size)]
+    return [int(d) for d in TensorShape(size).as_list()]
 
 
 def _pack_like(structure, values):

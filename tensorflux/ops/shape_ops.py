@@ -268,9 +268,8 @@ def reshape(tensor, shape, name=None):
     Example:
         >>> tf.reshape(tf.range(6), [2, -1])   # -> [[0, 1, 2], [3, 4, 5]]
     """
-    tensor = convert_to_tensor(tensor)
-    shape = convert_to_tensor(shape, preferred_dtype=dtypes.int32)
-    result = Reshape(tensor, shape, name=name)
+    result = Reshape(tensor, shape, name=name)  # a Python shape becomes "Reshape/shape"
+    tensor, shape = result.op.inputs
     if result.shape.ndims is None or not result.shape.is_fully_defined():
         static = constant_value_as_shape(shape)
         if static.ndims is not None:

@@ -80,7 +80,7 @@ class BaseSession:
         tensors = []
         values = []
         seen = {}
-        for key, value in feed_dict.items():
+        for key, value in _flat_feed_items(feed_dict):
             expand = fetch_mod.feed_expansion(key)
             pairs = expand(key, value) if expand is not None else [(key, value)]
             for feed, feed_value in pairs:
@@ -112,6 +112,8 @@ class BaseSession:
                             f"{value!r} which was passed to the feed with key {tensor!r}.")
         dtype = tensor.dtype.base_dtype
         np_dtype = dtype.as_numpy_dtype
+        if dtype is dtypes.resource and not isinstance(value, np.ndarray):
+            return value  # a resource object (e.g. a lookup table) passed by reference
         if isinstance(value, np.ndarray) and value.dtype == np_dtype:
             array = value
         elif dtype is dtypes.string:
@@ -273,6 +275,23 @@ class BaseSession:
                 return
         if target:
             raise errors.InvalidArgumentError(None, None, f"No reset for target {target!r}")
+
+
+def _flat_feed_items(feed_dict):
+    """Yields (key, value) feed pairs, pairing nested tuple keys (e.g. an RNN state) with the
+    same structure of values, as TF1's session does."""
+    stack = list(reversed(list(feed_dict.items())))
+    while stack:
+        key, value = stack.pop()
+        if not isinstance(key, tuple) or fetch_mod.feed_expansion(key) is not None:
+            yield key, value
+            continue
+        if not isinstance(value, (tuple, list)) or len(value) != len(key):
+            got = len(value) if isinstance(value, (tuple, list)) else type(value).__name__
+            raise ValueError(f"Could not flatten feed_dict: the key has {len(key)} elements but "
+                             f"its value is {got!r}; a nested key needs a value of the same "
+                             "structure.")
+        stack.extend(reversed(list(zip(key, value))))
 
 
 def _finish_fetches(raw, copy_flags, fetches):

@@ -119,6 +119,26 @@ def test_map_rejects_captured_placeholders_and_variables():
         tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) * v)
 
 
+def test_map_looks_up_a_captured_table():
+    # The TF1 text pipeline: tokens -> ids through a lookup table of the outer graph.
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(["a", "b", "c"], tf.constant([1, 2, 3], tf.int64)),
+        default_value=-1)
+    source = tf.placeholder(tf.string, [None])
+    ds = tf.data.Dataset.from_tensor_slices(source).map(
+        lambda s: table.lookup(tf.string_split([s]).values)).padded_batch(2, [None])
+    iterator = ds.make_initializable_iterator()
+    batch = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        sess.run(iterator.initializer, {source: ["a b", "c x a", "b"]})
+        np.testing.assert_array_equal(sess.run(batch), [[1, 2, 0], [3, -1, 1]])
+        np.testing.assert_array_equal(sess.run(batch), [[2]])
+    with pytest.raises(ValueError, match="hash_table.*one-shot"):
+        tf.data.make_one_shot_iterator(
+            tf.data.Dataset.from_tensor_slices(["a"]).map(lambda w: table.lookup(w)))
+
+
 def test_map_identity_and_pass_through_components():
     ds = tf.data.Dataset.from_tensor_slices((np.arange(3), np.arange(3) + 5))
     got = _values(ds.map(lambda a, b: (b, a * 3)))

@@ -31,6 +31,27 @@ def test_unique_names_and_name_scopes():
             g.get_tensor_by_name("outer/c")
 
 
+def test_python_inputs_become_constants_named_after_the_input():
+    # TF's op_def_library names a converted input "<op>/<input name>" (GraphDefs and
+    # checkpointed meta graphs are addressed by these names).
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 3], name="x")
+        with tf.name_scope("s"):
+            first = tf.add(x, 2.0, name="foo")
+            second = tf.add(x, 3.0, name="foo")
+            total = tf.reduce_sum(x, 1)
+        scaled = x * 2.0
+        reshaped = tf.reshape(x, [3, 2])
+        dynamic = tf.reshape(x, [tf.shape(x)[0], -1])
+        names = {op.name for op in g.get_operations()}
+    assert {"s/foo/y", "s/foo_1/y", "s/Sum/reduction_indices", "mul/y", "Reshape/shape",
+            "Reshape_1/shape"} <= names
+    assert first.op.inputs[1].name == "s/foo/y:0" and second.op.name == "s/foo_1"
+    assert total.op.inputs[1].op.type == "Const" and scaled.op.inputs[1].op.type == "Const"
+    assert reshaped.shape.as_list() == [3, 2] and dynamic.shape.as_list() == [2, 3]
+    assert dynamic.op.inputs[1].op.type == "Pack"
+
+
 def test_tensor_identity_semantics():
     with tf.Graph().as_default():
         a = tf.constant([1.0, 2.0])

@@ -127,3 +127,41 @@ def test_dropout_wrapper_keeps_everything_at_one():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(out).shape == (2, 3)
+
+
+def test_variational_dropout_reuses_one_mask_over_time_and_batch():
+    with tf.Graph().as_default():
+        x = tf.constant(RNG.randn(4, 6, 3).astype(np.float32))
+        base = tf.nn.rnn_cell.BasicRNNCell(5)
+        cell = tf.nn.rnn_cell.DropoutWrapper(base, output_keep_prob=0.5, input_keep_prob=0.6,
+                                             variational_recurrent=True, input_size=3,
+                                             dtype=tf.float32, seed=1)
+        with tf.variable_scope("rnn"):
+            out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        with pytest.raises(ValueError, match="input_size"):
+            tf.nn.rnn_cell.DropoutWrapper(base, input_keep_prob=0.5, variational_recurrent=True,
+                                          dtype=tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first, second = sess.run(out), sess.run(out)
+    for value in (first, second):
+        zero = value == 0.0
+        assert (zero == zero[:1, :1]).all()  # same units dropped at every step and row
+    assert (first == 0.0).any() and not (first == 0.0).all()
+
+
+def test_state_dropout_keeps_lstm_memory_by_default():
+    with tf.Graph().as_default():
+        x = tf.constant(RNG.randn(3, 4).astype(np.float32))
+        lstm = tf.nn.rnn_cell.LSTMCell(8)
+        cell = tf.nn.rnn_cell.DropoutWrapper(lstm, state_keep_prob=0.3, seed=2)
+        state = lstm.zero_state(3, tf.float32)
+        _, dropped = cell(x, state)
+        _, plain = lstm(x, state)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            d, p = sess.run([dropped, plain])
+    np.testing.assert_allclose(d.c, p.c, rtol=1e-6)
+    kept = d.h != 0.0
+    np.testing.assert_allclose(d.h[kept], p.h[kept] / 0.3, rtol=1e-5)
+    assert (~kept).any()

@@ -128,6 +128,31 @@ def test_tensordot():
     assert outs[0].shape.as_list() == [2, 5]
 
 
+def test_tensordot_with_unknown_dimensions():
+    # Attention-style projection: batch and time are unknown until run time.
+    x = RNG.rand(2, 3, 4)
+    y = RNG.rand(4, 3, 5)
+    with tf.Graph().as_default():
+        px = tf.placeholder(tf.float64, [None, None, 4])
+        py = tf.placeholder(tf.float64, [4, None, 5])
+        outs = [tf.tensordot(px, y[:, 0], [[2], [0]]), tf.tensordot(px, py, [[1, 2], [1, 0]]),
+                tf.tensordot(y[:, 0], px, [[0], [2]])]
+        assert outs[0].shape.as_list() == [None, None, 5]
+        assert outs[1].shape.as_list() == [None, 5]
+        assert outs[2].shape.as_list() == [5, None, None]
+        grad = tf.gradients(tf.reduce_sum(outs[1]), px)[0]
+        with tf.Session() as sess:
+            values = sess.run(outs + [grad], {px: x, py: y})
+            empty = sess.run(outs[0], {px: np.zeros((0, 3, 4))})
+        with pytest.raises(ValueError, match="ranks"):
+            tf.tensordot(tf.placeholder(tf.float64), y, 1)
+    np.testing.assert_allclose(values[0], np.tensordot(x, y[:, 0], [[2], [0]]))
+    np.testing.assert_allclose(values[1], np.tensordot(x, y, [[1, 2], [1, 0]]))
+    np.testing.assert_allclose(values[2], np.tensordot(y[:, 0], x, [[0], [2]]))
+    np.testing.assert_allclose(values[3], np.broadcast_to(y.sum(2).T, x.shape))
+    assert empty.shape == (0, 3, 5)
+
+
 # -- gradients ----------------------------------------------------------------------------------
 
 def _case(fn, *shapes):

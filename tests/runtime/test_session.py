@@ -72,6 +72,22 @@ def test_feeds_convert_and_check(graph):
             sess.run(i, {i: 2**40})
 
 
+def test_nested_tuple_feed_keys(graph):
+    # Feeding an RNN state back: the key is a tuple of LSTMStateTuples, the value a run's result.
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(2) for _ in range(2)])
+    state = cell.zero_state(1, tf.float32)
+    total = tf.add_n([tf.reduce_sum(t) for t in tf.nest.flatten(state)])
+    a = tf.placeholder(tf.float32, [])
+    b = tf.placeholder(tf.float32, [2])
+    with tf.Session() as sess:
+        value = sess.run(state)
+        value = tuple(tf.nn.rnn_cell.LSTMStateTuple(s.c + 1.0, s.h + 2.0) for s in value)
+        assert sess.run(total, {state: value}) == pytest.approx(12.0)
+        np.testing.assert_allclose(sess.run(a + b, {(a, (b,)): (1.0, ([2.0, 3.0],))}), [3, 4])
+        with pytest.raises(ValueError, match="2 elements"):
+            sess.run(a + b, {(a, b): (1.0,)})
+
+
 def test_feeding_intermediate_prunes_producer(graph):
     never = tf.placeholder(tf.float32, [], name="never")
     middle = never * 2.0
