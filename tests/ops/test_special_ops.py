@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
@@ -162,6 +162,7 @@ def test_igamma_grad_a_matches_finite_differences(a, x):
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0.1, 30.0), st.floats(0.1, 30.0), st.floats(0.0, 1.0))
 def test_betainc_symmetry_and_gamma_identities(a, b, x):
+    assume(1.0 - (1.0 - x) == x)  # 1 - x must be exact, or the identity tests rounding
     left = special_functions.betainc(a, b, x)
     right = special_functions.betainc(b, a, 1.0 - x)
     np.testing.assert_allclose(left + right, 1.0, atol=1e-12)
