@@ -1,0 +1,397 @@
+"""Categorical and numeric feature columns (`tf.feature_column`, TF1 semantics).
+
+A column is an immutable description of how to turn `features[key]` into a tensor. Dense
+columns give a float `[batch, variable_shape]` tensor through `_get_dense_tensor`; categorical
+columns give an int64 `SparseTensor` of ids through `_get_sparse_tensors`. `_LazyBuilder`
+memoises the transformation of each column within one `input_layer` call, so a source column
+shared by several derived columns is transformed once.
+"""
+
+import collections
+
+import numpy as np
+
+import tensorflux as tf
+from tensorflux.framework.sparse_tensor import SparseTensor
+
+__all__ = ["bucketized_column", "categorical_column_with_hash_bucket",
+           "categorical_column_with_identity", "categorical_column_with_vocabulary_list",
+           "numeric_column"]
+
+
+class _LazyBuilder:
+    """Transforms each column (or raw key) at most once per builder."""
+
+    def __init__(self, features):
+        self._features = dict(features)
+        self._cache = {}
+
+    def get(self, key):
+        # Columns are namedtuples, equal to any tuple of equal fields: key the cache by type too.
+        cache_key = (type(key), key)
+        if cache_key in self._cache:
+            return self._cache[cache_key]
+        if isinstance(key, str):
+            if key not in self._features:
+                raise ValueError(f"The feature {key!r} is not in features dictionary "
+                                 f"(keys: {sorted(self._features)}).")
+            value = self._features[key]
+            if not isinstance(value, SparseTensor):
+                value = tf.convert_to_tensor(value)
+            self._cache[cache_key] = value
+            return value
+        value = key._transform_feature(self)
+        self._cache[cache_key] = value
+        return value
+
+
+_IdWeightPair = collections.namedtuple("IdWeightPair", ["id_tensor", "weight_tensor"])
+
+
+def _to_sparse_input(tensor, ignore_value):
+    """`tensor` as a SparseTensor; a dense input drops entries equal to `ignore_value`."""
+    if isinstance(tensor, SparseTensor):
+        return tensor
+    if tensor.shape.ndims == 1:
+        tensor = tf.expand_dims(tensor, -1)
+    indices = tf.where(tf.not_equal(tensor, tf.constant(ignore_value, tensor.dtype)))
+    return SparseTensor(indices, tf.gather_nd(tensor, indices),
+                        tf.shape(tensor, out_type=tf.int64))
+
+
+def _ignore_value(dtype):
+    return "" if dtype == tf.string else -1
+
+
+def _with_values(sp, values):
+    return SparseTensor(sp.indices, values, sp.dense_shape)
+
+
+def _check_key(key):
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"key must be a non-empty string, got {key!r}.")
+
+
+class _DenseColumn:
+    """A column whose `_get_dense_tensor` is a float tensor `[batch] + _variable_shape`."""
+
+
+class _CategoricalColumn:
+    """A column whose `_get_sparse_tensors` is an `_IdWeightPair` of int64 ids."""
+
+    def _get_sparse_tensors(self, builder, weight_collections=None, trainable=None):
+        return _IdWeightPair(builder.get(self), None)
+
+
+class NumericColumn(_DenseColumn, collections.namedtuple(
+        "NumericColumn", ["key", "shape", "default_value", "dtype", "normalizer_fn"])):
+    """Dense column of `features[key]` cast to float32, optionally normalised."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape(self.shape)
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: tf.FixedLenFeature(self.shape, self.dtype, self.default_value)}
+
+    def _transform_feature(self, builder):
+        value = builder.get(self.key)
+        if isinstance(value, SparseTensor):
+            raise ValueError(f"The corresponding Tensor of numerical column must be a Tensor. "
+                             f"SparseTensor is not supported. key: {self.key}")
+        if self.normalizer_fn is not None:
+            value = self.normalizer_fn(value)
+        return tf.cast(value, tf.float32)
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        return builder.get(self)
+
+
+def numeric_column(key, shape=(1,), default_value=None, dtype=tf.float32, normalizer_fn=None):
+    """A dense float column for `features[key]` of per-example `shape`.
+
+    `default_value` is kept for parsing specs (it is not used when the feature is present).
+    `normalizer_fn` is applied to the raw tensor before the cast to float32.
+
+    Raises:
+        ValueError: bad key, shape, dtype, or a default_value incompatible with `shape`.
+        TypeError: `normalizer_fn` is not callable.
+    """
+    _check_key(key)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not shape or any(not isinstance(d, (int, np.integer)) or d < 1 for d in shape):
+        raise ValueError(f"shape dimensions must be positive integers, got {shape}. "
+                         f"key: {key}")
+    shape = tuple(int(d) for d in shape)
+    dtype = tf.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    if default_value is not None:
+        arr = np.asarray(default_value, dtype=dtype.as_numpy_dtype)
+        if arr.ndim == 0:
+            default_value = (arr.item(),) * int(np.prod(shape))
+            default_value = np.reshape(default_value, shape).tolist()
+        elif arr.shape != shape:
+            raise ValueError(f"The shape of default_value must be equal to given shape. "
+                             f"default_value: {default_value}, shape: {shape}, key: {key}")
+        default_value = _nested_tuple(np.reshape(default_value, shape).tolist())
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return NumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+def _nested_tuple(value):
+    return tuple(_nested_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+class BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
+        "BucketizedColumn", ["source_column", "boundaries"])):
+    """Buckets a numeric column: bucket i holds boundaries[i-1] <= x < boundaries[i]."""
+
+    @property
+    def name(self):
+        return f"{self.source_column.name}_bucketized"
+
+    @property
+    def _num_per_element(self):
+        return len(self.boundaries) + 1
+
+    @property
+    def _parse_example_spec(self):
+        return self.source_column._parse_example_spec
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape(tuple(self.source_column.shape) + (self._num_per_element,))
+
+    @property
+    def _num_buckets(self):
+        return int(np.prod(self.source_column.shape)) * self._num_per_element
+
+    def _transform_feature(self, builder):
+        value = builder.get(self.source_column)
+        bounds = tf.constant(np.asarray(self.boundaries, np.float32))
+        ge = tf.greater_equal(tf.expand_dims(value, -1), bounds)
+        return tf.reduce_sum(tf.cast(ge, tf.int64), axis=-1)
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        return tf.one_hot(builder.get(self), self._num_per_element, 1.0, 0.0, dtype=tf.float32)
+
+    def _get_sparse_tensors(self, builder, weight_collections=None, trainable=None):
+        buckets = builder.get(self)
+        dim = int(np.prod(self.source_column.shape))
+        flat = tf.reshape(buckets, [-1, dim])
+        offsets = tf.constant(np.arange(dim, dtype=np.int64) * self._num_per_element)
+        ids = tf.reshape(flat + offsets, [-1])
+        batch = tf.shape(flat, out_type=tf.int64)[0]
+        rows = tf.reshape(tf.tile(tf.expand_dims(tf.range(batch), 1), [1, dim]), [-1])
+        cols = tf.tile(tf.range(dim, dtype=tf.int64), tf.reshape(batch, [1]))
+        indices = tf.stack([rows, cols], axis=1)
+        dense_shape = tf.stack([batch, tf.constant(dim, tf.int64)])
+        return _IdWeightPair(SparseTensor(indices, ids, dense_shape), None)
+
+
+def bucketized_column(source_column, boundaries):
+    """Discretises the numeric `source_column` by the sorted float `boundaries`.
+
+    As a dense column it is a one-hot `[batch] + source_shape + [len(boundaries)+1]`; as a
+    categorical column element j of bucket b has id `b + j * (len(boundaries)+1)`.
+
+    Raises:
+        ValueError: source_column is not a numeric_column or boundaries are not sorted.
+    """
+    if not isinstance(source_column, NumericColumn):
+        raise ValueError(f"source_column must be a column generated with numeric_column(). "
+                         f"Given: {source_column}")
+    if len(source_column.shape) > 1:
+        raise ValueError(f"source_column must be one-dimensional column. "
+                         f"Given: {source_column}")
+    if not boundaries or not isinstance(boundaries, (list, tuple)):
+        raise ValueError("boundaries must be a sorted list.")
+    if any(boundaries[i] >= boundaries[i + 1] for i in range(len(boundaries) - 1)):
+        raise ValueError("boundaries must be a sorted list.")
+    return BucketizedColumn(source_column, tuple(float(b) for b in boundaries))
+
+
+class IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "IdentityCategoricalColumn", ["key", "number_buckets", "default_value"])):
+    """Integer input used directly as ids in [0, num_buckets)."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _num_buckets(self):
+        return self.number_buckets
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: tf.VarLenFeature(tf.int64)}
+
+    def _transform_feature(self, builder):
+        sp = _to_sparse_input(builder.get(self.key), -1)
+        if not sp.dtype.is_integer:
+            raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {sp.dtype}")
+        values = tf.cast(sp.values, tf.int64)
+        if self.default_value is None:
+            with tf.control_dependencies([
+                    tf.assert_greater_equal(values, tf.constant(0, tf.int64),
+                                            message=f"Bucket index for {self.key} < 0"),
+                    tf.assert_less(values, tf.constant(self.number_buckets, tf.int64),
+                                   message=f"Bucket index for {self.key} >= num_buckets")]):
+                values = tf.identity(values)
+        else:
+            bad = tf.logical_or(tf.less(values, 0), tf.greater_equal(values,
+                                                                     self.number_buckets))
+            values = tf.where(bad, tf.fill(tf.shape(values), tf.constant(
+                self.default_value, tf.int64)), values)
+        return _with_values(sp, values)
+
+
+def categorical_column_with_identity(key, num_buckets, default_value=None):
+    """Integer ids in [0, num_buckets) taken as-is; out-of-range ids map to `default_value`.
+
+    Without `default_value`, an out-of-range id fails at run time (InvalidArgumentError).
+
+    Raises:
+        ValueError: num_buckets < 1 or default_value outside [0, num_buckets).
+    """
+    _check_key(key)
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets {num_buckets} < 1, column_name {key}")
+    if default_value is not None and not 0 <= default_value < num_buckets:
+        raise ValueError(f"default_value {default_value} not in range [0, {num_buckets}), "
+                         f"column_name {key}")
+    return IdentityCategoricalColumn(key, int(num_buckets), default_value)
+
+
+class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "VocabularyListCategoricalColumn",
+        ["key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"])):
+    """Maps each value to its index in `vocabulary_list`; unknown values to OOV buckets."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _num_buckets(self):
+        return len(self.vocabulary_list) + self.num_oov_buckets
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: tf.VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, builder):
+        sp = _to_sparse_input(builder.get(self.key), _ignore_value(self.dtype))
+        keys = sp.values
+        if self.dtype.is_integer != keys.dtype.is_integer:
+            raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. "
+                             f"key: {self.key}, column dtype: {self.dtype}, "
+                             f"tensor dtype: {keys.dtype}")
+        if keys.dtype.is_integer:
+            keys = tf.cast(keys, tf.int64)
+            vocab = np.asarray(self.vocabulary_list, np.int64)
+        else:
+            vocab = np.asarray([v.encode() if isinstance(v, str) else v
+                                for v in self.vocabulary_list], object)
+        size = len(self.vocabulary_list)
+        with tf.name_scope(f"{self.key}_lookup"):
+            table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+                tf.constant(vocab, keys.dtype), tf.constant(np.arange(size, dtype=np.int64))), -1)
+            ids = table.lookup(keys)
+            missing = tf.equal(ids, -1)
+            if self.num_oov_buckets:
+                text = keys if keys.dtype == tf.string else tf.as_string(keys)
+                oov = size + tf.string_to_hash_bucket_fast(text, self.num_oov_buckets)
+            else:
+                oov = tf.fill(tf.shape(ids), tf.constant(self.default_value, tf.int64))
+            ids = tf.where(missing, oov, ids)
+        return _with_values(sp, ids)
+
+
+def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, default_value=-1,
+                                            num_oov_buckets=0):
+    """Ids from an in-memory vocabulary; unknown values get `default_value` or an OOV bucket.
+
+    With `num_oov_buckets` > 0, an unknown value v gets id
+    `len(vocabulary_list) + hash(v) % num_oov_buckets` (see categorical_column_with_hash_bucket
+    for the hash caveat); `default_value` must then be -1.
+
+    Raises:
+        ValueError: empty or duplicate vocabulary, bad dtype, or conflicting OOV settings.
+    """
+    _check_key(key)
+    if vocabulary_list is None or len(vocabulary_list) < 1:
+        raise ValueError(f"vocabulary_list {vocabulary_list} must be non-empty, "
+                         f"column_name: {key}")
+    vocabulary_list = tuple(vocabulary_list)
+    if len(set(vocabulary_list)) != len(vocabulary_list):
+        raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, "
+                         f"column_name: {key}")
+    inferred = tf.string if isinstance(vocabulary_list[0], (str, bytes)) else tf.int64
+    dtype = inferred if dtype is None else tf.as_dtype(dtype)
+    if dtype.is_integer != inferred.is_integer:
+        raise ValueError(f"dtype {dtype} and vocabulary dtype {inferred} do not match, "
+                         f"column_name: {key}")
+    if dtype != tf.string and not dtype.is_integer:
+        raise ValueError(f"dtype {dtype} must be string or integer, column_name: {key}")
+    if num_oov_buckets < 0:
+        raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    if num_oov_buckets and default_value not in (None, -1):
+        raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+    default_value = -1 if default_value is None else default_value
+    return VocabularyListCategoricalColumn(key, vocabulary_list, dtype, int(default_value),
+                                           int(num_oov_buckets))
+
+
+class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "HashedCategoricalColumn", ["key", "hash_bucket_size", "dtype"])):
+    """Ids `hash(str(value)) % hash_bucket_size`."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _num_buckets(self):
+        return self.hash_bucket_size
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: tf.VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, builder):
+        sp = _to_sparse_input(builder.get(self.key), _ignore_value(self.dtype))
+        if sp.dtype != tf.string and not sp.dtype.is_integer:
+            raise ValueError(f"SparseColumn input must be a SparseTensor with dtype integer "
+                             f"or string. dtype: {sp.dtype}")
+        text = sp.values if sp.dtype == tf.string else tf.as_string(sp.values)
+        return _with_values(sp, tf.string_to_hash_bucket_fast(text, self.hash_bucket_size))
+
+
+def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=tf.string):
+    """Ids by hashing: `string_to_hash_bucket_fast(as_string(value), hash_bucket_size)`.
+
+    Note: tensorflux's `string_to_hash_bucket_fast` is not TensorFlow's FarmHash Fingerprint64,
+    so ids are stable across runs and machines but differ from the ids TensorFlow assigns;
+    checkpoints of embeddings trained with TensorFlow's hashing do not line up.
+
+    Raises:
+        ValueError: hash_bucket_size < 1 or dtype neither string nor integer.
+    """
+    _check_key(key)
+    if hash_bucket_size is None or hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: "
+                         f"{hash_bucket_size}, key: {key}")
+    dtype = tf.as_dtype(dtype)
+    if dtype != tf.string and not dtype.is_integer:
+        raise ValueError(f"dtype must be string or integer. dtype: {dtype}, column_name: {key}")
+    return HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
+

@@ -1,0 +1,200 @@
+"""Dense wrappers of categorical columns and `input_layer` (`tf.feature_column`, TF1)."""
+
+import collections
+import math
+
+import tensorflux as tf
+from tensorflux.feature_column.categorical import _CategoricalColumn, _DenseColumn, _LazyBuilder
+
+__all__ = ["embedding_column", "indicator_column", "input_layer", "make_parse_example_spec"]
+
+
+class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn",
+                                                           ["categorical_column"])):
+    """Multi-hot float `[batch, num_buckets]`: the count of each id in the example."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_indicator"
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape([self.categorical_column._num_buckets])
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, builder):
+        ids = self.categorical_column._get_sparse_tensors(builder).id_tensor
+        dense_ids = tf.sparse_tensor_to_dense(ids, default_value=-1)
+        one_hot = tf.one_hot(dense_ids, self.categorical_column._num_buckets, 1.0, 0.0,
+                             dtype=tf.float32)
+        return tf.reduce_sum(one_hot, axis=-2)
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        return builder.get(self)
+
+
+def indicator_column(categorical_column):
+    """Represents `categorical_column` as a multi-hot dense vector of its bucket counts.
+
+    Raises:
+        ValueError: `categorical_column` is not a categorical column.
+    """
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be a categorical column. "
+                         f"Given: {categorical_column}")
+    return IndicatorColumn(categorical_column)
+
+
+class EmbeddingColumn(_DenseColumn, collections.namedtuple(
+        "EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                            "max_norm", "trainable"])):
+    """Combined embeddings of a categorical column's ids, from variable `embedding_weights`."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_embedding"
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape([self.dimension])
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, builder):
+        return self.categorical_column._get_sparse_tensors(builder)
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        pair = builder.get(self)
+        collections_ = None
+        if weight_collections:
+            collections_ = list(weight_collections)
+            if tf.GraphKeys.GLOBAL_VARIABLES not in collections_:
+                collections_.append(tf.GraphKeys.GLOBAL_VARIABLES)
+        weights = tf.get_variable(
+            "embedding_weights", shape=(self.categorical_column._num_buckets, self.dimension),
+            dtype=tf.float32, initializer=self.initializer,
+            trainable=bool(self.trainable and (trainable is None or trainable)),
+            collections=collections_)
+        return tf.nn.safe_embedding_lookup_sparse(
+            weights, pair.id_tensor, sparse_weights=pair.weight_tensor, combiner=self.combiner,
+            name=f"{self.name}_weights", max_norm=self.max_norm)
+
+
+def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
+                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                     trainable=True):
+    """Dense `[batch, dimension]` embedding of `categorical_column`'s ids.
+
+    The table is the variable `<scope>/<categorical name>_embedding/embedding_weights` of shape
+    `[num_buckets, dimension]`, created on first use (inside `input_layer` the scope is
+    `input_layer`). `combiner` ("mean", "sum" or "sqrtn") reduces the ids of one example;
+    an example without ids gives zeros. `initializer` defaults to a truncated normal with
+    stddev `1/sqrt(dimension)`.
+
+    Raises:
+        ValueError: dimension < 1, non-callable initializer, unknown combiner, only one of
+            ckpt_to_load_from/tensor_name_in_ckpt given, or (checkpoint warm-starting is not
+            supported here) either of them given.
+    """
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be a categorical column. "
+                         f"Given: {categorical_column}")
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn', 'sum'. Given: {combiner}")
+    if initializer is not None and not callable(initializer):
+        raise ValueError(f"initializer must be callable if specified. Embedding of column_name: "
+                         f"{categorical_column.name}")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
+                         "none of them.")
+    if ckpt_to_load_from is not None:
+        raise ValueError(f"embedding_column: ckpt_to_load_from is not supported by tensorflux; "
+                         f"restore {tensor_name_in_ckpt!r} with a tf.train.Saver instead.")
+    if initializer is None:
+        initializer = tf.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+    return EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, max_norm,
+                           trainable)
+
+
+def input_layer(features, feature_columns, weight_collections=None, trainable=True,
+                cols_to_vars=None, cols_to_output_tensors=None):
+    """Concatenates the dense columns into one float32 `[batch, sum of widths]` tensor.
+
+    Columns are laid out in order of `column.name`; each is built under variable scope
+    `input_layer/<column name>` (so embedding tables are `input_layer/<col>_embedding/
+    embedding_weights`). `features` maps keys to Tensors or SparseTensors, e.g. the dict of
+    placeholders you feed or the dict a `tf.data` iterator yields.
+
+    Raises:
+        ValueError: no columns, a column that is not dense, a missing feature key, or
+            static batch sizes that disagree.
+    """
+    if isinstance(feature_columns, (_DenseColumn, _CategoricalColumn)) or not hasattr(
+            feature_columns, "__iter__"):
+        feature_columns = [feature_columns]
+    feature_columns = list(feature_columns)
+    if not feature_columns:
+        raise ValueError("feature_columns must not be empty.")
+    for column in feature_columns:
+        if not isinstance(column, _DenseColumn):
+            raise ValueError(f"Items of feature_columns must be a _DenseColumn. You can wrap a "
+                             f"categorical column with an embedding_column or indicator_column. "
+                             f"Given: {column}")
+    names = [c.name for c in feature_columns]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Duplicate feature column names in input_layer: {sorted(names)}")
+    if not isinstance(features, dict):
+        raise ValueError(f"features should be a dictionary of Tensors. Given type: "
+                         f"{type(features)}")
+    with tf.variable_scope(None, default_name="input_layer"):
+        builder = _LazyBuilder(features)
+        outputs, batch_sizes = [], []
+        for column in sorted(feature_columns, key=lambda c: c.name):
+            with tf.variable_scope(None, default_name=column.name) as scope:
+                tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
+                                                  trainable=trainable)
+                width = column._variable_shape.num_elements()
+                output = tf.reshape(tensor, tf.stack([tf.shape(tensor)[0], width]))
+                batch_sizes.append((column.name, tensor.shape[0] if tensor.shape.ndims else None))
+                outputs.append(output)
+                if cols_to_vars is not None:
+                    cols_to_vars[column] = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                                             scope=scope.name + "/")
+                if cols_to_output_tensors is not None:
+                    cols_to_output_tensors[column] = output
+        static = {(n, int(b)) for n, b in batch_sizes if b is not None and
+                  getattr(b, "value", b) is not None}
+        if len({b for _, b in static}) > 1:
+            raise ValueError(f"Batch size (first dimension) of each feature must be same. "
+                             f"Batch size of columns {sorted(static)}")
+        return tf.concat(outputs, 1)
+
+
+def make_parse_example_spec(feature_columns):
+    """The `tf.parse_example` features dict every column in `feature_columns` reads.
+
+    Numeric columns give `FixedLenFeature(shape, dtype, default_value)`, categorical columns
+    `VarLenFeature(dtype)`; derived columns give their source's spec.
+
+    Raises:
+        ValueError: an item is not a feature column, or two columns want different specs for
+            the same key.
+    """
+    result = {}
+    for column in feature_columns:
+        if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
+            raise ValueError(f"All feature_columns must be _FeatureColumn instances. "
+                             f"Given: {column}")
+        for key, spec in column._parse_example_spec.items():
+            if key in result and result[key] != spec:
+                raise ValueError(f"feature_columns contain different parse_spec for key {key}. "
+                                 f"Given {spec} and {result[key]}")
+            result[key] = spec
+    return result
