@@ -5,7 +5,8 @@ scope (`self.name`, ending in '/'); every public method opens that scope plus it
 (`Normal/log_prob/...`) and builds graph ops from the public tf ops, so gradients flow to the
 parameters. Subclasses implement the private `_method`s they support; the public method falls
 back on a related one (prob <-> log_prob, stddev <-> variance, survival <-> cdf) and raises
-NotImplementedError naming the method and the class when neither exists, as TF does.
+`UndefinedError` naming the method and the class when neither exists. It subclasses
+NotImplementedError, which TF raises there, so TF1 code catching that keeps working.
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ FULLY_REPARAMETERIZED = ReparameterizationType("FULLY_REPARAMETERIZED")
 NOT_REPARAMETERIZED = ReparameterizationType("NOT_REPARAMETERIZED")
 
 
-def _missing(method: str, dist) -> NotImplementedError:
-    return NotImplementedError(f"{method} is not implemented: {type(dist).__name__}")
+class UndefinedError(NotImplementedError):
+    """A quantity a distribution does not define (or a KL divergence nobody registered)."""
+
+
+def _missing(method: str, dist) -> UndefinedError:
+    return UndefinedError(f"{method} is not implemented: {type(dist).__name__}")  # TF wording
 
 
 def _has(dist, method: str) -> bool:

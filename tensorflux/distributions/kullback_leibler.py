@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 
 import tensorflux as tf
+from tensorflux.distributions.distribution import UndefinedError
 
 __all__ = ["kl_divergence", "RegisterKL"]
 
@@ -40,7 +41,8 @@ def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=Non
         A tensor of the batch shape.
 
     Raises:
-        NotImplementedError: no KL is registered for the two classes (as in TF).
+        UndefinedError (a NotImplementedError, as TF raises): no KL is registered for the
+            two classes.
 
     Example:
         >>> tf.distributions.kl_divergence(tf.distributions.Normal(0., 1.),
@@ -48,7 +50,7 @@ def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=Non
     """
     kl_fn = _registered_kl(type(distribution_a), type(distribution_b))
     if kl_fn is None:
-        raise NotImplementedError(
+        raise UndefinedError(
             f"No KL(distribution_a || distribution_b) registered for distribution_a type "
             f"{type(distribution_a).__name__} and distribution_b type "
             f"{type(distribution_b).__name__}")
