@@ -7,8 +7,7 @@ import math
 import numpy as np
 
 import tensorflux as tf
-from tensorflux.distributions import util
-from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from tensorflux.distributions.location_scale import LocationScale
 
 __all__ = ["Laplace"]
 
@@ -21,7 +20,7 @@ def _log_cdf_laplace(z):
     return tf.where(z < 0.0, lower, upper)
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale):
     """Laplace distributions: density exp(-|x - loc| / scale) / (2 scale).
 
     Args:
@@ -36,38 +35,7 @@ class Laplace(Distribution):
     """
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
-        parameters = dict(locals())
-        with tf.name_scope(name, values=[loc, scale]) as name:
-            checks = [tf.assert_positive(scale)] if validate_args else []
-            with tf.control_dependencies(checks):
-                self._loc = tf.identity(loc, name="loc")
-                self._scale = tf.identity(scale, name="scale")
-                util.assert_same_float_dtype([self._loc, self._scale])
-        super().__init__(dtype=self._loc.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._loc, self._scale],
-                         name=name)
-
-    @staticmethod
-    def _param_shapes(sample_shape):
-        shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32)
-        return {"loc": shape, "scale": shape}
-
-    @property
-    def loc(self):
-        """Distribution parameter for the location."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """Distribution parameter for scale."""
-        return self._scale
-
-    def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self.loc), tf.shape(self.scale))
-
-    def _batch_shape(self):
-        return tf.broadcast_static_shape(self.loc.shape, self.scale.shape)
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name, dict(locals()))
 
     def _sample_n(self, n, seed=None):
         shape = tf.concat([[n], self.batch_shape_tensor()], 0)

@@ -6,13 +6,13 @@ import math
 
 import tensorflux as tf
 from tensorflux.distributions import util
-from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
+from tensorflux.distributions.location_scale import LocationScale
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(LocationScale):
     """Normal distributions with mean `loc` and standard deviation `scale` (broadcast).
 
     Args:
@@ -28,38 +28,7 @@ class Normal(Distribution):
     """
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
-        parameters = dict(locals())
-        with tf.name_scope(name, values=[loc, scale]) as name:
-            checks = [tf.assert_positive(scale)] if validate_args else []
-            with tf.control_dependencies(checks):
-                self._loc = tf.identity(loc, name="loc")
-                self._scale = tf.identity(scale, name="scale")
-                util.assert_same_float_dtype([self._loc, self._scale])
-        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._loc, self._scale],
-                         name=name)
-
-    @staticmethod
-    def _param_shapes(sample_shape):
-        shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32)
-        return {"loc": shape, "scale": shape}
-
-    @property
-    def loc(self):
-        """Distribution parameter for the mean."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """Distribution parameter for the standard deviation."""
-        return self._scale
-
-    def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self.loc), tf.shape(self.scale))
-
-    def _batch_shape(self):
-        return tf.broadcast_static_shape(self.loc.shape, self.scale.shape)
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name, dict(locals()))
 
     def _sample_n(self, n, seed=None):
         shape = tf.concat([[n], self.batch_shape_tensor()], 0)
