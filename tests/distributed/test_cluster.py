@@ -3,27 +3,15 @@ and across processes on 127.0.0.1, with failures reported by task."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 
 import numpy as np
 import pytest
+from cluster_helpers import make_cluster
 
 import tensorflux as tf
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def make_cluster(ps=1, workers=2):
-    return tf.train.ClusterSpec({
-        "ps": [f"localhost:{free_port()}" for _ in range(ps)],
-        "worker": [f"localhost:{free_port()}" for _ in range(workers)]})
 
 
 @pytest.fixture(params=["in-process", "grpc"])

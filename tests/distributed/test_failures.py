@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 import pytest
+from cluster_helpers import make_cluster
 
 import tensorflux as tf
 from tensorflux.distributed.rendezvous_mgr import RemoteRendezvous
@@ -28,19 +29,6 @@ from tensorflux.runtime.rendezvous import create_key
 
 PS0 = "/job:ps/replica:0/task:0"
 WORKER1 = "/job:worker/replica:0/task:1"
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def make_spec(ps=1, workers=1):
-    return tf.train.ClusterSpec({
-        "ps": [f"localhost:{free_port()}" for _ in range(ps)],
-        "worker": [f"localhost:{free_port()}" for _ in range(workers)]})
-
 
 class TaskProcess:
     """`tensorflux server` for one task, in its own process."""
@@ -130,7 +118,7 @@ def _train_until_error(sess, train, kill, kill_after=0.3, limit=15.0):
 
 
 def test_killed_worker_is_reported_by_name_during_training(tasks):
-    spec = make_spec(ps=1, workers=2)
+    spec = make_cluster(ps=1, workers=2)
     chief = tf.train.Server(spec, "worker", 0, config=config())
     try:
         ps = tasks(spec, "ps", 0, wait=False)
@@ -192,7 +180,7 @@ def _blocked_step_then(action, ps_task, spec, cfg, on_worker):
 
 @pytest.mark.parametrize("on_worker", [False, True], ids=["dequeue", "recv-from-dequeue"])
 def test_ps_killed_mid_step_is_reported_within_seconds(tasks, on_worker):
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     ps = tasks(spec, "ps", 0)
     error, latency = _blocked_step_then(ps.kill, ps, spec, config(), on_worker)
     assert isinstance(error, (tf.errors.UnavailableError, tf.errors.AbortedError)), error
@@ -201,7 +189,7 @@ def test_ps_killed_mid_step_is_reported_within_seconds(tasks, on_worker):
 
 
 def test_hung_ps_is_detected_by_heartbeats(tasks):
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     ps = tasks(spec, "ps", 0)
     # SIGSTOP keeps the connection open: only the master's heartbeats can tell.
     error, latency = _blocked_step_then(lambda: ps.proc.send_signal(signal.SIGSTOP), ps, spec,
@@ -212,7 +200,7 @@ def test_hung_ps_is_detected_by_heartbeats(tasks):
 
 
 def test_restarted_ps_serves_the_session_again(tasks):
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     ps = tasks(spec, "ps", 0)
     chief = tf.train.Server(spec, "worker", 0, config=config())
     try:
@@ -258,7 +246,7 @@ def test_stale_transfer_from_an_old_incarnation_is_refused():
 
 
 def test_unreachable_task_fails_within_the_configured_bound():
-    spec = make_spec(ps=1, workers=1)  # nothing listens at the PS address
+    spec = make_cluster(ps=1, workers=1)  # nothing listens at the PS address
     cfg = config(1000)
     cfg.rpc_options.use_rpc_for_inprocess_master = True  # the client goes through gRPC too
     worker = tf.train.Server(spec, "worker", 0, config=cfg)
@@ -279,7 +267,7 @@ def test_unreachable_task_fails_within_the_configured_bound():
 
 
 def test_session_waits_for_a_task_that_comes_up_within_the_bound(tasks):
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     ps = tasks(spec, "ps", 0, wait=False)  # still importing when the session starts
     worker = tf.train.Server(spec, "worker", 0, config=config(20000))
     try:
@@ -295,7 +283,7 @@ def test_session_waits_for_a_task_that_comes_up_within_the_bound(tasks):
 
 
 def test_remote_kernel_error_names_op_and_task_and_spares_the_session(tasks):
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     tasks(spec, "ps", 0)
     chief = tf.train.Server(spec, "worker", 0, config=config())
     try:
@@ -318,7 +306,7 @@ def test_remote_kernel_error_names_op_and_task_and_spares_the_session(tasks):
 
 
 def test_a_failing_task_cancels_transfers_blocked_elsewhere(tasks):
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     tasks(spec, "ps", 0)
     chief = tf.train.Server(spec, "worker", 0, config=config())
     try:
@@ -379,7 +367,7 @@ def test_cluster_command_leaves_no_process_behind_when_terminated(tmp_path):
 def test_closing_a_session_cancels_its_blocked_steps():
     """A step blocked on a ps queue nobody feeds ends with CancelledError when its session
     is closed (the master aborts the steps still running), instead of hanging its thread."""
-    spec = make_spec(ps=1, workers=1)
+    spec = make_cluster(ps=1, workers=1)
     servers = [tf.train.Server(spec, job, 0) for job in ("ps", "worker")]
     try:
         with tf.Graph().as_default():

@@ -4,12 +4,12 @@ servers in this process and with `tensorflux server` subprocesses, and in-graph 
 (one client, a tower per worker task, averaged gradients applied on the ps)."""
 
 import json
-import socket
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from cluster_helpers import make_cluster
 
 import tensorflux as tf
 
@@ -19,19 +19,6 @@ EMB0 = _RNG.randn(ROWS, DIM).astype(np.float32)
 W0 = _RNG.randn(DIM, 1).astype(np.float32)
 IDS = _RNG.randint(0, ROWS, (STEPS, BATCH)).astype(np.int64)
 TARGETS = _RNG.randn(STEPS, BATCH, 1).astype(np.float32)
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _make_cluster(ps=1, workers=2):
-    return tf.train.ClusterSpec({
-        "ps": [f"localhost:{_free_port()}" for _ in range(ps)],
-        "worker": [f"localhost:{_free_port()}" for _ in range(workers)]})
-
 
 def _variables():
     """A sharded embedding (2 shards), a dense weight and a bias, with fixed initial values."""
@@ -105,7 +92,7 @@ def _between_graph(spec, targets_by_worker, config=None):
 
 @pytest.fixture(params=["in-process", "grpc"])
 def cluster(request):
-    spec = _make_cluster()
+    spec = make_cluster()
     config = tf.ConfigProto()
     config.rpc_options.use_rpc_for_inprocess_master = request.param == "grpc"
     servers = [tf.train.Server(spec, job, task, config=config)
@@ -184,7 +171,7 @@ def _spawn(spec, job, task):
 
 
 def test_between_graph_replication_across_processes():
-    spec = _make_cluster()
+    spec = make_cluster()
     procs = [_spawn(spec, "ps", 0), _spawn(spec, "worker", 0), _spawn(spec, "worker", 1)]
     try:
         for proc in procs:

@@ -2,10 +2,10 @@
 on a 2-ps cluster each Gather runs on the ps task holding its shard, so only the requested rows
 cross the network (in both directions when training)."""
 
-import socket
 
 import numpy as np
 import pytest
+from cluster_helpers import free_port
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -160,18 +160,11 @@ def test_sharded_training_equals_unsharded(strategy, optimizer_fn):
 
 # -- on a cluster ----------------------------------------------------------------------------
 
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(params=["in-process", "grpc"])
 def ps_cluster(request):
     """2 ps tasks and 1 worker; records (serving task, receiving device, bytes) per transfer."""
-    spec = tf.train.ClusterSpec({"ps": [f"localhost:{_free_port()}" for _ in range(2)],
-                                 "worker": [f"localhost:{_free_port()}"]})
+    spec = tf.train.ClusterSpec({"ps": [f"localhost:{free_port()}" for _ in range(2)],
+                                 "worker": [f"localhost:{free_port()}"]})
     config = tf.ConfigProto()
     config.rpc_options.use_rpc_for_inprocess_master = request.param == "grpc"
     servers = [tf.train.Server(spec, job, task, config=config)

@@ -3,10 +3,10 @@
 propagate, fetches split over tasks come back in order, and the lossy bfloat16 option applies
 across tasks. The byte-frame codec is checked on its own too."""
 
-import socket
 
 import numpy as np
 import pytest
+from cluster_helpers import free_port
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,13 +18,6 @@ from tensorflux.protos import tensor_pb2, worker_pb2
 
 PS = "/job:ps/task:0"
 WORKER = "/job:worker/task:0"
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def rpc_config(bfloat16=False):
     config = tf.ConfigProto(operation_timeout_in_ms=5000)

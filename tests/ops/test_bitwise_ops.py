@@ -7,6 +7,7 @@ import pytest
 from array_checks import check
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 
@@ -35,12 +36,6 @@ ROWS = [
 ]
 
 COVERED_OPS = {row.op for row in ROWS}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r.op}-{i}" for i, r in enumerate(ROWS)])

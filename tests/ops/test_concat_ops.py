@@ -9,6 +9,8 @@ from array_checks import _fetch, check  # noqa: F401 - shared table helpers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from op_helpers import gradient_case as _case
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -71,12 +73,6 @@ ROWS = [
 ]
 
 COVERED_OPS = {row.op for row in ROWS}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r.op}-{i}" for i, r in enumerate(ROWS)])
@@ -240,15 +236,6 @@ def test_pad_and_tile_match_numpy(value, data):
 
 
 # -- gradients -----------------------------------------------------------------------------------
-
-def _case(fn, *shapes, seed=0):
-    def build(tf):
-        rng = np.random.RandomState(seed)
-        xs = [tf.placeholder(tf.float64, s) for s in shapes]
-        values = [rng.uniform(-1, 1, s) for s in shapes]
-        return fn(tf, *xs), xs, values
-
-    return build
 
 
 def _concat_dynamic(tf, a, b):

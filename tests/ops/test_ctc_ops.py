@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -39,12 +40,6 @@ TF_GRAD_01_NO_MERGE = np.array([
      [-0.2991370688, 0.0365575811, 0.2512013678, 0.0113781496]],
     [[0.1149547082, -0.235488234, 0.1472012403, -0.0266676847],
      [0.2717532793, 0.1814366962, -0.3232710029, -0.1299189725]]])
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(fetches, feed=None):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -46,12 +47,6 @@ ROWS = [
 ]
 
 COVERED_OPS = {row.op for row in ROWS}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(t, feed=None):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -11,12 +12,6 @@ from tensorflux.ops import fractional_pool_ops as fp
 
 COVERED_OPS = {"FractionalMaxPool", "FractionalAvgPool", "FractionalMaxPoolGrad",
                "FractionalAvgPoolGrad"}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(fetches):

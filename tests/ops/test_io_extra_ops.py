@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -28,12 +29,6 @@ TF_BYTES = [
     (np.zeros((0, 2), np.int32), b"\x08\x03\x12\x06\x12\x00\x12\x02\x08\x02"),
     (np.array([1.5], np.float16), b'\x08\x13\x12\x04\x12\x02\x08\x01"\x02\x00>'),
 ]
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(x, feed=None):

@@ -4,17 +4,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
 
 COVERED_OPS = {"Dilation2D", "Dilation2DBackpropInput", "Dilation2DBackpropFilter"}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(fetches):

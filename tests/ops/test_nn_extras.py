@@ -4,17 +4,13 @@ required_space_to_batch_paddings, depthwise backprop aliases, batch_norm_with_gl
 
 import numpy as np
 import pytest
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
 from tensorflux.ops import nn_extras
 
 COVERED_OPS = {"BatchNormWithGlobalNormalization", "BatchNormWithGlobalNormalizationGrad"}
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(fetches):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -16,12 +17,6 @@ A = np.array([[1, 2, 2, 5], [3, 3, 3, 3]], np.int32)
 B = np.array([[2, 5, 7, 1], [4, 4, 4, 4]], np.int32)
 SA = ([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]], [1, 2, 3, 4, 5, 6],
       [2, 2, 2])
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(x, feed=None):

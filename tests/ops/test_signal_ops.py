@@ -7,18 +7,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 
 S = tf.signal
 X4 = np.array([1.0, 2.0, 4.0, 3.0], np.float32)
 SINE = np.sin(np.arange(16.0)).astype(np.float32)
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(t, feed=None):

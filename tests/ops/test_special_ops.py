@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.ops import special_functions
@@ -54,12 +55,6 @@ ROWS = [
         np.float32([1.0000001192092896, -1.401298464324817e-45])),
 ]
 COVERED_OPS = {row.op for row in ROWS}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(t, feed=None):

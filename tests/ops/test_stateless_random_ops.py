@@ -3,18 +3,13 @@ streams are not TensorFlow's)."""
 
 import numpy as np
 import pytest
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
 
 COVERED_OPS = {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
                "StatelessRandomUniformInt", "StatelessMultinomial"}
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(x, feed=None):

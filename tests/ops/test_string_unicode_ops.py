@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -19,12 +20,6 @@ MIXED = [b"abc", b"a\xffb", b"\xe2\x82", b"\xe2\x82x", b"\xed\xa0\x80z", b"\x01\
          "\u20ac\U0001d11e".encode(), b"\xf0\x9f\x98", b"\xc0\xaf\xf8\x88\x80\x80\x80",
          b"\xf4\x90\x80\x80!"]
 R = b"\xef\xbf\xbd"
-
-
-@pytest.fixture(autouse=True)
-def graph():
-    with tf.Graph().as_default() as g:
-        yield g
 
 
 def _run(fetches):
