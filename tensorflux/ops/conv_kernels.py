@@ -14,6 +14,8 @@ over batch chunks and the kh * kw window offsets, never over pixels.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -119,16 +121,23 @@ def _plane_patches(x: np.ndarray, pads, k_hw, out_hw, geo) -> np.ndarray:
 
 
 def fft_plan(input_shape, filter_shape, geo, dtype, op: str = "forward"):
-    """The conv_fft.Plan for this convolution when the frequency domain is clearly cheaper."""
+    """The conv_fft.Plan for this convolution when the frequency domain is clearly cheaper
+    (decided once per shapes and attrs: kernels call this every step)."""
+    return _fft_plan(tuple(input_shape), tuple(filter_shape), geo, np.dtype(dtype), op,
+                     _FFT_MIN_FLOPS, _FFT_MAX_RATIO)
+
+
+@functools.lru_cache(maxsize=256)
+def _fft_plan(input_shape, filter_shape, geo, dtype, op, min_flops, max_ratio):
     if geo.strides != (1, 1) or dtype not in (np.float32, np.float64):
         return None
     n, h, wd, c = input_shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    if 2.0 * n * out_hw[0] * out_hw[1] * kh * kw * c * depth < _FFT_MIN_FLOPS:
+    if 2.0 * n * out_hw[0] * out_hw[1] * kh * kw * c * depth < min_flops:
         return None
     plan = conv_fft.Plan((h, wd), out_hw, (kh, kw), geo.dilations, (pads[0], pads[2]))
-    return plan if conv_fft.cost_ratio(plan, c, depth, op) <= _FFT_MAX_RATIO else None
+    return plan if conv_fft.cost_ratio(plan, c, depth, op) <= max_ratio else None
 
 
 # -- Conv2D ---------------------------------------------------------------------------------
