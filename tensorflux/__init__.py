@@ -18,22 +18,22 @@ from tensorflux.framework.tensor_shape import Dimension, TensorShape
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.scopes import *  # noqa: F403
 from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
-from tensorflux.ops import sendrecv_ops as _sendrecv_ops
-from tensorflux.ops import transfer_ops as _transfer_ops  # noqa: F401
-from tensorflux.ops.array_ops import *  # noqa: F403
-from tensorflux.ops.control_flow_ops import *  # noqa: F403
-from tensorflux.ops.while_loop import *  # noqa: F403
-from tensorflux.ops.tensor_array_ops import *  # noqa: F403
-from tensorflux.ops.functional_ops import *  # noqa: F403
-from tensorflux.ops.math_ops import *  # noqa: F403
-from tensorflux.ops.state_ops import *  # noqa: F403
-from tensorflux.ops.variables import *  # noqa: F403
-from tensorflux.ops.variable_scope import *  # noqa: F403
-from tensorflux.ops.init_ops import *  # noqa: F403
-from tensorflux.ops import io_ops as _io_ops  # noqa: F401
+from tensorflux.ops.internal import sendrecv as _sendrecv_ops
+from tensorflux.ops.internal import transfer as _transfer_ops  # noqa: F401
+from tensorflux.ops.array import *  # noqa: F403
+from tensorflux.ops.control_flow.primitives import *  # noqa: F403
+from tensorflux.ops.control_flow.while_loop import *  # noqa: F403
+from tensorflux.ops.data_flow.tensor_array_class import *  # noqa: F403
+from tensorflux.ops.control_flow.functional import *  # noqa: F403
+from tensorflux.ops.math import *  # noqa: F403
+from tensorflux.ops.state.variable_ops import *  # noqa: F403
+from tensorflux.ops.state.variables import *  # noqa: F403
+from tensorflux.ops.state.variable_scope import *  # noqa: F403
+from tensorflux.ops.state.initializers import *  # noqa: F403
+from tensorflux.ops.io import checkpoint as _io_ops  # noqa: F401
 from tensorflux import initializers
-from tensorflux.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions,
-                                          OptimizerOptions, RunMetadata, RunOptions)
+from tensorflux.protos.config_pb2 import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,
+                                          RunMetadata, RunOptions)
 from tensorflux.runtime.session import InteractiveSession, Session
 from tensorflux.platform import app, gfile
 from tensorflux.platform import flags
@@ -45,21 +45,22 @@ bool = bool_  # noqa: A001,F405
 from tensorflux import nn, train
 from tensorflux import test
 from tensorflux.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from tensorflux.ops.gradients_impl import *  # noqa: F403
-from tensorflux.ops.clip_ops import *  # noqa: F403
-from tensorflux.ops import training_ops as _training_ops  # noqa: F401
-from tensorflux.ops import fused_ops as _fused_ops  # noqa: F401
-from tensorflux import layers, losses, metrics
+from tensorflux.ops.autodiff.gradients import *  # noqa: F403
+from tensorflux.ops.math.clip import *  # noqa: F403
+from tensorflux.ops.state import training_ops as _training_ops  # noqa: F401
+from tensorflux.ops.internal import fused as _fused_ops  # noqa: F401
+from tensorflux import layers, losses
+from tensorflux import metrics
 from tensorflux import summary
 from tensorflux import debugging, io, queue
 from tensorflux import distributed as _distributed  # noqa: F401 - registers grpc:// targets
-from tensorflux.ops.random_seed import *  # noqa: F403
-from tensorflux.ops.random_ops import *  # noqa: F403
-from tensorflux.ops.logging_ops import *  # noqa: F403
-from tensorflux.ops.check_ops import *  # noqa: F403
-from tensorflux.ops.string_ops import *  # noqa: F403
-from tensorflux.ops.string_text_ops import *  # noqa: F403
-from tensorflux.ops.string_codec_ops import *  # noqa: F403
+from tensorflux.ops.random.seed import *  # noqa: F403
+from tensorflux.ops.random.stateful import *  # noqa: F403
+from tensorflux.ops.debug.logging import *  # noqa: F403
+from tensorflux.ops.debug.checks import *  # noqa: F403
+from tensorflux.ops.strings.conversion import *  # noqa: F403
+from tensorflux.ops.strings.text import *  # noqa: F403
+from tensorflux.ops.strings.hashing import *  # noqa: F403
 from tensorflux import random, strings
 from tensorflux import math
 from tensorflux.framework.graph_import import import_graph_def
@@ -68,51 +69,51 @@ from tensorflux.protos.node_def_pb2 import NodeDef
 from tensorflux.protos.attr_value_pb2 import AttrValue
 from tensorflux import graph_util
 from tensorflux import client
-from tensorflux.ops.sparse_ops import *  # noqa: F403
-from tensorflux.ops.sparse_math_ops import *  # noqa: F403
-from tensorflux.ops.sparse_reshape_ops import *  # noqa: F403
-from tensorflux.ops.sparse_array_ops import *  # noqa: F403
-from tensorflux.ops.sparse_segment_ops import *  # noqa: F403
-from tensorflux.ops.edit_distance_ops import *  # noqa: F403
-from tensorflux.ops.sparse_io_ops import *  # noqa: F403
-from tensorflux.ops import sparse_cwise_ops as _sparse_cwise_ops  # noqa: F401
-from tensorflux.ops.sparse_matmul_ops import *  # noqa: F403
-from tensorflux.ops.data_flow_ops import *  # noqa: F403
-from tensorflux.ops.accumulator_ops import *  # noqa: F403
-from tensorflux.ops.io_ops_readers import *  # noqa: F403
-from tensorflux.ops.parsing_ops import *  # noqa: F403
+from tensorflux.ops.sparse.core import *  # noqa: F403
+from tensorflux.ops.sparse.arithmetic import *  # noqa: F403
+from tensorflux.ops.sparse.structure import *  # noqa: F403
+from tensorflux.ops.sparse.composites import *  # noqa: F403
+from tensorflux.ops.sparse.segment import *  # noqa: F403
+from tensorflux.ops.sparse.edit_distance import *  # noqa: F403
+from tensorflux.ops.sparse.serialization import *  # noqa: F403
+from tensorflux.ops.sparse import cwise as _sparse_cwise_ops  # noqa: F401
+from tensorflux.ops.sparse.matmul import *  # noqa: F403
+from tensorflux.ops.data_flow.queues import *  # noqa: F403
+from tensorflux.ops.data_flow.accumulators import *  # noqa: F403
+from tensorflux.ops.io.readers import *  # noqa: F403
+from tensorflux.ops.io.parsing import *  # noqa: F403
 from tensorflux import python_io, sparse
-from tensorflux.ops.partitioned_variables import *  # noqa: F403
+from tensorflux.ops.state.partitioned import *  # noqa: F403
 from tensorflux import image
-from tensorflux.ops.image_ops import *  # noqa: F403
-from tensorflux.ops.image_patches_ops import *  # noqa: F403
+from tensorflux.ops.image.geometry import *  # noqa: F403
+from tensorflux.ops.image.patches import *  # noqa: F403
 from tensorflux.ops.compat_api import *  # noqa: F403
 from tensorflux import compat
-from tensorflux.ops.script_ops import *  # noqa: F403
-from tensorflux.ops.sort_ops import *  # noqa: F403
-from tensorflux.ops.linalg_ops import *  # noqa: F403
-from tensorflux.ops.linalg_impl import *  # noqa: F403
-from tensorflux.ops.einsum_ops import *  # noqa: F403
+from tensorflux.ops.script.py_func import *  # noqa: F403
+from tensorflux.ops.array.sorting import *  # noqa: F403
+from tensorflux.ops.linalg.decompositions import *  # noqa: F403
+from tensorflux.ops.linalg.functions import *  # noqa: F403
+from tensorflux.ops.linalg.einsum import *  # noqa: F403
 from tensorflux import linalg
-from tensorflux.ops.custom_gradient import *  # noqa: F403
-from tensorflux.ops.space_batch_ops import *  # noqa: F403
+from tensorflux.ops.autodiff.custom_gradient import *  # noqa: F403
+from tensorflux.ops.array.space_batch import *  # noqa: F403
 from tensorflux import data
-from tensorflux.ops.template import *  # noqa: F403
-from tensorflux.ops.extra_math_ops import *  # noqa: F403
-from tensorflux.ops.histogram_ops import *  # noqa: F403
+from tensorflux.ops.state.template import *  # noqa: F403
+from tensorflux.ops.math.nan_safe import *  # noqa: F403
+from tensorflux.ops.math.histogram import *  # noqa: F403
 from tensorflux.ops.root_extras import *  # noqa: F403
 from tensorflux import dtypes
-from tensorflux import nest
-from tensorflux.ops.scatter_nd_tensor_ops import *  # noqa: F403
-from tensorflux.ops.fft_ops import *  # noqa: F403
+from tensorflux.framework import nest
+from tensorflux.ops.array.tensor_scatter import *  # noqa: F403
+from tensorflux.ops.signal.fft import *  # noqa: F403
 from tensorflux import signal, spectral
 from tensorflux import bitwise
 from tensorflux import distributions
-from tensorflux.ops.lookup_ops import *  # noqa: F403
+from tensorflux.ops.data_flow.lookup import *  # noqa: F403
 from tensorflux import lookup
 from tensorflux import sets
 from tensorflux import saved_model
-from tensorflux.ops.special_ops import *  # noqa: F403
-from tensorflux.ops.nn_extras import required_space_to_batch_paddings
+from tensorflux.ops.math.special import *  # noqa: F403
+from tensorflux.ops.nn.conv_composites import required_space_to_batch_paddings
 from tensorflux import keras
 from tensorflux import feature_column

@@ -1,4 +1,4 @@
 """`tf.bitwise`: bitwise ops on integer tensors."""
 
-from tensorflux.ops.bitwise_ops import (bitwise_and, bitwise_or, bitwise_xor, invert, left_shift,
-                                        right_shift)
+from tensorflux.ops.math.bitwise import (bitwise_and, bitwise_or, bitwise_xor, invert, left_shift,
+                                         right_shift)

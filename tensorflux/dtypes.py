@@ -2,8 +2,8 @@
 
 from tensorflux.framework.dtypes import *  # noqa: F403
 from tensorflux.framework.dtypes import DType, QUANTIZED_DTYPES, as_dtype, bool_
-from tensorflux.ops.cast_ops import cast, saturate_cast
-from tensorflux.ops.string_ops import as_string
-from tensorflux.ops.unary_ops import complex
+from tensorflux.ops.math.casting import cast, saturate_cast
+from tensorflux.ops.strings.conversion import as_string
+from tensorflux.ops.math.unary import complex
 
 bool = bool_  # noqa: A001 - TF name

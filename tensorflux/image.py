@@ -1,6 +1,6 @@
 """`tf.image`: resizing, color adjustments, geometry and codecs under their TF1 names."""
 
-from tensorflux.ops.image_codec_ops import (
+from tensorflux.ops.image.codecs import (
     decode_bmp,
     decode_gif,
     decode_image,
@@ -11,7 +11,7 @@ from tensorflux.ops.image_codec_ops import (
     extract_jpeg_shape,
     is_jpeg,
 )
-from tensorflux.ops.image_color_ops import (
+from tensorflux.ops.image.color import (
     adjust_brightness,
     adjust_contrast,
     adjust_gamma,
@@ -28,7 +28,7 @@ from tensorflux.ops.image_color_ops import (
     rgb_to_grayscale,
     rgb_to_hsv,
 )
-from tensorflux.ops.image_ops import (
+from tensorflux.ops.image.geometry import (
     central_crop,
     crop_to_bounding_box,
     flip_left_right,
@@ -44,7 +44,7 @@ from tensorflux.ops.image_ops import (
     transpose,
     transpose_image,
 )
-from tensorflux.ops.image_resize_ops import (
+from tensorflux.ops.image.resize import (
     ResizeMethod,
     resize_area,
     resize_bicubic,
@@ -52,9 +52,9 @@ from tensorflux.ops.image_resize_ops import (
     resize_images,
     resize_nearest_neighbor,
 )
-from tensorflux.ops.image_box_ops import draw_bounding_boxes, sample_distorted_bounding_box
-from tensorflux.ops.image_crop_ops import crop_and_resize, extract_glimpse
-from tensorflux.ops.image_metrics import (
+from tensorflux.ops.image.boxes import draw_bounding_boxes, sample_distorted_bounding_box
+from tensorflux.ops.image.crop import crop_and_resize, extract_glimpse
+from tensorflux.ops.image.quality import (
     image_gradients,
     psnr,
     rgb_to_yiq,
@@ -66,14 +66,14 @@ from tensorflux.ops.image_metrics import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
-from tensorflux.ops.image_nms_ops import (
+from tensorflux.ops.image.nms import (
     combined_non_max_suppression,
     non_max_suppression,
     non_max_suppression_overlaps,
     non_max_suppression_padded,
     non_max_suppression_with_scores,
 )
-from tensorflux.ops.image_patches_ops import extract_image_patches, extract_patches
+from tensorflux.ops.image.patches import extract_image_patches, extract_patches
 
 resize = resize_images
 

@@ -1,7 +1,7 @@
 """`tf.math`: the math ops under their `tf.compat.v1.math` names (re-exports only)."""
 
-from tensorflux.ops.cast_ops import saturate_cast
-from tensorflux.ops.comparison_ops import (
+from tensorflux.ops.math.casting import saturate_cast
+from tensorflux.ops.math.comparison import (
     equal,
     greater,
     greater_equal,
@@ -13,7 +13,7 @@ from tensorflux.ops.comparison_ops import (
     logical_xor,
     not_equal,
 )
-from tensorflux.ops.math_ops import (
+from tensorflux.ops.math import (
     accumulate_n,
     add,
     add_n,
@@ -36,10 +36,10 @@ from tensorflux.ops.math_ops import (
     truncatediv,
     truncatemod,
 )
-from tensorflux.ops.matmul_ops import matmul, tensordot
-from tensorflux.ops.nn_impl import l2_normalize
-from tensorflux.ops.nn_ops import in_top_k, log_softmax, softmax, softplus, softsign, top_k
-from tensorflux.ops.reduction_ops import (
+from tensorflux.ops.math.matrix_product import matmul, tensordot
+from tensorflux.ops.nn.functions import l2_normalize
+from tensorflux.ops.nn.core import in_top_k, log_softmax, softmax, softplus, softsign, top_k
+from tensorflux.ops.math.reduction import (
     argmax,
     argmin,
     count_nonzero,
@@ -57,7 +57,7 @@ from tensorflux.ops.reduction_ops import (
     reduce_sum,
     reduce_variance,
 )
-from tensorflux.ops.segment_ops import (
+from tensorflux.ops.math.segment import (
     segment_max,
     segment_mean,
     segment_min,
@@ -68,7 +68,7 @@ from tensorflux.ops.segment_ops import (
     unsorted_segment_prod,
     unsorted_segment_sum,
 )
-from tensorflux.ops.unary_ops import (
+from tensorflux.ops.math.unary import (
     abs,
     acos,
     acosh,
@@ -128,15 +128,15 @@ __all__ = [
     "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod",
     "unsorted_segment_sum",
 ]
-from tensorflux.ops.extra_math_ops import (cumulative_logsumexp, erfinv, is_non_decreasing,
-                                           is_strictly_increasing, lbeta, multiply_no_nan, ndtri,
-                                           polyval, reciprocal_no_nan, unsorted_segment_mean,
-                                           unsorted_segment_sqrt_n, xdivy, xlogy)
-from tensorflux.ops.histogram_ops import bincount, confusion_matrix, zero_fraction
-from tensorflux.ops.special_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc,
-                                        erfcinv, igamma, igammac, nextafter, polygamma, xlog1py,
-                                        zeta)
-from tensorflux.ops.shape_ops import invert_permutation
+from tensorflux.ops.math.nan_safe import (cumulative_logsumexp, erfinv, is_non_decreasing,
+                                          is_strictly_increasing, lbeta, multiply_no_nan, ndtri,
+                                          polyval, reciprocal_no_nan, unsorted_segment_mean,
+                                          unsorted_segment_sqrt_n, xdivy, xlogy)
+from tensorflux.ops.math.histogram import bincount, confusion_matrix, zero_fraction
+from tensorflux.ops.math.special import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc,
+                                         erfcinv, igamma, igammac, nextafter, polygamma, xlog1py,
+                                         zeta)
+from tensorflux.ops.array.shapes import invert_permutation
 
 __all__ += [
     "bincount", "confusion_matrix", "cumulative_logsumexp", "erfinv", "invert_permutation",

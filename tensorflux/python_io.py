@@ -7,7 +7,7 @@ Example:
     [b'record']
 """
 
-from tensorflux.lib.tfrecord import (
+from tensorflux.lib.formats.tfrecord import (
     TFRecordCompressionType,
     TFRecordOptions,
     TFRecordWriter,

@@ -1,4 +1,4 @@
 """`tf.queue`: the queue classes."""
 
-from tensorflux.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,
-                                          RandomShuffleQueue)
+from tensorflux.ops.data_flow.queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,
+                                             RandomShuffleQueue)

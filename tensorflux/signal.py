@@ -1,7 +1,7 @@
 """`tf.signal`: Fourier transforms, framing, windows, STFT, mel and cepstral features
 (re-exports only)."""
 
-from tensorflux.ops.fft_ops import (
+from tensorflux.ops.signal.fft import (
     fft,
     fft2d,
     fft3d,
@@ -17,13 +17,13 @@ from tensorflux.ops.fft_ops import (
     rfft2d,
     rfft3d,
 )
-from tensorflux.ops.signal_mel import (
+from tensorflux.ops.signal.mel import (
     dct,
     idct,
     linear_to_mel_weight_matrix,
     mfccs_from_log_mel_spectrograms,
 )
-from tensorflux.ops.signal_ops import (
+from tensorflux.ops.signal.spectral import (
     frame,
     hamming_window,
     hann_window,

@@ -1,15 +1,15 @@
 """`tf.strings`: string ops under their `tf.compat.v1.strings` names."""
 
-from tensorflux.ops.string_codec_ops import string_to_hash_bucket as to_hash_bucket
-from tensorflux.ops.string_codec_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
-from tensorflux.ops.string_codec_ops import (
+from tensorflux.ops.strings.hashing import string_to_hash_bucket as to_hash_bucket
+from tensorflux.ops.strings.hashing import string_to_hash_bucket_fast as to_hash_bucket_fast
+from tensorflux.ops.strings.hashing import (
     string_to_hash_bucket_strong as to_hash_bucket_strong,
 )
-from tensorflux.ops.string_ops import as_string, reduce_join
-from tensorflux.ops.string_ops import string_format as format  # noqa: A004 - TF name
-from tensorflux.ops.string_ops import string_join as join
-from tensorflux.ops.string_ops import string_to_number as to_number
-from tensorflux.ops.string_text_ops import (
+from tensorflux.ops.strings.conversion import as_string, reduce_join
+from tensorflux.ops.strings.conversion import string_format as format  # noqa: A004 - TF name
+from tensorflux.ops.strings.conversion import string_join as join
+from tensorflux.ops.strings.conversion import string_to_number as to_number
+from tensorflux.ops.strings.text import (
     lower,
     regex_full_match,
     regex_replace,
@@ -17,9 +17,9 @@ from tensorflux.ops.string_text_ops import (
     substr,
     upper,
 )
-from tensorflux.ops.string_text_ops import string_length as length
-from tensorflux.ops.string_text_ops import string_strip as strip
-from tensorflux.ops.string_unicode_ops import (
+from tensorflux.ops.strings.text import string_length as length
+from tensorflux.ops.strings.text import string_strip as strip
+from tensorflux.ops.strings.unicode import (
     ngrams,
     unicode_encode,
     unicode_script,

@@ -1,6 +1,6 @@
 """`tf.test`: gradient checking and device queries."""
 
-from tensorflux.ops.gradient_checker import compute_gradient, compute_gradient_error  # noqa: F401
+from tensorflux.ops.autodiff.checker import compute_gradient, compute_gradient_error  # noqa: F401
 
 
 def is_gpu_available(cuda_only: bool = False, min_cuda_compute_capability=None) -> bool:

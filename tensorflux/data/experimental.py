@@ -82,13 +82,13 @@ def copy_to_device(target_device, source_device="/cpu:0"):
 
 def parse_example_dataset(features, num_parallel_calls=1):
     """Parses batches of serialized `tf.train.Example`s: `dataset.map(tf.parse_example)`."""
-    from tensorflux.ops.parsing_ops import parse_example
+    from tensorflux.ops.io.parsing import parse_example
 
     return lambda dataset: dataset.map(lambda serialized: parse_example(serialized, features))
 
 
 def _cast(x, dtype):
-    from tensorflux.ops.cast_ops import cast
+    from tensorflux.ops.math.casting import cast
 
     return cast(x, dtype)
 

@@ -47,7 +47,7 @@ class FunctionGraph(graph_mod.Graph):
         found = self._captures.get(tensor)
         if found is not None:
             return found
-        from tensorflux.ops.array_ops import constant, placeholder
+        from tensorflux.ops.array import constant, placeholder
 
         value = constant_value(tensor)
         name = f"captured_{tensor.op.name.replace('/', '_')}"
@@ -94,7 +94,7 @@ class TracedFunction:
         self.what = what
         self.name = getattr(fn, "__name__", type(fn).__name__)
         self.graph = FunctionGraph(outer, what)
-        from tensorflux.ops.array_ops import placeholder
+        from tensorflux.ops.array import placeholder
 
         with self.graph.as_default():
             self.inputs = [placeholder(dtype, shape, name=f"arg{i}")

@@ -152,11 +152,13 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     `[bucket_boundaries[i-1], bucket_boundaries[i])` and batches `bucket_batch_sizes[i]` of
     them, padded to the longest of the batch (or to the bucket's boundary minus one with
     `pad_to_bucket_boundary`)."""
-    from tensorflux.ops import array_ops, check_ops, math_ops
-    from tensorflux.ops.cast_ops import cast
-    from tensorflux.ops.comparison_ops import greater_equal
-    from tensorflux.ops.gather_ops import gather
-    from tensorflux.ops.reduction_ops import reduce_sum
+    from tensorflux.ops import array as array_ops
+    from tensorflux.ops import math as math_ops
+    from tensorflux.ops.array.gather_scatter import gather
+    from tensorflux.ops.debug import checks as check_ops
+    from tensorflux.ops.math.casting import cast
+    from tensorflux.ops.math.comparison import greater_equal
+    from tensorflux.ops.math.reduction import reduce_sum
 
     boundaries = [int(b) for b in bucket_boundaries]
     sizes = [int(b) for b in bucket_batch_sizes]

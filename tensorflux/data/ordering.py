@@ -154,7 +154,7 @@ class ShuffleDataset(_Unary):
     """
 
     def __init__(self, dataset, buffer_size, seed, reshuffle_each_iteration):
-        from tensorflux.ops.random_seed import get_seed
+        from tensorflux.ops.random.seed import get_seed
 
         self._buffer = scalar_arg(buffer_size, "buffer_size", "Dataset.shuffle()")
         if isinstance(seed, Tensor):
@@ -281,7 +281,7 @@ class SampleFromDatasets(DirectedInterleaveDataset):
     yet exhausted; seeded like `shuffle` (same sequence at each initialization)."""
 
     def __init__(self, datasets, weights, seed):
-        from tensorflux.ops.random_seed import get_seed
+        from tensorflux.ops.random.seed import get_seed
 
         super().__init__(datasets, "sample_from_datasets()")
         if weights is None:

@@ -21,8 +21,8 @@ from tensorflux.data.transformations import MapDataset, interleave
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.lib.tfrecord import TFRecordReaderStream
-from tensorflux.ops.reader_resource import FixedLengthRecordReaderResource, read_bytes
+from tensorflux.lib.formats.tfrecord import TFRecordReaderStream
+from tensorflux.ops.io.reader_resource import FixedLengthRecordReaderResource, read_bytes
 
 
 def _string(value) -> np.ndarray:
@@ -204,8 +204,8 @@ class CsvDataset(MapDataset):
     def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
                  header=False, field_delim=",", use_quote_delim=True, na_value="",
                  select_cols=None):
-        from tensorflux.ops.array_ops import constant
-        from tensorflux.ops.parsing_ops import decode_csv
+        from tensorflux.ops.array import constant
+        from tensorflux.ops.io.parsing import decode_csv
 
         lines = _CsvLines(filenames, compression_type, header)
         defaults = list(record_defaults)

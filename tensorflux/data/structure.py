@@ -97,7 +97,7 @@ def normalize(value, what: str):
         raise TypeError(f"{what}: sparse components are not supported by tensorflux's tf.data; "
                         "got a SparseTensor")
     if isinstance(value, list) and any(isinstance(v, Tensor) for v in value):
-        from tensorflux.ops.array_ops import stack
+        from tensorflux.ops.array import stack
 
         return stack(value)
     try:

@@ -8,7 +8,7 @@ import tensorflux as tf
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
-from tensorflux.ops.random_gamma_ops import reparameterized_gamma
+from tensorflux.ops.random.gamma import reparameterized_gamma
 
 __all__ = ["Dirichlet"]
 

@@ -9,7 +9,7 @@ import numpy as np
 import tensorflux as tf
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from tensorflux.ops.random_gamma_ops import reparameterized_gamma
+from tensorflux.ops.random.gamma import reparameterized_gamma
 
 __all__ = ["StudentT"]
 

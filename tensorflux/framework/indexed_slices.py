@@ -72,7 +72,7 @@ class IndexedSlices:
         return self.shape
 
     def __neg__(self):
-        from tensorflux.ops import math_ops
+        from tensorflux.ops import math as math_ops
 
         return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
 

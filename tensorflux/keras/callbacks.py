@@ -311,7 +311,7 @@ class TensorBoard(Callback):
     on_train_batch_end = on_batch_end
 
     def on_epoch_end(self, epoch, logs=None):
-        from tensorflux.ops.summary_ops import histogram_proto
+        from tensorflux.ops.io.summary import histogram_proto
         from tensorflux.protos import summary_pb2
 
         if self.writer is None:

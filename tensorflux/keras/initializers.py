@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tensorflux.ops import init_ops as _init
+from tensorflux.ops.state import initializers as _init
 
 Initializer, Zeros, Ones, Constant = _init.Initializer, _init.Zeros, _init.Ones, _init.Constant
 RandomNormal, RandomUniform = _init.RandomNormal, _init.RandomUniform

@@ -1,5 +1,6 @@
 """`tf.lookup`: static hash and vocabulary tables and their initializers."""
 
 from tensorflux.lookup import experimental
-from tensorflux.ops.lookup_ops import (KeyValueTensorInitializer, StaticHashTable,
-                                       StaticVocabularyTable, TextFileIndex, TextFileInitializer)
+from tensorflux.ops.data_flow.lookup import (KeyValueTensorInitializer, StaticHashTable,
+                                             StaticVocabularyTable, TextFileIndex,
+                                             TextFileInitializer)

@@ -1,5 +1,5 @@
 """`tf.lookup.experimental`: mutable tables."""
 
-from tensorflux.ops.lookup_mutable import DenseHashTable, MutableHashTable
+from tensorflux.ops.data_flow.lookup_mutable import DenseHashTable, MutableHashTable
 
 __all__ = ["DenseHashTable", "MutableHashTable"]

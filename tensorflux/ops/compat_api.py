@@ -18,10 +18,13 @@ from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import Dimension, TensorShape
-from tensorflux.ops import comparison_ops, math_ops, reduction_ops, unary_ops
-from tensorflux.ops.cast_ops import cast
-from tensorflux.ops.logging_ops import Assert
-from tensorflux.ops.variables import Variable
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug.logging import Assert
+from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.state.variables import Variable
 from tensorflux.platform.tf_logging import get_logger
 
 __all__ = ["disable_v2_behavior", "enable_v2_behavior", "disable_eager_execution",

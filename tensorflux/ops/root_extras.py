@@ -17,7 +17,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.ops.gradients_impl import NotDifferentiable
+from tensorflux.ops.autodiff.gradients import NotDifferentiable
 from tensorflux.protos.attr_value_pb2 import NameAttrList
 from tensorflux.protos.event_pb2 import Event, LogMessage, SessionLog
 from tensorflux.protos.meta_graph_pb2 import MetaGraphDef, TensorInfo
@@ -67,9 +67,10 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
     Example:
         >>> tf.assert_rank_in(images, [3, 4])
     """
-    from tensorflux.ops.control_flow_ops import no_op
-    from tensorflux.ops.logging_ops import Assert
-    from tensorflux.ops.math_ops import equal, reduce_any
+    from tensorflux.ops.control_flow.primitives import no_op
+    from tensorflux.ops.debug.logging import Assert
+    from tensorflux.ops.math.comparison import equal
+    from tensorflux.ops.math.reduction import reduce_any
 
     with _scope(name, "assert_rank_in"):
         x = convert_to_tensor(x, name="x")
@@ -88,9 +89,9 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
                     raise ValueError(f"{prefix}Tensor {x.name} must have rank in {wanted}.  "
                                      f"Received rank {x.shape.ndims}, shape {x.shape}")
                 return no_op(name="static_checks_determined_all_ok")
-        from tensorflux.ops.array_ops import rank as rank_of
-        from tensorflux.ops.array_ops import shape as shape_of
-        from tensorflux.ops.array_ops import stack
+        from tensorflux.ops.array.concat_split import stack
+        from tensorflux.ops.array.shapes import rank as rank_of
+        from tensorflux.ops.array.shapes import shape as shape_of
 
         if data is None:
             data = [prefix, f"Tensor {x.name} must have rank in", *ranks, "Received shape: ",
@@ -153,8 +154,8 @@ def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
     Returns:
         `t`'s value, produced after the check.
     """
-    from tensorflux.ops.control_flow_ops import with_dependencies
-    from tensorflux.ops.logging_ops import check_numerics
+    from tensorflux.ops.control_flow.primitives import with_dependencies
+    from tensorflux.ops.debug.logging import check_numerics
 
     t = x if t is None else t
     msg = message if msg is None else msg
@@ -203,7 +204,7 @@ def timestamp(name=None):
 # shape; these wrappers feed the tensor's shape to the V1 ops, which compute the same values.
 
 def _v2_conv_attrs(strides, padding, explicit_paddings, data_format, dilations):
-    from tensorflux.ops.conv_ops import _conv_attrs
+    from tensorflux.ops.nn.conv import _conv_attrs
 
     explicit = list(explicit_paddings or [])
     if padding == "EXPLICIT" or (isinstance(padding, bytes) and padding == b"EXPLICIT"):
@@ -227,8 +228,8 @@ def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding,
     Returns:
         A tensor shaped like `filter`.
     """
-    from tensorflux.ops.array_ops import shape
-    from tensorflux.ops.conv_ops import Conv2DBackpropFilter
+    from tensorflux.ops.array.shapes import shape
+    from tensorflux.ops.nn.conv import Conv2DBackpropFilter
 
     with _scope(name, "Conv2DBackpropFilterV2") as scope:
         filter = convert_to_tensor(filter, name="filter")
@@ -246,8 +247,8 @@ def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding,
     Returns:
         A tensor shaped like `input`.
     """
-    from tensorflux.ops.array_ops import shape
-    from tensorflux.ops.conv_ops import Conv2DBackpropInput
+    from tensorflux.ops.array.shapes import shape
+    from tensorflux.ops.nn.conv import Conv2DBackpropInput
 
     with _scope(name, "Conv2DBackpropInputV2") as scope:
         input = convert_to_tensor(input, name="input")

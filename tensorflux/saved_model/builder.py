@@ -170,7 +170,7 @@ class SavedModelBuilder:
     def _maybe_create_saver(saver):
         if saver is not None:
             return saver
-        from tensorflux.ops import variables
+        from tensorflux.ops.state import variables
         from tensorflux.train.saver import Saver
 
         return Saver(variables._all_saveable_objects(), sharded=True,

@@ -149,7 +149,7 @@ class SavedModelLoader:
 
     def restore_variables(self, sess, saver, import_scope=None) -> None:
         """Restores the variables from export_dir/variables (if the model has any)."""
-        from tensorflux.ops import variables
+        from tensorflux.ops.state import variables
         from tensorflux.train.saver import Saver
 
         with sess.graph.as_default():

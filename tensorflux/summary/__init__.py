@@ -13,7 +13,7 @@ import numpy as np
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.ops import summary_ops
+from tensorflux.ops.io import summary as summary_ops
 from tensorflux.summary.writer import FileWriter, FileWriterCache, summary_iterator
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",

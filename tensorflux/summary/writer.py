@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 
-from tensorflux.lib import tfrecord
+from tensorflux.lib.formats import tfrecord
 
 
 def _event_pb2():

@@ -125,7 +125,7 @@ class AdagradDAOptimizer(Optimizer):
         self._global_step_on_worker = None
 
     def _create_slots(self, var_list):
-        from tensorflux.ops import array_ops
+        from tensorflux.ops import array as array_ops
 
         for var in var_list:
             shape = var.get_shape()
@@ -142,7 +142,8 @@ class AdagradDAOptimizer(Optimizer):
             self._get_or_make_slot(var, squares, "gradient_squared_accumulator", self._name)
 
     def _prepare(self):
-        from tensorflux.ops import array_ops, math_ops
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops import math as math_ops
 
         self._learning_rate_tensor = convert_to_tensor(
             self._call_if_callable(self._learning_rate), name="learning_rate")
@@ -150,7 +151,7 @@ class AdagradDAOptimizer(Optimizer):
         self._global_step_on_worker = step + 1
 
     def _scalars(self, var):
-        from tensorflux.ops import math_ops
+        from tensorflux.ops import math as math_ops
 
         dtype = var.dtype.base_dtype
         lr = self._learning_rate_tensor

@@ -6,13 +6,14 @@ import math
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.math import select
 
 __all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "piecewise_constant",
            "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay"]
 
 
 def _floats(global_step, *values):
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     lr = convert_to_tensor(values[0], name="learning_rate")
     dtype = lr.dtype.base_dtype
@@ -28,7 +29,7 @@ def _check(global_step, name):
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """lr * decay_rate ^ (step / decay_steps) (floored when staircase)."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "exponential_decay")
     with graph_mod.get_default_graph().name_scope(name or "ExponentialDecay") as scope:
@@ -42,7 +43,7 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """lr * exp(-decay_rate * step / decay_steps)."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "natural_exp_decay")
     with graph_mod.get_default_graph().name_scope(name or "NaturalExpDecay") as scope:
@@ -56,7 +57,7 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                        name=None):
     """lr / (1 + decay_rate * step / decay_steps)."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "inverse_time_decay")
     with graph_mod.get_default_graph().name_scope(name or "InverseTimeDecay") as scope:
@@ -69,7 +70,8 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
 
 def piecewise_constant(x, boundaries, values, name=None):
     """values[i] on (boundaries[i-1], boundaries[i]]: values[0] for x <= boundaries[0]."""
-    from tensorflux.ops import array_ops, math_ops
+    from tensorflux.ops import array as array_ops
+    from tensorflux.ops import math as math_ops
 
     if len(values) != len(boundaries) + 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
@@ -80,14 +82,14 @@ def piecewise_constant(x, boundaries, values, name=None):
                       for b in boundaries]
         result = values[-1]
         for boundary, value in reversed(list(zip(boundaries, values[:-1]))):
-            result = array_ops.where(x <= boundary, value, result)
+            result = select.where(x <= boundary, value, result)
         return array_ops.identity(result, name=scope)
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
                      power=1.0, cycle=False, name=None):
     """(lr - end) * (1 - step / decay_steps) ^ power + end, with optional cycling."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "polynomial_decay")
     with graph_mod.get_default_graph().name_scope(name or "PolynomialDecay") as scope:
@@ -104,7 +106,7 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "CosineDecay") as scope:
@@ -117,7 +119,7 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
 def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
                           alpha=0.0, name=None):
     """SGDR: cosine decay with warm restarts (periods grow by t_mul, peaks by m_mul)."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "cosine_decay_restarts")
     with graph_mod.get_default_graph().name_scope(name or "SGDRDecay") as scope:
@@ -147,7 +149,7 @@ def _static(tensor):
 def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
                         beta=0.001, name=None):
     """lr * ((alpha + linear) * cosine + beta), as in TF."""
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     _check(global_step, "linear_cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "LinearCosineDecay") as scope:

@@ -207,7 +207,7 @@ def read_meta_graph_file(filename):
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
     from tensorflux.framework.graph_import import import_graph_def
-    from tensorflux.ops.variables import Variable
+    from tensorflux.ops.state.variables import Variable
     from tensorflux.protos import saver_pb2, variable_pb2
     from tensorflux.train.saver import Saver
 

@@ -15,8 +15,9 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     With `zero_debias` the average of a zero-initialised variable is bias-corrected as in
     Adam: a biased accumulator and a step counter are kept next to the variable.
     """
-    from tensorflux.ops import math_ops, state_ops
-    from tensorflux.ops.variables import Variable
+    from tensorflux.ops import math as math_ops
+    from tensorflux.ops.state import variable_ops as state_ops
+    from tensorflux.ops.state.variables import Variable
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "AssignMovingAvg") as scope:
@@ -38,7 +39,7 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
 
 
 def graph_mod_zeros(variable):
-    from tensorflux.ops import array_ops
+    from tensorflux.ops import array as array_ops
 
     shape = variable.get_shape()
     if shape.is_fully_defined():
@@ -63,8 +64,10 @@ class ExponentialMovingAverage:
 
     def apply(self, var_list=None):
         """Creates shadows (once) and returns an op updating them all."""
-        from tensorflux.ops import array_ops, control_flow_ops, math_ops
-        from tensorflux.ops.variables import Variable
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops import math as math_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
+        from tensorflux.ops.state.variables import Variable
 
         graph = graph_mod.get_default_graph()
         if var_list is None:

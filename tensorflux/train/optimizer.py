@@ -68,8 +68,8 @@ class Optimizer:
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None):
         """Returns [(gradient or None, variable)] for `var_list` (default: trainables)."""
-        from tensorflux.ops import control_flow_ops
-        from tensorflux.ops.gradients_impl import gradients
+        from tensorflux.ops.autodiff.gradients import gradients
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
@@ -100,7 +100,7 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Builds the update ops; with `global_step`, increments it after them."""
         from tensorflux.framework.scopes import init_scope
-        from tensorflux.ops import state_ops
+        from tensorflux.ops.state import variable_ops as state_ops
 
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
@@ -174,7 +174,7 @@ class Optimizer:
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
     def _finish(self, update_ops, name_scope):
-        from tensorflux.ops import control_flow_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         return control_flow_ops.group(*update_ops, name=name_scope)
 
@@ -191,7 +191,7 @@ class Optimizer:
         return named[key]
 
     def _zeros_slot(self, var, slot_name, op_name):
-        from tensorflux.ops import array_ops
+        from tensorflux.ops import array as array_ops
 
         named = self._slot_dict(slot_name)
         key = _var_key(var)
@@ -206,7 +206,7 @@ class Optimizer:
         return named[key]
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
-        from tensorflux.ops.variables import Variable
+        from tensorflux.ops.state.variables import Variable
 
         graph = graph_mod.get_default_graph()
         key = (name, graph)
@@ -226,7 +226,7 @@ class Optimizer:
 
 def _create_slot(primary, initial_value, op_name):
     """A non-trainable slot variable named '<primary op>/<op_name>', colocated with it."""
-    from tensorflux.ops.variables import Variable
+    from tensorflux.ops.state.variables import Variable
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(None), graph.colocate_with(primary.op):
@@ -236,7 +236,8 @@ def _create_slot(primary, initial_value, op_name):
 
 def _deduplicate(values, indices):
     """Sums the rows of `values` that share an index; returns (summed values, unique indices)."""
-    from tensorflux.ops import array_ops, math_ops
+    from tensorflux.ops import array as array_ops
+    from tensorflux.ops import math as math_ops
 
     unique, positions = array_ops.unique(indices)
     summed = math_ops.unsorted_segment_sum(values, positions, array_ops.shape(unique)[0])

@@ -12,7 +12,7 @@ __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
 
 
 def _cast(tensor, var):
-    from tensorflux.ops import math_ops
+    from tensorflux.ops import math as math_ops
 
     dtype = var.dtype.base_dtype
     return tensor if tensor.dtype.base_dtype == dtype else math_ops.cast(tensor, dtype)
@@ -38,7 +38,7 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.ApplyGradientDescent(
             var, _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking).op
@@ -47,7 +47,7 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
         return self._apply_sparse(grad, var)
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import state_ops
+        from tensorflux.ops.state import variable_ops as state_ops
 
         delta = grad.values * _cast(self._learning_rate_t, var)
         return state_ops.scatter_sub(var, grad.indices, delta, use_locking=self._use_locking).op
@@ -67,7 +67,7 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
         self._tensors(learning_rate=self._learning_rate, l1=self._l1, l2=self._l2)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.ApplyProximalGradientDescent(
             var, _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
@@ -77,12 +77,13 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
         return Optimizer._apply_sparse_duplicate_indices(self, grad, var)
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import array_ops, state_ops
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops.state import variable_ops as state_ops
 
         rows = array_ops.gather(var, grad.indices)
         lr = _cast(self._learning_rate_t, var)
         prox = rows - lr * grad.values
-        from tensorflux.ops import math_ops
+        from tensorflux.ops import math as math_ops
 
         l1 = _cast(self._l1_t, var)
         l2 = _cast(self._l2_t, var)
@@ -109,7 +110,7 @@ class MomentumOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate, momentum=self._momentum)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.ApplyMomentum(
             var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var), grad,
@@ -117,7 +118,7 @@ class MomentumOptimizer(Optimizer, _HyperParams):
             use_nesterov=self._use_nesterov).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.SparseApplyMomentum(
             var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var),
@@ -126,7 +127,7 @@ class MomentumOptimizer(Optimizer, _HyperParams):
 
 
 def _constant_slot(optimizer, var, value, slot_name):
-    from tensorflux.ops import array_ops
+    from tensorflux.ops import array as array_ops
 
     named = optimizer._slot_dict(slot_name)
     key = var.op.name
@@ -161,14 +162,14 @@ class AdagradOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.ApplyAdagrad(var, self.get_slot(var, "accumulator"),
                                          _cast(self._learning_rate_t, var), grad,
                                          use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.SparseApplyAdagrad(var, self.get_slot(var, "accumulator"),
                                                _cast(self._learning_rate_t, var), grad.values,
@@ -189,7 +190,7 @@ class ProximalAdagradOptimizer(AdagradOptimizer):
         self._tensors(learning_rate=self._learning_rate, l1=self._l1, l2=self._l2)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.ApplyProximalAdagrad(
             var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
@@ -197,7 +198,7 @@ class ProximalAdagradOptimizer(AdagradOptimizer):
             use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.SparseApplyProximalAdagrad(
             var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
@@ -229,13 +230,13 @@ class AdadeltaOptimizer(Optimizer, _HyperParams):
                 _cast(self._epsilon_t, var))
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.ApplyAdadelta(*self._args(var), grad,
                                           use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         return training_ops.SparseApplyAdadelta(*self._args(var), grad.values, grad.indices,
                                                 use_locking=self._use_locking).op
@@ -269,7 +270,7 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
                 _cast(self._momentum_t, var), _cast(self._epsilon_t, var))
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
@@ -280,7 +281,7 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
                                          use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
@@ -321,7 +322,7 @@ class AdamOptimizer(Optimizer, _HyperParams):
                       epsilon=self._epsilon)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         beta1_power, beta2_power = self._get_beta_accumulators()
         return training_ops.ApplyAdam(
@@ -331,7 +332,9 @@ class AdamOptimizer(Optimizer, _HyperParams):
             grad, use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import control_flow_ops, math_ops, state_ops
+        from tensorflux.ops import math as math_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
+        from tensorflux.ops.state import variable_ops as state_ops
 
         graph = graph_mod.get_default_graph()
         beta1_power, beta2_power = self._get_beta_accumulators()
@@ -357,7 +360,7 @@ class AdamOptimizer(Optimizer, _HyperParams):
         return control_flow_ops.group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
-        from tensorflux.ops import control_flow_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         graph = graph_mod.get_default_graph()
         with graph.control_dependencies(update_ops):
@@ -403,7 +406,7 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                       learning_rate_power=self._learning_rate_power)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         slots = (self.get_slot(var, "accum"), self.get_slot(var, "linear"))
         hyper = (_cast(self._learning_rate_t, var), _cast(self._l1_t, var),
@@ -417,7 +420,7 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                                       use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import training_ops
+        from tensorflux.ops.state import training_ops
 
         slots = (self.get_slot(var, "accum"), self.get_slot(var, "linear"))
         hyper = (_cast(self._learning_rate_t, var), _cast(self._l1_t, var),

@@ -19,7 +19,7 @@ import weakref
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
-from tensorflux.ops import hang_watch
+from tensorflux.ops.data_flow import hang_watch
 from tensorflux.platform import tf_logging
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]

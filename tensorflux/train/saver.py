@@ -68,7 +68,8 @@ class ReferenceVariableSaveable(SaveableObject):
                          name)
 
     def restore(self, restored_tensors, restored_shapes):
-        from tensorflux.ops import array_ops, state_ops
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops.state import variable_ops as state_ops
 
         restored = restored_tensors[0]
         if restored_shapes is not None:
@@ -84,8 +85,8 @@ def _is_variable_tensor(value) -> bool:
 
 def op_list_to_dict(op_list) -> dict:
     """{save name: variable or list of partitions} from a list of Variables/SaveableObjects."""
-    from tensorflux.ops.partitioned_variables import PartitionedVariable
-    from tensorflux.ops.variables import Variable
+    from tensorflux.ops.state.partitioned import PartitionedVariable
+    from tensorflux.ops.state.variables import Variable
 
     if not isinstance(op_list, (list, tuple, set)):
         raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
@@ -119,7 +120,7 @@ def _saveables_for(op, name: str):
     if not isinstance(name, str):
         raise TypeError(f"names_to_saveables must be a dict mapping string names to "
                         f"trackable operations. Name is not a string: {name}")
-    from tensorflux.ops.partitioned_variables import PartitionedVariable
+    from tensorflux.ops.state.partitioned import PartitionedVariable
 
     if isinstance(op, SaveableObject):
         yield op
@@ -188,7 +189,7 @@ class BaseSaverBuilder:
         self._write_version = write_version
 
     def save_op(self, filename_tensor, saveables):
-        from tensorflux.ops import io_ops
+        from tensorflux.ops.io import checkpoint as io_ops
 
         specs = [spec for saveable in saveables for spec in saveable.specs]
         graph = graph_mod.get_default_graph()
@@ -199,7 +200,7 @@ class BaseSaverBuilder:
                                  name=scope)
 
     def bulk_restore(self, filename_tensor, saveables, preferred_shard, restore_sequentially):
-        from tensorflux.ops import io_ops
+        from tensorflux.ops.io import checkpoint as io_ops
 
         specs = [spec for saveable in saveables for spec in saveable.specs]
         graph = graph_mod.get_default_graph()
@@ -211,19 +212,20 @@ class BaseSaverBuilder:
         return result if isinstance(result, list) else [result]
 
     def sharded_filename(self, filename_tensor, shard, num_shards):
-        from tensorflux.ops import io_ops
+        from tensorflux.ops.io import checkpoint as io_ops
 
         return io_ops.sharded_filename(filename_tensor, shard, num_shards)
 
     def _AddSaveOps(self, filename_tensor, saveables):  # noqa: N802 - TF1 name
-        from tensorflux.ops import control_flow_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         save = self.save_op(filename_tensor, saveables)
         return control_flow_ops.with_dependencies([save], filename_tensor)
 
     def _AddRestoreOps(self, filename_tensor, saveables, restore_sequentially, reshape,  # noqa: N802
                        preferred_shard=-1, name="restore_all"):
-        from tensorflux.ops import array_ops, control_flow_ops
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         tensors = self.bulk_restore(filename_tensor, saveables, preferred_shard,
                                     restore_sequentially)
@@ -253,7 +255,10 @@ class BaseSaverBuilder:
         return sorted(per_device.items(), key=lambda kv: kv[0])
 
     def _AddShardedSaveOps(self, filename_tensor, per_device):  # noqa: N802 - TF1 name
-        from tensorflux.ops import array_ops, concat_ops, io_ops, string_ops
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops.array import concat_split as concat_ops
+        from tensorflux.ops.io import checkpoint as io_ops
+        from tensorflux.ops.strings import conversion as string_ops
 
         graph = graph_mod.get_default_graph()
         with graph.device("/device:CPU:0"):
@@ -279,7 +284,7 @@ class BaseSaverBuilder:
 
     def _AddShardedRestoreOps(self, filename_tensor, per_device, restore_sequentially,  # noqa: N802
                               reshape):
-        from tensorflux.ops import control_flow_ops
+        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         graph = graph_mod.get_default_graph()
         restores = []
@@ -419,7 +424,7 @@ class Saver:
             if self._builder is None:
                 self._builder = BulkSaverBuilder(self._write_version)
             if self._var_list is None:
-                from tensorflux.ops import variables
+                from tensorflux.ops.state import variables
 
                 self._var_list = variables._all_saveable_objects()
             if not self._var_list:

@@ -24,14 +24,12 @@ from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor import Tensor
-from tensorflux.ops import (
-    accumulator_ops,
-    array_ops,
-    control_flow_ops,
-    data_flow_ops,
-    state_ops,
-    variables,
-)
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.data_flow import accumulators as accumulator_ops
+from tensorflux.ops.data_flow import queues as data_flow_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state import variables
 from tensorflux.train.optimizer import Optimizer
 from tensorflux.train.queue_runner import QueueRunner
 from tensorflux.train.session_manager import _not_ready

@@ -33,7 +33,8 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
 
     Example: `lr = tf.train.noisy_linear_cosine_decay(0.1, global_step, 1000)`.
     """
-    from tensorflux.ops import math_ops, random_ops
+    from tensorflux.ops import math as math_ops
+    from tensorflux.ops.random import stateful as random_ops
 
     _check(global_step, "noisy_linear_cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "NoisyLinearCosineDecay") as scope:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops.partitioned_variables import PartitionedVariable, _PartitionInfo
+from tensorflux.ops.state.partitioned import PartitionedVariable, _PartitionInfo
 
 
 @pytest.fixture

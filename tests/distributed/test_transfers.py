@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import tensorflux as tf
 from tensorflux.distributed.rpc import tensor_codec
 from tensorflux.framework import errors
-from tensorflux.ops import control_flow_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.protos import tensor_pb2, worker_pb2
 
 PS = "/job:ps/task:0"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops.random_gamma_ops import RandomGammaGrad, reparameterized_gamma
+from tensorflux.ops.random.gamma import RandomGammaGrad, reparameterized_gamma
 
 tfd = tf.distributions
 _lgamma = np.vectorize(math.lgamma)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import sparse_ops
+from tensorflux.ops.sparse import core as sparse_ops
 
 COVERED_OPS = {"SparseToDense", "AddSparseToTensorsMap", "AddManySparseToTensorsMap",
                "TakeManySparseFromTensorsMap"}

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tensorflux.framework import errors
-from tensorflux.lib import bundle
-from tensorflux.lib.bundle import (
+from tensorflux.lib.formats import bundle
+from tensorflux.lib.formats.bundle import (
     BundleReader,
     bundle_exists,
     data_filename,
@@ -367,7 +367,7 @@ def test_process_killed_between_temp_files(prefix):
     write_bundle(prefix, {"v": np.arange(3.0)})
     child = (
         "import os, sys, numpy as np\n"
-        "from tensorflux.lib import bundle\n"
+        "from tensorflux.lib.formats import bundle\n"
         "bundle._write_index_file = lambda path, entries: os._exit(17)\n"
         "bundle.write_bundle(sys.argv[1], {'v': np.arange(9.0)})\n"
     )

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tensorflux.lib import crc32c
+from tensorflux.lib.formats import crc32c
 
 # Test vectors from RFC 3720 (iSCSI), section B.4, also used by TensorFlow's crc32c_test.
 RFC3720_VECTORS = [

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorflux.lib import png
+from tensorflux.lib.formats import png
 
 RNG = np.random.RandomState(3)
 COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}

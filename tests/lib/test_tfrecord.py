@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensorflux.framework import errors
-from tensorflux.lib import crc32c
-from tensorflux.lib.tfrecord import (
+from tensorflux.lib.formats import crc32c
+from tensorflux.lib.formats.tfrecord import (
     TFRecordCompressionType,
     TFRecordOptions,
     TFRecordReaderStream,

@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from tensorflux.ops import conv_util
+from tensorflux.lib.numerics import window as conv_util
 
 
 def geometry(ksize, strides, dilations, padding):

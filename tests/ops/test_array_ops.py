@@ -15,7 +15,8 @@ from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import array_ops, shape_ops
+from tensorflux.ops.array import constants
+from tensorflux.ops.array import shapes as shape_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -67,7 +68,7 @@ ROWS = [
         np.zeros_like(X)),
     Row("ZerosLike", lambda: tf.zeros_like(tf.placeholder_with_default([b"a"], None)),
         np.array([b""], object)),
-    Row("OnesLike", lambda: array_ops.OnesLike(tf.constant([[1, 2]], tf.int8)),
+    Row("OnesLike", lambda: constants.OnesLike(tf.constant([[1, 2]], tf.int8)),
         np.ones([1, 2], np.int8)),
     Row("BroadcastTo", lambda: tf.broadcast_to([[1.0], [2.0]], [2, 3]),
         np.array([[1, 1, 1], [2, 2, 2]], np.float32)),

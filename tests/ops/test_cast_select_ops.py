@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import select_ops
+from tensorflux.ops.math import select as select_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 F = np.array([-1.7, 1.7, 2.5, -0.0], np.float32)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import control_flow_ops as cf
+from tensorflux.ops.control_flow import primitives as cf
 
 COVERED_OPS = {"NoOp", "Switch", "RefSwitch", "Merge", "RefMerge", "LoopCond", "ControlTrigger"}
 

@@ -10,7 +10,7 @@ from op_helpers import gradient_case as _case
 from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
-from tensorflux.ops import conv3d_ops
+from tensorflux.ops.nn import conv3d as conv3d_ops
 
 COVERED_OPS = {"Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"}
 

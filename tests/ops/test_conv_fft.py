@@ -7,7 +7,8 @@ from conv_refs import geometry, ref_backprop_filter, ref_backprop_input, ref_con
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorflux.ops import conv_fft, conv_kernels
+from tensorflux.lib.numerics import conv2d as conv_kernels
+from tensorflux.lib.numerics import conv_fft
 
 
 @pytest.fixture

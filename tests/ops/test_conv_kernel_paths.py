@@ -10,7 +10,7 @@ from conv_refs import geometry, ref_backprop_filter, ref_backprop_input, ref_con
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorflux.ops import conv_kernels
+from tensorflux.lib.numerics import conv2d as conv_kernels
 
 RNG = np.random.default_rng(7)
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import conv_ops, pooling_ops
+from tensorflux.ops.nn import conv as conv_ops
+from tensorflux.ops.nn import pooling as pooling_ops
 
 COVERED_OPS = {
     "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
@@ -210,7 +211,7 @@ def test_conv2d_int32():
 
 
 def test_conv2d_large_batch_is_chunked(monkeypatch):
-    from tensorflux.ops import conv_kernels
+    from tensorflux.lib.numerics import conv2d as conv_kernels
 
     monkeypatch.setattr(conv_kernels, "_PATCH_BYTES", 4096)
     x = RNG.standard_normal((5, 6, 6, 2))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import hang_watch
+from tensorflux.ops.data_flow import hang_watch
 
 COVERED_OPS = {"FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2",
                "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",

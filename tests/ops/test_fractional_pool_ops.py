@@ -8,7 +8,7 @@ from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import fractional_pool_ops as fp
+from tensorflux.ops.nn import fractional_pool as fp
 
 COVERED_OPS = {"FractionalMaxPool", "FractionalAvgPool", "FractionalMaxPoolGrad",
                "FractionalAvgPoolGrad"}

@@ -6,7 +6,7 @@ import pytest
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import fused_ops
+from tensorflux.ops.internal import fused as fused_ops
 from tensorflux.runtime import rewrites, subgraph
 
 RNG = np.random.default_rng(11)

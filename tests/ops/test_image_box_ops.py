@@ -9,7 +9,7 @@ from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import image_box_ops
+from tensorflux.ops.image import boxes as image_box_ops
 
 COVERED_OPS = {"DrawBoundingBoxes", "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
                "SampleDistortedBoundingBoxV2"}

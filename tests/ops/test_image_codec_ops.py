@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.lib import png
+from tensorflux.lib.formats import png
 
 COVERED_OPS = {"DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg", "DecodeGif", "DecodeBmp",
                "DecodeImage", "ExtractJpegShape"}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux.ops import image_color_ops
+from tensorflux.ops.image import color as image_color_ops
 
 COVERED_OPS = {"AdjustContrastv2", "AdjustHue", "AdjustSaturation", "RGBToHSV", "HSVToRGB"}
 GRADIENT_CASES = []

@@ -9,7 +9,7 @@ from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import image_crop_ops
+from tensorflux.ops.image import crop as image_crop_ops
 
 COVERED_OPS = {"CropAndResize", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
                "ExtractGlimpse"}

@@ -9,7 +9,7 @@ from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import image_nms_ops as nms
+from tensorflux.ops.image import nms
 
 COVERED_OPS = {"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
                "NonMaxSuppressionV4", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps",

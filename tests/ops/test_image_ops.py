@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import image_resize_ops as resize_ops
+from tensorflux.ops.image import resize as resize_ops
 
 COVERED_OPS = {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea",
                "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad"}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import init_ops
+from tensorflux.ops.state import initializers as init_ops
 
 
 @pytest.fixture

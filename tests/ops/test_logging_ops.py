@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux.ops.logging_ops import summarize_value, summarize_value_v2
+from tensorflux.ops.debug.logging import summarize_value, summarize_value_v2
 
 COVERED_OPS = {"Assert", "CheckNumerics", "Print", "PrintV2"}
 

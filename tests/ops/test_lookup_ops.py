@@ -138,7 +138,7 @@ def test_duplicate_keys(graph):
 def test_fed_initializer_and_shared_name(graph):
     keys = tf.placeholder(tf.string, [None])
     values = tf.placeholder(tf.int32, [None])
-    from tensorflux.ops import lookup_ops
+    from tensorflux.ops.data_flow import lookup as lookup_ops
 
     first = lookup_ops.HashTableV2(key_dtype=tf.string, value_dtype=tf.int32, shared_name="t")
     second = lookup_ops.HashTableV2(key_dtype=tf.string, value_dtype=tf.int32, shared_name="t")

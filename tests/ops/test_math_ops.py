@@ -12,7 +12,9 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import comparison_ops, math_grad_util, math_ops
+from tensorflux.ops.math import binary
+from tensorflux.ops.math import broadcast_gradient as math_grad_util
+from tensorflux.ops.math import comparison as comparison_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 A = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
@@ -59,13 +61,13 @@ ROWS = [
     Row("AddV2", lambda: tf.add(tf.constant([1 + 2j], tf.complex64), 1j),
         np.array([1 + 3j], np.complex64)),
     Row("Add", lambda: tf.add(["a", "b"], "c"), np.array([b"ac", b"bc"], object)),
-    Row("Add", lambda: math_ops.Add(A, B), A + B),
+    Row("Add", lambda: binary.Add(A, B), A + B),
     Row("Sub", lambda: tf.subtract(A, B), A - B),
     Row("Mul", lambda: tf.multiply(A, B), A * B),
     Row("Mul", lambda: tf.multiply(tf.constant([3], tf.int16), tf.constant([4], tf.int16)),
         np.array([12], np.int16)),
-    Row("Div", lambda: math_ops.Div(I, J), np.array([-3, 3, 3, -3], np.int32)),
-    Row("Div", lambda: math_ops.Div(A, B), A / B),
+    Row("Div", lambda: binary.Div(I, J), np.array([-3, 3, 3, -3], np.int32)),
+    Row("Div", lambda: binary.Div(A, B), A / B),
     Row("RealDiv", lambda: tf.realdiv(A, B), A / B),
     Row("RealDiv", lambda: tf.div(A, B), A / B),
     Row("RealDiv", lambda: tf.realdiv(I, J), np.array([-3, 3, 3, -3], np.int32)),
@@ -89,7 +91,7 @@ ROWS = [
     Row("TruncateMod", lambda: tf.truncatemod(I, np.array([3, 3, -3, -3], np.int32)),
         np.array([-1, 1, -1, 1], np.int32)),
     Row("TruncateMod", lambda: tf.truncatemod(_f32([-7.5]), _f32([2])), _f32([-1.5])),
-    Row("Mod", lambda: math_ops.Mod(I, np.array([3, 3, -3, -3], np.int32)),
+    Row("Mod", lambda: binary.Mod(I, np.array([3, 3, -3, -3], np.int32)),
         np.array([-1, 1, -1, 1], np.int32)),
     Row("Pow", lambda: tf.pow(A, 2.0), A ** 2),
     Row("Pow", lambda: tf.pow(tf.constant([2, 3]), tf.constant([3, 2])),
@@ -405,15 +407,15 @@ def _away_from_ties(tf, x, y, fn):
 
 GRADIENT_CASES = [
     ("AddV2", _case(lambda tf, x, y: tf.add(x, y), [2, 3], [3])),
-    ("Add", _case(lambda tf, x, y: math_ops.Add(x, y), [2, 1], [1, 3])),
+    ("Add", _case(lambda tf, x, y: binary.Add(x, y), [2, 1], [1, 3])),
     ("Sub", _case(lambda tf, x, y: x - y, [3], [2, 3])),
     ("Mul", _case(lambda tf, x, y: x * y, [2, 3], [2, 1])),
-    ("Div", _case(lambda tf, x, y: math_ops.Div(x, y), [2, 3], [3], positive=True)),
+    ("Div", _case(lambda tf, x, y: binary.Div(x, y), [2, 3], [3], positive=True)),
     ("RealDiv", _case(lambda tf, x, y: x / y, [2, 3], [], positive=True)),
     ("FloorMod", _case(lambda tf, x, y: tf.floormod(x, y), [4], [4], low=0.6, high=0.9)),
     ("TruncateMod", _case(lambda tf, x, y: tf.truncatemod(x * 3, y), [4], [4], low=0.6,
                           high=0.9)),
-    ("Mod", _case(lambda tf, x, y: math_ops.Mod(x * 3, y), [4], [4], low=0.6,
+    ("Mod", _case(lambda tf, x, y: binary.Mod(x * 3, y), [4], [4], low=0.6,
                   high=0.9)),
     ("Pow", _case(lambda tf, x, y: tf.pow(x, y), [2, 3], [3], positive=True)),
     ("Maximum", _case(lambda tf, x, y: _away_from_ties(tf, x, y, tf.maximum), [2, 3], [3])),

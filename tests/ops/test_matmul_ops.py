@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import matmul_ops
+from tensorflux.ops.math import matrix_product as matmul_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 RNG = np.random.RandomState(7)

@@ -8,7 +8,7 @@ from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import nn_extras
+from tensorflux.ops.nn import conv_composites as nn_extras
 
 COVERED_OPS = {"BatchNormWithGlobalNormalization", "BatchNormWithGlobalNormalizationGrad"}
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import nn_norm_ops
+from tensorflux.ops.nn import normalization as nn_norm_ops
 
 COVERED_OPS = {
     "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "FusedBatchNormGrad",

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import nn_ops
+from tensorflux.ops.nn import core as nn_ops
 
 COVERED_OPS = {
     "Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Softplus", "Softsign", "ReluGrad",

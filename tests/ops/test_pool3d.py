@@ -10,7 +10,7 @@ from op_helpers import gradient_case as _case
 from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
-from tensorflux.ops import pool3d_ops
+from tensorflux.ops.nn import pool3d as pool3d_ops
 
 COVERED_OPS = {"MaxPool3D", "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3D", "AvgPool3DGrad"}
 

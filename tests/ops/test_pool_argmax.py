@@ -10,7 +10,7 @@ from op_helpers import gradient_case as _case
 from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
-from tensorflux.ops import pool_argmax_ops
+from tensorflux.ops.nn import pool_argmax as pool_argmax_ops
 
 COVERED_OPS = {"MaxPoolWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax"}
 

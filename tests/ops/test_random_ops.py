@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import random_ops
+from tensorflux.ops.random import stateful as random_ops
 
 COVERED_OPS = {"RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
                "Multinomial", "RandomShuffle", "RandomGamma", "RandomPoissonV2"}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.lib import tfrecord
+from tensorflux.lib.formats import tfrecord
 
 COVERED_OPS = {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2",
                "WholeFileReaderV2", "IdentityReaderV2", "ReaderReadV2", "ReaderReadUpToV2",

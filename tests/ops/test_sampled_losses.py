@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import candidate_sampling_ops as cs
+from tensorflux.ops.nn import candidate_sampling as cs
 
 COVERED_OPS = {"UniformCandidateSampler", "LogUniformCandidateSampler",
                "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",

@@ -11,7 +11,7 @@ from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import script_ops
+from tensorflux.ops.script import py_func as script_ops
 
 COVERED_OPS = {"PyFunc", "PyFuncStateless", "EagerPyFunc"}
 X = np.array([1.0, -2.0, 3.5], dtype=np.float32)

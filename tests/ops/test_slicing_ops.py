@@ -14,7 +14,8 @@ from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import gather_ops, slicing_ops
+from tensorflux.ops.array import gather_scatter as gather_ops
+from tensorflux.ops.array import slicing as slicing_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)

@@ -13,7 +13,7 @@ from op_helpers import graph  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops.space_batch_ops import BatchToSpace, SpaceToBatch
+from tensorflux.ops.array.space_batch import BatchToSpace, SpaceToBatch
 
 Row = collections.namedtuple("Row", "op build expected")
 

@@ -7,8 +7,8 @@ from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops.sparse_cwise_ops import SparseDenseCwiseAdd
-from tensorflux.ops.sparse_io_ops import DeserializeSparse
+from tensorflux.ops.sparse.cwise import SparseDenseCwiseAdd
+from tensorflux.ops.sparse.serialization import DeserializeSparse
 
 COVERED_OPS = {"SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAdd",
                "SerializeSparse", "SerializeManySparse", "DeserializeSparse",

@@ -51,7 +51,7 @@ def test_matmul_aliases_int32_indices_and_unordered_entries():
     expected = dense_sum(IDX, VAL, SHAPE) @ b
     for fn in (tf.sparse.matmul, tf.sparse.sparse_dense_matmul):
         np.testing.assert_allclose(run(fn(sp, b)), expected)
-    from tensorflux.ops.sparse_math_ops import SparseTensorDenseMatMul
+    from tensorflux.ops.sparse.arithmetic import SparseTensorDenseMatMul
 
     y = SparseTensorDenseMatMul(idx, VAL[::-1], SHAPE, b)
     np.testing.assert_allclose(run(y), expected)
@@ -197,7 +197,7 @@ def test_sparse_add_errors():
 
 
 def test_sparse_add_grad_op():
-    from tensorflux.ops.sparse_math_ops import SparseAddGrad
+    from tensorflux.ops.sparse.arithmetic import SparseAddGrad
 
     a_grad, b_grad = SparseAddGrad(np.array([1.0, 2.0, 3.0]), [[0, 0], [1, 1]],
                                    [[1, 1], [2, 0]], [[0, 0], [1, 1], [2, 0]])

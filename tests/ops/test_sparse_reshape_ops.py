@@ -126,7 +126,7 @@ def test_sparse_fill_empty_rows():
     np.testing.assert_array_equal(value.values, [-1.0, -3.0, -7.0, 2.0])
     np.testing.assert_array_equal(empty_value, [False, True, False])
     assert empty.dtype == tf.bool
-    from tensorflux.ops.sparse_reshape_ops import SparseFillEmptyRows, SparseFillEmptyRowsGrad
+    from tensorflux.ops.sparse.structure import SparseFillEmptyRows, SparseFillEmptyRowsGrad
 
     raw = SparseFillEmptyRows(IDX[::-1].copy(), VAL[::-1].copy(), SHAPE, np.float32(0))
     # Rows are grouped in order; within a row the input order is kept (as in TF).
@@ -138,7 +138,7 @@ def test_sparse_fill_empty_rows():
 
 
 def test_slice_grad_op():
-    from tensorflux.ops.sparse_reshape_ops import SparseSliceGrad
+    from tensorflux.ops.sparse.structure import SparseSliceGrad
 
     grad = SparseSliceGrad(np.array([10.0, 20.0]), IDX, np.array([0, 1], np.int64),
                            np.array([[0, 1], [2, 0]], np.int64))

@@ -9,7 +9,7 @@ from op_helpers import graph, run  # noqa: F401 (graph: autouse fixture)
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import sparse_segment_ops as sso
+from tensorflux.ops.sparse import segment as sso
 
 COVERED_OPS = {"SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
                "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
-from tensorflux.ops import special_functions
-from tensorflux.ops.special_ops import IgammaGradA
+from tensorflux.lib.numerics import special_functions
+from tensorflux.ops.math.special import IgammaGradA
 
 try:
     import scipy.special as sp

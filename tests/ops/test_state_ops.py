@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import state_ops
+from tensorflux.ops.state import variable_ops as state_ops
 
 COVERED_OPS = {"VariableV2", "Variable", "Assign", "AssignAdd", "AssignSub", "ScatterUpdate",
                "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMax",

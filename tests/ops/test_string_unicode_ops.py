@@ -11,7 +11,7 @@ from op_helpers import graph  # noqa: F401 - the autouse fixture
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops.string_unicode_ops import StringNGrams
+from tensorflux.ops.strings.unicode import StringNGrams
 
 COVERED_OPS = {"UnicodeTranscode", "UnicodeEncode", "UnicodeScript", "UnsortedSegmentJoin",
                "StringNGrams"}

@@ -6,7 +6,7 @@ import pytest
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import stack_ops
+from tensorflux.ops.data_flow import stack as stack_ops
 
 COVERED_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
                "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3",

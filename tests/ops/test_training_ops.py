@@ -169,6 +169,6 @@ def test_update_requires_a_variable():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="mutable"):
             tf.train.GradientDescentOptimizer  # noqa: B018
-            from tensorflux.ops import training_ops
+            from tensorflux.ops.state import training_ops
 
             training_ops.ApplyGradientDescent(tf.constant(VAR), LR, GRAD)

@@ -12,7 +12,8 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import special_math, unary_ops
+from tensorflux.lib.numerics import special_math
+from tensorflux.ops.math import unary as unary_ops
 
 Row = collections.namedtuple("Row", "op build expected")
 X = np.array([[0.25, -1.5, 2.0], [-0.75, 0.5, 3.5]], np.float32)

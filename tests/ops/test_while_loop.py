@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.ops import control_flow_ops as cf
-from tensorflux.ops.data_flow_ops import FIFOQueue
+from tensorflux.ops.control_flow import primitives as cf
+from tensorflux.ops.data_flow.queues import FIFOQueue
 
 COVERED_OPS = {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"}
 

@@ -273,7 +273,7 @@ def test_bfloat16_transfers(graph):
 
 
 def test_bfloat16_pack_keeps_specials():
-    from tensorflux.ops.transfer_ops import _pack_kernel, _unpack_kernel
+    from tensorflux.ops.internal.transfer import _pack_kernel, _unpack_kernel
 
     values = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, 3.0e38, 1e-40], np.float32)
     nan_payload = np.array([0x7F800001], np.uint32).view(np.float32)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import hang_watch
+from tensorflux.ops.data_flow import hang_watch
 
 
 @pytest.fixture

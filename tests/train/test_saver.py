@@ -8,8 +8,8 @@ import pytest
 from google.protobuf import text_format
 
 import tensorflux as tf
-from tensorflux.lib import bundle
-from tensorflux.ops import io_ops
+from tensorflux.lib.formats import bundle
+from tensorflux.ops.io import checkpoint as io_ops
 from tensorflux.protos import checkpoint_state_pb2
 
 COVERED_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",

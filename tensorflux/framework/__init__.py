@@ -1,0 +1,1 @@
+"""The graph IR: dtypes, shapes, Graph/Operation/Tensor, op definitions, registries, GraphDefs."""

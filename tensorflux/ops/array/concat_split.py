@@ -1,0 +1,453 @@
+"""Joining and splitting ops: concat, split, stack/unstack, and list autopacking
+(`tf.convert_to_tensor([t1, 3.0, t2])` builds a Pack)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import (
+    constant_value,
+    convert_to_tensor,
+    is_tensor_like,
+    register_tensor_conversion_function,
+)
+from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
+from tensorflux.ops.array.util import as_outputs as _as_outputs
+from tensorflux.ops.array.util import name_scope as _scope
+
+__all__ = ["concat", "split", "stack", "unstack", "parallel_stack"]
+
+def _axis(value, rank: int, what: str = "axis") -> int:
+    axis = int(np.reshape(value, [-1])[0]) if np.size(value) == 1 else None
+    if axis is None:
+        raise ValueError(f"{what} must be a scalar, got {np.asarray(value).tolist()}")
+    if not -rank <= axis < rank:
+        raise ValueError(f"{what} {axis} is out of range for a tensor of rank {rank} "
+                         f"(expected [{-rank}, {rank}))")
+    return axis + rank if axis < 0 else axis
+
+
+def _merge_all(shapes, what: str) -> TensorShape:
+    merged = TensorShape(None)
+    for i, s in enumerate(shapes):
+        if not merged.is_compatible_with(s):
+            raise ValueError(f"{what}: shapes of all inputs must match: values[0].shape = "
+                             f"{shapes[0]} != values[{i}].shape = {s}")
+        merged = merged.merge_with(s)
+    return merged
+
+
+# -- ConcatV2, ConcatOffset -------------------------------------------------------------------
+
+ConcatV2 = define_op("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
+                     attrs=["N: int >= 2", "T: type", f"Tidx: {_INDEX_TYPES}"])
+
+
+@ConcatV2.shape_fn(value_inputs=("axis",))
+def _concat_shape(values, axis):
+    rank = next((s.ndims for s in values if s.ndims is not None), None)
+    if rank is None:
+        return TensorShape(None)
+    for s in values:
+        if s.ndims is not None and s.ndims != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims} (all inputs to "
+                             "concat need the same rank)")
+    if rank == 0:
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
+    if axis is None:
+        return unknown_shape(rank)
+    axis = _axis(axis, rank)
+    out = [None] * rank
+    total = 0
+    for s in values:
+        if s.ndims is None:
+            total = None
+            continue
+        for i, d in enumerate(s.dims):
+            if i == axis:
+                continue
+            if d is not None and out[i] is not None and d != out[i]:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {out[i]} "
+                                 f"and {d}. Shapes are {values[0]} and {s}.")
+            out[i] = d if d is not None else out[i]
+        if total is not None:
+            total = None if s.dims[axis] is None else total + s.dims[axis]
+    out[axis] = total
+    return TensorShape(out)
+
+
+@ConcatV2.kernel
+def _concat_kernel(*args):
+    values = args[:-1]
+    axis = int(args[-1])
+    try:
+        return np.concatenate(values, axis=axis)
+    except ValueError:
+        shapes = ", ".join(str(list(np.shape(v))) for v in values)
+        raise errors.InvalidArgumentError(
+            None, None, f"ConcatOp: dimensions of inputs should match except along axis "
+                        f"{axis}: shapes {shapes}") from None
+
+
+ConcatOffset = define_op("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
+                         outputs=["offset: N * shape_type"],
+                         attrs=["N: int >= 2", f"shape_type: {_INDEX_TYPES}"],
+                         differentiable=False)
+
+
+@ConcatOffset.shape_fn
+def _concat_offset_shape(concat_dim, shape):
+    return [list(shape)]
+
+
+@ConcatOffset.kernel
+def _concat_offset_kernel(concat_dim, *shapes):
+    rank = shapes[0].size
+    axis = int(concat_dim) + rank if int(concat_dim) < 0 else int(concat_dim)
+    sizes = np.array([s[axis] for s in shapes], dtype=shapes[0].dtype)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(shapes[0].dtype)
+    out = []
+    for start in starts:
+        offset = np.zeros(rank, dtype=shapes[0].dtype)
+        offset[axis] = start
+        out.append(offset)
+    return tuple(out)
+
+
+def concat(values, axis, name="concat"):
+    """Concatenates tensors along `axis`.
+
+    Args:
+        values: a list of Tensors of the same rank and dtype (one: returned via Identity).
+        axis: the dimension to join (may be negative, a Python int or a scalar tensor).
+        name: op name (default "concat").
+
+    Returns:
+        A Tensor whose `axis` dimension is the sum of the inputs'.
+
+    Raises:
+        ValueError: ranks or non-`axis` dimensions differ at graph construction.
+        InvalidArgumentError: (at run time) the shapes do not match.
+
+    Example:
+        >>> tf.concat([[1, 2], [3]], 0)   # -> [1, 2, 3]
+    """
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        from tensorflux.ops.array.constants import identity
+
+        with _scope(name, "concat"):
+            axis_t = convert_to_tensor(axis, dtype=dtypes.int32, name="concat_dim")
+            axis_t.shape.with_rank(0)
+            return identity(values[0], name=name)
+    return ConcatV2(list(values), axis, name=name)
+
+
+# -- Split, SplitV ----------------------------------------------------------------------------
+
+Split = define_op("Split", inputs=["split_dim: int32", "value: T"],
+                  outputs=["output: num_split * T"], attrs=["num_split: int >= 1", "T: type"])
+
+
+@Split.shape_fn(value_inputs=("split_dim",))
+def _split_shape(split_dim, value, *, num_split):
+    if value.ndims is None:
+        return [[TensorShape(None)] * num_split]
+    if split_dim is None:
+        return [[unknown_shape(value.ndims)] * num_split]
+    axis = _axis(split_dim, value.ndims, "split_dim")
+    dims = list(value.dims)
+    if dims[axis] is not None:
+        if dims[axis] % num_split:
+            raise ValueError(f"Dimension size must be evenly divisible by {num_split} but is "
+                             f"{dims[axis]}")
+        dims[axis] //= num_split
+    return [[TensorShape(dims)] * num_split]
+
+
+@Split.kernel(factory=True)
+def _split_kernel(num_split):
+    def split_kernel(split_dim, value):
+        axis = int(split_dim)
+        try:
+            return _as_outputs(np.split(value, num_split, axis=axis))
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of ways to split should evenly divide the split dimension, "
+                            f"but got split_dim {axis} (size = {value.shape[axis]}) and "
+                            f"num_split {num_split}") from None
+
+    return split_kernel
+
+
+SplitV = define_op("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
+                   outputs=["output: num_split * T"],
+                   attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = int64"])
+
+
+def _resolve_sizes(sizes: list, total, where: str) -> list:
+    unknown = [i for i, s in enumerate(sizes) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"{where}: only one size in size_splits may be -1, got {sizes}")
+    if any(s < -1 for s in sizes):
+        raise ValueError(f"{where}: size_splits must be >= 0 (or -1), got {sizes}")
+    if total is None:
+        return [None if s == -1 else s for s in sizes]
+    known = sum(s for s in sizes if s != -1)
+    if unknown:
+        if known > total:
+            raise ValueError(f"{where}: can't split axis of size {total} into pieces of size "
+                             f"{sizes}")
+        sizes = list(sizes)
+        sizes[unknown[0]] = total - known
+    elif known != total:
+        raise ValueError(f"{where}: can't split axis of size {total} into pieces of size "
+                         f"{sizes}")
+    return sizes
+
+
+@SplitV.shape_fn(value_inputs=("size_splits", "split_dim"))
+def _split_v_shape(value, size_splits, split_dim, *, num_split):
+    if value.ndims is None:
+        return [[TensorShape(None)] * num_split]
+    if split_dim is None:
+        return [[unknown_shape(value.ndims)] * num_split]
+    axis = _axis(split_dim, value.ndims, "split_dim")
+    if size_splits is None:
+        dims = list(value.dims)
+        dims[axis] = None
+        return [[TensorShape(dims)] * num_split]
+    sizes = [int(s) for s in np.reshape(size_splits, [-1])]
+    if len(sizes) != num_split:
+        raise ValueError(f"size_splits has {len(sizes)} entries but num_split is {num_split}")
+    sizes = _resolve_sizes(sizes, value.dims[axis], "SplitV")
+    out = []
+    for s in sizes:
+        dims = list(value.dims)
+        dims[axis] = s
+        out.append(TensorShape(dims))
+    return [out]
+
+
+@SplitV.kernel
+def _split_v_kernel(value, size_splits, split_dim):
+    axis = int(split_dim)
+    try:
+        sizes = _resolve_sizes(size_splits.tolist(), value.shape[axis], "SplitV")
+    except ValueError as err:
+        raise errors.InvalidArgumentError(None, None, str(err)) from None
+    return _as_outputs(np.split(value, np.cumsum(sizes[:-1]), axis=axis))
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits `value` along `axis` into equal parts, or into parts of the given sizes.
+
+    Args:
+        value: the Tensor to split.
+        num_or_size_splits: an int (that many equal parts: Split), or a 1-D list/tensor of
+            sizes, one of which may be -1 (SplitV).
+        axis: the dimension to split.
+        num: the number of outputs when it cannot be inferred from `num_or_size_splits`.
+        name: op name (default "split").
+
+    Returns:
+        A list of Tensors.
+
+    Raises:
+        ValueError: the sizes do not fit the dimension, or `num` cannot be inferred.
+
+    Example:
+        >>> tf.split(tf.zeros([4, 6]), [1, -1], axis=1)   # shapes [4, 1] and [4, 5]
+    """
+    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
+            num_or_size_splits, bool):
+        return Split(axis, value, num_split=int(num_or_size_splits), name=name)
+    size_splits = convert_to_tensor(num_or_size_splits, preferred_dtype=dtypes.int32)
+    if size_splits.shape.ndims == 0 and size_splits.dtype.is_integer:
+        count = constant_value(size_splits)
+        if count is None:
+            raise ValueError("Cannot infer the number of splits from a non-constant scalar "
+                             "num_or_size_splits")
+        return Split(axis, value, num_split=int(count), name=name)
+    if num is None:
+        size_splits.shape.with_rank(1)
+        num = size_splits.shape.dims[0]
+        if num is None:
+            raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
+    return SplitV(value, size_splits, axis, num_split=num, name=name)
+
+
+# -- Pack, Unpack, autopacking ----------------------------------------------------------------
+
+Pack = define_op("Pack", inputs=["values: N * T"], outputs=["output: T"],
+                 attrs=["N: int >= 1", "T: type", "axis: int = 0"])
+
+
+@Pack.shape_fn
+def _pack_shape(values, *, axis):
+    merged = _merge_all(values, "Pack")
+    if merged.ndims is None:
+        return TensorShape(None)
+    rank = merged.ndims + 1
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
+    axis = axis + rank if axis < 0 else axis
+    dims = list(merged.dims)
+    return TensorShape(dims[:axis] + [len(values)] + dims[axis:])
+
+
+@Pack.kernel(factory=True)
+def _pack_kernel(axis):
+    def pack(*values):
+        try:
+            return np.stack(values, axis=axis)
+        except ValueError:
+            shapes = [list(np.shape(v)) for v in values]
+            raise errors.InvalidArgumentError(
+                None, None, f"Shapes of all inputs must match: {shapes}") from None
+
+    return pack
+
+
+Unpack = define_op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
+                   attrs=["num: int >= 0", "T: type", "axis: int = 0"])
+
+
+@Unpack.shape_fn
+def _unpack_shape(value, *, num, axis):
+    if value.ndims is None:
+        return [[TensorShape(None)] * num]
+    rank = value.ndims
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
+    axis = axis + rank if axis < 0 else axis
+    dims = list(value.dims)
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
+    del dims[axis]
+    return [[TensorShape(dims)] * num]
+
+
+@Unpack.kernel(factory=True)
+def _unpack_kernel(num, axis):
+    def unpack(value):
+        if value.shape[axis] != num:
+            raise errors.InvalidArgumentError(
+                None, None, f"Input shape axis {axis} must equal {num}, got shape "
+                            f"{list(value.shape)}")
+        return _as_outputs(np.moveaxis(value, axis, 0))
+
+    return unpack
+
+
+def stack(values, axis=0, name="stack"):
+    """Stacks a list of rank-R tensors into one rank-(R+1) tensor along `axis`.
+
+    Args:
+        values: a list of Tensors (or values) with the same shape and dtype.
+        axis: where the new dimension goes, in [-(R+1), R+1).
+        name: op name (default "stack").
+
+    Returns:
+        A Tensor of rank R + 1 (a constant when every value is a Python/NumPy value).
+
+    Raises:
+        ValueError: shapes differ, or `axis` is out of range.
+
+    Example:
+        >>> tf.stack([[1, 2], [3, 4]], axis=1)   # -> [[1, 3], [2, 4]]
+    """
+    if axis == 0:
+        try:
+            return convert_to_tensor(values, name=name)
+        except (TypeError, ValueError):
+            pass
+    first = convert_to_tensor(values[0])
+    if first.shape.ndims is not None:
+        rank = first.shape.ndims + 1
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
+    return Pack(list(values), axis=axis, name=name)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """Stacks `values` along a new first axis (same result as `stack`)."""
+    return Pack(list(values), axis=0, name=name)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Splits `value` along `axis` into a list of tensors of rank R-1."""
+    value = convert_to_tensor(value)
+    if num is None:
+        shape = value.shape
+        if shape.ndims is None:
+            raise ValueError(f"Cannot infer num from shape {shape}")
+        if not -shape.ndims <= axis < shape.ndims:
+            raise ValueError(f"axis = {axis} not in [{-shape.ndims}, {shape.ndims})")
+        num = shape.dims[axis]
+        if num is None:
+            raise ValueError(f"Cannot infer num from shape {shape}")
+    return Unpack(value, num=num, axis=axis, name=name)
+
+
+def _is_tensor_item(item) -> bool:
+    if isinstance(item, Tensor):
+        return True
+    if isinstance(item, (list, tuple, np.ndarray, np.generic, int, float, bool, complex, str,
+                         bytes)):
+        return False
+    return is_tensor_like(item)
+
+
+def _contains_tensor(value) -> bool:
+    for item in value:
+        if _is_tensor_item(item):
+            return True
+        if isinstance(item, (list, tuple)) and _contains_tensor(item):
+            return True
+    return False
+
+
+def _nested_dtype(value):
+    for item in value:
+        if _is_tensor_item(item):
+            return dtypes.as_dtype(item.dtype).base_dtype
+        if isinstance(item, (list, tuple)):
+            found = _nested_dtype(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _autopack(value, dtype, name):
+    with _scope(name, "packed") as scope:
+        items = []
+        for i, item in enumerate(value):
+            if _is_tensor_item(item):
+                item = convert_to_tensor(item)
+                if item.dtype.base_dtype != dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype "
+                                    f"{item.dtype.name} to {dtype.name} (Tensor is: {item!r})")
+                items.append(item)
+            elif isinstance(item, (list, tuple)) and _contains_tensor(item):
+                items.append(_autopack(item, dtype, str(i)))
+            else:
+                items.append(convert_to_tensor(item, dtype=dtype, name=str(i)))
+        return Pack(items, axis=0, name=scope)
+
+
+def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
+    """Packs a (nested) list holding Tensors; other lists fall through to constants."""
+    if as_ref or not _contains_tensor(value):
+        return NotImplemented
+    inferred = _nested_dtype(value)
+    dtype = inferred if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    return _autopack(value, dtype, name or "packed")
+
+
+register_tensor_conversion_function((list, tuple), _autopacking_conversion, 99)

@@ -1,0 +1,383 @@
+"""Tile, pad (constant and mirror), reverse, reverse_sequence and one_hot."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array.concat_split import _axis
+from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
+from tensorflux.ops.array.util import name_scope as _scope
+
+__all__ = ["tile", "pad", "reverse", "reverse_v2", "reverse_sequence", "one_hot"]
+
+# -- Tile -------------------------------------------------------------------------------------
+
+Tile = define_op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
+                 attrs=["T: type", f"Tmultiples: {_INDEX_TYPES}"])
+
+
+@Tile.shape_fn(value_inputs=("multiples",))
+def _tile_shape(input, multiples):
+    if multiples is None:
+        return unknown_shape(input.ndims)
+    multiples = [int(m) for m in np.reshape(multiples, [-1])]
+    if input.ndims is not None and input.ndims != len(multiples):
+        raise ValueError(f"Shape must be rank {input.ndims} but is rank {len(multiples)}: "
+                         f"multiples {multiples} must have one entry per input dimension")
+    if any(m < 0 for m in multiples):
+        raise ValueError(f"Expected multiples to be non-negative, got {multiples}")
+    if input.ndims is None:
+        return unknown_shape(len(multiples))
+    return TensorShape([None if d is None else d * m for d, m in zip(input.dims, multiples)])
+
+
+@Tile.kernel
+def _tile_kernel(x, multiples):
+    if multiples.shape != (x.ndim,) or (multiples.size and multiples.min() < 0):
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected multiples argument to be a vector of length {x.ndim} with "
+                        f"non-negative entries, got {multiples.tolist()}")
+    return np.tile(x, multiples)
+
+
+def tile(input, multiples, name=None):
+    """Repeats `input` `multiples[i]` times along each dimension i."""
+    return Tile(input, multiples, name=name)
+
+
+# -- Pad, PadV2, MirrorPad, MirrorPadGrad -------------------------------------------------------
+
+Pad = define_op("Pad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+                attrs=["T: type", f"Tpaddings: {_INDEX_TYPES}"])
+PadV2 = define_op("PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
+                  outputs=["output: T"], attrs=["T: type", f"Tpaddings: {_INDEX_TYPES}"])
+MirrorPad = define_op("MirrorPad", inputs=["input: T", "paddings: Tpaddings"],
+                      outputs=["output: T"],
+                      attrs=["T: type", f"Tpaddings: {_INDEX_TYPES}",
+                             "mode: {'REFLECT', 'SYMMETRIC'}"])
+MirrorPadGrad = define_op("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"],
+                          outputs=["output: T"],
+                          attrs=["T: type", f"Tpaddings: {_INDEX_TYPES}",
+                                 "mode: {'REFLECT', 'SYMMETRIC'}"])
+
+
+def _paddings_list(paddings, rank) -> list | None:
+    array = np.asarray(paddings)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"paddings must be a matrix with 2 columns, got shape "
+                         f"{list(array.shape)}")
+    if rank is not None and array.shape[0] != rank:
+        raise ValueError(f"Shape must be rank 1 but is rank {array.shape[0]}: paddings has "
+                         f"{array.shape[0]} rows for an input of rank {rank}")
+    if array.size and array.min() < 0:
+        raise ValueError(f"paddings must be non-negative, got {array.tolist()}")
+    return array.tolist()
+
+
+def _pad_shape_common(input, paddings, sign=1):
+    if paddings is None:
+        return unknown_shape(input.ndims)
+    pads = _paddings_list(paddings, input.ndims)
+    dims = input.dims if input.ndims is not None else [None] * len(pads)
+    out = []
+    for d, (a, b) in zip(dims, pads):
+        if d is None:
+            out.append(None)
+        else:
+            size = d + sign * (a + b)
+            if size < 0:
+                raise ValueError(f"paddings {pads} are larger than the input {input}")
+            out.append(size)
+    return TensorShape(out)
+
+
+@Pad.shape_fn(value_inputs=("paddings",))
+def _pad_shape(input, paddings):
+    return _pad_shape_common(input, paddings)
+
+
+@PadV2.shape_fn(value_inputs=("paddings",))
+def _pad_v2_shape(input, paddings, constant_values):
+    constant_values.with_rank(0)
+    return _pad_shape_common(input, paddings)
+
+
+@MirrorPad.shape_fn(value_inputs=("paddings",))
+def _mirror_pad_shape(input, paddings, *, mode):
+    # NOTE: paddings too large for the mode fail at run time (InvalidArgumentError), as in TF.
+    return _pad_shape_common(input, paddings)
+
+
+@MirrorPadGrad.shape_fn(value_inputs=("paddings",))
+def _mirror_pad_grad_shape(input, paddings, *, mode):
+    return _pad_shape_common(input, paddings, sign=-1)
+
+
+def _check_paddings(x, paddings):
+    if paddings.shape != (x.ndim, 2) or (paddings.size and paddings.min() < 0):
+        raise errors.InvalidArgumentError(
+            None, None, f"paddings must be a non-negative matrix of shape [{x.ndim}, 2], got "
+                        f"{paddings.tolist()}")
+
+
+@Pad.kernel
+def _pad_kernel(x, paddings):
+    _check_paddings(x, paddings)
+    return np.pad(x, paddings)
+
+
+@PadV2.kernel
+def _pad_v2_kernel(x, paddings, constant_values):
+    _check_paddings(x, paddings)
+    return np.pad(x, paddings, constant_values=constant_values)
+
+
+@MirrorPad.kernel(factory=True)
+def _mirror_pad_kernel(mode):
+    np_mode = mode.lower()
+    offset = 1 if mode == "REFLECT" else 0
+
+    def mirror_pad(x, paddings):
+        _check_paddings(x, paddings)
+        if paddings.size and (paddings.max(axis=1) > np.array(x.shape) - offset).any():
+            raise errors.InvalidArgumentError(
+                None, None, f"paddings must be less than{' or equal to' if not offset else ''} "
+                            f"the dimension size for mode {mode}: paddings {paddings.tolist()}, "
+                            f"input shape {list(x.shape)}")
+        return np.pad(x, paddings, mode=np_mode)
+
+    return mirror_pad
+
+
+@MirrorPadGrad.kernel(factory=True)
+def _mirror_pad_grad_kernel(mode):
+    reflect = mode == "REFLECT"
+
+    def mirror_pad_grad(g, paddings):
+        out = g
+        for axis, (a, b) in enumerate(paddings.tolist()):
+            if a == 0 and b == 0:
+                continue
+            n = out.shape[axis] - a - b
+            moved = np.moveaxis(out, axis, 0)
+            core = moved[a:a + n].copy()
+            left = moved[:a][::-1]
+            right = moved[a + n:][::-1]
+            if reflect:
+                core[1:a + 1] += left
+                core[n - 1 - b:n - 1] += right
+            else:
+                core[:a] += left
+                core[n - b:] += right
+            out = np.moveaxis(core, 0, axis)
+        return np.ascontiguousarray(out)
+
+    return mirror_pad_grad
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """Pads `tensor` by `paddings`.
+
+    Args:
+        tensor: a Tensor of rank R.
+        paddings: an int [R, 2] matrix: how much to add before and after each dimension.
+        mode: "CONSTANT", "REFLECT" (edge not repeated) or "SYMMETRIC" (edge repeated),
+            case-insensitive.
+        name: op name.
+        constant_values: the fill value in CONSTANT mode (non-zero uses PadV2).
+
+    Returns:
+        The padded Tensor.
+
+    Raises:
+        ValueError: unknown mode, or `paddings` does not have R rows.
+        InvalidArgumentError: (at run time) negative paddings, or mirror paddings too large.
+
+    Example:
+        >>> tf.pad([[1, 2]], [[0, 0], [1, 1]], "REFLECT")   # -> [[2, 1, 2, 1]]
+    """
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
+            return Pad(tensor, paddings, name=name)
+        tensor = convert_to_tensor(tensor)
+        return PadV2(tensor, paddings, constant_values, name=name)
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return MirrorPad(tensor, paddings, mode=mode, name=name)
+    raise ValueError(f"Unknown padding mode: {mode}")
+
+
+# -- ReverseV2, ReverseSequence ---------------------------------------------------------------
+
+ReverseV2 = define_op("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=["output: T"],
+                      attrs=[f"Tidx: {_INDEX_TYPES}", "T: type"])
+
+
+@ReverseV2.shape_fn(value_inputs=("axis",))
+def _reverse_shape(tensor, axis):
+    if axis is not None and tensor.ndims is not None:
+        seen = set()
+        for a in np.reshape(axis, [-1]).tolist():
+            canonical = _axis(a, tensor.ndims)
+            if canonical in seen:
+                raise ValueError(f"axis {canonical} specified more than once.")
+            seen.add(canonical)
+    return tensor
+
+
+@ReverseV2.kernel
+def _reverse_kernel(x, axis):
+    try:
+        return np.flip(x, axis=tuple(axis.tolist()))
+    except (ValueError, np.exceptions.AxisError):
+        raise errors.InvalidArgumentError(
+            None, None, f"reverse: invalid axis {axis.tolist()} for a tensor of rank "
+                        f"{x.ndim} (out of range or repeated)") from None
+
+
+def reverse(tensor, axis, name=None):
+    """Reverses `tensor` along each dimension in `axis`."""
+    return ReverseV2(tensor, axis, name=name)
+
+
+reverse_v2 = reverse
+
+ReverseSequence = define_op(
+    "ReverseSequence", inputs=["input: T", "seq_lengths: Tlen"], outputs=["output: T"],
+    attrs=["seq_dim: int", "batch_dim: int = 0", "T: type", "Tlen: {int32, int64} = int64"])
+
+
+@ReverseSequence.shape_fn
+def _reverse_sequence_shape(input, seq_lengths, *, seq_dim, batch_dim):
+    seq_lengths.with_rank(1)
+    if input.ndims is not None:
+        if not (0 <= seq_dim < input.ndims and 0 <= batch_dim < input.ndims):
+            raise ValueError(f"seq_dim {seq_dim} and batch_dim {batch_dim} must be in "
+                             f"[0, {input.ndims})")
+        if seq_dim == batch_dim:
+            raise ValueError(f"seq_dim ({seq_dim}) == batch_dim ({batch_dim})")
+        batch, lengths = input.dims[batch_dim], seq_lengths.dims[0]
+        if batch is not None and lengths is not None and batch != lengths:
+            raise ValueError(f"Length of seq_lengths ({lengths}) != input.dims({batch_dim}) "
+                             f"({batch})")
+    return input
+
+
+@ReverseSequence.kernel(factory=True)
+def _reverse_sequence_kernel(seq_dim, batch_dim):
+    def reverse_sequence(x, lengths):
+        moved = np.moveaxis(x, (batch_dim, seq_dim), (0, 1))
+        batch, steps = moved.shape[:2]
+        if lengths.shape != (batch,):
+            raise errors.InvalidArgumentError(
+                None, None, f"Length of seq_lengths {list(lengths.shape)} != input.dims"
+                            f"({batch_dim}) ({batch})")
+        if lengths.size and (lengths.max() > steps or lengths.min() < 0):
+            raise errors.InvalidArgumentError(
+                None, None, f"seq_lengths must be in [0, {steps}] = input.dims({seq_dim}), got "
+                            f"{lengths.tolist()}")
+        i = np.arange(steps)
+        ends = lengths.astype(np.int64)[:, None]
+        index = np.where(i < ends, ends - 1 - i, i)
+        out = moved[np.arange(batch)[:, None], index]
+        return np.moveaxis(out, (0, 1), (batch_dim, seq_dim))
+
+    return reverse_sequence
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,
+                     seq_dim=None, batch_dim=None):
+    """Reverses the first `seq_lengths[b]` entries along `seq_axis` of each batch row b."""
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = (batch_dim if batch_dim is not None else 0) if batch_axis is None else batch_axis
+    if seq_axis is None:
+        raise ValueError("reverse_sequence needs seq_axis (or seq_dim)")
+    return ReverseSequence(input, seq_lengths, seq_dim=seq_axis, batch_dim=batch_axis, name=name)
+
+
+# -- OneHot -----------------------------------------------------------------------------------
+
+OneHot = define_op("OneHot",
+                   inputs=["indices: TI", "depth: int32", "on_value: T", "off_value: T"],
+                   outputs=["output: T"],
+                   attrs=["axis: int = -1", "T: type", "TI: {uint8, int32, int64} = int64"],
+                   differentiable=False)
+
+
+@OneHot.shape_fn(value_inputs=("depth",))
+def _one_hot_shape(indices, depth, on_value, off_value, *, axis):
+    on_value.with_rank(0)
+    off_value.with_rank(0)
+    if depth is not None and int(depth) < 0:
+        raise ValueError(f"depth must be non-negative, got {int(depth)}")
+    if indices.ndims is None:
+        return TensorShape(None)
+    rank = indices.ndims + 1
+    if not -1 <= axis < rank:
+        raise ValueError(f"Expected axis to be -1 or between [0, {rank}).  But received: "
+                         f"{axis}")
+    pos = rank - 1 if axis == -1 else axis
+    dims = list(indices.dims)
+    return TensorShape(dims[:pos] + [None if depth is None else int(depth)] + dims[pos:])
+
+
+@OneHot.kernel(factory=True)
+def _one_hot_kernel(axis):
+    def one_hot(indices, depth, on_value, off_value):
+        depth = int(depth)
+        if depth < 0:
+            raise errors.InvalidArgumentError(None, None, f"depth must be non-negative, got "
+                                                          f"{depth}")
+        pos = indices.ndim if axis == -1 else axis
+        shape = [1] * (indices.ndim + 1)
+        shape[pos] = depth
+        hot = np.expand_dims(indices, pos) == np.arange(depth).reshape(shape)
+        return np.where(hot, on_value, off_value)
+
+    return one_hot
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot encoding: `on_value` where the index matches, `off_value` elsewhere.
+
+    Args:
+        indices: int indices; out-of-range ones (including negative) give all-off rows.
+        depth: the size of the new dimension.
+        on_value, off_value: scalars (default 1 and 0); their dtype sets the output dtype.
+        axis: where the new dimension goes (default -1, last).
+        dtype: the output dtype (default float32, or that of on_value/off_value).
+        name: name scope (default "one_hot").
+
+    Returns:
+        A Tensor with one more dimension than `indices`.
+
+    Raises:
+        TypeError: on_value, off_value and dtype disagree.
+
+    Example:
+        >>> tf.one_hot([0, 2], 3)   # -> [[1., 0., 0.], [0., 0., 1.]]
+    """
+    with _scope(name, "one_hot") as scope:
+        on_t = None if on_value is None else convert_to_tensor(on_value, dtype=dtype,
+                                                               name="on_value")
+        off_t = None if off_value is None else convert_to_tensor(off_value, dtype=dtype,
+                                                                 name="off_value")
+        if on_t is not None and off_t is not None and on_t.dtype != off_t.dtype:
+            raise TypeError(f"dtype of on_value ({on_t.dtype.name}) and off_value "
+                            f"({off_t.dtype.name}) must be the same")
+        if dtype is None:
+            known = on_t if on_t is not None else off_t
+            dtype = dtypes.float32 if known is None else known.dtype.base_dtype
+        dtype = dtypes.as_dtype(dtype)
+        if on_t is None:
+            on_t = convert_to_tensor(np.ones([], dtype.as_numpy_dtype), name="on_value")
+        if off_t is None:
+            off_t = convert_to_tensor(np.zeros([], dtype.as_numpy_dtype), name="off_value")
+        indices = convert_to_tensor(indices, name="indices")
+        return OneHot(indices, depth, on_t, off_t, axis=-1 if axis is None else axis,
+                      name=scope)

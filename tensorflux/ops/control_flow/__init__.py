@@ -1,0 +1,15 @@
+"""Control flow: Switch/Merge/Enter/Exit/NextIteration, cond, while_loop, the higher-order
+functions, and their gradients.
+
+The family facade: importing it registers every op, kernel and gradient of the family.
+"""
+
+from tensorflux.ops.control_flow import (
+    primitives,
+    context,
+    gradients,
+    while_gradients,
+    util,
+    while_loop,
+    functional,
+)

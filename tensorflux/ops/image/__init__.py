@@ -1,0 +1,18 @@
+"""Image ops: codecs, resizing, crops, color, boxes, non-max suppression, patches and quality
+metrics.
+
+The family facade: importing it registers every op, kernel and gradient of the family.
+"""
+
+from tensorflux.ops.image import (
+    geometry,
+    boxes,
+    codecs,
+    color,
+    crop,
+    quality,
+    nms,
+    patches,
+    resize,
+    util,
+)

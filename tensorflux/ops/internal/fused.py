@@ -1,0 +1,124 @@
+"""`_FusedConv2D` and `_FusedMatMul`: a convolution or matrix product followed by BiasAdd and
+optionally an activation, in one kernel (TF's grappler remapper makes the same ops).
+
+Users never build these: the runtime's rewrites (runtime/rewrites.py, rule 6) replace a
+`Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`/`Elu`] chain whose intermediate results
+nothing else reads. The kernel applies the bias and activation in place on the product, per
+im2col chunk for convolutions (while it is in cache), with the very arithmetic of the unfused
+ops, so results are bit-identical. Like TF's they have no gradient: they only exist in step
+graphs, after differentiation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import errors
+from tensorflux.framework.op_def import define_op
+from tensorflux.lib.numerics import conv2d as conv_kernels
+from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.nn import conv as conv_ops
+
+__all__: list = []
+
+# fused_ops value -> in-place epilogue on a float array (the unfused kernels' arithmetic).
+_ACTIVATIONS = {
+    "Relu": lambda y: np.maximum(y, np.zeros((), y.dtype), out=y),
+    "Relu6": lambda y: np.clip(y, np.zeros((), y.dtype), np.asarray(6, y.dtype), out=y),
+}
+FUSABLE_ACTIVATIONS = frozenset(_ACTIVATIONS)
+_FUSED_ATTRS = ["num_args: int >= 0", "fused_ops: list(string) = []",
+                "epsilon: float = 0.0001"]
+_TYPES = "T: {float32, float64}"
+
+
+def _epilogue(fused_ops, what: str):
+    """The in-place `f(product, bias)` for a `fused_ops` list; ValueError when unsupported."""
+    ops = list(fused_ops)
+    if not ops or ops[0] != "BiasAdd" or len(ops) > 2 or \
+            (len(ops) == 2 and ops[1] not in _ACTIVATIONS):
+        raise ValueError(f"{what} supports fused_ops ['BiasAdd'] or ['BiasAdd', one of "
+                         f"{sorted(_ACTIVATIONS)}], got {ops}")
+    activation = _ACTIVATIONS[ops[1]] if len(ops) == 2 else None
+
+    def apply(y, bias):
+        np.add(y, bias, out=y)
+        if activation is not None:
+            activation(y)
+
+    return apply
+
+
+def _check_bias(bias, channels: int, what: str) -> None:
+    if bias.ndim != 1 or bias.shape[0] != channels:
+        raise errors.InvalidArgumentError(
+            None, None, f"{what}: the bias must be a vector with one value per output channel "
+                        f"({channels}), got shape {list(bias.shape)}")
+
+
+def _check_num_args(num_args: int, what: str) -> None:
+    if num_args != 1:
+        raise ValueError(f"{what} with BiasAdd takes exactly one extra argument (the bias), "
+                         f"got num_args={num_args}")
+
+
+# -- _FusedConv2D -----------------------------------------------------------------------------
+
+FusedConv2D = define_op(
+    "_FusedConv2D", inputs=["input: T", "filter: T", "args: num_args * T"],
+    outputs=["output: T"],
+    attrs=[_TYPES, *_FUSED_ATTRS, "use_cudnn_on_gpu: bool = True", *conv_ops._CONV_ATTRS],
+    differentiable=False)
+
+
+@FusedConv2D.shape_fn
+def _fused_conv2d_shape(input, filter, args, *, num_args, fused_ops, epsilon, strides, padding,
+                        explicit_paddings, data_format, dilations):
+    _check_num_args(num_args, "_FusedConv2D")
+    _epilogue(fused_ops, "_FusedConv2D")
+    geo = conv_ops._window(strides, padding, explicit_paddings, data_format, dilations)
+    return conv_ops._conv_out_shape(input, filter, geo, depthwise=False)
+
+
+@FusedConv2D.kernel(factory=True)
+def _fused_conv2d_kernel(num_args, fused_ops, epsilon, strides, padding, explicit_paddings,
+                         data_format, dilations):
+    geo = conv_ops._window(strides, padding, explicit_paddings, data_format, dilations)
+    epilogue = _epilogue(fused_ops, "_FusedConv2D")
+
+    def fused_conv2d(x, w, bias):
+        x = conv_ops._to_nhwc(x, geo)
+        conv_ops._check_depth(x.shape[3], w.shape[2], "_FusedConv2D")
+        _check_bias(bias, w.shape[3], "_FusedConv2D")
+        out = conv_kernels.conv2d(x, w, geo, epilogue=lambda y: epilogue(y, bias))
+        return conv_ops._from_nhwc(out, geo)
+
+    return fused_conv2d
+
+
+# -- _FusedMatMul -----------------------------------------------------------------------------
+
+FusedMatMul = define_op(
+    "_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"], outputs=["product: T"],
+    attrs=[_TYPES, "transpose_a: bool = False", "transpose_b: bool = False", *_FUSED_ATTRS],
+    differentiable=False)
+
+
+@FusedMatMul.shape_fn
+def _fused_matmul_shape(a, b, args, *, transpose_a, transpose_b, num_args, fused_ops, epsilon):
+    _check_num_args(num_args, "_FusedMatMul")
+    _epilogue(fused_ops, "_FusedMatMul")
+    return matmul_ops._matmul_shape(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+@FusedMatMul.kernel(factory=True)
+def _fused_matmul_kernel(transpose_a, transpose_b, num_args, fused_ops, epsilon):
+    epilogue = _epilogue(fused_ops, "_FusedMatMul")
+
+    def fused_matmul(a, b, bias):
+        y = np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+        _check_bias(bias, y.shape[1], "_FusedMatMul")
+        epilogue(y, bias)
+        return y
+
+    return fused_matmul

@@ -1,0 +1,450 @@
+"""Parsing ops: `tf.parse_example`, `tf.parse_single_example` and `tf.decode_csv`.
+
+Feature configurations (`FixedLenFeature`, `VarLenFeature`, `FixedLenSequenceFeature`) become
+the attrs and inputs of TensorFlow's `ParseExample` / `ParseSingleExample` ops; VarLen features
+come back as `SparseTensor`s, the others as dense tensors. `DecodeCSV` turns CSV records into
+one tensor per column.
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import re
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.lib.formats.example_parser import ParseSpec, check_type, parse_examples
+
+__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
+           "parse_single_example", "parse_single_sequence_example", "decode_csv"]
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature",
+                                             ["shape", "dtype", "default_value"])):
+    """A dense feature of fixed `shape`; `default_value` (reshaped to `shape`) when missing."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A variable-length feature, parsed into a SparseTensor."""
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """A dense feature made of any number of `shape` blocks, padded with `default_value`."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+_PARSE_OUTPUTS = ["sparse_values: sparse_types", "dense_values: Tdense"]
+
+ParseExample = define_op(
+    "ParseExample",
+    inputs=["serialized: string", "names: string", "sparse_keys: Nsparse * string",
+            "dense_keys: Ndense * string", "dense_defaults: Tdense"],
+    outputs=["sparse_indices: Nsparse * int64"] + _PARSE_OUTPUTS[:1]
+    + ["sparse_shapes: Nsparse * int64"] + _PARSE_OUTPUTS[1:],
+    attrs=["Nsparse: int >= 0", "Ndense: int >= 0", "sparse_types: list(type) >= 0",
+           "Tdense: list(type) >= 0", "dense_shapes: list(shape) >= 0"],
+    differentiable=False)
+
+ParseSingleExample = define_op(
+    "ParseSingleExample",
+    inputs=["serialized: string", "dense_defaults: Tdense"],
+    outputs=["sparse_indices: num_sparse * int64"] + _PARSE_OUTPUTS[:1]
+    + ["sparse_shapes: num_sparse * int64"] + _PARSE_OUTPUTS[1:],
+    attrs=["num_sparse: int >= 0", "sparse_keys: list(string) >= 0",
+           "dense_keys: list(string) >= 0", "sparse_types: list(type) >= 0",
+           "Tdense: list(type) >= 0", "dense_shapes: list(shape) >= 0"],
+    differentiable=False)
+
+
+def _dense_out_shape(prefix, shape) -> TensorShape:
+    return TensorShape(prefix).concatenate(shape)
+
+
+@ParseExample.shape_fn
+def _parse_example_shape(serialized, names, sparse_keys, dense_keys, dense_defaults, *,
+                         Nsparse, sparse_types, dense_shapes):  # noqa: N803 - TF attr names
+    batch = serialized.with_rank(1).dims[0]
+    return [[TensorShape([None, 2])] * Nsparse, [TensorShape([None])] * Nsparse,
+            [TensorShape([2])] * Nsparse,
+            [_dense_out_shape([batch], s) for s in dense_shapes]]
+
+
+@ParseSingleExample.shape_fn
+def _parse_single_example_shape(serialized, dense_defaults, *, num_sparse, dense_shapes):
+    serialized.with_rank(0)
+    return [[TensorShape([None, 1])] * num_sparse, [TensorShape([None])] * num_sparse,
+            [TensorShape([1])] * num_sparse, [as_shape(s) for s in dense_shapes]]
+
+
+def _flat_outputs(sparse_indices, sparse_values, sparse_shapes, dense_values):
+    outputs = sparse_indices + sparse_values + sparse_shapes + dense_values
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _shape_dims(shapes) -> tuple:
+    return tuple(tuple(as_shape(s).as_list()) for s in shapes)
+
+
+@ParseExample.kernel(factory=True)
+def _parse_example_kernel(Nsparse, Ndense, sparse_types, Tdense, dense_shapes):  # noqa: N803
+    types = tuple(dtypes.as_dtype(t) for t in sparse_types)
+    dense_types = tuple(dtypes.as_dtype(t) for t in Tdense)
+    shapes = _shape_dims(dense_shapes)
+
+    def kernel(serialized, names, *rest):
+        sparse_keys = tuple(_key(k) for k in rest[:Nsparse])
+        dense_keys = tuple(_key(k) for k in rest[Nsparse:Nsparse + Ndense])
+        defaults = rest[Nsparse + Ndense:]
+        spec = ParseSpec(sparse_keys, types, dense_keys, dense_types, shapes)
+        records = np.asarray(serialized).reshape(-1)
+        return _flat_outputs(*parse_examples(records, np.asarray(names).reshape(-1), spec,
+                                             defaults))
+
+    return kernel
+
+
+@ParseSingleExample.kernel(factory=True)
+def _parse_single_example_kernel(num_sparse, sparse_keys, dense_keys, sparse_types, Tdense,
+                                 dense_shapes):  # noqa: N803
+    spec = ParseSpec(tuple(sparse_keys), tuple(dtypes.as_dtype(t) for t in sparse_types),
+                     tuple(dense_keys), tuple(dtypes.as_dtype(t) for t in Tdense),
+                     _shape_dims(dense_shapes))
+
+    def kernel(serialized, *defaults):
+        indices, values, shapes, dense = parse_examples(
+            np.asarray(serialized).reshape(1), (), spec, defaults)
+        indices = [i[:, 1:] for i in indices]
+        shapes = [s[1:] for s in shapes]
+        dense = [d.reshape(d.shape[1:]) for d in dense]  # 0-d string stays an ndarray
+        return _flat_outputs(indices, values, shapes, dense)
+
+    return kernel
+
+
+def _key(value) -> str:
+    value = np.asarray(value).reshape(-1)[0]
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+# -- the Python API --------------------------------------------------------------------------
+
+def _features_to_raw_params(features):
+    """Splits a features dict into sparse and dense parameters (keys sorted, as TF does)."""
+    if not features:
+        raise ValueError("Missing: features was empty.")
+    sparse_keys, sparse_types = [], []
+    dense_keys, dense_types, dense_shapes, dense_defaults = [], [], [], {}
+    for key in sorted(features):
+        feature = features[key]
+        if isinstance(feature, VarLenFeature):
+            dtype = dtypes.as_dtype(feature.dtype)
+            check_type(dtype, f"VarLenFeature '{key}'")
+            sparse_keys.append(key)
+            sparse_types.append(dtype)
+        elif isinstance(feature, FixedLenFeature):
+            dtype = dtypes.as_dtype(feature.dtype)
+            check_type(dtype, f"FixedLenFeature '{key}'")
+            if feature.shape is None:
+                raise ValueError(f"Missing shape for feature {key}.")
+            shape = as_shape(feature.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"All dimensions of shape for feature {key} need to be known "
+                                 f"but received {shape}.")
+            dense_keys.append(key)
+            dense_types.append(dtype)
+            dense_shapes.append(shape)
+            if feature.default_value is not None:
+                dense_defaults[key] = feature.default_value
+        elif isinstance(feature, FixedLenSequenceFeature):
+            dtype = dtypes.as_dtype(feature.dtype)
+            check_type(dtype, f"FixedLenSequenceFeature '{key}'")
+            if not feature.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
+                                 "to be True.")
+            shape = as_shape(feature.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"All dimensions of shape for feature {key} need to be known "
+                                 f"but received {shape}.")
+            dense_keys.append(key)
+            dense_types.append(dtype)
+            dense_shapes.append(TensorShape([None]).concatenate(shape))
+            if feature.default_value is not None:
+                dense_defaults[key] = feature.default_value
+        else:
+            raise ValueError(f"Invalid feature {key}:{feature}.")
+    return sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, dense_defaults
+
+
+def _default_tensor(key, dtype, shape, value):
+    """The dense_defaults input for one key: empty (required), a value, or a padding scalar."""
+    from tensorflux.ops import array as array_ops
+
+    safe = re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
+    variable = shape.rank and shape.dims[0] is None
+    if value is None:
+        if variable:
+            return array_ops.constant(b"" if dtype == dtypes.string else 0, dtype=dtype,
+                                      name=f"padding_{safe}")
+        return array_ops.constant([], dtype=dtype, name=f"key_{safe}")
+    target = [] if variable else shape.as_list()
+    if isinstance(value, Tensor):
+        return array_ops.reshape(convert_to_tensor(value, dtype=dtype), target)
+    array = np.asarray(value if dtype != dtypes.string else np.array(value, dtype=object))
+    if array.size != int(np.prod(target, dtype=np.int64)):
+        raise ValueError(f"Cannot reshape a tensor with {array.size} elements to shape "
+                         f"{target} ({int(np.prod(target, dtype=np.int64))} elements) for the "
+                         f"default value of feature '{key}'")
+    return array_ops.constant(array.reshape(target), dtype=dtype,
+                              name=f"{'padding' if variable else 'key'}_{safe}")
+
+
+def _assemble(result, sparse_keys, dense_keys) -> dict:
+    out = {}
+    for i, key in enumerate(sparse_keys):
+        out[key] = SparseTensor(result.sparse_indices[i], result.sparse_values[i],
+                                result.sparse_shapes[i])
+    for i, key in enumerate(dense_keys):
+        out[key] = result.dense_values[i]
+    return out
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """Parses a batch of serialized `tf.train.Example` protos (TF1 `tf.parse_example`).
+
+    Args:
+        serialized: string vector of serialized Examples.
+        features: dict of key -> FixedLenFeature / VarLenFeature / FixedLenSequenceFeature.
+        name: an op name.
+        example_names: optional string vector naming the examples in error messages.
+
+    Returns:
+        A dict: VarLen keys -> SparseTensor ([batch, max length]); others -> dense Tensors with
+        a leading batch dimension.
+
+    Raises:
+        ValueError: a malformed features dict (at graph construction).
+        InvalidArgumentError: (at run time) a missing required feature, a type or size mismatch,
+            an unparsable record.
+
+    Example:
+        >>> parsed = tf.parse_example(serialized, {"x": tf.FixedLenFeature([2], tf.float32)})
+    """
+    (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
+     given) = _features_to_raw_params(features)
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "ParseExample"):
+        serialized = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
+        names = convert_to_tensor([] if example_names is None else example_names,
+                                  dtype=dtypes.string, name="names")
+        defaults = [_default_tensor(k, t, s, given.get(k))
+                    for k, t, s in zip(dense_keys, dense_types, dense_shapes)]
+        result = ParseExample(
+            serialized, names,
+            [convert_to_tensor(k, dtype=dtypes.string, name="key") for k in sparse_keys],
+            [convert_to_tensor(k, dtype=dtypes.string, name="key") for k in dense_keys],
+            defaults, sparse_types=sparse_types, Tdense=dense_types,
+            dense_shapes=dense_shapes, name="ParseExample")
+    return _assemble(result, sparse_keys, dense_keys)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """Parses one serialized `tf.train.Example` (TF1 `tf.parse_single_example`).
+
+    Like `parse_example` without the batch dimension: VarLen features are SparseTensors with
+    [N, 1] indices; dense features have exactly their configured shape.
+
+    Example:
+        >>> parsed = tf.parse_single_example(record, {"id": tf.FixedLenFeature([], tf.int64)})
+    """
+    (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
+     given) = _features_to_raw_params(features)
+    del example_names  # ParseSingleExample names no examples.
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "ParseSingleExample"):
+        serialized = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
+        if serialized.shape.rank not in (None, 0):
+            raise ValueError(f"Input serialized must be a scalar, got shape {serialized.shape}")
+        defaults = [_default_tensor(k, t, s, given.get(k))
+                    for k, t, s in zip(dense_keys, dense_types, dense_shapes)]
+        result = ParseSingleExample(
+            serialized, defaults, num_sparse=len(sparse_keys), sparse_keys=sparse_keys,
+            dense_keys=dense_keys, sparse_types=sparse_types, Tdense=dense_types,
+            dense_shapes=dense_shapes, name="ParseSingleExample")
+    return _assemble(result, sparse_keys, dense_keys)
+
+
+# -- DecodeCSV -------------------------------------------------------------------------------
+
+DecodeCSV = define_op(
+    "DecodeCSV", inputs=["records: string", "record_defaults: OUT_TYPE"],
+    outputs=["output: OUT_TYPE"],
+    attrs=["OUT_TYPE: list(type) >= 1", "field_delim: string = ','",
+           "use_quote_delim: bool = True", "na_value: string = ''", "select_cols: list(int) = []"],
+    differentiable=False)
+
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+
+
+@DecodeCSV.shape_fn
+def _decode_csv_shape(records, record_defaults):
+    for i, default in enumerate(record_defaults):
+        if default.rank is not None and default.rank > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {default.rank} for "
+                             f"record_defaults[{i}]")
+    return [[records] * len(record_defaults)]
+
+
+def _split_records(lines, delim: str, quoted: bool):
+    """Each record's fields (as str, bytes kept through latin-1), or raises naming the record."""
+    kwargs = {"delimiter": delim, "strict": True}
+    if quoted:
+        kwargs.update(quotechar='"', doublequote=True, quoting=csv.QUOTE_MINIMAL)
+    else:
+        kwargs.update(quoting=csv.QUOTE_NONE, escapechar=None)
+    rows = []
+    for index, line in enumerate(lines):
+        try:
+            parsed = list(csv.reader([line], **kwargs))
+        except csv.Error as err:
+            raise errors.InvalidArgumentError(
+                None, None, f"Unquoted fields cannot have quotes/CRLFs inside (record {index}: "
+                f"{err})") from None
+        rows.append(parsed[0] if parsed else [""])
+    return rows
+
+
+def _convert_column(column, dtype, default, na_value: str, col: int):
+    missing = np.array([v == "" or v == na_value for v in column], dtype=bool)
+    if missing.any() and np.size(default) == 0:
+        record = int(np.argmax(missing))
+        raise errors.InvalidArgumentError(
+            None, None, f"Field {col} is required but missing in record {record}!")
+    if dtype == dtypes.string:
+        out = np.array([v.encode("latin-1") for v in column] or [], dtype=object)
+        if missing.any():
+            out[missing] = np.asarray(default).reshape(-1)[0]
+        return out
+    filled = np.array(column, dtype=object)
+    filled[missing] = "0"
+    np_dtype = dtype.as_numpy_dtype
+    try:
+        if dtype.is_integer:
+            wide = filled.astype(str).astype(np.int64)
+            info = np.iinfo(np_dtype)
+            if ((wide < info.min) | (wide > info.max)).any():
+                raise ValueError("out of range")
+            out = wide.astype(np_dtype)
+        else:
+            out = filled.astype(str).astype(np.float64).astype(np_dtype)
+    except (ValueError, OverflowError):
+        for record, text in enumerate(filled):
+            try:
+                value = int(text) if dtype.is_integer else float(text)
+                if dtype.is_integer and not (np.iinfo(np_dtype).min <= value
+                                             <= np.iinfo(np_dtype).max):
+                    raise ValueError
+            except ValueError:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Field {col} in record {record} is not a valid "
+                    f"{dtype.name}: {text}") from None
+        raise
+    if missing.any():
+        out[missing] = np.asarray(default).reshape(-1)[0]
+    return out
+
+
+@DecodeCSV.kernel
+def _decode_csv_kernel(records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,
+                       select_cols):  # noqa: N803 - TF attr name
+    types = [dtypes.as_dtype(t) for t in OUT_TYPE]
+    for i, default in enumerate(defaults):
+        if np.size(default) > 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"There should only be 1 default per field but field {i} has "
+                f"{np.size(default)}")
+    records = np.asarray(records)
+    lines = [r.decode("latin-1") if isinstance(r, bytes) else str(r)
+             for r in records.reshape(-1)]
+    rows = _split_records(lines, field_delim, use_quote_delim)
+    expected = len(types)
+    columns = [[] for _ in types]
+    for index, fields in enumerate(rows):
+        if select_cols:
+            if max(select_cols) >= len(fields):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Expect {max(select_cols) + 1} fields but have {len(fields)} "
+                    f"in record {index}")
+            fields = [fields[c] for c in select_cols]
+        if len(fields) != expected:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expect {expected} fields but have {len(fields)} in record "
+                f"{index}")
+        for column, field in zip(columns, fields):
+            column.append(field)
+    outputs = [_convert_column(c, t, d, na_value, i).reshape(records.shape)
+               for i, (c, t, d) in enumerate(zip(columns, types, defaults))]
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
+               na_value="", select_cols=None):
+    """Converts CSV records to tensors, one per column (TF1 `tf.decode_csv`).
+
+    Args:
+        records: string tensor; each element is one CSV record.
+        record_defaults: one tensor per column: a one-element default (whose dtype is the
+            column's), or an empty tensor when the column is required.
+        field_delim: the one-character field delimiter.
+        use_quote_delim: treat double quotes as quoting (RFC 4180).
+        na_value: a string that also means "missing".
+        select_cols: optional sorted column indices to keep.
+
+    Returns:
+        A list of tensors shaped like `records`.
+
+    Raises:
+        InvalidArgumentError: (at run time) a wrong field count, a missing required field, a
+            value that does not parse.
+
+    Example:
+        >>> a, b = tf.decode_csv(["1,x", ",y"], record_defaults=[[0], [""]])
+    """
+    if len(field_delim) != 1:
+        raise ValueError(f"field_delim must be one character, got {field_delim!r}")
+    if select_cols is not None:
+        select_cols = list(select_cols)
+        if any(b <= a for a, b in zip(select_cols, select_cols[1:])) or \
+                any(c < 0 for c in select_cols):
+            raise ValueError("select_cols is not strictly increasing or has negative values.")
+        if len(select_cols) != len(record_defaults):
+            raise ValueError(f"Length of select_cols ({len(select_cols)}) and record_defaults "
+                             f"({len(record_defaults)}) should match.")
+    defaults = []
+    for i, default in enumerate(record_defaults):
+        tensor = convert_to_tensor(default, name=f"record_defaults_{i}") \
+            if not isinstance(default, Tensor) else default
+        if tensor.dtype.base_dtype not in _CSV_TYPES:
+            raise TypeError(f"record_defaults[{i}] has dtype {tensor.dtype.name}; DecodeCSV "
+                            "supports float32, float64, int32, int64 and string")
+        defaults.append(tensor)
+    result = DecodeCSV(records, defaults, field_delim=field_delim,
+                       use_quote_delim=use_quote_delim, na_value=na_value,
+                       select_cols=select_cols or [], name=name)
+    return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+from tensorflux.ops.io.sequence_parsing import parse_single_sequence_example  # noqa: E402

@@ -1,0 +1,11 @@
+"""Linear algebra: decompositions, solves, determinants, einsum and norms.
+
+The family facade: importing it registers every op, kernel and gradient of the family.
+"""
+
+from tensorflux.ops.linalg import (
+    decompositions,
+    functions,
+    gradients,
+    einsum,
+)

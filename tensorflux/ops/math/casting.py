@@ -1,0 +1,153 @@
+"""Cast and the TF1 conversion helpers (to_float, to_int32, ..., saturate_cast).
+
+Float to integer truncates toward zero; NaN and out-of-range values follow the C conversion of
+the machine (NumPy's astype), as TensorFlow's kernel does. Complex to real keeps the real part;
+anything to bool is `x != 0`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+
+__all__ = ["cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16",
+           "saturate_cast"]
+
+Cast = define_op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
+                 attrs=["SrcT: type", "DstT: type", "Truncate: bool = False"])
+
+
+@Cast.shape_fn
+def _cast_shape(x):
+    return x
+
+
+@Cast.kernel(factory=True)
+def _cast_factory(SrcT, DstT):
+    out = DstT.as_numpy_dtype
+    if SrcT.base_dtype == dtypes.string or DstT.base_dtype == dtypes.string:
+        if SrcT.base_dtype != DstT.base_dtype:
+            raise errors.UnimplementedError(
+                None, None, f"Cast {SrcT.name} to {DstT.name} is not supported")
+        return lambda x: x
+    if DstT.is_bool:
+        return lambda x: x != 0
+    if SrcT.is_complex and not DstT.is_complex:
+
+        def complex_to_real(x):
+            with np.errstate(invalid="ignore", over="ignore"):
+                return np.real(x).astype(out)
+
+        return complex_to_real
+
+    def cast_kernel(x):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return x.astype(out, copy=False) if isinstance(x, np.ndarray) else np.asarray(
+                x).astype(out)
+
+    return cast_kernel
+
+
+def _differentiable(dtype) -> bool:
+    return dtype.is_floating or dtype.is_complex
+
+
+@Cast.gradient
+def _cast_grad(op, grad):
+    src = op.inputs[0].dtype.base_dtype
+    dst = op.outputs[0].dtype.base_dtype
+    if _differentiable(src) and _differentiable(dst):
+        return cast(grad, src)
+    return None
+
+
+def cast(x, dtype, name=None):
+    """Casts `x` to `dtype`; a tensor already of that dtype is returned unchanged.
+
+    Args:
+        x: a tensor or value, or a SparseTensor / IndexedSlices (their values are cast).
+        dtype: the target DType (or anything `tf.as_dtype` accepts).
+        name: op name (default "Cast").
+
+    Returns:
+        A tensor of `dtype` with `x`'s shape.
+
+    Example:
+        >>> tf.cast([-1.7, 1.7], tf.int32)   # -> [-1, 1]
+    """
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    graph = graph_mod.get_default_graph()
+    from tensorflux.framework.indexed_slices import IndexedSlices
+    from tensorflux.framework.sparse_tensor import SparseTensor
+    from tensorflux.framework.tensor import Tensor
+
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
+        return x
+    if isinstance(x, (SparseTensor, IndexedSlices)):  # casts the values, keeps the indices
+        with graph.name_scope(name or "Cast"):
+            values = cast(x.values, dtype, name="Cast")
+        if isinstance(x, SparseTensor):
+            return SparseTensor(x.indices, values, x.dense_shape)
+        return IndexedSlices(values, x.indices, x.dense_shape)
+    with graph.name_scope(name or "Cast") as scope:
+        value = convert_to_tensor(x, name="x")
+        if value.dtype.base_dtype == dtype:
+            return value
+        return Cast(value, DstT=dtype, name=scope)
+
+
+def to_float(x, name="ToFloat"):
+    """cast(x, float32)."""
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble"):
+    """cast(x, float64)."""
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    """cast(x, int32)."""
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    """cast(x, int64)."""
+    return cast(x, dtypes.int64, name=name)
+
+
+def to_bfloat16(x, name="ToBFloat16"):
+    """cast(x, bfloat16)."""
+    return cast(x, dtypes.bfloat16, name=name)
+
+
+def saturate_cast(value, dtype, name=None):
+    """Casts with clamping to `dtype`'s range instead of wrapping around."""
+    from tensorflux.ops.math.select import ClipByValue
+
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "saturate_cast") as scope:
+        value = convert_to_tensor(value, name="value")
+        src = value.dtype.base_dtype
+        if not src.is_bool and not dtype.is_bool:
+            low = max(src.min, dtype.min)
+            high = min(src.max, dtype.max)
+            if low > src.min or high < src.max:
+                np_src = src.as_numpy_dtype
+                value = ClipByValue(value, np.asarray(low).astype(np_src),
+                                    np.asarray(_representable_below(high, np_src)),
+                                    name="clamp")
+        return cast(value, dtype, name=scope)
+
+
+def _representable_below(high, np_dtype):
+    """The largest value of `np_dtype` not above `high` (float32 rounds 2**31-1 up)."""
+    value = np.asarray(high).astype(np_dtype)
+    if np.issubdtype(np_dtype, np.floating) and float(value) > high:
+        value = np.nextafter(value, np_dtype(0))
+    return value

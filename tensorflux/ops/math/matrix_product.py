@@ -1,0 +1,314 @@
+"""Matrix products: MatMul (rank 2), BatchMatMul / BatchMatMulV2 (batched; V2 broadcasts the
+batch dimensions), and the `tf.matmul` / `tf.tensordot` wrappers.
+
+MatMul's `transpose_a/b` are plain transposes; the batch ops' `adj_x/adj_y` are adjoints
+(conjugate transposes). `tf.matmul` picks BatchMatMulV2 when a rank is above 2 or unknown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework import errors
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.common_shapes import broadcast_shape
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
+
+__all__ = ["matmul", "tensordot"]
+
+MatMul = define_op(
+    "MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
+    attrs=["T: {floattype, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
+           "transpose_a: bool = False", "transpose_b: bool = False"])
+
+
+def _inner_check(inner_a, inner_b, a, b, flags):
+    if inner_a is not None and inner_b is not None and inner_a != inner_b:
+        raise ValueError(f"Dimensions must be equal, but are {inner_a} and {inner_b}: inner "
+                         f"dimensions differ: {a} vs {b} ({flags})")
+
+
+@MatMul.shape_fn
+def _matmul_shape(a, b, *, transpose_a, transpose_b):
+    a = a.with_rank(2)
+    b = b.with_rank(2)
+    rows, inner_a = (a.dims[1], a.dims[0]) if transpose_a else (a.dims[0], a.dims[1])
+    inner_b, cols = (b.dims[1], b.dims[0]) if transpose_b else (b.dims[0], b.dims[1])
+    _inner_check(inner_a, inner_b, a, b,
+                 f"transpose_a={transpose_a}, transpose_b={transpose_b}")
+    return TensorShape([rows, cols])
+
+
+@MatMul.kernel(factory=True)
+def _matmul_factory(transpose_a, transpose_b):
+    if not transpose_a and not transpose_b:
+        return np.matmul
+
+    def matmul_kernel(a, b):
+        return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+    return matmul_kernel
+
+
+_BATCH_TYPES = "{floattype, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, " \
+               "complex128}"
+_BATCH_ATTRS = ["adj_x: bool = False", "adj_y: bool = False"]
+BatchMatMul = define_op("BatchMatMul", inputs=["x: T", "y: T"], outputs=["output: T"],
+                        attrs=["T: {floattype, int32, int64, complex64, complex128}",
+                               *_BATCH_ATTRS])
+BatchMatMulV2 = define_op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
+                          attrs=[f"T: {_BATCH_TYPES}", *_BATCH_ATTRS])
+
+
+def _batch_shape(x, y, adj_x, adj_y, broadcast):
+    if x.ndims is None or y.ndims is None:
+        return TensorShape(None)
+    x = x.with_rank_at_least(2)
+    y = y.with_rank_at_least(2)
+    rows, inner_x = (x.dims[-1], x.dims[-2]) if adj_x else (x.dims[-2], x.dims[-1])
+    inner_y, cols = (y.dims[-1], y.dims[-2]) if adj_y else (y.dims[-2], y.dims[-1])
+    _inner_check(inner_x, inner_y, x, y, f"adj_x={adj_x}, adj_y={adj_y}")
+    batch_x, batch_y = TensorShape(x.dims[:-2]), TensorShape(y.dims[:-2])
+    if broadcast:
+        batch = broadcast_shape(batch_x, batch_y)
+    else:
+        if batch_x.ndims != batch_y.ndims or not batch_x.is_compatible_with(batch_y):
+            raise ValueError(f"BatchMatMul needs equal batch dimensions: {x} vs {y}")
+        batch = batch_x.merge_with(batch_y)
+    return TensorShape(list(batch.dims) + [rows, cols])
+
+
+@BatchMatMul.shape_fn
+def _batch_matmul_shape(x, y, *, adj_x, adj_y):
+    return _batch_shape(x, y, adj_x, adj_y, broadcast=False)
+
+
+@BatchMatMulV2.shape_fn
+def _batch_matmul_v2_shape(x, y, *, adj_x, adj_y):
+    return _batch_shape(x, y, adj_x, adj_y, broadcast=True)
+
+
+def _adjoint(m):
+    m = np.swapaxes(m, -1, -2)
+    return np.conj(m) if np.iscomplexobj(m) else m
+
+
+def _batch_factory(broadcast):
+    def factory(adj_x, adj_y):
+        def kernel(x, y):
+            if x.ndim < 2 or y.ndim < 2:
+                raise errors.InvalidArgumentError(
+                    None, None, f"In[0] and In[1] must have rank >= 2: {list(x.shape)} vs "
+                                f"{list(y.shape)}")
+            if not broadcast and x.shape[:-2] != y.shape[:-2]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Batch dimensions must be equal: In[0] {list(x.shape)} vs "
+                                f"In[1] {list(y.shape)}")
+            a = _adjoint(x) if adj_x else x
+            b = _adjoint(y) if adj_y else y
+            if a.shape[-1] != b.shape[-2]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Matrix size-incompatible: In[0]: {list(x.shape)}, In[1]: "
+                                f"{list(y.shape)} (adj_x={adj_x}, adj_y={adj_y})")
+            try:
+                return np.matmul(a, b)
+            except ValueError:
+                raise errors.InvalidArgumentError(
+                    None, None, f"In[0] and In[1] must have compatible batch dimensions: "
+                                f"{list(x.shape)} vs. {list(y.shape)}") from None
+
+        return kernel
+
+    return factory
+
+
+BatchMatMul.kernel(_batch_factory(broadcast=False), factory=True)
+BatchMatMulV2.kernel(_batch_factory(broadcast=True), factory=True)
+
+
+# -- gradients --------------------------------------------------------------------------------
+
+def _conj(t):
+    if t.dtype.is_complex:
+        from tensorflux.ops.math.unary import Conj
+
+        return Conj(t)
+    return t
+
+
+@MatMul.gradient
+def _matmul_grad(op, grad):
+    ta = op.get_attr("transpose_a")
+    tb = op.get_attr("transpose_b")
+    a, b = _conj(op.inputs[0]), _conj(op.inputs[1])
+    if not ta and not tb:
+        return (MatMul(grad, b, transpose_b=True), MatMul(a, grad, transpose_a=True))
+    if not ta and tb:
+        return MatMul(grad, b), MatMul(grad, a, transpose_a=True)
+    if ta and not tb:
+        return MatMul(b, grad, transpose_b=True), MatMul(a, grad)
+    return (MatMul(b, grad, transpose_a=True, transpose_b=True),
+            MatMul(grad, a, transpose_a=True, transpose_b=True))
+
+
+def _batch_grad(op_def):
+    def grad_fn(op, grad):
+        adj_x = op.get_attr("adj_x")
+        adj_y = op.get_attr("adj_y")
+        x, y = op.inputs
+
+        def mm(p, q, ap=False, aq=False):
+            return op_def(p, q, adj_x=ap, adj_y=aq)
+
+        if not adj_x:
+            if not adj_y:
+                gx, gy = mm(grad, y, aq=True), mm(x, grad, ap=True)
+            else:
+                gx, gy = mm(grad, y), mm(grad, x, ap=True)
+        elif not adj_y:
+            gx, gy = mm(y, grad, aq=True), mm(x, grad)
+        else:
+            gx, gy = mm(y, grad, ap=True, aq=True), mm(grad, x, ap=True, aq=True)
+        return unbroadcast(gx, x), unbroadcast(gy, y)
+
+    return grad_fn
+
+
+BatchMatMul.gradient(_batch_grad(BatchMatMul))
+BatchMatMulV2.gradient(_batch_grad(BatchMatMulV2))
+
+
+# -- wrappers ---------------------------------------------------------------------------------
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """Matrix product `a @ b`, batched over leading dimensions when a rank is above 2.
+
+    Args:
+        a, b: tensors of the same numeric dtype, rank >= 2.
+        transpose_a, transpose_b: transpose the last two dimensions first.
+        adjoint_a, adjoint_b: conjugate-transpose the last two dimensions first.
+        a_is_sparse, b_is_sparse: hints, ignored (dense kernels).
+        name: op name (default "MatMul").
+
+    Returns:
+        The product, with broadcast batch dimensions.
+
+    Raises:
+        ValueError: both transpose and adjoint are set for one operand, or the inner
+            dimensions differ.
+
+    Example:
+        >>> tf.matmul(tf.ones([5, 2, 3]), tf.ones([3, 4]))   # shape [5, 2, 4]
+    """
+    from tensorflux.ops.math.unary import conj
+
+    if transpose_a and adjoint_a:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "MatMul") as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
+        rank_a, rank_b = a.shape.ndims, b.shape.ndims
+        if rank_a is None or rank_b is None or rank_a > 2 or rank_b > 2:
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+            return BatchMatMulV2(a, b, adj_x=adjoint_a, adj_y=adjoint_b, name=scope)
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
+        return MatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, name=scope)
+
+
+def _tensordot_axes(a_rank, b_rank, axes):
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError(f"'axes' must be at least 0, got {axes}")
+        if axes > min(a_rank, b_rank):
+            raise ValueError(f"'axes' must not be larger than the ranks: {axes} vs "
+                             f"{a_rank}, {b_rank}")
+        return list(range(a_rank - axes, a_rank)), list(range(axes))
+    axes = list(axes)
+    if len(axes) != 2:
+        raise ValueError(f"'axes' must be an int or a pair of axis lists, got {axes}")
+    a_axes, b_axes = ([x] if np.ndim(x) == 0 else list(x) for x in axes)
+    if len(a_axes) != len(b_axes):
+        raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != "
+                         f"{len(b_axes)}")
+    return [int(i) % a_rank for i in a_axes], [int(i) % b_rank for i in b_axes]
+
+
+def tensordot(a, b, axes, name=None):
+    """Sums the product of `a` and `b` over the given axes (static ranks needed).
+
+    Args:
+        a, b: tensors with known static ranks; unknown dimensions are read at run time.
+        axes: an int N (last N axes of a with first N of b) or a pair of axis lists.
+        name: name scope (default "Tensordot").
+
+    Returns:
+        A tensor of shape a's free axes + b's free axes.
+
+    Raises:
+        ValueError: unknown ranks, bad axes, or contracted dimensions that differ.
+    """
+    from tensorflux.ops import array as array_ops
+
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "Tensordot") as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
+        if a.shape.ndims is None or b.shape.ndims is None:
+            raise ValueError(f"tensordot needs known static ranks, got {a.shape} and {b.shape}")
+        sa, sb = a.shape.as_list(), b.shape.as_list()
+        a_axes, b_axes = _tensordot_axes(len(sa), len(sb), axes)
+        for i, j in zip(a_axes, b_axes):
+            if sa[i] is not None and sb[j] is not None and sa[i] != sb[j]:
+                raise ValueError(f"tensordot: contracted dimensions differ: a{sa}[{i}] vs "
+                                 f"b{sb}[{j}]")
+        free_a = [i for i in range(len(sa)) if i not in a_axes]
+        free_b = [i for i in range(len(sb)) if i not in b_axes]
+        perm_a, perm_b = free_a + a_axes, b_axes + free_b
+        if perm_a != list(range(len(sa))):
+            a = array_ops.transpose(a, perm_a)
+        if perm_b != list(range(len(sb))):
+            b = array_ops.transpose(b, perm_b)
+        static_out = [sa[i] for i in free_a] + [sb[i] for i in free_b]
+        inner_dims = [sa[i] if sa[i] is not None else sb[j] for i, j in zip(a_axes, b_axes)]
+        if None not in static_out and None not in inner_dims:
+            inner = int(np.prod(inner_dims, dtype=np.int64))
+            rows = int(np.prod(static_out[:len(free_a)], dtype=np.int64))
+            cols = int(np.prod(static_out[len(free_a):], dtype=np.int64))
+            product = MatMul(array_ops.reshape(a, [rows, inner]),
+                             array_ops.reshape(b, [inner, cols]))
+            return array_ops.reshape(product, static_out, name=scope)
+        return _dynamic_tensordot(a, b, len(free_a), len(free_b), static_out, scope)
+
+
+def _dynamic_tensordot(a, b, n_free_a, n_free_b, static_out, scope):
+    """tensordot of already permuted operands ([free_a..., inner...] and [inner..., free_b...])
+    whose dimensions are partly known only at run time."""
+    from tensorflux.ops import array as array_ops
+    from tensorflux.ops.math import reduction as reduction_ops
+
+    shape_a = array_ops.shape(a)
+    shape_b = array_ops.shape(b)
+    free_a_dims = shape_a[:n_free_a]
+    free_b_dims = shape_b[b.shape.ndims - n_free_b:]
+    rows = reduction_ops.reduce_prod(free_a_dims)
+    inner = reduction_ops.reduce_prod(shape_a[n_free_a:])
+    cols = reduction_ops.reduce_prod(free_b_dims)
+    product = MatMul(array_ops.reshape(a, array_ops.stack([rows, inner])),
+                     array_ops.reshape(b, array_ops.stack([inner, cols])))
+    result = array_ops.reshape(product, array_ops.concat([free_a_dims, free_b_dims], 0),
+                               name=scope)
+    result.set_shape(static_out)
+    return result

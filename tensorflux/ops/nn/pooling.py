@@ -1,0 +1,223 @@
+"""2-D pooling: MaxPool, AvgPool, their gradient ops, and tf.nn.max_pool / avg_pool.
+
+Pooling runs over the spatial dimensions only (ksize and strides are 1 in batch and depth);
+kernels loop over window offsets, never over pixels. MaxPoolGrad routes each gradient to the
+first maximum of its window in row-major order, as TensorFlow's CPU kernel does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import conv2d as conv_kernels
+from tensorflux.lib.numerics import window as conv_util
+
+__all__: list = []
+
+_REAL = "T: {float16, bfloat16, float32, float64, int32, int64, uint8, int16, int8, uint16}"
+_REAL_GRAD = ("T: {float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+              "float16, uint32, uint64}")
+_FLOAT = "T: {float16, bfloat16, float32, float64}"
+_DATA_FORMAT = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
+_WINDOW = ["ksize: list(int) >= 4", "strides: list(int) >= 4"]
+
+
+def _window(ksize, strides, padding, data_format, explicit_paddings=()):
+    return conv_util.window(data_format, ksize, strides, (1, 1, 1, 1), padding,
+                            explicit_paddings)
+
+
+def _pool_shape(input: TensorShape, geo) -> TensorShape:
+    n, h, w, c = conv_util.split_nhwc(input, geo.data_format)
+    out_h = conv_util.output_size(h, geo.ksize[0], geo.strides[0], 1, geo.padding,
+                                  geo.explicit[0])[0]
+    out_w = conv_util.output_size(w, geo.ksize[1], geo.strides[1], 1, geo.padding,
+                                  geo.explicit[1])[0]
+    return conv_util.join_nhwc(n, out_h, out_w, c, geo.data_format)
+
+
+def _to_nhwc(x: np.ndarray, geo) -> np.ndarray:
+    return x if geo.channels_last else x.transpose(0, 2, 3, 1)
+
+
+def _from_nhwc(y: np.ndarray, geo) -> np.ndarray:
+    return y if geo.channels_last else np.ascontiguousarray(y.transpose(0, 3, 1, 2))
+
+
+# -- MaxPool --------------------------------------------------------------------------------
+
+MaxPool = define_op(
+    "MaxPool", inputs=["input: T"], outputs=["output: T"],
+    attrs=[_REAL + " = float32", *_WINDOW,
+           "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
+           _DATA_FORMAT])
+
+
+@MaxPool.shape_fn
+def _max_pool_shape(input, *, ksize, strides, padding, explicit_paddings, data_format):
+    return _pool_shape(input, _window(ksize, strides, padding, data_format, explicit_paddings))
+
+
+@MaxPool.kernel(factory=True)
+def _max_pool_kernel(ksize, strides, padding, explicit_paddings, data_format):
+    geo = _window(ksize, strides, padding, data_format, explicit_paddings)
+
+    def max_pool(x):
+        return _from_nhwc(conv_kernels.max_pool(_to_nhwc(x, geo), geo), geo)
+
+    return max_pool
+
+
+MaxPoolGrad = define_op(
+    "MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
+    attrs=[*_WINDOW, "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+           "explicit_paddings: list(int) = []", _DATA_FORMAT, _REAL_GRAD])
+
+
+@MaxPoolGrad.shape_fn
+def _max_pool_grad_shape(orig_input, orig_output, grad, *, ksize, strides, padding,
+                         explicit_paddings, data_format):
+    _window(ksize, strides, padding, data_format, explicit_paddings)
+    return orig_input.with_rank(4)
+
+
+@MaxPoolGrad.kernel(factory=True)
+def _max_pool_grad_kernel(ksize, strides, padding, explicit_paddings, data_format):
+    geo = _window(ksize, strides, padding, data_format, explicit_paddings)
+
+    def max_pool_grad(x, y, g):
+        dx = conv_kernels.max_pool_grad(_to_nhwc(x, geo), _to_nhwc(g, geo), geo)
+        return _from_nhwc(dx, geo)
+
+    return max_pool_grad
+
+
+MaxPoolGradGrad = define_op(
+    "MaxPoolGradGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"],
+    outputs=["output: T"],
+    attrs=[*_WINDOW, "padding: {'SAME', 'VALID'}", _DATA_FORMAT, _REAL_GRAD])
+
+
+@MaxPoolGradGrad.shape_fn
+def _max_pool_grad_grad_shape(orig_input, orig_output, grad, *, ksize, strides, padding,
+                              data_format):
+    geo = _window(ksize, strides, padding, data_format)
+    return _pool_shape(orig_input, geo).merge_with(orig_output.with_rank(4))
+
+
+@MaxPoolGradGrad.kernel(factory=True)
+def _max_pool_grad_grad_kernel(ksize, strides, padding, data_format):
+    geo = _window(ksize, strides, padding, data_format)
+
+    def max_pool_grad_grad(x, y, gg):
+        out = conv_kernels.max_pool_grad_grad(_to_nhwc(x, geo), _to_nhwc(gg, geo), geo)
+        return _from_nhwc(out, geo)
+
+    return max_pool_grad_grad
+
+
+# -- AvgPool --------------------------------------------------------------------------------
+
+AvgPool = define_op(
+    "AvgPool", inputs=["value: T"], outputs=["output: T"],
+    attrs=[*_WINDOW, "padding: {'SAME', 'VALID'}", _DATA_FORMAT, _FLOAT])
+
+
+@AvgPool.shape_fn
+def _avg_pool_shape(value, *, ksize, strides, padding, data_format):
+    return _pool_shape(value, _window(ksize, strides, padding, data_format))
+
+
+@AvgPool.kernel(factory=True)
+def _avg_pool_kernel(ksize, strides, padding, data_format):
+    geo = _window(ksize, strides, padding, data_format)
+
+    def avg_pool(x):
+        return _from_nhwc(conv_kernels.avg_pool(_to_nhwc(x, geo), geo), geo)
+
+    return avg_pool
+
+
+AvgPoolGrad = define_op(
+    "AvgPoolGrad", inputs=["orig_input_shape: int32", "grad: T"], outputs=["output: T"],
+    attrs=[*_WINDOW, "padding: {'SAME', 'VALID'}", _DATA_FORMAT, _FLOAT])
+
+
+@AvgPoolGrad.shape_fn(value_inputs=("orig_input_shape",))
+def _avg_pool_grad_shape(orig_input_shape, grad, *, ksize, strides, padding, data_format):
+    _window(ksize, strides, padding, data_format)
+    if orig_input_shape is None:
+        return TensorShape([None] * 4)
+    return TensorShape([int(v) for v in np.asarray(orig_input_shape).reshape(-1)]).with_rank(4)
+
+
+@AvgPoolGrad.kernel(factory=True)
+def _avg_pool_grad_kernel(ksize, strides, padding, data_format):
+    geo = _window(ksize, strides, padding, data_format)
+
+    def avg_pool_grad(orig_input_shape, g):
+        sizes = [int(v) for v in np.asarray(orig_input_shape).reshape(-1)]
+        if len(sizes) != 4:
+            raise ValueError(f"AvgPoolGrad: orig_input_shape must have 4 elements, got "
+                             f"{sizes}")
+        shape = conv_util.split_nhwc(TensorShape(sizes), geo.data_format)
+        dx = conv_kernels.avg_pool_grad(shape, _to_nhwc(g, geo), geo)
+        return _from_nhwc(dx, geo)
+
+    return avg_pool_grad
+
+
+# -- wrappers -------------------------------------------------------------------------------
+
+
+def _pool_attrs(ksize, strides, padding, data_format) -> dict:
+    data_format = data_format or "NHWC"
+    padding, explicit = conv_util.convert_padding(padding, data_format)
+    attrs = dict(ksize=conv_util.sequence_attr(ksize, "ksize", data_format),
+                 strides=conv_util.sequence_attr(strides, "strides", data_format),
+                 padding=padding, data_format=data_format)
+    if explicit:
+        attrs["explicit_paddings"] = explicit
+    return attrs
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """Max pooling over the spatial dimensions of a 4-D tensor.
+
+    Args:
+        value: `[batch, height, width, channels]` (or NCHW with `data_format="NCHW"`).
+        ksize: window size: an int or 1, 2 or 4 ints.
+        strides: window stride: an int or 1, 2 or 4 ints.
+        padding: 'SAME', 'VALID' or a list of 4 `[before, after]` pairs.
+
+    Returns:
+        The max-pooled tensor.
+
+    Example: `tf.nn.max_pool(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")`.
+    """
+    if input is not None:
+        if value is not None:
+            raise ValueError("Cannot specify both 'input' and 'value'.")
+        value = input
+    return MaxPool(value, name=name, **_pool_attrs(ksize, strides, padding, data_format))
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """`max_pool` under its TF2 name."""
+    return max_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """Average pooling over the spatial dimensions; SAME windows average real inputs only."""
+    if input is not None:
+        if value is not None:
+            raise ValueError("Cannot specify both 'input' and 'value'.")
+        value = input
+    return AvgPool(value, name=name, **_pool_attrs(ksize, strides, padding, data_format))
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """`avg_pool` under its TF2 name."""
+    return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)

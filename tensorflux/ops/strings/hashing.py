@@ -1,0 +1,161 @@
+"""String hashing into buckets and web-safe base64.
+
+NOTE: TensorFlow hashes with FarmHash Fingerprint64 (`StringToHashBucketFast`), its legacy
+Hash64 (`StringToHashBucket`) and keyed SipHash (`StringToHashBucketStrong`); those functions are
+not in the Python standard library, so bucket numbers differ from TensorFlow's. Here all three
+use BLAKE2b with an 8-byte digest, read little-endian as an unsigned 64-bit integer, modulo the
+bucket count: stable across runs, processes and machines. The three ops use different BLAKE2b
+`person` strings (and the strong one its 128-bit key), so they give independent hashes, as
+TensorFlow's do.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+
+import numpy as np
+
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.strings.conversion import map_bytes
+
+__all__ = ["string_to_hash_bucket_fast", "string_to_hash_bucket", "string_to_hash_bucket_strong",
+           "encode_base64", "decode_base64"]
+
+
+def _hash_buckets(strings, num_buckets: int, person: bytes, key: bytes = b"") -> np.ndarray:
+    def digest(text):
+        return hashlib.blake2b(text, digest_size=8, person=person, key=key).digest()
+
+    flat = strings.reshape(-1)
+    hashes = np.frombuffer(b"".join(map(digest, flat)), dtype="<u8")
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(strings.shape)
+
+
+def _hash_op(name: str, input_name: str, extra_attrs=()):
+    op = define_op(name, inputs=[f"{input_name}: string"], outputs=["output: int64"],
+                   attrs=["num_buckets: int >= 1", *extra_attrs], differentiable=False)
+    op.shape_fn(lambda strings: strings)
+    return op
+
+
+StringToHashBucketFast = _hash_op("StringToHashBucketFast", "input")
+StringToHashBucket = _hash_op("StringToHashBucket", "string_tensor")
+StringToHashBucketStrong = _hash_op("StringToHashBucketStrong", "input", ["key: list(int)"])
+
+
+@StringToHashBucketFast.kernel
+def _string_to_hash_bucket_fast_kernel(input, *, num_buckets):
+    return _hash_buckets(input, num_buckets, b"tfx.fast")
+
+
+@StringToHashBucket.kernel
+def _string_to_hash_bucket_kernel(string_tensor, *, num_buckets):
+    return _hash_buckets(string_tensor, num_buckets, b"tfx.legacy")
+
+
+@StringToHashBucketStrong.kernel(factory=True)
+def _string_to_hash_bucket_strong_kernel(num_buckets, key):
+    def strong(input):
+        if len(key) != 2:
+            raise errors.InvalidArgumentError(None, None, "Key must have 2 elements")
+        secret = b"".join(int(k & ((1 << 64) - 1)).to_bytes(8, "little") for k in key)
+        return _hash_buckets(input, num_buckets, b"tfx.strong", secret)
+
+    return strong
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):
+    """Hashes each string to a bucket in `[0, num_buckets)` (a stable BLAKE2b-based hash).
+
+    Args:
+        input: a string tensor.
+        num_buckets: the number of buckets (>= 1).
+        name: optional name.
+
+    Returns:
+        An int64 tensor of the same shape. Bucket numbers differ from TensorFlow's FarmHash.
+    """
+    return StringToHashBucketFast(convert_to_tensor(input, dtype=dtypes.string),
+                                  num_buckets=num_buckets, name=name)
+
+
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):
+    """Hashes each string to a bucket (the legacy op; see `string_to_hash_bucket_fast`)."""
+    value = string_tensor if string_tensor is not None else input
+    return StringToHashBucket(convert_to_tensor(value, dtype=dtypes.string),
+                              num_buckets=num_buckets, name=name)
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
+    """Hashes each string with a keyed hash; `key` is two ints (a 128-bit secret)."""
+    return StringToHashBucketStrong(convert_to_tensor(input, dtype=dtypes.string),
+                                    num_buckets=num_buckets, key=list(key), name=name)
+
+
+# -- base64 ----------------------------------------------------------------------------------
+
+EncodeBase64 = define_op("EncodeBase64", inputs=["input: string"], outputs=["output: string"],
+                         attrs=["pad: bool = False"], differentiable=False)
+EncodeBase64.shape_fn(lambda input: input)
+
+
+@EncodeBase64.kernel
+def _encode_base64_kernel(input, *, pad):
+    if pad:
+        return map_bytes(base64.urlsafe_b64encode, input)
+    return map_bytes(lambda s: base64.urlsafe_b64encode(s).rstrip(b"="), input)
+
+
+DecodeBase64 = define_op("DecodeBase64", inputs=["input: string"], outputs=["output: string"],
+                         differentiable=False)
+DecodeBase64.shape_fn(lambda input: input)
+
+_WEB_SAFE = re.compile(rb"[A-Za-z0-9_-]*")
+_PADDED = re.compile(rb"[A-Za-z0-9_-]*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)")
+
+
+def _decode_one(text: bytes) -> bytes:
+    if _WEB_SAFE.fullmatch(text):
+        if len(text) % 4 == 1:
+            raise errors.InvalidArgumentError(
+                None, None, "Base64 string length cannot be 1 modulo 4.")
+        text += b"=" * (-len(text) % 4)
+    elif not (_PADDED.fullmatch(text) and len(text) % 4 == 0):
+        raise errors.InvalidArgumentError(None, None, "Invalid character found in base64.")
+    try:
+        return base64.urlsafe_b64decode(text)
+    except binascii.Error as err:
+        raise errors.InvalidArgumentError(None, None, f"Invalid base64: {err}") from None
+
+
+@DecodeBase64.kernel
+def _decode_base64_kernel(input):
+    return map_bytes(_decode_one, input)
+
+
+def encode_base64(input, pad=False, name=None):
+    """Web-safe base64 (`-` and `_` for `+` and `/`), unpadded unless `pad`.
+
+    Args:
+        input: a string tensor.
+        pad: append `=` padding.
+        name: optional name.
+
+    Returns:
+        A string tensor of the same shape.
+    """
+    return EncodeBase64(convert_to_tensor(input, dtype=dtypes.string), pad=pad, name=name)
+
+
+def decode_base64(input, name=None):
+    """Decodes web-safe base64, padded or not.
+
+    Raises (at run time):
+        InvalidArgumentError: a character outside the web-safe alphabet, or a bad length.
+    """
+    return DecodeBase64(convert_to_tensor(input, dtype=dtypes.string), name=name)

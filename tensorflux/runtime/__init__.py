@@ -1,0 +1,1 @@
+"""Sessions and the step pipeline: prune, rewrite, place, partition, executors, rendezvous."""
