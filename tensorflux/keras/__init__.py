@@ -8,7 +8,17 @@ Example:
     >>> history = model.fit(x, y, epochs=5, verbose=0)
 """
 
-from tensorflux.keras import (activations, backend, constraints, initializers, layers, losses,
-                              metrics, optimizers, regularizers, utils)
+from tensorflux.keras import (
+    activations,
+    backend,
+    constraints,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    optimizers,
+    regularizers,
+    utils,
+)
 from tensorflux.keras.engine import Input, Model, Sequential
 from tensorflux.keras import callbacks, models, preprocessing

@@ -12,13 +12,41 @@ import weakref
 
 import numpy as np
 
+from tensorflux.framework import graph as graph2
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import scopes
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.state import variable_ops as state_variable_ops
+from tensorflux.ops.state import variables as state_variables
+from tensorflux.runtime import session as session2
 
-__all__ = ["get_session", "set_session", "clear_session", "learning_phase", "set_learning_phase",
-           "floatx", "set_floatx", "epsilon", "set_epsilon", "int_shape", "placeholder",
-           "variable", "eval", "get_value", "set_value", "batch_get_value", "batch_set_value",
-           "get_uid", "reset_uids", "image_data_format", "is_placeholder", "ndim", "dtype",
-           "constant", "name_scope"]
+__all__ = [
+    "get_session",
+    "set_session",
+    "clear_session",
+    "learning_phase",
+    "set_learning_phase",
+    "floatx",
+    "set_floatx",
+    "epsilon",
+    "set_epsilon",
+    "int_shape",
+    "placeholder",
+    "variable",
+    "eval",
+    "get_value",
+    "set_value",
+    "batch_get_value",
+    "batch_set_value",
+    "get_uid",
+    "reset_uids",
+    "image_data_format",
+    "is_placeholder",
+    "ndim",
+    "dtype",
+    "constant",
+    "name_scope",
+]
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
@@ -27,12 +55,6 @@ _LEARNING_PHASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _FIXED_PHASE: dict = {}
 _UIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _INITIALIZED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 def floatx():
@@ -62,7 +84,7 @@ def image_data_format():
 
 
 def name_scope(name):
-    return _api().name_scope(name)
+    return scopes.name_scope(name)
 
 
 def get_uid(prefix=""):
@@ -90,9 +112,8 @@ def learning_phase():
         return _FIXED_PHASE["graphs"][graph]
     phase = _LEARNING_PHASES.get(graph)
     if phase is None:
-        tf = _api()
         with graph.name_scope(None):
-            phase = tf.placeholder_with_default(False, shape=(), name="keras_learning_phase")
+            phase = array_ops.placeholder_with_default(False, shape=(), name="keras_learning_phase")
         _LEARNING_PHASES[graph] = phase
     return phase
 
@@ -119,12 +140,11 @@ def get_session():
     Variables of the graph not yet initialized by Keras are initialized first.
     """
     global _SESSION
-    tf = _api()
     graph = graph_mod.get_default_graph()
-    session = tf.get_default_session()
+    session = graph2.get_default_session()
     if session is None:
         if _SESSION is None or _SESSION.graph is not graph:
-            _SESSION = tf.Session(graph=graph)
+            _SESSION = session2.Session(graph=graph)
         session = _SESSION
     _initialize_variables(session)
     return session
@@ -139,27 +159,26 @@ def set_session(session):
 def clear_session():
     """Resets the default graph, the Keras session, layer-name counters and learning phase."""
     global _SESSION
-    tf = _api()
     if _SESSION is not None:
         _SESSION.close()
     _SESSION = None
-    tf.reset_default_graph()
+    graph2.reset_default_graph()
     _FIXED_PHASE.pop("graphs", None)
 
 
 def _initialize_variables(session):
-    tf = _api()
     graph = session.graph
     done = _INITIALIZED.setdefault(session, set())
-    candidates = [v for v in graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
-                  if v.name not in done]
+    candidates = [
+        v for v in graph.get_collection(graph2.GraphKeys.GLOBAL_VARIABLES) if v.name not in done
+    ]
     if not candidates:
         return
     with graph.as_default():
-        flags = session.run([tf.is_variable_initialized(v) for v in candidates])
+        flags = session.run([state_variable_ops.is_variable_initialized(v) for v in candidates])
         todo = [v for v, ok in zip(candidates, flags) if not ok]
         if todo:
-            session.run(tf.variables_initializer(todo))
+            session.run(state_variables.variables_initializer(todo))
     done.update(v.name for v in candidates)
 
 
@@ -188,23 +207,21 @@ def is_placeholder(x):
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     """A placeholder of `shape` (or `ndim` unknown dimensions) and `dtype` (floatx)."""
-    tf = _api()
     if sparse:
         raise ValueError("placeholder: sparse placeholders are not supported.")
     if shape is None and ndim is not None:
         shape = (None,) * ndim
-    return tf.placeholder(dtype or floatx(), shape=shape, name=name)
+    return array_ops.placeholder(dtype or floatx(), shape=shape, name=name)
 
 
 def variable(value, dtype=None, name=None, constraint=None):
     """A variable holding `value` (an array-like), of `dtype` (floatx)."""
-    tf = _api()
     value = np.asarray(value, dtype=dtype or floatx())
-    return tf.Variable(value, dtype=value.dtype.name, name=name, constraint=constraint)
+    return state_variables.Variable(value, dtype=value.dtype.name, name=name, constraint=constraint)
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    return _api().constant(value, dtype=dtype or floatx(), shape=shape, name=name)
+    return array_ops.constant(value, dtype=dtype or floatx(), shape=shape, name=name)
 
 
 def eval(x):  # noqa: A001 - the Keras name

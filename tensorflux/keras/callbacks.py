@@ -12,9 +12,18 @@ import csv
 
 import numpy as np
 
-__all__ = ["Callback", "History", "EarlyStopping", "ModelCheckpoint", "LambdaCallback",
-           "TerminateOnNaN", "CSVLogger", "LearningRateScheduler", "ReduceLROnPlateau",
-           "TensorBoard"]
+__all__ = [
+    "Callback",
+    "History",
+    "EarlyStopping",
+    "ModelCheckpoint",
+    "LambdaCallback",
+    "TerminateOnNaN",
+    "CSVLogger",
+    "LearningRateScheduler",
+    "ReduceLROnPlateau",
+    "TensorBoard",
+]
 
 
 class Callback:
@@ -80,8 +89,16 @@ def _better(mode, monitor):
 class EarlyStopping(Callback):
     """Stops training when `monitor` has not improved by `min_delta` for `patience` epochs."""
 
-    def __init__(self, monitor="val_loss", min_delta=0.0, patience=0, verbose=0, mode="auto",
-                 baseline=None, restore_best_weights=False):
+    def __init__(
+        self,
+        monitor="val_loss",
+        min_delta=0.0,
+        patience=0,
+        verbose=0,
+        mode="auto",
+        baseline=None,
+        restore_best_weights=False,
+    ):
         super().__init__()
         self.monitor, self.patience, self.verbose = monitor, int(patience), verbose
         self.baseline, self.restore_best_weights = baseline, restore_best_weights
@@ -116,8 +133,17 @@ class ModelCheckpoint(Callback):
     """Saves the model (`save`) or only its weights (`save_weights`, a tf.train.Saver
     checkpoint) to `filepath` (formatted with epoch and logs)."""
 
-    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
-                 save_weights_only=False, mode="auto", period=1, save_freq="epoch"):
+    def __init__(
+        self,
+        filepath,
+        monitor="val_loss",
+        verbose=0,
+        save_best_only=False,
+        save_weights_only=False,
+        mode="auto",
+        period=1,
+        save_freq="epoch",
+    ):
         super().__init__()
         self.save_weights_only = save_weights_only
         if save_freq != "epoch":
@@ -145,12 +171,24 @@ class ModelCheckpoint(Callback):
 class LambdaCallback(Callback):
     """A callback from functions: on_epoch_end(epoch, logs), on_batch_end(batch, logs), ..."""
 
-    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_batch_begin=None,
-                 on_batch_end=None, on_train_begin=None, on_train_end=None):
+    def __init__(
+        self,
+        on_epoch_begin=None,
+        on_epoch_end=None,
+        on_batch_begin=None,
+        on_batch_end=None,
+        on_train_begin=None,
+        on_train_end=None,
+    ):
         super().__init__()
-        for name, fn in (("on_epoch_begin", on_epoch_begin), ("on_epoch_end", on_epoch_end),
-                         ("on_batch_begin", on_batch_begin), ("on_batch_end", on_batch_end),
-                         ("on_train_begin", on_train_begin), ("on_train_end", on_train_end)):
+        for name, fn in (
+            ("on_epoch_begin", on_epoch_begin),
+            ("on_epoch_end", on_epoch_end),
+            ("on_batch_begin", on_batch_begin),
+            ("on_batch_end", on_batch_end),
+            ("on_train_begin", on_train_begin),
+            ("on_train_end", on_train_end),
+        ):
             if fn is not None:
                 setattr(self, name, fn)
 
@@ -178,8 +216,9 @@ class CSVLogger(Callback):
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
         if self._writer is None:
-            self._writer = csv.DictWriter(self._file, ["epoch", *sorted(logs)],
-                                          delimiter=self.separator)
+            self._writer = csv.DictWriter(
+                self._file, ["epoch", *sorted(logs)], delimiter=self.separator
+            )
             if not self.append:
                 self._writer.writeheader()
         self._writer.writerow({"epoch": epoch, **logs})
@@ -192,8 +231,9 @@ class CSVLogger(Callback):
 def _lr_variable(model, who):
     lr = getattr(model.optimizer, "lr", None)
     if lr is None or not hasattr(lr, "load"):
-        raise ValueError(f'{who}: the optimizer must have a "lr" variable (use a '
-                         "tf.keras.optimizers optimizer).")
+        raise ValueError(
+            f'{who}: the optimizer must have a "lr" variable (use a tf.keras.optimizers optimizer).'
+        )
     return lr
 
 
@@ -213,8 +253,9 @@ class LearningRateScheduler(Callback):
         except TypeError:
             value = self.schedule(epoch)
         if not isinstance(value, (float, int, np.floating, np.integer)):
-            raise ValueError('The output of the "schedule" function should be float, got '
-                             f"{value!r}.")
+            raise ValueError(
+                f'The output of the "schedule" function should be float, got {value!r}.'
+            )
         backend.set_value(lr, float(value))
 
     def on_epoch_end(self, epoch, logs=None):
@@ -228,8 +269,18 @@ class ReduceLROnPlateau(Callback):
     """Multiplies the learning rate by `factor` after `patience` epochs without improvement
     of `monitor` (by `min_delta`), then waits `cooldown` epochs; never below `min_lr`."""
 
-    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
-                 min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
+    def __init__(
+        self,
+        monitor="val_loss",
+        factor=0.1,
+        patience=10,
+        verbose=0,
+        mode="auto",
+        min_delta=1e-4,
+        cooldown=0,
+        min_lr=0.0,
+        **kwargs,
+    ):
         super().__init__()
         if factor >= 1.0:
             raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
@@ -270,12 +321,22 @@ class TensorBoard(Callback):
     int, also `batch_<name>` scalars every that many samples), and every `histogram_freq`
     epochs a histogram of each weight."""
 
-    def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
-                 write_grads=False, write_images=False, update_freq="epoch", **kwargs):
+    def __init__(
+        self,
+        log_dir="./logs",
+        histogram_freq=0,
+        batch_size=32,
+        write_graph=True,
+        write_grads=False,
+        write_images=False,
+        update_freq="epoch",
+        **kwargs,
+    ):
         super().__init__()
         if update_freq not in ("epoch", "batch") and not isinstance(update_freq, int):
-            raise ValueError(f"TensorBoard: update_freq must be 'epoch', 'batch' or an int, "
-                             f"got {update_freq!r}")
+            raise ValueError(
+                f"TensorBoard: update_freq must be 'epoch', 'batch' or an int, got {update_freq!r}"
+            )
         self.log_dir, self.histogram_freq = str(log_dir), int(histogram_freq or 0)
         self.batch_size, self.write_graph, self.update_freq = batch_size, write_graph, update_freq
         self.writer = None

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",
-           "unit_norm", "min_max_norm", "get"]
+from tensorflux.framework import tensor_conversion
+from tensorflux.ops import math as math_ops
 
-
-def _api():
-    import tensorflux
-
-    return tensorflux
+__all__ = [
+    "Constraint",
+    "MaxNorm",
+    "NonNeg",
+    "UnitNorm",
+    "MinMaxNorm",
+    "max_norm",
+    "non_neg",
+    "unit_norm",
+    "min_max_norm",
+    "get",
+]
 
 
 class Constraint:
@@ -25,10 +32,11 @@ class MaxNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        tf = _api()
-        w = tf.convert_to_tensor(w)
-        norms = tf.sqrt(tf.reduce_sum(tf.square(w), axis=self.axis, keepdims=True))
-        desired = tf.clip_by_value(norms, 0.0, self.max_value)
+        w = tensor_conversion.convert_to_tensor(w)
+        norms = math_ops.sqrt(
+            math_ops.reduce_sum(math_ops.square(w), axis=self.axis, keepdims=True)
+        )
+        desired = math_ops.clip_by_value(norms, 0.0, self.max_value)
         return w * (desired / (1e-7 + norms))
 
 
@@ -36,9 +44,8 @@ class NonNeg(Constraint):
     """Clamps weights at zero from below."""
 
     def __call__(self, w):
-        tf = _api()
-        w = tf.convert_to_tensor(w)
-        return w * tf.cast(w >= 0.0, w.dtype.base_dtype)
+        w = tensor_conversion.convert_to_tensor(w)
+        return w * math_ops.cast(w >= 0.0, w.dtype.base_dtype)
 
 
 class UnitNorm(Constraint):
@@ -48,9 +55,11 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        tf = _api()
-        w = tf.convert_to_tensor(w)
-        return w / (1e-7 + tf.sqrt(tf.reduce_sum(tf.square(w), axis=self.axis, keepdims=True)))
+        w = tensor_conversion.convert_to_tensor(w)
+        return w / (
+            1e-7
+            + math_ops.sqrt(math_ops.reduce_sum(math_ops.square(w), axis=self.axis, keepdims=True))
+        )
 
 
 class MinMaxNorm(Constraint):
@@ -60,11 +69,14 @@ class MinMaxNorm(Constraint):
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
 
     def __call__(self, w):
-        tf = _api()
-        w = tf.convert_to_tensor(w)
-        norms = tf.sqrt(tf.reduce_sum(tf.square(w), axis=self.axis, keepdims=True))
-        desired = (self.rate * tf.clip_by_value(norms, self.min_value, self.max_value)
-                   + (1 - self.rate) * norms)
+        w = tensor_conversion.convert_to_tensor(w)
+        norms = math_ops.sqrt(
+            math_ops.reduce_sum(math_ops.square(w), axis=self.axis, keepdims=True)
+        )
+        desired = (
+            self.rate * math_ops.clip_by_value(norms, self.min_value, self.max_value)
+            + (1 - self.rate) * norms
+        )
         return w * (desired / (1e-7 + norms))
 
 
@@ -77,8 +89,12 @@ min_max_norm = MinMaxNorm
 def get(identifier):
     if identifier is None or callable(identifier):
         return identifier
-    names = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
-             "min_max_norm": MinMaxNorm}
+    names = {
+        "max_norm": MaxNorm,
+        "non_neg": NonNeg,
+        "unit_norm": UnitNorm,
+        "min_max_norm": MinMaxNorm,
+    }
     if isinstance(identifier, str) and identifier in names:
         return names[identifier]()
     raise ValueError(f"Could not interpret constraint identifier: {identifier!r}")

@@ -12,11 +12,35 @@ Orthogonal, Identity = _init.Orthogonal, _init.Identity
 he_normal, he_uniform = _init.he_normal, _init.he_uniform
 lecun_normal, lecun_uniform = _init.lecun_normal, _init.lecun_uniform
 
-__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
-           "TruncatedNormal", "VarianceScaling", "GlorotNormal", "GlorotUniform", "Orthogonal",
-           "Identity", "zeros", "ones", "constant", "glorot_normal", "glorot_uniform",
-           "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "orthogonal",
-           "identity", "random_normal", "random_uniform", "truncated_normal", "get"]
+__all__ = [
+    "Initializer",
+    "Zeros",
+    "Ones",
+    "Constant",
+    "RandomNormal",
+    "RandomUniform",
+    "TruncatedNormal",
+    "VarianceScaling",
+    "GlorotNormal",
+    "GlorotUniform",
+    "Orthogonal",
+    "Identity",
+    "zeros",
+    "ones",
+    "constant",
+    "glorot_normal",
+    "glorot_uniform",
+    "he_normal",
+    "he_uniform",
+    "lecun_normal",
+    "lecun_uniform",
+    "orthogonal",
+    "identity",
+    "random_normal",
+    "random_uniform",
+    "truncated_normal",
+    "get",
+]
 
 zeros = Zeros
 ones = Ones
@@ -29,21 +53,50 @@ random_normal = RandomNormal
 random_uniform = RandomUniform
 truncated_normal = TruncatedNormal
 
-_BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "glorot_normal": GlorotNormal,
-            "glorot_uniform": GlorotUniform, "orthogonal": Orthogonal, "identity": Identity,
-            "random_normal": RandomNormal, "random_uniform": RandomUniform,
-            "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
-            "he_normal": he_normal, "he_uniform": he_uniform, "lecun_normal": lecun_normal,
-            "lecun_uniform": lecun_uniform}
-_BY_NAME.update({cls.__name__: cls for cls in (Zeros, Ones, Constant, GlorotNormal, GlorotUniform,
-                                               Orthogonal, Identity, RandomNormal, RandomUniform,
-                                               TruncatedNormal, VarianceScaling)})
+_BY_NAME = {
+    "zeros": Zeros,
+    "ones": Ones,
+    "constant": Constant,
+    "glorot_normal": GlorotNormal,
+    "glorot_uniform": GlorotUniform,
+    "orthogonal": Orthogonal,
+    "identity": Identity,
+    "random_normal": RandomNormal,
+    "random_uniform": RandomUniform,
+    "truncated_normal": TruncatedNormal,
+    "variance_scaling": VarianceScaling,
+    "he_normal": he_normal,
+    "he_uniform": he_uniform,
+    "lecun_normal": lecun_normal,
+    "lecun_uniform": lecun_uniform,
+}
+_BY_NAME.update(
+    {
+        cls.__name__: cls
+        for cls in (
+            Zeros,
+            Ones,
+            Constant,
+            GlorotNormal,
+            GlorotUniform,
+            Orthogonal,
+            Identity,
+            RandomNormal,
+            RandomUniform,
+            TruncatedNormal,
+            VarianceScaling,
+        )
+    }
+)
 
 
 def get(identifier):
     """An initializer instance from a name, an instance or a callable (None stays None)."""
-    if identifier is None or (callable(identifier) and not isinstance(identifier, type)
-                              and not isinstance(identifier, str)):
+    if identifier is None or (
+        callable(identifier)
+        and not isinstance(identifier, type)
+        and not isinstance(identifier, str)
+    ):
         return identifier
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:

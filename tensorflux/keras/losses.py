@@ -7,135 +7,145 @@ Probability inputs are clipped to [epsilon, 1 - epsilon] before the log, as Kera
 
 from __future__ import annotations
 
+from tensorflux.framework import scopes, tensor_conversion
 from tensorflux.keras import backend
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import functions as nn_functions
 
-__all__ = ["mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
-           "mean_squared_logarithmic_error", "categorical_crossentropy",
-           "sparse_categorical_crossentropy", "binary_crossentropy", "hinge", "squared_hinge",
-           "kullback_leibler_divergence", "poisson", "cosine_similarity", "mse", "mae", "mape",
-           "msle", "kld", "MeanSquaredError", "MeanAbsoluteError", "CategoricalCrossentropy",
-           "SparseCategoricalCrossentropy", "BinaryCrossentropy", "Loss", "get", "serialize"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
+__all__ = [
+    "mean_squared_error",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_logarithmic_error",
+    "categorical_crossentropy",
+    "sparse_categorical_crossentropy",
+    "binary_crossentropy",
+    "hinge",
+    "squared_hinge",
+    "kullback_leibler_divergence",
+    "poisson",
+    "cosine_similarity",
+    "mse",
+    "mae",
+    "mape",
+    "msle",
+    "kld",
+    "MeanSquaredError",
+    "MeanAbsoluteError",
+    "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy",
+    "BinaryCrossentropy",
+    "Loss",
+    "get",
+    "serialize",
+]
 
 
 def _pair(y_true, y_pred):
-    tf = _api()
-    y_pred = tf.convert_to_tensor(y_pred)
-    y_true = tf.cast(y_true, y_pred.dtype.base_dtype)
+    y_pred = tensor_conversion.convert_to_tensor(y_pred)
+    y_true = math_ops.cast(y_true, y_pred.dtype.base_dtype)
     return y_true, y_pred
 
 
 def mean_squared_error(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    return tf.reduce_mean(tf.squared_difference(y_pred, y_true), axis=-1)
+    return math_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    return tf.reduce_mean(tf.abs(y_pred - y_true), axis=-1)
+    return math_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
 def mean_absolute_percentage_error(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    diff = tf.abs((y_true - y_pred) / tf.maximum(tf.abs(y_true), backend.epsilon()))
-    return 100.0 * tf.reduce_mean(diff, axis=-1)
+    diff = math_ops.abs(
+        (y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), backend.epsilon())
+    )
+    return 100.0 * math_ops.reduce_mean(diff, axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    first = tf.log(tf.maximum(y_pred, backend.epsilon()) + 1.0)
-    second = tf.log(tf.maximum(y_true, backend.epsilon()) + 1.0)
-    return tf.reduce_mean(tf.squared_difference(first, second), axis=-1)
+    first = math_ops.log(math_ops.maximum(y_pred, backend.epsilon()) + 1.0)
+    second = math_ops.log(math_ops.maximum(y_true, backend.epsilon()) + 1.0)
+    return math_ops.reduce_mean(math_ops.squared_difference(first, second), axis=-1)
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
     """-sum(y_true * log(softmax or normalized y_pred)) over the last axis."""
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
     if label_smoothing:
-        classes = tf.cast(tf.shape(y_true)[-1], y_pred.dtype)
+        classes = math_ops.cast(array_ops.shape(y_true)[-1], y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
     if from_logits:
-        return tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_true, logits=y_pred)
+        return nn_functions.softmax_cross_entropy_with_logits_v2(labels=y_true, logits=y_pred)
     eps = backend.epsilon()
-    probs = y_pred / tf.reduce_sum(y_pred, axis=-1, keepdims=True)
-    probs = tf.clip_by_value(probs, eps, 1.0 - eps)
-    return -tf.reduce_sum(y_true * tf.log(probs), axis=-1)
+    probs = y_pred / math_ops.reduce_sum(y_pred, axis=-1, keepdims=True)
+    probs = math_ops.clip_by_value(probs, eps, 1.0 - eps)
+    return -math_ops.reduce_sum(y_true * math_ops.log(probs), axis=-1)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
     """Categorical crossentropy with integer class ids (shape [batch] or [batch, 1])."""
-    tf = _api()
-    y_pred = tf.convert_to_tensor(y_pred)
+    y_pred = tensor_conversion.convert_to_tensor(y_pred)
     if axis != -1:
         raise ValueError("sparse_categorical_crossentropy: only axis=-1 is supported.")
-    labels = tf.cast(y_true, "int64")
+    labels = math_ops.cast(y_true, "int64")
     if labels.get_shape().ndims is None or labels.get_shape().ndims == y_pred.get_shape().ndims:
-        labels = tf.reshape(labels, tf.shape(y_pred)[:-1])
+        labels = array_ops.reshape(labels, array_ops.shape(y_pred)[:-1])
     if not from_logits:
         eps = backend.epsilon()
-        y_pred = tf.log(tf.clip_by_value(y_pred, eps, 1.0 - eps))
-    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
+        y_pred = math_ops.log(math_ops.clip_by_value(y_pred, eps, 1.0 - eps))
+    return nn_functions.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
     """Mean over the last axis of the elementwise binary crossentropy."""
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
-        losses = tf.nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+        losses = nn_functions.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
         eps = backend.epsilon()
-        p = tf.clip_by_value(y_pred, eps, 1.0 - eps)
-        losses = -(y_true * tf.log(p + eps) + (1.0 - y_true) * tf.log(1.0 - p + eps))
-    return tf.reduce_mean(losses, axis=-1)
+        p = math_ops.clip_by_value(y_pred, eps, 1.0 - eps)
+        losses = -(y_true * math_ops.log(p + eps) + (1.0 - y_true) * math_ops.log(1.0 - p + eps))
+    return math_ops.reduce_mean(losses, axis=-1)
 
 
 def hinge(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    return tf.reduce_mean(tf.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+    return math_ops.reduce_mean(math_ops.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
 def squared_hinge(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    return tf.reduce_mean(tf.square(tf.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+    return math_ops.reduce_mean(
+        math_ops.square(math_ops.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1
+    )
 
 
 def kullback_leibler_divergence(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
     eps = backend.epsilon()
-    y_true = tf.clip_by_value(y_true, eps, 1.0)
-    y_pred = tf.clip_by_value(y_pred, eps, 1.0)
-    return tf.reduce_sum(y_true * tf.log(y_true / y_pred), axis=-1)
+    y_true = math_ops.clip_by_value(y_true, eps, 1.0)
+    y_pred = math_ops.clip_by_value(y_pred, eps, 1.0)
+    return math_ops.reduce_sum(y_true * math_ops.log(y_true / y_pred), axis=-1)
 
 
 def poisson(y_true, y_pred):
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    return tf.reduce_mean(y_pred - y_true * tf.log(y_pred + backend.epsilon()), axis=-1)
+    return math_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + backend.epsilon()), axis=-1)
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):
     """-cos(y_true, y_pred) along `axis` (Keras' loss form: lower is more similar)."""
-    tf = _api()
     y_true, y_pred = _pair(y_true, y_pred)
-    y_true = tf.nn.l2_normalize(y_true, axis=axis)
-    y_pred = tf.nn.l2_normalize(y_pred, axis=axis)
-    return -tf.reduce_sum(y_true * y_pred, axis=axis)
+    y_true = nn_functions.l2_normalize(y_true, axis=axis)
+    y_pred = nn_functions.l2_normalize(y_pred, axis=axis)
+    return -math_ops.reduce_sum(y_true * y_pred, axis=axis)
 
 
 mse = MSE = mean_squared_error
@@ -157,13 +167,14 @@ class Loss:
         return self.fn(y_true, y_pred, **self._kwargs)
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        tf = _api()
-        with tf.name_scope(self.name):
+        with scopes.name_scope(self.name):
             losses = self.call(y_true, y_pred)
             if sample_weight is None:
-                return tf.reduce_mean(losses)
-            weights = tf.cast(sample_weight, losses.dtype.base_dtype)
-            return tf.reduce_sum(losses * weights) / tf.cast(tf.size(losses), losses.dtype)
+                return math_ops.reduce_mean(losses)
+            weights = math_ops.cast(sample_weight, losses.dtype.base_dtype)
+            return math_ops.reduce_sum(losses * weights) / math_ops.cast(
+                array_ops.size(losses), losses.dtype
+            )
 
 
 class MeanSquaredError(Loss):
@@ -178,8 +189,9 @@ class MeanAbsoluteError(Loss):
 
 class CategoricalCrossentropy(Loss):
     def __init__(self, from_logits=False, label_smoothing=0.0, name="categorical_crossentropy"):
-        super().__init__(categorical_crossentropy, name, from_logits=from_logits,
-                         label_smoothing=label_smoothing)
+        super().__init__(
+            categorical_crossentropy, name, from_logits=from_logits, label_smoothing=label_smoothing
+        )
 
 
 class SparseCategoricalCrossentropy(Loss):
@@ -189,17 +201,42 @@ class SparseCategoricalCrossentropy(Loss):
 
 class BinaryCrossentropy(Loss):
     def __init__(self, from_logits=False, label_smoothing=0.0, name="binary_crossentropy"):
-        super().__init__(binary_crossentropy, name, from_logits=from_logits,
-                         label_smoothing=label_smoothing)
+        super().__init__(
+            binary_crossentropy, name, from_logits=from_logits, label_smoothing=label_smoothing
+        )
 
 
-_BY_NAME = {f.__name__: f for f in (
-    mean_squared_error, mean_absolute_error, mean_absolute_percentage_error,
-    mean_squared_logarithmic_error, categorical_crossentropy, sparse_categorical_crossentropy,
-    binary_crossentropy, hinge, squared_hinge, kullback_leibler_divergence, poisson,
-    cosine_similarity)}
-_BY_NAME.update({"mse": mse, "mae": mae, "mape": mape, "msle": msle, "kld": kld, "MSE": mse,
-                 "MAE": mae, "MAPE": mape, "MSLE": msle, "KLD": kld})
+_BY_NAME = {
+    f.__name__: f
+    for f in (
+        mean_squared_error,
+        mean_absolute_error,
+        mean_absolute_percentage_error,
+        mean_squared_logarithmic_error,
+        categorical_crossentropy,
+        sparse_categorical_crossentropy,
+        binary_crossentropy,
+        hinge,
+        squared_hinge,
+        kullback_leibler_divergence,
+        poisson,
+        cosine_similarity,
+    )
+}
+_BY_NAME.update(
+    {
+        "mse": mse,
+        "mae": mae,
+        "mape": mape,
+        "msle": msle,
+        "kld": kld,
+        "MSE": mse,
+        "MAE": mae,
+        "MAPE": mape,
+        "MSLE": msle,
+        "KLD": kld,
+    }
+)
 
 
 def get(identifier):

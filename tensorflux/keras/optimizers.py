@@ -6,13 +6,12 @@ Each class builds the matching `tf.train` optimizer (`SGD` -> GradientDescent or
 
 from __future__ import annotations
 
+from tensorflux import train
+from tensorflux.framework import dtypes
+from tensorflux.framework import graph as graph2
+from tensorflux.ops.state import variables as state_variables
+
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "get"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 class Optimizer:
@@ -32,12 +31,12 @@ class Optimizer:
     @property
     def lr(self):
         """The learning-rate variable of the default graph."""
-        tf = _api()
-        graph = tf.get_default_graph()
+        graph = graph2.get_default_graph()
         if self._lr is None or self._lr.graph is not graph:
             with graph.name_scope(None), graph.name_scope(self._name):
-                self._lr = tf.Variable(self.learning_rate, trainable=False, name="lr",
-                                       dtype=tf.float32)
+                self._lr = state_variables.Variable(
+                    self.learning_rate, trainable=False, name="lr", dtype=dtypes.float32
+                )
             self._tf_optimizer = None
         return self._lr
 
@@ -70,51 +69,78 @@ class SGD(Optimizer):
         super().__init__(learning_rate, lr, name)
 
     def _make(self, lr):
-        tf = _api()
         if self.momentum:
-            return tf.train.MomentumOptimizer(lr, self.momentum,
-                                              use_nesterov=self.nesterov, name=self._name)
-        return tf.train.GradientDescentOptimizer(lr, name=self._name)
+            return train.MomentumOptimizer(
+                lr, self.momentum, use_nesterov=self.nesterov, name=self._name
+            )
+        return train.GradientDescentOptimizer(lr, name=self._name)
 
 
 class Adam(Optimizer):
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad=False, lr=None, name="Adam"):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        amsgrad=False,
+        lr=None,
+        name="Adam",
+    ):
         if amsgrad:
             raise ValueError("Adam: amsgrad=True is not supported.")
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         super().__init__(learning_rate, lr, name)
 
     def _make(self, lr):
-        return _api().train.AdamOptimizer(lr, beta1=self.beta_1,
-                                          beta2=self.beta_2, epsilon=self.epsilon,
-                                          name=self._name)
+        return train.AdamOptimizer(
+            lr, beta1=self.beta_1, beta2=self.beta_2, epsilon=self.epsilon, name=self._name
+        )
 
 
 class RMSprop(Optimizer):
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered=False, lr=None, name="RMSprop"):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        rho=0.9,
+        momentum=0.0,
+        epsilon=1e-7,
+        centered=False,
+        lr=None,
+        name="RMSprop",
+    ):
         self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
         self.centered = bool(centered)
         super().__init__(learning_rate, lr, name)
 
     def _make(self, lr):
-        return _api().train.RMSPropOptimizer(lr, decay=self.rho,
-                                             momentum=self.momentum, epsilon=self.epsilon,
-                                             centered=self.centered, name=self._name)
+        return train.RMSPropOptimizer(
+            lr,
+            decay=self.rho,
+            momentum=self.momentum,
+            epsilon=self.epsilon,
+            centered=self.centered,
+            name=self._name,
+        )
 
 
 class Adagrad(Optimizer):
-    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
-                 lr=None, name="Adagrad"):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        initial_accumulator_value=0.1,
+        epsilon=1e-7,
+        lr=None,
+        name="Adagrad",
+    ):
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)
         super().__init__(learning_rate, lr, name)
 
     def _make(self, lr):
-        return _api().train.AdagradOptimizer(
-            lr, initial_accumulator_value=self.initial_accumulator_value,
-            name=self._name)
+        return train.AdagradOptimizer(
+            lr, initial_accumulator_value=self.initial_accumulator_value, name=self._name
+        )
 
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
@@ -123,8 +149,7 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
 def get(identifier):
     """A Keras optimizer from a name ('sgd', 'adam', ...) or instance; `tf.train` optimizers
     pass through."""
-    tf = _api()
-    if isinstance(identifier, (Optimizer, tf.train.Optimizer)):
+    if isinstance(identifier, (Optimizer, train.Optimizer)):
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+from tensorflux.framework import tensor_conversion
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+
 __all__ = ["Regularizer", "L1L2", "L1", "L2", "l1", "l2", "l1_l2", "get"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 class Regularizer:
@@ -26,13 +24,12 @@ class L1L2(Regularizer):
         self.l2 = float(l2)
 
     def __call__(self, x):
-        tf = _api()
-        x = tf.convert_to_tensor(x)
-        penalty = tf.constant(0.0, dtype=x.dtype.base_dtype)
+        x = tensor_conversion.convert_to_tensor(x)
+        penalty = array_ops.constant(0.0, dtype=x.dtype.base_dtype)
         if self.l1:
-            penalty += self.l1 * tf.reduce_sum(tf.abs(x))
+            penalty += self.l1 * math_ops.reduce_sum(math_ops.abs(x))
         if self.l2:
-            penalty += self.l2 * tf.reduce_sum(tf.square(x))
+            penalty += self.l2 * math_ops.reduce_sum(math_ops.square(x))
         return penalty
 
     def get_config(self):

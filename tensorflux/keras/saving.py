@@ -17,33 +17,29 @@ import json
 
 import numpy as np
 
+from tensorflux.framework import dtypes
 from tensorflux.keras import activations, constraints, initializers, optimizers, regularizers
 from tensorflux.keras.engine.base_layer import Layer
 from tensorflux.keras.engine.functional import Model, Sequential
 from tensorflux.keras.engine.input_layer import InputLayer
 
-__all__ = ["save_model", "load_model", "model_from_json", "model_to_config",
-           "model_from_config"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
+__all__ = ["save_model", "load_model", "model_from_json", "model_to_config", "model_from_config"]
 
 
 def _layer_classes(custom_objects):
     from tensorflux.keras import layers
 
-    found = {name: obj for name, obj in vars(layers).items()
-             if inspect.isclass(obj) and issubclass(obj, Layer)}
+    found = {
+        name: obj
+        for name, obj in vars(layers).items()
+        if inspect.isclass(obj) and issubclass(obj, Layer)
+    }
     found.update({"Sequential": Sequential, "Model": Model, "InputLayer": InputLayer})
     found.update({k: v for k, v in (custom_objects or {}).items() if inspect.isclass(v)})
     return found
 
 
 def _encode(value):
-    tf = _api()
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (np.integer, np.floating, np.bool_)):
@@ -54,7 +50,7 @@ def _encode(value):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
         return {"__dict__": {str(k): _encode(v) for k, v in value.items()}}
-    if isinstance(value, tf.DType):
+    if isinstance(value, dtypes.DType):
         return value.name
     if isinstance(value, Layer):
         return {"__layer__": _layer_config(value)}
@@ -67,9 +63,11 @@ def _encode(value):
     name = getattr(value, "__name__", None)
     if callable(value) and name is not None and name.isidentifier():
         return {"__function__": name}
-    raise ValueError(f"Cannot save the layer argument {value!r}: only plain values, named "
-                     "functions, Keras initializers, regularizers, constraints and layers can "
-                     "be saved.")
+    raise ValueError(
+        f"Cannot save the layer argument {value!r}: only plain values, named "
+        "functions, Keras initializers, regularizers, constraints and layers can "
+        "be saved."
+    )
 
 
 def _decode(value, custom_objects):
@@ -84,14 +82,16 @@ def _decode(value, custom_objects):
     if "__layer__" in value:
         return _layer_from_config(value["__layer__"], custom_objects)
     if "__initializer__" in value:
-        cls = getattr(initializers, value["__initializer__"], None) or (
-            custom_objects or {}).get(value["__initializer__"])
+        cls = getattr(initializers, value["__initializer__"], None) or (custom_objects or {}).get(
+            value["__initializer__"]
+        )
         return cls(**value["config"])
     if "__regularizer__" in value:
         return regularizers.L1L2(**value["__regularizer__"])
     if "__constraint__" in value:
-        cls = getattr(constraints, value["__constraint__"], None) or (
-            custom_objects or {}).get(value["__constraint__"])
+        cls = getattr(constraints, value["__constraint__"], None) or (custom_objects or {}).get(
+            value["__constraint__"]
+        )
         return cls(**value["config"])
     if "__function__" in value:
         return _function(value["__function__"], custom_objects)
@@ -115,8 +115,11 @@ def _layer_config(layer):
         return {"class_name": type(layer).__name__, "model": model_to_config(layer)}
     args, kwargs = layer.__dict__.get("_init_call", ((), {}))
     kwargs = dict(kwargs, name=layer.name)
-    return {"class_name": type(layer).__name__, "args": _encode(list(args)),
-            "kwargs": _encode(kwargs)}
+    return {
+        "class_name": type(layer).__name__,
+        "args": _encode(list(args)),
+        "kwargs": _encode(kwargs),
+    }
 
 
 def _layer_from_config(config, custom_objects):
@@ -125,11 +128,14 @@ def _layer_from_config(config, custom_objects):
     classes = _layer_classes(custom_objects)
     cls = classes.get(config["class_name"])
     if cls is None:
-        raise ValueError(f"Unknown layer: {config['class_name']}. Pass custom layer classes "
-                         "in custom_objects.")
+        raise ValueError(
+            f"Unknown layer: {config['class_name']}. Pass custom layer classes in custom_objects."
+        )
     kwargs = _decode(config["kwargs"], custom_objects)
-    return cls(*_decode(config["args"], custom_objects), **kwargs["__dict__"]
-               if "__dict__" in kwargs else kwargs)
+    return cls(
+        *_decode(config["args"], custom_objects),
+        **kwargs["__dict__"] if "__dict__" in kwargs else kwargs,
+    )
 
 
 def model_to_config(model):
@@ -139,11 +145,18 @@ def model_to_config(model):
         if model.inputs is not None:
             batch_shape = model.inputs[0].get_shape().as_list()
             dtype = model.inputs[0].dtype.base_dtype.name
-        return {"class_name": "Sequential", "name": model.name, "input_shape": batch_shape,
-                "input_dtype": dtype, "layers": [_layer_config(layer) for layer in model.layers]}
+        return {
+            "class_name": "Sequential",
+            "name": model.name,
+            "input_shape": batch_shape,
+            "input_dtype": dtype,
+            "layers": [_layer_config(layer) for layer in model.layers],
+        }
     if not model._nodes:
-        raise ValueError(f'Model "{model.name}" is a subclassed model; only Sequential and '
-                         "functional models can be saved (use save_weights).")
+        raise ValueError(
+            f'Model "{model.name}" is a subclassed model; only Sequential and '
+            "functional models can be saved (use save_weights)."
+        )
     layers = model.layers
     producers = {}
     for i, node in enumerate(model._nodes):
@@ -155,14 +168,24 @@ def model_to_config(model):
             calls.append({"layer": layers.index(node.layer), "inputs": None})
             continue
         refs = [list(producers[t]) for t in node.input_tensors]
-        calls.append({"layer": layers.index(node.layer), "inputs": refs,
-                      "list_input": isinstance(node.inputs, list),
-                      "kwargs": _encode(dict(node.kwargs))})
-    return {"class_name": "Model", "name": model.name,
-            "layers": [_layer_config(layer) for layer in layers], "calls": calls,
-            "inputs": [list(producers[t]) for t in model.inputs],
-            "outputs": [list(producers[t]) for t in model.outputs],
-            "single_output": model._single_output, "single_input": model._single_input}
+        calls.append(
+            {
+                "layer": layers.index(node.layer),
+                "inputs": refs,
+                "list_input": isinstance(node.inputs, list),
+                "kwargs": _encode(dict(node.kwargs)),
+            }
+        )
+    return {
+        "class_name": "Model",
+        "name": model.name,
+        "layers": [_layer_config(layer) for layer in layers],
+        "calls": calls,
+        "inputs": [list(producers[t]) for t in model.inputs],
+        "outputs": [list(producers[t]) for t in model.outputs],
+        "single_output": model._single_output,
+        "single_input": model._single_input,
+    }
 
 
 def model_from_config(config, custom_objects=None):
@@ -172,8 +195,9 @@ def model_from_config(config, custom_objects=None):
         if config["input_shape"] is not None:
             from tensorflux.keras.engine.input_layer import Input
 
-            model._start(Input(batch_shape=tuple(config["input_shape"]),
-                               dtype=config["input_dtype"]))
+            model._start(
+                Input(batch_shape=tuple(config["input_shape"]), dtype=config["input_dtype"])
+            )
         for layer_config in config["layers"]:
             model.add(_layer_from_config(layer_config, custom_objects))
         return model
@@ -191,20 +215,24 @@ def model_from_config(config, custom_objects=None):
         outputs_of.append(list(result) if isinstance(result, (list, tuple)) else [result])
     inputs = [outputs_of[i][j] for i, j in config["inputs"]]
     outputs = [outputs_of[i][j] for i, j in config["outputs"]]
-    return Model(inputs if not config["single_input"] else inputs[0],
-                 outputs if not config["single_output"] else outputs[0], name=config["name"])
+    return Model(
+        inputs if not config["single_input"] else inputs[0],
+        outputs if not config["single_output"] else outputs[0],
+        name=config["name"],
+    )
 
 
 def _training_config(model):
     optimizer = model.optimizer
-    if not getattr(model, "_compiled", False) or not isinstance(optimizer,
-                                                                   optimizers.Optimizer):
+    if not getattr(model, "_compiled", False) or not isinstance(optimizer, optimizers.Optimizer):
         return None
     try:
-        return {"optimizer": {"class_name": type(optimizer).__name__,
-                              "config": optimizer.get_config()},
-                "loss": _encode(model._loss_spec), "metrics": _encode(model._metric_spec),
-                "loss_weights": _encode(model._loss_weights)}
+        return {
+            "optimizer": {"class_name": type(optimizer).__name__, "config": optimizer.get_config()},
+            "loss": _encode(model._loss_spec),
+            "metrics": _encode(model._metric_spec),
+            "loss_weights": _encode(model._loss_weights),
+        }
     except ValueError:
         return None
 
@@ -215,8 +243,10 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
 
     if not overwrite and gfile.Exists(filepath):
         raise ValueError(f"save_model: {filepath} exists and overwrite=False.")
-    config = {"model": model_to_config(model),
-              "training": _training_config(model) if include_optimizer else None}
+    config = {
+        "model": model_to_config(model),
+        "training": _training_config(model) if include_optimizer else None,
+    }
     arrays = {"config": np.frombuffer(json.dumps(config).encode("utf-8"), dtype=np.uint8)}
     for i, value in enumerate(model.get_weights()):
         arrays[f"weight_{i}"] = value
@@ -237,10 +267,12 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002
     training = config.get("training")
     if compile and training is not None:
         opt = training["optimizer"]
-        model.compile(getattr(optimizers, opt["class_name"])(**opt["config"]),
-                      loss=_decode(training["loss"], custom_objects),
-                      metrics=_decode(training["metrics"], custom_objects),
-                      loss_weights=_decode(training["loss_weights"], custom_objects))
+        model.compile(
+            getattr(optimizers, opt["class_name"])(**opt["config"]),
+            loss=_decode(training["loss"], custom_objects),
+            metrics=_decode(training["metrics"], custom_objects),
+            loss_weights=_decode(training["loss_weights"], custom_objects),
+        )
     return model
 
 

@@ -4,5 +4,5 @@ from tensorflux.layers.core import *  # noqa: F403
 from tensorflux.layers.core import Layer
 from tensorflux.layers.normalization import *  # noqa: F403
 
-from tensorflux.layers.conv_extra import *  # noqa: F403
-from tensorflux.layers.conv3d_layers import *  # noqa: F403
+from tensorflux.layers.convolutional import *  # noqa: F403
+from tensorflux.layers.conv3d import *  # noqa: F403

@@ -28,7 +28,7 @@ from tensorflux.distributed.server import Server
 from tensorflux.train.device_setter import *  # noqa: F403
 from tensorflux.train.sync_replicas_optimizer import SyncReplicasOptimizer
 from tensorflux.train.adagrad_da import AdagradDAOptimizer
-from tensorflux.train.training_extras import *  # noqa: F403
+from tensorflux.train.basic_loops import *  # noqa: F403
 from tensorflux.train.warm_starting import VocabInfo, warm_start
 from tensorflux.protos.cluster_pb2 import ClusterDef, JobDef
 from tensorflux.protos.tensorflow_server_pb2 import ServerDef

@@ -11,10 +11,12 @@ import glob
 import os
 import re
 import secrets
+import time
 
 from google.protobuf import text_format
 
 from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
 from tensorflux.lib.formats import bundle
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import checkpoint_state_pb2, types_pb2
@@ -22,7 +24,8 @@ from tensorflux.protos import checkpoint_state_pb2, types_pb2
 __all__ = ["NewCheckpointReader", "list_variables", "load_variable",
            "load_checkpoint", "latest_checkpoint", "get_checkpoint_state",
            "update_checkpoint_state", "generate_checkpoint_state_proto", "checkpoint_exists",
-           "get_checkpoint_mtimes", "remove_checkpoint", "init_from_checkpoint"]
+           "get_checkpoint_mtimes", "remove_checkpoint", "init_from_checkpoint",
+           "wait_for_new_checkpoint", "checkpoints_iterator"]
 
 
 # -- the checkpoint state file ---------------------------------------------------------------
@@ -286,7 +289,6 @@ def list_variables(ckpt_dir_or_file) -> list:
 # -- init_from_checkpoint --------------------------------------------------------------------
 
 def _set_checkpoint_initializer(variable, ckpt_file, tensor_name) -> None:
-    from tensorflux.framework import graph as graph_mod
     from tensorflux.ops.io import checkpoint as io_ops
     from tensorflux.ops.state import variable_ops as state_ops
 
@@ -353,3 +355,54 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
                 suffix = suffix[1:]
             full = suffix if tensor_name == "/" else tensor_name + suffix
             assign_one(store[var_name], full.rstrip("/"))
+
+
+def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1,
+                            timeout=None):
+    """Polls `checkpoint_dir` until its latest checkpoint differs from `last_checkpoint`.
+
+    Returns:
+        The new checkpoint prefix, or None when `timeout` seconds pass first.
+    """
+    logging.info("Waiting for new checkpoint at %s", checkpoint_dir)
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        checkpoint_path = latest_checkpoint(checkpoint_dir)
+        if checkpoint_path is not None and checkpoint_path != last_checkpoint:
+            logging.info("Found new checkpoint at %s", checkpoint_path)
+            return checkpoint_path
+        if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint prefix of `checkpoint_dir` as it appears.
+
+    Args:
+        checkpoint_dir: the directory whose `checkpoint` state file is watched.
+        min_interval_secs: at least this many seconds between two yields.
+        timeout: seconds to wait for a new checkpoint before giving up (None: forever).
+        timeout_fn: called on each timeout; the iterator ends when it returns True, and goes
+            on waiting otherwise. Without it the iterator ends at the first timeout.
+
+    Example:
+        >>> for path in tf.train.checkpoints_iterator("/tmp/model", timeout=60):
+        ...     evaluate(path)
+    """
+    checkpoint_path = None
+    while True:
+        new_path = wait_for_new_checkpoint(checkpoint_dir, checkpoint_path, timeout=timeout)
+        if new_path is None:
+            if not timeout_fn:
+                logging.info("Timed-out waiting for a checkpoint.")
+                return
+            if timeout_fn():
+                return
+            continue
+        start = time.time()
+        checkpoint_path = new_path
+        yield checkpoint_path
+        remaining = start + min_interval_secs - time.time()
+        if remaining > 0:
+            time.sleep(remaining)

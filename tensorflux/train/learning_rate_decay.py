@@ -9,7 +9,8 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.math import select
 
 __all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "piecewise_constant",
-           "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay"]
+           "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
+           "noisy_linear_cosine_decay", "piecewise_constant_decay"]
 
 
 def _floats(global_step, *values):
@@ -160,3 +161,39 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
         fraction = 2.0 * periods * step / steps
         cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
         return math_ops.multiply(lr, (a + linear) * cosine + b, name=scope)
+
+
+piecewise_constant_decay = piecewise_constant
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name=None):
+    """Linear cosine decay with Gaussian noise on the linear part (Bello et al., 2017).
+
+    `lr * ((alpha + linear + eps) * cosine + beta)`, where `linear = (decay_steps - step) /
+    decay_steps`, `cosine = 0.5 * (1 + cos(pi * 2 * num_periods * step / decay_steps))`, the
+    step is capped at `decay_steps`, and `eps ~ N(0, initial_variance / (1 + step) **
+    variance_decay)` is drawn anew each run (seeded by the graph seed).
+
+    Raises:
+        ValueError: `global_step` is None.
+
+    Example: `lr = tf.train.noisy_linear_cosine_decay(0.1, global_step, 1000)`.
+    """
+    from tensorflux.ops import math as math_ops
+    from tensorflux.ops.random import stateful as random_ops
+
+    _check(global_step, "noisy_linear_cosine_decay")
+    with graph_mod.get_default_graph().name_scope(name or "NoisyLinearCosineDecay") as scope:
+        lr, step, steps, variance0, decay, periods, a, b = _floats(
+            global_step, learning_rate, decay_steps, initial_variance, variance_decay,
+            num_periods, alpha, beta)
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        variance = variance0 / math_ops.pow(1.0 + step, decay)
+        noise = random_ops.random_normal(linear.shape, stddev=math_ops.sqrt(variance),
+                                         dtype=lr.dtype.base_dtype)
+        fraction = 2.0 * periods * step / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        return math_ops.multiply(lr, (a + linear + noise) * cosine + b, name=scope)

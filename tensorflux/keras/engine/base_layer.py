@@ -16,20 +16,18 @@ import weakref
 
 import numpy as np
 
+from tensorflux.framework import dtypes, scopes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.keras import backend, constraints, initializers, regularizers
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.state import variables as state_variables
 
 __all__ = ["Layer", "InputSpec", "Node", "keras_history"]
 
 _HISTORY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _CALL_STACK: list = []
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 def to_snake_case(name):
@@ -47,8 +45,12 @@ def keras_history(tensor):
 
 
 def format_shape(shape):
-    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + \
-        ("," if len(shape) == 1 else "") + ")"
+    return (
+        "("
+        + ", ".join("None" if d is None else str(d) for d in shape)
+        + ("," if len(shape) == 1 else "")
+        + ")"
+    )
 
 
 def flatten(structure):
@@ -60,8 +62,7 @@ def flatten(structure):
 class InputSpec:
     """What a layer accepts: rank (`ndim`, `min_ndim`, `max_ndim`) and fixed `axes` sizes."""
 
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
-                 axes=None):
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
         self.dtype = dtype
         self.shape = shape
         self.ndim = len(shape) if shape is not None else ndim
@@ -103,9 +104,18 @@ class Layer:
 
         cls.__init__ = recording_init
 
-    def __init__(self, trainable=True, name=None, dtype=None, input_shape=None,
-                 batch_input_shape=None, input_dim=None, batch_size=None,
-                 activity_regularizer=None, **kwargs):
+    def __init__(
+        self,
+        trainable=True,
+        name=None,
+        dtype=None,
+        input_shape=None,
+        batch_input_shape=None,
+        input_dim=None,
+        batch_size=None,
+        activity_regularizer=None,
+        **kwargs,
+    ):
         kwargs.pop("autocast", None)
         if kwargs:
             raise TypeError(f"Keyword argument not understood: {', '.join(sorted(kwargs))}")
@@ -116,8 +126,9 @@ class Layer:
             input_shape = (input_dim,)
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size, *tuple(input_shape))
-        self._batch_input_shape = (tuple(batch_input_shape) if batch_input_shape is not None
-                                   else None)
+        self._batch_input_shape = (
+            tuple(batch_input_shape) if batch_input_shape is not None else None
+        )
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self.built = False
         self.input_spec = None
@@ -133,33 +144,50 @@ class Layer:
 
     # -- weights ---------------------------------------------------------------------------
 
-    def add_weight(self, name=None, shape=(), dtype=None, initializer=None, regularizer=None,
-                   trainable=None, constraint=None, **kwargs):
+    def add_weight(
+        self,
+        name=None,
+        shape=(),
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable=None,
+        constraint=None,
+        **kwargs,
+    ):
         """Creates a variable `<scope>/<name>` initialized by `initializer` (glorot_uniform)."""
-        tf = _api()
-        for ignored in ("partitioner", "use_resource", "synchronization", "aggregation",
-                        "experimental_autocast", "caching_device"):
+        for ignored in (
+            "partitioner",
+            "use_resource",
+            "synchronization",
+            "aggregation",
+            "experimental_autocast",
+            "caching_device",
+        ):
             kwargs.pop(ignored, None)
         if kwargs:
             raise TypeError(f"Unknown keyword argument(s) to add_weight: {sorted(kwargs)}")
         trainable = True if trainable is None else trainable
         name = name or "Variable"
-        dtype = tf.as_dtype(dtype or self.dtype)
+        dtype = dtypes.as_dtype(dtype or self.dtype)
         init = initializers.get(initializer)
         if init is None:
-            init = (initializers.GlorotUniform() if dtype.is_floating
-                    else initializers.Zeros())
+            init = initializers.GlorotUniform() if dtype.is_floating else initializers.Zeros()
         shape = tuple(int(d) for d in shape)
-        var = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
-                          trainable=trainable and self.trainable,
-                          constraint=constraints.get(constraint))
+        var = state_variables.Variable(
+            lambda: init(shape, dtype=dtype),
+            name=name,
+            dtype=dtype,
+            trainable=trainable and self.trainable,
+            constraint=constraints.get(constraint),
+        )
         if trainable and self.trainable:
             self._trainable_weights.append(var)
         else:
             self._non_trainable_weights.append(var)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
-            with tf.name_scope(f"{name}/Regularizer"):
+            with scopes.name_scope(f"{name}/Regularizer"):
                 self._losses.append(regularizer(var))
         return var
 
@@ -226,15 +254,19 @@ class Layer:
         """Assigns NumPy arrays to the weights, in `weights` order; shapes must match."""
         params = self.weights
         if len(params) != len(weights):
-            raise ValueError(f'Layer "{self.name}" expects {len(params)} weight(s), but the '
-                             f"given weights list has {len(weights)}.")
+            raise ValueError(
+                f'Layer "{self.name}" expects {len(params)} weight(s), but the '
+                f"given weights list has {len(weights)}."
+            )
         pairs = []
         for var, value in zip(params, weights):
             value = np.asarray(value)
             if tuple(var.get_shape().as_list()) != value.shape:
-                raise ValueError(f'Layer "{self.name}" weight shape {tuple(var.shape.as_list())}'
-                                 f" is not compatible with provided weight shape "
-                                 f"{value.shape}.")
+                raise ValueError(
+                    f'Layer "{self.name}" weight shape {tuple(var.shape.as_list())}'
+                    f" is not compatible with provided weight shape "
+                    f"{value.shape}."
+                )
             pairs.append((var, value))
         backend.batch_set_value(pairs)
 
@@ -247,8 +279,10 @@ class Layer:
         if not self._inbound_nodes:
             raise AttributeError(f'Layer "{self.name}" is not connected, no {what} to return.')
         if len(self._inbound_nodes) > 1:
-            raise AttributeError(f'Layer "{self.name}" has multiple inbound nodes, hence the '
-                                 f"notion of \"layer {what}\" is ill-defined.")
+            raise AttributeError(
+                f'Layer "{self.name}" has multiple inbound nodes, hence the '
+                f'notion of "layer {what}" is ill-defined.'
+            )
         return self._inbound_nodes[0]
 
     @property
@@ -285,7 +319,6 @@ class Layer:
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
-        tf = _api()
         if isinstance(inputs, (list, tuple)):
             inputs = [convert_to_tensor(t) for t in inputs]
         else:
@@ -295,8 +328,11 @@ class Layer:
         with graph.name_scope(self.name):
             self._assert_input_compatibility(inputs)
             if not self.built:
-                shapes = ([_shape_tuple(t) for t in inputs] if isinstance(inputs, list)
-                          else _shape_tuple(inputs))
+                shapes = (
+                    [_shape_tuple(t) for t in inputs]
+                    if isinstance(inputs, list)
+                    else _shape_tuple(inputs)
+                )
                 self.build(shapes)
                 self.built = True
                 self._assert_input_compatibility(inputs)
@@ -306,13 +342,19 @@ class Layer:
             finally:
                 _CALL_STACK.pop()
             if self.activity_regularizer is not None:
-                with tf.name_scope("ActivityRegularizer"):
+                with scopes.name_scope("ActivityRegularizer"):
                     for out in flatten(outputs):
-                        batch = tf.cast(tf.shape(out)[0], out.dtype)
+                        batch = math_ops.cast(array_ops.shape(out)[0], out.dtype)
                         self.add_loss(self.activity_regularizer(out) / batch)
                         frame[1].append(self._losses[-1])
-        node = Node(self, inputs, outputs, dict(kwargs, **({"args": args} if args else {})),
-                    frame[0], frame[1])
+        node = Node(
+            self,
+            inputs,
+            outputs,
+            dict(kwargs, **({"args": args} if args else {})),
+            frame[0],
+            frame[1],
+        )
         self._inbound_nodes.append(node)
         for index, out in enumerate(node.output_tensors):
             _HISTORY[out] = (node, index)
@@ -327,8 +369,10 @@ class Layer:
         specs = self.input_spec if isinstance(self.input_spec, list) else [self.input_spec]
         tensors = inputs if isinstance(inputs, list) else [inputs]
         if len(specs) != len(tensors):
-            raise ValueError(f'Layer "{self.name}" expects {len(specs)} input(s), but it '
-                             f"received {len(tensors)} input tensors.")
+            raise ValueError(
+                f'Layer "{self.name}" expects {len(specs)} input(s), but it '
+                f"received {len(tensors)} input tensors."
+            )
         for i, (spec, tensor) in enumerate(zip(specs, tensors)):
             if spec is None:
                 continue
@@ -338,21 +382,29 @@ class Layer:
             dims = tuple(shape.as_list())
             head = f'Input {i} of layer "{self.name}" is incompatible with the layer: '
             if spec.ndim is not None and len(dims) != spec.ndim:
-                raise ValueError(f"{head}expected ndim={spec.ndim}, found ndim={len(dims)}. "
-                                 f"Full shape received: {format_shape(dims)}")
+                raise ValueError(
+                    f"{head}expected ndim={spec.ndim}, found ndim={len(dims)}. "
+                    f"Full shape received: {format_shape(dims)}"
+                )
             if spec.min_ndim is not None and len(dims) < spec.min_ndim:
-                raise ValueError(f"{head}expected min_ndim={spec.min_ndim}, found "
-                                 f"ndim={len(dims)}. Full shape received: {format_shape(dims)}")
+                raise ValueError(
+                    f"{head}expected min_ndim={spec.min_ndim}, found "
+                    f"ndim={len(dims)}. Full shape received: {format_shape(dims)}"
+                )
             if spec.max_ndim is not None and len(dims) > spec.max_ndim:
-                raise ValueError(f"{head}expected max_ndim={spec.max_ndim}, found "
-                                 f"ndim={len(dims)}. Full shape received: {format_shape(dims)}")
+                raise ValueError(
+                    f"{head}expected max_ndim={spec.max_ndim}, found "
+                    f"ndim={len(dims)}. Full shape received: {format_shape(dims)}"
+                )
             for axis, value in spec.axes.items():
                 if value is None or -len(dims) > axis or axis >= len(dims):
                     continue
                 if dims[axis] is not None and dims[axis] != value:
-                    raise ValueError(f"{head}expected axis {axis} of input shape to have value "
-                                     f"{value}, but received input with shape "
-                                     f"{format_shape(dims)}")
+                    raise ValueError(
+                        f"{head}expected axis {axis} of input shape to have value "
+                        f"{value}, but received input with shape "
+                        f"{format_shape(dims)}"
+                    )
 
     def get_config(self):
         """The constructor arguments this layer was created with, by parameter name (plus its

@@ -8,17 +8,13 @@ data or tensor it sees.
 
 from __future__ import annotations
 
+from tensorflux.framework import graph as graph2
+from tensorflux.framework import tensor_conversion
 from tensorflux.keras.engine.base_layer import Layer, _unique, flatten, keras_history
 from tensorflux.keras.engine.input_layer import Input, InputLayer
 from tensorflux.keras.engine.training import TrainingMixin
 
 __all__ = ["Model", "Sequential"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 def _walk(outputs, inputs):
@@ -29,16 +25,20 @@ def _walk(outputs, inputs):
     def visit(tensor, path):
         history = keras_history(tensor)
         if history is None:
-            raise ValueError(f"Output tensors of a functional Model must be the output of a "
-                             f"Keras layer; {tensor.name} is not.")
+            raise ValueError(
+                f"Output tensors of a functional Model must be the output of a "
+                f"Keras layer; {tensor.name} is not."
+            )
         node = history[0]
         if id(node) in seen:
             return
         if tensor not in input_set:
             if not node.input_tensors:
-                raise ValueError(f"Graph disconnected: cannot obtain the value of tensor "
-                                 f"{tensor.name} at layer \"{node.layer.name}\" from the model "
-                                 f"inputs {[t.name for t in inputs]}.")
+                raise ValueError(
+                    f"Graph disconnected: cannot obtain the value of tensor "
+                    f'{tensor.name} at layer "{node.layer.name}" from the model '
+                    f"inputs {[t.name for t in inputs]}."
+                )
             for t in node.input_tensors:
                 visit(t, path)
         seen.add(id(node))
@@ -70,8 +70,9 @@ class Model(TrainingMixin, Layer):
         for tensor in self.inputs:
             history = keras_history(tensor)
             if history is None or not isinstance(history[0].layer, InputLayer):
-                raise ValueError(f"Model inputs must come from `tf.keras.Input`; {tensor.name} "
-                                 "does not.")
+                raise ValueError(
+                    f"Model inputs must come from `tf.keras.Input`; {tensor.name} does not."
+                )
         self._nodes = _walk(self.outputs, self.inputs)
         self.built = True
 
@@ -88,8 +89,7 @@ class Model(TrainingMixin, Layer):
 
     def _build_input(self, batch_shape, dtype):
         """Subclassed models: a placeholder for `batch_shape` and the model's outputs on it."""
-        tf = _api()
-        with tf.get_default_graph().name_scope(None):
+        with graph2.get_default_graph().name_scope(None):
             tensor = Input(batch_shape=(None, *batch_shape[1:]), dtype=dtype)
         output = self(tensor)
         self.inputs = [tensor]
@@ -135,20 +135,25 @@ class Model(TrainingMixin, Layer):
         """The layer called `name`, or at position `index`."""
         if index is not None:
             if not 0 <= index < len(self.layers):
-                raise ValueError(f"Was asked to retrieve layer at index {index} but model only "
-                                 f"has {len(self.layers)} layers.")
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model only "
+                    f"has {len(self.layers)} layers."
+                )
             return self.layers[index]
         for layer in self.layers:
             if layer.name == name:
                 return layer
-        raise ValueError(f"No such layer: {name}. Existing layers are: "
-                         f"{[layer.name for layer in self.layers]}.")
+        raise ValueError(
+            f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}."
+        )
 
     def call(self, inputs, training=None):
         new_inputs = flatten(inputs)
         if len(new_inputs) != len(self.inputs):
-            raise ValueError(f'Model "{self.name}" expects {len(self.inputs)} input(s), but it '
-                             f"received {len(new_inputs)} input tensors.")
+            raise ValueError(
+                f'Model "{self.name}" expects {len(self.inputs)} input(s), but it '
+                f"received {len(new_inputs)} input tensors."
+            )
         if all(a is b for a, b in zip(new_inputs, self.inputs)):
             outputs = self.outputs
         else:
@@ -157,7 +162,7 @@ class Model(TrainingMixin, Layer):
                 if isinstance(node.layer, InputLayer):
                     continue
                 args = node.inputs
-                mapped = ([values[t] for t in args] if isinstance(args, list) else values[args])
+                mapped = [values[t] for t in args] if isinstance(args, list) else values[args]
                 kwargs = dict(node.kwargs)
                 extra = kwargs.pop("args", ())
                 if training is not None and "training" in kwargs:
@@ -174,9 +179,11 @@ class Model(TrainingMixin, Layer):
         for i, (spec, tensor) in enumerate(zip(self.inputs, flatten(inputs))):
             want, got = spec.get_shape(), tensor.get_shape()
             if not want.is_compatible_with(got):
-                raise ValueError(f'Input {i} of layer "{self.name}" is incompatible with the '
-                                 f"layer: expected shape={tuple(want.as_list())}, found "
-                                 f"shape={tuple(got.as_list())}")
+                raise ValueError(
+                    f'Input {i} of layer "{self.name}" is incompatible with the '
+                    f"layer: expected shape={tuple(want.as_list())}, found "
+                    f"shape={tuple(got.as_list())}"
+                )
 
 
 def _is_activity_loss(layer, loss):
@@ -199,24 +206,35 @@ class Sequential(Model):
     def add(self, layer):
         """Appends `layer`, building its weights now if the model's input shape is known."""
         if not isinstance(layer, Layer):
-            raise TypeError(f"The added layer must be an instance of class Layer. Received: "
-                            f"layer={layer!r} of type {type(layer)}.")
+            raise TypeError(
+                f"The added layer must be an instance of class Layer. Received: "
+                f"layer={layer!r} of type {type(layer)}."
+            )
         if isinstance(layer, InputLayer):
             if self._stack or self.inputs is not None:
                 raise ValueError("An InputLayer can only be the first layer of a Sequential.")
             self._start(layer._inbound_nodes[0].outputs)
             return
         if any(layer.name == other.name for other in self._stack):
-            raise ValueError(f'All layers added to a Sequential model should have unique names. '
-                             f'Name "{layer.name}" is already the name of a layer in this model.')
+            raise ValueError(
+                f"All layers added to a Sequential model should have unique names. "
+                f'Name "{layer.name}" is already the name of a layer in this model.'
+            )
         if self.inputs is None and not self._stack and layer._batch_input_shape is not None:
-            self._start(Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype,
-                              name=f"{layer.name}_input"))
+            self._start(
+                Input(
+                    batch_shape=layer._batch_input_shape,
+                    dtype=layer.dtype,
+                    name=f"{layer.name}_input",
+                )
+            )
         if self.outputs is not None:
             output = layer(self.outputs[0])
             if isinstance(output, (list, tuple)):
-                raise TypeError("All layers in a Sequential model should have a single output "
-                                f'tensor; layer "{layer.name}" returns {len(output)}.')
+                raise TypeError(
+                    "All layers in a Sequential model should have a single output "
+                    f'tensor; layer "{layer.name}" returns {len(output)}.'
+                )
             self._stack.append(layer)
             self._set_output(output)
         else:
@@ -251,8 +269,7 @@ class Sequential(Model):
         self.built = True
 
     def _build_input(self, batch_shape, dtype):
-        tf = _api()
-        graph = tf.get_default_graph()
+        graph = graph2.get_default_graph()
         with graph.name_scope(None):
             self._start(Input(batch_shape=(None, *batch_shape[1:]), dtype=dtype))
         output = self.inputs[0]
@@ -263,7 +280,7 @@ class Sequential(Model):
 
     def __call__(self, inputs, *args, **kwargs):
         if self.inputs is None and not isinstance(inputs, (list, tuple)):
-            tensor = _api().convert_to_tensor(inputs)
+            tensor = tensor_conversion.convert_to_tensor(inputs)
             self._build_input(tuple(tensor.get_shape().as_list()), tensor.dtype.base_dtype.name)
         return Model.__call__(self, inputs, *args, **kwargs)
 

@@ -13,6 +13,8 @@ import time
 
 import numpy as np
 
+from tensorflux import train
+from tensorflux.framework import scopes
 from tensorflux.keras import backend, losses, metrics, optimizers
 from tensorflux.keras.callbacks import History
 from tensorflux.keras.engine.base_layer import keras_history
@@ -21,14 +23,12 @@ from tensorflux.keras.engine.training_generator import (
     dataset_batches,
     is_generator_like,
 )
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_primitives
+from tensorflux.ops.state import variable_ops as state_variable_ops
 
 __all__ = ["TrainingMixin"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 def _as_list(x):
@@ -40,8 +40,9 @@ def _as_list(x):
 def _metric_fn(spec, loss_fn, output):
     """(history name, per-sample function) of one `metrics=` entry."""
     if spec in ("accuracy", "acc"):
-        name = getattr(loss_fn, "__name__", None) or getattr(getattr(loss_fn, "fn", None),
-                                                            "__name__", "")
+        name = getattr(loss_fn, "__name__", None) or getattr(
+            getattr(loss_fn, "fn", None), "__name__", ""
+        )
         last = output.get_shape().as_list()[-1] if output.get_shape().ndims else None
         if name == "binary_crossentropy" or last == 1:
             return "acc", metrics.binary_accuracy
@@ -52,14 +53,16 @@ def _metric_fn(spec, loss_fn, output):
     return (spec if isinstance(spec, str) else fn.__name__), fn
 
 
-def _weighted_loss(tf, loss_fn, target, output, weights):
+def _weighted_loss(loss_fn, target, output, weights):
     """The batch loss: sum(per-sample loss * sample weight) / number of loss elements."""
     if isinstance(loss_fn, losses.Loss):
         return loss_fn(target, output, sample_weight=weights)
     per_sample = loss_fn(target, output)
     rank = per_sample.get_shape().ndims
-    scale = tf.reshape(weights, [-1] + [1] * (rank - 1)) if rank and rank > 1 else weights
-    return tf.reduce_sum(per_sample * scale) / tf.cast(tf.size(per_sample), per_sample.dtype)
+    scale = array_ops.reshape(weights, [-1] + [1] * (rank - 1)) if rank and rank > 1 else weights
+    return math_ops.reduce_sum(per_sample * scale) / math_ops.cast(
+        array_ops.size(per_sample), per_sample.dtype
+    )
 
 
 class TrainingMixin(GeneratorMixin):
@@ -75,8 +78,14 @@ class TrainingMixin(GeneratorMixin):
 
     # -- compile ---------------------------------------------------------------------------
 
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,  # noqa: A002
-                **kwargs):
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        metrics=None,
+        loss_weights=None,  # noqa: A002
+        **kwargs,
+    ):
         """Sets the optimizer (name, Keras or tf.train optimizer), loss(es) and metrics.
 
         With several outputs, `loss`, `loss_weights` and `metrics` may be lists (one entry per
@@ -101,8 +110,13 @@ class TrainingMixin(GeneratorMixin):
         if self._train is None and getattr(self, "_compiled", False) and self.outputs is None:
             names = ["loss"]
             for spec in _as_list(self._metric_spec):
-                names.append("acc" if spec in ("accuracy", "acc")
-                             else spec if isinstance(spec, str) else spec.__name__)
+                names.append(
+                    "acc"
+                    if spec in ("accuracy", "acc")
+                    else spec
+                    if isinstance(spec, str)
+                    else spec.__name__
+                )
             return names
         if self._train is None:
             self._build_training()
@@ -120,77 +134,104 @@ class TrainingMixin(GeneratorMixin):
         if isinstance(spec, dict):
             unknown = set(spec) - set(names)
             if unknown:
-                raise ValueError(f"Unknown entries in {what} dictionary: {sorted(unknown)}. Only "
-                                 f"expected the following keys: {names}")
+                raise ValueError(
+                    f"Unknown entries in {what} dictionary: {sorted(unknown)}. Only "
+                    f"expected the following keys: {names}"
+                )
             return [spec.get(n, default) for n in names]
         if isinstance(spec, (list, tuple)) and what != "metrics":
             if len(spec) != len(names):
-                raise ValueError(f"When passing a list as {what}, it should have one entry per "
-                                 f"model output. The model has {len(names)} outputs, but you "
-                                 f"passed {what}={spec!r}")
+                raise ValueError(
+                    f"When passing a list as {what}, it should have one entry per "
+                    f"model output. The model has {len(names)} outputs, but you "
+                    f"passed {what}={spec!r}"
+                )
             return list(spec)
-        if what == "metrics" and isinstance(spec, (list, tuple)) and spec and all(
-                isinstance(m, (list, tuple)) for m in spec):
+        if (
+            what == "metrics"
+            and isinstance(spec, (list, tuple))
+            and spec
+            and all(isinstance(m, (list, tuple)) for m in spec)
+        ):
             if len(spec) != len(names):
                 raise ValueError(f"metrics: expected one list per output ({len(names)}).")
             return list(spec)
         return [spec if spec is not None else default for _ in names]
 
     def _build_training(self):
-        tf = _api()
         names = self._output_names()
         multi = len(names) > 1
-        loss_fns = [None if spec is None else losses.get(spec)
-                    for spec in self._per_output(self._loss_spec, names, "loss")]
+        loss_fns = [
+            None if spec is None else losses.get(spec)
+            for spec in self._per_output(self._loss_spec, names, "loss")
+        ]
         scales = self._per_output(self._loss_weights, names, "loss_weights", 1.0)
-        metric_specs = [_as_list(m) for m in
-                        self._per_output(self._metric_spec, names, "metrics", [])]
+        metric_specs = [
+            _as_list(m) for m in self._per_output(self._metric_spec, names, "metrics", [])
+        ]
         graph = self.outputs[0].graph
         targets, terms, metric_names, metric_values, output_losses = [], [], [], [], []
         with graph.as_default(), graph.name_scope(None):
-            weights = tf.placeholder(self.outputs[0].dtype.base_dtype, shape=[None],
-                                     name=f"{names[0]}_sample_weights")
+            weights = array_ops.placeholder(
+                self.outputs[0].dtype.base_dtype, shape=[None], name=f"{names[0]}_sample_weights"
+            )
             for name, output, loss_fn, scale in zip(names, self.outputs, loss_fns, scales):
-                target = tf.placeholder(output.dtype.base_dtype, shape=None,
-                                        name=f"{name}_target")
+                target = array_ops.placeholder(
+                    output.dtype.base_dtype, shape=None, name=f"{name}_target"
+                )
                 targets.append(target)
                 if loss_fn is None:
                     continue
-                with tf.name_scope(f"{name}_loss" if multi else "loss"):
-                    loss = _weighted_loss(tf, loss_fn, target, output, weights)
+                with scopes.name_scope(f"{name}_loss" if multi else "loss"):
+                    loss = _weighted_loss(loss_fn, target, output, weights)
                 output_losses.append((f"{name}_loss", loss))
                 terms.append(loss * scale if scale != 1.0 else loss)
             if not terms:
                 raise ValueError("compile: no output has a loss.")
-            with tf.name_scope("loss"):
-                total = tf.add_n(terms + [tf.cast(x, terms[0].dtype) for x in self.losses])
+            with scopes.name_scope("loss"):
+                total = math_ops.add_n(
+                    terms + [math_ops.cast(x, terms[0].dtype) for x in self.losses]
+                )
             if multi:
                 metric_names += [n for n, _ in output_losses]
                 metric_values += [v for _, v in output_losses]
-            with tf.name_scope("metrics"):
-                for name, output, target, loss_fn, specs in zip(names, self.outputs, targets,
-                                                                 loss_fns, metric_specs):
+            with scopes.name_scope("metrics"):
+                for name, output, target, loss_fn, specs in zip(
+                    names, self.outputs, targets, loss_fns, metric_specs
+                ):
                     for spec in specs:
                         metric_name, fn = _metric_fn(spec, loss_fn, output)
                         metric_names.append(f"{name}_{metric_name}" if multi else metric_name)
-                        metric_values.append(tf.reduce_mean(fn(target, output)))
+                        metric_values.append(math_ops.reduce_mean(fn(target, output)))
             params = self.trainable_weights
             if not params:
                 raise ValueError(f'Model "{self.name}" has no trainable weights to train.')
-            with tf.name_scope("training"):
+            with scopes.name_scope("training"):
                 step = self.optimizer.minimize(total, var_list=params)
-                with tf.control_dependencies([step]):
-                    projected = [tf.assign(v, v.constraint(v)) for v in params
-                                 if getattr(v, "constraint", None) is not None]
-                train_op = tf.group(step, *projected, *self.updates)
-        self._train = {"targets": targets, "weights": weights, "loss": total,
-                       "metrics": metric_values, "metric_names": metric_names,
-                       "train_op": train_op, "loss_fns": loss_fns, "names": names}
+                with scopes.control_dependencies([step]):
+                    projected = [
+                        state_variable_ops.assign(v, v.constraint(v))
+                        for v in params
+                        if getattr(v, "constraint", None) is not None
+                    ]
+                train_op = control_flow_primitives.group(step, *projected, *self.updates)
+        self._train = {
+            "targets": targets,
+            "weights": weights,
+            "loss": total,
+            "metrics": metric_values,
+            "metric_names": metric_names,
+            "train_op": train_op,
+            "loss_fns": loss_fns,
+            "names": names,
+        }
 
     def _ensure_training(self, x):
         if not self._compiled:
-            raise RuntimeError("You must compile your model before training/testing. Use "
-                               "`model.compile(optimizer, loss)`.")
+            raise RuntimeError(
+                "You must compile your model before training/testing. Use "
+                "`model.compile(optimizer, loss)`."
+            )
         self._ensure_inputs(x)
         if self._train is None:
             self._build_training()
@@ -217,8 +258,7 @@ class TrainingMixin(GeneratorMixin):
         names = self._input_names()
         missing = [n for n in names if n not in x]
         if missing:
-            raise ValueError(f"No data provided for {missing}. Need data for each key in: "
-                             f"{names}")
+            raise ValueError(f"No data provided for {missing}. Need data for each key in: {names}")
         return [x[n] for n in names]
 
     # -- feeding ---------------------------------------------------------------------------
@@ -227,17 +267,23 @@ class TrainingMixin(GeneratorMixin):
         x = self._input_arrays(x)
         arrays = _as_list(x) if isinstance(x, (list, tuple)) else [x]
         if len(arrays) != len(self.inputs):
-            raise ValueError(f'Model "{self.name}" expects {len(self.inputs)} input array(s), '
-                             f"but it received {len(arrays)}.")
+            raise ValueError(
+                f'Model "{self.name}" expects {len(self.inputs)} input array(s), '
+                f"but it received {len(arrays)}."
+            )
         feed = {}
         for tensor, array in zip(self.inputs, arrays):
             array = np.asarray(array)
             want = tensor.get_shape()
-            if want.ndims is not None and (array.ndim != want.ndims or not all(
-                    d is None or d == a for d, a in zip(want.as_list()[1:], array.shape[1:]))):
-                raise ValueError(f'Error when checking input: expected {tensor.op.name} to have '
-                                 f"shape {tuple(want.as_list()[1:])} but got array with shape "
-                                 f"{array.shape[1:]}")
+            if want.ndims is not None and (
+                array.ndim != want.ndims
+                or not all(d is None or d == a for d, a in zip(want.as_list()[1:], array.shape[1:]))
+            ):
+                raise ValueError(
+                    f"Error when checking input: expected {tensor.op.name} to have "
+                    f"shape {tuple(want.as_list()[1:])} but got array with shape "
+                    f"{array.shape[1:]}"
+                )
             feed[tensor] = array if index is None else array[index]
         return feed
 
@@ -247,14 +293,16 @@ class TrainingMixin(GeneratorMixin):
         if isinstance(y, dict):
             missing = [n for n in names if n not in y]
             if missing:
-                raise ValueError(f"No data provided for {missing}. Need data for each key in: "
-                                 f"{names}")
+                raise ValueError(
+                    f"No data provided for {missing}. Need data for each key in: {names}"
+                )
             arrays = [y[n] for n in names]
         elif len(names) > 1:
             arrays = list(y) if isinstance(y, (list, tuple)) else [y]
             if len(arrays) != len(names):
-                raise ValueError(f"Expected {len(names)} target arrays (one per output), got "
-                                 f"{len(arrays)}.")
+                raise ValueError(
+                    f"Expected {len(names)} target arrays (one per output), got {len(arrays)}."
+                )
         else:
             arrays = [y[0] if isinstance(y, (list, tuple)) and len(y) == 1 else y]
         result = []
@@ -273,13 +321,15 @@ class TrainingMixin(GeneratorMixin):
             return None
         y = y[0]
         count = len(y)
-        weights = np.ones(count) if sample_weight is None else np.asarray(sample_weight,
-                                                                          np.float64)
+        weights = np.ones(count) if sample_weight is None else np.asarray(sample_weight, np.float64)
         if weights.shape != (count,):
             raise ValueError(f"sample_weight must have shape ({count},), got {weights.shape}.")
         if class_weight is not None:
-            classes = (np.argmax(y, axis=-1) if y.ndim > 1 and y.shape[-1] > 1
-                       else np.asarray(y).reshape(count, -1)[:, 0]).astype(np.int64)
+            classes = (
+                np.argmax(y, axis=-1)
+                if y.ndim > 1 and y.shape[-1] > 1
+                else np.asarray(y).reshape(count, -1)[:, 0]
+            ).astype(np.int64)
             missing = set(np.unique(classes).tolist()) - set(class_weight)
             if missing:
                 raise ValueError(f"class_weight has no weight for class(es) {sorted(missing)}.")
@@ -292,8 +342,9 @@ class TrainingMixin(GeneratorMixin):
         x = self._input_arrays(x)
         return len(np.asarray(_as_list(x)[0] if isinstance(x, (list, tuple)) else x))
 
-    def _run_batches(self, fetches, x, y, batch_size, training, order=None, callbacks=(),
-                     names=(), weights=None):
+    def _run_batches(
+        self, fetches, x, y, batch_size, training, order=None, callbacks=(), names=(), weights=None
+    ):
         """Runs `fetches` per batch; returns the batch-size-weighted means of the scalars."""
         session = backend.get_session()
         count = self._num_samples(x)
@@ -302,22 +353,23 @@ class TrainingMixin(GeneratorMixin):
         phase = backend._learning_phase_placeholder()
         train_op = self._train["train_op"] if training else None
         for batch, start in enumerate(range(0, count, batch_size)):
-            index = order[start:start + batch_size]
+            index = order[start : start + batch_size]
             for callback in callbacks:
                 callback.on_batch_begin(batch, {"batch": batch, "size": len(index)})
             feed = self._inputs_feed(x, index)
             for target, array in zip(self._train["targets"], y):
                 feed[target] = array[index]
-            feed[self._train["weights"]] = (np.ones(len(index)) if weights is None
-                                            else weights[index])
+            feed[self._train["weights"]] = (
+                np.ones(len(index)) if weights is None else weights[index]
+            )
             if phase is not None and training:
                 feed[phase] = True
             run = list(fetches) + ([train_op] if train_op is not None else [])
             values = session.run(run, feed_dict=feed)
-            totals += np.asarray(values[:len(fetches)], dtype=np.float64) * len(index)
+            totals += np.asarray(values[: len(fetches)], dtype=np.float64) * len(index)
             if callbacks:
                 logs = {"batch": batch, "size": len(index)}
-                logs.update(self._logs(names, values[:len(fetches)]))
+                logs.update(self._logs(names, values[: len(fetches)]))
                 for callback in callbacks:
                     callback.on_batch_end(batch, logs)
                 if self.stop_training:
@@ -329,9 +381,22 @@ class TrainingMixin(GeneratorMixin):
 
     # -- public loops ----------------------------------------------------------------------
 
-    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
-            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
-            sample_weight=None, initial_epoch=0, steps_per_epoch=None):
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        epochs=1,
+        verbose=1,
+        callbacks=None,
+        validation_split=0.0,
+        validation_data=None,
+        shuffle=True,
+        class_weight=None,
+        sample_weight=None,
+        initial_epoch=0,
+        steps_per_epoch=None,
+    ):
         """Trains for `epochs` passes over (x, y) in batches; returns a `History`.
 
         `callbacks` (tf.keras.callbacks objects) see every epoch and batch; one that sets
@@ -340,10 +405,16 @@ class TrainingMixin(GeneratorMixin):
         """
         x = dataset_batches(x, steps_per_epoch, "fit") or x
         if is_generator_like(x):
-            return self.fit_generator(x, steps_per_epoch=steps_per_epoch,
-                                      epochs=epochs, verbose=verbose, callbacks=callbacks,
-                                      validation_data=validation_data,
-                                      class_weight=class_weight, initial_epoch=initial_epoch)
+            return self.fit_generator(
+                x,
+                steps_per_epoch=steps_per_epoch,
+                epochs=epochs,
+                verbose=verbose,
+                callbacks=callbacks,
+                validation_data=validation_data,
+                class_weight=class_weight,
+                initial_epoch=initial_epoch,
+            )
         self._ensure_training(x)
         x = self._input_arrays(x)
         y = self._targets(y)
@@ -354,19 +425,29 @@ class TrainingMixin(GeneratorMixin):
             cut = int(count * (1.0 - validation_split))
             xs = _as_list(x) if isinstance(x, (list, tuple)) else [x]
             val_x = [np.asarray(a)[cut:] for a in xs]
-            validation_data = (val_x if isinstance(x, (list, tuple)) else val_x[0],
-                               [a[cut:] for a in y])
-            x = [np.asarray(a)[:cut] for a in xs] if isinstance(x, (list, tuple)) \
+            validation_data = (
+                val_x if isinstance(x, (list, tuple)) else val_x[0],
+                [a[cut:] for a in y],
+            )
+            x = (
+                [np.asarray(a)[:cut] for a in xs]
+                if isinstance(x, (list, tuple))
                 else np.asarray(x)[:cut]
+            )
             y = [a[:cut] for a in y]
             weights = None if weights is None else weights[:cut]
         names = ["loss"] + self._train["metric_names"]
         fetches = [self._train["loss"]] + self._train["metrics"]
         history = History()
         callbacks = list(callbacks or []) + [history]
-        params = {"batch_size": batch_size, "epochs": epochs, "samples": self._num_samples(x),
-                  "verbose": verbose, "do_validation": validation_data is not None,
-                  "metrics": names + (["val_" + n for n in names] if validation_data else [])}
+        params = {
+            "batch_size": batch_size,
+            "epochs": epochs,
+            "samples": self._num_samples(x),
+            "verbose": verbose,
+            "do_validation": validation_data is not None,
+            "metrics": names + (["val_" + n for n in names] if validation_data else []),
+        }
         for callback in callbacks:
             callback.set_model(self)
             callback.set_params(params)
@@ -379,8 +460,12 @@ class TrainingMixin(GeneratorMixin):
             for callback in callbacks:
                 callback.on_epoch_begin(epoch, {})
             order = np.random.permutation(count) if shuffle else None
-            logs = self._logs(names, self._run_batches(fetches, x, y, batch_size, True, order,
-                                                       callbacks, names, weights))
+            logs = self._logs(
+                names,
+                self._run_batches(
+                    fetches, x, y, batch_size, True, order, callbacks, names, weights
+                ),
+            )
             if validation_data is not None:
                 val_x, val_y = validation_data[0], self._targets(validation_data[1])
                 values = self._run_batches(fetches, val_x, val_y, batch_size, False)
@@ -389,16 +474,17 @@ class TrainingMixin(GeneratorMixin):
                 callback.on_epoch_end(epoch, logs)
             if verbose:
                 line = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
-                sys.stdout.write(f"Epoch {epoch + 1}/{epochs}\n{count}/{count} - "
-                                 f"{time.time() - began:.0f}s - {line}\n")
+                sys.stdout.write(
+                    f"Epoch {epoch + 1}/{epochs}\n{count}/{count} - "
+                    f"{time.time() - began:.0f}s - {line}\n"
+                )
             if self.stop_training:
                 break
         for callback in callbacks:
             callback.on_train_end({})
         return history
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
-                 steps=None):
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None):
         """The loss (and metrics) over (x, y): a scalar, or a list when there are metrics.
         `x` may be a tf.data Dataset of (x, y) elements, read for `steps` batches."""
         source = dataset_batches(x, steps, "evaluate")
@@ -407,8 +493,14 @@ class TrainingMixin(GeneratorMixin):
         self._ensure_training(x)
         fetches = [self._train["loss"]] + self._train["metrics"]
         y = self._targets(y)
-        values = self._run_batches(fetches, x, y, batch_size or 32, False,
-                                   weights=self._sample_weights(y, sample_weight, None))
+        values = self._run_batches(
+            fetches,
+            x,
+            y,
+            batch_size or 32,
+            False,
+            weights=self._sample_weights(y, sample_weight, None),
+        )
         if verbose:
             names = ["loss"] + self._train["metric_names"]
             sys.stdout.write(" - ".join(f"{k}: {v:.4f}" for k, v in zip(names, values)) + "\n")
@@ -428,8 +520,7 @@ class TrainingMixin(GeneratorMixin):
         parts = [[] for _ in self.outputs]
         for start in range(0, count, batch_size):
             index = np.arange(start, min(start + batch_size, count))
-            for part, value in zip(parts, session.run(self.outputs,
-                                                      self._inputs_feed(x, index))):
+            for part, value in zip(parts, session.run(self.outputs, self._inputs_feed(x, index))):
                 part.append(value)
         results = [np.concatenate(p) if p else np.zeros((0,)) for p in parts]
         return results[0] if len(results) == 1 else results
@@ -438,8 +529,14 @@ class TrainingMixin(GeneratorMixin):
         self._ensure_training(x)
         fetches = [self._train["loss"]] + self._train["metrics"]
         y = self._targets(y)
-        values = self._run_batches(fetches, x, y, max(self._num_samples(x), 1), training,
-                                   weights=self._sample_weights(y, sample_weight, class_weight))
+        values = self._run_batches(
+            fetches,
+            x,
+            y,
+            max(self._num_samples(x), 1),
+            training,
+            weights=self._sample_weights(y, sample_weight, class_weight),
+        )
         values = [float(v) for v in values]
         return values[0] if len(values) == 1 else values
 
@@ -488,10 +585,9 @@ class TrainingMixin(GeneratorMixin):
         return json.dumps(model_to_config(self), **kwargs)
 
     def _weights_saver(self):
-        tf = _api()
         if self._saver is None:
             with self.weights[0].graph.as_default():
-                self._saver = tf.train.Saver(var_list=self._weight_keys())
+                self._saver = train.Saver(var_list=self._weight_keys())
         return self._saver
 
     def _weight_keys(self):
@@ -520,8 +616,10 @@ class TrainingMixin(GeneratorMixin):
     def summary(self, line_length=65, print_fn=None):
         """Prints the layers, their output shapes and parameter counts."""
         if self.outputs is None and not any(layer._inbound_nodes for layer in self.layers):
-            raise ValueError("This model has not yet been built. Build the model first by "
-                             "calling `build()` or by calling the model on a batch of data.")
+            raise ValueError(
+                "This model has not yet been built. Build the model first by "
+                "calling `build()` or by calling the model on a batch of data."
+            )
         print_fn = print_fn or print
         widths = (29, 26, line_length - 55)
         rows = []
@@ -532,12 +630,14 @@ class TrainingMixin(GeneratorMixin):
                 outs = nodes[-1].output_tensors
                 shapes = [tuple(t.get_shape().as_list()) for t in outs]
                 shape = str(shapes[0] if len(shapes) == 1 else shapes).replace("None", "None")
-            rows.append((f"{layer.name} ({type(layer).__name__})", shape,
-                         str(layer.count_params())))
+            rows.append(
+                (f"{layer.name} ({type(layer).__name__})", shape, str(layer.count_params()))
+            )
         print_fn(f'Model: "{self.name}"')
         print_fn("_" * line_length)
-        print_fn("".join(h.ljust(w) for h, w in zip(("Layer (type)", "Output Shape",
-                                                      "Param #"), widths)))
+        print_fn(
+            "".join(h.ljust(w) for h, w in zip(("Layer (type)", "Output Shape", "Param #"), widths))
+        )
         print_fn("=" * line_length)
         for i, row in enumerate(rows):
             print_fn("".join(c.ljust(w) for c, w in zip(row, widths)))

@@ -43,8 +43,10 @@ def dataset_batches(x, steps, where):
     else:
         return None
     if steps is None:
-        raise ValueError(f"`{where}`: when using a tf.data Dataset or Iterator as input, "
-                         "specify the number of steps (`steps_per_epoch` or `steps`).")
+        raise ValueError(
+            f"`{where}`: when using a tf.data Dataset or Iterator as input, "
+            "specify the number of steps (`steps_per_epoch` or `steps`)."
+        )
     element = iterator.get_next()
 
     def elements():
@@ -73,8 +75,9 @@ class _Batches:
         self.sequence = isinstance(source, _sequence_type())
         if steps is None:
             if not self.sequence:
-                raise ValueError(f"`{where}`: `steps` is required for a generator without "
-                                 "`__len__`.")
+                raise ValueError(
+                    f"`{where}`: `steps` is required for a generator without `__len__`."
+                )
             steps = len(source)
         self.steps = int(steps)
         self._iterator = None
@@ -97,8 +100,10 @@ class _Batches:
 
 def _unpack(batch, where):
     if not isinstance(batch, tuple) or len(batch) not in (2, 3):
-        raise ValueError(f"`{where}`: output of generator should be a tuple (x, y) or "
-                         f"(x, y, sample_weight). Found: {type(batch).__name__}")
+        raise ValueError(
+            f"`{where}`: output of generator should be a tuple (x, y) or "
+            f"(x, y, sample_weight). Found: {type(batch).__name__}"
+        )
     return batch if len(batch) == 3 else (*batch, None)
 
 
@@ -111,12 +116,23 @@ class GeneratorMixin:
         fetches = [self._train["loss"]] + self._train["metrics"]
         y = self._targets(y)
         weights = self._sample_weights(y, sample_weight, class_weight)
-        return self._run_batches(fetches, x, y, self._num_samples(x), training,
-                                 weights=weights), self._num_samples(x)
+        return self._run_batches(
+            fetches, x, y, self._num_samples(x), training, weights=weights
+        ), self._num_samples(x)
 
-    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
-                      callbacks=None, validation_data=None, validation_steps=None,
-                      class_weight=None, initial_epoch=0, **kwargs):
+    def fit_generator(
+        self,
+        generator,
+        steps_per_epoch=None,
+        epochs=1,
+        verbose=1,
+        callbacks=None,
+        validation_data=None,
+        validation_steps=None,
+        class_weight=None,
+        initial_epoch=0,
+        **kwargs,
+    ):
         """Trains on batches from `generator`, `steps_per_epoch` per epoch."""
         _check_kwargs(kwargs, "fit_generator")
         batches = _Batches(generator, steps_per_epoch, "fit_generator")
@@ -124,8 +140,14 @@ class GeneratorMixin:
         callbacks = list(callbacks or []) + [history]
         for callback in callbacks:
             callback.set_model(self)
-            callback.set_params({"epochs": epochs, "steps": batches.steps, "verbose": verbose,
-                                 "do_validation": validation_data is not None})
+            callback.set_params(
+                {
+                    "epochs": epochs,
+                    "steps": batches.steps,
+                    "verbose": verbose,
+                    "do_validation": validation_data is not None,
+                }
+            )
         self.stop_training = False
         for callback in callbacks:
             callback.on_train_begin({})
@@ -154,8 +176,11 @@ class GeneratorMixin:
             for callback in callbacks:
                 callback.on_epoch_end(epoch, logs)
             if verbose:
-                sys.stdout.write(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(
-                    f"{k}: {v:.4f}" for k, v in logs.items()) + "\n")
+                sys.stdout.write(
+                    f"Epoch {epoch + 1}/{epochs} - "
+                    + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
+                    + "\n"
+                )
             if self.stop_training:
                 break
         for callback in callbacks:
@@ -179,7 +204,6 @@ class GeneratorMixin:
         for batch in _Batches(generator, steps, "predict_generator").epoch():
             x = batch[0] if isinstance(batch, tuple) else batch
             self._ensure_inputs(x)
-            parts.append(backend.get_session().run(self.outputs,
-                                                   self._inputs_feed(x, None)))
+            parts.append(backend.get_session().run(self.outputs, self._inputs_feed(x, None)))
         results = [np.concatenate([p[i] for p in parts]) for i in range(len(self.outputs))]
         return results[0] if len(results) == 1 else results

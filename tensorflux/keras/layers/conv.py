@@ -1,21 +1,36 @@
-"""Keras convolution and pooling layers (channels_last): Conv1D, Conv2D, pooling, global pooling.
-"""
+"""Keras convolution and pooling layers (channels_last): Conv1D, Conv2D, pooling, global pooling."""
 
 from __future__ import annotations
 
 from tensorflux.keras import activations, initializers
 from tensorflux.keras.engine.base_layer import InputSpec, Layer
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import conv as nn_conv
+from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import pooling as nn_pooling
 
-__all__ = ["Conv1D", "Conv2D", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
-           "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
-           "GlobalMaxPooling1D", "GlobalMaxPooling2D", "MaxPool1D", "MaxPool2D", "AvgPool1D",
-           "AvgPool2D", "Convolution1D", "Convolution2D", "GlobalAvgPool2D", "GlobalMaxPool2D"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
+__all__ = [
+    "Conv1D",
+    "Conv2D",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "MaxPool1D",
+    "MaxPool2D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "Convolution1D",
+    "Convolution2D",
+    "GlobalAvgPool2D",
+    "GlobalMaxPool2D",
+    "Conv2DTranspose",
+]
 
 
 def _tuple(value, rank, what, layer):
@@ -23,15 +38,18 @@ def _tuple(value, rank, what, layer):
         return (value,) * rank
     value = tuple(int(v) for v in value)
     if len(value) != rank:
-        raise ValueError(f'Layer "{layer}": the `{what}` argument must be a tuple of {rank} '
-                         f"integers. Received: {value}")
+        raise ValueError(
+            f'Layer "{layer}": the `{what}` argument must be a tuple of {rank} '
+            f"integers. Received: {value}"
+        )
     return value
 
 
 def _channels_last(data_format, layer):
     if data_format not in (None, "channels_last"):
-        raise ValueError(f'Layer "{layer}": only data_format="channels_last" is supported, '
-                         f"got {data_format!r}.")
+        raise ValueError(
+            f'Layer "{layer}": only data_format="channels_last" is supported, got {data_format!r}.'
+        )
 
 
 def _padding(padding, layer, allowed=("valid", "same")):
@@ -44,11 +62,25 @@ def _padding(padding, layer, allowed=("valid", "same")):
 class _Conv(Layer):
     rank = 2
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         _channels_last(data_format, self.name)
         self.filters = int(filters)
@@ -68,24 +100,35 @@ class _Conv(Layer):
     def build(self, input_shape):
         channels = input_shape[-1]
         if channels is None:
-            raise ValueError(f'Layer "{self.name}": the channel dimension of the inputs should '
-                             "be defined. Found None.")
-        self.kernel = self.add_weight("kernel", (*self.kernel_size, channels, self.filters),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = (self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
-                                     regularizer=self.bias_regularizer,
-                                     constraint=self.bias_constraint)
-                     if self.use_bias else None)
+            raise ValueError(
+                f'Layer "{self.name}": the channel dimension of the inputs should '
+                "be defined. Found None."
+            )
+        self.kernel = self.add_weight(
+            "kernel",
+            (*self.kernel_size, channels, self.filters),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.bias = (
+            self.add_weight(
+                "bias",
+                (self.filters,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+            if self.use_bias
+            else None
+        )
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: channels})
         self.built = True
 
     def call(self, inputs):
-        tf = _api()
-        outputs = self._convolve(tf, inputs)
+        outputs = self._convolve(inputs)
         if self.bias is not None:
-            outputs = tf.nn.bias_add(outputs, self.bias)
+            outputs = nn_core.bias_add(outputs, self.bias)
         return self.activation(outputs)
 
 
@@ -94,10 +137,14 @@ class Conv2D(_Conv):
 
     rank = 2
 
-    def _convolve(self, tf, inputs):
-        return tf.nn.conv2d(inputs, self.kernel, strides=[1, *self.strides, 1],
-                            padding=self.padding.upper(),
-                            dilations=[1, *self.dilation_rate, 1])
+    def _convolve(self, inputs):
+        return nn_conv.conv2d(
+            inputs,
+            self.kernel,
+            strides=[1, *self.strides, 1],
+            padding=self.padding.upper(),
+            dilations=[1, *self.dilation_rate, 1],
+        )
 
 
 class Conv1D(_Conv):
@@ -106,17 +153,22 @@ class Conv1D(_Conv):
 
     rank = 1
 
-    def _convolve(self, tf, inputs):
+    def _convolve(self, inputs):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            inputs = tf.pad(inputs, [[0, 0], [left, 0], [0, 0]])
+            inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
-        x = tf.expand_dims(inputs, 1)
-        kernel = tf.expand_dims(self.kernel, 0)
-        y = tf.nn.conv2d(x, kernel, strides=[1, 1, self.strides[0], 1],
-                         padding=padding.upper(), dilations=[1, 1, self.dilation_rate[0], 1])
-        return tf.squeeze(y, [1])
+        x = array_ops.expand_dims(inputs, 1)
+        kernel = array_ops.expand_dims(self.kernel, 0)
+        y = nn_conv.conv2d(
+            x,
+            kernel,
+            strides=[1, 1, self.strides[0], 1],
+            padding=padding.upper(),
+            dilations=[1, 1, self.dilation_rate[0], 1],
+        )
+        return array_ops.squeeze(y, [1])
 
 
 class _Pooling(Layer):
@@ -127,20 +179,23 @@ class _Pooling(Layer):
         super().__init__(**kwargs)
         _channels_last(data_format, self.name)
         self.pool_size = _tuple(pool_size, self.rank, "pool_size", self.name)
-        self.strides = _tuple(strides if strides is not None else pool_size, self.rank,
-                              "strides", self.name)
+        self.strides = _tuple(
+            strides if strides is not None else pool_size, self.rank, "strides", self.name
+        )
         self.padding = _padding(padding, self.name)
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
-        tf = _api()
-        pool = tf.nn.max_pool if self.kind == "max" else tf.nn.avg_pool
+        pool = nn_pooling.max_pool if self.kind == "max" else nn_pooling.avg_pool
         if self.rank == 1:
-            y = pool(tf.expand_dims(inputs, 1), [1, 1, self.pool_size[0], 1],
-                     [1, 1, self.strides[0], 1], self.padding.upper())
-            return tf.squeeze(y, [1])
-        return pool(inputs, [1, *self.pool_size, 1], [1, *self.strides, 1],
-                    self.padding.upper())
+            y = pool(
+                array_ops.expand_dims(inputs, 1),
+                [1, 1, self.pool_size[0], 1],
+                [1, 1, self.strides[0], 1],
+                self.padding.upper(),
+            )
+            return array_ops.squeeze(y, [1])
+        return pool(inputs, [1, *self.pool_size, 1], [1, *self.strides, 1], self.padding.upper())
 
 
 class MaxPooling2D(_Pooling):
@@ -158,8 +213,7 @@ class MaxPooling1D(_Pooling):
 
     rank = 1
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
-                 **kwargs):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
@@ -180,8 +234,7 @@ class _GlobalPooling(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
-        tf = _api()
-        reduce = tf.reduce_max if self.kind == "max" else tf.reduce_mean
+        reduce = math_ops.reduce_max if self.kind == "max" else math_ops.reduce_mean
         return reduce(inputs, axis=list(range(1, self.rank + 1)), keepdims=self.keepdims)
 
 
@@ -212,3 +265,61 @@ MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
 AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
 Convolution1D, Convolution2D = Conv1D, Conv2D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
+
+
+class Conv2DTranspose(Conv2D):
+    """Transposed 2-D convolution; kernel [kh, kw, filters, in_channels]."""
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(
+                f'Layer "{self.name}": the channel dimension of the inputs should '
+                "be defined. Found None."
+            )
+        self.kernel = self.add_weight(
+            "kernel",
+            (*self.kernel_size, self.filters, channels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.bias = (
+            self.add_weight(
+                "bias",
+                (self.filters,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+            if self.use_bias
+            else None
+        )
+        self.input_spec = InputSpec(ndim=4, axes={-1: channels})
+        self.built = True
+
+    def _size(self, size, kernel, stride):
+        if size is None:
+            return None
+        if self.padding == "same":
+            return size * stride
+        return size * stride + max(kernel - stride, 0)
+
+    def _convolve(self, inputs):
+        if self.dilation_rate != (1, 1):
+            raise ValueError(f'Layer "{self.name}": dilation_rate is not supported.')
+        dims = inputs.get_shape().as_list()
+        dynamic = array_ops.shape(inputs)
+        sizes = [self._size(dims[i + 1], self.kernel_size[i], self.strides[i]) for i in (0, 1)]
+        if None in sizes:
+            raise ValueError(f'Layer "{self.name}": height and width must be known.')
+        output_shape = array_ops.stack([dynamic[0], sizes[0], sizes[1], self.filters])
+        outputs = nn_conv.conv2d_transpose(
+            inputs,
+            self.kernel,
+            output_shape,
+            strides=[1, *self.strides, 1],
+            padding=self.padding.upper(),
+        )
+        outputs.set_shape([dims[0], *sizes, self.filters])
+        return outputs

@@ -6,23 +6,31 @@ import numpy as np
 
 from tensorflux.keras import activations, backend, initializers
 from tensorflux.keras.engine.base_layer import InputSpec, Layer, format_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_primitives
+from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import functions as nn_functions
 
-__all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding",
-           "smart_cond"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
+__all__ = [
+    "Dense",
+    "Activation",
+    "Dropout",
+    "Flatten",
+    "Reshape",
+    "Lambda",
+    "Embedding",
+    "smart_cond",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+]
 
 
 def smart_cond(pred, true_fn, false_fn):
     """`true_fn()` or `false_fn()` when `pred` is a Python value, else `tf.cond`."""
-    tf = _api()
     if isinstance(pred, (bool, int, np.bool_, np.integer)):
         return true_fn() if pred else false_fn()
-    return tf.cond(tf.cast(pred, "bool"), true_fn, false_fn)
+    return control_flow_primitives.cond(math_ops.cast(pred, "bool"), true_fn, false_fn)
 
 
 def training_value(training):
@@ -33,10 +41,20 @@ def training_value(training):
 class Dense(Layer):
     """activation(inputs @ kernel + bias) on the last axis; kernel [in, units]."""
 
-    def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
         if self.units <= 0:
@@ -52,33 +70,47 @@ class Dense(Layer):
     def build(self, input_shape):
         last = input_shape[-1] if input_shape else None
         if last is None:
-            raise ValueError(f'The last dimension of the inputs to a Dense layer "{self.name}" '
-                             f"should be defined. Found None. Full input shape received: "
-                             f"{format_shape(input_shape or ())}")
-        self.kernel = self.add_weight("kernel", (last, self.units),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = (self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
-                                     regularizer=self.bias_regularizer,
-                                     constraint=self.bias_constraint)
-                     if self.use_bias else None)
+            raise ValueError(
+                f'The last dimension of the inputs to a Dense layer "{self.name}" '
+                f"should be defined. Found None. Full input shape received: "
+                f"{format_shape(input_shape or ())}"
+            )
+        self.kernel = self.add_weight(
+            "kernel",
+            (last, self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.bias = (
+            self.add_weight(
+                "bias",
+                (self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+            if self.use_bias
+            else None
+        )
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
 
     def call(self, inputs):
-        tf = _api()
         if inputs.dtype.base_dtype != self.kernel.dtype.base_dtype:
-            inputs = tf.cast(inputs, self.kernel.dtype.base_dtype)
+            inputs = math_ops.cast(inputs, self.kernel.dtype.base_dtype)
         if inputs.get_shape().ndims == 2:
-            outputs = tf.matmul(inputs, self.kernel)
+            outputs = math_ops.matmul(inputs, self.kernel)
         else:
-            flat = tf.matmul(tf.reshape(inputs, [-1, self.kernel.get_shape().as_list()[0]]),
-                             self.kernel)
-            outputs = tf.reshape(flat, tf.concat([tf.shape(inputs)[:-1], [self.units]], 0))
+            flat = math_ops.matmul(
+                array_ops.reshape(inputs, [-1, self.kernel.get_shape().as_list()[0]]), self.kernel
+            )
+            outputs = array_ops.reshape(
+                flat, array_ops.concat([array_ops.shape(inputs)[:-1], [self.units]], 0)
+            )
             outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
         if self.bias is not None:
-            outputs = tf.nn.bias_add(outputs, self.bias)
+            outputs = nn_core.bias_add(outputs, self.bias)
         return self.activation(outputs)
 
 
@@ -105,20 +137,21 @@ class Dropout(Layer):
         self.seed = seed
 
     def call(self, inputs, training=None):
-        tf = _api()
         if self.rate == 0:
-            return tf.identity(inputs)
+            return array_ops.identity(inputs)
 
         def dropped():
             noise_shape = None
             if self.noise_shape is not None:
-                dynamic = tf.shape(inputs)
-                noise_shape = tf.stack([dynamic[i] if d is None else d
-                                        for i, d in enumerate(self.noise_shape)])
-            return tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise_shape,
-                                 seed=self.seed)
+                dynamic = array_ops.shape(inputs)
+                noise_shape = array_ops.stack(
+                    [dynamic[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+                )
+            return nn_functions.dropout(
+                inputs, rate=self.rate, noise_shape=noise_shape, seed=self.seed
+            )
 
-        return smart_cond(training_value(training), dropped, lambda: tf.identity(inputs))
+        return smart_cond(training_value(training), dropped, lambda: array_ops.identity(inputs))
 
 
 class Flatten(Layer):
@@ -130,17 +163,16 @@ class Flatten(Layer):
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
-        tf = _api()
         if self.data_format == "channels_first" and inputs.get_shape().ndims > 2:
             rank = inputs.get_shape().ndims
-            inputs = tf.transpose(inputs, [0, *range(2, rank), 1])
+            inputs = array_ops.transpose(inputs, [0, *range(2, rank), 1])
         dims = inputs.get_shape().as_list()
         if len(dims) == 1:
-            return tf.expand_dims(inputs, 1)
+            return array_ops.expand_dims(inputs, 1)
         rest = dims[1:]
         if all(d is not None for d in rest):
-            return tf.reshape(inputs, [-1, int(np.prod(rest))])
-        return tf.reshape(inputs, tf.stack([tf.shape(inputs)[0], -1]))
+            return array_ops.reshape(inputs, [-1, int(np.prod(rest))])
+        return array_ops.reshape(inputs, array_ops.stack([array_ops.shape(inputs)[0], -1]))
 
 
 class Reshape(Layer):
@@ -150,23 +182,29 @@ class Reshape(Layer):
         super().__init__(**kwargs)
         self.target_shape = tuple(int(d) for d in target_shape)
         if sum(d == -1 for d in self.target_shape) > 1:
-            raise ValueError(f'Layer "{self.name}": there can only be one unknown dimension in '
-                             f"target_shape, got {self.target_shape}.")
+            raise ValueError(
+                f'Layer "{self.name}": there can only be one unknown dimension in '
+                f"target_shape, got {self.target_shape}."
+            )
 
     def call(self, inputs):
-        tf = _api()
         dims = inputs.get_shape().as_list()[1:]
         if None not in dims:
             size = int(np.prod(dims))
             known = int(np.prod([d for d in self.target_shape if d != -1]))
             if (-1 in self.target_shape and size % known) or (
-                    -1 not in self.target_shape and size != known):
-                raise ValueError(f'Layer "{self.name}": total size of new array must be '
-                                 f"unchanged, input_shape = {list(dims)}, output_shape = "
-                                 f"{list(self.target_shape)}")
+                -1 not in self.target_shape and size != known
+            ):
+                raise ValueError(
+                    f'Layer "{self.name}": total size of new array must be '
+                    f"unchanged, input_shape = {list(dims)}, output_shape = "
+                    f"{list(self.target_shape)}"
+                )
             batch = inputs.get_shape().as_list()[0]
-            return tf.reshape(inputs, [-1 if batch is None else batch, *self.target_shape])
-        return tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1], self.target_shape], 0))
+            return array_ops.reshape(inputs, [-1 if batch is None else batch, *self.target_shape])
+        return array_ops.reshape(
+            inputs, array_ops.concat([array_ops.shape(inputs)[:1], self.target_shape], 0)
+        )
 
 
 class Lambda(Layer):
@@ -184,15 +222,25 @@ class Lambda(Layer):
 class Embedding(Layer):
     """Looks up rows of `embeddings` [input_dim, output_dim] for integer inputs."""
 
-    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
-                 embeddings_regularizer=None, activity_regularizer=None,
-                 embeddings_constraint=None, mask_zero=False, input_length=None, **kwargs):
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        activity_regularizer=None,
+        embeddings_constraint=None,
+        mask_zero=False,
+        input_length=None,
+        **kwargs,
+    ):
         if "input_shape" not in kwargs and input_length is not None:
             kwargs["input_shape"] = (input_length,)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if mask_zero:
-            raise ValueError(f'Layer "{self.name}": mask_zero=True is not supported (masks are '
-                             "not propagated).")
+            raise ValueError(
+                f'Layer "{self.name}": mask_zero=True is not supported (masks are not propagated).'
+            )
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         if embeddings_initializer == "uniform":
             embeddings_initializer = initializers.RandomUniform(-0.05, 0.05)
@@ -203,15 +251,41 @@ class Embedding(Layer):
         self.input_length = input_length
 
     def build(self, input_shape):
-        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
-                                          initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer,
-                                          constraint=self.embeddings_constraint,
-                                          dtype=backend.floatx())
+        self.embeddings = self.add_weight(
+            "embeddings",
+            (self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+            dtype=backend.floatx(),
+        )
         self.built = True
 
     def call(self, inputs):
-        tf = _api()
         if not inputs.dtype.is_integer:
-            inputs = tf.cast(inputs, "int32")
-        return tf.nn.embedding_lookup(self.embeddings, inputs)
+            inputs = math_ops.cast(inputs, "int32")
+        return nn_functions.embedding_lookup(self.embeddings, inputs)
+
+
+class SpatialDropout1D(Dropout):
+    """Drops whole channels of [batch, steps, channels] while training."""
+
+    def __init__(self, rate, **kwargs):
+        super().__init__(rate, **kwargs)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs, training=None):
+        self.noise_shape = (None, 1, None)
+        return super().call(inputs, training)
+
+
+class SpatialDropout2D(Dropout):
+    """Drops whole channels of [batch, height, width, channels] while training."""
+
+    def __init__(self, rate, data_format=None, **kwargs):
+        super().__init__(rate, **kwargs)
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs, training=None):
+        self.noise_shape = (None, 1, 1, None)
+        return super().call(inputs, training)

@@ -5,25 +5,39 @@ from __future__ import annotations
 import functools
 
 from tensorflux.keras.engine.base_layer import Layer, format_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
 
-__all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "add",
-           "subtract", "multiply", "average", "maximum", "minimum", "concatenate"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
+__all__ = [
+    "Add",
+    "Subtract",
+    "Multiply",
+    "Average",
+    "Maximum",
+    "Minimum",
+    "Concatenate",
+    "add",
+    "subtract",
+    "multiply",
+    "average",
+    "maximum",
+    "minimum",
+    "concatenate",
+]
 
 
 class _Merge(Layer):
     def _check(self, inputs, exactly=None):
         if not isinstance(inputs, list) or len(inputs) < 2:
-            raise ValueError(f'Layer "{self.name}" should be called on a list of at least 2 '
-                             f"inputs. Received: {inputs!r}")
+            raise ValueError(
+                f'Layer "{self.name}" should be called on a list of at least 2 '
+                f"inputs. Received: {inputs!r}"
+            )
         if exactly is not None and len(inputs) != exactly:
-            raise ValueError(f'Layer "{self.name}" should be called on exactly {exactly} '
-                             f"inputs. Received {len(inputs)} inputs.")
+            raise ValueError(
+                f'Layer "{self.name}" should be called on exactly {exactly} '
+                f"inputs. Received {len(inputs)} inputs."
+            )
 
     def build(self, input_shape):
         self._check(input_shape if isinstance(input_shape, list) else None)
@@ -32,10 +46,15 @@ class _Merge(Layer):
     def call(self, inputs):
         self._check(inputs)
         shapes = [t.get_shape() for t in inputs]
-        if not all(shapes[0][1:].is_compatible_with(s[1:]) for s in shapes[1:]
-                   if s.ndims == shapes[0].ndims):
-            raise ValueError(f'Layer "{self.name}": inputs must have compatible shapes. Got '
-                             f"{', '.join(format_shape(s.as_list()) for s in shapes)}")
+        if not all(
+            shapes[0][1:].is_compatible_with(s[1:])
+            for s in shapes[1:]
+            if s.ndims == shapes[0].ndims
+        ):
+            raise ValueError(
+                f'Layer "{self.name}": inputs must have compatible shapes. Got '
+                f"{', '.join(format_shape(s.as_list()) for s in shapes)}"
+            )
         return self._merge(inputs)
 
 
@@ -43,7 +62,7 @@ class Add(_Merge):
     """Elementwise sum of the inputs."""
 
     def _merge(self, inputs):
-        return _api().add_n(inputs)
+        return math_ops.add_n(inputs)
 
 
 class Subtract(_Merge):
@@ -65,17 +84,17 @@ class Average(_Merge):
     """Elementwise mean of the inputs."""
 
     def _merge(self, inputs):
-        return _api().add_n(inputs) / float(len(inputs))
+        return math_ops.add_n(inputs) / float(len(inputs))
 
 
 class Maximum(_Merge):
     def _merge(self, inputs):
-        return functools.reduce(_api().maximum, inputs)
+        return functools.reduce(math_ops.maximum, inputs)
 
 
 class Minimum(_Merge):
     def _merge(self, inputs):
-        return functools.reduce(_api().minimum, inputs)
+        return functools.reduce(math_ops.minimum, inputs)
 
 
 class Concatenate(_Merge):
@@ -93,12 +112,15 @@ class Concatenate(_Merge):
         for shape in shapes[1:]:
             other = [d for i, d in enumerate(shape) if i != axis]
             first = [d for i, d in enumerate(shapes[0]) if i != axis]
-            if len(shape) != rank or any(a is not None and b is not None and a != b
-                                         for a, b in zip(first, other)):
-                raise ValueError(f'Layer "{self.name}": a Concatenate layer requires inputs '
-                                 "with matching shapes except for the concatenation axis. "
-                                 f"Received: input_shape={[format_shape(s) for s in shapes]}")
-        return _api().concat(inputs, axis=axis)
+            if len(shape) != rank or any(
+                a is not None and b is not None and a != b for a, b in zip(first, other)
+            ):
+                raise ValueError(
+                    f'Layer "{self.name}": a Concatenate layer requires inputs '
+                    "with matching shapes except for the concatenation axis. "
+                    f"Received: input_shape={[format_shape(s) for s in shapes]}"
+                )
+        return array_ops.concat(inputs, axis=axis)
 
 
 def _functional(cls):

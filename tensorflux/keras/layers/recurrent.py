@@ -9,16 +9,15 @@ Defaults are those of TF1 Keras: recurrent_activation='hard_sigmoid', unit_forge
 
 from __future__ import annotations
 
+from tensorflux.framework import dtypes, scopes
 from tensorflux.keras import activations, backend, initializers
 from tensorflux.keras.engine.base_layer import InputSpec, Layer, to_snake_case
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import rnn as nn_rnn
 
 __all__ = ["SimpleRNN", "LSTM", "GRU"]
-
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 class _Cell:
@@ -30,9 +29,10 @@ class _Cell:
         self.output_size = layer.units
 
     def zero_state(self, batch_size, dtype):
-        tf = _api()
-        return tuple(tf.zeros(tf.stack([batch_size, self.layer.units]), dtype=dtype)
-                     for _ in range(self.layer.state_count))
+        return tuple(
+            array_ops.zeros(array_ops.stack([batch_size, self.layer.units]), dtype=dtype)
+            for _ in range(self.layer.state_count)
+        )
 
     def __call__(self, inputs, state):
         return self.layer.step(inputs, state)
@@ -42,28 +42,51 @@ class _RNN(Layer):
     gates = 1
     state_count = 1
 
-    def __init__(self, units, activation="tanh", use_bias=True,
-                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
-                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 recurrent_constraint=None, bias_constraint=None, dropout=0.0,
-                 recurrent_dropout=0.0, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, unroll=False, time_major=False, **kwargs):
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        time_major=False,
+        **kwargs,
+    ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if dropout or recurrent_dropout or stateful:
-            raise ValueError(f'Layer "{self.name}": dropout, recurrent_dropout and stateful are '
-                             "not supported.")
+            raise ValueError(
+                f'Layer "{self.name}": dropout, recurrent_dropout and stateful are not supported.'
+            )
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer, self.recurrent_regularizer = (kernel_regularizer,
-                                                               recurrent_regularizer)
+        self.kernel_regularizer, self.recurrent_regularizer = (
+            kernel_regularizer,
+            recurrent_regularizer,
+        )
         self.bias_regularizer = bias_regularizer
-        self.kernel_constraint, self.recurrent_constraint = (kernel_constraint,
-                                                             recurrent_constraint)
+        self.kernel_constraint, self.recurrent_constraint = (
+            kernel_constraint,
+            recurrent_constraint,
+        )
         self.bias_constraint = bias_constraint
         self.return_sequences, self.return_state = return_sequences, return_state
         self.go_backwards, self.time_major = go_backwards, time_major
@@ -73,50 +96,69 @@ class _RNN(Layer):
         return self.bias_initializer
 
     def build(self, input_shape):
-        tf = _api()
         features = input_shape[-1]
         if features is None:
-            raise ValueError(f'Layer "{self.name}": the feature dimension of the inputs should '
-                             "be defined. Found None.")
+            raise ValueError(
+                f'Layer "{self.name}": the feature dimension of the inputs should '
+                "be defined. Found None."
+            )
         width = self.gates * self.units
-        with tf.name_scope(f"{to_snake_case(type(self).__name__)}_cell"):
-            self.kernel = self.add_weight("kernel", (features, width),
-                                          initializer=self.kernel_initializer,
-                                          regularizer=self.kernel_regularizer,
-                                          constraint=self.kernel_constraint)
-            self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, width),
-                                                    initializer=self.recurrent_initializer,
-                                                    regularizer=self.recurrent_regularizer,
-                                                    constraint=self.recurrent_constraint)
-            self.bias = (self.add_weight("bias", (width,), initializer=self._bias_initializer(),
-                                         regularizer=self.bias_regularizer,
-                                         constraint=self.bias_constraint)
-                         if self.use_bias else None)
+        with scopes.name_scope(f"{to_snake_case(type(self).__name__)}_cell"):
+            self.kernel = self.add_weight(
+                "kernel",
+                (features, width),
+                initializer=self.kernel_initializer,
+                regularizer=self.kernel_regularizer,
+                constraint=self.kernel_constraint,
+            )
+            self.recurrent_kernel = self.add_weight(
+                "recurrent_kernel",
+                (self.units, width),
+                initializer=self.recurrent_initializer,
+                regularizer=self.recurrent_regularizer,
+                constraint=self.recurrent_constraint,
+            )
+            self.bias = (
+                self.add_weight(
+                    "bias",
+                    (width,),
+                    initializer=self._bias_initializer(),
+                    regularizer=self.bias_regularizer,
+                    constraint=self.bias_constraint,
+                )
+                if self.use_bias
+                else None
+            )
         self.input_spec = InputSpec(ndim=3, axes={-1: features})
         self.built = True
 
     def _project(self, inputs):
-        tf = _api()
-        z = tf.matmul(inputs, self.kernel)
-        return tf.nn.bias_add(z, self.bias) if self.bias is not None else z
+        z = math_ops.matmul(inputs, self.kernel)
+        return nn_core.bias_add(z, self.bias) if self.bias is not None else z
 
     def call(self, inputs, initial_state=None):
-        tf = _api()
         if self.time_major:
-            inputs = tf.transpose(inputs, [1, 0, 2])
+            inputs = array_ops.transpose(inputs, [1, 0, 2])
         if self.go_backwards:
-            inputs = tf.reverse(inputs, [1])
+            inputs = array_ops.reverse(inputs, [1])
         if initial_state is not None:
-            initial_state = tuple(initial_state if isinstance(initial_state, (list, tuple))
-                                  else [initial_state])
+            initial_state = tuple(
+                initial_state if isinstance(initial_state, (list, tuple)) else [initial_state]
+            )
             if len(initial_state) != self.state_count:
-                raise ValueError(f'Layer "{self.name}" expects {self.state_count} initial '
-                                 f"state tensor(s), got {len(initial_state)}.")
-        outputs, states = tf.nn.dynamic_rnn(_Cell(self), inputs, initial_state=initial_state,
-                                            dtype=tf.as_dtype(backend.floatx()))
+                raise ValueError(
+                    f'Layer "{self.name}" expects {self.state_count} initial '
+                    f"state tensor(s), got {len(initial_state)}."
+                )
+        outputs, states = nn_rnn.dynamic_rnn(
+            _Cell(self),
+            inputs,
+            initial_state=initial_state,
+            dtype=dtypes.as_dtype(backend.floatx()),
+        )
         last = states[0]
         if self.return_sequences:
-            result = tf.transpose(outputs, [1, 0, 2]) if self.time_major else outputs
+            result = array_ops.transpose(outputs, [1, 0, 2]) if self.time_major else outputs
         else:
             result = last
         if self.return_state:
@@ -128,8 +170,9 @@ class SimpleRNN(_RNN):
     """h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)."""
 
     def step(self, inputs, state):
-        tf = _api()
-        h = self.activation(self._project(inputs) + tf.matmul(state[0], self.recurrent_kernel))
+        h = self.activation(
+            self._project(inputs) + math_ops.matmul(state[0], self.recurrent_kernel)
+        )
         return h, (h,)
 
 
@@ -139,8 +182,7 @@ class LSTM(_RNN):
     gates = 4
     state_count = 2
 
-    def __init__(self, units, recurrent_activation="hard_sigmoid", unit_forget_bias=True,
-                 **kwargs):
+    def __init__(self, units, recurrent_activation="hard_sigmoid", unit_forget_bias=True, **kwargs):
         super().__init__(units, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
@@ -151,17 +193,21 @@ class LSTM(_RNN):
         base, units = self.bias_initializer, self.units
 
         def init(shape, dtype=None, partition_info=None):
-            tf = _api()
-            return tf.concat([base((units,), dtype=dtype), tf.ones((units,), dtype=dtype),
-                              base((2 * units,), dtype=dtype)], 0)
+            return array_ops.concat(
+                [
+                    base((units,), dtype=dtype),
+                    array_ops.ones((units,), dtype=dtype),
+                    base((2 * units,), dtype=dtype),
+                ],
+                0,
+            )
 
         return init
 
     def step(self, inputs, state):
-        tf = _api()
         h, c = state
-        z = self._project(inputs) + tf.matmul(h, self.recurrent_kernel)
-        zi, zf, zc, zo = tf.split(z, 4, axis=1)
+        z = self._project(inputs) + math_ops.matmul(h, self.recurrent_kernel)
+        zi, zf, zc, zo = array_ops.split(z, 4, axis=1)
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         c = f * c + i * self.activation(zc)
@@ -174,20 +220,18 @@ class GRU(_RNN):
 
     gates = 3
 
-    def __init__(self, units, recurrent_activation="hard_sigmoid", reset_after=False,
-                 **kwargs):
+    def __init__(self, units, recurrent_activation="hard_sigmoid", reset_after=False, **kwargs):
         super().__init__(units, **kwargs)
         if reset_after:
             raise ValueError(f'Layer "{self.name}": reset_after=True is not supported.')
         self.recurrent_activation = activations.get(recurrent_activation)
 
     def step(self, inputs, state):
-        tf = _api()
         h = state[0]
-        xz, xr, xh = tf.split(self._project(inputs), 3, axis=1)
-        rz, rr, rh = tf.split(self.recurrent_kernel, 3, axis=1)
-        z = self.recurrent_activation(xz + tf.matmul(h, rz))
-        r = self.recurrent_activation(xr + tf.matmul(h, rr))
-        candidate = self.activation(xh + tf.matmul(r * h, rh))
+        xz, xr, xh = array_ops.split(self._project(inputs), 3, axis=1)
+        rz, rr, rh = array_ops.split(self.recurrent_kernel, 3, axis=1)
+        z = self.recurrent_activation(xz + math_ops.matmul(h, rz))
+        r = self.recurrent_activation(xr + math_ops.matmul(h, rr))
+        candidate = self.activation(xh + math_ops.matmul(r * h, rh))
         h = z * h + (1.0 - z) * candidate
         return h, (h,)
