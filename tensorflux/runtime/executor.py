@@ -1,4 +1,4 @@
-"""The dataflow executor: pending counts, dead values, frames and iterations, async kernels.
+"""The dataflow executor: runs a partition's kernels over the step core's bookkeeping.
 
 Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps;
 all bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run
@@ -19,7 +19,6 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import deque
 
 import numpy as np
 
@@ -39,7 +38,8 @@ from tensorflux.runtime.plan import (
     TRIGGER,
     Plan,
 )
-from tensorflux.runtime.step import DEAD, frame_id_of, node_error
+from tensorflux.runtime.step import DEAD, node_error
+from tensorflux.runtime.step_core import StepCore
 
 _POOL_LOCK = threading.Lock()
 _POOL = []
@@ -73,53 +73,6 @@ def end_step(ctx) -> None:
             mgr.cleanup(container)
 
 
-class _Iteration:
-    """Per-iteration state; its kernel context is made only if a kernel asks for it."""
-
-    __slots__ = ("pending", "dead", "inputs", "outstanding_ops", "outstanding_frames", "_ctx",
-                 "_parent_ctx", "_frame_id", "_number")
-
-    def __init__(self, template, ctx, first: bool = False, frame_id: int = 0, number: int = 0):
-        self.pending = list(template.pending_init)
-        self.dead = list(template.dead_first) if first else [0] * len(template.items)
-        self.inputs = [None] * template.num_slots
-        self.outstanding_ops = 0
-        self.outstanding_frames = 0
-        self._ctx = ctx if not frame_id else None
-        self._parent_ctx = ctx
-        self._frame_id = frame_id
-        self._number = number
-
-    @property
-    def ctx(self):
-        ctx = self._ctx
-        if ctx is None:
-            ctx = self._ctx = self._parent_ctx.child(self._frame_id, self._number)
-        return ctx
-
-
-class _Frame:
-    __slots__ = ("template", "path", "parent", "parent_iter", "iterations", "iteration_count",
-                 "num_outstanding_iterations", "max_parallel", "next_iter_roots", "inv_values",
-                 "dead_exits", "num_pending_inputs", "frame_id", "key")
-
-    def __init__(self, template, path, parent, parent_iter, key):
-        self.template = template
-        self.path = path
-        self.parent = parent
-        self.parent_iter = parent_iter
-        self.iterations: dict = {}
-        self.iteration_count = 0
-        self.num_outstanding_iterations = 1
-        self.max_parallel = max(1, template.parallel_iterations)
-        self.next_iter_roots: list = []
-        self.inv_values: list = []
-        self.dead_exits: list = []
-        self.num_pending_inputs = template.num_enters
-        self.frame_id = frame_id_of(path) if path else 0
-        self.key = key
-
-
 class Executor:
     """Runs one partition's plan for a step (see the module docstring)."""
 
@@ -140,39 +93,31 @@ class Executor:
                 end_step(ctx)
 
 
-class _Step:
-    """One step of one partition; all its state is touched only by the driver thread."""
+class _Step(StepCore):
+    """One step of one partition: the step core's bookkeeping plus the driver that runs kernels.
+
+    All its state is touched only by the driver thread; the hot loop below inlines the core's
+    propagation for ordinary kernels (see `StepCore._activate` for the general case).
+    """
 
     def __init__(self, executor: Executor, ctx, feeds, deadline, trace):
+        super().__init__(executor.plan, ctx)
         self.executor = executor
-        self.plan = executor.plan
-        self.ctx = ctx
         self.feeds = feeds
         self.deadline = deadline
         self.trace = trace
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
-        self.ready: deque = deque()
-        self.outstanding = 0
         self.in_flight = 0
         self.error = None
-        self.results = [None] * len(self.plan.fetches)
-        self.frames: dict = {}
-        self.root = None
 
     # -- driver ----------------------------------------------------------------------------
 
     def run(self):
-        plan = self.plan
-        root = _Frame(plan.root, "", None, 0, None)
-        root.num_pending_inputs = 0
-        root.iterations[0] = _Iteration(plan.root, self.ctx)
-        self.root = root
         token = self.ctx.cancellation.register(lambda err: self.inbox.put(("cancel", err)))
         if token is None:
             raise self.ctx.cancellation.error
         try:
-            for item in plan.root_ready:
-                self._schedule(item, root, 0)
+            self.start()
             self._loop()
         finally:
             self.ctx.cancellation.deregister(token)
@@ -251,7 +196,7 @@ class _Step:
                 if remaining == 0 and frame is not root:
                     self._cleanup(frame, it)
             if self.error is not None:
-                self._drop_ready()
+                self.drop_ready()
                 if self.in_flight == 0:
                     return
             elif self.outstanding == 0:
@@ -288,11 +233,6 @@ class _Step:
             else:
                 self._node_done(item, frame, it)
 
-    def _drop_ready(self) -> None:
-        while self.ready:
-            item, frame, it = self.ready.popleft()
-            self._node_done(item, frame, it)
-
     def _abort(self, error) -> None:
         if self.error is None:
             self.error = error
@@ -301,11 +241,6 @@ class _Step:
                 self.ctx.rendezvous.abort(error)
 
     # -- running one node ------------------------------------------------------------------
-
-    def _schedule(self, item, frame, it) -> None:
-        frame.iterations[it].outstanding_ops += 1
-        self.outstanding += 1
-        self.ready.append((item, frame, it))
 
     def _process(self, item, frame, it) -> None:
         iteration = frame.iterations[it]
@@ -432,161 +367,6 @@ class _Step:
             item.kernel(ctx, *inputs, done=done)
         except Exception as err:  # noqa: BLE001
             done(error=err)
-
-    # -- propagation -----------------------------------------------------------------------
-
-    def _finish(self, item, frame, it, outputs, is_dead) -> None:
-        kind = item.kind
-        # An Exit's value lives in the parent frame: fetchable when that is the root.
-        if item.fetch_slots and (frame.parent if kind == EXIT else frame) is self.root \
-                and not (kind == EXIT and is_dead):
-            for idx, position in item.fetch_slots:
-                self.results[position] = outputs[idx]
-        if kind == ENTER:
-            child = self._child_frame(item, frame, it)
-            if item.is_constant:
-                child.inv_values.append((item, outputs, is_dead))
-                for k in range(child.iteration_count + 1):
-                    if k in child.iterations:
-                        self._activate(item, child, k, outputs, is_dead)
-            else:
-                self._activate(item, child, 0, outputs, is_dead)
-            child.num_pending_inputs -= 1
-            if child.num_pending_inputs == 0 and 0 in child.iterations and \
-                    child.iterations[0].outstanding_ops == 0:
-                self._cleanup(child, 0)
-        elif kind == EXIT:
-            if is_dead:
-                if it == frame.iteration_count:
-                    frame.dead_exits.append(item)
-            else:
-                self._activate(item, frame.parent, frame.parent_iter, outputs, False)
-        elif kind == NEXT:
-            if not is_dead:
-                if it == frame.iteration_count and \
-                        frame.num_outstanding_iterations >= frame.max_parallel:
-                    frame.next_iter_roots.append((item, outputs))
-                else:
-                    if it == frame.iteration_count:
-                        self._increment_iteration(frame)
-                    self._activate(item, frame, it + 1, outputs, False)
-        else:
-            self._activate(item, frame, it, outputs, is_dead)
-        self._node_done(item, frame, it)
-
-    def _activate(self, item, frame, it, outputs, is_dead) -> None:
-        iteration = frame.iterations[it]
-        pending = iteration.pending
-        dead = iteration.dead
-        slots = iteration.inputs
-        push = self.ready.append
-        scheduled = 0
-        for index, dst, slot, local, is_merge in item.flat_edges:
-            value = outputs[index]
-            if is_merge:
-                if value is DEAD:
-                    dead[local] += 1
-                    fire = pending[local] == 1 and dead[local] == dst.n_data
-                else:
-                    count = pending[local]
-                    if count & 1:
-                        slots[slot] = value
-                        pending[local] = count - 1
-                    fire = count == 1
-            else:
-                slots[slot] = value
-                if value is DEAD:
-                    dead[local] += 1
-                count = pending[local] - 1
-                pending[local] = count
-                fire = count == 0
-            if fire:
-                scheduled += 1
-                push((dst, frame, it))
-        for dst, local, is_merge in item.flat_controls:
-            if is_merge:
-                count = pending[local] - 2
-                pending[local] = count
-                fire = count == 0 or (count == 1 and dead[local] == dst.n_data)
-            else:
-                if is_dead:
-                    dead[local] += 1
-                count = pending[local] - 1
-                pending[local] = count
-                fire = count == 0
-            if fire:
-                scheduled += 1
-                push((dst, frame, it))
-        if scheduled:
-            iteration.outstanding_ops += scheduled
-            self.outstanding += scheduled
-
-    def _node_done(self, item, frame, it) -> None:
-        self.outstanding -= 1
-        iteration = frame.iterations[it]
-        iteration.outstanding_ops -= 1
-        if iteration.outstanding_ops == 0 and frame is not self.root:
-            self._cleanup(frame, it)
-
-    # -- frames ----------------------------------------------------------------------------
-
-    def _child_frame(self, enter_item, frame, it) -> _Frame:
-        key = (enter_item.frame_name, id(frame), it)
-        child = self.frames.get(key)
-        if child is None:
-            template = self.plan.frames[enter_item.frame_name]
-            path = f"{frame.path};{it};{enter_item.frame_name}"
-            child = _Frame(template, path, frame, it, key)
-            child.max_parallel = max(1, enter_item.parallel_iterations)
-            child.iterations[0] = _Iteration(template, self.ctx, first=True,
-                                             frame_id=frame_id_of(path), number=0)
-            self.frames[key] = child
-            frame.iterations[it].outstanding_frames += 1
-        return child
-
-    def _increment_iteration(self, frame) -> None:
-        frame.iteration_count += 1
-        n = frame.iteration_count
-        frame.iterations[n] = _Iteration(frame.template, self.ctx, frame_id=frame.frame_id,
-                                         number=n)
-        frame.num_outstanding_iterations += 1
-        frame.dead_exits = []
-        roots, frame.next_iter_roots = frame.next_iter_roots, []
-        for item, outputs in roots:
-            self._activate(item, frame, n, outputs, False)
-        for item, outputs, is_dead in frame.inv_values:
-            self._activate(item, frame, n, outputs, is_dead)
-
-    def _iteration_done(self, frame, it) -> bool:
-        iteration = frame.iterations.get(it)
-        if iteration is None or iteration.outstanding_ops or iteration.outstanding_frames:
-            return False
-        if it == 0:
-            return frame.num_pending_inputs == 0
-        return (it - 1) not in frame.iterations
-
-    def _cleanup(self, frame, it) -> None:
-        current = it
-        while current <= frame.iteration_count and self._iteration_done(frame, current):
-            del frame.iterations[current]
-            frame.num_outstanding_iterations -= 1
-            current += 1
-            if frame.next_iter_roots:
-                self._increment_iteration(frame)
-        if frame.num_pending_inputs == 0 and frame.num_outstanding_iterations == 0:
-            self._delete_frame(frame)
-
-    def _delete_frame(self, frame) -> None:
-        parent = frame.parent
-        parent_iter = frame.parent_iter
-        self.frames.pop(frame.key, None)
-        parent_iteration = parent.iterations[parent_iter]
-        for item in frame.dead_exits:
-            self._activate(item, parent, parent_iter, (DEAD,) * item.n_outputs, True)
-        parent_iteration.outstanding_frames -= 1
-        if parent is not self.root and parent_iteration.outstanding_ops == 0:
-            self._cleanup(parent, parent_iter)
-
 
 def _as_outputs(result, n_outputs: int) -> tuple:
     if n_outputs == 1:
