@@ -18,10 +18,21 @@ __all__ = ["PROVIDED", "ContribNotProvidedError"]
 PROVIDED = ("distributions", "framework", "layers", "learn", "legacy_seq2seq", "losses",
             "metrics", "opt", "rnn", "seq2seq", "slim", "tensorboard", "training")
 
+_UNBUILT = {"rnn": "tf.nn.rnn_cell and tf.nn.static_rnn / tf.nn.dynamic_rnn",
+            "seq2seq": "tf.nn.dynamic_rnn with a hand-written decoder loop",
+            "legacy_seq2seq": "tf.nn.static_rnn with a hand-written decoder"}
+
 
 def __getattr__(name):  # noqa: N807 - module hook
     if name in PROVIDED:
-        module = importlib.import_module(f"tensorflux.contrib.{name}")
+        full = f"tensorflux.contrib.{name}"
+        try:
+            module = importlib.import_module(full)
+        except ModuleNotFoundError as e:
+            if e.name != full:
+                raise
+            # NOTE: a provided name whose package is absent from this build (built apart).
+            raise ContribNotProvidedError("contrib", name, _UNBUILT.get(name)) from None
         globals()[name] = module
         return module
     if name.startswith("__") and name.endswith("__"):

@@ -37,11 +37,13 @@ def with_shape(expected_shape, tensor):
                              f"got {actual}.")
         if actual.is_fully_defined():
             return tensor
-        tensor.set_shape(actual.merge_with(expected))
     check = check_ops.assert_equal(array_ops.shape(tensor, out_type=_int_dtype(expected_shape)),
                                    expected_shape, message="Wrong shape for " + tensor.name)
     with graph_mod.get_default_graph().control_dependencies([check]):
-        return array_ops.identity(tensor)
+        result = array_ops.identity(tensor)
+    if isinstance(expected_shape, (list, tuple, np.ndarray)):
+        result.set_shape(expected)
+    return result
 
 
 def _int_dtype(expected_shape):
