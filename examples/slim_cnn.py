@@ -21,12 +21,14 @@ import tensorflux as tf
 slim = tf.contrib.slim
 
 
-def load_data(seed: int = 0):
+def load_data(seed: int = 0, synthetic: bool = False):
     """(train_x, train_y, test_x, test_y, source): 8x8x1 images in [0, 1], an 80/20 split."""
-    try:
-        from sklearn.datasets import load_digits
-    except ImportError:
-        load_digits = None
+    load_digits = None
+    if not synthetic:
+        try:
+            from sklearn.datasets import load_digits
+        except ImportError:
+            pass
     rng = np.random.RandomState(seed)
     if load_digits is not None:
         data = load_digits()
@@ -76,9 +78,11 @@ def main(argv=None) -> float:
     parser.add_argument("--learning_rate", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min_accuracy", type=float, default=0.9)
+    parser.add_argument("--synthetic", action="store_true",
+                        help="use the synthetic problem even when scikit-learn is installed")
     args = parser.parse_args(argv)
 
-    train_x, train_y, test_x, test_y, source = load_data(args.seed)
+    train_x, train_y, test_x, test_y, source = load_data(args.seed, args.synthetic)
     with tf.Graph().as_default():
         tf.set_random_seed(args.seed)
         images = tf.placeholder(tf.float32, [None, 8, 8, 1], name="images")

@@ -110,8 +110,8 @@ def test_assign_from_values():
 
 def test_assign_from_checkpoint_and_fn(tmp_path):
     with tf.Graph().as_default():
-        a = tf.Variable([1.0, 2.0], name="a")
-        b = tf.Variable([[3.0]], name="b")
+        tf.Variable([1.0, 2.0], name="a")
+        tf.Variable([[3.0]], name="b")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             path = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
@@ -158,16 +158,16 @@ def test_global_step_and_helpers():
 def test_missing_names_raise_with_replacement():
     with pytest.raises(AttributeError, match=r"tf\.contrib\.learn\.Experiment is not provided "
                                              r"by tensorflux: use tf\.estimator"):
-        tf.contrib.learn.Experiment
+        _ = tf.contrib.learn.Experiment
     with pytest.raises(tf.contrib.ContribNotProvidedError, match="use tf.data instead"):
-        tf.contrib.data
+        _ = tf.contrib.data
     with pytest.raises(AttributeError, match="graph mode only"):
-        tf.contrib.eager
+        _ = tf.contrib.eager
     with pytest.raises(AttributeError, match=r"tf\.contrib\.layers\.conv3d .*tf\.layers\.conv3d"):
-        tf.contrib.layers.conv3d
+        getattr(tf.contrib.layers, "conv3d")
     err = None
     try:
-        tf.contrib.tpu
+        _ = tf.contrib.tpu
     except AttributeError as e:
         err = e
     assert err.module == "contrib" and err.name == "tpu" and "TPU" in str(err)

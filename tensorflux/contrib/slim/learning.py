@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import time
 
-from tensorflux.contrib.training.training import (add_gradients_summaries, clip_gradient_norms,
-                                                  clip_gradient_norms_fn, multiply_gradients)
+from tensorflux.contrib.training.training import (
+    add_gradients_summaries,
+    clip_gradient_norms,
+    clip_gradient_norms_fn,
+    multiply_gradients,
+)
 from tensorflux.contrib.training.training import create_train_op as _create_train_op
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework import errors
+from tensorflux.framework import graph as graph_mod
 from tensorflux.ops import array_ops, math_ops
 from tensorflux.platform import tf_logging as logging
 from tensorflux.train import training_util
