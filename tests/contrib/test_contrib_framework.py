@@ -164,7 +164,7 @@ def test_missing_names_raise_with_replacement():
     with pytest.raises(AttributeError, match="graph mode only"):
         _ = tf.contrib.eager
     with pytest.raises(AttributeError, match=r"tf\.contrib\.layers\.conv3d .*tf\.layers\.conv3d"):
-        getattr(tf.contrib.layers, "conv3d")
+        _ = tf.contrib.layers.conv3d
     err = None
     try:
         _ = tf.contrib.tpu
