@@ -168,3 +168,17 @@ def test_projector_writes_pbtxt(tmp_path):
     from google.protobuf import text_format
     text_format.Parse(text, parsed)
     assert parsed == config
+
+
+def test_streaming_concat_grows_along_axis():
+    values = tf.placeholder(tf.int32, [None, 2])
+    concat, update = metrics.streaming_concat(values)
+    assert concat.get_shape().as_list() == [None, 2]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(concat).shape == (0, 2)
+        sess.run(update, {values: [[1, 2]]})
+        sess.run(update, {values: [[3, 4], [5, 6]]})
+        np.testing.assert_array_equal(sess.run(concat), [[1, 2], [3, 4], [5, 6]])
+    with pytest.raises(ValueError, match="must be known"):
+        metrics.streaming_concat(tf.placeholder(tf.int32, [2, None]))

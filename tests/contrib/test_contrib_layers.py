@@ -290,3 +290,35 @@ def test_weights_regularizer_adds_losses_of_created_weights():
     assert len(losses) == 1
     lv, wv = _run([losses[0], tf.global_variables()[0]])
     np.testing.assert_allclose(lv, 0.5 * (wv ** 2).sum() / 2, rtol=1e-5)
+
+
+def test_trainable_false_and_variables_collections_dict():
+    x = tf.placeholder(tf.float32, [None, 3])
+    layers.fully_connected(x, 2, trainable=False,
+                           variables_collections={"weights": ["W"], "biases": ["B"]})
+    layers.conv2d(tf.placeholder(tf.float32, [1, 3, 3, 1]), 2, 1, variables_collections=["all"])
+    assert tf.trainable_variables() == tf.global_variables()[2:]
+    assert _names("W") == ["fully_connected/weights"]
+    assert _names("B") == ["fully_connected/biases"]
+    assert _names("all") == ["Conv/weights", "Conv/biases"]
+
+
+def test_summaries_of_activations_and_collections():
+    pre = tf.constant([[-1.0, 2.0, 7.0, -3.0]])
+    act = tf.nn.relu6(pre, name="act")
+    tf.add_to_collection(tf.GraphKeys.ACTIVATIONS, act)
+    layers.summarize_activations()
+    scalar = layers.summarize_tensor(tf.constant(3.0, name="s"))
+    tags = {}
+    with tf.Session() as sess:
+        for op in tf.get_collection(tf.GraphKeys.SUMMARIES):
+            summary = tf.Summary.FromString(sess.run(op))
+            for value in summary.value:
+                tags[value.tag] = value
+    assert tags["act/zeros"].simple_value == 0.5
+    assert tags["act/sixes"].simple_value == 0.25
+    assert tags["act/activation"].histo.num == 4
+    # The tag is the op name, uniquified against the tensor's own op (as in TF1).
+    assert tags["s_1"].simple_value == 3.0
+    assert scalar in tf.get_collection(tf.GraphKeys.SUMMARIES)
+    assert len(layers.summarize_collection(tf.GraphKeys.ACTIVATIONS, name_filter="nothing")) == 0

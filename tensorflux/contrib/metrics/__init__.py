@@ -5,7 +5,6 @@ from tensorflux.contrib.missing import module_getattr
 
 __getattr__ = module_getattr("contrib.metrics", {
     "*": "the tf.metrics equivalent (labels first: tf.metrics.NAME(labels, predictions))",
-    "streaming_concat": "not supported (collect batch values in Python)",
     "confusion_matrix": "tf.confusion_matrix",
     "cohen_kappa": "not supported",
     "f1_score": "tf.metrics.precision and tf.metrics.recall",

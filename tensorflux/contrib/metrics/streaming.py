@@ -26,7 +26,8 @@ __all__ = ["streaming_accuracy", "streaming_mean", "streaming_mean_tensor",
            "streaming_recall_at_thresholds", "streaming_sensitivity_at_specificity",
            "streaming_specificity_at_sensitivity", "streaming_recall_at_k",
            "streaming_sparse_precision_at_k", "streaming_sparse_recall_at_k",
-           "streaming_covariance", "streaming_pearson_correlation", "aggregate_metrics",
+           "streaming_covariance", "streaming_pearson_correlation", "streaming_concat",
+           "aggregate_metrics",
            "aggregate_metric_map"]
 
 
@@ -181,6 +182,58 @@ def streaming_pearson_correlation(predictions, labels, weights=None, metrics_col
         _collect(metrics_collections, value)
         _collect(updates_collections, update_value)
         return value, update_value
+
+
+def streaming_concat(values, axis=0, max_size=None, metrics_collections=None,
+                     updates_collections=None, name=None):
+    """Concatenation along `axis` of every `values` batch seen (a growing local variable).
+
+    Args:
+        values: a tensor whose dimensions other than `axis` are statically known.
+        axis: the axis to concatenate along.
+        max_size: accepted for TF compatibility (storage grows as needed).
+
+    Returns:
+        (concatenated values, update op returning them).
+
+    Raises:
+        ValueError: unknown rank, `axis` out of range, or unknown non-axis dimensions.
+    """
+    from tensorflux.framework.tensor_conversion import convert_to_tensor
+    from tensorflux.framework.tensor_shape import TensorShape
+
+    with vs.variable_scope(name, "streaming_concat", [values]):
+        values = convert_to_tensor(values)
+        shape = values.get_shape()
+        if shape.ndims is None:
+            raise ValueError("streaming_concat: `values` must have known rank")
+        if not -shape.ndims <= axis < shape.ndims:
+            raise ValueError(f"streaming_concat: axis {axis} out of range for rank "
+                             f"{shape.ndims}")
+        axis %= shape.ndims
+        dims = shape.as_list()
+        if any(d is None for i, d in enumerate(dims) if i != axis):
+            raise ValueError(f"streaming_concat: all dimensions of `values` except axis "
+                             f"{axis} must be known, got {shape}")
+        if max_size is not None and max_size <= 0:
+            raise ValueError(f"streaming_concat: max_size must be positive, got {max_size}")
+        empty = list(dims)
+        empty[axis] = 0
+        array = variables_mod.Variable(
+            array_ops.zeros(empty, dtype=values.dtype.base_dtype), trainable=False,
+            validate_shape=False, name="array",
+            collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+        static = list(dims)
+        static[axis] = None
+        value = array_ops.identity(array.value())
+        value.set_shape(TensorShape(static))
+        update = state_ops.assign(array, array_ops.concat([array, values], axis),
+                                  validate_shape=False)
+        update = array_ops.identity(update)
+        update.set_shape(TensorShape(static))
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update)
+        return value, update
 
 
 def aggregate_metrics(*value_update_tuples):
