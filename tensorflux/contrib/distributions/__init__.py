@@ -4,7 +4,7 @@ TF 1.15's contrib had many more (bijectors, multivariate normals, mixtures); tho
 TensorFlow Probability, which tensorflux does not provide.
 """
 
-from tensorflux.contrib.missing import module_getattr
+from tensorflux.contrib import missing as _missing
 from tensorflux.distributions import (FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED, Bernoulli,
                                       Beta, Categorical, Dirichlet, DirichletMultinomial,
                                       Distribution, Exponential, Gamma, Laplace, Multinomial,
@@ -16,7 +16,7 @@ __all__ = ["FULLY_REPARAMETERIZED", "NOT_REPARAMETERIZED", "Bernoulli", "Beta", 
            "Laplace", "Multinomial", "Normal", "RegisterKL", "ReparameterizationType",
            "StudentT", "Uniform", "kl_divergence"]
 
-__getattr__ = module_getattr("contrib.distributions", {
+__getattr__ = _missing.module_getattr("contrib.distributions", {
     "*": "not supported (TensorFlow Probability's distribution; tf.distributions has "
          "Normal, Bernoulli, Categorical, Uniform, Gamma, Exponential, Beta, Dirichlet, "
          "Multinomial, DirichletMultinomial, Laplace, StudentT)",

@@ -11,9 +11,9 @@ from tensorflux.contrib.layers.optimizers import *  # noqa: F403
 from tensorflux.contrib.layers.regularizers import *  # noqa: F403
 from tensorflux.contrib.layers.stateless_layers import *  # noqa: F403
 from tensorflux.contrib.layers.summaries import *  # noqa: F403
-from tensorflux.contrib.missing import module_getattr
+from tensorflux.contrib import missing as _missing
 
-__getattr__ = module_getattr("contrib.layers", {
+__getattr__ = _missing.module_getattr("contrib.layers", {
     "*": "the tf.layers / tf.keras.layers equivalent",
     "conv1d": "tf.layers.conv1d",
     "convolution1d": "tf.layers.conv1d",

@@ -132,6 +132,7 @@ def softmax(logits, scope=None):
         return predictions
 
 
+@add_arg_scope
 def unit_norm(inputs, dim, epsilon=1e-7, scope=None):
     """`inputs / sqrt(epsilon + sum(inputs ** 2, dim))`.
 

@@ -1,11 +1,11 @@
 """`tf.contrib.opt`: LazyAdamOptimizer, MovingAverageOptimizer and decoupled weight decay."""
 
-from tensorflux.contrib.missing import module_getattr
+from tensorflux.contrib import missing as _missing
 from tensorflux.contrib.opt.lazy_adam import LazyAdamOptimizer
 from tensorflux.contrib.opt.moving_average_optimizer import MovingAverageOptimizer
 from tensorflux.contrib.opt.weight_decay import *  # noqa: F403
 
-__getattr__ = module_getattr("contrib.opt", {
+__getattr__ = _missing.module_getattr("contrib.opt", {
     "*": "the tf.train optimizer it extends",
     "ScipyOptimizerInterface": "not supported (no SciPy bridge)",
     "ExternalOptimizerInterface": "not supported",

@@ -13,12 +13,12 @@ from tensorflux.contrib.layers.optimizers import optimize_loss
 from tensorflux.contrib.layers.regularizers import *  # noqa: F403
 from tensorflux.contrib.layers.stateless_layers import *  # noqa: F403
 from tensorflux.contrib.layers.summaries import *  # noqa: F403
-from tensorflux.contrib.missing import module_getattr
+from tensorflux.contrib import missing as _missing
 from tensorflux.contrib.slim import evaluation, learning
 from tensorflux.train.training_util import (create_global_step, get_global_step,
                                             get_or_create_global_step)
 
-__getattr__ = module_getattr("contrib.slim", {
+__getattr__ = _missing.module_getattr("contrib.slim", {
     "*": "the tf.contrib.layers / tf.layers equivalent",
     "nets": "not supported (define the network with slim layers; no model zoo is provided)",
     "dataset": "tf.data",

@@ -11,7 +11,7 @@ import os
 
 from google.protobuf import text_format
 
-from tensorflux.contrib.missing import module_getattr
+from tensorflux.contrib import missing as _missing
 from tensorflux.contrib.tensorboard.plugins.projector.projector_config import (
     EmbeddingInfo, ProjectorConfig, SpriteMetadata)
 
@@ -39,4 +39,4 @@ def visualize_embeddings(summary_writer, config) -> None:
         f.write(text_format.MessageToString(config))
 
 
-__getattr__ = module_getattr("contrib.tensorboard.plugins.projector", {"*": None})
+__getattr__ = _missing.module_getattr("contrib.tensorboard.plugins.projector", {"*": None})
