@@ -173,3 +173,15 @@ def test_missing_names_raise_with_replacement():
     assert err.module == "contrib" and err.name == "tpu" and "TPU" in str(err)
     assert not hasattr(tf.contrib, "cudnn_rnn")
     assert getattr(tf.contrib.slim, "nets", None) is None
+
+
+def test_provided_modules_load_lazily_and_are_listed():
+    unbuilt = {"rnn", "seq2seq", "legacy_seq2seq"}  # built in another package
+    for name in set(tf.contrib.PROVIDED) - unbuilt:
+        module = getattr(tf.contrib, name)
+        assert module.__name__ == f"tensorflux.contrib.{name}"
+        assert name in dir(tf.contrib)
+    assert tf.contrib.slim.losses is tf.contrib.losses
+    assert tf.contrib.slim.metrics is tf.contrib.metrics
+    assert tf.contrib.distributions.Normal is tf.distributions.Normal
+    assert tf.contrib.framework.init_from_checkpoint is tf.train.init_from_checkpoint
