@@ -117,3 +117,4 @@ from tensorflux.ops.math.special import *  # noqa: F403
 from tensorflux.ops.nn.conv_composites import required_space_to_batch_paddings
 from tensorflux import keras
 from tensorflux import feature_column
+from tensorflux import contrib

@@ -15,6 +15,7 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     With `zero_debias` the average of a zero-initialised variable is bias-corrected as in
     Adam: a biased accumulator and a step counter are kept next to the variable.
     """
+    from tensorflux.framework.scopes import init_scope
     from tensorflux.ops import math as math_ops
     from tensorflux.ops.state import variable_ops as state_ops
     from tensorflux.ops.state.variables import Variable
@@ -27,7 +28,7 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
             if not zero_debias:
                 update = (variable - value) * (1.0 - decay)
                 return state_ops.assign_sub(variable, update, name=scope)
-            with graph.name_scope(None):
+            with init_scope(), graph.name_scope(None):
                 biased = Variable(graph_mod_zeros(variable), trainable=False,
                                   name=f"{variable.op.name}/biased")
                 local_step = Variable(0.0, trainable=False, dtype=variable.dtype.base_dtype,
@@ -64,6 +65,7 @@ class ExponentialMovingAverage:
 
     def apply(self, var_list=None):
         """Creates shadows (once) and returns an op updating them all."""
+        from tensorflux.framework.scopes import init_scope
         from tensorflux.ops import array as array_ops
         from tensorflux.ops import math as math_ops
         from tensorflux.ops.control_flow import primitives as control_flow_ops
@@ -79,7 +81,9 @@ class ExponentialMovingAverage:
             key = _key(var)
             if key in self._averages:
                 continue
-            with graph.name_scope(None), graph.colocate_with(var.op):
+            # NOTE: init_scope, as TF: a shadow created under control dependencies (e.g. after
+            # a train op) must not make its initializer run them.
+            with init_scope(), graph.name_scope(None), graph.colocate_with(var.op):
                 if hasattr(var, "initialized_value"):
                     initial = var.initialized_value()
                 else:

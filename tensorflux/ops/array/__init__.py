@@ -29,6 +29,8 @@ from tensorflux.ops.array import (
     sets,
     gradients,
 )
+# TensorFlow's array_ops also exposes tf.where (defined with the selects).
+from tensorflux.ops.math.select import where  # noqa: E402
 
 __all__ = [name for module in (constants, shapes, concat_split, padding, slicing, gather_scatter,
                                partition, diagonal)

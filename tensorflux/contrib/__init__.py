@@ -1,0 +1,44 @@
+"""`tf.contrib`: the parts of TensorFlow 1.15's contrib that TF1 programs used.
+
+Submodules are imported on first access (`tf.contrib.layers` loads
+`tensorflux.contrib.layers`), so `import tensorflux` stays cheap. Asking for a contrib module
+tensorflux does not provide raises `ContribNotProvidedError` (an AttributeError) naming the
+module and its core replacement (see `tensorflux.contrib.missing.REPLACEMENTS`).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from tensorflux.contrib.missing import REPLACEMENTS, ContribNotProvidedError
+
+__all__ = ["PROVIDED", "ContribNotProvidedError"]
+
+# The submodules tensorflux provides (each is `tensorflux.contrib.<name>`).
+PROVIDED = ("distributions", "framework", "layers", "learn", "legacy_seq2seq", "losses",
+            "metrics", "opt", "rnn", "seq2seq", "slim", "tensorboard", "training")
+
+_UNBUILT = {"rnn": "tf.nn.rnn_cell and tf.nn.static_rnn / tf.nn.dynamic_rnn",
+            "seq2seq": "tf.nn.dynamic_rnn with a hand-written decoder loop",
+            "legacy_seq2seq": "tf.nn.static_rnn with a hand-written decoder"}
+
+
+def __getattr__(name):  # noqa: N807 - module hook
+    if name in PROVIDED:
+        full = f"tensorflux.contrib.{name}"
+        try:
+            module = importlib.import_module(full)
+        except ModuleNotFoundError as e:
+            if e.name != full:
+                raise
+            # NOTE: a provided name whose package is absent from this build (built apart).
+            raise ContribNotProvidedError("contrib", name, _UNBUILT.get(name)) from None
+        globals()[name] = module
+        return module
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(f"module 'tensorflux.contrib' has no attribute '{name}'")
+    raise ContribNotProvidedError("contrib", name, REPLACEMENTS.get(name))
+
+
+def __dir__():
+    return sorted(set(globals()) | set(PROVIDED))

@@ -1,0 +1,25 @@
+"""`tf.contrib.opt`: LazyAdamOptimizer, MovingAverageOptimizer and decoupled weight decay."""
+
+from tensorflux.contrib import missing as _missing
+from tensorflux.contrib.opt.lazy_adam import LazyAdamOptimizer
+from tensorflux.contrib.opt.moving_average_optimizer import MovingAverageOptimizer
+from tensorflux.contrib.opt.weight_decay import *  # noqa: F403
+
+__getattr__ = _missing.module_getattr("contrib.opt", {
+    "*": "the tf.train optimizer it extends",
+    "ScipyOptimizerInterface": "not supported (no SciPy bridge)",
+    "ExternalOptimizerInterface": "not supported",
+    "NadamOptimizer": "not supported (tf.train.AdamOptimizer)",
+    "LARSOptimizer": "not supported",
+    "ShampooOptimizer": "not supported",
+    "GGTOptimizer": "not supported",
+    "AddSignOptimizer": "not supported",
+    "PowerSignOptimizer": "not supported",
+    "ElasticAverageOptimizer": "not supported (tf.train.SyncReplicasOptimizer)",
+    "ModelAverageOptimizer": "not supported (tf.train.SyncReplicasOptimizer)",
+    "DropStaleGradientOptimizer": "not supported",
+    "MultitaskOptimizerWrapper": "not supported",
+    "AdaMaxOptimizer": "not supported (tf.train.AdamOptimizer)",
+    "LazyAdamGSOptimizer": "tf.contrib.opt.LazyAdamOptimizer",
+    "AdamGSOptimizer": "tf.train.AdamOptimizer",
+})
