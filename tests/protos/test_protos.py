@@ -32,7 +32,7 @@ from tensorflux.protos import (
     worker_service_pb2_grpc,
 )
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _tfrecords(data: bytes) -> list[bytes]:

@@ -16,7 +16,7 @@ COVERED_OPS = {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV
                "ReadFile", "WriteFile", "MatchingFiles"}
 GRADIENT_CASES = []  # file ops are not differentiable
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures")
 
 
 @pytest.fixture

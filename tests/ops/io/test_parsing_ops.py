@@ -13,7 +13,7 @@ import tensorflux as tf
 COVERED_OPS = {"ParseExample", "ParseSingleExample", "ParseSingleSequenceExample", "DecodeCSV"}
 GRADIENT_CASES = []  # parsing ops are not differentiable
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures")
 
 
 @pytest.fixture

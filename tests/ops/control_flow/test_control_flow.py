@@ -15,7 +15,7 @@ from tensorflux.ops.control_flow import primitives as cf
 
 COVERED_OPS = {"NoOp", "Switch", "RefSwitch", "Merge", "RefMerge", "LoopCond", "ControlTrigger"}
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures")
 
 
 @pytest.fixture(autouse=True)
