@@ -116,3 +116,5 @@ from tensorflux.ops.special_ops import *  # noqa: F403
 from tensorflux.ops.nn_extras import required_space_to_batch_paddings
 from tensorflux import keras
 from tensorflux import feature_column
+from tensorflux import estimator
+from tensorflux import distribute

@@ -1,0 +1,286 @@
+"""Heads of the canned estimators: from logits to predictions, loss, metrics and exports.
+
+A head turns the model's logits into the EstimatorSpec of a mode, with TF 1.15's keys:
+classifiers predict 'logits', 'probabilities', 'class_ids', 'classes' (binary adds
+'logistic') and evaluate 'accuracy', 'average_loss' (binary adds 'auc',
+'auc_precision_recall', 'precision', 'recall', 'label/mean', 'prediction/mean',
+'accuracy_baseline'); regressors predict 'predictions' and evaluate 'average_loss',
+'label/mean', 'prediction/mean'. The training loss is the weighted per-example loss reduced
+by `loss_reduction` (TF1 canned estimators: SUM over the batch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux import losses as losses_lib
+from tensorflux import metrics as metrics_lib
+from tensorflux import metrics_auc
+from tensorflux import summary as summary_lib
+from tensorflux.estimator import export_output
+from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys
+from tensorflux.framework import dtypes
+from tensorflux.framework.scopes import control_dependencies, name_scope
+from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import (array_ops, cast_ops, check_ops, comparison_ops, concat_ops,
+                            gather_ops, logging_ops, math_ops, nn_impl, nn_ops, pad_ops,
+                            reduction_ops, sequence_ops, shape_ops, string_ops, unary_ops)
+from tensorflux.saved_model import signature_constants
+
+_DEFAULT_SERVING_KEY = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+_CLASSIFY_KEY = "classification"
+_REGRESS_KEY = "regression"
+_PREDICT_KEY = "predict"
+
+
+def _check_weight_column(weight_column):
+    if weight_column is None:
+        return None
+    key = weight_column if isinstance(weight_column, str) else getattr(weight_column, "key",
+                                                                        None)
+    if not isinstance(key, str):
+        raise TypeError(f"Weight column must be either a string or _NumericColumn. Given "
+                        f"type: {type(weight_column)}.")
+    return weight_column
+
+
+def _weights(features, weight_column):
+    if weight_column is None:
+        return 1.0
+    key = weight_column if isinstance(weight_column, str) else weight_column.key
+    if not isinstance(features, dict) or key not in features:
+        raise ValueError(f"Weight column {key!r} is not in features "
+                         f"({sorted(features) if isinstance(features, dict) else features}).")
+    weights = features[key]
+    if isinstance(weights, SparseTensor):
+        raise ValueError(f"Weight column {key} should be a dense Tensor.")
+    weights = cast_ops.cast(convert_to_tensor(weights), dtypes.float32)
+    if not isinstance(weight_column, str) and weight_column.normalizer_fn is not None:
+        weights = weight_column.normalizer_fn(weights)
+    return shape_ops.reshape(weights, [-1, 1])
+
+
+def _labels_2d(labels, dimension):
+    if labels is None:
+        raise ValueError("You must provide a labels Tensor. Given: None. Suggested "
+                         "troubleshooting steps: Check that your data contain your label "
+                         "feature. Check that your input_fn properly parses and returns "
+                         "labels.")
+    if isinstance(labels, dict):
+        if len(labels) != 1:
+            raise ValueError(f"labels must be a Tensor (or a dict of one); got keys "
+                             f"{sorted(labels)}")
+        (labels,) = labels.values()
+    if isinstance(labels, SparseTensor):
+        raise ValueError("SparseTensor labels are not supported.")
+    labels = convert_to_tensor(labels)
+    return shape_ops.reshape(labels, [-1, dimension])
+
+
+class _Head:
+    """The shared mode logic; subclasses say how logits become predictions and loss."""
+
+    def __init__(self, weight_column, loss_reduction, name=None):
+        if loss_reduction not in losses_lib.Reduction.all() or \
+                loss_reduction == losses_lib.Reduction.NONE:
+            raise ValueError(f"Invalid loss_reduction: {loss_reduction}")
+        self._weight_column = _check_weight_column(weight_column)
+        self._loss_reduction = loss_reduction
+        self._name = name
+
+    @property
+    def logits_dimension(self) -> int:
+        raise NotImplementedError
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, train_op_fn=None):
+        """The EstimatorSpec of `mode` for `logits` (`[batch, logits_dimension]`).
+
+        Raises:
+            ValueError: TRAIN without train_op_fn; missing or malformed labels.
+        """
+        with name_scope("head"):
+            logits = shape_ops.reshape(logits, [-1, self.logits_dimension])
+            predictions = self._predictions(logits)
+            if mode == ModeKeys.PREDICT:
+                return EstimatorSpec(mode, predictions=predictions,
+                                     export_outputs=self._export_outputs(predictions))
+            label_ids, unweighted = self._unweighted_loss(logits, labels)
+            weights = _weights(features, self._weight_column)
+            loss = losses_lib.compute_weighted_loss(unweighted, weights=weights,
+                                                    reduction=self._loss_reduction)
+            if mode == ModeKeys.EVAL:
+                metrics = self._metrics(label_ids, predictions, unweighted, weights)
+                return EstimatorSpec(mode, predictions=predictions, loss=loss,
+                                     eval_metric_ops=metrics)
+            if train_op_fn is None:
+                raise ValueError("train_op_fn cannot be None.")
+        summary_lib.scalar("loss", loss)
+        summary_lib.scalar("average_loss", losses_lib.compute_weighted_loss(
+            unweighted, weights=weights, reduction=losses_lib.Reduction.SUM_BY_NONZERO_WEIGHTS))
+        return EstimatorSpec(mode, predictions=predictions, loss=loss,
+                             train_op=train_op_fn(loss))
+
+
+class ClassificationHead(_Head):
+    """Binary (sigmoid cross entropy, one logit) or multi-class (softmax cross entropy)
+    classification, with optional string `label_vocabulary`.
+
+    Raises:
+        ValueError: n_classes < 2, or a vocabulary of the wrong size or type.
+    """
+
+    def __init__(self, n_classes=2, weight_column=None, label_vocabulary=None,
+                 loss_reduction=losses_lib.Reduction.SUM, name=None):
+        super().__init__(weight_column, loss_reduction, name)
+        if n_classes is None or n_classes < 2:
+            raise ValueError(f"n_classes must be > 1 for classification: {n_classes}.")
+        if label_vocabulary is not None:
+            if not isinstance(label_vocabulary, (list, tuple)) or not all(
+                    isinstance(v, str) for v in label_vocabulary):
+                raise ValueError(f"label_vocabulary should be a list or a tuple of strings. "
+                                 f"Given type: {type(label_vocabulary)}")
+            if len(label_vocabulary) != n_classes:
+                raise ValueError(f"label_vocabulary must have n_classes ({n_classes}) "
+                                 f"elements; got {len(label_vocabulary)}.")
+        self._n_classes = n_classes
+        self._label_vocabulary = list(label_vocabulary) if label_vocabulary else None
+
+    @property
+    def logits_dimension(self) -> int:
+        return 1 if self._n_classes == 2 else self._n_classes
+
+    def _class_strings(self, ids):
+        if self._label_vocabulary is not None:
+            table = array_ops.constant(np.array(self._label_vocabulary, dtype=object))
+            return gather_ops.gather(table, ids)
+        return string_ops.as_string(ids)
+
+    def _predictions(self, logits):
+        batch = shape_ops.shape(logits)[:1]
+        if self._n_classes == 2:
+            two = concat_ops.concat([array_ops.zeros_like(logits), logits], 1)
+            probabilities = nn_ops.softmax(two)
+            class_ids = reduction_ops.argmax(two, 1)
+        else:
+            probabilities = nn_ops.softmax(logits)
+            class_ids = reduction_ops.argmax(logits, 1)
+        class_ids = shape_ops.expand_dims(cast_ops.cast(class_ids, dtypes.int64), -1)
+        all_ids = pad_ops.tile(
+            shape_ops.expand_dims(sequence_ops.range(self._n_classes, dtype=dtypes.int64), 0),
+            concat_ops.concat([batch, [1]], 0))
+        predictions = {"logits": logits, "probabilities": probabilities,
+                       "class_ids": class_ids, "classes": self._class_strings(class_ids),
+                       "all_class_ids": all_ids, "all_classes": self._class_strings(all_ids)}
+        if self._n_classes == 2:
+            predictions["logistic"] = unary_ops.sigmoid(logits)
+        return predictions
+
+    def _export_outputs(self, predictions):
+        classify = export_output.ClassificationOutput(scores=predictions["probabilities"],
+                                                      classes=predictions["all_classes"])
+        return {_DEFAULT_SERVING_KEY: classify, _CLASSIFY_KEY: classify,
+                _PREDICT_KEY: export_output.PredictOutput(predictions)}
+
+    def _label_ids(self, labels):
+        labels = _labels_2d(labels, 1)
+        if self._label_vocabulary is not None:
+            if labels.dtype != dtypes.string:
+                raise ValueError("Labels dtype should be string if there is a vocabulary. "
+                                 f"Instead got {labels.dtype}")
+            vocab = array_ops.constant(np.array(self._label_vocabulary, dtype=object))
+            matches = cast_ops.cast(comparison_ops.equal(labels, vocab), dtypes.int64)
+            found = logging_ops.Assert(
+                reduction_ops.reduce_all(reduction_ops.reduce_any(
+                    cast_ops.cast(matches, dtypes.bool), 1)),
+                [f"Labels must be in the label_vocabulary {self._label_vocabulary}"])
+            with control_dependencies([found]):
+                return shape_ops.expand_dims(reduction_ops.argmax(matches, 1), -1)
+        if not labels.dtype.is_integer:
+            raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+        labels = cast_ops.cast(labels, dtypes.int64)
+        checks = [check_ops.assert_less(labels, array_ops.constant(self._n_classes,
+                                                                   dtypes.int64),
+                                        message="Labels must <= n_classes - 1"),
+                  check_ops.assert_non_negative(labels, message="Labels must >= 0")]
+        with control_dependencies(checks):
+            return array_ops.identity(labels)
+
+    def _unweighted_loss(self, logits, labels):
+        ids = self._label_ids(labels)
+        if self._n_classes == 2:
+            loss = nn_impl.sigmoid_cross_entropy_with_logits(
+                labels=cast_ops.cast(ids, dtypes.float32), logits=logits)
+        else:
+            loss = shape_ops.expand_dims(nn_impl.sparse_softmax_cross_entropy_with_logits(
+                labels=shape_ops.squeeze(ids, [1]), logits=logits), -1)
+        return ids, loss
+
+    def _metrics(self, label_ids, predictions, unweighted, weights):
+        metrics = {
+            "average_loss": metrics_lib.mean(unweighted, weights=weights),
+            "accuracy": metrics_lib.accuracy(label_ids, predictions["class_ids"],
+                                             weights=weights),
+        }
+        if self._n_classes == 2:
+            logistic = predictions["logistic"]
+            float_labels = cast_ops.cast(label_ids, dtypes.float32)
+            label_mean = metrics_lib.mean(float_labels, weights=weights)
+            metrics["label/mean"] = label_mean
+            metrics["prediction/mean"] = metrics_lib.mean(logistic, weights=weights)
+            metrics["accuracy_baseline"] = (
+                math_ops.maximum(label_mean[0], 1.0 - label_mean[0]), label_mean[1])
+            metrics["auc"] = metrics_auc.auc(label_ids, logistic, weights=weights)
+            metrics["auc_precision_recall"] = metrics_auc.auc(label_ids, logistic,
+                                                              weights=weights, curve="PR")
+            metrics["precision"] = metrics_lib.precision(label_ids, predictions["class_ids"],
+                                                         weights=weights)
+            metrics["recall"] = metrics_lib.recall(label_ids, predictions["class_ids"],
+                                                   weights=weights)
+        return metrics
+
+
+class RegressionHead(_Head):
+    """Mean squared error regression of `label_dimension` float targets.
+
+    Raises:
+        ValueError: label_dimension < 1.
+    """
+
+    def __init__(self, label_dimension=1, weight_column=None,
+                 loss_reduction=losses_lib.Reduction.SUM, name=None):
+        super().__init__(weight_column, loss_reduction, name)
+        if label_dimension is None or label_dimension < 1:
+            raise ValueError(f"Invalid label_dimension {label_dimension}.")
+        self._label_dimension = label_dimension
+
+    @property
+    def logits_dimension(self) -> int:
+        return self._label_dimension
+
+    def _predictions(self, logits):
+        return {"predictions": logits}
+
+    def _export_outputs(self, predictions):
+        outputs = {_PREDICT_KEY: export_output.PredictOutput(predictions)}
+        if self._label_dimension == 1:
+            regress = export_output.RegressionOutput(predictions["predictions"])
+            outputs[_DEFAULT_SERVING_KEY] = regress
+            outputs[_REGRESS_KEY] = regress
+        else:
+            outputs[_DEFAULT_SERVING_KEY] = outputs[_PREDICT_KEY]
+        return outputs
+
+    def _unweighted_loss(self, logits, labels):
+        labels = _labels_2d(labels, self._label_dimension)
+        if not (labels.dtype.is_floating or labels.dtype.is_integer):
+            raise ValueError(f"Labels dtype should be numeric. Instead got {labels.dtype}.")
+        labels = cast_ops.cast(labels, dtypes.float32)
+        return labels, math_ops.squared_difference(labels, logits)
+
+    def _metrics(self, labels, predictions, unweighted, weights):
+        return {"average_loss": metrics_lib.mean(unweighted, weights=weights),
+                "label/mean": metrics_lib.mean(labels, weights=weights),
+                "prediction/mean": metrics_lib.mean(predictions["predictions"],
+                                                    weights=weights)}
+
