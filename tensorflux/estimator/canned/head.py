@@ -231,8 +231,9 @@ class ClassificationHead(_Head):
             metrics["accuracy_baseline"] = (
                 math_ops.maximum(label_mean[0], 1.0 - label_mean[0]), label_mean[1])
             metrics["auc"] = metrics_auc.auc(label_ids, logistic, weights=weights)
-            metrics["auc_precision_recall"] = metrics_auc.auc(label_ids, logistic,
-                                                              weights=weights, curve="PR")
+            metrics["auc_precision_recall"] = metrics_auc.auc(
+                label_ids, logistic, weights=weights, curve="PR",
+                summation_method="careful_interpolation")
             metrics["precision"] = metrics_lib.precision(label_ids, predictions["class_ids"],
                                                          weights=weights)
             metrics["recall"] = metrics_lib.recall(label_ids, predictions["class_ids"],
