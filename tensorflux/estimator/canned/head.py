@@ -152,7 +152,7 @@ class ClassificationHead(_Head):
 
     def _class_strings(self, ids):
         if self._label_vocabulary is not None:
-            table = array_ops.constant(np.array(self._label_vocabulary, dtype=object))
+            table = array_ops.constant(self._label_vocabulary, dtype=dtypes.string)
             return gather_ops.gather(table, ids)
         return string_ops.as_string(ids)
 
@@ -188,11 +188,11 @@ class ClassificationHead(_Head):
             if labels.dtype != dtypes.string:
                 raise ValueError("Labels dtype should be string if there is a vocabulary. "
                                  f"Instead got {labels.dtype}")
-            vocab = array_ops.constant(np.array(self._label_vocabulary, dtype=object))
-            matches = cast_ops.cast(comparison_ops.equal(labels, vocab), dtypes.int64)
+            vocab = array_ops.constant(self._label_vocabulary, dtype=dtypes.string)
+            equal = comparison_ops.equal(labels, vocab)
+            matches = cast_ops.cast(equal, dtypes.int64)
             found = logging_ops.Assert(
-                reduction_ops.reduce_all(reduction_ops.reduce_any(
-                    cast_ops.cast(matches, dtypes.bool), 1)),
+                reduction_ops.reduce_all(reduction_ops.reduce_any(equal, 1)),
                 [f"Labels must be in the label_vocabulary {self._label_vocabulary}"])
             with control_dependencies([found]):
                 return shape_ops.expand_dims(reduction_ops.argmax(matches, 1), -1)
