@@ -111,6 +111,7 @@ NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "Tr
                        "StepCounterHook", "NanTensorHook", "WarmStartSettings", "VocabInfo",
                        "classifier_parse_example_spec", "add_metrics"]
 NAMES["distribute"] = ["cluster_resolver"]
+NAMES["keras"] = NAMES["keras"] + ["estimator"]
 NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column"]
 
 

@@ -12,3 +12,4 @@ from tensorflux.keras import (activations, backend, constraints, initializers, l
                               metrics, optimizers, regularizers, utils)
 from tensorflux.keras.engine import Input, Model, Sequential
 from tensorflux.keras import callbacks, models, preprocessing
+from tensorflux.keras import estimator
