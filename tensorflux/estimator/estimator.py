@@ -35,9 +35,14 @@ from tensorflux.saved_model import builder as saved_model_builder
 from tensorflux.saved_model import tag_constants
 from tensorflux.summary import writer as summary_writer
 from tensorflux.train import basic_session_run_hooks as basic_hooks
-from tensorflux.train import checkpoint_utils, device_setter, monitored_session, training_util
+from tensorflux.train import (
+    checkpoint_utils,
+    device_setter,
+    monitored_session,
+    training_util,
+    warm_starting,
+)
 from tensorflux.train import saver as saver_lib
-from tensorflux.train import warm_starting
 from tensorflux.train.session_run_hook import SessionRunHook
 
 __all__ = ["Estimator", "WarmStartSettings", "VocabInfo"]

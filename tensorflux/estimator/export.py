@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import collections
 
-from tensorflux.estimator.export_output import (ClassificationOutput, ExportOutput,
-                                                PredictOutput, RegressionOutput)
+from tensorflux.estimator.export_output import (
+    ClassificationOutput,
+    ExportOutput,
+    PredictOutput,
+    RegressionOutput,
+)
 from tensorflux.framework import dtypes
 from tensorflux.framework.graph import Tensor
 from tensorflux.framework.sparse_tensor import SparseTensor

@@ -98,7 +98,7 @@ class FinalExporter(_SavedModelExporter):
                is_the_final_export):
         if not is_the_final_export:
             return None
-        logging.info(f"Performing the final export in the end of training.")
+        logging.info("Performing the final export in the end of training.")
         return self._export(estimator, export_path, checkpoint_path)
 
 

@@ -8,6 +8,7 @@ requires (a scalar loss Tensor, `(value, update_op)` metric pairs, `ExportOutput
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 
 from tensorflux.estimator import export_output as export_output_lib
@@ -29,10 +30,6 @@ class ModeKeys:
 
 
 _MODES = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
-
-
-def _as_tensor_or_op(value):
-    return value.op if isinstance(value, Tensor) else value
 
 
 def _check_loss(loss):
@@ -172,13 +169,9 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", [
 
 def fn_args(fn) -> tuple:
     """The argument names of `fn` (a function, bound method, partial or callable object)."""
-    import functools
-
     if isinstance(fn, functools.partial):
         names = fn_args(fn.func)
         return tuple(n for n in names[len(fn.args):] if n not in (fn.keywords or {}))
-    target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(
-        fn, "__call__", fn)
-    params = inspect.signature(target).parameters
+    params = inspect.signature(fn).parameters
     return tuple(name for name, p in params.items()
                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))

@@ -9,12 +9,17 @@ a `[num_buckets, units]` table whose rows of the example's ids are combined by
 
 from __future__ import annotations
 
-from tensorflux.feature_column.categorical import (_CategoricalColumn, _DenseColumn,
-                                                   _LazyBuilder)
+from tensorflux.feature_column.categorical import _CategoricalColumn, _DenseColumn, _LazyBuilder
 from tensorflux.framework import dtypes
 from tensorflux.framework.graph import GraphKeys
-from tensorflux.ops import (embedding_sparse, init_ops, math_ops, matmul_ops, shape_ops,
-                            variable_scope)
+from tensorflux.ops import (
+    embedding_sparse,
+    init_ops,
+    math_ops,
+    matmul_ops,
+    shape_ops,
+    variable_scope,
+)
 from tensorflux.ops.concat_ops import stack
 
 __all__ = ["linear_model"]

@@ -3,8 +3,8 @@ know the cluster only through TF_CONFIG (chief + 1 worker + 1 ps + evaluator), r
 unchanged examples/estimator_custom_model_fn.py."""
 
 import json
-import socket
 import os
+import socket
 import subprocess
 import sys
 import time

@@ -11,8 +11,6 @@ by `loss_reduction` (TF1 canned estimators: SUM over the batch).
 
 from __future__ import annotations
 
-import numpy as np
-
 from tensorflux import losses as losses_lib
 from tensorflux import metrics as metrics_lib
 from tensorflux import metrics_auc
@@ -23,9 +21,24 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.scopes import control_dependencies, name_scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.ops import (array_ops, cast_ops, check_ops, comparison_ops, concat_ops,
-                            gather_ops, logging_ops, math_ops, nn_impl, nn_ops, pad_ops,
-                            reduction_ops, sequence_ops, shape_ops, string_ops, unary_ops)
+from tensorflux.ops import (
+    array_ops,
+    cast_ops,
+    check_ops,
+    comparison_ops,
+    concat_ops,
+    gather_ops,
+    logging_ops,
+    math_ops,
+    nn_impl,
+    nn_ops,
+    pad_ops,
+    reduction_ops,
+    sequence_ops,
+    shape_ops,
+    string_ops,
+    unary_ops,
+)
 from tensorflux.saved_model import signature_constants
 
 _DEFAULT_SERVING_KEY = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
