@@ -11,7 +11,7 @@ In a cluster each process runs its task (between-graph replication):
     wait for the chief to initialize the model;
   * evaluator: no server; after `start_delay_secs` it evaluates every new checkpoint of
     model_dir (at most every `throttle_secs`) and exits after evaluating a checkpoint at or
-    past `TrainSpec.max_steps`.
+    past `TrainSpec.max_steps` (without max_steps it runs until it is stopped).
 """
 
 from __future__ import annotations
@@ -124,8 +124,7 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
 
     Raises:
         TypeError: arguments of the wrong types.
-        ValueError: a task type this function does not run (e.g. an unknown job), or
-            a cluster without a TrainSpec.max_steps for the evaluator to stop at.
+        ValueError: a task type this function does not run (e.g. an unknown job).
     """
     if not isinstance(estimator, estimator_lib.Estimator):
         raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`, given "
@@ -287,6 +286,8 @@ class _TrainingExecutor:
     def run_worker(self):
         config = self._estimator.config
         delay = min(_MAX_DELAY_SECS, (config.task_id + 1) * _DELAY_SECS_PER_WORKER)
+        if config.experimental_max_worker_delay_secs is not None:
+            delay = min(delay, config.experimental_max_worker_delay_secs)
         self._train_distributed(delay)
 
     def run_ps(self):
@@ -296,9 +297,6 @@ class _TrainingExecutor:
 
     def run_evaluator(self):
         spec = self._eval_spec
-        if self._train_spec.max_steps is None:
-            raise ValueError("The evaluator task needs TrainSpec.max_steps to know when "
-                             "training has finished.")
         evaluator = _Evaluator(self._estimator, spec, self._train_spec.max_steps)
         if spec.start_delay_secs:
             logging.info(f"Waiting {spec.start_delay_secs} secs before starting evaluation.")
@@ -308,9 +306,10 @@ class _TrainingExecutor:
             metrics, _ = evaluator.evaluate_and_export()
             if metrics is not None:
                 step = int(metrics[GraphKeys.GLOBAL_STEP])
-                if step >= self._train_spec.max_steps:
+                max_steps = self._train_spec.max_steps
+                if max_steps is not None and step >= max_steps:
                     logging.info(f"Exiting evaluation, global_step={step} >= "
-                                 f"train max_steps={self._train_spec.max_steps}")
+                                 f"train max_steps={max_steps}")
                     return
             elapsed = time.time() - start
             delay = spec.throttle_secs - elapsed
