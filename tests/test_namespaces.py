@@ -109,7 +109,7 @@ NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "Tr
                        "inputs", "SessionRunHook", "LoggingTensorHook", "StopAtStepHook",
                        "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
                        "StepCounterHook", "NanTensorHook", "WarmStartSettings", "VocabInfo",
-                       "classifier_parse_example_spec", "add_metrics"]
+                       "classifier_parse_example_spec", "add_metrics", "experimental"]
 NAMES["distribute"] = ["cluster_resolver"]
 NAMES["keras"] = NAMES["keras"] + ["estimator"]
 NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column"]

@@ -1,7 +1,7 @@
 """`tf.estimator` (TF 1.15): Estimator, specs, RunConfig, train_and_evaluate, canned models,
 exporters, input functions and the session hook names."""
 
-from tensorflux.estimator import export, inputs
+from tensorflux.estimator import experimental, export, inputs
 from tensorflux.estimator.canned import (BaselineClassifier, BaselineRegressor, DNNClassifier,
                                          DNNLinearCombinedClassifier,
                                          DNNLinearCombinedRegressor, DNNRegressor,
@@ -16,7 +16,8 @@ from tensorflux.estimator.parsing import (add_metrics, classifier_parse_example_
 from tensorflux.estimator.run_config import RunConfig
 from tensorflux.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 
-__all__ = ["export", "inputs", "BaselineClassifier", "BaselineRegressor", "DNNClassifier",
+__all__ = ["experimental", "export", "inputs", "BaselineClassifier", "BaselineRegressor",
+           "DNNClassifier",
            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor",
            "LinearClassifier", "LinearRegressor", "Estimator", "VocabInfo", "WarmStartSettings",
            "BestExporter", "Exporter", "FinalExporter", "LatestExporter", "EstimatorSpec",

@@ -568,9 +568,14 @@ class Estimator:
 
         Raises:
             ValueError: no serving_input_receiver_fn, or no checkpoint.
+            NotImplementedError: a mode other than PREDICT.
         """
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
+        if experimental_mode != ModeKeys.PREDICT:
+            raise NotImplementedError(
+                f"export_saved_model(experimental_mode={experimental_mode!r}): tensorflux "
+                f"exports the PREDICT graph only (no SupervisedInputReceiver).")
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path:
             raise ValueError(f"Couldn't find trained model at {self._model_dir}.")

@@ -174,3 +174,61 @@ def test_pandas_input_fn_without_pandas_names_it():
         (features, labels), = run_input_fn(tf.estimator.inputs.pandas_input_fn(
             frame, pandas.Series([4, 5, 6]), shuffle=False))
         assert list(features["a"]) == [1.0, 2.0, 3.0] and list(labels) == [4, 5, 6]
+
+
+def test_evaluator_task_evaluates_until_the_final_checkpoint(tmp_path, monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    trainer = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    trainer.train(specs()[0].input_fn, max_steps=30)
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["localhost:1"], "ps": '
+                       '["localhost:2"]}, "task": {"type": "evaluator", "index": 0}}')
+    evaluator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    exporter = tf.estimator.LatestExporter("latest", RECEIVER)
+    train, evaluate = specs(exporters=[exporter], max_steps=30)
+    assert tf.estimator.train_and_evaluate(evaluator, train, evaluate) is None
+    assert eval_steps(str(tmp_path)) == [30]
+    assert len(os.listdir(tmp_path / "export" / "latest")) == 1
+
+
+def test_unknown_task_type_is_rejected(tmp_path, monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["localhost:1"], "sidecar": '
+                       '["localhost:2"]}, "task": {"type": "sidecar", "index": 0}}')
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="Task type sidecar is not supported"):
+        tf.estimator.train_and_evaluate(est, *specs())
+
+
+def test_early_stopping_hook_stops_training_from_eval_results(tmp_path):
+    config = tf.estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=10)
+    est = tf.estimator.Estimator(model_fn, config=config)
+    hook = tf.estimator.experimental.stop_if_lower_hook(est, "loss", 0.01,
+                                                        run_every_secs=None,
+                                                        run_every_steps=10)
+    train, evaluate = specs(max_steps=1000)
+    train = tf.estimator.TrainSpec(train.input_fn, max_steps=1000, hooks=[hook])
+    metrics, _ = tf.estimator.train_and_evaluate(est, train, evaluate)
+    steps = eval_steps(str(tmp_path))
+    assert metrics["global_step"] < 1000 and metrics["loss"] < 0.01
+    from tensorflux.estimator.early_stopping import read_eval_metrics
+    history = read_eval_metrics(est.eval_dir())
+    # Training stopped at the first check after an evaluation below the threshold.
+    below = [step for step, m in history.items() if m["loss"] < 0.01]
+    assert below and steps[-1] <= below[0] + 10
+
+
+def test_no_decrease_rule_reads_eval_history(tmp_path):
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    writer = tf.summary.FileWriter(est.eval_dir())
+    for step, loss in [(10, 1.0), (20, 0.5), (30, 0.6), (40, 0.7)]:
+        writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="loss",
+                                                              simple_value=loss)]), step)
+    writer.close()
+    stop = tf.estimator.experimental.stop_if_no_decrease_hook
+    assert stop(est, "loss", 20)._should_stop_fn() is True
+    assert stop(est, "loss", 30)._should_stop_fn() is False
+    assert stop(est, "loss", 10, min_steps=30)._should_stop_fn() is True
+    higher = tf.estimator.experimental.stop_if_higher_hook
+    assert higher(est, "loss", 0.9)._should_stop_fn() is True
+    assert higher(est, "loss", 0.9, min_steps=20)._should_stop_fn() is False
+    with pytest.raises(ValueError, match="not found"):
+        higher(est, "auc", 0.9)._should_stop_fn()

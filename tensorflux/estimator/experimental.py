@@ -1,0 +1,12 @@
+"""`tf.estimator.experimental` (the parts tensorflux provides): early stopping hooks."""
+
+from tensorflux.estimator.early_stopping import (
+    make_early_stopping_hook,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
+
+__all__ = ["make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
+           "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
