@@ -109,7 +109,10 @@ NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "Tr
                        "inputs", "SessionRunHook", "LoggingTensorHook", "StopAtStepHook",
                        "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
                        "StepCounterHook", "NanTensorHook", "WarmStartSettings", "VocabInfo",
-                       "classifier_parse_example_spec", "add_metrics", "experimental"]
+                       "classifier_parse_example_spec", "add_metrics", "experimental",
+                       "BinaryClassHead", "MultiClassHead", "RegressionHead",
+                       "LinearEstimator", "DNNEstimator", "BaselineEstimator",
+                       "DNNLinearCombinedEstimator"]
 NAMES["distribute"] = ["cluster_resolver"]
 NAMES["keras"] = NAMES["keras"] + ["estimator"]
 NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column"]

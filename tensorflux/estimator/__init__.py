@@ -2,10 +2,8 @@
 exporters, input functions and the session hook names."""
 
 from tensorflux.estimator import experimental, export, inputs
-from tensorflux.estimator.canned import (BaselineClassifier, BaselineRegressor, DNNClassifier,
-                                         DNNLinearCombinedClassifier,
-                                         DNNLinearCombinedRegressor, DNNRegressor,
-                                         LinearClassifier, LinearRegressor)
+from tensorflux.estimator.canned import *  # noqa: F403
+from tensorflux.estimator.canned import __all__ as _canned_names
 from tensorflux.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
 from tensorflux.estimator.exporter import BestExporter, Exporter, FinalExporter, LatestExporter
 from tensorflux.estimator.hooks import *  # noqa: F403
@@ -16,11 +14,8 @@ from tensorflux.estimator.parsing import (add_metrics, classifier_parse_example_
 from tensorflux.estimator.run_config import RunConfig
 from tensorflux.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 
-__all__ = ["experimental", "export", "inputs", "BaselineClassifier", "BaselineRegressor",
-           "DNNClassifier",
-           "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor",
-           "LinearClassifier", "LinearRegressor", "Estimator", "VocabInfo", "WarmStartSettings",
+__all__ = ["experimental", "export", "inputs", "Estimator", "VocabInfo", "WarmStartSettings",
            "BestExporter", "Exporter", "FinalExporter", "LatestExporter", "EstimatorSpec",
            "ModeKeys", "add_metrics", "classifier_parse_example_spec",
            "regressor_parse_example_spec", "RunConfig", "EvalSpec", "TrainSpec",
-           "train_and_evaluate"] + list(_hook_names)
+           "train_and_evaluate"] + list(_hook_names) + list(_canned_names)

@@ -18,7 +18,7 @@ from tensorflux.ops import cast_ops, init_ops, pad_ops, shape_ops, variable_scop
 from tensorflux.ops.concat_ops import stack
 from tensorflux.train import training_util
 
-__all__ = ["BaselineClassifier", "BaselineRegressor"]
+__all__ = ["BaselineClassifier", "BaselineRegressor", "BaselineEstimator"]
 
 _LEARNING_RATE = 0.3
 
@@ -50,7 +50,7 @@ def _baseline_model_fn(features, labels, mode, head, optimizer, weight_column):
     def train_op_fn(loss):
         return optimizer.minimize(loss, global_step=training_util.get_global_step())
 
-    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
+    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
 
 
 class BaselineClassifier(Estimator):
@@ -84,5 +84,16 @@ class BaselineRegressor(Estimator):
 
         def _model_fn(features, labels, mode, config):
             return _baseline_model_fn(features, labels, mode, head, optimizer, weight_column)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineEstimator(Estimator):
+    """Learned per-logit biases with a user-given head."""
+
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn(features, labels, mode, head, optimizer,
+                                      getattr(head, "_weight_column", None))
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)

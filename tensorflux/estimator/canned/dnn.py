@@ -22,7 +22,7 @@ from tensorflux.layers import normalization
 from tensorflux.ops import init_ops, nn_ops, variable_scope
 from tensorflux.train import training_util
 
-__all__ = ["DNNClassifier", "DNNRegressor"]
+__all__ = ["DNNClassifier", "DNNRegressor", "DNNEstimator"]
 
 _LEARNING_RATE = 0.05
 
@@ -74,7 +74,7 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, o
         with control_dependencies(update_ops):
             return optimizer.minimize(loss, global_step=training_util.get_global_step())
 
-    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
+    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
 
 
 class DNNClassifier(Estimator):
@@ -118,6 +118,28 @@ class DNNRegressor(Estimator):
                  batch_norm=False):
         hidden_units, columns = _check_args(hidden_units, feature_columns)
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+
+        def _model_fn(features, labels, mode, config):
+            return _dnn_model_fn(features, labels, mode, head, hidden_units, columns,
+                                 optimizer, activation_fn, dropout, input_layer_partitioner,
+                                 batch_norm)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
+                         warm_start_from=warm_start_from)
+
+
+class DNNEstimator(Estimator):
+    """A feed-forward network with a user-given head.
+
+    Raises:
+        ValueError: empty hidden_units or feature_columns, or a bad optimizer.
+    """
+
+    def __init__(self, head, hidden_units, feature_columns, model_dir=None,
+                 optimizer="Adagrad", activation_fn=nn_ops.relu, dropout=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None,
+                 batch_norm=False):
+        hidden_units, columns = _check_args(hidden_units, feature_columns)
 
         def _model_fn(features, labels, mode, config):
             return _dnn_model_fn(features, labels, mode, head, hidden_units, columns,

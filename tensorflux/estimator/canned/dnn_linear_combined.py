@@ -19,7 +19,8 @@ from tensorflux.framework.scopes import control_dependencies
 from tensorflux.ops import control_flow_ops, nn_ops, state_ops, variables
 from tensorflux.train import training_util
 
-__all__ = ["DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"]
+__all__ = ["DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+           "DNNLinearCombinedEstimator"]
 
 _DNN_LEARNING_RATE = 0.05
 
@@ -62,7 +63,7 @@ def _combined_model_fn(features, labels, mode, head, linear_columns, linear_opti
         with control_dependencies([control_flow_ops.group(*train_ops)]):
             return state_ops.assign_add(training_util.get_global_step(), 1).op
 
-    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
+    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
 
 
 class _Combined(Estimator):
@@ -119,6 +120,24 @@ class DNNLinearCombinedRegressor(_Combined):
                  warm_start_from=None, loss_reduction=losses_lib.Reduction.SUM,
                  batch_norm=False, linear_sparse_combiner="sum"):
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
+                         dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
+                         dnn_activation_fn, dnn_dropout, input_layer_partitioner, config,
+                         warm_start_from, batch_norm, linear_sparse_combiner)
+
+
+class DNNLinearCombinedEstimator(_Combined):
+    """Wide & deep with a user-given head.
+
+    Raises:
+        ValueError: neither part has feature columns, or the deep part has no hidden units.
+    """
+
+    def __init__(self, head, model_dir=None, linear_feature_columns=None,
+                 linear_optimizer="Ftrl", dnn_feature_columns=None, dnn_optimizer="Adagrad",
+                 dnn_hidden_units=None, dnn_activation_fn=nn_ops.relu, dnn_dropout=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None,
+                 batch_norm=False, linear_sparse_combiner="sum"):
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
                          dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
                          dnn_activation_fn, dnn_dropout, input_layer_partitioner, config,

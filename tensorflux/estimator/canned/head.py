@@ -16,7 +16,7 @@ from tensorflux import metrics as metrics_lib
 from tensorflux import metrics_auc
 from tensorflux import summary as summary_lib
 from tensorflux.estimator import export_output
-from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys
+from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys, fn_args
 from tensorflux.framework import dtypes
 from tensorflux.framework.scopes import control_dependencies, name_scope
 from tensorflux.framework.sparse_tensor import SparseTensor
@@ -27,6 +27,7 @@ from tensorflux.ops import (
     check_ops,
     comparison_ops,
     concat_ops,
+    control_flow_ops,
     gather_ops,
     logging_ops,
     math_ops,
@@ -40,6 +41,7 @@ from tensorflux.ops import (
     unary_ops,
 )
 from tensorflux.saved_model import signature_constants
+from tensorflux.train import training_util
 
 _DEFAULT_SERVING_KEY = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 _CLASSIFY_KEY = "classification"
@@ -94,23 +96,53 @@ def _labels_2d(labels, dimension):
 class _Head:
     """The shared mode logic; subclasses say how logits become predictions and loss."""
 
-    def __init__(self, weight_column, loss_reduction, name=None):
+    def __init__(self, weight_column, loss_reduction, name=None, loss_fn=None):
         if loss_reduction not in losses_lib.Reduction.all() or \
                 loss_reduction == losses_lib.Reduction.NONE:
             raise ValueError(f"Invalid loss_reduction: {loss_reduction}")
+        if loss_fn is not None:
+            args = fn_args(loss_fn)
+            if "labels" not in args or "logits" not in args:
+                raise ValueError(f"loss_fn must contain argument: labels and logits. Given "
+                                 f"arguments: {args}")
         self._weight_column = _check_weight_column(weight_column)
         self._loss_reduction = loss_reduction
         self._name = name
+        self._loss_fn = loss_fn
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def loss_reduction(self):
+        return self._loss_reduction
+
+    def _custom_loss(self, labels, logits, features):
+        args = fn_args(self._loss_fn)
+        kwargs = {}
+        if "features" in args:
+            kwargs["features"] = features
+        if "loss_reduction" in args:
+            kwargs["loss_reduction"] = self._loss_reduction
+        return self._loss_fn(labels=labels, logits=logits, **kwargs)
 
     @property
     def logits_dimension(self) -> int:
         raise NotImplementedError
 
-    def create_estimator_spec(self, features, mode, logits, labels=None, train_op_fn=None):
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
         """The EstimatorSpec of `mode` for `logits` (`[batch, logits_dimension]`).
 
+        In TRAIN the train op is `optimizer.minimize(loss)` (over `trainable_variables`,
+        incrementing the global step) or `train_op_fn(loss)`; `regularization_losses` are
+        added to the training loss and `update_ops` run with the train op.
+
         Raises:
-            ValueError: TRAIN without train_op_fn; missing or malformed labels.
+            ValueError: TRAIN with neither or both of optimizer and train_op_fn; missing or
+                malformed labels.
         """
         with name_scope("head"):
             logits = shape_ops.reshape(logits, [-1, self.logits_dimension])
@@ -119,20 +151,35 @@ class _Head:
                 return EstimatorSpec(mode, predictions=predictions,
                                      export_outputs=self._export_outputs(predictions))
             label_ids, unweighted = self._unweighted_loss(logits, labels)
+            if self._loss_fn is not None:
+                unweighted = self._custom_loss(self._loss_fn_labels(label_ids), logits,
+                                               features)
             weights = _weights(features, self._weight_column)
             loss = losses_lib.compute_weighted_loss(unweighted, weights=weights,
                                                     reduction=self._loss_reduction)
+            if regularization_losses:
+                loss = math_ops.add_n([loss] + list(regularization_losses))
             if mode == ModeKeys.EVAL:
                 metrics = self._metrics(label_ids, predictions, unweighted, weights)
                 return EstimatorSpec(mode, predictions=predictions, loss=loss,
                                      eval_metric_ops=metrics)
-            if train_op_fn is None:
-                raise ValueError("train_op_fn cannot be None.")
+            if (optimizer is None) == (train_op_fn is None):
+                raise ValueError("Exactly one of optimizer and train_op_fn must be set in "
+                                 "TRAIN mode.")
         summary_lib.scalar("loss", loss)
         summary_lib.scalar("average_loss", losses_lib.compute_weighted_loss(
             unweighted, weights=weights, reduction=losses_lib.Reduction.SUM_BY_NONZERO_WEIGHTS))
-        return EstimatorSpec(mode, predictions=predictions, loss=loss,
-                             train_op=train_op_fn(loss))
+        if optimizer is not None:
+            train_op = optimizer.minimize(loss, global_step=training_util.get_global_step(),
+                                          var_list=trainable_variables)
+        else:
+            train_op = train_op_fn(loss)
+        if update_ops:
+            train_op = control_flow_ops.group(train_op, *update_ops)
+        return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
+
+    def _loss_fn_labels(self, label_ids):
+        return label_ids
 
 
 class ClassificationHead(_Head):
@@ -144,8 +191,12 @@ class ClassificationHead(_Head):
     """
 
     def __init__(self, n_classes=2, weight_column=None, label_vocabulary=None,
-                 loss_reduction=losses_lib.Reduction.SUM, name=None):
-        super().__init__(weight_column, loss_reduction, name)
+                 loss_reduction=losses_lib.Reduction.SUM, name=None, loss_fn=None,
+                 thresholds=None):
+        super().__init__(weight_column, loss_reduction, name, loss_fn)
+        self._thresholds = tuple(float(t) for t in thresholds or ())
+        if any(not 0.0 < t < 1.0 for t in self._thresholds):
+            raise ValueError(f"thresholds not in (0, 1): {self._thresholds}.")
         if n_classes is None or n_classes < 2:
             raise ValueError(f"n_classes must be > 1 for classification: {n_classes}.")
         if label_vocabulary is not None:
@@ -251,29 +302,47 @@ class ClassificationHead(_Head):
                                                          weights=weights)
             metrics["recall"] = metrics_lib.recall(label_ids, predictions["class_ids"],
                                                    weights=weights)
+            for threshold in self._thresholds:
+                above = cast_ops.cast(comparison_ops.greater_equal(
+                    logistic, threshold), dtypes.int64)
+                suffix = f"positive_threshold_{threshold:g}"
+                metrics[f"accuracy/{suffix}"] = metrics_lib.accuracy(label_ids, above,
+                                                                      weights=weights)
+                metrics[f"precision/{suffix}"] = metrics_lib.precision(label_ids, above,
+                                                                        weights=weights)
+                metrics[f"recall/{suffix}"] = metrics_lib.recall(label_ids, above,
+                                                                  weights=weights)
         return metrics
+
+    def _loss_fn_labels(self, label_ids):
+        return cast_ops.cast(label_ids, dtypes.float32) if self._n_classes == 2 else label_ids
 
 
 class RegressionHead(_Head):
-    """Mean squared error regression of `label_dimension` float targets.
+    """Mean squared error regression of `label_dimension` float targets (TF 1.15
+    `tf.estimator.RegressionHead`; the canned regressors use it with loss_reduction SUM).
 
     Raises:
         ValueError: label_dimension < 1.
     """
 
     def __init__(self, label_dimension=1, weight_column=None,
-                 loss_reduction=losses_lib.Reduction.SUM, name=None):
-        super().__init__(weight_column, loss_reduction, name)
+                 loss_reduction=losses_lib.Reduction.SUM_OVER_BATCH_SIZE, loss_fn=None,
+                 inverse_link_fn=None, name=None):
+        super().__init__(weight_column, loss_reduction, name, loss_fn)
         if label_dimension is None or label_dimension < 1:
             raise ValueError(f"Invalid label_dimension {label_dimension}.")
         self._label_dimension = label_dimension
+        self._inverse_link_fn = inverse_link_fn
 
     @property
     def logits_dimension(self) -> int:
         return self._label_dimension
 
     def _predictions(self, logits):
-        return {"predictions": logits}
+        if self._inverse_link_fn is None:
+            return {"predictions": logits}
+        return {"predictions": self._inverse_link_fn(logits), "logits": logits}
 
     def _export_outputs(self, predictions):
         outputs = {_PREDICT_KEY: export_output.PredictOutput(predictions)}
@@ -298,3 +367,34 @@ class RegressionHead(_Head):
                 "prediction/mean": metrics_lib.mean(predictions["predictions"],
                                                     weights=weights)}
 
+
+
+class BinaryClassHead(ClassificationHead):
+    """`tf.estimator.BinaryClassHead`: sigmoid cross entropy on one logit; `thresholds` add
+    accuracy/precision/recall at each threshold of the positive probability.
+
+    Raises:
+        ValueError: a bad vocabulary, threshold or loss_fn.
+    """
+
+    def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None,
+                 loss_reduction=losses_lib.Reduction.SUM_OVER_BATCH_SIZE, loss_fn=None,
+                 name=None):
+        super().__init__(2, weight_column, label_vocabulary, loss_reduction, name, loss_fn,
+                         thresholds)
+
+
+class MultiClassHead(ClassificationHead):
+    """`tf.estimator.MultiClassHead`: softmax cross entropy over `n_classes` > 2 logits.
+
+    Raises:
+        ValueError: n_classes <= 2, a bad vocabulary or loss_fn.
+    """
+
+    def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
+                 loss_reduction=losses_lib.Reduction.SUM_OVER_BATCH_SIZE, loss_fn=None,
+                 name=None):
+        if n_classes is None or n_classes <= 2:
+            raise ValueError(f"n_classes must be > 2: {n_classes}.")
+        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, name,
+                         loss_fn)

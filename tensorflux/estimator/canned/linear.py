@@ -18,7 +18,7 @@ from tensorflux.feature_column.linear import linear_model
 from tensorflux.ops import variable_scope
 from tensorflux.train import training_util
 
-__all__ = ["LinearClassifier", "LinearRegressor"]
+__all__ = ["LinearClassifier", "LinearRegressor", "LinearEstimator"]
 
 
 def _check_columns(feature_columns):
@@ -52,7 +52,7 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
     def train_op_fn(loss):
         return optimizer.minimize(loss, global_step=training_util.get_global_step())
 
-    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
+    return head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
 
 
 class LinearClassifier(Estimator):
@@ -90,6 +90,26 @@ class LinearRegressor(Estimator):
                  loss_reduction=losses_lib.Reduction.SUM, sparse_combiner="sum"):
         columns = _check_columns(feature_columns)
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+
+        def _model_fn(features, labels, mode, config):
+            return _linear_model_fn(features, labels, mode, head, columns, optimizer,
+                                    partitioner, sparse_combiner)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
+                         warm_start_from=warm_start_from)
+
+
+class LinearEstimator(Estimator):
+    """A linear model of feature columns with a user-given head (e.g. a
+    `tf.estimator.MultiClassHead`).
+
+    Raises:
+        ValueError: empty feature_columns or a bad optimizer.
+    """
+
+    def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
+                 partitioner=None, sparse_combiner="sum", warm_start_from=None):
+        columns = _check_columns(feature_columns)
 
         def _model_fn(features, labels, mode, config):
             return _linear_model_fn(features, labels, mode, head, columns, optimizer,
