@@ -58,6 +58,16 @@ def model_fn(features, labels, mode, params):
                                       eval_metric_ops=metrics)
 
 
+class CountSteps(tf.estimator.SessionRunHook):
+    """Counts the training steps this process runs."""
+
+    def __init__(self):
+        self.steps = 0
+
+    def after_run(self, run_context, run_values):
+        self.steps += 1
+
+
 def eval_events(model_dir):
     """The (step, {tag: value}) evaluation summaries written into model_dir/eval."""
     results = []
@@ -79,8 +89,11 @@ def main(argv=None):
 
     x_train, y_train = make_data(512, seed=0)
     x_eval, y_eval = make_data(128, seed=1)
+    # In a cluster, non-chief workers wait (task index + 1) x 5 s before training (TF's
+    # default); this small model needs no more than a second.
     config = tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=100,
-                                    save_summary_steps=50, log_step_count_steps=100)
+                                    save_summary_steps=50, log_step_count_steps=100,
+                                    experimental_max_worker_delay_secs=1)
     estimator = tf.estimator.Estimator(model_fn, config=config,
                                        params={"learning_rate": args.learning_rate})
     train_input = tf.estimator.inputs.numpy_input_fn(
@@ -89,15 +102,17 @@ def main(argv=None):
         {"x": x_eval}, y_eval, batch_size=64, num_epochs=1, shuffle=False)
     serving_fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
         {"x": tf.placeholder(tf.float32, [None, 4])})
-    train_spec = tf.estimator.TrainSpec(train_input, max_steps=args.max_steps)
+    counter = CountSteps()
+    train_spec = tf.estimator.TrainSpec(train_input, max_steps=args.max_steps, hooks=[counter])
     eval_spec = tf.estimator.EvalSpec(
         eval_input, steps=None, start_delay_secs=0, throttle_secs=1,
         exporters=tf.estimator.LatestExporter("linear", serving_fn, exports_to_keep=2))
     outcome = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
 
     task = estimator.config.task_type
-    print(f"task {task}:{estimator.config.task_id} done", flush=True)
-    result = {"task": task, "model_dir": model_dir}
+    print(f"task {task}:{estimator.config.task_id} done, ran {counter.steps} training steps",
+          flush=True)
+    result = {"task": task, "model_dir": model_dir, "steps": counter.steps}
     if task in (None, "worker", "chief", "master") and outcome is not None:
         metrics, exports = outcome
         print("final evaluation:", {k: float(v) for k, v in metrics.items()})
