@@ -456,24 +456,30 @@ class Estimator:
                              f"running initialization to evaluate.")
         graph = graph_mod.Graph()
         with graph.as_default():
-            random_seed.set_random_seed(self._config.tf_random_seed)
-            global_step = training_util.get_or_create_global_step(graph)
-            features, labels, input_hooks = _parse_input_fn_result(
-                self._call_input_fn(input_fn, ModeKeys.EVAL))
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
-            if "loss" in spec.eval_metric_ops:
-                raise ValueError('Metric with name "loss" is not allowed, because Estimator '
-                                 'already defines a default metric with the same name.')
-            metric_ops = dict(spec.eval_metric_ops)
-            metric_ops["loss"] = metrics_lib.mean(spec.loss)
-            update_ops = [update for _, update in metric_ops.values()]
-            final_ops = {key: value for key, (value, _) in metric_ops.items()}
-            final_ops[GraphKeys.GLOBAL_STEP] = global_step
-            all_hooks = input_hooks + hooks + list(spec.evaluation_hooks)
-            results = self._evaluate_once(checkpoint_path, spec.scaffold, update_ops,
-                                          final_ops, all_hooks, steps)
+            scaffold, update_ops, final_ops, all_hooks = self._build_eval_graph(input_fn,
+                                                                               hooks)
+            results = self._evaluate_once(checkpoint_path, scaffold, update_ops, final_ops,
+                                          all_hooks, steps)
         _write_dict_to_summary(self.eval_dir(name), results, results[GraphKeys.GLOBAL_STEP])
         return results
+
+    def _build_eval_graph(self, input_fn, hooks):
+        """(scaffold, update_ops, final_ops, hooks) of an evaluation, in the default graph."""
+        random_seed.set_random_seed(self._config.tf_random_seed)
+        global_step = training_util.get_or_create_global_step()
+        features, labels, input_hooks = _parse_input_fn_result(
+            self._call_input_fn(input_fn, ModeKeys.EVAL))
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+        if "loss" in spec.eval_metric_ops:
+            raise ValueError('Metric with name "loss" is not allowed, because Estimator '
+                             'already defines a default metric with the same name.')
+        metric_ops = dict(spec.eval_metric_ops)
+        metric_ops["loss"] = metrics_lib.mean(spec.loss)
+        update_ops = [update for _, update in metric_ops.values()]
+        final_ops = {key: value for key, (value, _) in metric_ops.items()}
+        final_ops[GraphKeys.GLOBAL_STEP] = global_step
+        all_hooks = input_hooks + list(hooks) + list(spec.evaluation_hooks)
+        return spec.scaffold, update_ops, final_ops, all_hooks
 
     def _evaluate_once(self, checkpoint_path, scaffold, update_ops, final_ops, hooks, steps):
         logging.info(f"Starting evaluation at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")

@@ -232,3 +232,22 @@ def test_no_decrease_rule_reads_eval_history(tmp_path):
     assert higher(est, "loss", 0.9, min_steps=20)._should_stop_fn() is False
     with pytest.raises(ValueError, match="not found"):
         higher(est, "auc", 0.9)._should_stop_fn()
+
+
+def test_in_memory_evaluator_hook_evaluates_the_training_variables(tmp_path):
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    eval_fn = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=64, shuffle=False)
+    hook = tf.estimator.experimental.InMemoryEvaluatorHook(est, eval_fn, every_n_iter=10,
+                                                           name="mem")
+    est.train(specs()[0].input_fn, steps=25, hooks=[hook])
+    # Checkpoints exist only for steps 0 and 25 (every 600 s by default): the hook
+    # evaluated the live variables at steps 10 and 20, and at the end.
+    from tensorflux.estimator.early_stopping import read_eval_metrics
+    history = read_eval_metrics(est.eval_dir("mem"))
+    assert sorted(history) == [10, 20, 25]
+    assert history[10]["loss"] > history[20]["loss"] > history[25]["loss"]
+    assert est.latest_checkpoint().endswith("-25")
+    final = est.evaluate(eval_fn)
+    np.testing.assert_allclose(history[25]["loss"], final["loss"], rtol=1e-6)
+    with pytest.raises(ValueError, match="every_n_iter"):
+        tf.estimator.experimental.InMemoryEvaluatorHook(est, eval_fn, every_n_iter=0)
