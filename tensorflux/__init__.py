@@ -117,4 +117,6 @@ from tensorflux.ops.math.special import *  # noqa: F403
 from tensorflux.ops.nn.conv_composites import required_space_to_batch_paddings
 from tensorflux import keras
 from tensorflux import feature_column
+from tensorflux import estimator
+from tensorflux import distribute
 from tensorflux import contrib

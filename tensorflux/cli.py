@@ -7,6 +7,10 @@
 `cluster` starts every task on 127.0.0.1 with free ports, runs the command once per worker
 with TF_CONFIG-style environment variables (TFX_CLUSTER as JSON, TFX_JOB_NAME, TFX_TASK_INDEX)
 and stops every server when the workers finish (or on Ctrl-C).
+
+`server` without --cluster reads the cluster and its task from TF_CONFIG, as set by cluster
+managers (Kubeflow's TFJob, SageMaker, Vertex AI); `cluster` also exports TF_CONFIG to the
+programs it starts, with "environment": "google", TF's marker that the servers already run.
 """
 
 from __future__ import annotations
@@ -36,18 +40,39 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _tf_config_task(job, task):
+    """(cluster, job, task) from TF_CONFIG; --job/--task, when given, win over its task."""
+    try:
+        tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+    except json.JSONDecodeError as err:
+        raise SystemExit(f"TF_CONFIG is not valid JSON: {err}") from None
+    own = tf_config.get("task") or {}
+    job = job if job is not None else own.get("type")
+    task = task if task is not None else own.get("index")
+    if job == "evaluator":
+        raise SystemExit("the evaluator task of TF_CONFIG runs no server")
+    cluster = {name: tasks for name, tasks in (tf_config.get("cluster") or {}).items()
+               if name != "evaluator"}
+    return cluster, job, task
+
+
 def run_server(args) -> int:
     import tensorflux as tf
 
+    job, task = args.job, args.task
     if args.cluster_json:
         cluster = json.loads(args.cluster_json)
     else:
         cluster = _parse_cluster(args.cluster)
     if not cluster:
-        raise SystemExit("tensorflux server needs --cluster (or --cluster-json)")
+        cluster, job, task = _tf_config_task(job, task)
+    if not cluster:
+        raise SystemExit("tensorflux server needs --cluster (or --cluster-json, or TF_CONFIG)")
+    if job is None:
+        raise SystemExit("tensorflux server needs --job (or a task in TF_CONFIG)")
     config = tf.ConfigProto(device_count={"CPU": args.cpus})
-    server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name=args.job,
-                             task_index=args.task, config=config)
+    server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name=job,
+                             task_index=int(task or 0), config=config)
     print(f"tensorflux server {server.task_name} serving at {server.target}", flush=True)
 
     def stop(*_):
@@ -109,7 +134,9 @@ def run_cluster(args) -> int:
             return 0
         for index in range(len(cluster.get("worker", []))):
             env = dict(os.environ, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
-                       TFX_TASK_INDEX=str(index))
+                       TFX_TASK_INDEX=str(index), TF_CONFIG=json.dumps(
+                           {"cluster": cluster, "task": {"type": "worker", "index": index},
+                            "environment": "google"}))
             workers.append(subprocess.Popen(command, env=env))
         codes = [proc.wait() for proc in workers]
         return max(codes) if codes else 0
@@ -138,8 +165,8 @@ def main(argv=None) -> int:
     server = commands.add_parser("server", help="run one task of a cluster")
     server.add_argument("--cluster", action="append", help="job=host:port[,host:port...]")
     server.add_argument("--cluster-json", help="the cluster as a JSON object")
-    server.add_argument("--job", required=True)
-    server.add_argument("--task", type=int, default=0)
+    server.add_argument("--job", help="the task's job (default: TF_CONFIG's task type)")
+    server.add_argument("--task", type=int, help="the task's index (default: TF_CONFIG's, or 0)")
     server.add_argument("--cpus", type=int, default=1, help="CPU devices of the task")
     server.set_defaults(run=run_server)
     cluster = commands.add_parser("cluster", help="run a local cluster on loopback")

@@ -101,6 +101,21 @@ NAMES["strings"] = ["unicode_transcode", "unicode_encode", "unicode_script",
 NAMES["keras"] = ["layers", "backend", "Sequential", "Model", "Input", "optimizers", "losses",
                   "activations", "initializers", "regularizers", "constraints", "utils",
                   "metrics", "models"]
+NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec",
+                       "EvalSpec", "train_and_evaluate", "LinearClassifier", "LinearRegressor",
+                       "DNNClassifier", "DNNRegressor", "DNNLinearCombinedClassifier",
+                       "DNNLinearCombinedRegressor", "BaselineClassifier", "BaselineRegressor",
+                       "LatestExporter", "BestExporter", "FinalExporter", "Exporter", "export",
+                       "inputs", "SessionRunHook", "LoggingTensorHook", "StopAtStepHook",
+                       "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
+                       "StepCounterHook", "NanTensorHook", "WarmStartSettings", "VocabInfo",
+                       "classifier_parse_example_spec", "add_metrics", "experimental",
+                       "BinaryClassHead", "MultiClassHead", "RegressionHead",
+                       "LinearEstimator", "DNNEstimator", "BaselineEstimator",
+                       "DNNLinearCombinedEstimator"]
+NAMES["distribute"] = ["cluster_resolver"]
+NAMES["keras"] = NAMES["keras"] + ["estimator"]
+NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column"]
 
 
 def test_root_names():

@@ -1,8 +1,8 @@
 """`tf.metrics`: streaming metrics as (value, update_op) pairs over local variables."""
 
-from tensorflux.metrics import at_k, auc as _auc_module, confusion, core, regression
+from tensorflux.metrics import at_k, confusion, core, regression
 from tensorflux.metrics.at_k import *  # noqa: F403
-from tensorflux.metrics.auc import auc
+from tensorflux.metrics.area_under_curve import auc
 from tensorflux.metrics.confusion import *  # noqa: F403
 from tensorflux.metrics.core import *  # noqa: F403
 from tensorflux.metrics.regression import *  # noqa: F403

@@ -1,0 +1,9 @@
+"""`tf.distribute.cluster_resolver`: where the cluster of a program is described."""
+
+from tensorflux.distribute.cluster_resolver.resolvers import (ClusterResolver,
+                                                              SimpleClusterResolver,
+                                                              TFConfigClusterResolver,
+                                                              UnionResolver)
+
+__all__ = ["ClusterResolver", "SimpleClusterResolver", "TFConfigClusterResolver",
+           "UnionResolver"]
