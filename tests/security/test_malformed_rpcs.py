@@ -2,6 +2,7 @@
 is executed from a graph's values, and the server serves a valid step afterwards."""
 
 import os
+import time
 
 import grpc
 import numpy as np
@@ -173,12 +174,10 @@ def test_malformed_run_graph_and_recv_tensor(server, stubs):
     outcome = []
     for key in ["", ";;;", "garbage;" * 50, device + ";0;x;y;0:0"]:
         done = []
-        handle = client.recv_tensor_async(99, key, lambda *out: done.append(out))
+        handle = client.recv_tensor_async(99, key, lambda *out, done=done: done.append(out))
         for _ in range(50):
             if done:
                 break
-            import time
-
             time.sleep(0.01)
         if not done:
             handle.cancel()  # nobody sends that key: the client gives up, the server frees it

@@ -65,7 +65,7 @@ def decode_tensor(proto, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> np.ndarra
         return make_ndarray(proto, max_bytes)
     dtype, shape, count = declared_size(proto, max_bytes)
     dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
-    if dtype == object or len(proto.tensor_content) != count * dtype.itemsize:
+    if dtype.hasobject or len(proto.tensor_content) != count * dtype.itemsize:
         raise errors.InvalidArgumentError(
             None, None, f"TensorProto's tensor_content has {len(proto.tensor_content)} bytes; "
             f"its shape {shape} of {dtype.name} needs {count * dtype.itemsize}")
@@ -208,7 +208,7 @@ def assemble_frames(frames, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
         return make_ndarray(header.tensor, max_bytes), False, incarnation
     dtype, shape, count = declared_size(header.tensor, max_bytes)
     dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
-    if dtype == object or header.total_bytes != count * dtype.itemsize:
+    if dtype.hasobject or header.total_bytes != count * dtype.itemsize:
         raise errors.DataLossError(
             None, None, f"RecvTensor header declares {header.total_bytes} bytes for a tensor "
             f"of shape {shape} ({dtype.name})")
@@ -229,7 +229,9 @@ def assemble_frames(frames, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
             data = np.frombuffer(frame, np.uint8, count=span[1], offset=span[0])
         end = offset + len(data)
         if end > len(flat):
-            break
+            raise errors.DataLossError(
+                None, None, f"RecvTensor stream sent more than the {len(flat)} bytes its "
+                f"header declares ({dtype.name} {list(out.shape)})")
         flat[offset:end] = data
         offset = end
     if offset != header.total_bytes or offset != len(flat):
