@@ -5,12 +5,19 @@
     tensorflux cluster --ps 1 --workers 2 -- python train.py
 
 `cluster` starts every task on 127.0.0.1 with free ports, runs the command once per worker
-with TF_CONFIG-style environment variables (TFX_CLUSTER as JSON, TFX_JOB_NAME, TFX_TASK_INDEX)
-and stops every server when the workers finish (or on Ctrl-C).
+with TF_CONFIG-style environment variables (TFX_CLUSTER as JSON, TFX_JOB_NAME, TFX_TASK_INDEX,
+and TFX_SERVERS_RUNNING=1: connect with tf.Session, do not start servers) and stops every
+server when the workers finish (or on Ctrl-C). With `--no-servers` it starts no server and
+runs the command once per task of every job instead (the program starts its own servers).
+`--token` gives the cluster a fresh random token (TFX_CLUSTER_TOKEN for servers and programs).
+
+Security (docs/DEPLOY.md): servers take TLS files and a token from the TFX_* environment or
+the flags; `server` on a non-loopback address with neither prints a one-line warning.
 
 `server` without --cluster reads the cluster and its task from TF_CONFIG, as set by cluster
 managers (Kubeflow's TFJob, SageMaker, Vertex AI); `cluster` also exports TF_CONFIG to the
-programs it starts, with "environment": "google", TF's marker that the servers already run.
+programs it starts (with "environment": "google", TF's marker that the servers already run,
+unless --no-servers).
 """
 
 from __future__ import annotations
@@ -18,10 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
+
+from tensorflux.distributed.rpc.security import RpcSecurity, is_loopback
 
 
 def _parse_cluster(items) -> dict:
@@ -56,8 +66,36 @@ def _tf_config_task(job, task):
     return cluster, job, task
 
 
+def security_warning(address: str, security: RpcSecurity, bind: str | None = None):
+    """The one-line warning for a server reachable beyond loopback with no token or TLS."""
+    if security.token or security.uses_tls:
+        return None
+    from tensorflux.distributed.server import bind_address_for
+
+    host = bind_address_for(address, bind).rpartition(":")[0]
+    if is_loopback(host):
+        return None
+    return (f"WARNING: tensorflux server listens on {host} with no cluster token and no TLS: "
+            "anyone who reaches the port can run any op (file reads and writes included); set "
+            "TFX_CLUSTER_TOKEN and/or TFX_TLS_* (docs/DEPLOY.md).")
+
+
+def _server_security(args) -> RpcSecurity:
+    env = dict(os.environ)
+    for flag, name in (("tls_cert", "TFX_TLS_CERT"), ("tls_key", "TFX_TLS_KEY"),
+                       ("tls_ca", "TFX_TLS_CA"), ("token_file", "TFX_CLUSTER_TOKEN_FILE"),
+                       ("max_message_bytes", "TFX_MAX_MESSAGE_BYTES")):
+        if getattr(args, flag, None):
+            env[name] = str(getattr(args, flag))
+    if getattr(args, "mutual_tls", False):
+        env["TFX_TLS_MUTUAL"] = "1"
+    return RpcSecurity.from_env(env)
+
+
 def run_server(args) -> int:
-    import tensorflux as tf
+    from tensorflux.distributed.cluster_spec import ClusterSpec
+    from tensorflux.distributed.server import Server
+    from tensorflux.protos import config_pb2
 
     job, task = args.job, args.task
     if args.cluster_json:
@@ -70,9 +108,15 @@ def run_server(args) -> int:
         raise SystemExit("tensorflux server needs --cluster (or --cluster-json, or TF_CONFIG)")
     if job is None:
         raise SystemExit("tensorflux server needs --job (or a task in TF_CONFIG)")
-    config = tf.ConfigProto(device_count={"CPU": args.cpus})
-    server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name=job,
-                             task_index=int(task or 0), config=config)
+    task = int(task or 0)
+    config = config_pb2.ConfigProto(device_count={"CPU": args.cpus})
+    spec = ClusterSpec(cluster)
+    security = _server_security(args)
+    warning = security_warning(spec.task_address(job, task), security, args.bind)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    server = Server(spec, job_name=job, task_index=task, config=config,
+                    security=security, bind_address=args.bind)
     print(f"tensorflux server {server.task_name} serving at {server.target}", flush=True)
 
     def stop(*_):
@@ -112,6 +156,9 @@ def run_cluster(args) -> int:
     spec = json.dumps(cluster)
     servers = []
     workers = []
+    base_env = dict(os.environ)
+    if args.token:
+        base_env["TFX_CLUSTER_TOKEN"] = secrets.token_hex(16)
 
     def terminated(signum, frame):
         raise KeyboardInterrupt
@@ -120,24 +167,43 @@ def run_cluster(args) -> int:
     # without its `finally`, leaving every server and worker process behind.
     signal.signal(signal.SIGTERM, terminated)
     try:
-        for job, tasks in cluster.items():
-            for index in range(len(tasks)):
-                servers.append(subprocess.Popen(
-                    [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json", spec,
-                     "--job", job, "--task", str(index)], stdout=subprocess.PIPE, text=True))
-        for proc in servers:
-            _wait_serving(proc, timeout=60.0)
-        print(f"local cluster: {spec}", flush=True)
-        if not command:
+        if args.no_servers:
+            if not command:
+                raise SystemExit("tensorflux cluster --no-servers needs a program to run")
+            # The program starts its own servers: once per task of every job. Tasks other
+            # than workers (ps) are stopped when the workers finish.
+            others = []
+            for job, tasks in cluster.items():
+                for index in range(len(tasks)):
+                    tf_config = {"cluster": cluster, "task": {"type": job, "index": index}}
+                    env = dict(base_env, TFX_CLUSTER=spec, TFX_JOB_NAME=job,
+                               TFX_TASK_INDEX=str(index), TFX_SERVERS_RUNNING="0",
+                               TF_CONFIG=json.dumps(tf_config))
+                    proc = subprocess.Popen(command, env=env)
+                    (workers if job == "worker" else others).append(proc)
+            servers.extend(others)
+            print(f"local cluster (servers started by the program): {spec}", flush=True)
+        else:
+            for job, tasks in cluster.items():
+                for index in range(len(tasks)):
+                    servers.append(subprocess.Popen(
+                        [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json",
+                         spec, "--job", job, "--task", str(index)], stdout=subprocess.PIPE,
+                        text=True, env=base_env))
             for proc in servers:
-                proc.wait()
-            return 0
-        for index in range(len(cluster.get("worker", []))):
-            env = dict(os.environ, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
-                       TFX_TASK_INDEX=str(index), TF_CONFIG=json.dumps(
-                           {"cluster": cluster, "task": {"type": "worker", "index": index},
-                            "environment": "google"}))
-            workers.append(subprocess.Popen(command, env=env))
+                _wait_serving(proc, timeout=60.0)
+            print(f"local cluster: {spec}", flush=True)
+            if not command:
+                for proc in servers:
+                    proc.wait()
+                return 0
+            for index in range(len(cluster.get("worker", []))):
+                tf_config = {"cluster": cluster, "task": {"type": "worker", "index": index},
+                             "environment": "google"}
+                env = dict(base_env, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
+                           TFX_TASK_INDEX=str(index), TFX_SERVERS_RUNNING="1",
+                           TF_CONFIG=json.dumps(tf_config))
+                workers.append(subprocess.Popen(command, env=env))
         codes = [proc.wait() for proc in workers]
         return max(codes) if codes else 0
     except KeyboardInterrupt:
@@ -168,10 +234,26 @@ def main(argv=None) -> int:
     server.add_argument("--job", help="the task's job (default: TF_CONFIG's task type)")
     server.add_argument("--task", type=int, help="the task's index (default: TF_CONFIG's, or 0)")
     server.add_argument("--cpus", type=int, default=1, help="CPU devices of the task")
+    server.add_argument("--bind", help="host:port (or host) to listen on instead of the "
+                        "task's address (default: its IP literal; all interfaces for a name)")
+    server.add_argument("--tls-cert", help="PEM certificate chain (or TFX_TLS_CERT)")
+    server.add_argument("--tls-key", help="PEM private key (or TFX_TLS_KEY)")
+    server.add_argument("--tls-ca", help="PEM CA bundle peers chain to (or TFX_TLS_CA)")
+    server.add_argument("--mutual-tls", action="store_true",
+                        help="require client certificates (or TFX_TLS_MUTUAL=1)")
+    server.add_argument("--token-file", help="file holding the cluster token (or "
+                        "TFX_CLUSTER_TOKEN / TFX_CLUSTER_TOKEN_FILE)")
+    server.add_argument("--max-message-bytes", type=int,
+                        help="largest gRPC message (or TFX_MAX_MESSAGE_BYTES; 2 GiB - 1)")
     server.set_defaults(run=run_server)
     cluster = commands.add_parser("cluster", help="run a local cluster on loopback")
     cluster.add_argument("--ps", type=int, default=1)
     cluster.add_argument("--workers", type=int, default=2)
+    cluster.add_argument("--no-servers", action="store_true",
+                         help="start no servers: run the program once per task (ps too); it "
+                         "starts its own tf.train.Server")
+    cluster.add_argument("--token", action="store_true",
+                         help="give the cluster a fresh random token (TFX_CLUSTER_TOKEN)")
     cluster.add_argument("command", nargs=argparse.REMAINDER,
                          help="-- program to run once per worker")
     cluster.set_defaults(run=run_cluster)

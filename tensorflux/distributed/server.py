@@ -5,15 +5,24 @@ queues, shared by every session in the cluster until their container is reset), 
 services over gRPC on the task's address, and can be stopped cleanly: `stop()` locally, or
 `shutdown_cluster(target)` asking every task from the chief. Servers of one process reach each
 other in-process unless `ConfigProto.rpc_options.use_rpc_for_inprocess_master` is set.
+
+Security (docs/DEPLOY.md): `security=RpcSecurity(...)` (default: from the TFX_* environment,
+see `rpc.security`) sets TLS, a cluster token checked on every RPC and message limits; the
+server's own peers (master -> worker, worker -> worker) use the same. Binding: a task whose
+address in the spec is an IP literal listens on that IP only, localhost on the loopback
+interface, a host name on every interface (the name need not resolve yet when it starts);
+`bind_address` overrides. The port is bound exclusively: a second server on it fails.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.master import Master
+from tensorflux.distributed.rpc import security as security_mod
 from tensorflux.distributed.rpc import transport
 from tensorflux.distributed.worker import Worker
 from tensorflux.framework import errors
@@ -31,6 +40,27 @@ def local_server(address: str):
         return _LOCAL_SERVERS.get(address)
 
 
+def bind_address_for(address: str, bind_address: str | None = None) -> str:
+    """The 'host:port' a task with `address` in its cluster spec listens on.
+
+    An IP literal binds that IP, localhost the loopback interface, a host name every
+    interface; `bind_address` ('host:port', or a host taking the task's port) overrides.
+    """
+    host, _, port = address.rpartition(":")
+    if bind_address:
+        bind_host, sep, bind_port = bind_address.rpartition(":")
+        if sep and bind_port.isdigit() and (bind_host.endswith("]") or ":" not in bind_host):
+            return bind_address
+        return f"{bind_address}:{port}"
+    if host in ("localhost", ""):
+        return f"127.0.0.1:{port}"
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return f"0.0.0.0:{port}"
+    return f"{host}:{port}"
+
+
 def _normalize(address: str) -> str:
     host, _, port = address.rpartition(":")
     if host in ("localhost", "127.0.0.1", "[::1]", "0.0.0.0", ""):
@@ -42,7 +72,24 @@ class Server:
     """An in-process TensorFlow server (TF1 `tf.train.Server`)."""
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
-                 config=None, start=True):
+                 config=None, start=True, security=None, bind_address=None):
+        """Creates (and by default starts) the server of one task.
+
+        Args:
+            server_or_cluster_def: a `tf.train.ServerDef`, `ClusterSpec`, dict or ClusterDef.
+            job_name, task_index: this task (may be omitted when the cluster has one).
+            protocol: "grpc" (the only one).
+            config: a `tf.ConfigProto` of the sessions this server runs.
+            start: start serving now.
+            security: an `RpcSecurity` (TLS, cluster token, message limits); None reads the
+                TFX_* environment variables (all off when unset).
+            bind_address: the 'host:port' (or host) to listen on, overriding the address
+                derived from the task's entry in the cluster spec.
+
+        Raises:
+            ValueError: an ambiguous job or task, or an unsupported protocol.
+            UnavailableError: the port cannot be bound (e.g. another server holds it).
+        """
         from tensorflux.protos import config_pb2, tensorflow_server_pb2
 
         if isinstance(server_or_cluster_def, tensorflow_server_pb2.ServerDef):
@@ -69,6 +116,10 @@ class Server:
                                  "several tasks.")
             task_index = indices[0]
         self._config = config or config_pb2.ConfigProto()
+        self._security = security if security is not None else \
+            security_mod.RpcSecurity.from_env()
+        self._bind_address = bind_address
+        self._bound = None
         self._job = job_name
         self._task_index = int(task_index)
         self._cluster = cluster
@@ -107,6 +158,16 @@ class Server:
             task_index=self._task_index, protocol="grpc", default_session_config=self._config)
 
     @property
+    def security(self):
+        """The `RpcSecurity` this server and its clients use."""
+        return self._security
+
+    @property
+    def bound_address(self) -> str:
+        """The 'host:port' the server listens on (None before `start()`)."""
+        return self._bound
+
+    @property
     def cluster_spec(self) -> ClusterSpec:
         return self._cluster
 
@@ -131,16 +192,14 @@ class Server:
 
         transport.tune_allocator()
         host, _, port = self._address.rpartition(":")
-        # As TensorFlow does, a task listens on every interface at its port: its name in the
-        # spec (a DNS name of a pod, say) need not resolve yet when it starts. A task on
-        # localhost stays on the loopback interface.
-        if host in ("localhost", "127.0.0.1", ""):
-            bind = f"127.0.0.1:{port}"
-        elif host == "[::1]":
-            bind = f"[::1]:{port}"
-        else:
-            bind = f"0.0.0.0:{port}"
-        self._grpc, port = start_grpc_server(self.worker, self.master, bind)
+        bind = bind_address_for(self._address, self._bind_address)
+        try:
+            self._grpc, port = start_grpc_server(self.worker, self.master, bind,
+                                                 security=self._security)
+        except errors.UnavailableError as err:
+            raise errors.UnavailableError(None, None, err.message + _double_bind_hint()) \
+                from None
+        self._bound = f"{bind.rpartition(':')[0]}:{port}"
         if self._address.endswith(":0"):
             self._address = f"{host or 'localhost'}:{port}"
             jobs = self._cluster.as_dict()
@@ -152,6 +211,7 @@ class Server:
             self._cluster = ClusterSpec(jobs)
         with _LOCAL_LOCK:
             _LOCAL_SERVERS[_normalize(self._address)] = self
+        security_mod.register_addresses(self._cluster_addresses(), self._security)
         self._started = True
         logging.info(f"Started server {self.task_name} at {self._address}")
 
@@ -166,6 +226,7 @@ class Server:
         with _LOCAL_LOCK:
             if _LOCAL_SERVERS.get(_normalize(self._address)) is self:
                 del _LOCAL_SERVERS[_normalize(self._address)]
+        security_mod.unregister_addresses(self._cluster_addresses(), self._security)
         self.worker.close()
         self.master.close()
         if self._grpc is not None:
@@ -179,6 +240,10 @@ class Server:
         for device in self._devices:
             device.resource_mgr.clear()
         self._stopped.set()
+
+    def _cluster_addresses(self) -> list:
+        return [self._cluster.task_address(job, index) for job in self._cluster.jobs
+                for index in self._cluster.task_indices(job)]
 
     def _shutdown_later(self, grace: float) -> None:
         time.sleep(min(grace, 5.0))
@@ -201,7 +266,8 @@ class Server:
                     client = transport.InProcessWorkerClient(other.worker, task, address)
                 else:
                     client = transport.GrpcWorkerClient(task, address,
-                                                        self._default_timeout())
+                                                        self._default_timeout(),
+                                                        security=self._security)
             self._clients[task] = client
             return client
 
@@ -212,8 +278,21 @@ class Server:
                       start=start)
 
 
-def shutdown_cluster(target_or_cluster, timeout: float = 5.0) -> None:
-    """Asks every task of a cluster to stop (e.g. the chief at the end of training)."""
+def _double_bind_hint() -> str:
+    import os
+
+    if os.environ.get("TFX_SERVERS_RUNNING") == "1":
+        return (" This program runs under `tensorflux cluster`, which already started the "
+                "cluster's servers: connect to them with tf.Session('grpc://<address>') (see "
+                "TFX_CLUSTER), or run `tensorflux cluster --no-servers` to start your own.")
+    return ""
+
+
+def shutdown_cluster(target_or_cluster, timeout: float = 5.0, security=None) -> None:
+    """Asks every task of a cluster to stop (e.g. the chief at the end of training).
+
+    `security` (an `RpcSecurity`) defaults to that of a server of this process in the
+    cluster, else the TFX_* environment."""
     from tensorflux.protos import worker_pb2
 
     cluster = target_or_cluster if isinstance(target_or_cluster, ClusterSpec) else \
@@ -223,7 +302,7 @@ def shutdown_cluster(target_or_cluster, timeout: float = 5.0) -> None:
         for index in cluster.task_indices(job):
             task = f"/job:{job}/replica:0/task:{index}"
             address = cluster.task_address(job, index)
-            client = transport.GrpcWorkerClient(task, address, timeout)
+            client = transport.GrpcWorkerClient(task, address, timeout, security=security)
             try:
                 client.call("shutdown", worker_pb2.ShutdownRequest(grace_secs=0.2))
             except errors.OpError as err:

@@ -23,9 +23,8 @@ import heapq
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.graph_io import attr_from_proto
+from tensorflux.framework.graph_validation import validate_graph_def
 from tensorflux.framework.op_builder import _infer_shapes, _output_types
-from tensorflux.framework.op_def import coerce_attr, get_op_def
 from tensorflux.framework.tensor import Operation, Tensor, user_location
 from tensorflux.framework.tensor_shape import TensorShape
 
@@ -99,8 +98,9 @@ def _convert_input_map(graph, input_map, name):
 
 
 class _Importer:
-    def __init__(self, graph, graph_def, input_map, prefix, producer_ops):
+    def __init__(self, graph, graph_def, input_map, prefix, producer_ops, checked):
         self.graph = graph
+        self.checked = checked  # name -> (OpDef, decoded attrs), from validate_graph_def
         self.graph_def = graph_def
         self.input_map = input_map
         self.prefix = prefix
@@ -180,12 +180,13 @@ class _Importer:
     # -- ops -------------------------------------------------------------------------------
 
     def _attrs(self, node, op_def) -> dict:
+        checked = self.checked[node.name][1]
         attrs = {}
         for key, proto in node.attr.items():
             spec = op_def.attrs.get(key)
             if spec is None:
                 if key.startswith("_"):
-                    value = attr_from_proto(proto)
+                    value = checked[key]
                     if key == "_class":
                         value = self._remap_colocation(node, value)
                     attrs[key] = value
@@ -199,10 +200,7 @@ class _Importer:
                         "from a newer producer).", node.name, key, node.op,
                         ", ".join(op_def.attrs) or "none")
                 continue
-            try:
-                attrs[key] = coerce_attr(spec, attr_from_proto(proto, spec.kind))
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"Node '{node.name}' ({node.op}): {err}") from None
+            attrs[key] = checked[key]
         return attrs
 
     def _producer_default(self, op_type, key, proto) -> bool:
@@ -216,8 +214,7 @@ class _Importer:
 
     def _remap_colocation(self, node, value):
         groups = []
-        for entry in value if isinstance(value, tuple) else (value,):
-            entry = entry.decode() if isinstance(entry, bytes) else entry
+        for entry in value:
             if entry.startswith("loc:@"):
                 target = entry[5:]
                 if target in self.names:
@@ -268,12 +265,7 @@ class _Importer:
 
     def create(self, name) -> None:
         node = self.node_defs[name]
-        try:
-            op_def = get_op_def(node.op)
-        except LookupError as err:
-            raise errors.NotFoundError(
-                None, None, f"Op type not registered '{node.op}' (node '{node.name}') in "
-                f"tensorflux. {err}") from None
+        op_def = self.checked[name][0]
         attrs = self._attrs(node, op_def)
         data, controls, missing = [], [], []
         for text in node.input:
@@ -441,12 +433,16 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     """
     del op_dict
     graph_def = _check_arguments(graph_def, input_map, return_elements)
+    try:
+        checked = validate_graph_def(graph_def)
+    except errors.InvalidArgumentError as err:
+        raise ValueError(err.message) from None
     graph = graph_mod.get_default_graph()
     producer_ops = {op.name: op for op in producer_op_list.op} if producer_op_list else {}
     with graph.name_scope("import" if name is None else name) as scope:
         mapped = _convert_input_map(graph, input_map, name)
         importer = _Importer(graph, graph_def, mapped, scope[:-1] if scope else "",
-                             producer_ops)
+                             producer_ops, checked)
         order = importer.order()
         importer.assign_names()
     with graph._lock:

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor_shape import TensorShape
+
+# The largest tensor a TensorProto may declare (bytes of the decoded array): a proto that
+# declares more is refused before anything is allocated, whatever its own size.
+DEFAULT_MAX_TENSOR_BYTES = (1 << 31) - 1
+MAX_RANK = 254
 
 
 def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
@@ -55,34 +60,92 @@ _TYPED_FIELDS = {
 }
 
 
-def make_ndarray(proto) -> np.ndarray:
-    """Returns the ndarray a TensorProto holds (TF's `tf.make_ndarray`)."""
-    dtype = dtypes.as_dtype(proto.dtype)
-    shape = [d.size for d in proto.tensor_shape.dim]
-    count = int(np.prod(shape)) if shape else 1
+def declared_size(proto, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
+    """(DType, shape list, element count) a TensorProto declares, checked before any allocation.
+
+    Raises:
+        InvalidArgumentError: an unknown dtype, a negative dimension, rank over 254, or a
+            declared size over `max_bytes`.
+    """
+    try:
+        dtype = dtypes.as_dtype(proto.dtype)
+    except TypeError:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto has an invalid dtype enum {proto.dtype}") from None
+    if dtype.base_dtype is dtypes.resource or dtype.base_dtype is dtypes.variant:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto of dtype {dtype.name} cannot be decoded")
+    dims = proto.tensor_shape.dim
+    if len(dims) > MAX_RANK:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto has rank {len(dims)}, more than the maximum {MAX_RANK}")
+    shape = [d.size for d in dims]
+    if any(size < 0 for size in shape):
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto has a negative dimension in its shape {shape}")
+    count = 1
+    for size in shape:
+        count *= size
+    itemsize = 8 if dtype.base_dtype is dtypes.string else \
+        np.dtype(dtype.base_dtype.as_numpy_dtype).itemsize
+    if count * itemsize > max_bytes:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto declares shape {shape} of {dtype.base_dtype.name}: "
+            f"{count * itemsize} bytes, over the limit of {max_bytes} bytes")
+    return dtype, shape, count
+
+
+def make_ndarray(proto, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> np.ndarray:
+    """Returns the ndarray a TensorProto holds (TF's `tf.make_ndarray`).
+
+    Args:
+        proto: a TensorProto.
+        max_bytes: the largest decoded size accepted (the proto's declared shape is checked
+            before anything is allocated: a short proto cannot make this allocate gigabytes).
+
+    Raises:
+        InvalidArgumentError: a declared size over `max_bytes`, or content inconsistent with
+            the declared shape (more values than elements, a `tensor_content` of the wrong
+            length).
+    """
+    dtype, shape, count = declared_size(proto, max_bytes)
     if dtype.base_dtype is dtypes.string:
         values = list(proto.string_val)
         array = np.empty(len(values), dtype=object)
         array[:] = values
         return _pad(array, count).reshape(shape)
-    np_dtype = np.dtype(dtype.as_numpy_dtype)
+    np_dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
     if proto.tensor_content:
+        if len(proto.tensor_content) != count * np_dtype.itemsize:
+            raise errors.InvalidArgumentError(
+                None, None, f"TensorProto's tensor_content has {len(proto.tensor_content)} "
+                f"bytes; its shape {shape} of {dtype.base_dtype.name} needs "
+                f"{count * np_dtype.itemsize}")
         data = np.frombuffer(proto.tensor_content, dtype=np_dtype.newbyteorder("<"))
         return data.astype(np_dtype).reshape(shape)
     field = _TYPED_FIELDS.get(dtype.base_dtype)
     if field is None:
         raise TypeError(f"Unsupported tensor dtype {dtype.name} in TensorProto")
-    raw = list(getattr(proto, field))
+    values = getattr(proto, field)
+    per_element = 2 if field in ("scomplex_val", "dcomplex_val") else 1
+    if len(values) > count * per_element:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto has {len(values)} values in {field} for {count} "
+            f"elements of shape {shape}")
     if field == "half_val":
-        array = np.asarray(raw, dtype=np.uint16).view(np.float16)
+        raw = np.asarray(values, dtype=np.int64)
         if dtype.base_dtype is dtypes.bfloat16:
-            bits = np.asarray(raw, dtype=np.uint32) << 16
-            array = bits.view(np.float32)
-    elif field in ("scomplex_val", "dcomplex_val"):
-        pairs = np.asarray(raw, dtype=np.float64).reshape(-1, 2)
+            array = (raw.astype(np.uint32) << 16).view(np.float32)
+        else:
+            array = raw.astype(np.uint16).view(np.float16)
+    elif per_element == 2:
+        if len(values) % 2:
+            raise errors.InvalidArgumentError(
+                None, None, f"TensorProto's {field} has an odd number of values")
+        pairs = np.asarray(values, dtype=np.float64).reshape(-1, 2)
         array = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
     else:
-        array = np.asarray(raw).astype(np_dtype)
+        array = np.asarray(values).astype(np_dtype)
     return _pad(array, count).reshape(shape)
 
 
@@ -93,7 +156,8 @@ def _pad(array: np.ndarray, count: int) -> np.ndarray:
         return np.zeros(count, dtype=array.dtype) if array.dtype != object else \
             np.full(count, b"", dtype=object)
     if array.size > count:
-        raise ValueError(f"TensorProto has {array.size} values for {count} elements")
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto has {array.size} values for {count} elements")
     return np.concatenate([array, np.repeat(array[-1:], count - array.size)])
 
 

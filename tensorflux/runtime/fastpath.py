@@ -1,15 +1,20 @@
 """The straight-line fast path: a plan with no control flow and no asynchronous kernel is
 compiled once into one Python function, so a step costs one call per op and nothing else.
 
-The generated source is made only from our own identifiers (never from user strings); kernels
-and the feeds arrive as arguments and closure globals. A failure is mapped back to its node
-through the line number of the generated code.
+Security contract: the generated source is made ONLY of fixed text and identifiers built from
+`int` counters of our own enumeration (`v<n>` values, `k<n>` kernels, `a<n>` feed positions):
+no name, attr or other value of the graph ever becomes source text. Kernels and feed positions
+(the `_Arg` nodes' `index` attrs) reach the function as namespace data, and `_ident` refuses
+anything that is not a Python int, so a graph that arrives over RPC cannot inject code. A
+failure is mapped back to its node through the line number of the generated code.
 """
 
 from __future__ import annotations
 
 import itertools
+import operator
 
+from tensorflux.framework import errors
 from tensorflux.runtime.executor import end_step
 from tensorflux.runtime.plan import ARG, CTX, NOOP, Plan
 from tensorflux.runtime.step import node_error
@@ -19,6 +24,25 @@ _COUNTER = itertools.count()
 
 def eligible(plan: Plan) -> bool:
     return not plan.has_control_flow and not plan.has_async
+
+
+def _ident(prefix: str, number: int) -> str:
+    """An identifier of generated code: a fixed prefix and one of our own integers."""
+    if type(number) is not int:  # noqa: E721 - bool, str and int subclasses are all refused
+        raise TypeError(f"fast path identifiers are built from ints only, got {number!r}")
+    return f"{prefix}{number}"
+
+
+def _feed_position(item) -> int:
+    try:
+        position = operator.index(item.arg_index)
+    except TypeError:
+        position = -1
+    if isinstance(position, bool) or position < 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"_Arg node '{item.node.name}': attr 'index' must be a non-negative "
+            f"int, got {item.arg_index!r}.")
+    return int(position)
 
 
 class FastPath:
@@ -41,12 +65,12 @@ class FastPath:
             lines.append("    " + text)
             line_nodes.append(item)
 
-        for item in plan.items:
+        for position, item in enumerate(plan.items):
             node = item.node
             outs = []
             for idx in range(item.n_outputs):
                 if uses.get((id(node), idx)):
-                    var = f"v{len(names)}"
+                    var = _ident("v", len(names))
                     names[(id(node), idx)] = var
                     outs.append(var)
                 else:
@@ -56,11 +80,13 @@ class FastPath:
                 var = names[(id(src), idx)]
                 args.append(f"{var}.read()" if k in item.deref else var)
             if item.kind == ARG:
-                emit(f"{outs[0]} = feeds[{item.arg_index}]", item)
+                feed = _ident("a", position)
+                namespace[feed] = _feed_position(item)
+                emit(f"{outs[0]} = feeds[{feed}]", item)
                 continue
             if item.kind == NOOP:
                 continue
-            kernel = f"k{item.id}"
+            kernel = _ident("k", position)
             namespace[kernel] = item.kernel
             call_args = ", ".join((["ctx"] if item.mode == CTX else []) + args)
             call = f"{kernel}({call_args})"
@@ -74,7 +100,8 @@ class FastPath:
         emit(f"return [{', '.join(fetched)}]", None)
         source = "\n".join(lines) + "\n"
         filename = f"<tensorflux-plan-{next(_COUNTER)}>"
-        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        # Safe by the contract above: only fixed text and `_ident` names are in `source`.
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102
         self._fn = namespace["_step"]
         self._code = self._fn.__code__
         self._line_nodes = line_nodes

@@ -75,27 +75,24 @@ def dump(nodes) -> str:
     return "\n".join(n.describe() for n in sorted(nodes, key=lambda n: n.name))
 
 
-def nodes_from_graph_def(graph_def) -> list:
-    """Builds Nodes from a GraphDef (devices become assigned devices); raises
-    InvalidArgumentError naming a node whose op or input is unknown."""
-    from tensorflux.framework import errors
-    from tensorflux.framework.graph_io import attr_from_proto
-    from tensorflux.framework.op_builder import _output_types
-    from tensorflux.framework.op_def import OP_DEFS
+def nodes_from_graph_def(graph_def, limits=None) -> list:
+    """Builds Nodes from a GraphDef (devices become assigned devices).
 
+    The GraphDef may come from a socket (`WorkerService.RegisterGraph`): it is validated
+    first (`graph_validation.validate_graph_def` with `complete=True`: registered ops, attr
+    kinds and bounds, arity, input dtypes, no cycle outside while loops).
+
+    Raises:
+        InvalidArgumentError: a malformed node, named.
+        NotFoundError: an unregistered op.
+    """
+    from tensorflux.framework.graph_validation import _split_input, validate_graph_def
+    from tensorflux.framework.op_builder import _output_types
+
+    checked = validate_graph_def(graph_def, limits, complete=True)
     nodes: dict = {}
     for node_def in graph_def.node:
-        op_def = OP_DEFS.get(node_def.op)
-        if op_def is None:
-            raise errors.InvalidArgumentError(
-                None, None, f"Node '{node_def.name}': op type '{node_def.op}' is not registered.")
-        attrs = {}
-        for key, value in node_def.attr.items():
-            spec = op_def.attrs.get(key)
-            attrs[key] = attr_from_proto(value, spec.kind if spec else None)
-        for key, spec in op_def.attrs.items():
-            if key not in attrs and spec.has_default:
-                attrs[key] = spec.default
+        op_def, attrs = checked[node_def.name]
         node = Node(node_def.name, node_def.op, attrs, [], [], node_def.device,
                     _output_types(op_def, attrs), op_def=op_def)
         node.assigned_device = node_def.device
@@ -103,14 +100,10 @@ def nodes_from_graph_def(graph_def) -> list:
     for node_def in graph_def.node:
         node = nodes[node_def.name]
         for text in node_def.input:
-            name, _, index = text.lstrip("^").partition(":")
-            source = nodes.get(name)
-            if source is None:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Node '{node_def.name}' has an unknown input '{text}'.")
-            if text.startswith("^"):
-                node.control_inputs.append(source)
+            name, index = _split_input(text)
+            if index is None:
+                node.control_inputs.append(nodes[name])
             else:
-                node.inputs.append((source, int(index) if index else 0))
+                node.inputs.append((nodes[name], index))
         node.input_dtypes = [src.output_dtypes[i] for src, i in node.inputs]
     return list(nodes.values())

@@ -82,4 +82,7 @@ def test_slow_train_and_evaluate_on_a_tf_config_cluster(tmp_path):
            for name in ("chief", "worker", "ps")}
     assert ran["chief"] > 0 and ran["worker"] > 0 and ran["ps"] == 0, ran
     assert ran["chief"] + ran["worker"] >= 120, ran
-    assert tf.train.latest_checkpoint(model_dir).endswith(f"-{step}")
+    # NOTE: the other replica may add a step between the chief reading the global step for the
+    # checkpoint's name and saving its variables (as in TF), so the two may differ by one.
+    ckpt_step = int(tf.train.latest_checkpoint(model_dir).rsplit("-", 1)[1])
+    assert abs(ckpt_step - step) <= 1, (ckpt_step, step)

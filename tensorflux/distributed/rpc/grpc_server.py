@@ -3,55 +3,104 @@
 The worker service is registered from its service descriptor rather than the generated
 helper so that RecvTensor can send pre-encoded frames (`tensor_codec`): its responses are
 bytes that protobuf never re-serializes.
+
+Hardening: with a cluster token every RPC is checked by an interceptor before its handler
+runs (`security.RpcSecurity`); TLS ports use the security's credentials; messages are bounded
+by `max_message_bytes`; a handler that fails unexpectedly answers with a typed status (an
+OpError's code; INVALID_ARGUMENT for a malformed request) and the server keeps serving; the
+port is bound exclusively (`grpc.so_reuseport` 0), so a second server on it fails loudly.
+GraphDefs in requests are validated where they are built from (`graph_validation`).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from concurrent import futures
 
+from tensorflux.distributed.rpc.security import RpcSecurity
 from tensorflux.distributed.rpc.tensor_codec import tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
+from tensorflux.platform import tf_logging as logging
+
+
+def _status_code(err):
+    import grpc
+
+    if isinstance(err, errors.OpError):
+        for code in grpc.StatusCode:
+            if code.value[0] == err.error_code:
+                return code
+        return grpc.StatusCode.UNKNOWN
+    if isinstance(err, (ValueError, TypeError, KeyError, IndexError, OverflowError)):
+        return grpc.StatusCode.INVALID_ARGUMENT
+    return grpc.StatusCode.INTERNAL
+
+
+def _guarded(method):
+    """A unary handler that answers an unexpected failure with a typed status, not a crash."""
+
+    @functools.wraps(method)
+    def handler(self, request, context):
+        try:
+            return method(self, request, context)
+        except Exception as err:  # noqa: BLE001 - answered as a status; the server serves on
+            logging.warning(f"{method.__name__}: refused a request: {type(err).__name__}: {err}")
+            context.abort(_status_code(err), f"{method.__name__}: {type(err).__name__}: {err}")
+
+    return handler
 
 
 def _worker_servicer(worker):
     from tensorflux.protos import worker_service_pb2_grpc
 
     class WorkerServicer(worker_service_pb2_grpc.WorkerServiceServicer):
+        @_guarded
         def GetStatus(self, request, context):  # noqa: N802 - gRPC method names
             return worker.get_status(request)
 
+        @_guarded
         def CreateWorkerSession(self, request, context):  # noqa: N802
             return worker.create_worker_session(request)
 
+        @_guarded
         def DeleteWorkerSession(self, request, context):  # noqa: N802
             return worker.delete_worker_session(request)
 
+        @_guarded
         def RegisterGraph(self, request, context):  # noqa: N802
             return worker.register_graph(request)
 
+        @_guarded
         def DeregisterGraph(self, request, context):  # noqa: N802
             return worker.deregister_graph(request)
 
+        @_guarded
         def RunGraph(self, request, context):  # noqa: N802
             return worker.run_graph(request)
 
+        @_guarded
         def CleanupGraph(self, request, context):  # noqa: N802
             return worker.cleanup_graph(request)
 
+        @_guarded
         def CleanupAll(self, request, context):  # noqa: N802
             return worker.cleanup_all(request)
 
+        @_guarded
         def Logging(self, request, context):  # noqa: N802
             return worker.logging(request)
 
+        @_guarded
         def Tracing(self, request, context):  # noqa: N802
             return worker.tracing(request)
 
+        @_guarded
         def Abort(self, request, context):  # noqa: N802
             return worker.abort(request)
 
+        @_guarded
         def Shutdown(self, request, context):  # noqa: N802
             return worker.shutdown(request)
 
@@ -65,7 +114,10 @@ def _worker_servicer(worker):
 
             if not context.add_callback(event.set):  # the receiver went away: stop waiting
                 return
-            worker.recv_tensor(request, respond)
+            try:
+                worker.recv_tensor(request, respond)
+            except Exception as err:  # noqa: BLE001 - a malformed request: a typed status
+                context.abort(_status_code(err), f"RecvTensor: {type(err).__name__}: {err}")
             event.wait()
             if not box:
                 return
@@ -86,24 +138,31 @@ def _master_servicer(master):
     from tensorflux.protos import master_service_pb2_grpc
 
     class MasterServicer(master_service_pb2_grpc.MasterServiceServicer):
+        @_guarded
         def CreateSession(self, request, context):  # noqa: N802
             return master.create_session(request)
 
+        @_guarded
         def ExtendSession(self, request, context):  # noqa: N802
             return master.extend_session(request)
 
+        @_guarded
         def PartialRunSetup(self, request, context):  # noqa: N802
             return master.partial_run_setup(request)
 
+        @_guarded
         def RunStep(self, request, context):  # noqa: N802
             return master.run_step(request)
 
+        @_guarded
         def CloseSession(self, request, context):  # noqa: N802
             return master.close_session(request)
 
+        @_guarded
         def ListDevices(self, request, context):  # noqa: N802
             return master.list_devices(request)
 
+        @_guarded
         def Reset(self, request, context):  # noqa: N802
             return master.reset(request)
 
@@ -132,21 +191,66 @@ def _worker_handler(servicer):
     return grpc.method_handlers_generic_handler(service.full_name, handlers)
 
 
-def start_grpc_server(worker, master, address: str, max_workers: int = 64):
+def _token_interceptor(security: RpcSecurity):
+    """Refuses, before its handler runs, every RPC without the cluster token."""
+    import grpc
+
+    class TokenInterceptor(grpc.ServerInterceptor):
+        def intercept_service(self, continuation, details):
+            refusal = security.check_token(details.invocation_metadata)
+            handler = continuation(details)
+            if refusal is None or handler is None:
+                return handler
+            code, message = getattr(grpc.StatusCode, refusal[0]), refusal[1]
+
+            def deny(request, context):
+                context.abort(code, f"{details.method}: {message}")
+
+            if handler.response_streaming:
+                return grpc.unary_stream_rpc_method_handler(deny)
+            return grpc.unary_unary_rpc_method_handler(deny)
+
+    return TokenInterceptor()
+
+
+def start_grpc_server(worker, master, address: str, max_workers: int = 64,
+                      security: RpcSecurity | None = None):
     """Binds both services on `address` ('host:port', port 0 picks one); returns
-    (server, bound port)."""
+    (server, bound port).
+
+    Raises:
+        UnavailableError: the address cannot be bound (e.g. another server holds the port).
+    """
     import grpc
 
     from tensorflux.protos import master_service_pb2_grpc
 
+    security = security or RpcSecurity()
+    interceptors = [_token_interceptor(security)] if security.token else []
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
                                                     thread_name_prefix="tfx-grpc"),
-                         options=GRPC_OPTIONS)
+                         interceptors=interceptors,
+                         options=GRPC_OPTIONS + security.grpc_options()
+                         + [("grpc.so_reuseport", 0)])
     server.add_generic_rpc_handlers((_worker_handler(_worker_servicer(worker)),))
     master_service_pb2_grpc.add_MasterServiceServicer_to_server(_master_servicer(master),
                                                                  server)
-    port = server.add_insecure_port(address)
+    credentials = security.server_credentials()
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, credentials)
+    except RuntimeError as err:
+        port = 0
+        detail = str(err).split(";")[0]
+    else:
+        detail = "no address was bound"
     if port == 0:
-        raise errors.UnavailableError(None, None, f"Could not bind a gRPC server to {address}")
+        server.stop(None)
+        raise errors.UnavailableError(
+            None, None, f"Could not bind a gRPC server to {address}: the port "
+            f"{address.rpartition(':')[2]} is in use by another server, or the address is "
+            f"not one of this host's ({detail}).")
     server.start()
     return server, port

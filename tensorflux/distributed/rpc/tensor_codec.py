@@ -22,7 +22,12 @@ import threading
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
+from tensorflux.framework.tensor_util import (
+    DEFAULT_MAX_TENSOR_BYTES,
+    declared_size,
+    make_ndarray,
+    make_tensor_proto,
+)
 from tensorflux.protos import worker_pb2
 
 CHUNK_BYTES = 1 << 20
@@ -49,12 +54,21 @@ def encode_tensor(value, proto) -> None:
     proto.tensor_content = np.ascontiguousarray(array).tobytes()
 
 
-def decode_tensor(proto) -> np.ndarray:
-    """The writable ndarray a TensorProto holds."""
+def decode_tensor(proto, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> np.ndarray:
+    """The writable ndarray a TensorProto holds.
+
+    Raises:
+        InvalidArgumentError: the declared size is over `max_bytes` or disagrees with the
+            content (nothing is allocated for a refused tensor).
+    """
     if proto.dtype == _STRING or not proto.tensor_content:
-        return make_ndarray(proto)
-    dtype = np.dtype(dtypes.as_dtype(proto.dtype).as_numpy_dtype)
-    shape = [d.size for d in proto.tensor_shape.dim]
+        return make_ndarray(proto, max_bytes)
+    dtype, shape, count = declared_size(proto, max_bytes)
+    dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
+    if dtype.hasobject or len(proto.tensor_content) != count * dtype.itemsize:
+        raise errors.InvalidArgumentError(
+            None, None, f"TensorProto's tensor_content has {len(proto.tensor_content)} bytes; "
+            f"its shape {shape} of {dtype.name} needs {count * dtype.itemsize}")
     out = np.empty(shape, dtype)
     out.reshape(-1).view(np.uint8)[:] = np.frombuffer(proto.tensor_content, np.uint8)
     return out
@@ -171,12 +185,16 @@ def _chunk_payload(frame: bytes):
     return None
 
 
-def assemble_frames(frames) -> tuple:
+def assemble_frames(frames, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
     """(value, is_dead, sender_incarnation) from a RecvTensor stream's frames.
+
+    The header's declared size is checked (against `max_bytes` and its own `total_bytes`)
+    before the result is allocated; frames past the declared size end the stream.
 
     Raises:
         UnavailableError: the stream ended before the header.
         DataLossError: the byte count disagrees with the header.
+        InvalidArgumentError: the header declares a tensor over `max_bytes`.
     """
     frames = iter(frames)
     first = next(frames, None)
@@ -187,9 +205,13 @@ def assemble_frames(frames) -> tuple:
     if header.is_dead:
         return None, True, incarnation
     if header.total_bytes == 0:
-        return make_ndarray(header.tensor), False, incarnation
-    dtype = np.dtype(dtypes.as_dtype(header.tensor.dtype).as_numpy_dtype)
-    shape = [d.size for d in header.tensor.tensor_shape.dim]
+        return make_ndarray(header.tensor, max_bytes), False, incarnation
+    dtype, shape, count = declared_size(header.tensor, max_bytes)
+    dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
+    if dtype.hasobject or header.total_bytes != count * dtype.itemsize:
+        raise errors.DataLossError(
+            None, None, f"RecvTensor header declares {header.total_bytes} bytes for a tensor "
+            f"of shape {shape} ({dtype.name})")
     if header.total_bytes >= RECEIVE_BUFFERS.min_bytes:
         out = RECEIVE_BUFFERS.empty(shape, dtype)
     else:
@@ -207,7 +229,9 @@ def assemble_frames(frames) -> tuple:
             data = np.frombuffer(frame, np.uint8, count=span[1], offset=span[0])
         end = offset + len(data)
         if end > len(flat):
-            break
+            raise errors.DataLossError(
+                None, None, f"RecvTensor stream sent more than the {len(flat)} bytes its "
+                f"header declares ({dtype.name} {list(out.shape)})")
         flat[offset:end] = data
         offset = end
     if offset != header.total_bytes or offset != len(flat):

@@ -24,13 +24,14 @@ import queue
 import threading
 
 from tensorflux.distributed import status as status_mod
+from tensorflux.distributed.rpc import security as security_mod
 from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import worker_pb2
 
+# Message size limits come from `RpcSecurity.grpc_options()` (2 GiB - 1 by default).
 GRPC_OPTIONS = [
-    ("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1),
     ("grpc.enable_retries", 0),
     # A lost peer is retried quickly (gRPC's default backoff grows to two minutes), so a
     # restarted task is reachable as soon as it listens again.
@@ -192,6 +193,18 @@ _WORKER_METHODS = {
 }
 
 
+def _refusals() -> dict:
+    import grpc
+
+    return {grpc.StatusCode.UNAUTHENTICATED: errors.UnauthenticatedError,
+            grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDeniedError,
+            grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhaustedError,
+            grpc.StatusCode.INVALID_ARGUMENT: errors.InvalidArgumentError}
+
+
+_REFUSALS = _refusals()
+
+
 def _translate(err, task, address, what):
     import grpc
 
@@ -204,6 +217,9 @@ def _translate(err, task, address, what):
         return errors.CancelledError(None, None, f"{what} to task {task} was cancelled")
     elif code == grpc.StatusCode.ABORTED:
         error = errors.AbortedError(None, None, f"{what} from task {task}: {detail}")
+    elif code in _REFUSALS:
+        error = _REFUSALS[code](None, None, f"{what} to task {task} at {address} was refused: "
+                                f"{detail}")
     else:
         error = errors.UnavailableError(
             None, None, f"Task {task} at {address} is unavailable ({what} failed: {detail})")
@@ -216,19 +232,20 @@ class GrpcWorkerClient:
 
     in_process = False
 
-    def __init__(self, task: str, address: str, default_timeout: float = 10.0):
-        import grpc
+    def __init__(self, task: str, address: str, default_timeout: float = 10.0, security=None):
+        from grpc.experimental import ChannelOptions
 
         from tensorflux.protos import worker_service_pb2_grpc
 
         self.task = task
         self.address = address
-        from grpc.experimental import ChannelOptions
-
+        security = security or security_mod.for_address(address)
+        self._metadata = security.metadata()
+        self._max_bytes = security.max_message_bytes
         # RecvTensor streams are read by the thread that waits for them, without a hand-off
         # from gRPC's channel thread for every frame.
-        self._channel = grpc.insecure_channel(
-            address, options=GRPC_OPTIONS + [(ChannelOptions.SingleThreadedUnaryStream, 1)])
+        self._channel = security_mod.open_channel(
+            address, security, GRPC_OPTIONS + [(ChannelOptions.SingleThreadedUnaryStream, 1)])
         self._stub = worker_service_pb2_grpc.WorkerServiceStub(self._channel)
         # Raw frames: the payload never goes through protobuf (see tensor_codec).
         self._recv = self._channel.unary_stream(
@@ -245,7 +262,7 @@ class GrpcWorkerClient:
         rpc = getattr(self._stub, _WORKER_METHODS[method])
         try:
             return rpc(request, timeout=timeout if timeout is not None else self._timeout,
-                       wait_for_ready=wait_for_ready)
+                       wait_for_ready=wait_for_ready, metadata=self._metadata)
         except grpc.RpcError as err:
             if wait_for_ready and err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 error = errors.UnavailableError(
@@ -260,7 +277,8 @@ class GrpcWorkerClient:
         import grpc
 
         name = _WORKER_METHODS[method]
-        future = getattr(self._stub, name).future(request, timeout=timeout)
+        future = getattr(self._stub, name).future(request, timeout=timeout,
+                                                  metadata=self._metadata)
 
         def finished(fut):
             try:
@@ -326,12 +344,12 @@ class GrpcWorkerClient:
 
         handle = _Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
-        call = self._recv(request)
+        call = self._recv(request, metadata=self._metadata)
         handle._cancel = call.cancel
 
         def pull():
             try:
-                handle.set((None, *assemble_frames(call)))
+                handle.set((None, *assemble_frames(call, self._max_bytes)))
             except grpc.RpcError as err:
                 handle.set((_translate(err, self.task, self.address, "RecvTensor"), None,
                             False, 0))
@@ -353,13 +371,13 @@ class GrpcMasterClient:
                 "list_devices": "ListDevices", "reset": "Reset",
                 "partial_run_setup": "PartialRunSetup"}
 
-    def __init__(self, address: str, default_timeout: float = 10.0):
-        import grpc
-
+    def __init__(self, address: str, default_timeout: float = 10.0, security=None):
         from tensorflux.protos import master_service_pb2_grpc
 
         self.address = address
-        self._channel = grpc.insecure_channel(address, options=GRPC_OPTIONS)
+        security = security or security_mod.for_address(address)
+        self._metadata = security.metadata()
+        self._channel = security_mod.open_channel(address, security, GRPC_OPTIONS)
         self._stub = master_service_pb2_grpc.MasterServiceStub(self._channel)
         self._timeout = default_timeout
 
@@ -368,7 +386,8 @@ class GrpcMasterClient:
 
         rpc = getattr(self._stub, self._METHODS[method])
         try:
-            return rpc(request, timeout=timeout if timeout is not None else self._timeout)
+            return rpc(request, timeout=timeout if timeout is not None else self._timeout,
+                       metadata=self._metadata)
         except grpc.RpcError as err:
             raise _translate(err, "master", self.address, self._METHODS[method]) from None
 
