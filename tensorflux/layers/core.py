@@ -154,9 +154,14 @@ class Layer:
 
         graph = graph_mod.get_default_graph()
         if self._scope is None:
-            with tf.variable_scope(self._name, default_name=self._default_name,
-                                   reuse=self._reuse) as scope:
-                self._scope = scope
+            if self._reuse and self._name is None:
+                # TF1: a reusing layer with no name enters its un-uniquified base name.
+                with tf.variable_scope(self._default_name, reuse=self._reuse) as scope:
+                    self._scope = scope
+            else:
+                with tf.variable_scope(self._name, default_name=self._default_name,
+                                       reuse=self._reuse) as scope:
+                    self._scope = scope
         with tf.variable_scope(self._scope, reuse=True if self.built else self._reuse,
                                auxiliary_name_scope=False):
             with graph.name_scope(self._name_scope()):
