@@ -166,6 +166,10 @@ class Layer:
                                auxiliary_name_scope=False):
             with graph.name_scope(self._name_scope()):
                 inputs = _convert_inputs(inputs)
+                if self.dtype is None:  # TF1: a layer takes its dtype from its first input
+                    first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
+                    if first.dtype.base_dtype.is_floating:
+                        self.dtype = first.dtype.base_dtype.name
                 self._reuse_now = self.built or bool(self._reuse)
                 if not self.built:
                     self.build(_shape_of(inputs))

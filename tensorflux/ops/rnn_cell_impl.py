@@ -552,10 +552,10 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
     """Forward and backward static RNNs; outputs are concatenated per time step."""
     tf = _api()
     with tf.variable_scope(scope or "bidirectional_rnn"):
-        with tf.variable_scope("fw"):
+        with tf.variable_scope("fw") as fw_scope:  # TF: cells live in fw/, not fw/rnn/
             fw_out, fw_state = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
-                                          sequence_length)
-        with tf.variable_scope("bw"):
+                                          sequence_length, scope=fw_scope)
+        with tf.variable_scope("bw") as bw_scope:
             if sequence_length is None:
                 reversed_inputs = list(reversed(inputs))
             else:
@@ -564,7 +564,7 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
                                               batch_axis=0)
                 reversed_inputs = tf.unstack(flipped, axis=1)
             bw_out, bw_state = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype,
-                                          sequence_length)
+                                          sequence_length, scope=bw_scope)
             if sequence_length is None:
                 bw_out = list(reversed(bw_out))
             else:

@@ -1,0 +1,165 @@
+"""`tf.contrib.rnn` wrappers that own variables: output/input projections and embeddings.
+
+Unlike DropoutWrapper or ResidualWrapper, these are cells with a scope of their own
+(`output_projection_wrapper`, `input_projection_wrapper`, `embedding_wrapper`), so the cell
+they wrap lives below it (`rnn/embedding_wrapper/basic_lstm_cell/kernel`), as in TF1.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tensorflux.framework import scopes
+from tensorflux.ops import concat_ops, init_ops, matmul_ops, nn_impl, nn_ops, shape_ops
+from tensorflux.ops.rnn_cell_impl import RNNCell, _Wrapper
+
+__all__ = ["OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
+           "DeviceWrapper", "linear"]
+
+
+def linear(layer, args, output_size, bias=True, bias_initializer=None, kernel_initializer=None):
+    """`concat(args, 1) @ kernel + bias` with `kernel`/`bias` made by `layer` in the current
+    variable scope (TF's `_Linear`)."""
+    args = list(args) if isinstance(args, (list, tuple)) else [args]
+    total = 0
+    for arg in args:
+        depth = arg.get_shape()[-1].value if arg.get_shape().ndims == 2 else None
+        if depth is None:
+            raise ValueError(f"linear expects 2-D arguments with a known last dimension, got "
+                             f"{arg.get_shape()} for {arg.name}")
+        total += depth
+    dtype = args[0].dtype.base_dtype
+    kernel = layer.add_variable("kernel", [total, output_size], dtype=dtype,
+                                initializer=kernel_initializer)
+    joined = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
+    result = matmul_ops.matmul(joined, kernel)
+    if not bias:
+        return result
+    biases = layer.add_variable("bias", [output_size], dtype=dtype,
+                                initializer=bias_initializer or init_ops.zeros_initializer())
+    return nn_ops.bias_add(result, biases)
+
+
+class OutputProjectionWrapper(RNNCell):
+    """Projects the wrapped cell's output to `output_size` (kernel/bias in this scope)."""
+
+    _default_name = "output_projection_wrapper"
+
+    def __init__(self, cell, output_size, activation=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        if output_size < 1:
+            raise ValueError(f"Parameter output_size must be > 0: {output_size}.")
+        self._cell = cell
+        self._output_size = output_size
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs, state):
+        output, new_state = self._cell(inputs, state)
+        projected = linear(self, output, self._output_size)
+        if self._activation is not None:
+            projected = self._activation(projected)
+        return projected, new_state
+
+
+class InputProjectionWrapper(RNNCell):
+    """Projects inputs to `num_proj` before the wrapped cell (kernel/bias in this scope)."""
+
+    _default_name = "input_projection_wrapper"
+
+    def __init__(self, cell, num_proj, activation=None, input_size=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        self._cell = cell
+        self._num_proj = num_proj
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs, state):
+        projected = linear(self, inputs, self._num_proj)
+        if self._activation is not None:
+            projected = self._activation(projected)
+        return self._cell(projected, state)
+
+
+class EmbeddingWrapper(RNNCell):
+    """Embeds integer inputs ([batch] or [batch, 1]) with an `embedding` variable, then runs
+    the wrapped cell."""
+
+    _default_name = "embedding_wrapper"
+
+    def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        if embedding_classes <= 0 or embedding_size <= 0:
+            raise ValueError(f"Both embedding_classes and embedding_size must be > 0: "
+                             f"{embedding_classes}, {embedding_size}.")
+        self._cell = cell
+        self._embedding_classes = embedding_classes
+        self._embedding_size = embedding_size
+        self._initializer = initializer
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def build(self, input_shape):
+        # The embedding's dtype is the float type of the state, not the integer inputs.
+        self.built = True
+
+    def call(self, inputs, state):
+        dtype = _state_dtype(state)
+        initializer = self._initializer or init_ops.random_uniform_initializer(
+            -math.sqrt(3), math.sqrt(3))
+        embedding = self.add_variable("embedding",
+                                      [self._embedding_classes, self._embedding_size],
+                                      dtype=dtype, initializer=initializer)
+        embedded = nn_impl.embedding_lookup(embedding, shape_ops.reshape(inputs, [-1]))
+        return self._cell(embedded, state)
+
+
+def _state_dtype(state):
+    while isinstance(state, (list, tuple)):
+        state = state[0]
+    return state.dtype.base_dtype
+
+
+class DeviceWrapper(_Wrapper):
+    """Runs the wrapped cell on `device`."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def call(self, inputs, state):
+        with scopes.device(self._device):
+            return self._cell(inputs, state)
+
+    def zero_state(self, batch_size, dtype):
+        with scopes.device(self._device):
+            return self._cell.zero_state(batch_size, dtype)

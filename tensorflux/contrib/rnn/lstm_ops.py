@@ -1,0 +1,124 @@
+"""`tf.contrib.rnn` block cells: LSTMBlockCell, LSTMBlockFusedCell, GRUBlockCell.
+
+TF ran these as fused kernels; the math is the LSTM / GRU of `tf.nn.rnn_cell` (gates i, j, f,
+o from one `kernel`, `forget_bias` added to f, optional peepholes `w_i_diag`/`w_f_diag`/
+`w_o_diag` and `cell_clip`), so they are the core cells with TF's block-cell arguments and
+variable names (`lstm_cell/kernel`, `lstm_cell/bias`, `gru_cell/gates/kernel`, ...).
+"""
+
+from __future__ import annotations
+
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.layers.core import Layer
+from tensorflux.ops import rnn
+from tensorflux.ops.rnn_cell_impl import GRUCell, LSTMCell, LSTMStateTuple, RNNCell
+
+__all__ = ["LSTMBlockCell", "LSTMBlockFusedCell", "GRUBlockCell", "GRUBlockCellV2"]
+
+
+class LSTMBlockCell(LSTMCell):
+    """LSTM cell with TF's LSTMBlockCell arguments (state is always an LSTMStateTuple).
+
+    Args:
+        num_units: the cell size.
+        forget_bias: added to the forget gate's pre-activation (default 1.0).
+        cell_clip: clip the cell state to [-cell_clip, cell_clip] (None: no clipping).
+        use_peephole: diagonal peephole connections.
+    """
+
+    _default_name = "lstm_cell"
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
+                 dtype=None, reuse=None, name="lstm_cell"):
+        if cell_clip is not None and cell_clip < 0:
+            cell_clip = None  # TF's "-1 means no clipping"
+        super().__init__(num_units, use_peepholes=use_peephole, cell_clip=cell_clip,
+                         forget_bias=forget_bias, state_is_tuple=True, reuse=reuse,
+                         name=name, dtype=dtype)
+
+
+class GRUBlockCell(GRUCell):
+    """GRU cell with TF's GRUBlockCell arguments (`num_units`, or the old `cell_size`)."""
+
+    def __init__(self, num_units=None, cell_size=None, reuse=None, name="gru_cell"):
+        if num_units is None:
+            num_units = cell_size
+        if num_units is None:
+            raise ValueError("num_units must be provided to GRUBlockCell")
+        super().__init__(num_units, reuse=reuse, name=name)
+
+
+GRUBlockCellV2 = GRUBlockCell
+
+
+class _StepCell:
+    """One LSTM step over variables a fused cell already made (no scope, no variables)."""
+
+    def __init__(self, fused):
+        self._fused = fused
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._fused._num_units, self._fused._num_units)
+
+    @property
+    def output_size(self):
+        return self._fused._num_units
+
+    def zero_state(self, batch_size, dtype):
+        return self._fused._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state):
+        return self._fused._cell.call(inputs, state)
+
+
+class LSTMBlockFusedCell(RNNCell):
+    """An LSTM over a whole time-major sequence: `cell(inputs [time, batch, depth],
+    initial_state=None, dtype=None, sequence_length=None) -> (outputs, (c, h))`.
+
+    Outputs past a sequence's length are zero; the final state is each sequence's last.
+    """
+
+    _default_name = "lstm_cell"
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
+                 reuse=None, dtype=None, name="lstm_fused_cell"):
+        super().__init__(name=name, dtype=dtype, _reuse=reuse)
+        self._num_units = num_units
+        self._cell = LSTMBlockCell(num_units, forget_bias, cell_clip, use_peephole)
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        # The block cell's variables go straight into this cell's scope.
+        self._cell.dtype = self.dtype
+        self._cell.build(input_shape[1:])
+        self._cell.built = True
+        self.built = True
+
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
+                 scope=None):
+        return Layer.__call__(self, inputs, initial_state, dtype, sequence_length)
+
+    def call(self, inputs, initial_state=None, dtype=None, sequence_length=None):
+        inputs = convert_to_tensor(inputs)
+        if inputs.get_shape().ndims not in (None, 3):
+            raise ValueError(f"LSTMBlockFusedCell expects time-major inputs [time, batch, "
+                             f"depth], got shape {inputs.get_shape()}")
+        if initial_state is None and dtype is None:
+            dtype = inputs.dtype
+        outputs, state = rnn.dynamic_rnn(_StepCell(self), inputs, sequence_length=sequence_length,
+                                         initial_state=None if initial_state is None
+                                         else LSTMStateTuple(*initial_state),
+                                         dtype=dtype, time_major=True)
+        return outputs, state
+
+    @property
+    def trainable_weights(self):
+        return self._cell.trainable_weights

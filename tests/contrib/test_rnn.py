@@ -1,0 +1,277 @@
+"""tf.contrib.rnn cells and stacked RNNs against NumPy step functions."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+from tensorflux.contrib import rnn
+
+RNG = np.random.RandomState(7)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _values(sess):
+    return {v.op.name: sess.run(v) for v in tf.global_variables()}
+
+
+def _lstm_step(x, c, h, kernel, bias, forget_bias=1.0, peep=None, clip=None):
+    i, j, f, o = np.split(np.concatenate([x, h], 1) @ kernel + bias, 4, axis=1)
+    if peep is None:
+        new_c = c * sigmoid(f + forget_bias) + sigmoid(i) * np.tanh(j)
+    else:
+        wi, wf, _ = peep
+        new_c = c * sigmoid(f + forget_bias + wf * c) + sigmoid(i + wi * c) * np.tanh(j)
+    if clip is not None:
+        new_c = np.clip(new_c, -clip, clip)
+    gate_o = o + peep[2] * new_c if peep is not None else o
+    return new_c, np.tanh(new_c) * sigmoid(gate_o)
+
+
+@pytest.mark.parametrize("use_peephole", [False, True])
+def test_lstm_block_cell_equals_lstm_cell_with_the_same_weights(use_peephole):
+    xs = [RNG.randn(2, 3) for _ in range(3)]
+    with tf.Graph().as_default():
+        inputs = [tf.constant(x) for x in xs]
+        with tf.variable_scope("block"):
+            block_out, block_state = tf.nn.static_rnn(
+                rnn.LSTMBlockCell(4, cell_clip=0.5, use_peephole=use_peephole), inputs,
+                dtype=tf.float64)
+        with tf.variable_scope("core"):
+            core_out, core_state = tf.nn.static_rnn(
+                tf.nn.rnn_cell.LSTMCell(4, cell_clip=0.5, use_peepholes=use_peephole), inputs,
+                dtype=tf.float64)
+        names = sorted(v.op.name for v in tf.global_variables())
+        expected = ["bias", "kernel"] + (["w_f_diag", "w_i_diag", "w_o_diag"]
+                                         if use_peephole else [])
+        assert names == sorted([f"block/rnn/lstm_cell/{n}" for n in expected]
+                               + [f"core/rnn/lstm_cell/{n}" for n in expected])
+        copies = [tf.assign(core, block) for core, block in
+                  zip(sorted(tf.global_variables(), key=lambda v: v.op.name)[len(expected):],
+                      sorted(tf.global_variables(), key=lambda v: v.op.name))]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.random_normal_initializer(seed=1)([1]))  # unrelated op: no effect
+            sess.run(copies)
+            weights = _values(sess)
+            got_block, got_core, final = sess.run([block_out, core_out, block_state])
+    np.testing.assert_allclose(got_block, got_core, rtol=1e-12)
+    prefix = "block/rnn/lstm_cell/"
+    peep = tuple(weights[prefix + n] for n in ("w_i_diag", "w_f_diag", "w_o_diag")) \
+        if use_peephole else None
+    c = h = np.zeros((2, 4))
+    for t, x in enumerate(xs):
+        c, h = _lstm_step(x, c, h, weights[prefix + "kernel"], weights[prefix + "bias"],
+                          peep=peep, clip=0.5)
+        np.testing.assert_allclose(got_block[t], h, rtol=1e-10)
+    np.testing.assert_allclose(final.c, c, rtol=1e-10)
+    assert np.abs(c).max() <= 0.5 + 1e-12
+
+
+def _layer_norm(x, gamma, beta):
+    mean = x.mean(1, keepdims=True)
+    var = x.var(1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-12) * gamma + beta
+
+
+def test_layer_norm_basic_lstm_cell_against_numpy():
+    xs = [RNG.randn(3, 2) for _ in range(2)]
+    with tf.Graph().as_default():
+        cell = rnn.LayerNormBasicLSTMCell(4, forget_bias=0.5, norm_gain=1.5, norm_shift=0.2)
+        outputs, state = tf.nn.static_rnn(cell, [tf.constant(x) for x in xs],
+                                          dtype=tf.float64)
+        names = sorted(v.op.name for v in tf.global_variables())
+        norms = ["forget", "input", "output", "state", "transform"]
+        assert names == sorted(["rnn/layer_norm_basic_lstm_cell/kernel"] + [
+            f"rnn/layer_norm_basic_lstm_cell/{s}/{p}" for s in norms for p in ("beta", "gamma")])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            weights = _values(sess)
+            got, final = sess.run([outputs, state])
+    w = {k.split("layer_norm_basic_lstm_cell/")[1]: v for k, v in weights.items()}
+    assert np.allclose(w["input/gamma"], 1.5) and np.allclose(w["state/beta"], 0.2)
+    c = h = np.zeros((3, 4))
+    for t, x in enumerate(xs):
+        i, j, f, o = np.split(np.concatenate([x, h], 1) @ w["kernel"], 4, axis=1)
+        i, j, f, o = (_layer_norm(v, w[f"{s}/gamma"], w[f"{s}/beta"])
+                      for v, s in zip((i, j, f, o), ("input", "transform", "forget", "output")))
+        c = c * sigmoid(f + 0.5) + sigmoid(i) * np.tanh(j)
+        c = _layer_norm(c, w["state/gamma"], w["state/beta"])
+        h = np.tanh(c) * sigmoid(o)
+        np.testing.assert_allclose(got[t], h, rtol=1e-9)
+    np.testing.assert_allclose(final.c, c, rtol=1e-9)
+
+
+def test_layer_norm_cell_without_norm_has_a_bias_and_dropout_keeps_shape():
+    with tf.Graph().as_default():
+        cell = rnn.LayerNormBasicLSTMCell(3, layer_norm=False, dropout_keep_prob=0.5,
+                                          dropout_prob_seed=3)
+        out, _ = tf.nn.static_rnn(cell, [tf.ones([2, 2])], dtype=tf.float32)
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "rnn/layer_norm_basic_lstm_cell/bias", "rnn/layer_norm_basic_lstm_cell/kernel"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(out[0]).shape == (2, 3)
+
+
+def test_attention_cell_wrapper_against_numpy():
+    length, size, batch = 3, 4, 2
+    xs = [RNG.randn(batch, 2) for _ in range(4)]
+    with tf.Graph().as_default():
+        cell = rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicRNNCell(size), attn_length=length,
+                                        attn_vec_size=5)
+        assert cell.state_size == (size, size, size * length) and cell.output_size == size
+        outputs, state = tf.nn.static_rnn(cell, [tf.constant(x) for x in xs],
+                                          dtype=tf.float64)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            weights = _values(sess)
+            got, final = sess.run([outputs, state])
+    w = {k[len("rnn/attention_cell_wrapper/"):]: v for k, v in weights.items()}
+    assert sorted(w) == sorted(["kernel", "bias", "basic_rnn_cell/kernel",
+                                "basic_rnn_cell/bias", "attention/attn_w", "attention/attn_v",
+                                "attention/kernel", "attention/bias",
+                                "attn_output_projection/kernel", "attn_output_projection/bias"])
+    state = np.zeros((batch, size))
+    attns = np.zeros((batch, size))
+    window = np.zeros((batch, length, size))
+    for t, x in enumerate(xs):
+        mixed = np.concatenate([x, attns], 1) @ w["kernel"] + w["bias"]
+        state = np.tanh(np.concatenate([mixed, state], 1) @ w["basic_rnn_cell/kernel"]
+                        + w["basic_rnn_cell/bias"])
+        features = window @ w["attention/attn_w"][0, 0]                 # [b, len, vec]
+        query = state @ w["attention/kernel"] + w["attention/bias"]     # [b, vec]
+        scores = (np.tanh(features + query[:, None, :]) * w["attention/attn_v"]).sum(2)
+        probs = np.exp(scores - scores.max(1, keepdims=True))
+        probs /= probs.sum(1, keepdims=True)
+        attns = (probs[:, :, None] * window).sum(1)
+        output = (np.concatenate([state, attns], 1) @ w["attn_output_projection/kernel"]
+                  + w["attn_output_projection/bias"])
+        window = np.concatenate([window[:, 1:], output[:, None]], 1)
+        np.testing.assert_allclose(got[t], output, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(final[1], attns, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(final[2], window.reshape(batch, -1), rtol=1e-9, atol=1e-12)
+
+
+def test_attention_cell_wrapper_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="attn_length"):
+        rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicRNNCell(2), attn_length=0)
+    with pytest.raises(ValueError, match="state_is_tuple"):
+        rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicLSTMCell(2), 2, state_is_tuple=False)
+
+
+def test_projection_and_embedding_wrappers_names_and_values():
+    ids = np.array([1, 0, 2])
+    with tf.Graph().as_default():
+        cell = rnn.OutputProjectionWrapper(
+            rnn.EmbeddingWrapper(tf.nn.rnn_cell.BasicRNNCell(3), 4, 2), 5)
+        assert cell.output_size == 5 and cell.state_size == 3
+        outputs, state = tf.nn.static_rnn(cell, [tf.constant(ids)], dtype=tf.float64)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = {k[len("rnn/output_projection_wrapper/"):]: v
+                 for k, v in _values(sess).items()}
+            got, final = sess.run([outputs[0], state])
+    assert sorted(w) == sorted(["kernel", "bias", "embedding_wrapper/embedding",
+                                "embedding_wrapper/basic_rnn_cell/kernel",
+                                "embedding_wrapper/basic_rnn_cell/bias"])
+    embedded = w["embedding_wrapper/embedding"][ids]
+    h = np.tanh(np.concatenate([embedded, np.zeros((3, 3))], 1)
+                @ w["embedding_wrapper/basic_rnn_cell/kernel"]
+                + w["embedding_wrapper/basic_rnn_cell/bias"])
+    np.testing.assert_allclose(final, h, rtol=1e-10)
+    np.testing.assert_allclose(got, h @ w["kernel"] + w["bias"], rtol=1e-10)
+
+
+def test_input_projection_wrapper_projects_first():
+    x = RNG.randn(2, 3)
+    with tf.Graph().as_default():
+        cell = rnn.InputProjectionWrapper(tf.nn.rnn_cell.BasicRNNCell(2), num_proj=4,
+                                          activation=tf.tanh)
+        outputs, _ = tf.nn.static_rnn(cell, [tf.constant(x)], dtype=tf.float64)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = {k[len("rnn/input_projection_wrapper/"):]: v for k, v in _values(sess).items()}
+            got = sess.run(outputs[0])
+    projected = np.tanh(x @ w["kernel"] + w["bias"])
+    h = np.tanh(np.concatenate([projected, np.zeros((2, 2))], 1) @ w["basic_rnn_cell/kernel"]
+                + w["basic_rnn_cell/bias"])
+    np.testing.assert_allclose(got, h, rtol=1e-10)
+
+
+def test_lstm_block_fused_cell_matches_the_block_cell_and_stops_at_lengths():
+    xs = RNG.randn(4, 2, 3)
+    lengths = np.array([4, 2])
+    with tf.Graph().as_default():
+        fused = rnn.LSTMBlockFusedCell(5)
+        outputs, (c, h) = fused(tf.constant(xs), dtype=tf.float64, sequence_length=lengths)
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "lstm_fused_cell/bias", "lstm_fused_cell/kernel"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            got, got_c, got_h = sess.run([outputs, c, h])
+    kernel, bias = w["lstm_fused_cell/kernel"], w["lstm_fused_cell/bias"]
+    cs = hs = np.zeros((2, 5))
+    for t in range(4):
+        new_c, new_h = _lstm_step(xs[t], cs, hs, kernel, bias)
+        live = (t < lengths)[:, None]
+        np.testing.assert_allclose(got[t], np.where(live, new_h, 0.0), rtol=1e-10, atol=1e-14)
+        cs, hs = np.where(live, new_c, cs), np.where(live, new_h, hs)
+    np.testing.assert_allclose(got_c, cs, rtol=1e-10)
+    np.testing.assert_allclose(got_h, hs, rtol=1e-10)
+
+
+def test_gru_block_cell_is_the_gru_cell():
+    with tf.Graph().as_default():
+        out, _ = tf.nn.static_rnn(rnn.GRUBlockCell(3), [tf.ones([1, 2])], dtype=tf.float32)
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "rnn/gru_cell/candidate/bias", "rnn/gru_cell/candidate/kernel",
+            "rnn/gru_cell/gates/bias", "rnn/gru_cell/gates/kernel"]
+    with pytest.raises(ValueError, match="num_units"):
+        rnn.GRUBlockCell()
+
+
+def test_stack_bidirectional_rnns_static_and_dynamic_agree():
+    xs = RNG.randn(2, 3, 2)
+    with tf.Graph().as_default():
+        def cells():
+            return [tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.GRUCell(2)]
+
+        with tf.variable_scope("static"):
+            s_out, s_fw, s_bw = rnn.stack_bidirectional_rnn(
+                cells(), cells(), tf.unstack(tf.constant(xs), axis=1), dtype=tf.float64)
+        with tf.variable_scope("dynamic"):
+            d_out, d_fw, d_bw = rnn.stack_bidirectional_dynamic_rnn(
+                cells(), cells(), tf.constant(xs), dtype=tf.float64)
+        names = sorted(v.op.name for v in tf.global_variables())
+        assert "static/stack_bidirectional_rnn/cell_1/bidirectional_rnn/bw/gru_cell/gates/" \
+               "kernel" in names
+        assert "dynamic/stack_bidirectional_rnn/cell_0/bidirectional_rnn/fw/gru_cell/" \
+               "candidate/bias" in names
+        statics = sorted((v for v in tf.global_variables() if v.op.name.startswith("static")),
+                         key=lambda v: v.op.name)
+        dynamics = sorted((v for v in tf.global_variables() if v.op.name.startswith("dyn")),
+                          key=lambda v: v.op.name)
+        copies = [tf.assign(d, s) for s, d in zip(statics, dynamics)]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(copies)
+            so, do, sf, df = sess.run([s_out, d_out, s_fw, d_fw])
+    assert do.shape == (2, 3, 4) and len(sf) == 2
+    np.testing.assert_allclose(np.stack(so, 1), do, rtol=1e-10)
+    np.testing.assert_allclose(sf[1], df[1], rtol=1e-10)
+    with pytest.raises(ValueError, match="same depth"):
+        rnn.stack_bidirectional_rnn([tf.nn.rnn_cell.GRUCell(1)],
+                                    [tf.nn.rnn_cell.GRUCell(1)] * 2, [])
+    with pytest.raises(ValueError, match="at least one bw cell"):
+        rnn.stack_bidirectional_rnn([tf.nn.rnn_cell.GRUCell(1)], [], [])
+
+
+def test_device_wrapper_places_the_cell():
+    with tf.Graph().as_default():
+        cell = rnn.DeviceWrapper(tf.nn.rnn_cell.BasicRNNCell(2), "/cpu:0")
+        out, _ = cell(tf.ones([1, 2]), tf.zeros([1, 2]))
+        assert "cpu" in out.op.device.lower()
