@@ -1,0 +1,287 @@
+"""Decoding helpers: how a decoder samples ids and feeds its next inputs.
+
+`initialize() -> (finished, next_inputs)`; `sample(time, outputs, state) -> sample_ids`;
+`next_inputs(time, outputs, state, sample_ids) -> (finished, next_inputs, state)`. Once every
+batch entry has finished, helpers feed placeholder inputs (zeros or the start embedding)
+instead of reading past the data.
+"""
+
+from __future__ import annotations
+
+from tensorflux import nest
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import (
+    array_ops,
+    cast_ops,
+    comparison_ops,
+    control_flow_ops,
+    nn_impl,
+    pad_ops,
+    random_ops,
+    reduction_ops,
+    shape_ops,
+    tensor_array_ops,
+)
+
+__all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
+           "SampleEmbeddingHelper", "InferenceHelper"]
+
+
+def transpose_batch_time(x):
+    """[batch, time, ...] <-> [time, batch, ...] (static shape kept)."""
+    x = convert_to_tensor(x)
+    rank = x.get_shape().ndims
+    if rank is None:
+        raise ValueError(f"Expected a tensor of known rank, got {x.name}")
+    if rank < 2:
+        return x
+    result = shape_ops.transpose(x, [1, 0] + list(range(2, rank)))
+    dims = x.get_shape().as_list()
+    result.set_shape([dims[1], dims[0]] + dims[2:])
+    return result
+
+
+def _unstack_ta(inp):
+    return tensor_array_ops.TensorArray(
+        dtype=inp.dtype, size=shape_ops.shape(inp)[0],
+        element_shape=inp.get_shape()[1:]).unstack(inp)
+
+
+def _embedding_fn(embedding):
+    if callable(embedding):
+        return embedding
+    params = convert_to_tensor(embedding, name="embedding")
+    return lambda ids: nn_impl.embedding_lookup(params, ids)
+
+
+class Helper:
+    """The helper interface a `BasicDecoder` drives."""
+
+    @property
+    def batch_size(self):
+        raise NotImplementedError("batch_size has not been implemented")
+
+    @property
+    def sample_ids_shape(self):
+        raise NotImplementedError("sample_ids_shape has not been implemented")
+
+    @property
+    def sample_ids_dtype(self):
+        raise NotImplementedError("sample_ids_dtype has not been implemented")
+
+    def initialize(self, name=None):
+        raise NotImplementedError
+
+    def sample(self, time, outputs, state, name=None):
+        raise NotImplementedError
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        raise NotImplementedError
+
+
+class CustomHelper(Helper):
+    """A helper from three functions: initialize_fn(), sample_fn(time, outputs, state) and
+    next_inputs_fn(time, outputs, state, sample_ids)."""
+
+    def __init__(self, initialize_fn, sample_fn, next_inputs_fn, sample_ids_shape=None,
+                 sample_ids_dtype=None):
+        self._initialize_fn = initialize_fn
+        self._sample_fn = sample_fn
+        self._next_inputs_fn = next_inputs_fn
+        self._batch_size = None
+        self._sample_ids_shape = TensorShape(sample_ids_shape or [])
+        self._sample_ids_dtype = sample_ids_dtype or dtypes.int32
+
+    @property
+    def batch_size(self):
+        if self._batch_size is None:
+            raise ValueError("batch_size accessed before initialize was called")
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_ids_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_ids_dtype
+
+    def initialize(self, name=None):
+        with scopes.name_scope(name, f"{type(self).__name__}Initialize"):
+            finished, next_inputs = self._initialize_fn()
+            if self._batch_size is None:
+                self._batch_size = shape_ops.size(finished)
+            return finished, next_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        with scopes.name_scope(name, f"{type(self).__name__}Sample"):
+            return self._sample_fn(time=time, outputs=outputs, state=state)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with scopes.name_scope(name, f"{type(self).__name__}NextInputs"):
+            return self._next_inputs_fn(time=time, outputs=outputs, state=state,
+                                        sample_ids=sample_ids)
+
+
+class TrainingHelper(Helper):
+    """Teacher forcing: reads the next input from `inputs` ([batch, time, ...], or
+    [time, batch, ...] with `time_major`); an entry is finished at its `sequence_length`."""
+
+    def __init__(self, inputs, sequence_length, time_major=False, name=None):
+        with scopes.name_scope(name, "TrainingHelper", [inputs, sequence_length]):
+            inputs = nest.map_structure(convert_to_tensor, inputs)
+            if not time_major:
+                inputs = nest.map_structure(transpose_batch_time, inputs)
+            self._input_tas = nest.map_structure(_unstack_ta, inputs)
+            self._sequence_length = convert_to_tensor(sequence_length, name="sequence_length")
+            if self._sequence_length.get_shape().ndims != 1:
+                raise ValueError(f"Expected sequence_length to be a vector, but received "
+                                 f"shape: {self._sequence_length.get_shape()}")
+            self._zero_inputs = nest.map_structure(
+                lambda inp: array_ops.zeros_like(inp[0, :]), inputs)
+            self._batch_size = shape_ops.size(self._sequence_length)
+
+    @property
+    def inputs(self):
+        return self._input_tas
+
+    @property
+    def sequence_length(self):
+        return self._sequence_length
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return dtypes.int32
+
+    def _read(self, time, finished):
+        all_finished = reduction_ops.reduce_all(finished)
+        return control_flow_ops.cond(
+            all_finished, lambda: self._zero_inputs,
+            lambda: nest.map_structure(lambda ta: ta.read(time), self._input_tas))
+
+    def initialize(self, name=None):
+        with scopes.name_scope(name, "TrainingHelperInitialize"):
+            finished = comparison_ops.equal(0, self._sequence_length)
+            return finished, self._read(0, finished)
+
+    def sample(self, time, outputs, state, name=None):
+        with scopes.name_scope(name, "TrainingHelperSample", [time, outputs]):
+            return cast_ops.cast(reduction_ops.argmax(outputs, axis=-1), dtypes.int32)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with scopes.name_scope(name, "TrainingHelperNextInputs", [time, outputs, state]):
+            next_time = time + 1
+            finished = comparison_ops.greater_equal(next_time, self._sequence_length)
+            return finished, self._read(next_time, finished), state
+
+
+class GreedyEmbeddingHelper(Helper):
+    """Feeds the embedding of the argmax of each step's outputs; an entry is finished when it
+    emits `end_token`."""
+
+    def __init__(self, embedding, start_tokens, end_token):
+        self._embedding_fn = _embedding_fn(embedding)
+        self._start_tokens = convert_to_tensor(start_tokens, dtype=dtypes.int32,
+                                               name="start_tokens")
+        self._end_token = convert_to_tensor(end_token, dtype=dtypes.int32, name="end_token")
+        if self._start_tokens.get_shape().ndims != 1:
+            raise ValueError("start_tokens must be a vector")
+        if self._end_token.get_shape().ndims != 0:
+            raise ValueError("end_token must be a scalar")
+        self._batch_size = shape_ops.size(self._start_tokens)
+        self._start_inputs = self._embedding_fn(self._start_tokens)
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return dtypes.int32
+
+    def initialize(self, name=None):
+        finished = pad_ops.tile([False], [self._batch_size])
+        return finished, self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        if not isinstance(outputs, Tensor):
+            raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
+        return cast_ops.cast(reduction_ops.argmax(outputs, axis=-1), dtypes.int32)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        finished = comparison_ops.equal(sample_ids, self._end_token)
+        all_finished = reduction_ops.reduce_all(finished)
+        next_inputs = control_flow_ops.cond(all_finished, lambda: self._start_inputs,
+                                            lambda: self._embedding_fn(sample_ids))
+        return finished, next_inputs, state
+
+
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """Like GreedyEmbeddingHelper, but samples ids from softmax(outputs / temperature)."""
+
+    def __init__(self, embedding, start_tokens, end_token, softmax_temperature=None,
+                 seed=None):
+        super().__init__(embedding, start_tokens, end_token)
+        self._softmax_temperature = softmax_temperature
+        self._seed = seed
+
+    def sample(self, time, outputs, state, name=None):
+        if not isinstance(outputs, Tensor):
+            raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
+        logits = outputs if self._softmax_temperature is None \
+            else outputs / self._softmax_temperature
+        ids = random_ops.multinomial(logits, 1, seed=self._seed, output_dtype=dtypes.int32)
+        return shape_ops.reshape(ids, [-1])
+
+
+class InferenceHelper(Helper):
+    """Feeds `next_inputs_fn(sample_ids)` where ids are `sample_fn(outputs)`; finishes when
+    `end_fn(sample_ids)` is true."""
+
+    def __init__(self, sample_fn, sample_shape, sample_dtype, start_inputs, end_fn,
+                 next_inputs_fn=None):
+        self._sample_fn = sample_fn
+        self._end_fn = end_fn
+        self._sample_shape = TensorShape(sample_shape)
+        self._sample_dtype = sample_dtype
+        self._next_inputs_fn = next_inputs_fn
+        self._start_inputs = convert_to_tensor(start_inputs, name="start_inputs")
+        self._batch_size = shape_ops.shape(self._start_inputs)[0]
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_dtype
+
+    def initialize(self, name=None):
+        return pad_ops.tile([False], [self._batch_size]), self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        return self._sample_fn(outputs)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        next_inputs = sample_ids if self._next_inputs_fn is None \
+            else self._next_inputs_fn(sample_ids)
+        return self._end_fn(sample_ids), next_inputs, state
