@@ -1,5 +1,9 @@
 """`tf.contrib.seq2seq`: decoders, helpers, attention and beam search (TF 1.15 API)."""
 
+from tensorflux.contrib.seq2seq.attention_wrapper import (AttentionMechanism, AttentionWrapper,
+                                                          AttentionWrapperState,
+                                                          BahdanauAttention, LuongAttention,
+                                                          hardmax, safe_cumprod)
 from tensorflux.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
 from tensorflux.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from tensorflux.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper,
@@ -9,4 +13,6 @@ from tensorflux.contrib.seq2seq.loss import sequence_loss
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "Helper",
            "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper",
-           "InferenceHelper", "sequence_loss"]
+           "InferenceHelper", "sequence_loss", "AttentionMechanism", "AttentionWrapper",
+           "AttentionWrapperState", "BahdanauAttention", "LuongAttention", "hardmax",
+           "safe_cumprod"]
