@@ -5,6 +5,12 @@ from tensorflux.contrib.seq2seq.attention_wrapper import (AttentionMechanism, At
                                                           BahdanauAttention, LuongAttention,
                                                           hardmax, safe_cumprod)
 from tensorflux.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
+from tensorflux.contrib.seq2seq.beam_search_decoder import (BeamSearchDecoder,
+                                                            BeamSearchDecoderOutput,
+                                                            BeamSearchDecoderState,
+                                                            FinalBeamSearchDecoderOutput,
+                                                            tile_batch)
+from tensorflux.contrib.seq2seq.beam_search_ops import gather_tree
 from tensorflux.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from tensorflux.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper,
                                                InferenceHelper, SampleEmbeddingHelper,
@@ -15,4 +21,6 @@ __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "H
            "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper",
            "InferenceHelper", "sequence_loss", "AttentionMechanism", "AttentionWrapper",
            "AttentionWrapperState", "BahdanauAttention", "LuongAttention", "hardmax",
-           "safe_cumprod"]
+           "safe_cumprod", "BeamSearchDecoder", "BeamSearchDecoderOutput",
+           "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "tile_batch",
+           "gather_tree"]
