@@ -43,6 +43,14 @@ __all__ = ["AttentionMechanism", "BahdanauAttention", "LuongAttention", "Attenti
            "AttentionWrapperState", "hardmax", "safe_cumprod"]
 
 
+def _dense(units, name, dtype):
+    """A bias-free Dense whose scope is `name`, uniquified (`memory_layer`, `memory_layer_1`)
+    as TF1 does for a layer object given a name."""
+    layer = Dense(units, use_bias=False, dtype=dtype)
+    layer._default_name = name
+    return layer
+
+
 class AttentionMechanism:
     """Base marker class of the attention mechanisms."""
 
@@ -179,7 +187,7 @@ class LuongAttention(_BaseAttentionMechanism):
         dtype = dtype or _memory_dtype(memory)
         super().__init__(
             query_layer=None,
-            memory_layer=Dense(num_units, name="memory_layer", use_bias=False, dtype=dtype),
+            memory_layer=_dense(num_units, "memory_layer", dtype),
             memory=memory, probability_fn=lambda score, _: probability_fn(score),
             memory_sequence_length=memory_sequence_length, score_mask_value=score_mask_value,
             name=name)
@@ -227,8 +235,8 @@ class BahdanauAttention(_BaseAttentionMechanism):
         probability_fn = probability_fn or nn_ops.softmax
         dtype = dtype or _memory_dtype(memory)
         super().__init__(
-            query_layer=Dense(num_units, name="query_layer", use_bias=False, dtype=dtype),
-            memory_layer=Dense(num_units, name="memory_layer", use_bias=False, dtype=dtype),
+            query_layer=_dense(num_units, "query_layer", dtype),
+            memory_layer=_dense(num_units, "memory_layer", dtype),
             memory=memory, probability_fn=lambda score, _: probability_fn(score),
             memory_sequence_length=memory_sequence_length, score_mask_value=score_mask_value,
             name=name)
@@ -349,7 +357,7 @@ class AttentionWrapper(RNNCell):
                                  f"integer per attention_mechanism, saw: {len(sizes)} vs "
                                  f"{len(mechanisms)}")
             self._attention_layers = tuple(
-                Dense(size, name="attention_layer", use_bias=False, dtype=mechanism.dtype)
+                _dense(size, "attention_layer", mechanism.dtype)
                 for size, mechanism in zip(sizes, mechanisms))
             self._attention_layer_size = sum(sizes)
         elif attention_layer is not None:

@@ -137,6 +137,8 @@ class TrainingHelper(Helper):
                 inputs = nest.map_structure(transpose_batch_time, inputs)
             self._input_tas = nest.map_structure(_unstack_ta, inputs)
             self._sequence_length = convert_to_tensor(sequence_length, name="sequence_length")
+            if self._sequence_length.dtype.base_dtype != dtypes.int32:
+                self._sequence_length = cast_ops.cast(self._sequence_length, dtypes.int32)
             if self._sequence_length.get_shape().ndims != 1:
                 raise ValueError(f"Expected sequence_length to be a vector, but received "
                                  f"shape: {self._sequence_length.get_shape()}")
