@@ -21,6 +21,7 @@ from tensorflux.contrib.seq2seq.basic_decoder import check_cell_and_layer, outpu
 from tensorflux.contrib.seq2seq.beam_search_ops import gather_tree
 from tensorflux.contrib.seq2seq.decoder import Decoder
 from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import (
@@ -88,6 +89,15 @@ def tile_batch(t, multiplier, name=None):
     flat = nest.flatten(t)
     with scopes.name_scope(name, "tile_batch", flat + [multiplier]):
         return nest.map_structure(lambda x: _tile_batch(x, multiplier), t)
+
+
+def _as_shape(s):
+    """A state size as a TensorShape; a size only known as a tensor gives what its constant
+    value says (unknown when it has none)."""
+    if isinstance(s, Tensor):
+        value = constant_value(s)
+        return TensorShape(None) if value is None else TensorShape(np.reshape(value, [-1]))
+    return TensorShape(s)
 
 
 def _check_maybe(t):
@@ -268,7 +278,7 @@ class BeamSearchDecoder(Decoder):
         return None if value is None else int(value)
 
     def _merge_batch_beams(self, t, s):
-        s = TensorShape(s)
+        s = _as_shape(s)
         t_shape = shape_ops.shape(t)
         batch = self._static_batch()
         reshaped = shape_ops.reshape(t, concat_ops.concat(
@@ -278,7 +288,7 @@ class BeamSearchDecoder(Decoder):
         return reshaped
 
     def _split_batch_beams(self, t, s):
-        s = TensorShape(s)
+        s = _as_shape(s)
         t_shape = shape_ops.shape(t)
         reshaped = shape_ops.reshape(t, concat_ops.concat(
             [[self._batch_size, self._beam_width], t_shape[1:]], 0))
