@@ -8,7 +8,7 @@ seq2seq.sequence_loss masked past each target's EOS. Inference is a separate gra
 NMT tutorial: the same model restored from the checkpoint, decoding with a BeamSearchDecoder
 over `tile_batch`-ed memory, and scored by exact match of the best beam.
 
-    python examples/seq2seq_attention.py --steps 300
+    python examples/seq2seq_attention.py --steps 200
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def exact_match(best, target, target_lengths):
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--batch_size", type=int, default=64)
     parser.add_argument("--units", type=int, default=48)
     parser.add_argument("--min_len", type=int, default=2)
