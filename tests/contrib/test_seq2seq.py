@@ -522,3 +522,34 @@ def test_a_copy_task_trained_with_attention_learns():
                 losses.append(sess.run([loss, train], {source: data})[0])
     assert losses[0] > 1.5
     assert np.mean(losses[-5:]) < 0.4 * losses[0], losses
+
+
+@pytest.mark.parametrize("probability", [0.0, 1.0])
+def test_scheduled_embedding_helper_samples_with_its_probability(probability):
+    table = np.log(np.array([[1e-12, 1e-12, 1e-12, 1.0]] * 4))
+    with tf.Graph().as_default():
+        helper = seq2seq.ScheduledEmbeddingTrainingHelper(
+            tf.constant(RNG.randn(2, 3, 4)), [3, 3], tf.eye(4, dtype=tf.float64), probability,
+            seed=1, scheduling_seed=2)
+        decoder = seq2seq.BasicDecoder(MarkovCell(table), helper, tf.zeros([2, 1], tf.float64))
+        outputs, _, _ = seq2seq.dynamic_decode(decoder)
+        ids = tf.Session().run(outputs.sample_id)
+    np.testing.assert_array_equal(ids, np.full((2, 3), -1 if probability == 0.0 else 3))
+
+
+def test_scheduled_embedding_helper_feeds_embeddings_where_it_sampled():
+    inputs = RNG.randn(2, 3, 4)
+    embedding = RNG.randn(5, 4)
+    with tf.Graph().as_default():
+        helper = seq2seq.ScheduledEmbeddingTrainingHelper(
+            tf.constant(inputs), [3, 3], tf.constant(embedding), 0.5)
+        helper.initialize()
+        finished, next_inputs, _ = helper.next_inputs(
+            0, tf.zeros([2, 5], tf.float64), (), tf.constant([-1, 2], tf.int32))
+        got, done = tf.Session().run([next_inputs, finished])
+    np.testing.assert_allclose(got[0], inputs[0, 1])
+    np.testing.assert_allclose(got[1], embedding[2])
+    assert not done.any()
+    with pytest.raises(ValueError, match="scalar or a vector"):
+        seq2seq.ScheduledEmbeddingTrainingHelper(tf.zeros([1, 2, 3]), [2], tf.eye(3),
+                                                 [[0.5]])

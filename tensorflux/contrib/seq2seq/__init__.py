@@ -14,12 +14,14 @@ from tensorflux.contrib.seq2seq.beam_search_ops import gather_tree
 from tensorflux.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from tensorflux.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper,
                                                InferenceHelper, SampleEmbeddingHelper,
+                                               ScheduledEmbeddingTrainingHelper,
                                                TrainingHelper)
 from tensorflux.contrib.seq2seq.loss import sequence_loss
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "Helper",
            "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper",
-           "InferenceHelper", "sequence_loss", "AttentionMechanism", "AttentionWrapper",
+           "InferenceHelper", "ScheduledEmbeddingTrainingHelper", "sequence_loss",
+           "AttentionMechanism", "AttentionWrapper",
            "AttentionWrapperState", "BahdanauAttention", "LuongAttention", "hardmax",
            "safe_cumprod", "BeamSearchDecoder", "BeamSearchDecoderOutput",
            "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "tile_batch",

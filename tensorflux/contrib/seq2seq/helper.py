@@ -18,16 +18,18 @@ from tensorflux.ops import (
     cast_ops,
     comparison_ops,
     control_flow_ops,
+    math_ops,
     nn_impl,
     pad_ops,
     random_ops,
     reduction_ops,
+    select_ops,
     shape_ops,
     tensor_array_ops,
 )
 
 __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
-           "SampleEmbeddingHelper", "InferenceHelper"]
+           "SampleEmbeddingHelper", "InferenceHelper", "ScheduledEmbeddingTrainingHelper"]
 
 
 def transpose_batch_time(x):
@@ -287,3 +289,50 @@ class InferenceHelper(Helper):
         next_inputs = sample_ids if self._next_inputs_fn is None \
             else self._next_inputs_fn(sample_ids)
         return self._end_fn(sample_ids), next_inputs, state
+
+
+class ScheduledEmbeddingTrainingHelper(TrainingHelper):
+    """Scheduled sampling (Bengio et al. 2015): each entry's next input is, with probability
+    `sampling_probability`, the embedding of an id sampled from the outputs, else the
+    ground-truth input. `sample` returns -1 where it did not sample."""
+
+    def __init__(self, inputs, sequence_length, embedding, sampling_probability,
+                 time_major=False, seed=None, scheduling_seed=None, name=None):
+        with scopes.name_scope(name, "ScheduledEmbeddingSamplingWrapper",
+                               [sampling_probability]):
+            self._embedding_fn = _embedding_fn(embedding)
+            self._sampling_probability = convert_to_tensor(sampling_probability,
+                                                           name="sampling_probability")
+            if self._sampling_probability.get_shape().ndims not in (0, 1):
+                raise ValueError(f"sampling_probability must be either a scalar or a vector. "
+                                 f"saw shape: {self._sampling_probability.get_shape()}")
+            self._seed = seed
+            self._scheduling_seed = scheduling_seed
+            super().__init__(inputs, sequence_length, time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with scopes.name_scope(name, "ScheduledEmbeddingTrainingHelperSample",
+                               [time, outputs, state]):
+            probability = cast_ops.cast(self._sampling_probability, dtypes.float32)
+            draw = random_ops.random_uniform(shape_ops.expand_dims(self.batch_size, 0),
+                                             seed=self._scheduling_seed)
+            select = comparison_ops.less(draw, probability)
+            ids = shape_ops.reshape(random_ops.multinomial(outputs, 1, seed=self._seed,
+                                                           output_dtype=dtypes.int32), [-1])
+            return select_ops.where(select, ids, array_ops.fill(
+                shape_ops.expand_dims(self.batch_size, 0), -1))
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with scopes.name_scope(name, "ScheduledEmbeddingTrainingHelperNextInputs",
+                               [time, outputs, state, sample_ids]):
+            finished, base_inputs, state = super().next_inputs(time, outputs, state,
+                                                               sample_ids)
+            sampled = comparison_ops.greater(sample_ids, -1)
+
+            def maybe_sample():
+                embedded = self._embedding_fn(math_ops.maximum(sample_ids, 0))
+                return select_ops.where(sampled, embedded, base_inputs)
+
+            next_inputs = control_flow_ops.cond(reduction_ops.reduce_all(finished),
+                                                lambda: base_inputs, maybe_sample)
+            return finished, next_inputs, state
