@@ -275,3 +275,117 @@ def test_device_wrapper_places_the_cell():
         cell = rnn.DeviceWrapper(tf.nn.rnn_cell.BasicRNNCell(2), "/cpu:0")
         out, _ = cell(tf.ones([1, 2]), tf.zeros([1, 2]))
         assert "cpu" in out.op.device.lower()
+
+
+def _run_cell(cell, xs, dtype=tf.float64):
+    outputs, state = tf.nn.static_rnn(cell, [tf.constant(x) for x in xs], dtype=dtype)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return _values(sess), sess.run([outputs, state])
+
+
+@pytest.mark.parametrize("layer_norm", [False, True])
+def test_coupled_input_forget_gate_lstm_cell_against_numpy(layer_norm):
+    xs = [RNG.randn(2, 3) for _ in range(3)]
+    with tf.Graph().as_default():
+        cell = rnn.CoupledInputForgetGateLSTMCell(4, use_peepholes=True, num_proj=2,
+                                                  proj_clip=0.3, layer_norm=layer_norm)
+        assert cell.state_size == (4, 2) and cell.output_size == 2
+        w, (got, final) = _run_cell(cell, xs)
+    p = "rnn/coupled_input_forget_gate_lstm_cell/"
+    expected = {"W_0", "B", "W_F_diag", "W_O_diag", "W_P_0"}
+    if layer_norm:
+        expected |= {f"{s}/{v}" for s in ("transform", "forget", "output", "state")
+                     for v in ("gamma", "beta")}
+    assert {k[len(p):] for k in w} == expected
+    c, m = np.zeros((2, 4)), np.zeros((2, 2))
+    for t, x in enumerate(xs):
+        matrix = np.concatenate([x, m], 1) @ w[p + "W_0"]
+        if not layer_norm:
+            matrix = matrix + w[p + "B"]
+        j, f, o = np.split(matrix, 3, axis=1)
+        if layer_norm:
+            j, f, o = (_layer_norm(v, w[p + f"{s}/gamma"], w[p + f"{s}/beta"])
+                       for v, s in zip((j, f, o), ("transform", "forget", "output")))
+        f_act = sigmoid(f + 1.0 + w[p + "W_F_diag"] * c)
+        c = f_act * c + (1 - f_act) * np.tanh(j)
+        if layer_norm:
+            c = _layer_norm(c, w[p + "state/gamma"], w[p + "state/beta"])
+        m = sigmoid(o + w[p + "W_O_diag"] * c) * np.tanh(c)
+        m = np.clip(m @ w[p + "W_P_0"], -0.3, 0.3)
+        np.testing.assert_allclose(got[t], m, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(final.c, c, rtol=1e-9)
+
+
+def test_ugrnn_and_intersection_cells_against_numpy():
+    xs = [RNG.randn(2, 3) for _ in range(2)]
+    with tf.Graph().as_default():
+        w, (got, final) = _run_cell(rnn.UGRNNCell(3, forget_bias=0.5), xs)
+    p = "rnn/ugrnn_cell/"
+    h = np.zeros((2, 3))
+    for t, x in enumerate(xs):
+        g, c = np.split(np.concatenate([x, h], 1) @ w[p + "kernel"] + w[p + "bias"], 2, 1)
+        g = sigmoid(g + 0.5)
+        h = g * h + (1 - g) * np.tanh(c)
+        np.testing.assert_allclose(got[t], h, rtol=1e-10)
+    with tf.Graph().as_default():
+        w, (got, final) = _run_cell(rnn.IntersectionRNNCell(4, num_in_proj=4), xs)
+    p = "rnn/intersection_rnn_cell/"
+    assert set(w) == {p + "kernel", p + "bias", p + "in_projection/kernel",
+                      p + "in_projection/bias"}
+    h = np.zeros((2, 4))
+    for t, x in enumerate(xs):
+        x = x @ w[p + "in_projection/kernel"] + w[p + "in_projection/bias"]
+        gh, hh, gy, y = np.split(np.concatenate([x, h], 1) @ w[p + "kernel"] + w[p + "bias"],
+                                 4, 1)
+        gh, gy = sigmoid(gh + 1.0), sigmoid(gy + 1.0)
+        h = gh * h + (1 - gh) * np.tanh(hh)
+        out = gy * x + (1 - gy) * np.maximum(y, 0)
+        np.testing.assert_allclose(got[t], out, rtol=1e-10)
+    np.testing.assert_allclose(final, h, rtol=1e-10)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="num_in_proj"):
+            _run_cell(rnn.IntersectionRNNCell(4), xs)
+
+
+def _np_conv_same(x, k):
+    """[b, h, w, c] * [kh, kw, c, o] with SAME padding (odd kernels)."""
+    kh, kw = k.shape[:2]
+    padded = np.pad(x, [(0, 0), (kh // 2, kh // 2), (kw // 2, kw // 2), (0, 0)])
+    out = np.zeros(x.shape[:3] + (k.shape[3],))
+    for i in range(kh):
+        for j in range(kw):
+            out += padded[:, i:i + x.shape[1], j:j + x.shape[2]] @ k[i, j]
+    return out
+
+
+def test_conv2d_lstm_cell_against_numpy():
+    xs = [RNG.randn(2, 4, 5, 2) for _ in range(2)]
+    with tf.Graph().as_default():
+        cell = rnn.Conv2DLSTMCell(input_shape=[4, 5, 2], output_channels=3,
+                                  kernel_shape=[3, 3], skip_connection=True)
+        assert cell.output_size.as_list() == [4, 5, 5]
+        w, (got, final) = _run_cell(cell, xs)
+    p = "rnn/conv_2d_lstm_cell/"
+    assert set(w) == {p + "kernel", p + "biases"}
+    c = h = np.zeros((2, 4, 5, 3))
+    for t, x in enumerate(xs):
+        gates = _np_conv_same(np.concatenate([x, h], 3), w[p + "kernel"]) + w[p + "biases"]
+        i, j, f, o = np.split(gates, 4, axis=3)
+        c = sigmoid(f + 1.0) * c + sigmoid(i) * np.tanh(j)
+        h = np.tanh(c) * sigmoid(o)
+        np.testing.assert_allclose(got[t], np.concatenate([h, x], 3), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(final.h, h, rtol=1e-9)
+    with pytest.raises(ValueError, match="input_shape"):
+        rnn.Conv2DLSTMCell(input_shape=[4, 2], output_channels=1, kernel_shape=[1, 1])
+
+
+def test_conv1d_lstm_cell_runs_in_dynamic_rnn():
+    with tf.Graph().as_default():
+        cell = rnn.Conv1DLSTMCell(input_shape=[6, 2], output_channels=4, kernel_shape=[3])
+        outputs, state = tf.nn.dynamic_rnn(cell, tf.ones([3, 5, 6, 2]), dtype=tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out, h = sess.run([outputs, state.h])
+    assert out.shape == (3, 5, 6, 4)
+    np.testing.assert_allclose(out[:, -1], h, rtol=1e-6)

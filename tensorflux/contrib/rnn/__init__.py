@@ -2,12 +2,16 @@
 layer-normalized LSTM, attention cell wrapper, projection/embedding wrappers and stacked
 bidirectional RNNs."""
 
+from tensorflux.contrib.rnn.conv_lstm import (Conv1DLSTMCell, Conv2DLSTMCell, Conv3DLSTMCell,
+                                              ConvLSTMCell)
 from tensorflux.contrib.rnn.core_rnn_cell import (DeviceWrapper, EmbeddingWrapper,
                                                   InputProjectionWrapper,
                                                   OutputProjectionWrapper)
 from tensorflux.contrib.rnn.lstm_ops import (GRUBlockCell, GRUBlockCellV2, LSTMBlockCell,
                                              LSTMBlockFusedCell)
-from tensorflux.contrib.rnn.rnn_cell import AttentionCellWrapper, LayerNormBasicLSTMCell
+from tensorflux.contrib.rnn.rnn_cell import (AttentionCellWrapper, CoupledInputForgetGateLSTMCell,
+                                             IntersectionRNNCell, LayerNormBasicLSTMCell,
+                                             UGRNNCell)
 from tensorflux.contrib.rnn.stacked_rnn import (stack_bidirectional_dynamic_rnn,
                                                 stack_bidirectional_rnn)
 from tensorflux.ops.rnn_cell_impl import (BasicLSTMCell, BasicRNNCell, DropoutWrapper, GRUCell,
@@ -20,4 +24,6 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
            "static_rnn", "static_bidirectional_rnn", "stack_bidirectional_rnn",
            "stack_bidirectional_dynamic_rnn", "LSTMBlockCell", "LSTMBlockFusedCell",
            "LayerNormBasicLSTMCell", "AttentionCellWrapper", "GRUBlockCell", "GRUBlockCellV2",
-           "OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper"]
+           "OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
+           "CoupledInputForgetGateLSTMCell", "UGRNNCell", "IntersectionRNNCell", "ConvLSTMCell",
+           "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell"]

@@ -1,5 +1,6 @@
-"""`tf.contrib.rnn` cells: LayerNormBasicLSTMCell and AttentionCellWrapper (TF1 math and
-variable names)."""
+"""`tf.contrib.rnn` cells: LayerNormBasicLSTMCell, AttentionCellWrapper,
+CoupledInputForgetGateLSTMCell, UGRNNCell and IntersectionRNNCell (TF1 math and variable
+names)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tensorflux.ops import (
     nn_impl,
     nn_ops,
     reduction_ops,
+    select_ops,
     shape_ops,
     slicing_ops,
     unary_ops,
@@ -20,7 +22,8 @@ from tensorflux.ops import (
 from tensorflux.ops import variable_scope as vs
 from tensorflux.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth
 
-__all__ = ["LayerNormBasicLSTMCell", "AttentionCellWrapper"]
+__all__ = ["LayerNormBasicLSTMCell", "AttentionCellWrapper", "CoupledInputForgetGateLSTMCell",
+           "UGRNNCell", "IntersectionRNNCell"]
 
 
 class LayerNormBasicLSTMCell(RNNCell):
@@ -191,3 +194,183 @@ class AttentionCellWrapper(RNNCell):
             new_attns = shape_ops.reshape(d, [-1, self._attn_size])
             new_attn_states = slicing_ops.slice(attn_states, [0, 1, 0], [-1, -1, -1])
             return new_attns, new_attn_states
+
+
+def _layer_norm(x, gamma, beta):
+    mean, variance = nn_impl.moments(x, [1], keep_dims=True)
+    return (x - mean) * unary_ops.rsqrt(variance + 1e-12) * gamma + beta
+
+
+class CoupledInputForgetGateLSTMCell(RNNCell):
+    """LSTM whose input gate is one minus the forget gate (Greff et al. 2015, "CIFG").
+
+    Variables (TF names): `W_0` [depth + proj, 3 units] (gates j, f, o), `B`, peepholes
+    `W_F_diag`/`W_O_diag`, projection `W_P_0`; with `layer_norm`, `gamma`/`beta` under
+    `transform`, `forget`, `output` and `state` (and no bias is added).
+    """
+
+    _default_name = "coupled_input_forget_gate_lstm_cell"
+
+    def __init__(self, num_units, use_peepholes=False, initializer=None, num_proj=None,
+                 proj_clip=None, num_unit_shards=1, num_proj_shards=1, forget_bias=1.0,
+                 state_is_tuple=True, activation=None, reuse=None, layer_norm=False,
+                 norm_gain=1.0, norm_shift=0.0):
+        super().__init__(_reuse=reuse)
+        if num_unit_shards != 1 or num_proj_shards != 1:
+            raise ValueError("CoupledInputForgetGateLSTMCell supports one shard only "
+                             "(num_unit_shards=num_proj_shards=1)")
+        self._num_units = num_units
+        self._use_peepholes = use_peepholes
+        self._initializer = initializer
+        self._num_proj = num_proj
+        self._proj_clip = proj_clip
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = activation or unary_ops.tanh
+        self._layer_norm = layer_norm
+        self._norm_gain = norm_gain
+        self._norm_shift = norm_shift
+
+    @property
+    def state_size(self):
+        out = self._num_proj or self._num_units
+        return LSTMStateTuple(self._num_units, out) if self._state_is_tuple \
+            else self._num_units + out
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
+
+    def build(self, input_shape):
+        depth = _input_depth(input_shape, self)
+        n, proj = self._num_units, self._num_proj or self._num_units
+        self._w = self.add_variable("W_0", [depth + proj, 3 * n], initializer=self._initializer)
+        self._b = self.add_variable("B", [3 * n], initializer=init_ops.zeros_initializer())
+        if self._use_peepholes:
+            self._w_f = self.add_variable("W_F_diag", [n], initializer=self._initializer)
+            self._w_o = self.add_variable("W_O_diag", [n], initializer=self._initializer)
+        if self._num_proj is not None:
+            self._w_p = self.add_variable("W_P_0", [n, self._num_proj],
+                                          initializer=self._initializer)
+        self._norms = {}
+        if self._layer_norm:
+            for scope in ("transform", "forget", "output", "state"):
+                self._norms[scope] = (
+                    self.add_variable(f"{scope}/gamma", [n],
+                                      initializer=init_ops.constant_initializer(
+                                          self._norm_gain)),
+                    self.add_variable(f"{scope}/beta", [n],
+                                      initializer=init_ops.constant_initializer(
+                                          self._norm_shift)))
+        self.built = True
+
+    def call(self, inputs, state):
+        n = self._num_units
+        if self._state_is_tuple:
+            c_prev, m_prev = state
+        else:
+            c_prev = slicing_ops.slice(state, [0, 0], [-1, n])
+            m_prev = slicing_ops.slice(state, [0, n], [-1, self.output_size])
+        matrix = matmul_ops.matmul(concat_ops.concat([inputs, m_prev], 1), self._w)
+        if not self._layer_norm:
+            matrix = nn_ops.bias_add(matrix, self._b)
+        j, f, o = concat_ops.split(matrix, 3, axis=1)
+        if self._layer_norm:
+            j = _layer_norm(j, *self._norms["transform"])
+            f = _layer_norm(f, *self._norms["forget"])
+            o = _layer_norm(o, *self._norms["output"])
+        if self._use_peepholes:
+            f_act = unary_ops.sigmoid(f + self._forget_bias + self._w_f * c_prev)
+        else:
+            f_act = unary_ops.sigmoid(f + self._forget_bias)
+        c = f_act * c_prev + (1 - f_act) * self._activation(j)
+        if self._layer_norm:
+            c = _layer_norm(c, *self._norms["state"])
+        gate_o = o + self._w_o * c if self._use_peepholes else o
+        m = unary_ops.sigmoid(gate_o) * self._activation(c)
+        if self._num_proj is not None:
+            m = matmul_ops.matmul(m, self._w_p)
+            if self._proj_clip is not None:
+                m = select_ops.clip_by_value(m, -self._proj_clip, self._proj_clip)
+        new_state = LSTMStateTuple(c, m) if self._state_is_tuple \
+            else concat_ops.concat([c, m], 1)
+        return m, new_state
+
+
+class UGRNNCell(RNNCell):
+    """Update-gate RNN (Collins et al. 2016): h' = g h + (1 - g) tanh(c), with
+    [g, c] = [x, h] @ kernel + bias and g = sigmoid(. + forget_bias)."""
+
+    _default_name = "ugrnn_cell"
+
+    def __init__(self, num_units, initializer=None, forget_bias=1.0, activation=None,
+                 reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._initializer = initializer
+        self._forget_bias = forget_bias
+        self._activation = activation or unary_ops.tanh
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, state):
+        matrix = linear(self, [inputs, state], 2 * self._num_units,
+                        kernel_initializer=self._initializer)
+        g_act, c_act = concat_ops.split(matrix, 2, axis=1)
+        g = unary_ops.sigmoid(g_act + self._forget_bias)
+        new_state = g * state + (1.0 - g) * self._activation(c_act)
+        return new_state, new_state
+
+
+class IntersectionRNNCell(RNNCell):
+    """Intersection RNN (Collins et al. 2016): a state passed through time and an output
+    passed through depth, each gated. Inputs must have `num_units` features unless
+    `num_in_proj` projects them (`in_projection/kernel`)."""
+
+    _default_name = "intersection_rnn_cell"
+
+    def __init__(self, num_units, num_in_proj=None, initializer=None, forget_bias=1.0,
+                 y_activation=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._num_input_proj = num_in_proj
+        self._initializer = initializer
+        self._forget_bias = forget_bias
+        self._y_activation = y_activation or nn_ops.relu
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, state):
+        n = self._num_units
+        if inputs.get_shape()[-1].value != n:
+            if not self._num_input_proj:
+                raise ValueError("Must have input size == output size for Intersection RNN. To "
+                                 "fix, num_in_proj should be set to num_units at cell init.")
+            with vs.variable_scope("in_projection"):
+                inputs = linear(self, inputs, n, kernel_initializer=self._initializer)
+        matrix = linear(self, [inputs, state], 4 * n, kernel_initializer=self._initializer)
+        gh_act, h_act, gy_act, y_act = concat_ops.split(matrix, 4, axis=1)
+        h = unary_ops.tanh(h_act)
+        y = self._y_activation(y_act)
+        gh = unary_ops.sigmoid(gh_act + self._forget_bias)
+        gy = unary_ops.sigmoid(gy_act + self._forget_bias)
+        new_state = gh * state + (1.0 - gh) * h
+        return gy * inputs + (1.0 - gy) * y, new_state
