@@ -553,3 +553,73 @@ def test_scheduled_embedding_helper_feeds_embeddings_where_it_sampled():
     with pytest.raises(ValueError, match="scalar or a vector"):
         seq2seq.ScheduledEmbeddingTrainingHelper(tf.zeros([1, 2, 3]), [2], tf.eye(3),
                                                  [[0.5]])
+
+
+def _np_monotonic(p, previous):
+    """attention[i] = p[i] * q[i], q[i] = (1 - p[i - 1]) q[i - 1] + previous[i]."""
+    out = np.zeros_like(p)
+    for b in range(p.shape[0]):
+        q = 0.0
+        for i in range(p.shape[1]):
+            q = (1 - p[b, i - 1]) * q + previous[b, i] if i else previous[b, i]
+            out[b, i] = p[b, i] * q
+    return out
+
+
+def test_monotonic_attention_modes_against_numpy():
+    p = RNG.uniform(0.05, 0.95, (3, 5))
+    previous = softmax(RNG.randn(3, 5))
+    hard_p = (RNG.rand(3, 5) > 0.5).astype(np.float64)
+    hard_prev = np.eye(5)[[0, 2, 4]]
+    with tf.Graph().as_default():
+        recursive, parallel, hard = tf.Session().run([
+            seq2seq.monotonic_attention(tf.constant(p), tf.constant(previous), "recursive"),
+            seq2seq.monotonic_attention(tf.constant(p), tf.constant(previous), "parallel"),
+            seq2seq.monotonic_attention(tf.constant(hard_p), tf.constant(hard_prev), "hard")])
+        with pytest.raises(ValueError, match="mode must be"):
+            seq2seq.monotonic_attention(tf.constant(p), tf.constant(previous), "soft")
+    want = _np_monotonic(p, previous)
+    np.testing.assert_allclose(recursive, want, rtol=1e-10)
+    np.testing.assert_allclose(parallel, want, rtol=1e-7)
+    for b, start in enumerate([0, 2, 4]):
+        chosen = [i for i in range(start, 5) if hard_p[b, i] == 1]
+        expected = np.zeros(5)
+        if chosen:
+            expected[chosen[0]] = 1
+        np.testing.assert_array_equal(hard[b], expected)
+
+
+@pytest.mark.parametrize("kind", ["bahdanau", "luong"])
+def test_monotonic_mechanisms_in_an_attention_wrapper(kind):
+    memory = RNG.randn(2, 4, 3)
+    with tf.Graph().as_default():
+        if kind == "bahdanau":
+            mechanism = seq2seq.BahdanauMonotonicAttention(3, tf.constant(memory),
+                                                           memory_sequence_length=[4, 3],
+                                                           score_bias_init=-1.0)
+        else:
+            mechanism = seq2seq.LuongMonotonicAttention(3, tf.constant(memory), scale=True,
+                                                        memory_sequence_length=[4, 3],
+                                                        score_bias_init=-1.0)
+        cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(3), mechanism)
+        state0 = cell.zero_state(2, tf.float64)
+        _, state1 = cell(tf.ones([2, 1], tf.float64), state0)
+        query = state1.cell_state
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            initial, h, align = sess.run([state0.alignments, query, state1.alignments])
+    np.testing.assert_array_equal(initial, np.eye(4)[[0, 0]])
+    scope = f"attention_wrapper/{kind}_monotonic_attention/"
+    np.testing.assert_allclose(w[scope + "attention_score_bias"], -1.0)
+    mask = np.arange(4)[None] < np.array([4, 3])[:, None]
+    keys = (memory * mask[..., None]) @ w["memory_layer/kernel"]
+    if kind == "bahdanau":
+        processed = h @ w[scope + "query_layer/kernel"]
+        score = (w[scope + "attention_v"] * np.tanh(keys + processed[:, None])).sum(2)
+    else:
+        score = np.einsum("bd,btd->bt", h, keys) * w[scope + "attention_g"]
+    score = np.where(mask, score + w[scope + "attention_score_bias"], -np.inf)
+    want = _np_monotonic(1 / (1 + np.exp(-score)), initial)
+    np.testing.assert_allclose(align, want, rtol=1e-7, atol=1e-12)
+    assert align[1, 3] == 0.0

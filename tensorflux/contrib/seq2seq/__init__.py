@@ -17,6 +17,9 @@ from tensorflux.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelp
                                                ScheduledEmbeddingTrainingHelper,
                                                TrainingHelper)
 from tensorflux.contrib.seq2seq.loss import sequence_loss
+from tensorflux.contrib.seq2seq.monotonic_attention import (BahdanauMonotonicAttention,
+                                                            LuongMonotonicAttention,
+                                                            monotonic_attention)
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "Helper",
            "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper",
@@ -25,4 +28,5 @@ __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "H
            "AttentionWrapperState", "BahdanauAttention", "LuongAttention", "hardmax",
            "safe_cumprod", "BeamSearchDecoder", "BeamSearchDecoderOutput",
            "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "tile_batch",
-           "gather_tree"]
+           "gather_tree", "BahdanauMonotonicAttention", "LuongMonotonicAttention",
+           "monotonic_attention"]
