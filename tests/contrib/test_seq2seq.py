@@ -623,3 +623,62 @@ def test_monotonic_mechanisms_in_an_attention_wrapper(kind):
     want = _np_monotonic(1 / (1 + np.exp(-score)), initial)
     np.testing.assert_allclose(align, want, rtol=1e-7, atol=1e-12)
     assert align[1, 3] == 0.0
+
+
+def test_gather_tree_from_array_reorders_steps_along_each_beams_ancestry():
+    from tensorflux.contrib.seq2seq.beam_search_decoder import gather_tree_from_array
+
+    steps, batch, beam = 4, 2, 3
+    values = RNG.randn(steps, batch * beam, 2)
+    parents = RNG.randint(0, beam, (steps, batch, beam)).astype(np.int32)
+    lengths = np.array([[4, 2, 3], [1, 1, 0]], np.int64)
+    with tf.Graph().as_default():
+        got = tf.Session().run(gather_tree_from_array(tf.constant(values), tf.constant(parents),
+                                                      tf.constant(lengths)))
+    raw = values.reshape(steps, batch, beam, 2)
+    want = raw.copy()
+    for b in range(batch):
+        longest = lengths[b].max()
+        for k in range(beam):
+            ancestors = np.full(steps, -1)
+            if longest > 0:
+                ancestors[longest - 1] = k
+                parent = parents[longest - 1, b, k]
+                for level in range(longest - 2, -1, -1):
+                    ancestors[level] = parent
+                    parent = parents[level, b, parent]
+            for t in range(steps):
+                want[t, b, k] = raw[t, b, ancestors[t] if t < lengths[b, k] else k]
+    np.testing.assert_allclose(got, want.reshape(steps, batch * beam, 2))
+
+
+def test_beam_search_with_attention_history_and_coverage_penalty():
+    batch, beam, vocab = 2, 3, 6
+    memory = RNG.randn(batch, 5, 4)
+    with tf.Graph().as_default():
+        tiled = seq2seq.tile_batch(tf.constant(memory), beam)
+        mechanism = seq2seq.BahdanauAttention(6, tiled, memory_sequence_length=seq2seq.tile_batch(
+            tf.constant([5, 3]), beam))
+        cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicLSTMCell(6), mechanism,
+                                        attention_layer_size=8, alignment_history=True)
+        decoder = seq2seq.BeamSearchDecoder(
+            cell, tf.constant(RNG.randn(vocab, 3)), tf.fill([batch], 1), 2,
+            cell.zero_state(batch * beam, tf.float64), beam,
+            output_layer=tf.layers.Dense(vocab), coverage_penalty_weight=0.3,
+            length_penalty_weight=0.6)
+        outputs, state, _ = seq2seq.dynamic_decode(decoder, maximum_iterations=4)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ids, history, probs = sess.run([outputs.predicted_ids,
+                                            state.cell_state.alignment_history,
+                                            state.accumulated_attention_probs])
+    assert ids.shape[0] == batch and ids.shape[2] == beam and ids.shape[1] <= 4
+    assert history.shape == (ids.shape[1], batch * beam, 5)
+    np.testing.assert_allclose(history.sum(-1), 1.0, rtol=1e-9)
+    assert np.all(history[:, beam:, 3:] == 0)        # batch entry 1 has 3 memory steps
+    assert probs.shape == (batch, beam, 5) and np.all(probs >= 0)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="no cell is attentional"):
+            seq2seq.BeamSearchDecoder(
+                tf.nn.rnn_cell.GRUCell(2), tf.eye(3), [0], 1, tf.zeros([2, 2]), 2,
+                coverage_penalty_weight=0.5).initialize()

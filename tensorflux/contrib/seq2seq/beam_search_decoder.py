@@ -35,6 +35,7 @@ from tensorflux.ops import (
     nn_impl,
     nn_ops,
     pad_ops,
+    partition_ops,
     reduction_ops,
     select_ops,
     sequence_ops,
@@ -42,6 +43,7 @@ from tensorflux.ops import (
     tensor_array_ops,
     unary_ops,
 )
+from tensorflux.platform import tf_logging as logging
 
 __all__ = ["BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState",
            "FinalBeamSearchDecoderOutput", "tile_batch"]
@@ -98,6 +100,35 @@ def _as_shape(s):
         value = constant_value(s)
         return TensorShape(None) if value is None else TensorShape(np.reshape(value, [-1]))
     return TensorShape(s)
+
+
+def gather_tree_from_array(t, parent_ids, sequence_length):
+    """Reorders stacked per-step values `t` ([max_time, batch * beam, ...] or [max_time,
+    batch, beam, ...]) along the beams' ancestry given by `parent_ids` [max_time, batch,
+    beam]; steps past a beam's `sequence_length` [batch, beam] keep their own beam."""
+    max_time = parent_ids.get_shape()[0].value or shape_ops.shape(parent_ids)[0]
+    batch_size = parent_ids.get_shape()[1].value or shape_ops.shape(parent_ids)[1]
+    beam_width = parent_ids.get_shape()[2].value or shape_ops.shape(parent_ids)[2]
+    beam_ids = pad_ops.tile(shape_ops.reshape(sequence_ops.range(beam_width), [1, 1, -1]),
+                            concat_ops.stack([max_time, batch_size, 1]))
+    max_lengths = cast_ops.cast(reduction_ops.reduce_max(sequence_length, axis=1),
+                                dtypes.int32)
+    sorted_ids = gather_tree(beam_ids, parent_ids, max_sequence_lengths=max_lengths,
+                             end_token=beam_width + 1)
+    in_bound = shape_ops.transpose(partition_ops.sequence_mask(sequence_length,
+                                                               maxlen=max_time), [2, 0, 1])
+    sorted_ids = select_ops.where(in_bound, sorted_ids, beam_ids)
+    time_ind = pad_ops.tile(shape_ops.reshape(sequence_ops.range(max_time), [-1, 1, 1]),
+                            concat_ops.stack([1, batch_size, beam_width]))
+    batch_ind = pad_ops.tile(shape_ops.reshape(sequence_ops.range(batch_size), [1, -1, 1]),
+                             concat_ops.stack([max_time, 1, beam_width]))
+    indices = concat_ops.stack([time_ind, batch_ind, sorted_ids], -1)
+    final_shape = shape_ops.shape(t)
+    gather_from = shape_ops.reshape(t, concat_ops.stack([max_time, batch_size, beam_width,
+                                                         -1]))
+    ordered = shape_ops.reshape(gather_ops.gather_nd(gather_from, indices), final_shape)
+    ordered.set_shape(t.get_shape())
+    return ordered
 
 
 def _check_maybe(t):
@@ -338,8 +369,27 @@ class BeamSearchDecoder(Decoder):
         predicted_ids = gather_tree(outputs.predicted_ids, outputs.parent_ids,
                                     max_sequence_lengths=max_lengths,
                                     end_token=self._end_token)
+        if self._reorder_tensor_arrays:
+            final_state = final_state._replace(cell_state=nest.map_structure(
+                lambda t: self._maybe_sort_array_beams(t, outputs.parent_ids,
+                                                       final_state.lengths),
+                final_state.cell_state))
         return FinalBeamSearchDecoderOutput(predicted_ids=predicted_ids,
                                             beam_search_decoder_output=outputs), final_state
+
+    def _maybe_sort_array_beams(self, t, parent_ids, sequence_length):
+        """A TensorArray of per-step [batch * beam, ...] values (e.g. an alignment history),
+        stacked and reordered so each beam follows its own ancestry."""
+        if not isinstance(t, tensor_array_ops.TensorArray):
+            return t
+        shape = t.element_shape
+        if shape.ndims is None or shape.ndims < 1:
+            logging.warning(f"The TensorArray {t.handle.name} in the cell state is not "
+                            f"amenable to sorting based on the beam search result. For a "
+                            f"TensorArray to be sorted, its elements shape must be defined "
+                            f"and have at least a rank of 1, but saw shape: {shape}")
+            return t
+        return gather_tree_from_array(t.stack(), parent_ids, sequence_length)
 
     def step(self, time, inputs, state, name=None):
         """One beam-search step: (BeamSearchDecoderOutput, next state, next inputs,
