@@ -389,3 +389,43 @@ def test_conv1d_lstm_cell_runs_in_dynamic_rnn():
             out, h = sess.run([outputs, state.h])
     assert out.shape == (3, 5, 6, 4)
     np.testing.assert_allclose(out[:, -1], h, rtol=1e-6)
+
+
+class VariableStateSaver:
+    """A state saver keeping each state in a variable (what batch_sequences_with_states does
+    per sequence key)."""
+
+    def __init__(self, batch, sizes):
+        self._vars = {name: tf.Variable(tf.zeros([batch, size], tf.float64), name=name)
+                      for name, size in sizes.items()}
+
+    def state(self, name):
+        return self._vars[name].read_value()
+
+    def save_state(self, name, value):
+        return tf.assign(self._vars[name], value).op
+
+
+def test_static_state_saving_rnn_carries_state_across_runs():
+    x = RNG.randn(2, 3)
+    with tf.Graph().as_default():
+        saver = VariableStateSaver(2, {"c": 4, "h": 4})
+        cell = tf.nn.rnn_cell.BasicLSTMCell(4)
+        outputs, state = rnn.static_state_saving_rnn(cell, [tf.constant(x)] * 2, saver,
+                                                     ("c", "h"))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = {k: v for k, v in _values(sess).items() if "lstm" in k}
+            first = sess.run(outputs[-1])
+            second = sess.run(outputs[-1])
+        with pytest.raises(ValueError, match="same type"):
+            rnn.static_state_saving_rnn(cell, [tf.constant(x)], saver, "c")
+    c = h = np.zeros((2, 4))
+    results = []
+    for _ in range(2):
+        for _ in range(2):
+            c, h = _lstm_step(x, c, h, w["rnn/basic_lstm_cell/kernel"],
+                              w["rnn/basic_lstm_cell/bias"])
+        results.append(h)
+    np.testing.assert_allclose(first, results[0], rtol=1e-10)
+    np.testing.assert_allclose(second, results[1], rtol=1e-10)
