@@ -520,7 +520,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     tf = _api()
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise TypeError("inputs must be a non-empty list of Tensors")
-    with tf.variable_scope(scope or "rnn"):
+    with tf.variable_scope(scope or "rnn") as varscope:
         first = tf.convert_to_tensor(inputs[0])
         if initial_state is not None:
             state = initial_state
@@ -533,6 +533,8 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         if sequence_length is not None:
             sequence_length = tf.convert_to_tensor(sequence_length)
         for time, step_input in enumerate(inputs):
+            if time > 0:  # TF: cells that call get_variable themselves share step 0's
+                varscope.reuse_variables()
             output, new_state = cell(step_input, state)
             if sequence_length is not None:
                 done = tf.greater_equal(time, sequence_length)

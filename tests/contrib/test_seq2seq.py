@@ -529,7 +529,8 @@ def test_scheduled_embedding_helper_samples_with_its_probability(probability):
     table = np.log(np.array([[1e-12, 1e-12, 1e-12, 1.0]] * 4))
     with tf.Graph().as_default():
         helper = seq2seq.ScheduledEmbeddingTrainingHelper(
-            tf.constant(RNG.randn(2, 3, 4)), [3, 3], tf.eye(4, dtype=tf.float64), probability,
+            tf.constant(np.eye(4)[np.zeros((2, 3), int)]), [3, 3], tf.eye(4, dtype=tf.float64),
+            probability,
             seed=1, scheduling_seed=2)
         decoder = seq2seq.BasicDecoder(MarkovCell(table), helper, tf.zeros([2, 1], tf.float64))
         outputs, _, _ = seq2seq.dynamic_decode(decoder)
