@@ -429,3 +429,15 @@ def test_static_state_saving_rnn_carries_state_across_runs():
         results.append(h)
     np.testing.assert_allclose(first, results[0], rtol=1e-10)
     np.testing.assert_allclose(second, results[1], rtol=1e-10)
+
+
+def test_block_cells_with_their_default_names_are_uniquified_like_tf():
+    with tf.Graph().as_default():
+        x = tf.ones([1, 2])
+        for cell in (rnn.LSTMBlockCell(2), rnn.LSTMBlockCell(2), rnn.GRUBlockCell(2)):
+            cell(x, cell.zero_state(1, tf.float32))
+        names = sorted({v.op.name.split("/")[0] for v in tf.global_variables()})
+        assert names == ["gru_cell", "lstm_cell", "lstm_cell_1"]
+        again = rnn.LSTMBlockCell(2, reuse=True)
+        out, _ = again(x, again.zero_state(1, tf.float32))
+        assert len(tf.global_variables()) == 8  # reused lstm_cell/kernel and bias

@@ -37,7 +37,8 @@ class ConvLSTMCell(RNNCell):
     def __init__(self, conv_ndims, input_shape, output_channels, kernel_shape, use_bias=True,
                  skip_connection=False, forget_bias=1.0, initializers=None,
                  name="conv_lstm_cell"):
-        super().__init__(name=name)
+        super().__init__()
+        self._default_name = name  # uniquified (conv_lstm_cell, conv_lstm_cell_1), as TF1
         if conv_ndims not in (1, 2, 3):
             raise ValueError(f"conv_ndims must be 1, 2 or 3, got {conv_ndims}")
         if len(input_shape) - 1 != conv_ndims:

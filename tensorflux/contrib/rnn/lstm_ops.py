@@ -34,7 +34,8 @@ class LSTMBlockCell(LSTMCell):
             cell_clip = None  # TF's "-1 means no clipping"
         super().__init__(num_units, use_peepholes=use_peephole, cell_clip=cell_clip,
                          forget_bias=forget_bias, state_is_tuple=True, reuse=reuse,
-                         name=name, dtype=dtype)
+                         dtype=dtype)
+        self._default_name = name  # uniquified (lstm_cell, lstm_cell_1), as TF1 does
 
 
 class GRUBlockCell(GRUCell):
@@ -45,7 +46,8 @@ class GRUBlockCell(GRUCell):
             num_units = cell_size
         if num_units is None:
             raise ValueError("num_units must be provided to GRUBlockCell")
-        super().__init__(num_units, reuse=reuse, name=name)
+        super().__init__(num_units, reuse=reuse)
+        self._default_name = name
 
 
 GRUBlockCellV2 = GRUBlockCell
@@ -83,7 +85,8 @@ class LSTMBlockFusedCell(RNNCell):
 
     def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
                  reuse=None, dtype=None, name="lstm_fused_cell"):
-        super().__init__(name=name, dtype=dtype, _reuse=reuse)
+        super().__init__(dtype=dtype, _reuse=reuse)
+        self._default_name = name
         self._num_units = num_units
         self._cell = LSTMBlockCell(num_units, forget_bias, cell_clip, use_peephole)
 

@@ -329,7 +329,9 @@ class AttentionWrapper(RNNCell):
     def __init__(self, cell, attention_mechanism, attention_layer_size=None,
                  alignment_history=False, cell_input_fn=None, output_attention=True,
                  initial_cell_state=None, name=None, attention_layer=None, attention_fn=None):
-        super().__init__(name=name)
+        super().__init__()
+        if name is not None:
+            self._default_name = name  # TF1 uniquifies a layer's given name
         if not callable(cell) or not hasattr(cell, "state_size"):
             raise TypeError(f"cell must be an RNNCell, saw type: {type(cell).__name__}")
         self._is_multi = isinstance(attention_mechanism, (list, tuple))

@@ -258,8 +258,7 @@ class BeamSearchDecoder(Decoder):
         if callable(embedding):
             self._embedding_fn = embedding
         else:
-            params = convert_to_tensor(embedding, name="embedding")
-            self._embedding_fn = lambda ids: nn_impl.embedding_lookup(params, ids)
+            self._embedding_fn = lambda ids: nn_impl.embedding_lookup(embedding, ids)
         self._start_tokens = convert_to_tensor(start_tokens, dtype=dtypes.int32,
                                                name="start_tokens")
         if self._start_tokens.get_shape().ndims != 1:

@@ -55,8 +55,7 @@ def _unstack_ta(inp):
 def _embedding_fn(embedding):
     if callable(embedding):
         return embedding
-    params = convert_to_tensor(embedding, name="embedding")
-    return lambda ids: nn_impl.embedding_lookup(params, ids)
+    return lambda ids: nn_impl.embedding_lookup(embedding, ids)  # variables: sparse grads
 
 
 class Helper:
