@@ -441,3 +441,32 @@ def test_block_cells_with_their_default_names_are_uniquified_like_tf():
         again = rnn.LSTMBlockCell(2, reuse=True)
         out, _ = again(x, again.zero_state(1, tf.float32))
         assert len(tf.global_variables()) == 8  # reused lstm_cell/kernel and bias
+
+
+@pytest.mark.parametrize("num_proj,use_biases", [(None, False), (2, True)])
+def test_nas_cell_against_numpy(num_proj, use_biases):
+    xs = [RNG.randn(2, 3) for _ in range(2)]
+    with tf.Graph().as_default():
+        cell = rnn.NASCell(4, num_proj=num_proj, use_biases=use_biases)
+        assert cell.output_size == (num_proj or 4)
+        w, (got, final) = _run_cell(cell, xs)
+    p = "rnn/nas_cell/"
+    names = {"kernel", "recurrent_kernel"} | ({"bias"} if use_biases else set()) | (
+        {"projection_weights"} if num_proj else set())
+    assert {k[len(p):] for k in w} == names
+    relu = lambda v: np.maximum(v, 0)  # noqa: E731
+    c, m = np.zeros((2, 4)), np.zeros((2, num_proj or 4))
+    for t, x in enumerate(xs):
+        mm = m @ w[p + "recurrent_kernel"] + (w[p + "bias"] if use_biases else 0)
+        ms, xs_ = np.split(mm, 8, 1), np.split(x @ w[p + "kernel"], 8, 1)
+        l1 = [sigmoid(xs_[0] + ms[0]), relu(xs_[1] + ms[1]), sigmoid(xs_[2] + ms[2]),
+              relu(xs_[3] * ms[3]), np.tanh(xs_[4] + ms[4]), sigmoid(xs_[5] + ms[5]),
+              np.tanh(xs_[6] + ms[6]), sigmoid(xs_[7] + ms[7])]
+        l2 = [np.tanh(l1[0] * l1[1]), np.tanh(l1[2] + l1[3]), np.tanh(l1[4] * l1[5]),
+              sigmoid(l1[6] + l1[7])]
+        c = np.tanh(l2[0] + c) * l2[1]
+        m = np.tanh(c * np.tanh(l2[2] + l2[3]))
+        if num_proj:
+            m = m @ w[p + "projection_weights"]
+        np.testing.assert_allclose(got[t], m, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(final.c, c, rtol=1e-9)

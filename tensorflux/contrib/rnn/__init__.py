@@ -11,7 +11,7 @@ from tensorflux.contrib.rnn.lstm_ops import (GRUBlockCell, GRUBlockCellV2, LSTMB
                                              LSTMBlockFusedCell)
 from tensorflux.contrib.rnn.rnn_cell import (AttentionCellWrapper, CoupledInputForgetGateLSTMCell,
                                              IntersectionRNNCell, LayerNormBasicLSTMCell,
-                                             UGRNNCell)
+                                             NASCell, UGRNNCell)
 from tensorflux.contrib.rnn.state_saving_rnn import static_state_saving_rnn
 from tensorflux.contrib.rnn.stacked_rnn import (stack_bidirectional_dynamic_rnn,
                                                 stack_bidirectional_rnn)
@@ -27,4 +27,5 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
            "LayerNormBasicLSTMCell", "AttentionCellWrapper", "GRUBlockCell", "GRUBlockCellV2",
            "OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
            "CoupledInputForgetGateLSTMCell", "UGRNNCell", "IntersectionRNNCell", "ConvLSTMCell",
-           "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell", "static_state_saving_rnn"]
+           "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell", "static_state_saving_rnn",
+           "NASCell"]

@@ -1,6 +1,6 @@
 """`tf.contrib.rnn` cells: LayerNormBasicLSTMCell, AttentionCellWrapper,
-CoupledInputForgetGateLSTMCell, UGRNNCell and IntersectionRNNCell (TF1 math and variable
-names)."""
+CoupledInputForgetGateLSTMCell, UGRNNCell, IntersectionRNNCell and NASCell (TF1 math and
+variable names)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tensorflux.ops import variable_scope as vs
 from tensorflux.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth
 
 __all__ = ["LayerNormBasicLSTMCell", "AttentionCellWrapper", "CoupledInputForgetGateLSTMCell",
-           "UGRNNCell", "IntersectionRNNCell"]
+           "UGRNNCell", "IntersectionRNNCell", "NASCell"]
 
 
 class LayerNormBasicLSTMCell(RNNCell):
@@ -374,3 +374,65 @@ class IntersectionRNNCell(RNNCell):
         gy = unary_ops.sigmoid(gy_act + self._forget_bias)
         new_state = gh * state + (1.0 - gh) * h
         return gy * inputs + (1.0 - gy) * y, new_state
+
+
+class NASCell(RNNCell):
+    """The recurrent cell found by Neural Architecture Search (Zoph & Le 2017).
+
+    Eight branches of `inputs @ kernel` and `m @ recurrent_kernel` (plus `bias` when
+    `use_biases`) are combined in a fixed tree of sigmoid/relu/tanh layers; the cell state is
+    injected in the second layer. `num_proj` adds `projection_weights`.
+    """
+
+    _default_name = "nas_cell"
+    _NAS_BASE = 8
+
+    def __init__(self, num_units, num_proj=None, use_biases=False, reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._num_proj = num_proj
+        self._use_biases = use_biases
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_proj or self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
+
+    def build(self, input_shape):
+        depth = _input_depth(input_shape, self)
+        width = self._NAS_BASE * self._num_units
+        self._recurrent_kernel = self.add_variable(
+            "recurrent_kernel", [self._num_proj or self._num_units, width])
+        self._kernel = self.add_variable("kernel", [depth, width])
+        self._bias = self.add_variable("bias", [width],
+                                       initializer=init_ops.zeros_initializer()) \
+            if self._use_biases else None
+        self._projection = self.add_variable("projection_weights",
+                                             [self._num_units, self._num_proj]) \
+            if self._num_proj is not None else None
+        self.built = True
+
+    def call(self, inputs, state):
+        sigmoid, tanh, relu = unary_ops.sigmoid, unary_ops.tanh, nn_ops.relu
+        c_prev, m_prev = state
+        m_matrix = matmul_ops.matmul(m_prev, self._recurrent_kernel)
+        if self._bias is not None:
+            m_matrix = nn_ops.bias_add(m_matrix, self._bias)
+        m = concat_ops.split(m_matrix, self._NAS_BASE, axis=1)
+        x = concat_ops.split(matmul_ops.matmul(inputs, self._kernel), self._NAS_BASE, axis=1)
+        layer1 = [sigmoid(x[0] + m[0]), relu(x[1] + m[1]), sigmoid(x[2] + m[2]),
+                  relu(x[3] * m[3]), tanh(x[4] + m[4]), sigmoid(x[5] + m[5]),
+                  tanh(x[6] + m[6]), sigmoid(x[7] + m[7])]
+        l2_0 = tanh(layer1[0] * layer1[1])
+        l2_1 = tanh(layer1[2] + layer1[3])
+        l2_2 = tanh(layer1[4] * layer1[5])
+        l2_3 = sigmoid(layer1[6] + layer1[7])
+        l2_0 = tanh(l2_0 + c_prev)
+        new_c = l2_0 * l2_1
+        new_m = tanh(new_c * tanh(l2_2 + l2_3))
+        if self._projection is not None:
+            new_m = matmul_ops.matmul(new_m, self._projection)
+        return new_m, LSTMStateTuple(new_c, new_m)
