@@ -224,14 +224,41 @@ def test_lstm_block_fused_cell_matches_the_block_cell_and_stops_at_lengths():
     np.testing.assert_allclose(got_h, hs, rtol=1e-10)
 
 
-def test_gru_block_cell_is_the_gru_cell():
+def test_gru_block_cells_are_the_gru_cell_with_tf_variable_names():
+    xs = [RNG.randn(2, 3) for _ in range(2)]
     with tf.Graph().as_default():
-        out, _ = tf.nn.static_rnn(rnn.GRUBlockCell(3), [tf.ones([1, 2])], dtype=tf.float32)
-        assert sorted(v.op.name for v in tf.global_variables()) == [
-            "rnn/gru_cell/candidate/bias", "rnn/gru_cell/candidate/kernel",
-            "rnn/gru_cell/gates/bias", "rnn/gru_cell/gates/kernel"]
+        with tf.variable_scope("v1"):
+            v1_out, _ = tf.nn.static_rnn(rnn.GRUBlockCell(4), [tf.constant(x) for x in xs],
+                                         dtype=tf.float64)
+        with tf.variable_scope("v2"):
+            v2_out, _ = tf.nn.static_rnn(rnn.GRUBlockCellV2(cell_size=4),
+                                         [tf.constant(x) for x in xs], dtype=tf.float64)
+        with tf.variable_scope("core"):
+            core_out, _ = tf.nn.static_rnn(tf.nn.rnn_cell.GRUCell(4),
+                                           [tf.constant(x) for x in xs], dtype=tf.float64)
+        names = {v.op.name: v for v in tf.global_variables()}
+        assert sorted(n for n in names if n.startswith("v1/")) == [
+            "v1/rnn/gru_cell/b_c", "v1/rnn/gru_cell/b_ru", "v1/rnn/gru_cell/w_c",
+            "v1/rnn/gru_cell/w_ru"]
+        assert sorted(n[3:] for n in names if n.startswith("v2/")) == sorted(
+            n[5:] for n in names if n.startswith("core/"))
+        pairs = {"w_ru": "gates/kernel", "b_ru": "gates/bias", "w_c": "candidate/kernel",
+                 "b_c": "candidate/bias"}
+        copies = [tf.assign(names[f"core/rnn/gru_cell/{new}"], names[f"v1/rnn/gru_cell/{old}"])
+                  for old, new in pairs.items()]
+        copies += [tf.assign(names[f"v2/rnn/gru_cell/{new}"], names[f"v1/rnn/gru_cell/{old}"])
+                   for old, new in pairs.items()]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(names["v1/rnn/gru_cell/b_ru"]), 1.0)
+            sess.run(copies)
+            a, b, c = sess.run([v1_out, v2_out, core_out])
+    np.testing.assert_allclose(a, c, rtol=1e-12)
+    np.testing.assert_allclose(b, c, rtol=1e-12)
     with pytest.raises(ValueError, match="num_units"):
         rnn.GRUBlockCell()
+    with pytest.raises(ValueError, match="both"):
+        rnn.GRUBlockCell(2, cell_size=2)
 
 
 def test_stack_bidirectional_rnns_static_and_dynamic_agree():
@@ -437,7 +464,7 @@ def test_block_cells_with_their_default_names_are_uniquified_like_tf():
         for cell in (rnn.LSTMBlockCell(2), rnn.LSTMBlockCell(2), rnn.GRUBlockCell(2)):
             cell(x, cell.zero_state(1, tf.float32))
         names = sorted({v.op.name.split("/")[0] for v in tf.global_variables()})
-        assert names == ["gru_cell", "lstm_cell", "lstm_cell_1"]
+        assert names == ["gru_cell", "lstm_cell", "lstm_cell_1"]  # w_ru, b_ru, w_c, b_c
         again = rnn.LSTMBlockCell(2, reuse=True)
         out, _ = again(x, again.zero_state(1, tf.float32))
         assert len(tf.global_variables()) == 8  # reused lstm_cell/kernel and bias

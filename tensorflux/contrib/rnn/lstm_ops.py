@@ -3,15 +3,16 @@
 TF ran these as fused kernels; the math is the LSTM / GRU of `tf.nn.rnn_cell` (gates i, j, f,
 o from one `kernel`, `forget_bias` added to f, optional peepholes `w_i_diag`/`w_f_diag`/
 `w_o_diag` and `cell_clip`), so they are the core cells with TF's block-cell arguments and
-variable names (`lstm_cell/kernel`, `lstm_cell/bias`, `gru_cell/gates/kernel`, ...).
+variable names (`lstm_cell/kernel`, `lstm_cell/bias`; `gru_cell/w_ru`, `gru_cell/b_ru`, ... for
+GRUBlockCell and GRUCell's `gru_cell/gates/kernel`, ... for GRUBlockCellV2).
 """
 
 from __future__ import annotations
 
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.layers.core import Layer
-from tensorflux.ops import rnn
-from tensorflux.ops.rnn_cell_impl import GRUCell, LSTMCell, LSTMStateTuple, RNNCell
+from tensorflux.ops import init_ops, rnn
+from tensorflux.ops.rnn_cell_impl import GRUCell, LSTMCell, LSTMStateTuple, RNNCell, _input_depth
 
 __all__ = ["LSTMBlockCell", "LSTMBlockFusedCell", "GRUBlockCell", "GRUBlockCellV2"]
 
@@ -39,18 +40,38 @@ class LSTMBlockCell(LSTMCell):
 
 
 class GRUBlockCell(GRUCell):
-    """GRU cell with TF's GRUBlockCell arguments (`num_units`, or the old `cell_size`)."""
+    """GRU cell with TF's GRUBlockCell arguments (`num_units`, or the old `cell_size`) and
+    its variable names `w_ru`, `b_ru` (initialized to 1), `w_c`, `b_c`."""
+
+    _variable_names = ("w_ru", "b_ru", "w_c", "b_c")
 
     def __init__(self, num_units=None, cell_size=None, reuse=None, name="gru_cell"):
         if num_units is None:
             num_units = cell_size
+        elif cell_size is not None:
+            raise ValueError("num_units and cell_size cannot both be set.")
         if num_units is None:
             raise ValueError("num_units must be provided to GRUBlockCell")
         super().__init__(num_units, reuse=reuse)
         self._default_name = name
 
+    def build(self, input_shape):
+        depth = _input_depth(input_shape, self)
+        n = self._num_units
+        w_ru, b_ru, w_c, b_c = self._variable_names
+        self._gate_kernel = self.add_variable(w_ru, [depth + n, 2 * n])
+        self._gate_bias = self.add_variable(b_ru, [2 * n],
+                                            initializer=init_ops.constant_initializer(1.0))
+        self._candidate_kernel = self.add_variable(w_c, [depth + n, n])
+        self._candidate_bias = self.add_variable(b_c, [n],
+                                                 initializer=init_ops.zeros_initializer())
+        self.built = True
 
-GRUBlockCellV2 = GRUBlockCell
+
+class GRUBlockCellV2(GRUBlockCell):
+    """GRUBlockCell with GRUCell's variable names (`gates/kernel`, `candidate/bias`, ...)."""
+
+    _variable_names = ("gates/kernel", "gates/bias", "candidate/kernel", "candidate/bias")
 
 
 class _StepCell:
