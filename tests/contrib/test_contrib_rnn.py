@@ -497,3 +497,20 @@ def test_nas_cell_against_numpy(num_proj, use_biases):
             m = m @ w[p + "projection_weights"]
         np.testing.assert_allclose(got[t], m, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(final.c, c, rtol=1e-9)
+
+
+def test_lstm_block_fused_cell_takes_a_list_of_steps():
+    xs = [RNG.randn(2, 3) for _ in range(3)]
+    with tf.Graph().as_default():
+        fused = rnn.LSTMBlockFusedCell(4)
+        outputs, state = fused([tf.constant(x) for x in xs], dtype=tf.float64)
+        assert isinstance(outputs, list) and len(outputs) == 3
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            got, final = sess.run([outputs, state])
+    c = h = np.zeros((2, 4))
+    for t, x in enumerate(xs):
+        c, h = _lstm_step(x, c, h, w["lstm_fused_cell/kernel"], w["lstm_fused_cell/bias"])
+        np.testing.assert_allclose(got[t], h, rtol=1e-10)
+    np.testing.assert_allclose(final[0], c, rtol=1e-10)

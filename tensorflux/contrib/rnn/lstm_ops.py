@@ -10,8 +10,9 @@ GRUBlockCell and GRUCell's `gru_cell/gates/kernel`, ... for GRUBlockCellV2).
 from __future__ import annotations
 
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
-from tensorflux.ops import init_ops, rnn
+from tensorflux.ops import concat_ops, init_ops, rnn
 from tensorflux.ops.rnn_cell_impl import GRUCell, LSTMCell, LSTMStateTuple, RNNCell, _input_depth
 
 __all__ = ["LSTMBlockCell", "LSTMBlockFusedCell", "GRUBlockCell", "GRUBlockCellV2"]
@@ -96,8 +97,9 @@ class _StepCell:
 
 
 class LSTMBlockFusedCell(RNNCell):
-    """An LSTM over a whole time-major sequence: `cell(inputs [time, batch, depth],
-    initial_state=None, dtype=None, sequence_length=None) -> (outputs, (c, h))`.
+    """An LSTM over a whole time-major sequence: `cell(inputs [time, batch, depth] (or a list
+    of [batch, depth]), initial_state=None, dtype=None, sequence_length=None) -> (outputs,
+    (c, h))`; its variables (`kernel`, `bias`) live directly in its scope.
 
     Outputs past a sequence's length are zero; the final state is each sequence's last.
     """
@@ -119,19 +121,21 @@ class LSTMBlockFusedCell(RNNCell):
     def output_size(self):
         return self._num_units
 
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
+                 scope=None):
+        return Layer.__call__(self, inputs, initial_state, dtype, sequence_length)
+
     def build(self, input_shape):
-        # The block cell's variables go straight into this cell's scope.
+        if isinstance(input_shape, list):  # a list of [batch, depth] steps
+            input_shape = TensorShape([None]).concatenate(input_shape[0])
         self._cell.dtype = self.dtype
         self._cell.build(input_shape[1:])
         self._cell.built = True
         self.built = True
 
-    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
-                 scope=None):
-        return Layer.__call__(self, inputs, initial_state, dtype, sequence_length)
-
     def call(self, inputs, initial_state=None, dtype=None, sequence_length=None):
-        inputs = convert_to_tensor(inputs)
+        is_list = isinstance(inputs, list)
+        inputs = concat_ops.stack(inputs) if is_list else convert_to_tensor(inputs)
         if inputs.get_shape().ndims not in (None, 3):
             raise ValueError(f"LSTMBlockFusedCell expects time-major inputs [time, batch, "
                              f"depth], got shape {inputs.get_shape()}")
@@ -141,7 +145,7 @@ class LSTMBlockFusedCell(RNNCell):
                                          initial_state=None if initial_state is None
                                          else LSTMStateTuple(*initial_state),
                                          dtype=dtype, time_major=True)
-        return outputs, state
+        return (concat_ops.unstack(outputs) if is_list else outputs), state
 
     @property
     def trainable_weights(self):
