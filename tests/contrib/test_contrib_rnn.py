@@ -514,3 +514,47 @@ def test_lstm_block_fused_cell_takes_a_list_of_steps():
         c, h = _lstm_step(x, c, h, w["lstm_fused_cell/kernel"], w["lstm_fused_cell/bias"])
         np.testing.assert_allclose(got[t], h, rtol=1e-10)
     np.testing.assert_allclose(final[0], c, rtol=1e-10)
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_bidirectional_fused_lstm_matches_numpy(as_list):
+    xs = RNG.randn(4, 2, 3)
+    lengths = np.array([4, 2])
+    with tf.Graph().as_default():
+        inputs = [tf.constant(x) for x in xs] if as_list else tf.constant(xs)
+        fw = rnn.LSTMBlockFusedCell(3)
+        bw = rnn.TimeReversedFusedRNN(rnn.LSTMBlockFusedCell(3))
+        out_fw, _ = fw(inputs, dtype=tf.float64, sequence_length=lengths, scope="fw")
+        out_bw, state_bw = bw(inputs, dtype=tf.float64, sequence_length=lengths, scope="bw")
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "bw/bias", "bw/kernel", "fw/bias", "fw/kernel"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            got_fw, got_bw, final_bw = sess.run([out_fw, out_bw, state_bw])
+    got_fw, got_bw = np.asarray(got_fw), np.asarray(got_bw)
+    for b, n in enumerate(lengths):
+        for direction, got in (("fw", got_fw), ("bw", got_bw)):
+            order = range(n) if direction == "fw" else range(n - 1, -1, -1)
+            c = h = np.zeros((1, 3))
+            for t in order:
+                c, h = _lstm_step(xs[t, b:b + 1], c, h, w[f"{direction}/kernel"],
+                                  w[f"{direction}/bias"])
+                np.testing.assert_allclose(got[t, b], h[0], rtol=1e-9)
+            np.testing.assert_allclose(got[n:, b], 0.0)
+            if direction == "bw":
+                np.testing.assert_allclose(final_bw[1][b], h[0], rtol=1e-9)
+
+
+def test_fused_rnn_cell_adaptor_static_and_dynamic_agree():
+    xs = RNG.randn(3, 2, 2)
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.GRUCell(3)
+        static_out, _ = rnn.FusedRNNCellAdaptor(cell)(tf.constant(xs), dtype=tf.float64)
+        dynamic_out, _ = rnn.FusedRNNCellAdaptor(cell, use_dynamic_rnn=True)(
+            [tf.constant(x) for x in xs], dtype=tf.float64)
+        assert isinstance(dynamic_out, list)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            a, b = sess.run([static_out, dynamic_out])
+    np.testing.assert_allclose(a, np.stack(b), rtol=1e-12)

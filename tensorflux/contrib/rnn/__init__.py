@@ -7,6 +7,8 @@ from tensorflux.contrib.rnn.conv_lstm import (Conv1DLSTMCell, Conv2DLSTMCell, Co
 from tensorflux.contrib.rnn.core_rnn_cell import (DeviceWrapper, EmbeddingWrapper,
                                                   InputProjectionWrapper,
                                                   OutputProjectionWrapper)
+from tensorflux.contrib.rnn.fused_rnn_cell import (FusedRNNCell, FusedRNNCellAdaptor,
+                                                   TimeReversedFusedRNN)
 from tensorflux.contrib.rnn.lstm_ops import (GRUBlockCell, GRUBlockCellV2, LSTMBlockCell,
                                              LSTMBlockFusedCell)
 from tensorflux.contrib.rnn.rnn_cell import (AttentionCellWrapper, CoupledInputForgetGateLSTMCell,
@@ -28,4 +30,4 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
            "OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
            "CoupledInputForgetGateLSTMCell", "UGRNNCell", "IntersectionRNNCell", "ConvLSTMCell",
            "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell", "static_state_saving_rnn",
-           "NASCell"]
+           "NASCell", "FusedRNNCell", "FusedRNNCellAdaptor", "TimeReversedFusedRNN"]

@@ -13,6 +13,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
 from tensorflux.ops import concat_ops, init_ops, rnn
+from tensorflux.ops import variable_scope as vs
 from tensorflux.ops.rnn_cell_impl import GRUCell, LSTMCell, LSTMStateTuple, RNNCell, _input_depth
 
 __all__ = ["LSTMBlockCell", "LSTMBlockFusedCell", "GRUBlockCell", "GRUBlockCellV2"]
@@ -123,6 +124,9 @@ class LSTMBlockFusedCell(RNNCell):
 
     def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
                  scope=None):
+        if scope is not None and self._scope is None:
+            with vs.variable_scope(scope) as captured:  # TF: `scope` names the layer's scope
+                self._scope = captured
         return Layer.__call__(self, inputs, initial_state, dtype, sequence_length)
 
     def build(self, input_shape):
