@@ -558,3 +558,26 @@ def test_fused_rnn_cell_adaptor_static_and_dynamic_agree():
             sess.run(tf.global_variables_initializer())
             a, b = sess.run([static_out, dynamic_out])
     np.testing.assert_allclose(a, np.stack(b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("couple", [True, False])
+def test_highway_wrapper_against_numpy(couple):
+    xs = [RNG.randn(2, 3) for _ in range(2)]
+    with tf.Graph().as_default():
+        cell = rnn.HighwayWrapper(tf.nn.rnn_cell.BasicRNNCell(3),
+                                  couple_carry_transform_gates=couple, carry_bias_init=0.5)
+        w, (got, _) = _run_cell(cell, xs)
+    expected = {"rnn/carry_w", "rnn/carry_b", "rnn/basic_rnn_cell/kernel",
+                "rnn/basic_rnn_cell/bias"}
+    if not couple:
+        expected |= {"rnn/transform_w", "rnn/transform_b"}
+    assert set(w) == expected
+    np.testing.assert_allclose(w["rnn/carry_b"], 0.5)
+    h = np.zeros((2, 3))
+    for t, x in enumerate(xs):
+        h = np.tanh(np.concatenate([x, h], 1) @ w["rnn/basic_rnn_cell/kernel"]
+                    + w["rnn/basic_rnn_cell/bias"])
+        carry = sigmoid(x @ w["rnn/carry_w"] + w["rnn/carry_b"])
+        transform = 1 - carry if couple else sigmoid(x @ w["rnn/transform_w"]
+                                                     + w["rnn/transform_b"])
+        np.testing.assert_allclose(got[t], x * carry + h * transform, rtol=1e-10)

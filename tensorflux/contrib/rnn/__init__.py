@@ -4,7 +4,7 @@ bidirectional RNNs."""
 
 from tensorflux.contrib.rnn.conv_lstm import (Conv1DLSTMCell, Conv2DLSTMCell, Conv3DLSTMCell,
                                               ConvLSTMCell)
-from tensorflux.contrib.rnn.core_rnn_cell import (DeviceWrapper, EmbeddingWrapper,
+from tensorflux.contrib.rnn.core_rnn_cell import (DeviceWrapper, EmbeddingWrapper, HighwayWrapper,
                                                   InputProjectionWrapper,
                                                   OutputProjectionWrapper)
 from tensorflux.contrib.rnn.fused_rnn_cell import (FusedRNNCell, FusedRNNCellAdaptor,
@@ -30,4 +30,5 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
            "OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
            "CoupledInputForgetGateLSTMCell", "UGRNNCell", "IntersectionRNNCell", "ConvLSTMCell",
            "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell", "static_state_saving_rnn",
-           "NASCell", "FusedRNNCell", "FusedRNNCellAdaptor", "TimeReversedFusedRNN"]
+           "NASCell", "FusedRNNCell", "FusedRNNCellAdaptor", "TimeReversedFusedRNN",
+           "HighwayWrapper"]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 
+from tensorflux import nest
 from tensorflux.framework import scopes
-from tensorflux.ops import concat_ops, init_ops, matmul_ops, nn_impl, nn_ops, shape_ops
+from tensorflux.ops import concat_ops, init_ops, matmul_ops, nn_impl, nn_ops, shape_ops, unary_ops
+from tensorflux.ops import variable_scope as vs
 from tensorflux.ops.rnn_cell_impl import RNNCell, _Wrapper
 
 __all__ = ["OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
-           "DeviceWrapper", "linear"]
+           "DeviceWrapper", "HighwayWrapper", "linear"]
 
 
 def linear(layer, args, output_size, bias=True, bias_initializer=None, kernel_initializer=None):
@@ -163,3 +165,52 @@ class DeviceWrapper(_Wrapper):
     def zero_state(self, batch_size, dtype):
         with scopes.device(self._device):
             return self._cell.zero_state(batch_size, dtype)
+
+
+class HighwayWrapper(RNNCell):
+    """Highway connection around a cell whose output has its input's size:
+    out = input * carry + cell_output * transform, carry = sigmoid(input @ carry_w + carry_b)
+    and transform = 1 - carry (or its own `transform_w`/`transform_b`). Like TF's, the
+    variables are made in the caller's scope (no scope of its own)."""
+
+    def __init__(self, cell, couple_carry_transform_gates=True, carry_bias_init=1.0):
+        super().__init__()
+        self._cell = cell
+        self._couple = couple_carry_transform_gates
+        self._carry_bias_init = carry_bias_init
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def _highway(self, inp, out):
+        size = inp.get_shape().with_rank(2)[1].value
+        dtype = inp.dtype.base_dtype
+        carry_w = vs.get_variable("carry_w", [size, size], dtype=dtype)
+        carry_b = vs.get_variable("carry_b", [size], dtype=dtype,
+                                  initializer=init_ops.constant_initializer(
+                                      self._carry_bias_init))
+        carry = unary_ops.sigmoid(nn_impl.xw_plus_b(inp, carry_w, carry_b))
+        if self._couple:
+            transform = 1 - carry
+        else:
+            transform_w = vs.get_variable("transform_w", [size, size], dtype=dtype)
+            transform_b = vs.get_variable("transform_b", [size], dtype=dtype,
+                                          initializer=init_ops.constant_initializer(
+                                              -self._carry_bias_init))
+            transform = unary_ops.sigmoid(nn_impl.xw_plus_b(inp, transform_w, transform_b))
+        return inp * carry + out * transform
+
+    def __call__(self, inputs, state, scope=None):
+        outputs, new_state = self._cell(inputs, state, scope=scope)
+        nest.assert_same_structure(inputs, outputs)
+        nest.map_structure(lambda i, o: i.get_shape().assert_is_compatible_with(o.get_shape()),
+                           inputs, outputs)
+        return nest.map_structure(self._highway, inputs, outputs), new_state
