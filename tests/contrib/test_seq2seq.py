@@ -683,3 +683,16 @@ def test_beam_search_with_attention_history_and_coverage_penalty():
             seq2seq.BeamSearchDecoder(
                 tf.nn.rnn_cell.GRUCell(2), tf.eye(3), [0], 1, tf.zeros([2, 2]), 2,
                 coverage_penalty_weight=0.5).initialize()
+
+
+def test_attention_wrapper_state_clone_checks_shapes():
+    with tf.Graph().as_default():
+        mechanism = seq2seq.LuongAttention(3, tf.zeros([2, 4, 3]))
+        cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(3), mechanism)
+        state = cell.zero_state(2, tf.float32)
+        unknown = tf.placeholder(tf.float32, [None, None])
+        cloned = state.clone(cell_state=unknown)
+        assert cloned.cell_state.get_shape().as_list() == [2, 3]
+        assert cloned.attention is state.attention
+        with pytest.raises(ValueError):
+            state.clone(cell_state=tf.zeros([5, 3]))

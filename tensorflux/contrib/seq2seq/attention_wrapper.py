@@ -268,11 +268,14 @@ class AttentionWrapperState(collections.namedtuple(
 
     def clone(self, **kwargs):
         """A copy with some fields replaced; replacement tensors take the old static shapes
-        (so `clone(cell_state=encoder_state)` keeps batch sizes known)."""
+        (so `clone(cell_state=encoder_state)` keeps batch sizes known).
+
+        Raises:
+            ValueError: a replacement's shape is incompatible with the old one.
+        """
         def with_same_shape(old, new):
-            if isinstance(old, Tensor) and isinstance(new, Tensor) and new is not old \
-                    and old.get_shape().is_compatible_with(new.get_shape()):
-                new.set_shape(old.get_shape())
+            if isinstance(old, Tensor) and isinstance(new, Tensor) and new is not old:
+                new.set_shape(old.get_shape())  # ValueError when incompatible, as in TF
             return new
 
         replaced = self._replace(**kwargs)
