@@ -696,3 +696,25 @@ def test_attention_wrapper_state_clone_checks_shapes():
         assert cloned.attention is state.attention
         with pytest.raises(ValueError):
             state.clone(cell_state=tf.zeros([5, 3]))
+
+
+def test_scheduled_output_helper_feeds_outputs_with_auxiliary_inputs():
+    inputs = RNG.randn(2, 3, 2)
+    auxiliary = RNG.randn(2, 3, 1)
+    outputs = RNG.randn(2, 2)
+    with tf.Graph().as_default():
+        helper = seq2seq.ScheduledOutputTrainingHelper(
+            tf.constant(inputs), [3, 3], 0.5, next_inputs_fn=lambda o: o * 10.0,
+            auxiliary_inputs=tf.constant(auxiliary))
+        _, first = helper.initialize()
+        _, next_inputs, _ = helper.next_inputs(0, tf.constant(outputs), (),
+                                               tf.constant([1, 0], tf.int32))
+        always = seq2seq.ScheduledOutputTrainingHelper(tf.constant(inputs), [3, 3], 1.0)
+        never = seq2seq.ScheduledOutputTrainingHelper(tf.constant(inputs), [3, 3], 0.0)
+        samples = [h.sample(0, tf.constant(outputs), ()) for h in (always, never)]
+        got_first, got, (ones, zeros) = tf.Session().run([first, next_inputs, samples])
+    np.testing.assert_allclose(got_first, np.concatenate([inputs[:, 0], auxiliary[:, 0]], 1))
+    np.testing.assert_allclose(got[0], np.concatenate([outputs[0] * 10.0, auxiliary[0, 1]]))
+    np.testing.assert_allclose(got[1], np.concatenate([inputs[1, 1], auxiliary[1, 1]]))
+    np.testing.assert_array_equal(ones, [1, 1])
+    np.testing.assert_array_equal(zeros, [0, 0])

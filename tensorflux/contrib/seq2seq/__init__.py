@@ -15,6 +15,7 @@ from tensorflux.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from tensorflux.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper,
                                                InferenceHelper, SampleEmbeddingHelper,
                                                ScheduledEmbeddingTrainingHelper,
+                                               ScheduledOutputTrainingHelper,
                                                TrainingHelper)
 from tensorflux.contrib.seq2seq.loss import sequence_loss
 from tensorflux.contrib.seq2seq.monotonic_attention import (BahdanauMonotonicAttention,
@@ -23,7 +24,8 @@ from tensorflux.contrib.seq2seq.monotonic_attention import (BahdanauMonotonicAtt
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "Helper",
            "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper",
-           "InferenceHelper", "ScheduledEmbeddingTrainingHelper", "sequence_loss",
+           "InferenceHelper", "ScheduledEmbeddingTrainingHelper",
+           "ScheduledOutputTrainingHelper", "sequence_loss",
            "AttentionMechanism", "AttentionWrapper",
            "AttentionWrapperState", "BahdanauAttention", "LuongAttention", "hardmax",
            "safe_cumprod", "BeamSearchDecoder", "BeamSearchDecoderOutput",

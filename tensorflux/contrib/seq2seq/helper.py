@@ -17,6 +17,7 @@ from tensorflux.ops import (
     array_ops,
     cast_ops,
     comparison_ops,
+    concat_ops,
     control_flow_ops,
     math_ops,
     nn_impl,
@@ -29,7 +30,8 @@ from tensorflux.ops import (
 )
 
 __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
-           "SampleEmbeddingHelper", "InferenceHelper", "ScheduledEmbeddingTrainingHelper"]
+           "SampleEmbeddingHelper", "InferenceHelper", "ScheduledEmbeddingTrainingHelper",
+           "ScheduledOutputTrainingHelper"]
 
 
 def transpose_batch_time(x):
@@ -334,4 +336,67 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
 
             next_inputs = control_flow_ops.cond(reduction_ops.reduce_all(finished),
                                                 lambda: base_inputs, maybe_sample)
+            return finished, next_inputs, state
+
+
+class ScheduledOutputTrainingHelper(TrainingHelper):
+    """Scheduled sampling on outputs: with probability `sampling_probability` an entry's next
+    input is its own output (through `next_inputs_fn` when given, then concatenated with
+    `auxiliary_inputs` of the next step), else the ground-truth input (inputs and auxiliary
+    inputs concatenated). `sample` returns the 0/1 decisions."""
+
+    def __init__(self, inputs, sequence_length, sampling_probability, time_major=False,
+                 seed=None, next_inputs_fn=None, auxiliary_inputs=None, name=None):
+        with scopes.name_scope(name, "ScheduledOutputTrainingHelper", [sampling_probability]):
+            self._sampling_probability = convert_to_tensor(sampling_probability,
+                                                           name="sampling_probability")
+            if self._sampling_probability.get_shape().ndims not in (0, 1):
+                raise ValueError(f"sampling_probability must be either a scalar or a vector. "
+                                 f"saw shape: {self._sampling_probability.get_shape()}")
+            if auxiliary_inputs is None:
+                full_inputs = inputs
+                self._auxiliary_tas = None
+            else:
+                inputs = nest.map_structure(convert_to_tensor, inputs)
+                auxiliary_inputs = nest.map_structure(convert_to_tensor, auxiliary_inputs)
+                full_inputs = nest.map_structure(lambda x, y: concat_ops.concat([x, y], -1),
+                                                 inputs, auxiliary_inputs)
+                if not time_major:
+                    auxiliary_inputs = nest.map_structure(transpose_batch_time,
+                                                          auxiliary_inputs)
+                self._auxiliary_tas = nest.map_structure(_unstack_ta, auxiliary_inputs)
+            self._seed = seed
+            self._next_inputs_fn = next_inputs_fn
+            super().__init__(full_inputs, sequence_length, time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with scopes.name_scope(name, "ScheduledOutputTrainingHelperSample",
+                               [time, outputs, state]):
+            draw = random_ops.random_uniform(shape_ops.expand_dims(self.batch_size, 0),
+                                             seed=self._seed)
+            probability = cast_ops.cast(self._sampling_probability, dtypes.float32)
+            return cast_ops.cast(comparison_ops.less(draw, probability), dtypes.int32)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with scopes.name_scope(name, "ScheduledOutputTrainingHelperNextInputs",
+                               [time, outputs, state, sample_ids]):
+            finished, base_inputs, state = super().next_inputs(time, outputs, state,
+                                                               sample_ids)
+            sampled = cast_ops.cast(sample_ids, dtypes.bool_)
+
+            def maybe_sample():
+                fed = outputs if self._next_inputs_fn is None \
+                    else self._next_inputs_fn(outputs)
+                if self._auxiliary_tas is not None:
+                    auxiliary = nest.map_structure(lambda ta: ta.read(time + 1),
+                                                   self._auxiliary_tas)
+                    fed = nest.map_structure(lambda x, y: concat_ops.concat([x, y], -1), fed,
+                                             auxiliary)
+                return nest.map_structure(lambda f, b: select_ops.where(sampled, f, b), fed,
+                                          base_inputs)
+
+            skip = comparison_ops.logical_or(
+                reduction_ops.reduce_all(finished),
+                comparison_ops.logical_not(reduction_ops.reduce_any(sampled)))
+            next_inputs = control_flow_ops.cond(skip, lambda: base_inputs, maybe_sample)
             return finished, next_inputs, state
