@@ -581,3 +581,36 @@ def test_highway_wrapper_against_numpy(couple):
         transform = 1 - carry if couple else sigmoid(x @ w["rnn/transform_w"]
                                                      + w["rnn/transform_b"])
         np.testing.assert_allclose(got[t], x * carry + h * transform, rtol=1e-10)
+
+
+def test_ind_rnn_and_sru_cells_against_numpy():
+    xs = [RNG.randn(2, 3) for _ in range(2)]
+    with tf.Graph().as_default():
+        w, (got, _) = _run_cell(rnn.IndRNNCell(4), xs)
+    p = "rnn/ind_rnn_cell/"
+    assert np.all(np.abs(w[p + "kernel_u"]) <= 1.0)
+    h = np.zeros((2, 4))
+    for t, x in enumerate(xs):
+        h = np.maximum(x @ w[p + "kernel_w"] + h * w[p + "kernel_u"] + w[p + "bias"], 0)
+        np.testing.assert_allclose(got[t], h, rtol=1e-10)
+    with tf.Graph().as_default():
+        w, (got, final) = _run_cell(rnn.SRUCell(4), xs)
+    p = "rnn/sru_cell/"
+    c = np.zeros((2, 4))
+    for t, x in enumerate(xs):
+        x_bar, f, r, x_tx = np.split(x @ w[p + "kernel"], 4, 1)
+        f, r = np.split(sigmoid(np.concatenate([f, r], 1) + w[p + "bias"]), 2, 1)
+        c = f * c + (1 - f) * x_bar
+        np.testing.assert_allclose(got[t], r * np.tanh(c) + (1 - r) * x_tx, rtol=1e-10)
+    np.testing.assert_allclose(final, c, rtol=1e-10)
+
+
+def test_compiled_wrapper_and_layer_rnn_cell_alias():
+    assert rnn.LayerRNNCell is tf.nn.rnn_cell.RNNCell
+    with tf.Graph().as_default():
+        w, (got, _) = _run_cell(rnn.CompiledWrapper(tf.nn.rnn_cell.BasicRNNCell(2)),
+                                [np.ones((1, 2))])
+    assert set(w) == {"rnn/basic_rnn_cell/kernel", "rnn/basic_rnn_cell/bias"}
+    want = np.tanh(np.concatenate([np.ones((1, 2)), np.zeros((1, 2))], 1)
+                   @ w["rnn/basic_rnn_cell/kernel"] + w["rnn/basic_rnn_cell/bias"])
+    np.testing.assert_allclose(got[0], want, rtol=1e-10)

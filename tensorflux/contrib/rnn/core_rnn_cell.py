@@ -16,7 +16,7 @@ from tensorflux.ops import variable_scope as vs
 from tensorflux.ops.rnn_cell_impl import RNNCell, _Wrapper
 
 __all__ = ["OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
-           "DeviceWrapper", "HighwayWrapper", "linear"]
+           "DeviceWrapper", "HighwayWrapper", "CompiledWrapper", "linear"]
 
 
 def linear(layer, args, output_size, bias=True, bias_initializer=None, kernel_initializer=None):
@@ -214,3 +214,13 @@ class HighwayWrapper(RNNCell):
         nest.map_structure(lambda i, o: i.get_shape().assert_is_compatible_with(o.get_shape()),
                            inputs, outputs)
         return nest.map_structure(self._highway, inputs, outputs), new_state
+
+
+class CompiledWrapper(_Wrapper):
+    """TF's XLA JIT scope around a cell. There is no XLA here: the cell runs as is."""
+
+    def __init__(self, cell, compile_stateful=False):
+        super().__init__(cell)
+
+    def call(self, inputs, state):
+        return self._cell(inputs, state)

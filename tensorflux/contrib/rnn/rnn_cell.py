@@ -1,6 +1,6 @@
 """`tf.contrib.rnn` cells: LayerNormBasicLSTMCell, AttentionCellWrapper,
-CoupledInputForgetGateLSTMCell, UGRNNCell, IntersectionRNNCell and NASCell (TF1 math and
-variable names)."""
+CoupledInputForgetGateLSTMCell, UGRNNCell, IntersectionRNNCell, NASCell, IndRNNCell and SRUCell
+(TF1 math and variable names)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tensorflux.ops import variable_scope as vs
 from tensorflux.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth
 
 __all__ = ["LayerNormBasicLSTMCell", "AttentionCellWrapper", "CoupledInputForgetGateLSTMCell",
-           "UGRNNCell", "IntersectionRNNCell", "NASCell"]
+           "UGRNNCell", "IntersectionRNNCell", "NASCell", "IndRNNCell", "SRUCell"]
 
 
 class LayerNormBasicLSTMCell(RNNCell):
@@ -436,3 +436,79 @@ class NASCell(RNNCell):
         if self._projection is not None:
             new_m = matmul_ops.matmul(new_m, self._projection)
         return new_m, LSTMStateTuple(new_c, new_m)
+
+
+class IndRNNCell(RNNCell):
+    """Independently recurrent cell (Li et al. 2018): h' = act(x @ kernel_w + h * kernel_u +
+    bias), each unit recurrent only on itself (relu by default)."""
+
+    _default_name = "ind_rnn_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+        super().__init__(dtype=dtype, _reuse=reuse)
+        if name is not None:
+            self._default_name = name
+        self._num_units = num_units
+        self._activation = activation or nn_ops.relu
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        depth = _input_depth(input_shape, self)
+        self._kernel_w = self.add_variable("kernel_w", [depth, self._num_units])
+        self._kernel_u = self.add_variable(
+            "kernel_u", [1, self._num_units],
+            initializer=init_ops.random_uniform_initializer(-1.0, 1.0))
+        self._bias = self.add_variable("bias", [self._num_units],
+                                       initializer=init_ops.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        gate = matmul_ops.matmul(inputs, self._kernel_w) + state * self._kernel_u
+        output = self._activation(nn_ops.bias_add(gate, self._bias))
+        return output, output
+
+
+class SRUCell(RNNCell):
+    """Simple recurrent unit (Lei et al. 2017): the input alone drives the gates, so the
+    recurrence is elementwise: c' = f c + (1 - f) x~, h = r act(c') + (1 - r) x'."""
+
+    _default_name = "sru_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, **kwargs):
+        super().__init__(_reuse=reuse, **kwargs)
+        if name is not None:
+            self._default_name = name
+        self._num_units = num_units
+        self._activation = activation or unary_ops.tanh
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, input_shape):
+        depth = _input_depth(input_shape, self)
+        self._kernel = self.add_variable("kernel", [depth, 4 * self._num_units])
+        self._bias = self.add_variable("bias", [2 * self._num_units],
+                                       initializer=init_ops.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        x_bar, f_pre, r_pre, x_tx = concat_ops.split(matmul_ops.matmul(inputs, self._kernel), 4,
+                                                     axis=1)
+        gates = unary_ops.sigmoid(nn_ops.bias_add(concat_ops.concat([f_pre, r_pre], 1),
+                                                  self._bias))
+        f, r = concat_ops.split(gates, 2, axis=1)
+        c = f * state + (1.0 - f) * x_bar
+        h = r * self._activation(c) + (1.0 - r) * x_tx
+        return h, c
