@@ -41,3 +41,19 @@ def test_basic_lstm_cell_with_reuse_shares_rnn_variables():
             sess.run(tf.global_variables_initializer())
             a, b = sess.run([out1[-1], out2[-1]])
         np.testing.assert_allclose(a, b)
+
+
+def test_conv_and_batch_norm_with_reuse_and_no_name_share_their_variables():
+    with tf.Graph().as_default():
+        x = tf.constant(np.random.RandomState(1).rand(2, 5, 5, 3).astype(np.float32))
+        pairs = [(tf.layers.conv2d(x, 4, 3), tf.layers.conv2d(x, 4, 3, reuse=True)),
+                 (tf.layers.batch_normalization(x),
+                  tf.layers.batch_normalization(x, reuse=True))]
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "batch_normalization/beta", "batch_normalization/gamma",
+            "batch_normalization/moving_mean", "batch_normalization/moving_variance",
+            "conv2d/bias", "conv2d/kernel"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for first, again in sess.run(pairs):
+                np.testing.assert_allclose(first, again)
