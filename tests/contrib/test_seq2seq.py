@@ -718,3 +718,37 @@ def test_scheduled_output_helper_feeds_outputs_with_auxiliary_inputs():
     np.testing.assert_allclose(got[1], np.concatenate([inputs[1, 1], auxiliary[1, 1]]))
     np.testing.assert_array_equal(ones, [1, 1])
     np.testing.assert_array_equal(zeros, [0, 0])
+
+
+def test_beam_search_decoder_reuses_the_training_decoders_variables():
+    # The NMT-tutorial pattern: the inference decoder is built again in the training
+    # decoder's scope with reuse=True, on tiled memory; no new variables appear.
+    batch, beam, vocab, units = 2, 3, 7, 5
+    with tf.Graph().as_default():
+        memory = tf.constant(RNG.rand(batch, 4, units))
+        embedding = tf.get_variable("embedding", [vocab, units], tf.float64)
+        base = tf.nn.rnn_cell.LSTMCell(units)
+        projection = tf.layers.Dense(vocab, use_bias=False, name="output_projection")
+        with tf.variable_scope("decode"):
+            cell = seq2seq.AttentionWrapper(base, seq2seq.BahdanauAttention(units, memory),
+                                            attention_layer_size=units)
+            helper = seq2seq.TrainingHelper(
+                tf.nn.embedding_lookup(embedding, tf.zeros([batch, 3], tf.int32)), [3, 3])
+            seq2seq.dynamic_decode(seq2seq.BasicDecoder(
+                cell, helper, cell.zero_state(batch, tf.float64), output_layer=projection))
+        trained = sorted(v.op.name for v in tf.global_variables())
+        with tf.variable_scope("decode", reuse=True):
+            cell = seq2seq.AttentionWrapper(
+                base, seq2seq.BahdanauAttention(units, seq2seq.tile_batch(memory, beam)),
+                attention_layer_size=units)
+            decoder = seq2seq.BeamSearchDecoder(cell, embedding, tf.fill([batch], 1), 2,
+                                                cell.zero_state(batch * beam, tf.float64),
+                                                beam, output_layer=projection)
+            outputs, _, _ = seq2seq.dynamic_decode(decoder, maximum_iterations=5)
+        assert sorted(v.op.name for v in tf.global_variables()) == trained
+        assert "decode/memory_layer/kernel" in trained
+        assert "decode/decoder/attention_wrapper/bahdanau_attention/attention_v" in trained
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ids = sess.run(outputs.predicted_ids)
+    assert ids.shape[0] == batch and ids.shape[2] == beam and 1 <= ids.shape[1] <= 5
