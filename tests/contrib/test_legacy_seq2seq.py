@@ -246,3 +246,55 @@ def test_model_with_buckets_shares_variables_and_learns_to_copy():
                                         dict(zip(enc, data)))[0])
     assert history[0] > 1.2
     assert np.mean(history[-5:]) < 0.5 * history[0], history
+
+
+def test_a_char_rnn_program_runs_unchanged_with_tf_variable_names():
+    # The model of the well-known char-rnn-tensorflow program (MultiRNNCell of
+    # BasicLSTMCells, rnn_decoder under "rnnlm", sequence_loss_by_example), trained on a
+    # repeating sequence with the state carried between batches.
+    from tensorflux.contrib import rnn
+
+    batch_size, seq_length, vocab_size, rnn_size = 8, 6, 5, 16
+    with tf.Graph().as_default():
+        tf.set_random_seed(0)
+        cell = rnn.MultiRNNCell([rnn.BasicLSTMCell(rnn_size) for _ in range(2)],
+                                state_is_tuple=True)
+        input_data = tf.placeholder(tf.int32, [batch_size, seq_length])
+        targets = tf.placeholder(tf.int32, [batch_size, seq_length])
+        initial_state = cell.zero_state(batch_size, tf.float32)
+        with tf.variable_scope("rnnlm"):
+            softmax_w = tf.get_variable("softmax_w", [rnn_size, vocab_size])
+            softmax_b = tf.get_variable("softmax_b", [vocab_size])
+        embedding = tf.get_variable("embedding", [vocab_size, rnn_size])
+        inputs = tf.split(tf.nn.embedding_lookup(embedding, input_data), seq_length, 1)
+        inputs = [tf.squeeze(input_, [1]) for input_ in inputs]
+        outputs, last_state = legacy.rnn_decoder(inputs, initial_state, cell, scope="rnnlm")
+        output = tf.reshape(tf.concat(outputs, 1), [-1, rnn_size])
+        logits = tf.matmul(output, softmax_w) + softmax_b
+        loss = legacy.sequence_loss_by_example([logits], [tf.reshape(targets, [-1])],
+                                               [tf.ones([batch_size * seq_length])])
+        cost = tf.reduce_sum(loss) / batch_size / seq_length
+        tvars = tf.trainable_variables()
+        grads, _ = tf.clip_by_global_norm(tf.gradients(cost, tvars), 5.0)
+        train_op = tf.train.AdamOptimizer(0.02).apply_gradients(zip(grads, tvars))
+        assert sorted(v.op.name for v in tvars) == [
+            "embedding", "rnnlm/multi_rnn_cell/cell_0/basic_lstm_cell/bias",
+            "rnnlm/multi_rnn_cell/cell_0/basic_lstm_cell/kernel",
+            "rnnlm/multi_rnn_cell/cell_1/basic_lstm_cell/bias",
+            "rnnlm/multi_rnn_cell/cell_1/basic_lstm_cell/kernel", "rnnlm/softmax_b",
+            "rnnlm/softmax_w"]
+        data = np.tile(np.arange(vocab_size), 100)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            state = sess.run(initial_state)
+            costs = []
+            for step in range(40):
+                start = (step * seq_length) % 400
+                x = np.stack([data[start + i:start + i + seq_length] for i in range(8)])
+                feed = {input_data: x, targets: (x + 1) % vocab_size}
+                for i, (c, h) in enumerate(initial_state):
+                    feed[c], feed[h] = state[i].c, state[i].h
+                value, state, _ = sess.run([cost, last_state, train_op], feed)
+                costs.append(value)
+    assert costs[0] > 1.4
+    assert np.mean(costs[-5:]) < 0.2 * costs[0], costs
