@@ -752,3 +752,77 @@ def test_beam_search_decoder_reuses_the_training_decoders_variables():
             sess.run(tf.global_variables_initializer())
             ids = sess.run(outputs.predicted_ids)
     assert ids.shape[0] == batch and ids.shape[2] == beam and 1 <= ids.shape[1] <= 5
+
+
+def test_attention_wrapper_with_given_layer_and_cell_input_fn():
+    memory = RNG.randn(2, 3, 4)
+    x = RNG.randn(2, 2)
+    with tf.Graph().as_default():
+        mechanism = seq2seq.LuongAttention(5, tf.constant(memory))
+        layer = tf.layers.Dense(3, use_bias=False, name="my_attention")
+        cell = seq2seq.AttentionWrapper(
+            tf.nn.rnn_cell.BasicRNNCell(5), mechanism, attention_layer=layer,
+            cell_input_fn=lambda inputs, attention: inputs * 2.0, name="attention")
+        assert cell.output_size == 3
+        out, state = cell(tf.constant(x), cell.zero_state(2, tf.float64))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            got = sess.run(out)
+        with pytest.raises(ValueError, match="Only one of"):
+            seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(5), mechanism,
+                                     attention_layer_size=3, attention_layer=layer)
+        with pytest.raises(TypeError, match="cell_input_fn"):
+            seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(5), mechanism,
+                                     cell_input_fn=3)
+    assert set(w) == {"memory_layer/kernel", "attention/basic_rnn_cell/kernel",
+                      "attention/basic_rnn_cell/bias", "attention/my_attention/kernel"}
+    h = np.tanh(np.concatenate([x * 2.0, np.zeros((2, 5))], 1)
+                @ w["attention/basic_rnn_cell/kernel"] + w["attention/basic_rnn_cell/bias"])
+    keys = memory @ w["memory_layer/kernel"]
+    align = softmax(np.einsum("bd,btd->bt", h, keys))
+    context = np.einsum("bt,btd->bd", align, memory)
+    np.testing.assert_allclose(got, np.concatenate([h, context], 1)
+                               @ w["attention/my_attention/kernel"], rtol=1e-9)
+
+
+def test_custom_and_inference_helpers_drive_a_basic_decoder():
+    with tf.Graph().as_default():
+        start = tf.constant(np.eye(4)[[0, 3]])
+
+        def next_inputs_fn(time, outputs, state, sample_ids):
+            return tf.equal(sample_ids, 1), tf.one_hot(sample_ids, 4, dtype=tf.float64), state
+
+        custom = seq2seq.CustomHelper(
+            lambda: (tf.constant([False, False]), start),
+            lambda time, outputs, state: tf.cast(tf.argmax(outputs, -1), tf.int32),
+            next_inputs_fn)
+        inference = seq2seq.InferenceHelper(
+            sample_fn=lambda outputs: tf.one_hot(tf.argmax(outputs, -1), 4, dtype=tf.float64),
+            sample_shape=[4], sample_dtype=tf.float64, start_inputs=start,
+            end_fn=lambda sample_ids: tf.equal(tf.argmax(sample_ids, -1), 1))
+        results = []
+        for helper in (custom, inference):
+            decoder = seq2seq.BasicDecoder(MarkovCell(TABLE), helper,
+                                           tf.zeros([2, 1], tf.float64))
+            outputs, _, lengths = seq2seq.dynamic_decode(decoder, maximum_iterations=6)
+            results.append((outputs.sample_id, lengths))
+        (ids, lengths), (one_hots, lengths2) = tf.Session().run(results)
+    np.testing.assert_array_equal(ids[0], [2, 3, 1])          # the greedy chain again
+    np.testing.assert_array_equal(lengths, [3, 1])
+    np.testing.assert_array_equal(one_hots.argmax(-1)[0], [2, 3, 1])
+    np.testing.assert_array_equal(lengths2, [3, 1])
+
+
+def test_beam_search_decoder_argument_errors():
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.GRUCell(2)
+        state = tf.zeros([2, 2])
+        with pytest.raises(ValueError, match="start_tokens must be a vector"):
+            seq2seq.BeamSearchDecoder(cell, tf.eye(3), [[0]], 1, state, 2)
+        with pytest.raises(ValueError, match="end_token must be a scalar"):
+            seq2seq.BeamSearchDecoder(cell, tf.eye(3), [0], [1], state, 2)
+        with pytest.raises(TypeError, match="output_layer must be a Layer"):
+            seq2seq.BeamSearchDecoder(cell, tf.eye(3), [0], 1, state, 2, output_layer=tf.tanh)
+        with pytest.raises(ValueError, match="reshape"):  # a state not batch * beam
+            seq2seq.BeamSearchDecoder(cell, tf.eye(3), [0], 1, tf.zeros([3, 2]), 2)
