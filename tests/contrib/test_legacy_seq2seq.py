@@ -298,3 +298,37 @@ def test_a_char_rnn_program_runs_unchanged_with_tf_variable_names():
                 costs.append(value)
     assert costs[0] > 1.4
     assert np.mean(costs[-5:]) < 0.2 * costs[0], costs
+
+
+@pytest.mark.parametrize("feed_previous", [False, True, "tensor"])
+def test_embedding_tied_rnn_seq2seq_against_numpy(feed_previous):
+    enc = [RNG.randint(0, 5, 2) for _ in range(2)]
+    dec = [RNG.randint(0, 5, 2) for _ in range(3)]
+    with tf.Graph().as_default():
+        flag = tf.placeholder(tf.bool, []) if feed_previous == "tensor" else feed_previous
+        outputs, _ = legacy.embedding_tied_rnn_seq2seq(
+            [tf.constant(i) for i in enc], [tf.constant(i) for i in dec],
+            tf.nn.rnn_cell.BasicRNNCell(3), 5, 4, dtype=tf.float64, feed_previous=flag)
+        scope = "embedding_tied_rnn_seq2seq/combined_tied_rnn_seq2seq/tied_rnn_seq2seq/"
+        assert sorted(v.op.name for v in tf.global_variables()) == sorted(
+            ["embedding_tied_rnn_seq2seq/embedding"]
+            + [scope + "output_projection_wrapper/" + n for n in
+               ("kernel", "bias", "basic_rnn_cell/kernel", "basic_rnn_cell/bias")])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            runs = [(True, sess.run(outputs, {flag: True})),
+                    (False, sess.run(outputs, {flag: False}))] \
+                if feed_previous == "tensor" else [(feed_previous, sess.run(outputs))]
+    emb = w["embedding_tied_rnn_seq2seq/embedding"]
+    p = scope + "output_projection_wrapper/"
+    for fed, got in runs:
+        h = np.zeros((2, 3))
+        for ids in enc:
+            h = _rnn(emb[ids], h, w, p + "basic_rnn_cell/")
+        prev = None
+        for t, ids in enumerate(dec):
+            x = emb[prev.argmax(1)] if fed and prev is not None else emb[ids]
+            h = _rnn(x, h, w, p + "basic_rnn_cell/")
+            prev = h @ w[p + "kernel"] + w[p + "bias"]
+            np.testing.assert_allclose(got[t], prev, rtol=1e-9)

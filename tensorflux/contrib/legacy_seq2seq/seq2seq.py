@@ -33,6 +33,7 @@ from tensorflux.ops.rnn_cell_impl import static_rnn
 
 __all__ = ["sequence_loss_by_example", "sequence_loss", "rnn_decoder", "basic_rnn_seq2seq",
            "tied_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
+           "embedding_tied_rnn_seq2seq",
            "attention_decoder", "embedding_attention_decoder", "embedding_attention_seq2seq",
            "model_with_buckets"]
 
@@ -155,6 +156,8 @@ def _cond_decoder(feed_previous, decode, num_outputs, encoder_state):
 
     result = control_flow_ops.cond(feed_previous, lambda: branch(True), lambda: branch(False))
     state_list = result[num_outputs:]
+    if encoder_state is None:  # the state has the structure of the decoder's
+        return result[:num_outputs], state_list[0] if len(state_list) == 1 else state_list
     state = nest.pack_sequence_as(encoder_state, state_list) \
         if nest.is_nested(encoder_state) else state_list[0]
     return result[:num_outputs], state
@@ -194,6 +197,34 @@ def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symb
             return decode(feed_previous)
         return _cond_decoder(feed_previous, lambda flag: decode(flag, False),
                              len(decoder_inputs), encoder_state)
+
+
+def embedding_tied_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_symbols,
+                               embedding_size, num_decoder_symbols=None,
+                               output_projection=None, feed_previous=False, dtype=None,
+                               scope=None):
+    """tied_rnn_seq2seq over inputs embedded with one shared `embedding`; the cell (with an
+    OutputProjectionWrapper to `num_decoder_symbols` or `num_symbols` unless
+    `output_projection` is given) runs both encoder and decoder."""
+    with vs.variable_scope(scope or "embedding_tied_rnn_seq2seq", dtype=dtype) as var_scope:
+        dtype = var_scope.dtype
+        output_projection = _check_projection(output_projection, num_symbols, dtype)
+        embedding = vs.get_variable("embedding", [num_symbols, embedding_size], dtype=dtype)
+        emb_encoder = [nn_impl.embedding_lookup(embedding, x) for x in encoder_inputs]
+        emb_decoder = [nn_impl.embedding_lookup(embedding, x) for x in decoder_inputs]
+        if output_projection is None:
+            cell = OutputProjectionWrapper(cell, num_decoder_symbols or num_symbols)
+
+        def decode(flag, update=True):
+            loop_function = _extract_argmax_and_embed(embedding, output_projection, update) \
+                if flag else None
+            return tied_rnn_seq2seq(emb_encoder, emb_decoder, cell, loop_function=loop_function,
+                                    dtype=dtype)
+
+        if isinstance(feed_previous, bool):
+            return decode(feed_previous)
+        return _cond_decoder(feed_previous, lambda flag: decode(flag, False),
+                             len(decoder_inputs), None)
 
 
 def attention_decoder(decoder_inputs, initial_state, attention_states, cell, output_size=None,
