@@ -332,3 +332,36 @@ def test_embedding_tied_rnn_seq2seq_against_numpy(feed_previous):
             h = _rnn(x, h, w, p + "basic_rnn_cell/")
             prev = h @ w[p + "kernel"] + w[p + "bias"]
             np.testing.assert_allclose(got[t], prev, rtol=1e-9)
+
+
+def test_one2many_rnn_seq2seq_decoders_share_the_encoder():
+    enc = [RNG.randint(0, 5, 2) for _ in range(2)]
+    dec = {"a": [RNG.randint(0, 4, 2) for _ in range(2)],
+           "b": [RNG.randint(0, 6, 2) for _ in range(1)]}
+    with tf.Graph().as_default():
+        outputs, states = legacy.one2many_rnn_seq2seq(
+            [tf.constant(i) for i in enc], {k: [tf.constant(i) for i in v] for k, v in
+                                            dec.items()},
+            tf.nn.rnn_cell.BasicRNNCell(3), {"a": tf.nn.rnn_cell.BasicRNNCell(3),
+                                             "b": tf.nn.rnn_cell.BasicRNNCell(3)},
+            5, {"a": 4, "b": 6}, 2, dtype=tf.float64)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = _values(sess)
+            got = sess.run(outputs)
+        with pytest.raises(ValueError, match="keys"):
+            legacy.one2many_rnn_seq2seq([], {"a": []}, tf.nn.rnn_cell.GRUCell(1), {}, 1, {}, 1)
+    root = "one2many_rnn_seq2seq/"
+    h = np.zeros((2, 3))
+    for ids in enc:
+        h = _rnn(w[root + "rnn/embedding_wrapper/embedding"][ids], h, w,
+                 root + "rnn/embedding_wrapper/basic_rnn_cell/")
+    for name, symbols in (("a", 4), ("b", 6)):
+        scope = f"{root}one2many_decoder_{name}/embedding_rnn_decoder/"
+        proj = scope + "rnn_decoder/output_projection_wrapper/"
+        state = h
+        for t, ids in enumerate(dec[name]):
+            state = _rnn(w[scope + "embedding"][ids], state, w, proj + "basic_rnn_cell/")
+            want = state @ w[proj + "kernel"] + w[proj + "bias"]
+            assert want.shape == (2, symbols)
+            np.testing.assert_allclose(got[name][t], want, rtol=1e-9)

@@ -33,7 +33,7 @@ from tensorflux.ops.rnn_cell_impl import static_rnn
 
 __all__ = ["sequence_loss_by_example", "sequence_loss", "rnn_decoder", "basic_rnn_seq2seq",
            "tied_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
-           "embedding_tied_rnn_seq2seq",
+           "embedding_tied_rnn_seq2seq", "one2many_rnn_seq2seq",
            "attention_decoder", "embedding_attention_decoder", "embedding_attention_seq2seq",
            "model_with_buckets"]
 
@@ -225,6 +225,52 @@ def embedding_tied_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_symbols
             return decode(feed_previous)
         return _cond_decoder(feed_previous, lambda flag: decode(flag, False),
                              len(decoder_inputs), None)
+
+
+def one2many_rnn_seq2seq(encoder_inputs, decoder_inputs_dict, enc_cell, dec_cells_dict,
+                         num_encoder_symbols, num_decoder_symbols_dict, embedding_size,
+                         feed_previous=False, dtype=None, scope=None):
+    """One embedding encoder, several embedding decoders (one per key of the dicts, each
+    under `one2many_decoder_<key>` with an OutputProjectionWrapper).
+
+    Returns:
+        (outputs_dict, state_dict) keyed like `decoder_inputs_dict`.
+
+    Raises:
+        TypeError: a cell is not an RNN cell.
+        ValueError: the keys of the cells and inputs differ.
+    """
+    for cell in [enc_cell, *dec_cells_dict.values()]:
+        if not callable(cell) or not hasattr(cell, "state_size"):
+            raise TypeError(f"cell is not an RNNCell: {type(cell)}")
+    if set(dec_cells_dict) != set(decoder_inputs_dict):
+        raise ValueError("keys of dec_cells_dict != keys of decoder_inputs_dict")
+    outputs_dict, state_dict = {}, {}
+    with vs.variable_scope(scope or "one2many_rnn_seq2seq", dtype=dtype) as var_scope:
+        dtype = var_scope.dtype
+        enc_cell = EmbeddingWrapper(enc_cell, embedding_classes=num_encoder_symbols,
+                                    embedding_size=embedding_size)
+        _, encoder_state = static_rnn(enc_cell, encoder_inputs, dtype=dtype)
+        for name, decoder_inputs in decoder_inputs_dict.items():
+            num_symbols = num_decoder_symbols_dict[name]
+            with vs.variable_scope(f"one2many_decoder_{name}"):
+                dec_cell = OutputProjectionWrapper(dec_cells_dict[name], num_symbols)
+
+                def decode(flag, update=True, inputs=decoder_inputs, cell=dec_cell,
+                           symbols=num_symbols):
+                    return embedding_rnn_decoder(inputs, encoder_state, cell, symbols,
+                                                 embedding_size, feed_previous=flag,
+                                                 update_embedding_for_previous=update)
+
+                if isinstance(feed_previous, bool):
+                    outputs, state = decode(feed_previous)
+                else:
+                    outputs, state = _cond_decoder(feed_previous,
+                                                   lambda flag, d=decode: d(flag, False),
+                                                   len(decoder_inputs), encoder_state)
+            outputs_dict[name] = outputs
+            state_dict[name] = state
+    return outputs_dict, state_dict
 
 
 def attention_decoder(decoder_inputs, initial_state, attention_states, cell, output_size=None,
