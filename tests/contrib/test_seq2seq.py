@@ -826,3 +826,17 @@ def test_beam_search_decoder_argument_errors():
             seq2seq.BeamSearchDecoder(cell, tf.eye(3), [0], 1, state, 2, output_layer=tf.tanh)
         with pytest.raises(ValueError, match="reshape"):  # a state not batch * beam
             seq2seq.BeamSearchDecoder(cell, tf.eye(3), [0], 1, tf.zeros([3, 2]), 2)
+
+
+def test_sequence_loss_object_defaults_to_sums_over_non_zero_weights():
+    logits = RNG.randn(2, 3, 4)
+    targets = RNG.randint(0, 4, (2, 3))
+    weights = np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]])
+    with tf.Graph().as_default():
+        loss = seq2seq.SequenceLoss()
+        weighted, plain = tf.Session().run([
+            loss(tf.constant(targets), tf.constant(logits), tf.constant(weights)),
+            loss(tf.constant(targets), tf.constant(logits))])
+    ce = _np_crossent(logits, targets)
+    np.testing.assert_allclose(weighted, (ce * weights).sum() / 3, rtol=1e-10)
+    np.testing.assert_allclose(plain, ce.mean(), rtol=1e-10)

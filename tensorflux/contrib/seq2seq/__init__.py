@@ -17,7 +17,7 @@ from tensorflux.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelp
                                                ScheduledEmbeddingTrainingHelper,
                                                ScheduledOutputTrainingHelper,
                                                TrainingHelper)
-from tensorflux.contrib.seq2seq.loss import sequence_loss
+from tensorflux.contrib.seq2seq.loss import SequenceLoss, sequence_loss
 from tensorflux.contrib.seq2seq.monotonic_attention import (BahdanauMonotonicAttention,
                                                             LuongMonotonicAttention,
                                                             monotonic_attention)
@@ -31,4 +31,4 @@ __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode", "H
            "safe_cumprod", "BeamSearchDecoder", "BeamSearchDecoderOutput",
            "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "tile_batch",
            "gather_tree", "BahdanauMonotonicAttention", "LuongMonotonicAttention",
-           "monotonic_attention"]
+           "monotonic_attention", "SequenceLoss"]

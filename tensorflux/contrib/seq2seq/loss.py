@@ -1,12 +1,13 @@
-"""`tf.contrib.seq2seq.sequence_loss`: weighted cross-entropy over [batch, time] targets."""
+"""`tf.contrib.seq2seq.sequence_loss` (and the `SequenceLoss` object): weighted cross-entropy
+over [batch, time] targets."""
 
 from __future__ import annotations
 
 from tensorflux.framework import scopes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.ops import cast_ops, math_ops, nn_impl, reduction_ops, shape_ops
+from tensorflux.ops import array_ops, cast_ops, math_ops, nn_impl, reduction_ops, shape_ops
 
-__all__ = ["sequence_loss"]
+__all__ = ["sequence_loss", "SequenceLoss"]
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True,
@@ -65,3 +66,29 @@ def sequence_loss(logits, targets, weights, average_across_timesteps=True,
                                   crossent.dtype)
             return math_ops.div_no_nan(reduction_ops.reduce_sum(crossent, axis=axis), count)
         return crossent
+
+
+class SequenceLoss:
+    """`sequence_loss` as a loss object: `loss(y_true, y_pred, sample_weight)` (by default a
+    weighted sum divided by the count of non-zero weights)."""
+
+    def __init__(self, average_across_timesteps=False, average_across_batch=False,
+                 sum_over_timesteps=True, sum_over_batch=True, softmax_loss_function=None,
+                 name=None):
+        self.average_across_timesteps = average_across_timesteps
+        self.average_across_batch = average_across_batch
+        self.sum_over_timesteps = sum_over_timesteps
+        self.sum_over_batch = sum_over_batch
+        self.softmax_loss_function = softmax_loss_function
+        self.name = name
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """y_true: [batch, time] ids; y_pred: [batch, time, classes] logits."""
+        if sample_weight is None:
+            sample_weight = array_ops.ones_like(y_true, dtype=convert_to_tensor(y_pred).dtype)
+        return sequence_loss(y_pred, y_true, sample_weight,
+                             average_across_timesteps=self.average_across_timesteps,
+                             average_across_batch=self.average_across_batch,
+                             sum_over_timesteps=self.sum_over_timesteps,
+                             sum_over_batch=self.sum_over_batch,
+                             softmax_loss_function=self.softmax_loss_function, name=self.name)
