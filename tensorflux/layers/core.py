@@ -154,13 +154,22 @@ class Layer:
 
         graph = graph_mod.get_default_graph()
         if self._scope is None:
-            with tf.variable_scope(self._name, default_name=self._default_name,
-                                   reuse=self._reuse) as scope:
-                self._scope = scope
+            if self._reuse and self._name is None:
+                # TF1: a reusing layer with no name enters its un-uniquified base name.
+                with tf.variable_scope(self._default_name, reuse=self._reuse) as scope:
+                    self._scope = scope
+            else:
+                with tf.variable_scope(self._name, default_name=self._default_name,
+                                       reuse=self._reuse) as scope:
+                    self._scope = scope
         with tf.variable_scope(self._scope, reuse=True if self.built else self._reuse,
                                auxiliary_name_scope=False):
             with graph.name_scope(self._name_scope()):
                 inputs = _convert_inputs(inputs)
+                if self.dtype is None:  # TF1: a layer takes its dtype from its first input
+                    first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
+                    if first.dtype.base_dtype.is_floating:
+                        self.dtype = first.dtype.base_dtype.name
                 self._reuse_now = self.built or bool(self._reuse)
                 if not self.built:
                     self.build(_shape_of(inputs))

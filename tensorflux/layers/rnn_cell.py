@@ -520,7 +520,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     tf = _api()
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise TypeError("inputs must be a non-empty list of Tensors")
-    with tf.variable_scope(scope or "rnn"):
+    with tf.variable_scope(scope or "rnn") as varscope:
         first = tf.convert_to_tensor(inputs[0])
         if initial_state is not None:
             state = initial_state
@@ -533,6 +533,8 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         if sequence_length is not None:
             sequence_length = tf.convert_to_tensor(sequence_length)
         for time, step_input in enumerate(inputs):
+            if time > 0:  # TF: cells that call get_variable themselves share step 0's
+                varscope.reuse_variables()
             output, new_state = cell(step_input, state)
             if sequence_length is not None:
                 done = tf.greater_equal(time, sequence_length)
@@ -552,10 +554,10 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
     """Forward and backward static RNNs; outputs are concatenated per time step."""
     tf = _api()
     with tf.variable_scope(scope or "bidirectional_rnn"):
-        with tf.variable_scope("fw"):
+        with tf.variable_scope("fw") as fw_scope:  # TF: cells live in fw/, not fw/rnn/
             fw_out, fw_state = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
-                                          sequence_length)
-        with tf.variable_scope("bw"):
+                                          sequence_length, scope=fw_scope)
+        with tf.variable_scope("bw") as bw_scope:
             if sequence_length is None:
                 reversed_inputs = list(reversed(inputs))
             else:
@@ -564,7 +566,7 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
                                               batch_axis=0)
                 reversed_inputs = tf.unstack(flipped, axis=1)
             bw_out, bw_state = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype,
-                                          sequence_length)
+                                          sequence_length, scope=bw_scope)
             if sequence_length is None:
                 bw_out = list(reversed(bw_out))
             else:

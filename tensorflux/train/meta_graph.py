@@ -104,11 +104,17 @@ def _add_collection(meta, key, items, scope) -> None:
 
     collection = meta.collection_def[key]
     for item in items:
-        if hasattr(item, "initializer") and hasattr(item, "_as_graph_element"):
+        is_variable = hasattr(item, "initializer") and hasattr(item, "_as_graph_element")
+        if is_variable and key in _VARIABLE_KEYS:
             if scope and not item.name.startswith(scope + "/"):
                 continue
             collection.bytes_list.value.append(_variable_def(item, scope).SerializeToString())
-        elif isinstance(item, (Tensor, Operation)):
+        elif key == GraphKeys.QUEUE_RUNNERS and hasattr(item, "to_proto"):
+            proto = item.to_proto(export_scope=scope)
+            if proto is not None:
+                collection.bytes_list.value.append(proto.SerializeToString())
+        elif is_variable or isinstance(item, (Tensor, Operation)):
+            # TF keeps a variable of a user collection as its tensor name (node_list).
             if scope and not item.name.startswith(scope + "/"):
                 continue
             collection.node_list.value.append(_strip(item.name, scope))
@@ -208,7 +214,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
     from tensorflux.framework.graph_import import import_graph_def
     from tensorflux.ops.state.variables import Variable
-    from tensorflux.protos import saver_pb2, variable_pb2
+    from tensorflux.protos import queue_runner_pb2, saver_pb2, variable_pb2
+    from tensorflux.train.queue_runner import QueueRunner
     from tensorflux.train.saver import Saver
 
     meta = meta_graph_or_file
@@ -223,13 +230,17 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             node.device = ""
     import_graph_def(graph_def, name=import_scope or "")
     variables: dict = {}
+    node_lists = []
     for key in sorted(meta.collection_def):
         collection = meta.collection_def[key]
         kind = collection.WhichOneof("kind")
         if kind == "node_list":
-            for name in collection.node_list.value:
-                graph.add_to_collection(key, graph.as_graph_element(_prefix(name,
-                                                                            import_scope)))
+            node_lists.append((key, collection.node_list.value))
+        elif kind == "bytes_list" and key == GraphKeys.QUEUE_RUNNERS:
+            for data in collection.bytes_list.value:
+                proto = queue_runner_pb2.QueueRunnerDef()
+                proto.ParseFromString(data)
+                graph.add_to_collection(key, QueueRunner.from_proto(proto, import_scope))
         elif kind == "bytes_list" and key in _VARIABLE_KEYS:
             for data in collection.bytes_list.value:
                 proto = variable_pb2.VariableDef()
@@ -253,6 +264,11 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         elif kind == "float_list":
             for value in collection.float_list.value:
                 graph.add_to_collection(key, float(value))
+    by_name = {var.name: var for var in variables.values()}
+    for key, names in node_lists:  # after the variables: a name may be one of them
+        for name in names:
+            name = _prefix(name, import_scope)
+            graph.add_to_collection(key, by_name.get(name) or graph.as_graph_element(name))
     if meta.HasField("saver_def"):
         return Saver(saver_def=meta.saver_def, name=import_scope)
     if graph.get_collection(GraphKeys.GLOBAL_VARIABLES):

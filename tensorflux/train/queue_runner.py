@@ -21,6 +21,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.ops.data_flow import hang_watch
 from tensorflux.platform import tf_logging
+from tensorflux.protos import queue_runner_pb2
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
@@ -58,9 +59,10 @@ class QueueRunner:
     def __init__(self, queue=None, enqueue_ops=None, close_op=None, cancel_op=None,
                  queue_closed_exception_types=None, queue_runner_def=None, import_scope=None):
         if queue_runner_def is not None:
-            raise ValueError("queue_runner_def is not supported: QueueRunnerDef protos are not "
-                             "part of this build; pass queue and enqueue_ops.")
-        del import_scope
+            if queue is not None or enqueue_ops is not None:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            queue, enqueue_ops, close_op, cancel_op, queue_closed_exception_types = \
+                _from_def(queue_runner_def, import_scope)
         if queue is None or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -108,6 +110,27 @@ class QueueRunner:
     @property
     def name(self) -> str:
         return self._queue.name
+
+    def to_proto(self, export_scope=None):
+        """This runner as a `QueueRunnerDef` (names relative to `export_scope`), or None when
+        its queue lies outside `export_scope`."""
+        def strip(name):
+            return name[len(export_scope) + 1:] if export_scope else name
+
+        if export_scope and not self._queue.name.startswith(export_scope + "/"):
+            return None
+        return queue_runner_pb2.QueueRunnerDef(
+            queue_name=strip(self._queue.name),
+            enqueue_op_name=[strip(op.name) for op in self._enqueue_ops],
+            close_op_name=strip(self._close_op.name),
+            cancel_op_name=strip(self._cancel_op.name),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(t)
+                                          for t in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None):
+        """A QueueRunner over the ops a `QueueRunnerDef` names in the default graph."""
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     def _run(self, sess, enqueue_op, coord=None) -> None:
         decremented = False
@@ -181,6 +204,22 @@ class QueueRunner:
             if start:
                 thread.start()
         return threads
+
+
+def _from_def(queue_runner_def, import_scope):
+    """(queue, enqueue_ops, close_op, cancel_op, exception types) named by a QueueRunnerDef;
+    the queue is its graph element (as in TF), which has the `name` a runner needs."""
+    graph = graph_mod.get_default_graph()
+
+    def element(name):
+        return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+
+    types = tuple(errors.exception_type_from_error_code(code)
+                  for code in queue_runner_def.queue_closed_exception_types)
+    return (element(queue_runner_def.queue_name),
+            [element(name) for name in queue_runner_def.enqueue_op_name],
+            element(queue_runner_def.close_op_name), element(queue_runner_def.cancel_op_name),
+            types or None)
 
 
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS) -> None:

@@ -165,3 +165,30 @@ def test_state_dropout_keeps_lstm_memory_by_default():
     kept = d.h != 0.0
     np.testing.assert_allclose(d.h[kept], p.h[kept] / 0.3, rtol=1e-5)
     assert (~kept).any()
+
+
+def test_static_rnn_reuses_variables_of_cells_that_call_get_variable():
+    # TF1 programs often write cells whose __call__ makes its own variables; static_rnn
+    # reuses its scope after the first step, so all steps share them.
+    class ScopedCell(tf.nn.rnn_cell.RNNCell):
+        state_size = 3
+        output_size = 3
+
+        def __call__(self, inputs, state, scope=None):
+            with tf.variable_scope(scope or "scoped_cell"):
+                w = tf.get_variable("w", [inputs.shape[1].value + 3, 3], tf.float64)
+                h = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), w))
+                return h, h
+
+    x = RNG.randn(2, 2)
+    with tf.Graph().as_default():
+        outputs, _ = tf.nn.static_rnn(ScopedCell(), [tf.constant(x)] * 3, dtype=tf.float64)
+        assert [v.op.name for v in tf.global_variables()] == ["rnn/scoped_cell/w"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            w = sess.run(tf.global_variables()[0])
+            got = sess.run(outputs)
+    h = np.zeros((2, 3))
+    for t in range(3):
+        h = np.tanh(np.concatenate([x, h], 1) @ w)
+        np.testing.assert_allclose(got[t], h, rtol=1e-10)

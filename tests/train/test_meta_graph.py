@@ -76,3 +76,60 @@ def test_missing_file_is_an_error(tmp_path):
     with tf.Graph().as_default():
         with pytest.raises(OSError):
             tf.train.import_meta_graph(os.path.join(str(tmp_path), "nope.meta"))
+
+
+def test_variable_in_a_user_collection_comes_back_as_the_variable():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        tf.add_to_collection("my_vars", v)
+        meta = tf.train.export_meta_graph()
+    assert list(meta.collection_def["my_vars"].node_list.value) == ["v:0"]
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta)
+        (var,) = tf.get_collection("my_vars")
+        assert var is tf.global_variables()[0]
+        with tf.Session() as sess:
+            sess.run(var.initializer)
+            sess.run(var.assign_add([1.0, 1.0]))
+            np.testing.assert_allclose(sess.run(var), [2.0, 3.0])
+
+
+def test_queue_runners_round_trip_and_feed_a_reimported_pipeline():
+    with tf.Graph().as_default():
+        with tf.name_scope("input"):
+            queue = tf.FIFOQueue(4, tf.int32, shapes=[[]], name="numbers")
+            counter = tf.Variable(0, name="counter")
+            enqueue = queue.enqueue(tf.assign_add(counter, 1))
+            qr = tf.train.QueueRunner(queue, [enqueue])
+            tf.train.add_queue_runner(qr)
+            tf.add_to_collection("dequeue", queue.dequeue(name="next"))
+        meta = tf.train.export_meta_graph()
+    (data,) = meta.collection_def[tf.GraphKeys.QUEUE_RUNNERS].bytes_list.value
+    proto = qr.to_proto()
+    assert data == proto.SerializeToString()
+    assert proto.queue_name == "input/numbers"
+    assert list(proto.enqueue_op_name) == [enqueue.name]
+    assert list(proto.queue_closed_exception_types) == [tf.errors.OUT_OF_RANGE]
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta, import_scope="again")
+        (runner,) = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert runner.name == "again/input/numbers"
+        assert [op.name for op in runner.enqueue_ops] == ["again/" + enqueue.name]
+        assert runner.queue_closed_exception_types == (tf.errors.OutOfRangeError,)
+        (dequeue,) = tf.get_collection("dequeue")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            values = [sess.run(dequeue) for _ in range(5)]
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
+    assert values == [1, 2, 3, 4, 5]
+
+
+def test_queue_runner_def_and_queue_are_exclusive():
+    with tf.Graph().as_default():
+        queue = tf.FIFOQueue(2, tf.float32)
+        qr = tf.train.QueueRunner(queue, [queue.enqueue(1.0)])
+        with pytest.raises(ValueError, match="mutually exclusive"):
+            tf.train.QueueRunner(queue, queue_runner_def=qr.to_proto())

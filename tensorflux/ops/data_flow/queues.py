@@ -284,7 +284,7 @@ class QueueBase:
                 raise ValueError("Queue names must have the same length as dtypes")
         self._names = names
         self._queue_ref = queue_ref
-        self._name = queue_ref.op.name
+        self._name = queue_ref.op.name.split("/")[-1]  # op names prefix it (TF: base name)
 
     @property
     def queue_ref(self):
@@ -307,7 +307,7 @@ class QueueBase:
         return self._names
 
     def _describe(self) -> str:
-        return f"{type(self).__name__} '{self._name}'"
+        return f"{type(self).__name__} '{self.name}'"
 
     def _check_enqueue_dtypes(self, vals) -> list:
         if isinstance(vals, dict):
