@@ -9,25 +9,24 @@ from __future__ import annotations
 
 import copy
 
-from tensorflux.framework import nest
 from tensorflux.contrib.rnn.core_rnn_cell import EmbeddingWrapper, OutputProjectionWrapper
-from tensorflux.framework import dtypes, scopes
+from tensorflux.framework import dtypes, nest, scopes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.ops import array as array_ops
-from tensorflux.ops.math import casting as cast_ops
-from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.control_flow import primitives as control_flow_ops
-from tensorflux.ops.nn import conv as conv_ops
-from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops import math as math_ops
-from tensorflux.ops.math import matrix_product as matmul_ops
-from tensorflux.ops.nn import functions as nn_impl
-from tensorflux.ops.nn import core as nn_ops
-from tensorflux.ops.math import reduction as reduction_ops
-from tensorflux.ops.array import shapes as shape_ops
-from tensorflux.ops.math import unary as unary_ops
-from tensorflux.ops.state import variable_scope as vs
 from tensorflux.layers.rnn_cell import static_rnn
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.nn import conv as conv_ops
+from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import functions as nn_impl
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_scope as vs
 
 __all__ = ["sequence_loss_by_example", "sequence_loss", "rnn_decoder", "basic_rnn_seq2seq",
            "tied_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",

@@ -5,14 +5,14 @@ convolutions over [inputs, hidden] (Shi et al. 2015). Variables `kernel` (filter
 from __future__ import annotations
 
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.layers.rnn_cell import LSTMStateTuple, RNNCell
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.nn import conv3d as conv3d_ops
-from tensorflux.ops.nn import conv as conv_ops
-from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.nn import conv1d as nn_conv1d
 from tensorflux.ops.math import unary as unary_ops
-from tensorflux.layers.rnn_cell import LSTMStateTuple, RNNCell
+from tensorflux.ops.nn import conv as conv_ops
+from tensorflux.ops.nn import conv1d as nn_conv1d
+from tensorflux.ops.nn import conv3d as conv3d_ops
+from tensorflux.ops.state import initializers as init_ops
 
 __all__ = ["ConvLSTMCell", "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell"]
 

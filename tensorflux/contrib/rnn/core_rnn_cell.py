@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import math
 
-from tensorflux.framework import nest
-from tensorflux.framework import scopes
-from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.math import matrix_product as matmul_ops
-from tensorflux.ops.nn import functions as nn_impl
-from tensorflux.ops.nn import core as nn_ops
-from tensorflux.ops.array import shapes as shape_ops
-from tensorflux.ops.math import unary as unary_ops
-from tensorflux.ops.state import variable_scope as vs
+from tensorflux.framework import nest, scopes
 from tensorflux.layers.rnn_cell import RNNCell, _Wrapper
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import functions as nn_impl
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_scope as vs
 
 __all__ = ["OutputProjectionWrapper", "InputProjectionWrapper", "EmbeddingWrapper",
            "DeviceWrapper", "HighwayWrapper", "CompiledWrapper", "linear"]

@@ -4,10 +4,10 @@ state)`, with time-major 3-D inputs or a list of steps."""
 
 from __future__ import annotations
 
+from tensorflux.layers.rnn_cell import static_rnn
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.nn import rnn
-from tensorflux.layers.rnn_cell import static_rnn
 
 __all__ = ["FusedRNNCell", "FusedRNNCellAdaptor", "TimeReversedFusedRNN"]
 

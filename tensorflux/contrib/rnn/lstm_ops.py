@@ -12,11 +12,11 @@ from __future__ import annotations
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
-from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.nn import rnn
-from tensorflux.ops.state import variable_scope as vs
 from tensorflux.layers.rnn_cell import GRUCell, LSTMCell, LSTMStateTuple, RNNCell, _input_depth
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.nn import rnn
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_scope as vs
 
 __all__ = ["LSTMBlockCell", "LSTMBlockFusedCell", "GRUBlockCell", "GRUBlockCellV2"]
 

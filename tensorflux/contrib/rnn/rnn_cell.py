@@ -4,21 +4,21 @@ CoupledInputForgetGateLSTMCell, UGRNNCell, IntersectionRNNCell, NASCell, IndRNNC
 
 from __future__ import annotations
 
-from tensorflux.framework import nest
 from tensorflux.contrib.rnn.core_rnn_cell import linear
+from tensorflux.framework import nest
+from tensorflux.layers.rnn_cell import LSTMStateTuple, RNNCell, _input_depth
 from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.nn import conv as conv_ops
-from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.math import matrix_product as matmul_ops
-from tensorflux.ops.nn import functions as nn_impl
-from tensorflux.ops.nn import core as nn_ops
-from tensorflux.ops.math import reduction as reduction_ops
-from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.nn import conv as conv_ops
+from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import functions as nn_impl
+from tensorflux.ops.state import initializers as init_ops
 from tensorflux.ops.state import variable_scope as vs
-from tensorflux.layers.rnn_cell import LSTMStateTuple, RNNCell, _input_depth
 
 __all__ = ["LayerNormBasicLSTMCell", "AttentionCellWrapper", "CoupledInputForgetGateLSTMCell",
            "UGRNNCell", "IntersectionRNNCell", "NASCell", "IndRNNCell", "SRUCell"]

@@ -3,10 +3,10 @@ bidirectional RNNs, each layer's concatenated outputs feeding the next (`cell_<i
 
 from __future__ import annotations
 
+from tensorflux.layers.rnn_cell import static_bidirectional_rnn
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.nn import rnn
 from tensorflux.ops.state import variable_scope as vs
-from tensorflux.layers.rnn_cell import static_bidirectional_rnn
 
 __all__ = ["stack_bidirectional_rnn", "stack_bidirectional_dynamic_rnn"]
 

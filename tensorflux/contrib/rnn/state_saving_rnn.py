@@ -3,10 +3,9 @@ whose final state goes back to, a state saver (e.g. `batch_sequences_with_states
 
 from __future__ import annotations
 
-from tensorflux.framework import nest
-from tensorflux.framework import scopes
-from tensorflux.ops import array as array_ops
+from tensorflux.framework import nest, scopes
 from tensorflux.layers.rnn_cell import static_rnn
+from tensorflux.ops import array as array_ops
 
 __all__ = ["static_state_saving_rnn"]
 

@@ -16,26 +16,25 @@ import math
 
 import numpy as np
 
-from tensorflux.framework import nest
-from tensorflux.framework import dtypes, scopes
+from tensorflux.framework import dtypes, nest, scopes
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Dense
+from tensorflux.layers.rnn_cell import RNNCell
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.math import matrix_product as matmul_ops
-from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.array import partition as partition_ops
-from tensorflux.ops.math import reduction as reduction_ops
-from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
+from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.state import initializers as init_ops
 from tensorflux.ops.state import variable_scope as vs
-from tensorflux.layers.rnn_cell import RNNCell
 
 __all__ = ["AttentionMechanism", "BahdanauAttention", "LuongAttention", "AttentionWrapper",
            "AttentionWrapperState", "hardmax", "safe_cumprod"]

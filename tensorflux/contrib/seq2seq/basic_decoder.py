@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import collections
 
-from tensorflux.framework import nest
 from tensorflux.contrib.seq2seq.decoder import Decoder
 from tensorflux.contrib.seq2seq.helper import Helper
-from tensorflux.framework import scopes
+from tensorflux.framework import nest, scopes
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
 

@@ -15,32 +15,31 @@ import collections
 
 import numpy as np
 
-from tensorflux.framework import nest
 from tensorflux.contrib.seq2seq.attention_wrapper import AttentionWrapperState
 from tensorflux.contrib.seq2seq.basic_decoder import check_cell_and_layer, output_layer_size
 from tensorflux.contrib.seq2seq.beam_search_ops import gather_tree
 from tensorflux.contrib.seq2seq.decoder import Decoder
-from tensorflux.framework import dtypes, scopes
+from tensorflux.framework import dtypes, nest, scopes
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
-from tensorflux.ops.math import casting as cast_ops
-from tensorflux.ops.math import comparison as comparison_ops
-from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.control_flow import primitives as control_flow_ops
-from tensorflux.ops.array import gather_scatter as gather_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.nn import functions as nn_impl
-from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import gather_scatter as gather_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.array import partition as partition_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.math import sequence as sequence_ops
-from tensorflux.ops.array import shapes as shape_ops
-from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
 from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import functions as nn_impl
 from tensorflux.platform import tf_logging as logging
 
 __all__ = ["BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState",

@@ -7,19 +7,18 @@ TensorArrays; the loop ends when every batch entry has finished (or after
 
 from __future__ import annotations
 
-from tensorflux.framework import nest
 from tensorflux.contrib.seq2seq.helper import transpose_batch_time
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
-from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.control_flow import while_loop
+from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
+from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import select as select_ops
-from tensorflux.ops.array import shapes as shape_ops
-from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
-from tensorflux.ops.control_flow import while_loop
 from tensorflux.ops.state import variable_scope as vs
 
 __all__ = ["Decoder", "dynamic_decode"]

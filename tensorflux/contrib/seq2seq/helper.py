@@ -8,24 +8,23 @@ instead of reading past the data.
 
 from __future__ import annotations
 
-from tensorflux.framework import nest
-from tensorflux.framework import dtypes, scopes
+from tensorflux.framework import dtypes, nest, scopes
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import padding as pad_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
 from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import comparison as comparison_ops
-from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.control_flow import primitives as control_flow_ops
-from tensorflux.ops import math as math_ops
-from tensorflux.ops.nn import functions as nn_impl
-from tensorflux.ops.array import padding as pad_ops
-from tensorflux.ops.random import stateful as random_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import select as select_ops
-from tensorflux.ops.array import shapes as shape_ops
-from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
+from tensorflux.ops.nn import functions as nn_impl
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
            "SampleEmbeddingHelper", "InferenceHelper", "ScheduledEmbeddingTrainingHelper",

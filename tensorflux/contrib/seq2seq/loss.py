@@ -6,11 +6,11 @@ from __future__ import annotations
 from tensorflux.framework import scopes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
-from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.nn import functions as nn_impl
-from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.nn import functions as nn_impl
 
 __all__ = ["sequence_loss", "SequenceLoss"]
 

@@ -23,16 +23,16 @@ from tensorflux.contrib.seq2seq.attention_wrapper import (
 from tensorflux.framework import dtypes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
-from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.array import concat_split as concat_ops
-from tensorflux.ops.control_flow import functional as functional_ops
-from tensorflux.ops.state import initializers as init_ops
 from tensorflux.ops.array import padding as pad_ops
-from tensorflux.ops.random import stateful as random_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.control_flow import functional as functional_ops
+from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import select as select_ops
-from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.random import stateful as random_ops
+from tensorflux.ops.state import initializers as init_ops
 from tensorflux.ops.state import variable_scope as vs
 
 __all__ = ["monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]
