@@ -13,9 +13,9 @@ Without a cluster the task is the local chief (`task_type` "worker", `master` ""
 from __future__ import annotations
 
 import copy
-import json
 import os
 
+from tensorflux.distribute.cluster_resolver.resolvers import load_tf_config
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.platform import tf_logging as logging
 
@@ -40,19 +40,6 @@ class TaskType:
     WORKER = "worker"
     CHIEF = "chief"
     EVALUATOR = "evaluator"
-
-
-def _load_tf_config() -> dict:
-    text = os.environ.get(_TF_CONFIG_ENV, "")
-    if not text:
-        return {}
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"TF_CONFIG is not valid JSON: {err}") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"TF_CONFIG must be a JSON object; got {text!r}")
-    return config
 
 
 def _count(cluster: ClusterSpec, *jobs) -> int:
@@ -176,7 +163,7 @@ class RunConfig:
                     f"replication) instead.")
         if protocol not in (None, "grpc"):
             raise ValueError(f"protocol must be None or 'grpc'; got {protocol!r}")
-        tf_config = _load_tf_config()
+        tf_config = load_tf_config()
         env_model_dir = tf_config.get("model_dir")
         if env_model_dir and model_dir and os.path.normpath(str(env_model_dir)) != \
                 os.path.normpath(str(model_dir)):

@@ -50,6 +50,24 @@ class ClusterResolver:
         return _format_master(cluster.task_address(task_type, int(task_id)), rpc_layer)
 
 
+def load_tf_config() -> dict:
+    """The parsed `TF_CONFIG` environment variable ({} when unset or empty).
+
+    Raises:
+        ValueError: TF_CONFIG is not a JSON object.
+    """
+    text = os.environ.get(_TF_CONFIG_ENV, "")
+    if not text:
+        return {}
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"TF_CONFIG is not valid JSON: {err}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"TF_CONFIG must be a JSON object; got {text!r}")
+    return config
+
+
 class TFConfigClusterResolver(ClusterResolver):
     """Reads the cluster, the task and the RPC layer from the `TF_CONFIG` JSON.
 
@@ -70,16 +88,7 @@ class TFConfigClusterResolver(ClusterResolver):
 
     @staticmethod
     def _config() -> dict:
-        text = os.environ.get(_TF_CONFIG_ENV, "")
-        if not text:
-            return {}
-        try:
-            config = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"TF_CONFIG is not valid JSON: {err}") from None
-        if not isinstance(config, dict):
-            raise ValueError(f"TF_CONFIG must be a JSON object; got {text!r}")
-        return config
+        return load_tf_config()
 
     @property
     def task_type(self):
