@@ -27,7 +27,7 @@ from tensorflux.ops.array import (
     tensor_scatter,
     sorting,
     sets,
-    gradients,
+    gradient_helpers,
 )
 
 __all__ = [name for module in (constants, shapes, concat_split, padding, slicing, gather_scatter,

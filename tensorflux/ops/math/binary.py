@@ -21,6 +21,10 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.math import select as select_ops
+from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__ = ["add", "subtract", "multiply", "divide", "div", "truediv", "realdiv", "floordiv",
            "floor_div", "truncatediv", "floormod", "mod", "truncatemod", "pow", "maximum",
@@ -78,37 +82,128 @@ def _float_truncate_divide(x, y):
 # NOTE: AddV2's kernel is the bare operator: the executor benchmark measures per-op overhead.
 AddV2 = _binary("AddV2")
 AddV2.kernel(operator.add)
+
+
+def _conj(t):
+    if t.dtype.is_complex:
+        return unary_ops.conj(t)
+    return t
+
+
+@AddV2.gradient
+def _add_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(grad, y)
 Add = _binary("Add", types=f"{{floattype, {_SIGNED}, uint8, complex64, complex128, string}}")
 Add.kernel(operator.add)
+
+
+Add.gradient(_add_grad)
 Sub = _binary("Sub")
 Sub.kernel(operator.sub)
+
+
+@Sub.gradient
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(unary_ops.negative(grad), y)
 Mul = _binary("Mul")
 Mul.kernel(operator.mul)
+
+
+@Mul.gradient
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(Mul(grad, _conj(y)), x), unbroadcast(Mul(_conj(x), grad), y)
 Div = _binary("Div")
 Div.kernel(_division_factory(_truncate_divide, np.true_divide), factory=True)
+
+
+def _div_grad(op, grad):
+    x, y = op.inputs
+    x, y = _conj(x), _conj(y)
+    gx = RealDiv(grad, y)
+    gy = Mul(grad, RealDiv(RealDiv(unary_ops.negative(x), y), y))
+    return unbroadcast(gx, op.inputs[0]), unbroadcast(gy, op.inputs[1])
+
+
+Div.gradient(_div_grad)
 RealDiv = _binary("RealDiv")
 RealDiv.kernel(_division_factory(_truncate_divide, np.true_divide), factory=True)
+
+
+RealDiv.gradient(_div_grad)
 TruncateDiv = _binary("TruncateDiv", differentiable=False)
 TruncateDiv.kernel(_division_factory(_truncate_divide, _float_truncate_divide), factory=True)
 FloorDiv = _binary("FloorDiv", differentiable=False)
 FloorDiv.kernel(_division_factory(np.floor_divide, np.floor_divide), factory=True)
 FloorMod = _binary("FloorMod", types=f"{{{_SIGNED}, {_UNSIGNED}, floattype}}")
 FloorMod.kernel(_division_factory(np.mod, np.mod), factory=True)
+
+
+def _mod_grad(quotient_op):
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        gy = Mul(grad, unary_ops.negative(quotient_op(x, y)))
+        return unbroadcast(grad, x), unbroadcast(gy, y)
+
+    return grad_fn
+
+
+FloorMod.gradient(_mod_grad(FloorDiv))
 TruncateMod = _binary("TruncateMod", types="{int32, int64, floattype}")
 TruncateMod.kernel(_division_factory(np.fmod, np.fmod), factory=True)
+
+
+TruncateMod.gradient(_mod_grad(TruncateDiv))
 Mod = _binary("Mod", types="{int32, int64, floattype}")
 Mod.kernel(_division_factory(np.fmod, np.fmod), factory=True)
+
+
+Mod.gradient(_mod_grad(TruncateDiv))
 Pow = _binary("Pow", types=f"{{floattype, {_SIGNED}, complex64, complex128}}")
 Maximum = _binary("Maximum", types="{realnumbertype}")
 Maximum.kernel(np.maximum)
+
+
+def _min_max_grad(selector):
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        zero = np.zeros([], grad.dtype.as_numpy_dtype)
+        x_wins = selector(x, y)
+        return (unbroadcast(select_ops.where_v2(x_wins, grad, zero), x),
+                unbroadcast(select_ops.where_v2(x_wins, zero, grad), y))
+
+    return grad_fn
+
+
+def _greater_equal(x, y):
+    return comparison_ops.GreaterEqual(x, y)
+
+
+def _less_equal(x, y):
+    return comparison_ops.LessEqual(x, y)
+
+
+Maximum.gradient(_min_max_grad(_greater_equal))
 Minimum = _binary("Minimum", types="{realnumbertype}")
 Minimum.kernel(np.minimum)
+
+
+Minimum.gradient(_min_max_grad(_less_equal))
 SquaredDifference = _binary("SquaredDifference",
                             types="{floattype, int32, int64, complex64, complex128}")
 DivNoNan = _binary("DivNoNan", types="{floattype, complex64, complex128}")
 Atan2 = define_op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=["T: {floattype}"])
 Atan2.shape_fn(broadcast_shape)
 Atan2.kernel(np.arctan2)
+
+
+@Atan2.gradient
+def _atan2_grad(op, grad):
+    y, x = op.inputs
+    scale = RealDiv(grad, AddV2(Mul(x, x), Mul(y, y)))
+    return unbroadcast(Mul(x, scale), y), unbroadcast(Mul(unary_ops.negative(y), scale), x)
 
 
 @Pow.kernel(factory=True)
@@ -130,6 +225,23 @@ def _pow_factory(T):
     return float_pow
 
 
+@Pow.gradient
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    z = op.outputs[0]
+    one = np.ones([], x.dtype.as_numpy_dtype)
+    zero = np.zeros([], x.dtype.as_numpy_dtype)
+    gx = Mul(grad, Mul(y, Pow(x, Sub(y, one))))
+    if x.dtype.is_complex:
+        log_x = select_ops.where_v2(comparison_ops.Equal(x, zero), zero, unary_ops.log(x))
+    else:
+        positive = comparison_ops.greater(x, zero)
+        safe_x = select_ops.where_v2(positive, x, one)
+        log_x = select_ops.where_v2(positive, unary_ops.log(safe_x), zero)
+    gy = Mul(grad, Mul(_conj(z), _conj(log_x)))
+    return unbroadcast(gx, x), unbroadcast(gy, y)
+
+
 @SquaredDifference.kernel(factory=True)
 def _squared_difference_factory(T):
     if T.is_complex:
@@ -147,11 +259,27 @@ def _squared_difference_factory(T):
     return kernel
 
 
+@SquaredDifference.gradient
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    two = np.asarray(2, grad.dtype.as_numpy_dtype)
+    gx = Mul(Mul(grad, two), Sub(x, y))
+    return unbroadcast(gx, x), unbroadcast(unary_ops.negative(gx), y)
+
+
 @DivNoNan.kernel
 def _div_no_nan_kernel(x, y):
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.true_divide(x, y)
     return np.where(y == 0, np.zeros([], z.dtype), z)
+
+
+@DivNoNan.gradient
+def _div_no_nan_grad(op, grad):
+    x, y = op.inputs
+    gx = DivNoNan(grad, _conj(y))
+    gy = Mul(grad, DivNoNan(DivNoNan(unary_ops.negative(_conj(x)), _conj(y)), _conj(y)))
+    return unbroadcast(gx, x), unbroadcast(gy, y)
 
 
 # -- AddN -----------------------------------------------------------------------------------
@@ -176,6 +304,11 @@ def _add_n_kernel(*inputs):
     for value in inputs[2:]:
         total += value
     return total
+
+
+@AddN.gradient
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
 
 
 # -- wrappers -------------------------------------------------------------------------------
