@@ -19,8 +19,6 @@ from tensorflux.ops.nn.conv import (atrous_conv2d, convolution, conv2d, conv2d_b
                                     depthwise_conv2d_native_backprop_filter,
                                     depthwise_conv2d_native_backprop_input, separable_conv2d)
 from tensorflux.ops.nn.pooling import avg_pool, avg_pool2d, max_pool, max_pool2d
-from tensorflux.ops.nn import conv_gradients as _conv_grad
-from tensorflux.ops.nn import gradients as _nn_grad
 from tensorflux.ops.math.unary import sigmoid, tanh
 from tensorflux.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn
 from tensorflux.ops.nn.candidate_sampling import (all_candidate_sampler, compute_accidental_hits,

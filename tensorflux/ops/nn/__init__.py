@@ -23,6 +23,4 @@ from tensorflux.ops.nn import (
     candidate_sampling,
     embedding,
     rnn,
-    gradients,
-    conv_gradients,
 )

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.gradient_helpers import is_zero
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__: list = []
 
@@ -88,43 +92,127 @@ Softplus = _activation("Softplus", _softplus)
 Softsign = _activation("Softsign", _softsign)
 
 
-def _relu_grad(g, f):
+@Relu.gradient
+def _relu_grad(op, grad):
+    return ReluGrad(grad, op.outputs[0])
+
+
+@Relu6.gradient
+def _relu6_grad(op, grad):
+    return Relu6Grad(grad, op.inputs[0])
+
+
+@Elu.gradient
+def _elu_grad(op, grad):
+    return EluGrad(grad, op.outputs[0])
+
+
+@Selu.gradient
+def _selu_grad(op, grad):
+    return SeluGrad(grad, op.outputs[0])
+
+
+@LeakyRelu.gradient
+def _leaky_relu_grad(op, grad):
+    return LeakyReluGrad(grad, op.inputs[0], alpha=op.get_attr("alpha"))
+
+
+@Softplus.gradient
+def _softplus_grad(op, grad):
+    return SoftplusGrad(grad, op.inputs[0])
+
+
+@Softsign.gradient
+def _softsign_grad(op, grad):
+    return SoftsignGrad(grad, op.inputs[0])
+
+
+def _relu_grad_kernel(g, f):
     return g * (f > 0)
 
 
-def _relu6_grad(g, f):
+def _relu6_grad_kernel(g, f):
     return g * ((f > 0) & (f < 6))
 
 
-def _elu_grad(g, y):
+def _elu_grad_kernel(g, y):
     return np.where(y < 0, g * (y + 1), g)
 
 
-def _selu_grad(g, y):
+def _selu_grad_kernel(g, y):
     return np.where(y < 0, g * (y + y.dtype.type(SELU_SCALE * SELU_ALPHA)),
                     g * g.dtype.type(SELU_SCALE))
 
 
-def _leaky_relu_grad(g, f, *, alpha):
+def _leaky_relu_grad_kernel(g, f, *, alpha):
     return np.where(f > 0, g, g * g.dtype.type(alpha))
 
 
-def _softplus_grad(g, f):
+def _softplus_grad_kernel(g, f):
     return g / (1 + np.exp(-f))
 
 
-def _softsign_grad(g, f):
+def _softsign_grad_kernel(g, f):
     return g / np.square(1 + np.abs(f))
 
 
-ReluGrad = _activation_grad("ReluGrad", _relu_grad, types=_REAL)
-Relu6Grad = _activation_grad("Relu6Grad", _relu6_grad, types=_REAL)
-EluGrad = _activation_grad("EluGrad", _elu_grad, second="outputs")
-SeluGrad = _activation_grad("SeluGrad", _selu_grad, second="outputs")
-LeakyReluGrad = _activation_grad("LeakyReluGrad", _leaky_relu_grad,
+ReluGrad = _activation_grad("ReluGrad", _relu_grad_kernel, types=_REAL)
+Relu6Grad = _activation_grad("Relu6Grad", _relu6_grad_kernel, types=_REAL)
+EluGrad = _activation_grad("EluGrad", _elu_grad_kernel, second="outputs")
+SeluGrad = _activation_grad("SeluGrad", _selu_grad_kernel, second="outputs")
+LeakyReluGrad = _activation_grad("LeakyReluGrad", _leaky_relu_grad_kernel,
                                  types=_FLOAT + " = float32", attrs=["alpha: float = 0.2"])
-SoftplusGrad = _activation_grad("SoftplusGrad", _softplus_grad)
-SoftsignGrad = _activation_grad("SoftsignGrad", _softsign_grad)
+SoftplusGrad = _activation_grad("SoftplusGrad", _softplus_grad_kernel)
+SoftsignGrad = _activation_grad("SoftsignGrad", _softsign_grad_kernel)
+
+
+@ReluGrad.gradient
+def _relu_grad_grad(op, grad):
+    features = op.inputs[1]
+    return ReluGrad(grad, features), array_ops.zeros_like(features)
+
+
+@Relu6Grad.gradient
+def _relu6_grad_grad(op, grad):
+    features = op.inputs[1]
+    return Relu6Grad(grad, features), array_ops.zeros_like(features)
+
+
+@LeakyReluGrad.gradient
+def _leaky_relu_grad_grad(op, grad):
+    features = op.inputs[1]
+    return (LeakyReluGrad(grad, features, alpha=op.get_attr("alpha")),
+            array_ops.zeros_like(features))
+
+
+def _negative_part_grad(op, grad):
+    g, y = op.inputs
+    return math_ops.where(math_ops.less(y, array_ops.zeros_like(y)), grad * g,
+                           array_ops.zeros_like(y))
+
+
+@EluGrad.gradient
+def _elu_grad_grad(op, grad):
+    return EluGrad(grad, op.inputs[1]), _negative_part_grad(op, grad)
+
+
+@SeluGrad.gradient
+def _selu_grad_grad(op, grad):
+    return SeluGrad(grad, op.inputs[1]), _negative_part_grad(op, grad)
+
+
+@SoftplusGrad.gradient
+def _softplus_grad_grad(op, grad):
+    g, x = op.inputs
+    s = math_ops.sigmoid(x)
+    return SoftplusGrad(grad, x), grad * g * s * (1 - s)
+
+
+@SoftsignGrad.gradient
+def _softsign_grad_grad(op, grad):
+    g, x = op.inputs
+    denom = 1 + math_ops.abs(x)
+    return SoftsignGrad(grad, x), grad * g * -2 * math_ops.sign(x) / (denom * denom * denom)
 
 
 # -- softmax --------------------------------------------------------------------------------
@@ -151,10 +239,22 @@ Softmax = define_op("Softmax", inputs=["logits: T"], outputs=["softmax: T"], att
 Softmax.shape_fn(_at_least_rank1)
 Softmax.kernel(softmax_array)
 
+
+@Softmax.gradient
+def _softmax_grad(op, grad):
+    y = op.outputs[0]
+    return (grad - math_ops.reduce_sum(grad * y, -1, keepdims=True)) * y
+
 LogSoftmax = define_op("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"],
                        attrs=[_FLOAT])
 LogSoftmax.shape_fn(_at_least_rank1)
 LogSoftmax.kernel(log_softmax_array)
+
+
+@LogSoftmax.gradient
+def _log_softmax_grad(op, grad):
+    y = op.outputs[0]
+    return grad - math_ops.reduce_sum(grad, -1, keepdims=True) * math_ops.exp(y)
 
 
 # -- fused cross entropies ------------------------------------------------------------------
@@ -183,6 +283,24 @@ def _softmax_xent_kernel(features, labels):
     log_probs = log_softmax_array(features)
     loss = -np.sum(labels * log_probs, axis=-1)
     return loss, np.exp(log_probs) - labels
+
+
+def _softmax_second_order(logits, grad_grad):
+    """The logits gradient coming from the `backprop` (= softmax - labels) output."""
+    probs = Softmax(logits)
+    return (grad_grad - math_ops.reduce_sum(grad_grad * probs, -1, keepdims=True)) * probs
+
+
+@SoftmaxCrossEntropyWithLogits.gradient
+def _softmax_xent_grad(op, grad_loss, grad_backprop):
+    logits, labels = op.inputs
+    scale = array_ops.expand_dims(grad_loss, -1)
+    d_logits = scale * op.outputs[1]
+    d_labels = scale * -LogSoftmax(logits)
+    if not is_zero(grad_backprop):
+        d_logits += _softmax_second_order(logits, grad_backprop)
+        d_labels -= grad_backprop
+    return unbroadcast(d_logits, logits), unbroadcast(d_labels, labels)
 
 
 SparseSoftmaxCrossEntropyWithLogits = define_op(
@@ -222,6 +340,15 @@ def _sparse_softmax_xent_kernel(features, labels):
     loss = np.log(sums[:, 0]) - picked
     backprop[rows, labels] -= 1
     return loss, backprop
+
+
+@SparseSoftmaxCrossEntropyWithLogits.gradient
+def _sparse_softmax_xent_grad(op, grad_loss, grad_backprop):
+    logits = op.inputs[0]
+    d_logits = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if not is_zero(grad_backprop):
+        d_logits += _softmax_second_order(logits, grad_backprop)
+    return d_logits, None
 
 
 # -- BiasAdd --------------------------------------------------------------------------------
@@ -265,6 +392,11 @@ def _bias_add_kernel(value, bias, *, data_format):
     return value + bias
 
 
+@BiasAdd.gradient
+def _bias_add_grad(op, grad):
+    return grad, BiasAddGrad(grad, data_format=op.get_attr("data_format"))
+
+
 BiasAddGrad = define_op(
     "BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
     attrs=[_BIAS_TYPES, "data_format: {'NHWC', 'NCHW'} = 'NHWC'"])
@@ -297,6 +429,13 @@ def _bias_add_grad_kernel(g, *, data_format):
     return np.sum(g, axis=axes, dtype=g.dtype)
 
 
+@BiasAddGrad.gradient
+def _bias_add_grad_grad(op, grad):
+    out_backprop = op.inputs[0]
+    return BiasAdd(array_ops.zeros_like(out_backprop), grad,
+                          data_format=op.get_attr("data_format"))
+
+
 # -- L2Loss ---------------------------------------------------------------------------------
 
 L2Loss = define_op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[_FLOAT])
@@ -311,6 +450,11 @@ def _l2_loss_shape(t):
 def _l2_loss_kernel(t):
     flat = t.reshape(-1)
     return t.dtype.type(np.dot(flat, flat) / 2)
+
+
+@L2Loss.gradient
+def _l2_loss_grad(op, grad):
+    return op.inputs[0] * grad
 
 
 # -- InTopK and TopKV2 ----------------------------------------------------------------------
@@ -406,6 +550,23 @@ def _top_k_kernel(x, k, *, index_type):
     indices = top_k_indices(x, k)
     values = np.take_along_axis(x, indices, axis=-1)
     return values, indices.astype(index_type.as_numpy_dtype)
+
+
+@TopKV2.gradient
+def _top_k_grad(op, grad_values, grad_indices):
+    """Scatters the values' gradient back to the positions the indices came from."""
+    x = op.inputs[0]
+    indices = math_ops.cast(op.outputs[1], dtypes.int64)
+    in_shape = array_ops.shape(x, out_type=dtypes.int64)
+    in_last = in_shape[-1]
+    k = array_ops.shape(indices, out_type=dtypes.int64)[-1]
+    rows = math_ops.reduce_prod(in_shape[:-1])
+    offsets = math_ops.range(rows, dtype=dtypes.int64) * in_last
+    flat = array_ops.reshape(array_ops.reshape(indices, array_ops.stack([rows, k]))
+                             + array_ops.expand_dims(offsets, -1), [-1, 1])
+    total = array_ops.reshape(rows * in_last, [1])
+    scattered = array_ops.scatter_nd(flat, array_ops.reshape(grad_values, [-1]), total)
+    return array_ops.reshape(scattered, in_shape), None
 
 
 # -- wrappers -------------------------------------------------------------------------------
