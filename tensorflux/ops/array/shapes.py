@@ -458,6 +458,8 @@ def _transpose_grad_common(op, grad, conjugate):
 @Transpose.gradient
 def _transpose_grad(op, grad):
     return _transpose_grad_common(op, grad, False)
+
+
 ConjugateTranspose.shape_fn(value_inputs=("perm",))(_transpose_shape)
 
 

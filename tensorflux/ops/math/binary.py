@@ -82,7 +82,83 @@ def _float_truncate_divide(x, y):
 # NOTE: AddV2's kernel is the bare operator: the executor benchmark measures per-op overhead.
 AddV2 = _binary("AddV2")
 AddV2.kernel(operator.add)
+Add = _binary("Add", types=f"{{floattype, {_SIGNED}, uint8, complex64, complex128, string}}")
+Add.kernel(operator.add)
+Sub = _binary("Sub")
+Sub.kernel(operator.sub)
+Mul = _binary("Mul")
+Mul.kernel(operator.mul)
+Div = _binary("Div")
+Div.kernel(_division_factory(_truncate_divide, np.true_divide), factory=True)
+RealDiv = _binary("RealDiv")
+RealDiv.kernel(_division_factory(_truncate_divide, np.true_divide), factory=True)
+TruncateDiv = _binary("TruncateDiv", differentiable=False)
+TruncateDiv.kernel(_division_factory(_truncate_divide, _float_truncate_divide), factory=True)
+FloorDiv = _binary("FloorDiv", differentiable=False)
+FloorDiv.kernel(_division_factory(np.floor_divide, np.floor_divide), factory=True)
+FloorMod = _binary("FloorMod", types=f"{{{_SIGNED}, {_UNSIGNED}, floattype}}")
+FloorMod.kernel(_division_factory(np.mod, np.mod), factory=True)
+TruncateMod = _binary("TruncateMod", types="{int32, int64, floattype}")
+TruncateMod.kernel(_division_factory(np.fmod, np.fmod), factory=True)
+Mod = _binary("Mod", types="{int32, int64, floattype}")
+Mod.kernel(_division_factory(np.fmod, np.fmod), factory=True)
+Pow = _binary("Pow", types=f"{{floattype, {_SIGNED}, complex64, complex128}}")
+Maximum = _binary("Maximum", types="{realnumbertype}")
+Maximum.kernel(np.maximum)
+Minimum = _binary("Minimum", types="{realnumbertype}")
+Minimum.kernel(np.minimum)
+SquaredDifference = _binary("SquaredDifference",
+                            types="{floattype, int32, int64, complex64, complex128}")
+DivNoNan = _binary("DivNoNan", types="{floattype, complex64, complex128}")
+Atan2 = define_op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=["T: {floattype}"])
+Atan2.shape_fn(broadcast_shape)
+Atan2.kernel(np.arctan2)
 
+
+@Pow.kernel(factory=True)
+def _pow_factory(T):
+    if T.is_integer:
+
+        def int_pow(x, y):
+            if np.any(y < 0):
+                raise errors.InvalidArgumentError(
+                    None, None, "Integers to negative integer powers are not allowed")
+            return np.power(x, y)
+
+        return int_pow
+
+    def float_pow(x, y):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(x, y)
+
+    return float_pow
+
+
+@SquaredDifference.kernel(factory=True)
+def _squared_difference_factory(T):
+    if T.is_complex:
+
+        def complex_kernel(x, y):
+            d = x - y
+            return d * np.conj(d)
+
+        return complex_kernel
+
+    def kernel(x, y):
+        d = x - y
+        return d * d
+
+    return kernel
+
+
+@DivNoNan.kernel
+def _div_no_nan_kernel(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.true_divide(x, y)
+    return np.where(y == 0, np.zeros([], z.dtype), z)
+
+
+# -- gradients ------------------------------------------------------------------------------
 
 def _conj(t):
     if t.dtype.is_complex:
@@ -94,29 +170,21 @@ def _conj(t):
 def _add_grad(op, grad):
     x, y = op.inputs
     return unbroadcast(grad, x), unbroadcast(grad, y)
-Add = _binary("Add", types=f"{{floattype, {_SIGNED}, uint8, complex64, complex128, string}}")
-Add.kernel(operator.add)
 
 
 Add.gradient(_add_grad)
-Sub = _binary("Sub")
-Sub.kernel(operator.sub)
 
 
 @Sub.gradient
 def _sub_grad(op, grad):
     x, y = op.inputs
     return unbroadcast(grad, x), unbroadcast(unary_ops.negative(grad), y)
-Mul = _binary("Mul")
-Mul.kernel(operator.mul)
 
 
 @Mul.gradient
 def _mul_grad(op, grad):
     x, y = op.inputs
     return unbroadcast(Mul(grad, _conj(y)), x), unbroadcast(Mul(_conj(x), grad), y)
-Div = _binary("Div")
-Div.kernel(_division_factory(_truncate_divide, np.true_divide), factory=True)
 
 
 def _div_grad(op, grad):
@@ -128,17 +196,7 @@ def _div_grad(op, grad):
 
 
 Div.gradient(_div_grad)
-RealDiv = _binary("RealDiv")
-RealDiv.kernel(_division_factory(_truncate_divide, np.true_divide), factory=True)
-
-
 RealDiv.gradient(_div_grad)
-TruncateDiv = _binary("TruncateDiv", differentiable=False)
-TruncateDiv.kernel(_division_factory(_truncate_divide, _float_truncate_divide), factory=True)
-FloorDiv = _binary("FloorDiv", differentiable=False)
-FloorDiv.kernel(_division_factory(np.floor_divide, np.floor_divide), factory=True)
-FloorMod = _binary("FloorMod", types=f"{{{_SIGNED}, {_UNSIGNED}, floattype}}")
-FloorMod.kernel(_division_factory(np.mod, np.mod), factory=True)
 
 
 def _mod_grad(quotient_op):
@@ -151,19 +209,8 @@ def _mod_grad(quotient_op):
 
 
 FloorMod.gradient(_mod_grad(FloorDiv))
-TruncateMod = _binary("TruncateMod", types="{int32, int64, floattype}")
-TruncateMod.kernel(_division_factory(np.fmod, np.fmod), factory=True)
-
-
 TruncateMod.gradient(_mod_grad(TruncateDiv))
-Mod = _binary("Mod", types="{int32, int64, floattype}")
-Mod.kernel(_division_factory(np.fmod, np.fmod), factory=True)
-
-
 Mod.gradient(_mod_grad(TruncateDiv))
-Pow = _binary("Pow", types=f"{{floattype, {_SIGNED}, complex64, complex128}}")
-Maximum = _binary("Maximum", types="{realnumbertype}")
-Maximum.kernel(np.maximum)
 
 
 def _min_max_grad(selector):
@@ -186,17 +233,7 @@ def _less_equal(x, y):
 
 
 Maximum.gradient(_min_max_grad(_greater_equal))
-Minimum = _binary("Minimum", types="{realnumbertype}")
-Minimum.kernel(np.minimum)
-
-
 Minimum.gradient(_min_max_grad(_less_equal))
-SquaredDifference = _binary("SquaredDifference",
-                            types="{floattype, int32, int64, complex64, complex128}")
-DivNoNan = _binary("DivNoNan", types="{floattype, complex64, complex128}")
-Atan2 = define_op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=["T: {floattype}"])
-Atan2.shape_fn(broadcast_shape)
-Atan2.kernel(np.arctan2)
 
 
 @Atan2.gradient
@@ -204,25 +241,6 @@ def _atan2_grad(op, grad):
     y, x = op.inputs
     scale = RealDiv(grad, AddV2(Mul(x, x), Mul(y, y)))
     return unbroadcast(Mul(x, scale), y), unbroadcast(Mul(unary_ops.negative(y), scale), x)
-
-
-@Pow.kernel(factory=True)
-def _pow_factory(T):
-    if T.is_integer:
-
-        def int_pow(x, y):
-            if np.any(y < 0):
-                raise errors.InvalidArgumentError(
-                    None, None, "Integers to negative integer powers are not allowed")
-            return np.power(x, y)
-
-        return int_pow
-
-    def float_pow(x, y):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.power(x, y)
-
-    return float_pow
 
 
 @Pow.gradient
@@ -242,36 +260,12 @@ def _pow_grad(op, grad):
     return unbroadcast(gx, x), unbroadcast(gy, y)
 
 
-@SquaredDifference.kernel(factory=True)
-def _squared_difference_factory(T):
-    if T.is_complex:
-
-        def complex_kernel(x, y):
-            d = x - y
-            return d * np.conj(d)
-
-        return complex_kernel
-
-    def kernel(x, y):
-        d = x - y
-        return d * d
-
-    return kernel
-
-
 @SquaredDifference.gradient
 def _squared_difference_grad(op, grad):
     x, y = op.inputs
     two = np.asarray(2, grad.dtype.as_numpy_dtype)
     gx = Mul(Mul(grad, two), Sub(x, y))
     return unbroadcast(gx, x), unbroadcast(unary_ops.negative(gx), y)
-
-
-@DivNoNan.kernel
-def _div_no_nan_kernel(x, y):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.true_divide(x, y)
-    return np.where(y == 0, np.zeros([], z.dtype), z)
 
 
 @DivNoNan.gradient

@@ -419,6 +419,8 @@ def _cumsum_grad(op, grad):
     axis = op.inputs[1]
     return Cumsum(grad, axis, exclusive=op.get_attr("exclusive"),
                       reverse=not op.get_attr("reverse")), None
+
+
 Cumprod = _scan("Cumprod", np.cumprod, 1)
 
 

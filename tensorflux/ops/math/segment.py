@@ -204,6 +204,8 @@ def _gather_drop_negatives(params, ids):
 @SegmentSum.gradient
 def _segment_sum_grad(op, grad):
     return _gather(grad, op.inputs[1]), None
+
+
 SegmentMean = _segment_op("SegmentMean", "mean", _NUMBER)
 
 
@@ -215,6 +217,8 @@ def _segment_mean_grad(op, grad):
     counts = SegmentSum(ones, ids)
     scaled = binary_ops.RealDiv(grad, _row_mask(counts, grad))
     return _gather(scaled, ids), None
+
+
 SegmentProd = _segment_op("SegmentProd", "prod", _NUMBER)
 
 
@@ -279,6 +283,8 @@ UnsortedSegmentSum = _unsorted_op("UnsortedSegmentSum", "sum", _NUMBER)
 @UnsortedSegmentSum.gradient
 def _unsorted_segment_sum_grad(op, grad):
     return _gather_drop_negatives(grad, op.inputs[1])[0], None, None
+
+
 UnsortedSegmentProd = _unsorted_op("UnsortedSegmentProd", "prod", _NUMBER)
 
 

@@ -245,6 +245,7 @@ def _softmax_grad(op, grad):
     y = op.outputs[0]
     return (grad - math_ops.reduce_sum(grad * y, -1, keepdims=True)) * y
 
+
 LogSoftmax = define_op("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"],
                        attrs=[_FLOAT])
 LogSoftmax.shape_fn(_at_least_rank1)
