@@ -6,6 +6,5 @@ The family facade: importing it registers every op, kernel and gradient of the f
 from tensorflux.ops.linalg import (
     decompositions,
     functions,
-    gradients,
     einsum,
 )

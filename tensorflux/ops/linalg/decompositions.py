@@ -4,7 +4,7 @@ eigendecomposition and the linear solvers.
 Every op works on the innermost two dimensions and is batched over the leading ones; the kernels
 are single batched `numpy.linalg` calls (float16 is computed in float32 and cast back). The
 shape functions reject non-square inputs where a square matrix is required, naming the op.
-Gradients live in `linalg_grad.py`; `tf.norm`, `tf.trace` and `tf.cross` in `linalg_impl.py`.
+Each op's gradient follows its kernel; `tf.norm`, `tf.trace` and `tf.cross` in `linalg_impl.py`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__ = ["matrix_inverse", "matrix_determinant", "log_matrix_determinant", "cholesky",
            "cholesky_solve", "qr", "svd", "self_adjoint_eig", "self_adjoint_eigvals",
@@ -94,6 +97,36 @@ def _matrix_inverse_kernel(x, *, adjoint):
     return inv.astype(x.dtype, copy=False)
 
 
+def _adj(x):
+    return array_ops.matrix_transpose(x, conjugate=True)
+
+
+def _or_zeros(grad, like):
+    return array_ops.zeros_like(like) if grad is None else grad
+
+
+def _static_matrix_dims(op, a, what):
+    """(rows, columns) of the matrices in `a`; the `what` gradient needs them static."""
+    dims = a.shape.dims
+    if dims is None or dims[-2] is None or dims[-1] is None:
+        raise ValueError(f"{what} gradient of '{op.name}' needs static matrix dimensions, got "
+                         f"{a.shape}")
+    return dims[-2:]
+
+
+def _expand2(x):
+    return array_ops.expand_dims(array_ops.expand_dims(x, -1), -1)
+
+
+@MatrixInverse.gradient
+def _matrix_inverse_grad(op, grad):
+    ainv = op.outputs[0]
+    if op.get_attr("adjoint"):
+        # y = inv(a^H): the gradient with respect to a^H is -y^H g y^H; adjoint it back.
+        return -math_ops.matmul(ainv, math_ops.matmul(grad, ainv, adjoint_a=True))
+    return -math_ops.matmul(ainv, math_ops.matmul(grad, ainv, adjoint_b=True), adjoint_a=True)
+
+
 @MatrixDeterminant.shape_fn
 def _matrix_determinant_shape(input):
     batch, _ = _square(input)
@@ -104,6 +137,13 @@ def _matrix_determinant_shape(input):
 def _matrix_determinant_kernel(x):
     _check_square(x)
     return np.asarray(np.linalg.det(_upcast(x))).astype(x.dtype, copy=False)
+
+
+@MatrixDeterminant.gradient
+def _matrix_determinant_grad(op, grad):
+    det = op.outputs[0]
+    scale = grad * math_ops.conj(det) if det.dtype.is_complex else grad * det
+    return _expand2(scale) * matrix_inverse(op.inputs[0], adjoint=True)
 
 
 @LogMatrixDeterminant.shape_fn
@@ -118,6 +158,15 @@ def _log_matrix_determinant_kernel(x):
     sign, logdet = np.linalg.slogdet(_upcast(x))
     return (np.asarray(sign).astype(x.dtype, copy=False),
             np.asarray(logdet).astype(x.dtype, copy=False))
+
+
+@LogMatrixDeterminant.gradient
+def _log_matrix_determinant_grad(op, _grad_sign, grad_logdet):
+    if grad_logdet is None:
+        return None
+    if grad_logdet.dtype.is_complex:  # log|det| is real: only the real part of its grad counts
+        grad_logdet = math_ops.cast(math_ops.real(grad_logdet), grad_logdet.dtype)
+    return _expand2(grad_logdet) * matrix_inverse(op.inputs[0], adjoint=True)
 
 
 # -- Cholesky ---------------------------------------------------------------------------------
@@ -139,6 +188,19 @@ def _cholesky_kernel(x):
         raise errors.InvalidArgumentError(
             None, None, "Cholesky decomposition was not successful. The input might not be "
                         "valid (it must be symmetric/Hermitian positive definite).") from None
+
+
+@Cholesky.gradient
+def _cholesky_grad(op, grad):
+    # With P = Phi(L^H G) (lower triangle, halved diagonal) and S = L^-H P L^-1, the gradient
+    # of the symmetric input is (S + S^H) / 2.
+    chol = op.outputs[0]
+    middle = math_ops.matmul(chol, grad, adjoint_a=True)
+    middle = array_ops.matrix_band_part(middle, -1, 0)
+    middle = array_ops.matrix_set_diag(middle, 0.5 * array_ops.matrix_diag_part(middle))
+    left = matrix_triangular_solve(chol, middle, lower=True, adjoint=True)  # L^-H P
+    s_adj = matrix_triangular_solve(chol, _adj(left), lower=True, adjoint=True)  # S^H
+    return 0.5 * (s_adj + _adj(s_adj))
 
 
 # -- Qr ---------------------------------------------------------------------------------------
@@ -170,6 +232,41 @@ def _qr_kernel(x, *, full_matrices):
         raise errors.InvalidArgumentError(None, None, f"Qr needs rank >= 2, got {x.shape}")
     q, r = np.linalg.qr(_upcast(x), mode="complete" if full_matrices else "reduced")
     return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+
+
+def _right_solve_r_adjoint(x, r):
+    """x @ r^-H for an upper-triangular r."""
+    return _adj(matrix_triangular_solve(r, _adj(x), lower=False, adjoint=False))
+
+
+def _qr_grad_tall(q, r, dq, dr):
+    qdq = math_ops.matmul(q, dq, adjoint_a=True)
+    rdr = math_ops.matmul(r, dr, adjoint_b=True)
+    tril = array_ops.matrix_band_part(qdq - _adj(qdq) + rdr - _adj(rdr), -1, 0)
+    if q.dtype.is_complex:
+        tril = array_ops.matrix_set_diag(tril, 0.5 * array_ops.matrix_diag_part(tril))
+    grad_a = math_ops.matmul(q, dr + _right_solve_r_adjoint(tril, r))
+    grad_b = _right_solve_r_adjoint(dq - math_ops.matmul(q, qdq), r)
+    return grad_a + grad_b
+
+
+@Qr.gradient
+def _qr_grad(op, dq, dr):
+    a = op.inputs[0]
+    q, r = op.outputs
+    m, n = _static_matrix_dims(op, a, "Qr")
+    if op.get_attr("full_matrices") and m > n:
+        raise ValueError(f"Qr gradient of '{op.name}' is not defined for full_matrices=True "
+                         f"with more rows than columns, got {a.shape} (as in TensorFlow)")
+    dq, dr = _or_zeros(dq, q), _or_zeros(dr, r)
+    if m >= n:
+        return _qr_grad_tall(q, r, dq, dr)
+    # Wide input a = [x | y]: q r = [q u | q v] with x = q u square.
+    y = a[..., :, m:]
+    u = r[..., :, :m]
+    dv = dr[..., :, m:]
+    dx = _qr_grad_tall(q, u, dq + math_ops.matmul(y, dv, adjoint_b=True), dr[..., :, :m])
+    return array_ops.concat([dx, math_ops.matmul(q, dv)], -1)
 
 
 # -- Svd --------------------------------------------------------------------------------------
@@ -217,6 +314,45 @@ def _svd_kernel(x, *, compute_uv, full_matrices):
             _adjoint(vh).astype(x.dtype, copy=False))
 
 
+@Svd.gradient
+def _svd_grad(op, grad_s, grad_u, grad_v):
+    a = op.inputs[0]
+    m, n = _static_matrix_dims(op, a, "Svd")
+    s = op.outputs[0]
+    grad_s = _or_zeros(grad_s, s)
+    if grad_s.dtype.is_complex:  # singular values are real: only the real part counts
+        grad_s = math_ops.cast(math_ops.real(grad_s), grad_s.dtype)
+    if not op.get_attr("compute_uv"):
+        _, u, v = svd(a, compute_uv=True)
+        return math_ops.matmul(u, math_ops.matmul(array_ops.matrix_diag(grad_s), v, adjoint_b=True))
+    if op.get_attr("full_matrices") and m != n:
+        raise ValueError(f"Svd gradient of '{op.name}' is not defined for full_matrices=True "
+                         f"with a non-square input {a.shape} (as in TensorFlow)")
+    u, v = op.outputs[1], op.outputs[2]
+    grad_u, grad_v = _or_zeros(grad_u, u), _or_zeros(grad_v, v)
+    s_mat = array_ops.matrix_diag(s)
+    f = _safe_inverse_gap(math_ops.square(s))
+    utgu = math_ops.matmul(u, grad_u, adjoint_a=True)
+    vtgv = math_ops.matmul(v, grad_v, adjoint_a=True)
+    inner = (math_ops.matmul(f * (utgu - _adj(utgu)), s_mat) + array_ops.matrix_diag(grad_s)
+             + math_ops.matmul(s_mat, f * (vtgv - _adj(vtgv))))
+    s_inv = array_ops.matrix_diag(1.0 / s)
+    if a.dtype.is_complex:
+        # The phase of each singular pair is free: a phase-invariant loss still has this term.
+        gauge = array_ops.matrix_diag(array_ops.matrix_diag_part(vtgv))
+        inner = inner + 0.5 * math_ops.matmul(s_inv, _adj(gauge) - gauge)
+    grad_a = math_ops.matmul(u, math_ops.matmul(inner, v, adjoint_b=True))
+    if m > n:
+        gu_sinv = math_ops.matmul(grad_u, s_inv)
+        proj = gu_sinv - math_ops.matmul(u, math_ops.matmul(u, gu_sinv, adjoint_a=True))
+        grad_a = grad_a + math_ops.matmul(proj, v, adjoint_b=True)
+    elif m < n:
+        gv_sinv = math_ops.matmul(grad_v, s_inv)
+        proj = gv_sinv - math_ops.matmul(v, math_ops.matmul(v, gv_sinv, adjoint_a=True))
+        grad_a = grad_a + math_ops.matmul(u, proj, adjoint_b=True)
+    return grad_a
+
+
 # -- SelfAdjointEigV2 -------------------------------------------------------------------------
 
 SelfAdjointEigV2 = define_op("SelfAdjointEigV2", inputs=["input: T"], outputs=["e: T", "v: T"],
@@ -243,6 +379,32 @@ def _self_adjoint_eig_kernel(x, *, compute_v):
         raise errors.InvalidArgumentError(
             None, None, "Self-adjoint eigen decomposition was not successful.") from None
     return e.astype(x.dtype), v.astype(x.dtype, copy=False)
+
+
+def _safe_inverse_gap(e):
+    """F with F[..., i, j] = 1 / (e_j - e_i) off the diagonal and 0 on it."""
+    gap = array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)
+    eye = math_ops.cast(array_ops.eye(array_ops.shape(e)[-1]), e.dtype)
+    return (1.0 - eye) / (gap + eye)
+
+
+@SelfAdjointEigV2.gradient
+def _self_adjoint_eig_grad(op, grad_e, grad_v):
+    e = op.outputs[0]
+    grad_e = _or_zeros(grad_e, e)
+    if op.get_attr("compute_v"):
+        v = op.outputs[1]
+        inner = array_ops.matrix_diag(math_ops.cast(grad_e, v.dtype))
+        if grad_v is not None:
+            f = math_ops.cast(_safe_inverse_gap(e), v.dtype)
+            inner = inner + f * math_ops.matmul(v, grad_v, adjoint_a=True)
+    else:
+        _, v = self_adjoint_eig(op.inputs[0])
+        inner = array_ops.matrix_diag(math_ops.cast(grad_e, v.dtype))
+    grad_a = math_ops.matmul(v, math_ops.matmul(inner, v, adjoint_b=True))
+    # The forward op reads only the lower triangle: fold the symmetric gradient onto it.
+    grad_a = array_ops.matrix_band_part(grad_a + _adj(grad_a), -1, 0)
+    return array_ops.matrix_set_diag(grad_a, 0.5 * array_ops.matrix_diag_part(grad_a))
 
 
 # -- MatrixSolve, MatrixTriangularSolve, MatrixSolveLs ----------------------------------------
@@ -300,6 +462,16 @@ def _matrix_solve_kernel(matrix, rhs, *, adjoint):
     return x.astype(matrix.dtype, copy=False)
 
 
+@MatrixSolve.gradient
+def _matrix_solve_grad(op, grad):
+    adjoint = op.get_attr("adjoint")
+    x = op.outputs[0]
+    grad_b = matrix_solve(op.inputs[0], grad, adjoint=not adjoint)
+    if adjoint:
+        return -math_ops.matmul(x, grad_b, adjoint_b=True), grad_b
+    return -math_ops.matmul(grad_b, x, adjoint_b=True), grad_b
+
+
 @MatrixTriangularSolve.shape_fn
 def _matrix_triangular_solve_shape(matrix, rhs, *, lower, adjoint):
     batch, n = _square(matrix)
@@ -349,6 +521,22 @@ def _matrix_triangular_solve_kernel(matrix, rhs, *, lower, adjoint):
     return x.astype(matrix.dtype, copy=False)
 
 
+@MatrixTriangularSolve.gradient
+def _matrix_triangular_solve_grad(op, grad):
+    lower = op.get_attr("lower")
+    adjoint = op.get_attr("adjoint")
+    matrix, rhs = op.inputs
+    x = op.outputs[0]
+    grad_b = matrix_triangular_solve(matrix, grad, lower=lower, adjoint=not adjoint)
+    if adjoint:
+        grad_a = -math_ops.matmul(x, grad_b, adjoint_b=True)
+    else:
+        grad_a = -math_ops.matmul(grad_b, x, adjoint_b=True)
+    band = (-1, 0) if lower else (0, -1)
+    grad_a = array_ops.matrix_band_part(grad_a, *band)
+    return unbroadcast(grad_a, matrix), unbroadcast(grad_b, rhs)
+
+
 @MatrixSolveLs.shape_fn
 def _matrix_solve_ls_shape(matrix, rhs, l2_regularizer, *, fast):
     matrix = _matrix(matrix)
@@ -388,6 +576,30 @@ def _matrix_solve_ls_kernel(matrix, rhs, l2_regularizer, *, fast):
         gram = np.matmul(a, ah) + lam * np.eye(m, dtype=a.dtype)
         x = np.matmul(ah, _solve(gram, b, message))
     return x.astype(matrix.dtype, copy=False)
+
+
+@MatrixSolveLs.gradient
+def _matrix_solve_ls_grad(op, grad):
+    if not op.get_attr("fast"):
+        raise ValueError(f"MatrixSolveLs gradient of '{op.name}' is only defined for fast=True "
+                         f"(as in TensorFlow)")
+    a, b, l2 = op.inputs
+    x = op.outputs[0]
+    m, n = _static_matrix_dims(op, a, "MatrixSolveLs")
+    lam = math_ops.cast(l2, a.dtype)
+    if m >= n:
+        gram = math_ops.matmul(a, a, adjoint_a=True) + lam * array_ops.eye(n, dtype=a.dtype)
+        z = matrix_solve(gram, grad)
+        grad_a = (math_ops.matmul(b, z, adjoint_b=True)
+                  - math_ops.matmul(a, math_ops.matmul(x, z, adjoint_b=True))
+                  - math_ops.matmul(a, math_ops.matmul(z, x, adjoint_b=True)))
+        return grad_a, math_ops.matmul(a, z), None
+    gram = math_ops.matmul(a, a, adjoint_b=True) + lam * array_ops.eye(m, dtype=a.dtype)
+    y = matrix_solve(gram, b)
+    z = matrix_solve(gram, math_ops.matmul(a, grad))
+    grad_a = (math_ops.matmul(y, grad, adjoint_b=True) - math_ops.matmul(z, x, adjoint_b=True)
+              - math_ops.matmul(y, math_ops.matmul(z, a, adjoint_a=True)))
+    return grad_a, z, None
 
 
 # -- wrappers ---------------------------------------------------------------------------------
@@ -489,6 +701,3 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         matrix = convert_to_tensor(matrix, name="matrix")
         rhs = convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype.base_dtype)
         return MatrixSolveLs(matrix, rhs, l2_regularizer, fast=fast, name=scope)
-
-
-from tensorflux.ops.linalg import gradients as _linalg_grad  # noqa: E402,F401 - registers gradients
