@@ -31,43 +31,39 @@ TensorArrayV3 = define_op(
     "TensorArrayV3", inputs=["size: int32"], outputs=["handle: resource", "flow: float32"],
     attrs=["dtype: type", "element_shape: shape = None", "dynamic_size: bool = False",
            "clear_after_read: bool = True", "identical_element_shapes: bool = False",
-           "tensor_array_name: string = ''"], stateful=True, differentiable=False)
+           "tensor_array_name: string = ''"], stateful=True, differentiable=False, step_scoped=True)
 TensorArrayGradV3 = define_op(
     "TensorArrayGradV3", inputs=["handle: resource", "flow_in: float32"],
     outputs=["grad_handle: resource", "flow_out: float32"], attrs=["source: string"],
-    stateful=True, differentiable=False)
+    stateful=True, differentiable=False, step_scoped=True)
 TensorArrayWriteV3 = define_op(
     "TensorArrayWriteV3",
     inputs=["handle: resource", "index: int32", "value: T", "flow_in: float32"],
-    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True)
+    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True, step_scoped=True)
 TensorArrayReadV3 = define_op(
     "TensorArrayReadV3", inputs=["handle: resource", "index: int32", "flow_in: float32"],
-    outputs=["value: dtype"], attrs=["dtype: type"], stateful=True)
+    outputs=["value: dtype"], attrs=["dtype: type"], stateful=True, step_scoped=True)
 TensorArrayGatherV3 = define_op(
     "TensorArrayGatherV3", inputs=["handle: resource", "indices: int32", "flow_in: float32"],
     outputs=["value: dtype"], attrs=["dtype: type", "element_shape: shape = None"],
-    stateful=True)
+    stateful=True, step_scoped=True)
 TensorArrayScatterV3 = define_op(
     "TensorArrayScatterV3",
     inputs=["handle: resource", "indices: int32", "value: T", "flow_in: float32"],
-    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True)
+    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True, step_scoped=True)
 TensorArrayConcatV3 = define_op(
     "TensorArrayConcatV3", inputs=["handle: resource", "flow_in: float32"],
     outputs=["value: dtype", "lengths: int64"],
-    attrs=["dtype: type", "element_shape_except0: shape = None"], stateful=True)
+    attrs=["dtype: type", "element_shape_except0: shape = None"], stateful=True, step_scoped=True)
 TensorArraySplitV3 = define_op(
     "TensorArraySplitV3",
     inputs=["handle: resource", "value: T", "lengths: int64", "flow_in: float32"],
-    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True)
+    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True, step_scoped=True)
 TensorArraySizeV3 = define_op(
     "TensorArraySizeV3", inputs=["handle: resource", "flow_in: float32"],
-    outputs=["size: int32"], stateful=True, differentiable=False)
+    outputs=["size: int32"], stateful=True, differentiable=False, step_scoped=True)
 TensorArrayCloseV3 = define_op("TensorArrayCloseV3", inputs=["handle: resource"],
-                               stateful=True, differentiable=False)
-step_resources.mark_step_scoped(
-    TensorArrayV3, TensorArrayGradV3, TensorArrayWriteV3, TensorArrayReadV3,
-    TensorArrayGatherV3, TensorArrayScatterV3, TensorArrayConcatV3, TensorArraySplitV3,
-    TensorArraySizeV3, TensorArrayCloseV3)
+                               stateful=True, differentiable=False, step_scoped=True)
 
 
 class TensorArrayStore:
