@@ -1,8 +1,7 @@
 """Array ops: constants, placeholders, the identity family, fill/zeros/ones.
 
-This module is TensorFlow's `array_ops` namespace: it re-exports the rest of the family
-(`shape_ops`, `concat_ops`, `pad_ops`, `slicing_ops`, `gather_ops`, `partition_ops`,
-`diag_ops`), and importing it registers their gradients (`array_grad`).
+Each op's gradient follows its kernel. TensorFlow's `array_ops` namespace is the family
+facade, `tensorflux.ops.array`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 wrappers (conv2d, conv2d_transpose, depthwise_conv2d, separable_conv2d, ...).
 
 Kernels work in NHWC (an NCHW input is a transposed view, so no extra copy before im2col) and
-bind their window attrs once per node in a factory. Gradients live in `nn_grad.py`.
+bind their window attrs once per node in a factory. A convolution's input gradient is its
+BackpropInput op and its filter gradient its BackpropFilter op; each backprop op is in turn
+differentiated into the other two, so conv2d_transpose trains and second derivatives work.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Neural-network primitives: activations (and their gradient ops), softmax, the fused
 cross-entropy losses, BiasAdd, L2Loss, InTopK and TopKV2, with their tf.nn wrappers.
 
-Composite functions (sigmoid cross entropy, moments, dropout, ...) are in `nn_impl.py`;
-gradients are registered in `nn_grad.py`. None of these names lives at the top level of `tf`.
+Composite functions (sigmoid cross entropy, moments, dropout, ...) are in `functions.py`; each
+op's gradient follows its kernel. None of these names lives at the top level of `tf`.
 """
 
 from __future__ import annotations
