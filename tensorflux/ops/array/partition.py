@@ -275,7 +275,6 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     """`mask[..., j] = j < lengths[...]` for `j < maxlen` (default: the largest length)."""
-    from tensorflux.ops import math as math_ops
     from tensorflux.ops.array.constants import constant
     from tensorflux.ops.array.shapes import expand_dims
     from tensorflux.ops.math.reduction import reduce_max

@@ -534,8 +534,6 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             raise TypeError(f"branch_fns entries must be (int, callable), got {(key, fn)!r}")
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name):
-        from tensorflux.ops import math as math_ops
-
         index = convert_to_tensor(branch_index, dtype=dtypes.int32, name="branch_index")
         preds = [(math_ops.equal(index, key), fn) for key, fn in pairs]
         return case(preds, default=default or pairs[-1][1], name="case")
@@ -547,9 +545,6 @@ def _case_step(pred, branch, otherwise, strict):
 
 def _exclusive_check(preds):
     """Gates every predicate on a run-time check that at most one of them is true."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-
     stacked = array_ops.stack(preds, name="preds")
     count = math_ops.reduce_sum(math_ops.cast(stacked, dtypes.int32), name="num_true")
     checked = _assert_at_most_one(count, stacked)

@@ -549,8 +549,6 @@ def _matmul(a, b, name=None):
 
 def _logical(op_name):
     def fn(x, y, name=None):
-        from tensorflux.ops.math import comparison as comparison_ops
-
         return getattr(comparison_ops, op_name)(x, y, name=name)
 
     return fn

@@ -449,7 +449,6 @@ def _reduction_dims(x, axis, reduction_indices):
     rank = x.shape.ndims
     if rank is not None:
         return np.arange(rank, dtype=np.int32)
-    from tensorflux.ops import array as array_ops
     from tensorflux.ops.math.sequence import range as range_
 
     return range_(0, array_ops.rank(x))
@@ -533,7 +532,6 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=None, name=None):
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                      keep_dims=None):
     """log(sum(exp(x))) across `axis`, computed stably by shifting by the (finite) maximum."""
-    from tensorflux.ops import array as array_ops
     from tensorflux.ops.math.binary import add, subtract
     from tensorflux.ops.math.select import where_v2
     from tensorflux.ops.math.unary import exp, is_finite, log

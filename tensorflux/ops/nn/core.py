@@ -648,7 +648,6 @@ def _pick_axis(axis, dim) -> int:
 def _on_axis(op_def, logits, axis: int, name):
     """Applies a last-axis op along `axis` by swapping it with the last axis (static rank)."""
     from tensorflux.framework.tensor_conversion import convert_to_tensor
-    from tensorflux.ops import array as array_ops
 
     logits = convert_to_tensor(logits)
     rank = logits.shape.ndims
