@@ -506,7 +506,7 @@ def complex(real, imag, name=None):  # noqa: A001 - TF name
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
     from tensorflux.framework import graph as graph_mod
-    from tensorflux.ops.nn.core import softplus
+    from tensorflux.ops.nn.activations import softplus
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "LogSigmoid") as scope:

@@ -5,6 +5,7 @@ The family facade: importing it registers every op, kernel and gradient of the f
 """
 
 from tensorflux.ops.nn import (
+    activations,
     core,
     conv,
     conv3d,
