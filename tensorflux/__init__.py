@@ -92,6 +92,7 @@ from tensorflux import compat
 from tensorflux.ops.script.py_func import *  # noqa: F403
 from tensorflux.ops.array.sorting import *  # noqa: F403
 from tensorflux.ops.linalg.decompositions import *  # noqa: F403
+from tensorflux.ops.linalg.solvers import *  # noqa: F403
 from tensorflux.ops.linalg.functions import *  # noqa: F403
 from tensorflux.ops.linalg.einsum import *  # noqa: F403
 from tensorflux import linalg

@@ -11,17 +11,18 @@ from tensorflux.ops.array.diagonal import matrix_set_diag as set_diag
 from tensorflux.ops.linalg.einsum import einsum
 from tensorflux.ops.linalg.functions import (adjoint, cross, logdet, matrix_rank, matvec, norm,
                                              pinv, trace)
-from tensorflux.ops.linalg.decompositions import cholesky, cholesky_solve
+from tensorflux.ops.linalg.decompositions import cholesky
 from tensorflux.ops.linalg.decompositions import log_matrix_determinant as slogdet
 from tensorflux.ops.linalg.decompositions import matrix_determinant as det
 from tensorflux.ops.linalg.decompositions import matrix_inverse as inv
-from tensorflux.ops.linalg.decompositions import matrix_solve as solve
-from tensorflux.ops.linalg.decompositions import matrix_solve_ls as lstsq
-from tensorflux.ops.linalg.decompositions import matrix_triangular_solve as triangular_solve
 from tensorflux.ops.linalg.decompositions import qr
 from tensorflux.ops.linalg.decompositions import self_adjoint_eig as eigh
 from tensorflux.ops.linalg.decompositions import self_adjoint_eigvals as eigvalsh
 from tensorflux.ops.linalg.decompositions import svd
+from tensorflux.ops.linalg.solvers import cholesky_solve
+from tensorflux.ops.linalg.solvers import matrix_solve as solve
+from tensorflux.ops.linalg.solvers import matrix_solve_ls as lstsq
+from tensorflux.ops.linalg.solvers import matrix_triangular_solve as triangular_solve
 from tensorflux.ops.math.matrix_product import matmul, tensordot
 from tensorflux.ops.nn.functions import l2_normalize
 from tensorflux.ops.array.shapes import matrix_transpose

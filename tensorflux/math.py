@@ -38,7 +38,8 @@ from tensorflux.ops.math import (
 )
 from tensorflux.ops.math.matrix_product import matmul, tensordot
 from tensorflux.ops.nn.functions import l2_normalize
-from tensorflux.ops.nn.core import in_top_k, log_softmax, softmax, softplus, softsign, top_k
+from tensorflux.ops.nn.activations import softplus, softsign
+from tensorflux.ops.nn.core import in_top_k, log_softmax, softmax, top_k
 from tensorflux.ops.math.reduction import (
     argmax,
     argmin,

@@ -1,8 +1,9 @@
 """`tf.nn`: neural-network ops, RNN helpers and losses. One import line per source module."""
 from tensorflux.layers import rnn_cell
 from tensorflux.layers.rnn_cell import static_bidirectional_rnn, static_rnn
-from tensorflux.ops.nn.core import (bias_add, elu, in_top_k, l2_loss, leaky_relu, log_softmax, relu,
-                                    relu6, selu, softmax, softplus, softsign, top_k)
+from tensorflux.ops.nn.activations import (elu, leaky_relu, relu, relu6, selu, softplus,
+                                           softsign)
+from tensorflux.ops.nn.core import bias_add, in_top_k, l2_loss, log_softmax, softmax, top_k
 from tensorflux.ops.nn.functions import (batch_normalization, dropout, embedding_lookup,
                                          fused_batch_norm, l2_normalize,
                                          local_response_normalization, log_poisson_loss, lrn,
@@ -19,8 +20,6 @@ from tensorflux.ops.nn.conv import (atrous_conv2d, convolution, conv2d, conv2d_b
                                     depthwise_conv2d_native_backprop_filter,
                                     depthwise_conv2d_native_backprop_input, separable_conv2d)
 from tensorflux.ops.nn.pooling import avg_pool, avg_pool2d, max_pool, max_pool2d
-from tensorflux.ops.nn import conv_gradients as _conv_grad
-from tensorflux.ops.nn import gradients as _nn_grad
 from tensorflux.ops.math.unary import sigmoid, tanh
 from tensorflux.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn
 from tensorflux.ops.nn.candidate_sampling import (all_candidate_sampler, compute_accidental_hits,

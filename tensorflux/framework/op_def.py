@@ -18,6 +18,11 @@ registration checks them against the declared attrs, so a typo fails at import:
 
 A kernel rule may also declare a `node_name` parameter: it receives the node's name (resource
 ops name their resource after it when `shared_name` is empty).
+
+Each OpDef records the module that defined it (`op_def.module`): an op's rules, gradient
+included, are registered in that module (tests/ops/test_op_placement.py checks it). Ops whose
+kernels create per-step resources (TensorArrays, stacks) pass `step_scoped=True`, so the
+runtime drops those resources when the step ends.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import ast
 import collections
 import inspect
 import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,7 +231,7 @@ class OpDef:
     """An op's signature plus its rules. Calling it adds the op to the default graph."""
 
     def __init__(self, name, inputs, outputs, attrs, stateful, differentiable, is_control_flow,
-                 allows_uninitialized_input, where):
+                 allows_uninitialized_input, where, module=None, step_scoped=False):
         self.name = name
         self.attrs: dict[str, AttrSpec] = {}
         for text in attrs:
@@ -238,6 +244,8 @@ class OpDef:
         self.is_control_flow = is_control_flow
         self.allows_uninitialized_input = allows_uninitialized_input
         self.where = where
+        self.module = module
+        self.step_scoped = step_scoped
         self.kernels: dict[str, KernelDef] = {}
         self.shape_rule = None
         self.shape_attr_names: tuple = ()
@@ -314,11 +322,16 @@ class OpDef:
 
 def define_op(name: str, inputs=(), outputs=(), attrs=(), *, stateful: bool = False,
               differentiable: bool = True, is_control_flow: bool = False,
-              allows_uninitialized_input: bool = False) -> OpDef:
-    """Defines and registers an op signature (see the module docstring)."""
+              allows_uninitialized_input: bool = False, step_scoped: bool = False) -> OpDef:
+    """Defines and registers an op signature (see the module docstring).
+
+    `step_scoped=True` declares that the op's kernel creates or uses per-step resources
+    (ops/data_flow/step_resources.py): a plan holding such an op ends the step's resources.
+    """
     where = registry.caller_location(2)
+    module = sys._getframe(1).f_globals.get("__name__")
     op_def = OpDef(name, list(inputs), list(outputs), list(attrs), stateful, differentiable,
-                   is_control_flow, allows_uninitialized_input, where)
+                   is_control_flow, allows_uninitialized_input, where, module, step_scoped)
     OP_DEFS.register(name, op_def, where)
     return op_def
 

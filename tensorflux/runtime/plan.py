@@ -162,7 +162,7 @@ class Plan:
                 self.has_control_flow = True
             if item.mode == ASYNC:
                 self.has_async = True
-            if getattr(node.op_def, "step_scoped", False):
+            if node.op_def.step_scoped:
                 self.step_scoped = True
             if item.kind == ENTER:
                 item.frame_name = node.attrs["frame_name"]

@@ -27,7 +27,7 @@ from tensorflux.ops.array import (
     tensor_scatter,
     sorting,
     sets,
-    gradients,
+    gradient_helpers,
 )
 # TensorFlow's array_ops also exposes tf.where (defined with the selects).
 from tensorflux.ops.math.select import where  # noqa: E402

@@ -15,9 +15,13 @@ from tensorflux.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.array.gradient_helpers import dense_gradient
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import name_scope as _scope
+from tensorflux.ops.math import casting as cast_ops
 
 __all__ = ["concat", "split", "stack", "unstack", "parallel_stack"]
 
@@ -91,6 +95,24 @@ def _concat_kernel(*args):
         raise errors.InvalidArgumentError(
             None, None, f"ConcatOp: dimensions of inputs should match except along axis "
                         f"{axis}: shapes {shapes}") from None
+
+
+@ConcatV2.gradient
+def _concat_grad(op, grad):
+    values = op.inputs[:-1]
+    axis = op.inputs[-1]
+    grad = dense_gradient(grad)
+    axis_value = constant_value(axis)
+    if axis_value is not None and all(v.shape.ndims is not None for v in values):
+        rank = values[0].shape.ndims
+        a = int(axis_value) % rank
+        sizes = [v.shape.dims[a] for v in values]
+        if None not in sizes:
+            return split(grad, sizes, a) + [None]
+    shapes = shape_ops.shape_n(values)
+    axis = axis if axis.dtype.base_dtype == dtypes.int32 else _cast(axis, dtypes.int32)
+    offsets = ConcatOffset(axis, shapes)
+    return [slicing_ops.slice(grad, o, s) for o, s in zip(offsets, shapes)] + [None]
 
 
 ConcatOffset = define_op("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
@@ -185,6 +207,15 @@ def _split_kernel(num_split):
     return split_kernel
 
 
+def _cast(x, dtype):
+    return cast_ops.cast(x, dtype)
+
+
+@Split.gradient
+def _split_grad(op, *grads):
+    return [None, concat(list(grads), op.inputs[0])]
+
+
 SplitV = define_op("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
                    outputs=["output: num_split * T"],
                    attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = int64"])
@@ -242,6 +273,11 @@ def _split_v_kernel(value, size_splits, split_dim):
     except ValueError as err:
         raise errors.InvalidArgumentError(None, None, str(err)) from None
     return _as_outputs(np.split(value, np.cumsum(sizes[:-1]), axis=axis))
+
+
+@SplitV.gradient
+def _split_v_grad(op, *grads):
+    return [concat(list(grads), op.inputs[2]), None, None]
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -314,6 +350,11 @@ def _pack_kernel(axis):
     return pack
 
 
+@Pack.gradient
+def _pack_grad(op, grad):
+    return unstack(dense_gradient(grad), num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
 Unpack = define_op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
                    attrs=["num: int >= 0", "T: type", "axis: int = 0"])
 
@@ -343,6 +384,11 @@ def _unpack_kernel(num, axis):
         return _as_outputs(np.moveaxis(value, axis, 0))
 
     return unpack
+
+
+@Unpack.gradient
+def _unpack_grad(op, *grads):
+    return stack(list(grads), axis=op.get_attr("axis"))
 
 
 def stack(values, axis=0, name="stack"):

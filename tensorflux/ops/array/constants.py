@@ -1,8 +1,7 @@
 """Array ops: constants, placeholders, the identity family, fill/zeros/ones.
 
-This module is TensorFlow's `array_ops` namespace: it re-exports the rest of the family
-(`shape_ops`, `concat_ops`, `pad_ops`, `slicing_ops`, `gather_ops`, `partition_ops`,
-`diag_ops`), and importing it registers their gradients (`array_grad`).
+Each op's gradient follows its kernel. TensorFlow's `array_ops` namespace is the family
+facade, `tensorflux.ops.array`.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
 from tensorflux.ops.array.util import name_scope as _scope
+from tensorflux.ops.math import reduction as reduction_ops
 
 __all__ = [
     "constant", "placeholder", "placeholder_with_default", "identity", "identity_n",
@@ -112,6 +112,11 @@ def _placeholder_with_default_kernel(value):
     return value
 
 
+@PlaceholderWithDefault.gradient
+def _placeholder_with_default_grad(op, grad):
+    return grad
+
+
 def placeholder_with_default(input, shape, name=None):
     """A placeholder that passes `input` through when not fed."""
     value = convert_to_tensor(input)
@@ -130,6 +135,11 @@ def _identity_shape(input):
 @Identity.kernel
 def _identity_kernel(x):
     return x
+
+
+@Identity.gradient
+def _identity_grad(op, grad):
+    return grad
 
 
 def identity(input, name=None):
@@ -152,6 +162,11 @@ def _identity_n_kernel(*values):
     return _as_outputs(values)
 
 
+@IdentityN.gradient
+def _identity_n_grad(op, *grads):
+    return list(grads)
+
+
 def identity_n(input, name=None):
     """Returns the list of tensors `input` unchanged, as one op (TF1 `tf.identity_n`)."""
     return IdentityN(list(input), name=name)
@@ -172,6 +187,11 @@ PreventGradient = define_op("PreventGradient", inputs=["input: T"], outputs=["ou
                             attrs=["T: type", "message: string = ''"])
 PreventGradient.shape_fn(_identity_shape)
 PreventGradient.kernel(_identity_kernel)
+
+
+@PreventGradient.gradient
+def _prevent_gradient_grad(op, grad):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
 
 
 def prevent_gradient(input, message="", name=None):
@@ -202,6 +222,11 @@ def _ensure_shape_kernel(shape):
         return x
 
     return ensure_shape
+
+
+@EnsureShape.gradient
+def _ensure_shape_grad(op, grad):
+    return grad
 
 
 def ensure_shape(x, shape, name=None):
@@ -235,6 +260,11 @@ def _fill_kernel(dims, value):
         raise errors.InvalidArgumentError(
             None, None, f"dims must be a vector of non-negative sizes, got {dims.tolist()}")
     return np.full(dims, value, dtype=value.dtype)
+
+
+@Fill.gradient
+def _fill_grad(op, grad):
+    return [None, reduction_ops.reduce_sum(grad)]
 
 
 def fill(dims, value, name=None):

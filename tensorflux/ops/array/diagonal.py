@@ -11,6 +11,8 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops.array import constants as constant_ops
+from tensorflux.ops.array.gradient_helpers import dense_gradient
 
 __all__ = ["matrix_band_part", "diag", "diag_part", "matrix_diag", "matrix_diag_part",
            "matrix_set_diag", "eye", "meshgrid", "space_to_depth", "depth_to_space"]
@@ -53,6 +55,11 @@ def _matrix_band_part_kernel(x, num_lower, num_upper):
     return np.where(keep, x, np.zeros((), x.dtype))
 
 
+@MatrixBandPart.gradient
+def _matrix_band_part_grad(op, grad):
+    return [matrix_band_part(dense_gradient(grad), op.inputs[1], op.inputs[2]), None, None]
+
+
 def matrix_band_part(input, num_lower, num_upper, name=None):
     """Keeps a band of each innermost matrix: `num_lower` subdiagonals and `num_upper`
     superdiagonals (negative: all of them); zeros elsewhere."""
@@ -81,6 +88,11 @@ def _diag_kernel(d):
     return np.diagflat(d).reshape(d.shape + d.shape)
 
 
+@Diag.gradient
+def _diag_grad(op, grad):
+    return diag_part(grad)
+
+
 @DiagPart.shape_fn
 def _diag_part_shape(input):
     if input.ndims is None:
@@ -105,6 +117,11 @@ def _diag_part_kernel(x):
             None, None, f"DiagPart expects a tensor of shape s + s, got {list(x.shape)}")
     n = int(np.prod(x.shape[:half], dtype=np.int64))
     return x.reshape(n, n).diagonal().reshape(x.shape[:half]).copy()
+
+
+@DiagPart.gradient
+def _diag_part_grad(op, grad):
+    return diag(grad)
 
 
 def diag(diagonal, name=None):
@@ -144,6 +161,11 @@ def _matrix_diag_kernel(d):
     return out
 
 
+@MatrixDiag.gradient
+def _matrix_diag_grad(op, grad):
+    return matrix_diag_part(grad)
+
+
 @MatrixDiagPart.shape_fn
 def _matrix_diag_part_shape(input):
     input = input.with_rank_at_least(2)
@@ -157,6 +179,14 @@ def _matrix_diag_part_shape(input):
 @MatrixDiagPart.kernel
 def _matrix_diag_part_kernel(x):
     return np.diagonal(x, axis1=-2, axis2=-1)
+
+
+@MatrixDiagPart.gradient
+def _matrix_diag_part_grad(op, grad):
+    x = op.inputs[0]
+    if x.shape.is_fully_defined() and x.shape.dims[-1] == x.shape.dims[-2]:
+        return matrix_diag(grad)
+    return matrix_set_diag(constant_ops.zeros_like(x), grad)
 
 
 @MatrixSetDiag.shape_fn
@@ -179,6 +209,12 @@ def _matrix_set_diag_kernel(x, d):
     i = np.arange(n)
     out[..., i, i] = d
     return out
+
+
+@MatrixSetDiag.gradient
+def _matrix_set_diag_grad(op, grad):
+    grad = dense_gradient(grad)
+    return [matrix_set_diag(grad, constant_ops.zeros_like(op.inputs[1])), matrix_diag_part(grad)]
 
 
 def matrix_diag(diagonal, name="diag"):
@@ -331,6 +367,12 @@ def _space_to_depth_kernel(x, *, block_size, data_format):
     return _from_nhwc_array(y.reshape(n, h // b, w // b, b * b * c), data_format)
 
 
+@SpaceToDepth.gradient
+def _space_to_depth_grad(op, grad):
+    return depth_to_space(grad, op.get_attr("block_size"),
+                            data_format=op.get_attr("data_format"))
+
+
 @DepthToSpace.kernel
 def _depth_to_space_kernel(x, *, block_size, data_format):
     x = _to_nhwc_array(x, data_format)
@@ -341,6 +383,12 @@ def _depth_to_space_kernel(x, *, block_size, data_format):
             None, None, f"Input depth dimension {c} should be divisible by: {b * b}")
     y = x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5)
     return _from_nhwc_array(y.reshape(n, h * b, w * b, c // (b * b)), data_format)
+
+
+@DepthToSpace.gradient
+def _depth_to_space_grad(op, grad):
+    return space_to_depth(grad, op.get_attr("block_size"),
+                            data_format=op.get_attr("data_format"))
 
 
 def space_to_depth(input, block_size, name=None, data_format="NHWC"):

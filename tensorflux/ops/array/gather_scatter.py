@@ -5,9 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import errors
+from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.array.gradient_helpers import dense_gradient
 
 __all__ = ["gather", "gather_nd", "scatter_nd", "batch_gather"]
 
@@ -116,9 +122,52 @@ def _gather_v2_kernel(batch_dims):
     return gather_v2
 
 
+@GatherV2.gradient
+def _gather_v2_grad(op, grad):
+    params, indices, axis = op.inputs
+    batch_dims = op.get_attr("batch_dims")
+    axis_value = constant_value(axis)
+    if axis_value is None:
+        raise ValueError(f"GatherV2 gradient of '{op.name}' needs a constant axis")
+    axis_value = int(axis_value)
+    if axis_value == 0 and batch_dims == 0:
+        return [_gather_axis0_grad(params, indices, grad), None, None]
+    rank = params.shape.ndims
+    if rank is None or indices.shape.ndims is None:
+        raise ValueError(f"GatherV2 gradient of '{op.name}' needs params and indices of "
+                         "known rank")
+    if axis_value < 0:
+        axis_value += rank
+    if batch_dims < 0:
+        batch_dims += indices.shape.ndims
+    return [_scatter_along_axis(params, indices, dense_gradient(grad), axis_value, batch_dims),
+            None, None]
+
+
 @Gather.kernel
 def _gather_kernel(params, indices):
     return _gather(params, indices, 0, 0)
+
+
+def _gather_axis0_grad(params, indices, grad):
+    # NOTE: the shape is read where params live (a sharded embedding's shard on a ps task),
+    # so only its shape, not the table, crosses the network.
+    with params.graph.colocate_with(params):
+        params_shape = shape_ops.shape(params)
+    if params.shape.ndims is not None and params.shape[1:].is_fully_defined():
+        values_shape = [-1] + params.shape.as_list()[1:]
+    else:
+        values_shape = concat_ops.concat(
+            [[-1], slicing_ops.strided_slice(params_shape, [1], [0], [1], end_mask=1)], 0)
+    values = shape_ops.reshape(dense_gradient(grad), values_shape)
+    flat_indices = shape_ops.reshape(indices, [-1])
+    return IndexedSlices(values, flat_indices, params_shape)
+
+
+@Gather.gradient
+def _gather_grad(op, grad):
+    params, indices = op.inputs
+    return [_gather_axis0_grad(params, indices, grad), None]
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
@@ -206,6 +255,49 @@ def _gather_nd_kernel(params, indices):
     return params[_nd_coords(indices, params.shape, "param")]
 
 
+def _scatter_along_axis(params, indices, grad, axis: int, batch_dims: int):
+    """Sums `grad` (the output gradient of gather(params, indices, axis, batch_dims)) back
+    into the shape of `params`, with ScatterNd."""
+    rank = params.shape.ndims
+    m = indices.shape.ndims - batch_dims
+    k = axis - batch_dims
+    # grad: [batch..., pre(k)..., irest(m)..., post...] -> [batch..., irest..., pre..., post...]
+    perm = (list(range(batch_dims)) + list(range(batch_dims + k, batch_dims + k + m))
+            + list(range(batch_dims, batch_dims + k))
+            + list(range(batch_dims + k + m, batch_dims + k + m + rank - axis - 1)))
+    moved = shape_ops.transpose(grad, perm)
+    params_shape = shape_ops.shape(params, out_type=indices.dtype)
+    index_parts = [shape_ops.expand_dims(indices, -1)]
+    if batch_dims:
+        batch_coords = []
+        index_shape = shape_ops.shape(indices, out_type=indices.dtype)
+        for b in range(batch_dims):
+            size = index_shape[b]
+            coord_shape = [1] * indices.shape.ndims
+            coord_shape[b] = -1
+            coord = shape_ops.reshape(math_ops.range(0, size, 1, dtype=indices.dtype), coord_shape)
+            batch_coords.append(
+                shape_ops.expand_dims(shape_ops.broadcast_to(coord, index_shape), -1))
+        index_parts = batch_coords + index_parts
+    coords = concat_ops.concat(index_parts, -1) if len(index_parts) > 1 else index_parts[0]
+    # Scatter into [batch..., N, pre..., post...] then move N back to position `axis`.
+    order = list(range(batch_dims)) + [axis] + list(range(batch_dims, axis)) + \
+        list(range(axis + 1, rank))
+    target = concat_ops.stack([params_shape[i] for i in order])
+    scattered = scatter_nd(coords, moved, target)
+    inverse = [0] * rank
+    for i, p in enumerate(order):
+        inverse[p] = i
+    return shape_ops.transpose(scattered, inverse)
+
+
+@GatherNd.gradient
+def _gather_nd_grad(op, grad):
+    params, indices = op.inputs
+    shape = shape_ops.shape(params, out_type=indices.dtype)
+    return [scatter_nd(indices, dense_gradient(grad), shape), None]
+
+
 def gather_nd(params, indices, name=None, batch_dims=0):
     """Gathers slices of `params` addressed by the last dimension of `indices`."""
     if batch_dims:
@@ -246,6 +338,12 @@ def _scatter_nd_kernel(indices, updates, shape):
         return out
     np.add.at(out, _nd_coords(indices, out.shape, "output"), updates)
     return out
+
+
+@ScatterNd.gradient
+def _scatter_nd_grad(op, grad):
+    indices = op.inputs[0]
+    return [None, gather_nd(dense_gradient(grad), indices), None]
 
 
 def scatter_nd(indices, updates, shape, name=None):

@@ -7,11 +7,16 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
-from tensorflux.ops.array.concat_split import _axis
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.array.gradient_helpers import dense_gradient, reshape_like
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import name_scope as _scope
+from tensorflux.ops.math import reduction as reduction_ops
 
 __all__ = ["tile", "pad", "reverse", "reverse_v2", "reverse_sequence", "one_hot"]
 
@@ -43,6 +48,30 @@ def _tile_kernel(x, multiples):
             None, None, f"Expected multiples argument to be a vector of length {x.ndim} with "
                         f"non-negative entries, got {multiples.tolist()}")
     return np.tile(x, multiples)
+
+
+@Tile.gradient
+def _tile_grad(op, grad):
+    x = op.inputs[0]
+    grad = dense_gradient(grad)
+    multiples = op.inputs[1]
+    if x.shape.is_fully_defined() and constant_value(multiples) is not None:
+        dims = x.shape.as_list()
+        split = []
+        for m, d in zip(constant_value(multiples).tolist(), dims):
+            split += [m, d]
+    else:
+        x_shape = shape_ops.shape(x, out_type=multiples.dtype)
+        split = shape_ops.reshape(shape_ops.transpose(concat_ops.stack([multiples, x_shape])), [-1])
+    rank = x.shape.ndims
+    if rank is None and multiples.shape.ndims == 1:
+        rank = multiples.shape.dims[0]
+    if rank is not None:
+        axes = list(range(0, 2 * rank, 2))
+    else:
+        axes = math_ops.range(0, shape_ops.size(split), 2)
+    summed = reduction_ops.reduce_sum(shape_ops.reshape(grad, split), axis=axes)
+    return [reshape_like(summed, x), None]
 
 
 def tile(input, multiples, name=None):
@@ -131,10 +160,28 @@ def _pad_kernel(x, paddings):
     return np.pad(x, paddings)
 
 
+def _pad_grad_common(op, grad):
+    x = op.inputs[0]
+    paddings = op.inputs[1]
+    grad = dense_gradient(grad)
+    begin = shape_ops.reshape(slicing_ops.slice(paddings, [0, 0], [-1, 1]), [-1])
+    return slicing_ops.slice(grad, begin, shape_ops.shape(x, out_type=begin.dtype))
+
+
+@Pad.gradient
+def _pad_grad(op, grad):
+    return [_pad_grad_common(op, grad), None]
+
+
 @PadV2.kernel
 def _pad_v2_kernel(x, paddings, constant_values):
     _check_paddings(x, paddings)
     return np.pad(x, paddings, constant_values=constant_values)
+
+
+@PadV2.gradient
+def _pad_v2_grad(op, grad):
+    return [_pad_grad_common(op, grad), None, None]
 
 
 @MirrorPad.kernel(factory=True)
@@ -152,6 +199,11 @@ def _mirror_pad_kernel(mode):
         return np.pad(x, paddings, mode=np_mode)
 
     return mirror_pad
+
+
+@MirrorPad.gradient
+def _mirror_pad_grad(op, grad):
+    return [MirrorPadGrad(dense_gradient(grad), op.inputs[1], mode=op.get_attr("mode")), None]
 
 
 @MirrorPadGrad.kernel(factory=True)
@@ -178,6 +230,11 @@ def _mirror_pad_grad_kernel(mode):
         return np.ascontiguousarray(out)
 
     return mirror_pad_grad
+
+
+@MirrorPadGrad.gradient
+def _mirror_pad_grad_grad(op, grad):
+    return [MirrorPad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
@@ -223,7 +280,7 @@ def _reverse_shape(tensor, axis):
     if axis is not None and tensor.ndims is not None:
         seen = set()
         for a in np.reshape(axis, [-1]).tolist():
-            canonical = _axis(a, tensor.ndims)
+            canonical = concat_ops._axis(a, tensor.ndims)
             if canonical in seen:
                 raise ValueError(f"axis {canonical} specified more than once.")
             seen.add(canonical)
@@ -238,6 +295,11 @@ def _reverse_kernel(x, axis):
         raise errors.InvalidArgumentError(
             None, None, f"reverse: invalid axis {axis.tolist()} for a tensor of rank "
                         f"{x.ndim} (out of range or repeated)") from None
+
+
+@ReverseV2.gradient
+def _reverse_grad(op, grad):
+    return [reverse(dense_gradient(grad), op.inputs[1]), None]
 
 
 def reverse(tensor, axis, name=None):
@@ -288,6 +350,12 @@ def _reverse_sequence_kernel(seq_dim, batch_dim):
         return np.moveaxis(out, (0, 1), (batch_dim, seq_dim))
 
     return reverse_sequence
+
+
+@ReverseSequence.gradient
+def _reverse_sequence_grad(op, grad):
+    return [ReverseSequence(dense_gradient(grad), op.inputs[1], seq_dim=op.get_attr("seq_dim"),
+                              batch_dim=op.get_attr("batch_dim")), None]
 
 
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,

@@ -10,6 +10,10 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import gather_scatter as gather_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array.gradient_helpers import dense_gradient, reshape_like
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch", "unique",
            "unique_with_counts", "sequence_mask"]
@@ -58,6 +62,17 @@ def _dynamic_partition_kernel(num_partitions):
         return _as_outputs(np.split(rows[order], np.cumsum(counts)[:-1]))
 
     return dynamic_partition
+
+
+@DynamicPartition.gradient
+def _dynamic_partition_grad(op, *grads):
+    data, partitions = op.inputs
+    num = op.get_attr("num_partitions")
+    original = shape_ops.reshape(math_ops.range(0, shape_ops.size(partitions), 1),
+                                 shape_ops.shape(partitions))
+    positions = dynamic_partition(original, partitions, num)
+    stitched = dynamic_stitch(positions, [dense_gradient(g) for g in grads])
+    return [reshape_like(stitched, data), None]
 
 
 def dynamic_partition(data, partitions, num_partitions, name=None):
@@ -143,7 +158,20 @@ def _stitch_kernel(*args):
 
 
 DynamicStitch.kernel(_stitch_kernel)
+
+
+def _stitch_grad(op, grad):
+    n = op.get_attr("N")
+    indices = op.inputs[:n]
+    grad = dense_gradient(grad)
+    return [None] * n + [gather_ops.gather(grad, i) for i in indices]
+
+
+DynamicStitch.gradient(_stitch_grad)
 ParallelDynamicStitch.kernel(_stitch_kernel)
+
+
+ParallelDynamicStitch.gradient(_stitch_grad)
 
 
 def _static_first_dim(merged, indices):
@@ -247,7 +275,6 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     """`mask[..., j] = j < lengths[...]` for `j < maxlen` (default: the largest length)."""
-    from tensorflux.ops import math as math_ops
     from tensorflux.ops.array.constants import constant
     from tensorflux.ops.array.shapes import expand_dims
     from tensorflux.ops.math.reduction import reduce_max

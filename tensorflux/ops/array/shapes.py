@@ -12,10 +12,12 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant as _constant
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorflux.ops.array.gradient_helpers import reshape_like
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
 from tensorflux.ops.array.util import name_scope as _scope
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "expand_dims", "squeeze", "transpose",
            "matrix_transpose", "invert_permutation", "broadcast_to", "broadcast_static_shape",
@@ -240,6 +242,11 @@ def _reshape_kernel(tensor, shape):
                         f"{detail}") from None
 
 
+@Reshape.gradient
+def _reshape_grad(op, grad):
+    return [reshape_like(grad, op.inputs[0]), None]
+
+
 def _refine(output: Tensor, shape_tensor) -> Tensor:
     """Merges the partially constant shape `shape_tensor` denotes into `output`'s shape."""
     if output.shape.is_fully_defined():
@@ -314,6 +321,11 @@ def _expand_dims_kernel(x, dim):
                         "dimensions.") from None
 
 
+@ExpandDims.gradient
+def _expand_dims_grad(op, grad):
+    return [reshape_like(grad, op.inputs[0]), None]
+
+
 def expand_dims(input, axis=None, name=None, dim=None):
     """Inserts a dimension of size 1 at `axis` (TF1 `tf.expand_dims`; `dim` is deprecated)."""
     if dim is not None:
@@ -375,6 +387,11 @@ def _squeeze_kernel(squeeze_dims):
     return squeeze_kernel
 
 
+@Squeeze.gradient
+def _squeeze_grad(op, grad):
+    return reshape_like(grad, op.inputs[0])
+
+
 def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """Removes dimensions of size 1 (all of them, or those in `axis`)."""
     if squeeze_dims is not None:
@@ -424,12 +441,36 @@ def _transpose_kernel(x, perm):
 
 
 Transpose.kernel(_transpose_kernel)
+
+
+def _transpose_grad_common(op, grad, conjugate):
+    perm = op.inputs[1]
+    value = constant_value(perm)
+    if value is not None:
+        inverse = [0] * len(value)
+        for i, p in enumerate(value.tolist()):
+            inverse[p % len(value)] = i
+    else:
+        inverse = invert_permutation(perm)
+    return [transpose(grad, inverse, conjugate=conjugate), None]
+
+
+@Transpose.gradient
+def _transpose_grad(op, grad):
+    return _transpose_grad_common(op, grad, False)
+
+
 ConjugateTranspose.shape_fn(value_inputs=("perm",))(_transpose_shape)
 
 
 @ConjugateTranspose.kernel
 def _conjugate_transpose_kernel(x, perm):
     return np.conj(_transpose_kernel(x, perm))
+
+
+@ConjugateTranspose.gradient
+def _conjugate_transpose_grad(op, grad):
+    return _transpose_grad_common(op, grad, True)
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
@@ -518,6 +559,11 @@ def _broadcast_to_kernel(x, shape):
         raise errors.InvalidArgumentError(
             None, None, f"Unable to broadcast tensor of shape {list(x.shape)} to tensor of "
                         f"shape {shape.tolist()}") from None
+
+
+@BroadcastTo.gradient
+def _broadcast_to_grad(op, grad):
+    return [unbroadcast(grad, op.inputs[0]), None]
 
 
 def broadcast_to(input, shape, name=None):

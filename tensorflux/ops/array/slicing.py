@@ -12,13 +12,18 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import padding as pad_ops
+from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.array.gather_scatter import (  # noqa: F401 - gathers lived here first; re-exported
     batch_gather,
     gather,
     gather_nd,
     scatter_nd,
 )
+from tensorflux.ops.array.gradient_helpers import dense_gradient
 from tensorflux.ops.array.util import name_scope as _scope
+from tensorflux.ops.math import binary as binary_ops
 
 __all__ = ["slice", "strided_slice", "boolean_mask"]
 
@@ -74,6 +79,18 @@ def _slice_kernel(x, begin, size):
             None, None, f"Expected size[{i}] in [0, {dims[i] - begin[i]}], but got {size[i]} "
                         f"(begin[{i}] = {begin[i]}, input dimension {dims[i]})")
     return x[tuple(map(_pyslice, begin.tolist(), end.tolist()))]
+
+
+@Slice.gradient
+def _slice_grad(op, grad):
+    x, begin, _ = op.inputs
+    y = op.outputs[0]
+    grad = dense_gradient(grad)
+    x_shape = shape_ops.shape(x, out_type=begin.dtype)
+    y_shape = shape_ops.shape(y, out_type=begin.dtype)
+    after = binary_ops.subtract(binary_ops.subtract(x_shape, y_shape), begin)
+    paddings = shape_ops.transpose(concat_ops.stack([begin, after]))
+    return [pad_ops.pad(grad, paddings), None, None]
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF1 name
@@ -216,6 +233,19 @@ def _strided_slice_kernel(begin_mask, end_mask, ellipsis_mask, new_axis_mask, sh
     return strided_slice_kernel
 
 
+def _masks(op) -> dict:
+    return {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                        "new_axis_mask", "shrink_axis_mask")}
+
+
+@StridedSlice.gradient
+def _strided_slice_grad(op, grad):
+    x, begin, end, strides = op.inputs
+    shape = shape_ops.shape(x, out_type=begin.dtype)
+    return [StridedSliceGrad(shape, begin, end, strides, dense_gradient(grad), **_masks(op)),
+            None, None, None]
+
+
 StridedSliceGrad = define_op(
     "StridedSliceGrad",
     inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
@@ -245,6 +275,13 @@ def _strided_slice_grad_kernel(begin_mask, end_mask, ellipsis_mask, new_axis_mas
         return out
 
     return strided_slice_grad
+
+
+@StridedSliceGrad.gradient
+def _strided_slice_grad_grad(op, grad):
+    _, begin, end, strides, _ = op.inputs
+    return [None, None, None, None,
+            strided_slice(dense_gradient(grad), begin, end, strides, **_masks(op))]
 
 
 def _partial_values(tensor):

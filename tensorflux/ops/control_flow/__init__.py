@@ -7,7 +7,6 @@ The family facade: importing it registers every op, kernel and gradient of the f
 from tensorflux.ops.control_flow import (
     primitives,
     context,
-    gradients,
     while_gradients,
     util,
     while_loop,

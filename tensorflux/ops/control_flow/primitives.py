@@ -23,6 +23,9 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.gradient_helpers import dense_gradient
 from tensorflux.ops.control_flow import util
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "switch_case"]
@@ -139,6 +142,24 @@ def _switch_kernel(data, pred):
 RefSwitch.kernel(_switch_kernel)
 
 
+@Switch.gradient
+def _switch_grad(op, grad_false, grad_true):
+    """d(data) = Merge(grad_false, grad_true): whichever branch ran carries the gradient.
+
+    An output that received no gradient gets zeros computed from that output (a ZerosLike of
+    it, dead exactly when that branch was not taken), so the Merge always has a live input.
+    """
+    if grad_false is None and grad_true is None:
+        return None, None
+    grads = []
+    for index, grad in enumerate((grad_false, grad_true)):
+        if grad is None:
+            grad = array_ops.zeros_like(op.outputs[index], optimize=False)
+        grads.append(dense_gradient(grad))
+    merged, _ = merge(grads, name="cond_grad")
+    return merged, None
+
+
 @Merge.kernel
 def _merge_kernel(*inputs):
     # The executor forwards the first *live* input; with every input live that is input 0.
@@ -150,6 +171,48 @@ def _merge_kernel(*inputs):
 RefMerge.kernel(_merge_kernel)
 for _op in (Enter, RefEnter, Exit, RefExit, NextIteration, RefNextIteration, LoopCond):
     _op.kernel(_forward_kernel)
+
+
+@Merge.gradient
+def _merge_grad(op, grad, _):
+    """d(input i) = the gradient, live only if input i was the one forwarded."""
+    grad = dense_gradient(grad)
+    pred = getattr(op, "_tfx_cond_pred", None)
+    n = len(op._inputs)
+    if pred is not None and n == 2:
+        grad_false, grad_true = switch(grad, pred, name="cond_grad")
+        return [grad_false, grad_true]
+    index = op.outputs[1]
+    if n == 2:
+        taken = math_ops.cast(index, dtypes.bool_)
+        grad_0, grad_1 = switch(grad, taken, name="cond_grad")
+        return [grad_0, grad_1]
+    return [switch(grad, math_ops.equal(index, i), name="cond_grad")[1] for i in range(n)]
+
+
+# NOTE: loops are differentiated as a whole (while_gradients.py): tf.gradients hands a loop's
+# exits and their gradients to it, and it builds the backward loop. The gradients of Enter,
+# Exit and NextIteration below only run for loops built without a WhileContext (e.g. a loop
+# imported from a GraphDef), which cannot be differentiated.
+@Enter.gradient
+def _enter_grad(op, grad):
+    """Within one iteration (tf.gradients called inside the loop body) an Enter is an identity;
+    across iterations loops are differentiated whole (while_gradients.py)."""
+    if util.is_ancestor(op._control_flow_context, op.graph._control_flow_context) and \
+            op._control_flow_context is not None:
+        return grad
+    return _loop_grad_unavailable(op, grad)
+
+
+def _loop_grad_unavailable(op, *grads):
+    raise LookupError(
+        f"Cannot differentiate '{op.name}' ({op.type}): it belongs to a while loop that was "
+        "not built by tf.while_loop in this process (no WhileContext is recorded on it), e.g. "
+        "a loop imported from a GraphDef.")
+
+
+for _op in (Exit, NextIteration):
+    _op.gradient(_loop_grad_unavailable)
 
 
 @ControlTrigger.kernel
@@ -471,8 +534,6 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             raise TypeError(f"branch_fns entries must be (int, callable), got {(key, fn)!r}")
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name):
-        from tensorflux.ops import math as math_ops
-
         index = convert_to_tensor(branch_index, dtype=dtypes.int32, name="branch_index")
         preds = [(math_ops.equal(index, key), fn) for key, fn in pairs]
         return case(preds, default=default or pairs[-1][1], name="case")
@@ -484,9 +545,6 @@ def _case_step(pred, branch, otherwise, strict):
 
 def _exclusive_check(preds):
     """Gates every predicate on a run-time check that at most one of them is true."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-
     stacked = array_ops.stack(preds, name="preds")
     count = math_ops.reduce_sum(math_ops.cast(stacked, dtypes.int32), name="num_true")
     checked = _assert_at_most_one(count, stacked)
@@ -501,6 +559,3 @@ def _assert_at_most_one(count, stacked):
     return check_ops.assert_less_equal(
         count, 1, message="Input error: exclusive=True but more than 1 conditions "
         "evaluated as True:", data=[stacked], name="exclusive_check")
-
-
-from tensorflux.ops.control_flow import gradients as control_flow_grad  # noqa: E402,F401 - registers the gradients

@@ -14,15 +14,15 @@ from tensorflux.ops.data_flow import step_resources
 
 StackV2 = define_op("StackV2", inputs=["max_size: int32"], outputs=["handle: resource"],
                     attrs=["elem_type: type", "stack_name: string = ''"], stateful=True,
-                    differentiable=False)
+                    differentiable=False, step_scoped=True)
 StackPushV2 = define_op("StackPushV2", inputs=["handle: resource", "elem: T"],
                         outputs=["output: T"], attrs=["T: type", "swap_memory: bool = False"],
-                        stateful=True, differentiable=False)
+                        stateful=True, differentiable=False, step_scoped=True)
 StackPopV2 = define_op("StackPopV2", inputs=["handle: resource"], outputs=["elem: elem_type"],
-                       attrs=["elem_type: type"], stateful=True, differentiable=False)
+                       attrs=["elem_type: type"], stateful=True, differentiable=False,
+                       step_scoped=True)
 StackCloseV2 = define_op("StackCloseV2", inputs=["handle: resource"], stateful=True,
-                         differentiable=False)
-step_resources.mark_step_scoped(StackV2, StackPushV2, StackPopV2, StackCloseV2)
+                         differentiable=False, step_scoped=True)
 
 _KIND = "Stack"
 

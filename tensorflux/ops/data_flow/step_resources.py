@@ -3,9 +3,9 @@
 Contract: a step-scoped resource is created by a kernel in its device's resource manager under
 the container `per_step_container(ctx.step_id)`, and the executor drops that container when the
 step's partition ends (`runtime.executor.end_step`), whether the step succeeded or failed. Op
-definitions whose kernels create such resources set `op_def.step_scoped = True`, which tells the
-plan to call the hook. The tensor flowing between ops is a `StepResourceHandle` in a 0-d object
-array (dtype `resource`).
+definitions whose kernels create or use such resources pass `define_op(..., step_scoped=True)`,
+which tells the plan to call the hook. The tensor flowing between ops is a `StepResourceHandle`
+in a 0-d object array (dtype `resource`).
 """
 
 from __future__ import annotations
@@ -35,11 +35,6 @@ class StepResourceHandle:
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.container}/{self.name}>"
-
-
-def mark_step_scoped(*op_defs) -> None:
-    for op_def in op_defs:
-        op_def.step_scoped = True
 
 
 def create(ctx, kind: str, base_name: str, resource):

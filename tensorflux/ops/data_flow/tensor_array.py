@@ -9,6 +9,11 @@ Element rules follow TensorFlow: an element is written once (gradient arrays sum
 writes instead); reading an element that was never written gives zeros when the element shape
 is known; with `clear_after_read` an element can be read once; `dynamic_size` arrays grow on
 writes past their end.
+
+Gradients follow TensorFlow: the gradient of a read is a write into the gradient TensorArray
+(`TensorArrayGradV3`, one per `tf.gradients` call), the gradient of a write is a read from it,
+and gather/scatter, concat/split pair the same way; they build graph with the `tf.TensorArray`
+class (tensor_array_class.py).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.ops.data_flow import step_resources
+from tensorflux.ops.data_flow import step_resources, tensor_array_class
 
 KIND = "TensorArray"
 
@@ -26,43 +31,39 @@ TensorArrayV3 = define_op(
     "TensorArrayV3", inputs=["size: int32"], outputs=["handle: resource", "flow: float32"],
     attrs=["dtype: type", "element_shape: shape = None", "dynamic_size: bool = False",
            "clear_after_read: bool = True", "identical_element_shapes: bool = False",
-           "tensor_array_name: string = ''"], stateful=True, differentiable=False)
+           "tensor_array_name: string = ''"], stateful=True, differentiable=False, step_scoped=True)
 TensorArrayGradV3 = define_op(
     "TensorArrayGradV3", inputs=["handle: resource", "flow_in: float32"],
     outputs=["grad_handle: resource", "flow_out: float32"], attrs=["source: string"],
-    stateful=True, differentiable=False)
+    stateful=True, differentiable=False, step_scoped=True)
 TensorArrayWriteV3 = define_op(
     "TensorArrayWriteV3",
     inputs=["handle: resource", "index: int32", "value: T", "flow_in: float32"],
-    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True)
+    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True, step_scoped=True)
 TensorArrayReadV3 = define_op(
     "TensorArrayReadV3", inputs=["handle: resource", "index: int32", "flow_in: float32"],
-    outputs=["value: dtype"], attrs=["dtype: type"], stateful=True)
+    outputs=["value: dtype"], attrs=["dtype: type"], stateful=True, step_scoped=True)
 TensorArrayGatherV3 = define_op(
     "TensorArrayGatherV3", inputs=["handle: resource", "indices: int32", "flow_in: float32"],
     outputs=["value: dtype"], attrs=["dtype: type", "element_shape: shape = None"],
-    stateful=True)
+    stateful=True, step_scoped=True)
 TensorArrayScatterV3 = define_op(
     "TensorArrayScatterV3",
     inputs=["handle: resource", "indices: int32", "value: T", "flow_in: float32"],
-    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True)
+    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True, step_scoped=True)
 TensorArrayConcatV3 = define_op(
     "TensorArrayConcatV3", inputs=["handle: resource", "flow_in: float32"],
     outputs=["value: dtype", "lengths: int64"],
-    attrs=["dtype: type", "element_shape_except0: shape = None"], stateful=True)
+    attrs=["dtype: type", "element_shape_except0: shape = None"], stateful=True, step_scoped=True)
 TensorArraySplitV3 = define_op(
     "TensorArraySplitV3",
     inputs=["handle: resource", "value: T", "lengths: int64", "flow_in: float32"],
-    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True)
+    outputs=["flow_out: float32"], attrs=["T: type"], stateful=True, step_scoped=True)
 TensorArraySizeV3 = define_op(
     "TensorArraySizeV3", inputs=["handle: resource", "flow_in: float32"],
-    outputs=["size: int32"], stateful=True, differentiable=False)
+    outputs=["size: int32"], stateful=True, differentiable=False, step_scoped=True)
 TensorArrayCloseV3 = define_op("TensorArrayCloseV3", inputs=["handle: resource"],
-                               stateful=True, differentiable=False)
-step_resources.mark_step_scoped(
-    TensorArrayV3, TensorArrayGradV3, TensorArrayWriteV3, TensorArrayReadV3,
-    TensorArrayGatherV3, TensorArrayScatterV3, TensorArrayConcatV3, TensorArraySplitV3,
-    TensorArraySizeV3, TensorArrayCloseV3)
+                               stateful=True, differentiable=False, step_scoped=True)
 
 
 class TensorArrayStore:
@@ -320,14 +321,51 @@ def _write_kernel(ctx, handle, index, value, flow_in):
     return flow_in
 
 
+def _grad_source(grad) -> str:
+    """The name scope of the tf.gradients call a gradient comes from (one grad array each)."""
+    tokens = grad.name.split("/")
+    positions = [i for i, t in enumerate(tokens) if t.startswith("gradients")]
+    if not positions:
+        return "gradients"
+    return "/".join(tokens[:positions[-1] + 1])
+
+
+def _forward(op, flow) -> tensor_array_class.TensorArray:
+    dtype = op.get_attr("T") if "T" in op._attrs else op.get_attr("dtype")
+    return tensor_array_class.TensorArray(dtype, handle=op.inputs[0], flow=flow)
+
+
+@TensorArrayWriteV3.gradient
+def _write_grad(op, flow):
+    index = op.inputs[1]
+    grad_ta = _forward(op, flow).grad(_grad_source(flow), flow=flow)
+    value = grad_ta.read(index)
+    value.set_shape(op.inputs[2].shape)
+    return [None, None, value, flow]
+
+
 @TensorArrayReadV3.kernel(ctx=True)
 def _read_kernel(ctx, handle, index, flow_in):
     return _store(ctx, handle).read(index)
 
 
+@TensorArrayReadV3.gradient
+def _read_grad(op, grad):
+    handle, index, flow = op.inputs
+    grad_ta = _forward(op, flow).grad(_grad_source(grad), flow=flow)
+    return [None, None, grad_ta.write(index, grad).flow]
+
+
 @TensorArrayGatherV3.kernel(ctx=True)
 def _gather_kernel(ctx, handle, indices, flow_in, *, element_shape):
     return _store(ctx, handle).gather(indices, element_shape)
+
+
+@TensorArrayGatherV3.gradient
+def _gather_grad(op, grad):
+    handle, indices, flow = op.inputs
+    grad_ta = _forward(op, flow).grad(_grad_source(grad), flow=flow)
+    return [None, None, grad_ta.scatter(indices, grad).flow]
 
 
 @TensorArrayScatterV3.kernel(ctx=True)
@@ -336,15 +374,40 @@ def _scatter_kernel(ctx, handle, indices, value, flow_in):
     return flow_in
 
 
+@TensorArrayScatterV3.gradient
+def _scatter_grad(op, flow):
+    indices = op.inputs[1]
+    grad_ta = _forward(op, flow).grad(_grad_source(flow), flow=flow)
+    value = grad_ta.gather(indices)
+    value.set_shape(op.inputs[2].shape)
+    return [None, None, value, flow]
+
+
 @TensorArrayConcatV3.kernel(ctx=True)
 def _concat_kernel(ctx, handle, flow_in):
     return _store(ctx, handle).concat()
+
+
+@TensorArrayConcatV3.gradient
+def _concat_grad(op, grad, _):
+    handle, flow = op.inputs
+    lengths = op.outputs[1]
+    grad_ta = _forward(op, flow).grad(_grad_source(grad), flow=flow)
+    return [None, grad_ta.split(grad, lengths).flow]
 
 
 @TensorArraySplitV3.kernel(ctx=True)
 def _split_kernel(ctx, handle, value, lengths, flow_in):
     _store(ctx, handle).split(value, lengths)
     return flow_in
+
+
+@TensorArraySplitV3.gradient
+def _split_grad(op, flow):
+    grad_ta = _forward(op, flow).grad(_grad_source(flow), flow=flow)
+    value = grad_ta.concat()
+    value.set_shape(op.inputs[1].shape)
+    return [None, value, None, flow]
 
 
 @TensorArraySizeV3.kernel(ctx=True)

@@ -1,13 +1,11 @@
 """`tf.TensorArray`: a step-scoped array of tensors for values produced one iteration at a time.
 
-Each method adds one op of the TensorArrayV3 family (tensor_array_kernels.py) and returns a new
+Each method adds one op of the TensorArrayV3 family (tensor_array.py) and returns a new
 TensorArray object with the op's `flow_out` (or the value read); all objects derived from one
 TensorArray share its handle and its statically inferred element shape. In a while loop the
 TensorArray is passed as a loop variable: only its flow crosses iterations.
 
-Gradients (registered at the end) follow TensorFlow: the gradient of a read is a write into the
-gradient TensorArray (`TensorArrayGradV3`, one per `tf.gradients` call), the gradient of a
-write is a read from it, and gather/scatter, concat/split pair the same way.
+The gradients of these ops are registered with the ops, in tensor_array.py.
 """
 
 from __future__ import annotations
@@ -232,67 +230,3 @@ class TensorArray:
 
     def __repr__(self) -> str:
         return f"<tf.TensorArray {self._handle.op.name} dtype={self._dtype.name}>"
-
-
-# -- gradients --------------------------------------------------------------------------------
-
-def _grad_source(grad) -> str:
-    """The name scope of the tf.gradients call a gradient comes from (one grad array each)."""
-    tokens = grad.name.split("/")
-    positions = [i for i, t in enumerate(tokens) if t.startswith("gradients")]
-    if not positions:
-        return "gradients"
-    return "/".join(tokens[:positions[-1] + 1])
-
-
-def _forward(op, flow) -> TensorArray:
-    dtype = op.get_attr("T") if "T" in op._attrs else op.get_attr("dtype")
-    return TensorArray(dtype, handle=op.inputs[0], flow=flow)
-
-
-@k.TensorArrayReadV3.gradient
-def _read_grad(op, grad):
-    handle, index, flow = op.inputs
-    grad_ta = _forward(op, flow).grad(_grad_source(grad), flow=flow)
-    return [None, None, grad_ta.write(index, grad).flow]
-
-
-@k.TensorArrayWriteV3.gradient
-def _write_grad(op, flow):
-    index = op.inputs[1]
-    grad_ta = _forward(op, flow).grad(_grad_source(flow), flow=flow)
-    value = grad_ta.read(index)
-    value.set_shape(op.inputs[2].shape)
-    return [None, None, value, flow]
-
-
-@k.TensorArrayGatherV3.gradient
-def _gather_grad(op, grad):
-    handle, indices, flow = op.inputs
-    grad_ta = _forward(op, flow).grad(_grad_source(grad), flow=flow)
-    return [None, None, grad_ta.scatter(indices, grad).flow]
-
-
-@k.TensorArrayScatterV3.gradient
-def _scatter_grad(op, flow):
-    indices = op.inputs[1]
-    grad_ta = _forward(op, flow).grad(_grad_source(flow), flow=flow)
-    value = grad_ta.gather(indices)
-    value.set_shape(op.inputs[2].shape)
-    return [None, None, value, flow]
-
-
-@k.TensorArrayConcatV3.gradient
-def _concat_grad(op, grad, _):
-    handle, flow = op.inputs
-    lengths = op.outputs[1]
-    grad_ta = _forward(op, flow).grad(_grad_source(grad), flow=flow)
-    return [None, grad_ta.split(grad, lengths).flow]
-
-
-@k.TensorArraySplitV3.gradient
-def _split_grad(op, flow):
-    grad_ta = _forward(op, flow).grad(_grad_source(flow), flow=flow)
-    value = grad_ta.concat()
-    value.set_shape(op.inputs[1].shape)
-    return [None, value, None, flow]

@@ -21,8 +21,8 @@ from tensorflux.ops.image.color import convert_image_dtype
 from tensorflux.ops.image.util import scope
 from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.nn import activations as activation_ops
 from tensorflux.ops.nn import conv as conv_ops
-from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.nn import pooling as pooling_ops
 
 __all__: list = []
@@ -286,8 +286,8 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
                                                               0)) for x in pooled]
             per_channel, cs = _ssim_per_channel(*imgs, max_val, filter_size, filter_sigma,
                                                 k1, k2)
-            mcs.append(nn_ops.relu(cs))
-        terms = array_ops.stack(mcs[:-1] + [nn_ops.relu(per_channel)], axis=-1)
+            mcs.append(activation_ops.relu(cs))
+        terms = array_ops.stack(mcs[:-1] + [activation_ops.relu(per_channel)], axis=-1)
         weights = np.asarray(power_factors, np.float32)
         ms_ssim = reduction_ops.reduce_prod(math_ops.pow(terms, weights), [-1])
         return reduction_ops.reduce_mean(ms_ssim, [-1])

@@ -4,8 +4,9 @@ The family facade: importing it registers every op, kernel and gradient of the f
 """
 
 from tensorflux.ops.linalg import (
+    batch_matrix,
     decompositions,
+    solvers,
     functions,
-    gradients,
     einsum,
 )

@@ -1,10 +1,10 @@
-"""Linear algebra over batches of matrices: inverse, determinants, Cholesky, QR, SVD, symmetric
-eigendecomposition and the linear solvers.
+"""Linear algebra over batches of matrices: inverse, determinants, Cholesky, QR, SVD and the
+symmetric eigendecomposition (the linear solvers are in solvers.py).
 
 Every op works on the innermost two dimensions and is batched over the leading ones; the kernels
 are single batched `numpy.linalg` calls (float16 is computed in float32 and cast back). The
 shape functions reject non-square inputs where a square matrix is required, naming the op.
-Gradients live in `linalg_grad.py`; `tf.norm`, `tf.trace` and `tf.cross` in `linalg_impl.py`.
+Each op's gradient follows its kernel; `tf.norm`, `tf.trace` and `tf.cross` are in functions.py.
 """
 
 from __future__ import annotations
@@ -12,71 +12,45 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import errors
-from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.linalg import solvers as solver_ops
+from tensorflux.ops.linalg.batch_matrix import (
+    LINALG_TYPES,
+    check_square,
+    conj_transpose,
+    matrix_shape,
+    square_batch,
+    static_matrix_dims,
+    upcast,
+)
 
-__all__ = ["matrix_inverse", "matrix_determinant", "log_matrix_determinant", "cholesky",
-           "cholesky_solve", "qr", "svd", "self_adjoint_eig", "self_adjoint_eigvals",
-           "matrix_solve", "matrix_triangular_solve", "matrix_solve_ls"]
-
-_LINALG_TYPES = "T: {float64, float32, float16, complex64, complex128}"
+__all__ = ["matrix_inverse", "matrix_determinant", "log_matrix_determinant", "cholesky", "qr",
+           "svd", "self_adjoint_eig", "self_adjoint_eigvals"]
 
 
 # -- shared shape and kernel helpers ----------------------------------------------------------
-
-def _matrix(shape: TensorShape) -> TensorShape:
-    return shape.with_rank_at_least(2)
-
-
-def _square(shape: TensorShape):
-    """(batch dims list or None, n) of a batch of square matrices."""
-    shape = _matrix(shape)
-    if shape.ndims is None:
-        return None, None
-    rows, cols = shape.dims[-2:]
-    if rows is not None and cols is not None and rows != cols:
-        raise ValueError(f"Dimensions must be equal, but are {rows} and {cols}: the input "
-                         f"must be a (batch of) square matrices, got shape {shape}")
-    return list(shape.dims[:-2]), rows if rows is not None else cols
-
 
 def _with_batch(batch, dims) -> TensorShape:
     return TensorShape(None) if batch is None else TensorShape(list(batch) + list(dims))
 
 
-def _upcast(x: np.ndarray) -> np.ndarray:
-    return x.astype(np.float32) if x.dtype == np.float16 else x
-
-
-def _check_square(x: np.ndarray, what: str = "input") -> None:
-    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise errors.InvalidArgumentError(
-            None, None, f"The {what} must be a (batch of) square matrices, got shape "
-                        f"{list(x.shape)}")
-
-
-def _adjoint(m: np.ndarray) -> np.ndarray:
-    m = np.swapaxes(m, -1, -2)
-    return np.conj(m) if np.iscomplexobj(m) else m
-
-
 # -- MatrixInverse, MatrixDeterminant, LogMatrixDeterminant -----------------------------------
 
 MatrixInverse = define_op("MatrixInverse", inputs=["input: T"], outputs=["output: T"],
-                          attrs=["adjoint: bool = False", _LINALG_TYPES])
+                          attrs=["adjoint: bool = False", LINALG_TYPES])
 MatrixDeterminant = define_op("MatrixDeterminant", inputs=["input: T"], outputs=["output: T"],
-                              attrs=[_LINALG_TYPES])
+                              attrs=[LINALG_TYPES])
 LogMatrixDeterminant = define_op("LogMatrixDeterminant", inputs=["input: T"],
                                  outputs=["sign: T", "log_abs_determinant: T"],
-                                 attrs=[_LINALG_TYPES])
+                                 attrs=[LINALG_TYPES])
 
 
 def _square_matrices_shape(input):
     """Shape function of the ops mapping each square matrix to one of the same size."""
-    batch, n = _square(input)
+    batch, n = square_batch(input)
     return _with_batch(batch, [n, n])
 
 
@@ -85,45 +59,82 @@ MatrixInverse.shape_fn(_square_matrices_shape)
 
 @MatrixInverse.kernel
 def _matrix_inverse_kernel(x, *, adjoint):
-    _check_square(x)
-    a = _upcast(x)
+    check_square(x)
+    a = upcast(x)
     try:
-        inv = np.linalg.inv(_adjoint(a) if adjoint else a)
+        inv = np.linalg.inv(conj_transpose(a) if adjoint else a)
     except np.linalg.LinAlgError:
         raise errors.InvalidArgumentError(None, None, "Input is not invertible.") from None
     return inv.astype(x.dtype, copy=False)
 
 
+def _adj(x):
+    return array_ops.matrix_transpose(x, conjugate=True)
+
+
+def _or_zeros(grad, like):
+    return array_ops.zeros_like(like) if grad is None else grad
+
+
+def _expand2(x):
+    return array_ops.expand_dims(array_ops.expand_dims(x, -1), -1)
+
+
+@MatrixInverse.gradient
+def _matrix_inverse_grad(op, grad):
+    ainv = op.outputs[0]
+    if op.get_attr("adjoint"):
+        # y = inv(a^H): the gradient with respect to a^H is -y^H g y^H; adjoint it back.
+        return -math_ops.matmul(ainv, math_ops.matmul(grad, ainv, adjoint_a=True))
+    return -math_ops.matmul(ainv, math_ops.matmul(grad, ainv, adjoint_b=True), adjoint_a=True)
+
+
 @MatrixDeterminant.shape_fn
 def _matrix_determinant_shape(input):
-    batch, _ = _square(input)
+    batch, _ = square_batch(input)
     return _with_batch(batch, [])
 
 
 @MatrixDeterminant.kernel
 def _matrix_determinant_kernel(x):
-    _check_square(x)
-    return np.asarray(np.linalg.det(_upcast(x))).astype(x.dtype, copy=False)
+    check_square(x)
+    return np.asarray(np.linalg.det(upcast(x))).astype(x.dtype, copy=False)
+
+
+@MatrixDeterminant.gradient
+def _matrix_determinant_grad(op, grad):
+    det = op.outputs[0]
+    scale = grad * math_ops.conj(det) if det.dtype.is_complex else grad * det
+    return _expand2(scale) * matrix_inverse(op.inputs[0], adjoint=True)
 
 
 @LogMatrixDeterminant.shape_fn
 def _log_matrix_determinant_shape(input):
-    batch, _ = _square(input)
+    batch, _ = square_batch(input)
     return [_with_batch(batch, []), _with_batch(batch, [])]
 
 
 @LogMatrixDeterminant.kernel
 def _log_matrix_determinant_kernel(x):
-    _check_square(x)
-    sign, logdet = np.linalg.slogdet(_upcast(x))
+    check_square(x)
+    sign, logdet = np.linalg.slogdet(upcast(x))
     return (np.asarray(sign).astype(x.dtype, copy=False),
             np.asarray(logdet).astype(x.dtype, copy=False))
+
+
+@LogMatrixDeterminant.gradient
+def _log_matrix_determinant_grad(op, _grad_sign, grad_logdet):
+    if grad_logdet is None:
+        return None
+    if grad_logdet.dtype.is_complex:  # log|det| is real: only the real part of its grad counts
+        grad_logdet = math_ops.cast(math_ops.real(grad_logdet), grad_logdet.dtype)
+    return _expand2(grad_logdet) * matrix_inverse(op.inputs[0], adjoint=True)
 
 
 # -- Cholesky ---------------------------------------------------------------------------------
 
 Cholesky = define_op("Cholesky", inputs=["input: T"], outputs=["output: T"],
-                     attrs=[_LINALG_TYPES])
+                     attrs=[LINALG_TYPES])
 
 
 Cholesky.shape_fn(_square_matrices_shape)
@@ -131,20 +142,33 @@ Cholesky.shape_fn(_square_matrices_shape)
 
 @Cholesky.kernel
 def _cholesky_kernel(x):
-    _check_square(x)
+    check_square(x)
     try:
         # NOTE: LAPACK's potrf with UPLO='L' reads only the lower triangle, as TensorFlow does.
-        return np.linalg.cholesky(_upcast(x)).astype(x.dtype, copy=False)
+        return np.linalg.cholesky(upcast(x)).astype(x.dtype, copy=False)
     except np.linalg.LinAlgError:
         raise errors.InvalidArgumentError(
             None, None, "Cholesky decomposition was not successful. The input might not be "
                         "valid (it must be symmetric/Hermitian positive definite).") from None
 
 
+@Cholesky.gradient
+def _cholesky_grad(op, grad):
+    # With P = Phi(L^H G) (lower triangle, halved diagonal) and S = L^-H P L^-1, the gradient
+    # of the symmetric input is (S + S^H) / 2.
+    chol = op.outputs[0]
+    middle = math_ops.matmul(chol, grad, adjoint_a=True)
+    middle = array_ops.matrix_band_part(middle, -1, 0)
+    middle = array_ops.matrix_set_diag(middle, 0.5 * array_ops.matrix_diag_part(middle))
+    left = solver_ops.matrix_triangular_solve(chol, middle, lower=True, adjoint=True)  # L^-H P
+    s_adj = solver_ops.matrix_triangular_solve(chol, _adj(left), lower=True, adjoint=True)  # S^H
+    return 0.5 * (s_adj + _adj(s_adj))
+
+
 # -- Qr ---------------------------------------------------------------------------------------
 
 Qr = define_op("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
-               attrs=["full_matrices: bool = False", _LINALG_TYPES])
+               attrs=["full_matrices: bool = False", LINALG_TYPES])
 
 
 def _min_dim(a, b):
@@ -153,7 +177,7 @@ def _min_dim(a, b):
 
 @Qr.shape_fn
 def _qr_shape(input, *, full_matrices):
-    input = _matrix(input)
+    input = matrix_shape(input)
     if input.ndims is None:
         return [TensorShape(None), TensorShape(None)]
     batch = list(input.dims[:-2])
@@ -168,19 +192,54 @@ def _qr_shape(input, *, full_matrices):
 def _qr_kernel(x, *, full_matrices):
     if x.ndim < 2:
         raise errors.InvalidArgumentError(None, None, f"Qr needs rank >= 2, got {x.shape}")
-    q, r = np.linalg.qr(_upcast(x), mode="complete" if full_matrices else "reduced")
+    q, r = np.linalg.qr(upcast(x), mode="complete" if full_matrices else "reduced")
     return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+
+
+def _right_solve_r_adjoint(x, r):
+    """x @ r^-H for an upper-triangular r."""
+    return _adj(solver_ops.matrix_triangular_solve(r, _adj(x), lower=False, adjoint=False))
+
+
+def _qr_grad_tall(q, r, dq, dr):
+    qdq = math_ops.matmul(q, dq, adjoint_a=True)
+    rdr = math_ops.matmul(r, dr, adjoint_b=True)
+    tril = array_ops.matrix_band_part(qdq - _adj(qdq) + rdr - _adj(rdr), -1, 0)
+    if q.dtype.is_complex:
+        tril = array_ops.matrix_set_diag(tril, 0.5 * array_ops.matrix_diag_part(tril))
+    grad_a = math_ops.matmul(q, dr + _right_solve_r_adjoint(tril, r))
+    grad_b = _right_solve_r_adjoint(dq - math_ops.matmul(q, qdq), r)
+    return grad_a + grad_b
+
+
+@Qr.gradient
+def _qr_grad(op, dq, dr):
+    a = op.inputs[0]
+    q, r = op.outputs
+    m, n = static_matrix_dims(op, a, "Qr")
+    if op.get_attr("full_matrices") and m > n:
+        raise ValueError(f"Qr gradient of '{op.name}' is not defined for full_matrices=True "
+                         f"with more rows than columns, got {a.shape} (as in TensorFlow)")
+    dq, dr = _or_zeros(dq, q), _or_zeros(dr, r)
+    if m >= n:
+        return _qr_grad_tall(q, r, dq, dr)
+    # Wide input a = [x | y]: q r = [q u | q v] with x = q u square.
+    y = a[..., :, m:]
+    u = r[..., :, :m]
+    dv = dr[..., :, m:]
+    dx = _qr_grad_tall(q, u, dq + math_ops.matmul(y, dv, adjoint_b=True), dr[..., :, :m])
+    return array_ops.concat([dx, math_ops.matmul(q, dv)], -1)
 
 
 # -- Svd --------------------------------------------------------------------------------------
 
 Svd = define_op("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],
-                attrs=["compute_uv: bool = True", "full_matrices: bool = False", _LINALG_TYPES])
+                attrs=["compute_uv: bool = True", "full_matrices: bool = False", LINALG_TYPES])
 
 
 @Svd.shape_fn
 def _svd_shape(input, *, compute_uv, full_matrices):
-    input = _matrix(input)
+    input = matrix_shape(input)
     if input.ndims is None:
         s = u = v = TensorShape(None)
     else:
@@ -207,187 +266,107 @@ def _svd_kernel(x, *, compute_uv, full_matrices):
         raise errors.InvalidArgumentError(None, None, f"Svd needs rank >= 2, got {x.shape}")
     try:
         if not compute_uv:
-            s = np.linalg.svd(_upcast(x), compute_uv=False)
+            s = np.linalg.svd(upcast(x), compute_uv=False)
             empty = np.zeros([0], x.dtype)
             return s.astype(x.dtype), empty, empty.copy()
-        u, s, vh = np.linalg.svd(_upcast(x), full_matrices=full_matrices)
+        u, s, vh = np.linalg.svd(upcast(x), full_matrices=full_matrices)
     except np.linalg.LinAlgError:
         raise errors.InvalidArgumentError(None, None, "SVD did not converge.") from None
     return (s.astype(x.dtype), u.astype(x.dtype, copy=False),
-            _adjoint(vh).astype(x.dtype, copy=False))
+            conj_transpose(vh).astype(x.dtype, copy=False))
+
+
+@Svd.gradient
+def _svd_grad(op, grad_s, grad_u, grad_v):
+    a = op.inputs[0]
+    m, n = static_matrix_dims(op, a, "Svd")
+    s = op.outputs[0]
+    grad_s = _or_zeros(grad_s, s)
+    if grad_s.dtype.is_complex:  # singular values are real: only the real part counts
+        grad_s = math_ops.cast(math_ops.real(grad_s), grad_s.dtype)
+    if not op.get_attr("compute_uv"):
+        _, u, v = svd(a, compute_uv=True)
+        return math_ops.matmul(u, math_ops.matmul(array_ops.matrix_diag(grad_s), v, adjoint_b=True))
+    if op.get_attr("full_matrices") and m != n:
+        raise ValueError(f"Svd gradient of '{op.name}' is not defined for full_matrices=True "
+                         f"with a non-square input {a.shape} (as in TensorFlow)")
+    u, v = op.outputs[1], op.outputs[2]
+    grad_u, grad_v = _or_zeros(grad_u, u), _or_zeros(grad_v, v)
+    s_mat = array_ops.matrix_diag(s)
+    f = _safe_inverse_gap(math_ops.square(s))
+    utgu = math_ops.matmul(u, grad_u, adjoint_a=True)
+    vtgv = math_ops.matmul(v, grad_v, adjoint_a=True)
+    inner = (math_ops.matmul(f * (utgu - _adj(utgu)), s_mat) + array_ops.matrix_diag(grad_s)
+             + math_ops.matmul(s_mat, f * (vtgv - _adj(vtgv))))
+    s_inv = array_ops.matrix_diag(1.0 / s)
+    if a.dtype.is_complex:
+        # The phase of each singular pair is free: a phase-invariant loss still has this term.
+        gauge = array_ops.matrix_diag(array_ops.matrix_diag_part(vtgv))
+        inner = inner + 0.5 * math_ops.matmul(s_inv, _adj(gauge) - gauge)
+    grad_a = math_ops.matmul(u, math_ops.matmul(inner, v, adjoint_b=True))
+    if m > n:
+        gu_sinv = math_ops.matmul(grad_u, s_inv)
+        proj = gu_sinv - math_ops.matmul(u, math_ops.matmul(u, gu_sinv, adjoint_a=True))
+        grad_a = grad_a + math_ops.matmul(proj, v, adjoint_b=True)
+    elif m < n:
+        gv_sinv = math_ops.matmul(grad_v, s_inv)
+        proj = gv_sinv - math_ops.matmul(v, math_ops.matmul(v, gv_sinv, adjoint_a=True))
+        grad_a = grad_a + math_ops.matmul(u, proj, adjoint_b=True)
+    return grad_a
 
 
 # -- SelfAdjointEigV2 -------------------------------------------------------------------------
 
 SelfAdjointEigV2 = define_op("SelfAdjointEigV2", inputs=["input: T"], outputs=["e: T", "v: T"],
-                             attrs=["compute_v: bool = True", _LINALG_TYPES])
+                             attrs=["compute_v: bool = True", LINALG_TYPES])
 
 
 @SelfAdjointEigV2.shape_fn
 def _self_adjoint_eig_shape(input, *, compute_v):
-    batch, n = _square(input)
+    batch, n = square_batch(input)
     v = _with_batch(batch, [n, n]) if compute_v else TensorShape([0])
     return [_with_batch(batch, [n]), v]
 
 
 @SelfAdjointEigV2.kernel
 def _self_adjoint_eig_kernel(x, *, compute_v):
-    _check_square(x)
+    check_square(x)
     try:
         # NOTE: like TensorFlow, only the lower triangle of the input is read.
         if not compute_v:
-            e = np.linalg.eigvalsh(_upcast(x), UPLO="L")
+            e = np.linalg.eigvalsh(upcast(x), UPLO="L")
             return e.astype(x.dtype), np.zeros([0], x.dtype)
-        e, v = np.linalg.eigh(_upcast(x), UPLO="L")
+        e, v = np.linalg.eigh(upcast(x), UPLO="L")
     except np.linalg.LinAlgError:
         raise errors.InvalidArgumentError(
             None, None, "Self-adjoint eigen decomposition was not successful.") from None
     return e.astype(x.dtype), v.astype(x.dtype, copy=False)
 
 
-# -- MatrixSolve, MatrixTriangularSolve, MatrixSolveLs ----------------------------------------
-
-MatrixSolve = define_op("MatrixSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
-                        attrs=["adjoint: bool = False", _LINALG_TYPES])
-MatrixTriangularSolve = define_op(
-    "MatrixTriangularSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
-    attrs=["lower: bool = True", "adjoint: bool = False",
-           "T: {float64, float32, float16, complex64, complex128}"])
-MatrixSolveLs = define_op(
-    "MatrixSolveLs", inputs=["matrix: T", "rhs: T", "l2_regularizer: float64"],
-    outputs=["output: T"], attrs=[_LINALG_TYPES, "fast: bool = True"])
+def _safe_inverse_gap(e):
+    """F with F[..., i, j] = 1 / (e_j - e_i) off the diagonal and 0 on it."""
+    gap = array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)
+    eye = math_ops.cast(array_ops.eye(array_ops.shape(e)[-1]), e.dtype)
+    return (1.0 - eye) / (gap + eye)
 
 
-def _rows_match(n, rows, matrix, rhs):
-    if n is not None and rows is not None and n != rows:
-        raise ValueError(f"Dimensions must be equal, but are {n} and {rows}: the matrix "
-                         f"{matrix} and the right-hand side {rhs} need the same number of rows")
-
-
-@MatrixSolve.shape_fn
-def _matrix_solve_shape(matrix, rhs, *, adjoint):
-    batch, n = _square(matrix)
-    rhs = _matrix(rhs)
-    if batch is None or rhs.ndims is None:
-        return TensorShape(None)
-    if rhs.ndims != matrix.ndims:
-        raise ValueError(f"Shapes must be equal rank, but are {matrix.ndims} and {rhs.ndims}: "
-                         f"matrix {matrix} vs rhs {rhs}")
-    merged = TensorShape(batch).merge_with(TensorShape(rhs.dims[:-2]))
-    _rows_match(n, rhs.dims[-2], matrix, rhs)
-    return TensorShape(list(merged.dims) + [n if n is not None else rhs.dims[-2],
-                                            rhs.dims[-1]])
-
-
-def _solve(a, b, singular_message):
-    try:
-        return np.linalg.solve(a, b)
-    except np.linalg.LinAlgError:
-        raise errors.InvalidArgumentError(None, None, singular_message) from None
-
-
-@MatrixSolve.kernel
-def _matrix_solve_kernel(matrix, rhs, *, adjoint):
-    _check_square(matrix, "matrix")
-    if rhs.ndim != matrix.ndim or rhs.shape[:-2] != matrix.shape[:-2] \
-            or rhs.shape[-2] != matrix.shape[-1]:
-        raise errors.InvalidArgumentError(
-            None, None, f"Input matrix and right-hand side must have the same batch "
-                        f"dimensions and number of rows: {list(matrix.shape)} vs "
-                        f"{list(rhs.shape)}")
-    a = _upcast(matrix)
-    x = _solve(_adjoint(a) if adjoint else a, _upcast(rhs), "Input matrix is not invertible.")
-    return x.astype(matrix.dtype, copy=False)
-
-
-@MatrixTriangularSolve.shape_fn
-def _matrix_triangular_solve_shape(matrix, rhs, *, lower, adjoint):
-    batch, n = _square(matrix)
-    rhs = _matrix(rhs)
-    if batch is None or rhs.ndims is None:
-        return TensorShape(None)
-    out_batch = broadcast_shape(TensorShape(batch), TensorShape(rhs.dims[:-2]))
-    _rows_match(n, rhs.dims[-2], matrix, rhs)
-    return TensorShape(list(out_batch.dims) + [n if n is not None else rhs.dims[-2],
-                                               rhs.dims[-1]])
-
-
-def _substitute(a, b, lower):
-    """Row-by-row substitution (vectorised over the batch); singular rows give inf/nan as in TF."""
-    n = a.shape[-1]
-    x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
-                 np.result_type(a, b))
-    order = range(n) if lower else range(n - 1, -1, -1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in order:
-            acc = np.matmul(a[..., i:i + 1, :], x)
-            x[..., i, :] = (b[..., i, :] - acc[..., 0, :]) / a[..., i, i, None]
-    return x
-
-
-@MatrixTriangularSolve.kernel
-def _matrix_triangular_solve_kernel(matrix, rhs, *, lower, adjoint):
-    _check_square(matrix, "matrix")
-    if rhs.ndim < 2 or rhs.shape[-2] != matrix.shape[-1]:
-        raise errors.InvalidArgumentError(
-            None, None, f"Input matrix and right-hand side must have the same number of rows: "
-                        f"{list(matrix.shape)} vs {list(rhs.shape)}")
-    a = _upcast(matrix)
-    a = np.tril(a) if lower else np.triu(a)
-    if adjoint:
-        a, lower = _adjoint(a), not lower
-    b = _upcast(rhs)
-    try:
-        x = np.linalg.solve(a, np.broadcast_to(b, np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-                                               + b.shape[-2:]))
-    except np.linalg.LinAlgError:
-        x = _substitute(a, b, lower)
-    except ValueError:
-        raise errors.InvalidArgumentError(
-            None, None, f"Incompatible batch dimensions: matrix {list(matrix.shape)} vs rhs "
-                        f"{list(rhs.shape)}") from None
-    return x.astype(matrix.dtype, copy=False)
-
-
-@MatrixSolveLs.shape_fn
-def _matrix_solve_ls_shape(matrix, rhs, l2_regularizer, *, fast):
-    matrix = _matrix(matrix)
-    rhs = _matrix(rhs)
-    l2_regularizer.with_rank(0)
-    if matrix.ndims is None or rhs.ndims is None:
-        return TensorShape(None)
-    if rhs.ndims != matrix.ndims:
-        raise ValueError(f"Shapes must be equal rank, but are {matrix.ndims} and {rhs.ndims}: "
-                         f"matrix {matrix} vs rhs {rhs}")
-    batch = TensorShape(matrix.dims[:-2]).merge_with(TensorShape(rhs.dims[:-2]))
-    _rows_match(matrix.dims[-2], rhs.dims[-2], matrix, rhs)
-    return TensorShape(list(batch.dims) + [matrix.dims[-1], rhs.dims[-1]])
-
-
-@MatrixSolveLs.kernel
-def _matrix_solve_ls_kernel(matrix, rhs, l2_regularizer, *, fast):
-    if matrix.ndim < 2 or rhs.ndim != matrix.ndim or matrix.shape[:-2] != rhs.shape[:-2] \
-            or matrix.shape[-2] != rhs.shape[-2]:
-        raise errors.InvalidArgumentError(
-            None, None, f"Input matrix and right-hand side must have the same batch dimensions "
-                        f"and number of rows: {list(matrix.shape)} vs {list(rhs.shape)}")
-    a, b = _upcast(matrix), _upcast(rhs)
-    m, n = a.shape[-2:]
-    if not fast:
-        # Complete orthogonal decomposition == the minimum-norm least-squares solution; as in
-        # TensorFlow the regularizer only applies to the fast path.
-        return np.matmul(np.linalg.pinv(a), b).astype(matrix.dtype, copy=False)
-    lam = np.asarray(l2_regularizer, a.dtype)
-    ah = _adjoint(a)
-    message = ("Input matrix is rank deficient (the normal equations are not positive "
-               "definite); use a positive l2_regularizer or fast=False.")
-    if m >= n:
-        gram = np.matmul(ah, a) + lam * np.eye(n, dtype=a.dtype)
-        x = _solve(gram, np.matmul(ah, b), message)
+@SelfAdjointEigV2.gradient
+def _self_adjoint_eig_grad(op, grad_e, grad_v):
+    e = op.outputs[0]
+    grad_e = _or_zeros(grad_e, e)
+    if op.get_attr("compute_v"):
+        v = op.outputs[1]
+        inner = array_ops.matrix_diag(math_ops.cast(grad_e, v.dtype))
+        if grad_v is not None:
+            f = math_ops.cast(_safe_inverse_gap(e), v.dtype)
+            inner = inner + f * math_ops.matmul(v, grad_v, adjoint_a=True)
     else:
-        gram = np.matmul(a, ah) + lam * np.eye(m, dtype=a.dtype)
-        x = np.matmul(ah, _solve(gram, b, message))
-    return x.astype(matrix.dtype, copy=False)
+        _, v = self_adjoint_eig(op.inputs[0])
+        inner = array_ops.matrix_diag(math_ops.cast(grad_e, v.dtype))
+    grad_a = math_ops.matmul(v, math_ops.matmul(inner, v, adjoint_b=True))
+    # The forward op reads only the lower triangle: fold the symmetric gradient onto it.
+    grad_a = array_ops.matrix_band_part(grad_a + _adj(grad_a), -1, 0)
+    return array_ops.matrix_set_diag(grad_a, 0.5 * array_ops.matrix_diag_part(grad_a))
 
 
 # -- wrappers ---------------------------------------------------------------------------------
@@ -425,13 +404,6 @@ def cholesky(input, name=None):
     return Cholesky(input, name=name)
 
 
-def cholesky_solve(chol, rhs, name=None):
-    """Solves `A X = rhs` given `chol`, the Cholesky factor of `A` (two triangular solves)."""
-    with graph_mod.get_default_graph().name_scope(name or "cholesky_solve"):
-        y = MatrixTriangularSolve(chol, rhs, lower=True, adjoint=False)
-        return MatrixTriangularSolve(chol, y, lower=True, adjoint=True)
-
-
 def qr(input, full_matrices=False, name=None):
     """The QR decomposition `(q, r)` of each innermost matrix (`input = q @ r`).
 
@@ -467,28 +439,3 @@ def self_adjoint_eig(tensor, name=None):
 def self_adjoint_eigvals(tensor, name=None):
     """The eigenvalues (ascending) of each self-adjoint innermost matrix."""
     return SelfAdjointEigV2(tensor, compute_v=False, name=name).e
-
-
-def matrix_solve(matrix, rhs, adjoint=False, name=None):
-    """Solves `matrix @ X = rhs` (or `adjoint(matrix) @ X = rhs`) for each batch element."""
-    return MatrixSolve(matrix, rhs, adjoint=adjoint, name=name)
-
-
-def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
-    """Solves a triangular system: only the lower (or upper) triangle of `matrix` is read."""
-    return MatrixTriangularSolve(matrix, rhs, lower=lower, adjoint=adjoint, name=name)
-
-
-def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
-    """Least-squares solution of `matrix @ X = rhs`, with optional L2 (Tikhonov) regularizer.
-
-    `fast=True` solves the (regularized) normal equations; `fast=False` gives the
-    minimum-norm solution (the regularizer is then ignored, as in TensorFlow).
-    """
-    with graph_mod.get_default_graph().name_scope(name or "MatrixSolveLs") as scope:
-        matrix = convert_to_tensor(matrix, name="matrix")
-        rhs = convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype.base_dtype)
-        return MatrixSolveLs(matrix, rhs, l2_regularizer, fast=fast, name=scope)
-
-
-from tensorflux.ops.linalg import gradients as _linalg_grad  # noqa: E402,F401 - registers gradients

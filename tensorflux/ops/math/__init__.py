@@ -30,8 +30,6 @@ from tensorflux.ops.math import (
     clip,
     nan_safe,
     broadcast_gradient,
-    gradients,
-    reduction_gradients,
 )
 
 __all__ = [name for module in (binary, casting, comparison, matrix_product, reduction, segment,

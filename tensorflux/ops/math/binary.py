@@ -21,6 +21,10 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.math import select as select_ops
+from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__ = ["add", "subtract", "multiply", "divide", "div", "truediv", "realdiv", "floordiv",
            "floor_div", "truncatediv", "floormod", "mod", "truncatemod", "pow", "maximum",
@@ -154,6 +158,124 @@ def _div_no_nan_kernel(x, y):
     return np.where(y == 0, np.zeros([], z.dtype), z)
 
 
+# -- gradients ------------------------------------------------------------------------------
+
+def _conj(t):
+    if t.dtype.is_complex:
+        return unary_ops.conj(t)
+    return t
+
+
+@AddV2.gradient
+def _add_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(grad, y)
+
+
+Add.gradient(_add_grad)
+
+
+@Sub.gradient
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(unary_ops.negative(grad), y)
+
+
+@Mul.gradient
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(Mul(grad, _conj(y)), x), unbroadcast(Mul(_conj(x), grad), y)
+
+
+def _div_grad(op, grad):
+    x, y = op.inputs
+    x, y = _conj(x), _conj(y)
+    gx = RealDiv(grad, y)
+    gy = Mul(grad, RealDiv(RealDiv(unary_ops.negative(x), y), y))
+    return unbroadcast(gx, op.inputs[0]), unbroadcast(gy, op.inputs[1])
+
+
+Div.gradient(_div_grad)
+RealDiv.gradient(_div_grad)
+
+
+def _mod_grad(quotient_op):
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        gy = Mul(grad, unary_ops.negative(quotient_op(x, y)))
+        return unbroadcast(grad, x), unbroadcast(gy, y)
+
+    return grad_fn
+
+
+FloorMod.gradient(_mod_grad(FloorDiv))
+TruncateMod.gradient(_mod_grad(TruncateDiv))
+Mod.gradient(_mod_grad(TruncateDiv))
+
+
+def _min_max_grad(selector):
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        zero = np.zeros([], grad.dtype.as_numpy_dtype)
+        x_wins = selector(x, y)
+        return (unbroadcast(select_ops.where_v2(x_wins, grad, zero), x),
+                unbroadcast(select_ops.where_v2(x_wins, zero, grad), y))
+
+    return grad_fn
+
+
+def _greater_equal(x, y):
+    return comparison_ops.GreaterEqual(x, y)
+
+
+def _less_equal(x, y):
+    return comparison_ops.LessEqual(x, y)
+
+
+Maximum.gradient(_min_max_grad(_greater_equal))
+Minimum.gradient(_min_max_grad(_less_equal))
+
+
+@Atan2.gradient
+def _atan2_grad(op, grad):
+    y, x = op.inputs
+    scale = RealDiv(grad, AddV2(Mul(x, x), Mul(y, y)))
+    return unbroadcast(Mul(x, scale), y), unbroadcast(Mul(unary_ops.negative(y), scale), x)
+
+
+@Pow.gradient
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    z = op.outputs[0]
+    one = np.ones([], x.dtype.as_numpy_dtype)
+    zero = np.zeros([], x.dtype.as_numpy_dtype)
+    gx = Mul(grad, Mul(y, Pow(x, Sub(y, one))))
+    if x.dtype.is_complex:
+        log_x = select_ops.where_v2(comparison_ops.Equal(x, zero), zero, unary_ops.log(x))
+    else:
+        positive = comparison_ops.greater(x, zero)
+        safe_x = select_ops.where_v2(positive, x, one)
+        log_x = select_ops.where_v2(positive, unary_ops.log(safe_x), zero)
+    gy = Mul(grad, Mul(_conj(z), _conj(log_x)))
+    return unbroadcast(gx, x), unbroadcast(gy, y)
+
+
+@SquaredDifference.gradient
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    two = np.asarray(2, grad.dtype.as_numpy_dtype)
+    gx = Mul(Mul(grad, two), Sub(x, y))
+    return unbroadcast(gx, x), unbroadcast(unary_ops.negative(gx), y)
+
+
+@DivNoNan.gradient
+def _div_no_nan_grad(op, grad):
+    x, y = op.inputs
+    gx = DivNoNan(grad, _conj(y))
+    gy = Mul(grad, DivNoNan(DivNoNan(unary_ops.negative(_conj(x)), _conj(y)), _conj(y)))
+    return unbroadcast(gx, x), unbroadcast(gy, y)
+
+
 # -- AddN -----------------------------------------------------------------------------------
 
 AddN = define_op("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
@@ -176,6 +298,11 @@ def _add_n_kernel(*inputs):
     for value in inputs[2:]:
         total += value
     return total
+
+
+@AddN.gradient
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
 
 
 # -- wrappers -------------------------------------------------------------------------------
@@ -422,8 +549,6 @@ def _matmul(a, b, name=None):
 
 def _logical(op_name):
     def fn(x, y, name=None):
-        from tensorflux.ops.math import comparison as comparison_ops
-
         return getattr(comparison_ops, op_name)(x, y, name=name)
 
     return fn

@@ -13,8 +13,14 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.math import binary as binary_ops
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.math import sequence as sequence_ops
+from tensorflux.ops.math import unary as unary_ops
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
            "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "reduce_variance",
@@ -105,6 +111,62 @@ def _sum_factory(keep_dims, T):
     return sum_kernel
 
 
+def _reduced_mask(x, axes_tensor):
+    """(kept-shape list or None, 0/1 int32 mask tensor or ndarray) for reducing x over axes."""
+    axes = constant_value(axes_tensor)
+    rank = x.shape.ndims
+    if axes is not None and rank is not None:
+        reduced = {int(a) % rank for a in np.asarray(axes).reshape(-1)} if rank else set()
+        mask = np.array([1 if i in reduced else 0 for i in range(rank)], np.int32)
+        if x.shape.is_fully_defined():
+            kept = [1 if m else d for m, d in zip(mask, x.shape.as_list())]
+            return kept, mask
+        return None, mask
+    r = array_ops.rank(x)
+    positions = array_ops.reshape(sequence_ops.range(0, r), [1, -1])
+    modulus = binary_ops.Maximum(r, np.int32(1))  # a scalar has no axes to reduce; avoid x % 0
+    shifted = binary_ops.AddV2(cast_ops.cast(axes_tensor, dtypes.int32), r)
+    axes_t = array_ops.reshape(binary_ops.FloorMod(shifted, modulus), [-1, 1])
+    hit = Any(comparison_ops.Equal(positions, axes_t), [0])
+    return None, cast_ops.cast(hit, dtypes.int32)
+
+
+def _kept_shape(x, axes_tensor):
+    """The keep_dims output shape of reducing x: a Python list or an int32 tensor."""
+    kept, mask = _reduced_mask(x, axes_tensor)
+    if kept is not None:
+        return kept
+    sx = array_ops.shape(x)
+    return binary_ops.AddV2(binary_ops.Mul(sx, binary_ops.Sub(np.int32(1), mask)), mask)
+
+
+def _to_kept(op, grad):
+    """`grad` reshaped to the keep_dims shape of op's reduction."""
+    if op.get_attr("keep_dims"):
+        return grad
+    return array_ops.reshape(grad, _kept_shape(op.inputs[0], op.inputs[1]))
+
+
+def _output_kept(op):
+    y = op.outputs[0]
+    if op.get_attr("keep_dims"):
+        return y
+    return array_ops.reshape(y, _kept_shape(op.inputs[0], op.inputs[1]))
+
+
+def _broadcast_back(grad_kept, x):
+    target = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+    if grad_kept.shape.is_fully_defined() and x.shape.is_fully_defined() and \
+            grad_kept.shape.as_list() == x.shape.as_list():
+        return grad_kept
+    return array_ops.broadcast_to(grad_kept, target)
+
+
+@Sum.gradient
+def _sum_grad(op, grad):
+    return _broadcast_back(_to_kept(op, grad), op.inputs[0]), None
+
+
 @Prod.kernel(factory=True)
 def _prod_factory(keep_dims, T):
     out = T.as_numpy_dtype
@@ -115,6 +177,32 @@ def _prod_factory(keep_dims, T):
                        keepdims=keep_dims).astype(out, copy=False)
 
     return prod_kernel
+
+
+@Prod.gradient
+def _prod_grad(op, grad):
+    """Zero-safe: d prod / d x_i = product of the other elements, from exclusive cumprods."""
+    x, axes_t = op.inputs
+    axes = constant_value(axes_t)
+    g = _to_kept(op, grad)
+    if axes is None or x.shape.ndims is None:
+        # NOTE: unknown axes or rank: fall back to y / x (not defined where x == 0).
+        y = _output_kept(op)
+        ratio = binary_ops.RealDiv(y, x)
+        if x.dtype.is_complex:
+            ratio = unary_ops.Conj(ratio)
+        return _broadcast_back(binary_ops.Mul(g, ratio), x), None
+    rank = x.shape.ndims
+    order = sorted({int(a) % rank for a in np.asarray(axes).reshape(-1)}) if rank else []
+    partials = [x]
+    for axis in order:
+        partials.append(Prod(partials[-1], [axis], keep_dims=True))
+    for k in reversed(range(len(order))):
+        z, axis = partials[k], order[k]
+        others = binary_ops.Mul(Cumprod(z, axis, exclusive=True),
+                     Cumprod(z, axis, exclusive=True, reverse=True))
+        g = binary_ops.Mul(g, unary_ops.Conj(others) if x.dtype.is_complex else others)
+    return _broadcast_back(g, x), None
 
 
 @Mean.kernel(factory=True)
@@ -140,6 +228,23 @@ def _mean_factory(keep_dims, T):
     return mean_kernel
 
 
+def _count(x, y, dtype):
+    """Number of input elements per output element, as a scalar of `dtype`."""
+    nx, ny = x.shape.num_elements(), y.shape.num_elements()
+    if nx is not None and ny is not None:
+        return np.asarray(nx // max(ny, 1), dtype.as_numpy_dtype)
+    count = binary_ops.FloorDiv(array_ops.size(x),
+                                binary_ops.Maximum(array_ops.size(y), np.int32(1)))
+    return cast_ops.cast(count, dtype)
+
+
+@Mean.gradient
+def _mean_grad(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    total = _broadcast_back(_to_kept(op, grad), x)
+    return binary_ops.RealDiv(total, _count(x, y, grad.dtype.base_dtype)), None
+
+
 def _extreme_factory(numpy_fn, take_min: bool):
     def factory(keep_dims, T):
         out = T.as_numpy_dtype
@@ -159,7 +264,20 @@ def _extreme_factory(numpy_fn, take_min: bool):
 
 
 Max.kernel(_extreme_factory(np.max, take_min=False), factory=True)
+
+
+def _min_max_grad(op, grad):
+    x, axes = op.inputs
+    indicators = cast_ops.cast(comparison_ops.Equal(_output_kept(op), x), grad.dtype.base_dtype)
+    selected = Sum(indicators, axes, keep_dims=True)
+    return binary_ops.Mul(binary_ops.RealDiv(indicators, selected), _to_kept(op, grad)), None
+
+
+Max.gradient(_min_max_grad)
 Min.kernel(_extreme_factory(np.min, take_min=True), factory=True)
+
+
+Min.gradient(_min_max_grad)
 
 
 @All.kernel(factory=True)
@@ -192,6 +310,12 @@ def _euclidean_norm_factory(keep_dims, T):
         return np.sqrt(np.sum(squares, axis=axis, keepdims=keep_dims)).astype(out, copy=False)
 
     return euclidean_norm_kernel
+
+
+@EuclideanNorm.gradient
+def _euclidean_norm_grad(op, grad):
+    x = op.inputs[0]
+    return binary_ops.Mul(binary_ops.DivNoNan(x, _output_kept(op)), _to_kept(op, grad)), None
 
 
 # -- ArgMax / ArgMin ------------------------------------------------------------------------
@@ -288,7 +412,25 @@ def _scan(name, numpy_fn, identity):
 
 
 Cumsum = _scan("Cumsum", np.cumsum, 0)
+
+
+@Cumsum.gradient
+def _cumsum_grad(op, grad):
+    axis = op.inputs[1]
+    return Cumsum(grad, axis, exclusive=op.get_attr("exclusive"),
+                      reverse=not op.get_attr("reverse")), None
+
+
 Cumprod = _scan("Cumprod", np.cumprod, 1)
+
+
+@Cumprod.gradient
+def _cumprod_grad(op, grad):
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    prod = Cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = Cumsum(binary_ops.Mul(prod, grad), axis, exclusive=exclusive, reverse=not reverse)
+    return binary_ops.DivNoNan(out, x), None
 
 
 # -- wrappers -------------------------------------------------------------------------------
@@ -307,7 +449,6 @@ def _reduction_dims(x, axis, reduction_indices):
     rank = x.shape.ndims
     if rank is not None:
         return np.arange(rank, dtype=np.int32)
-    from tensorflux.ops import array as array_ops
     from tensorflux.ops.math.sequence import range as range_
 
     return range_(0, array_ops.rank(x))
@@ -391,7 +532,6 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=None, name=None):
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                      keep_dims=None):
     """log(sum(exp(x))) across `axis`, computed stably by shifting by the (finite) maximum."""
-    from tensorflux.ops import array as array_ops
     from tensorflux.ops.math.binary import add, subtract
     from tensorflux.ops.math.select import where_v2
     from tensorflux.ops.math.unary import exp, is_finite, log

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.math import binary as binary_ops
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.math import select as select_ops
+from tensorflux.ops.math import unary as unary_ops
 
 __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod",
            "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min",
@@ -167,14 +173,130 @@ def _unsorted_op(name, kind, types):
 
 
 SegmentSum = _segment_op("SegmentSum", "sum", _NUMBER)
+
+
+def _gather(params, indices):
+    return array_ops.gather(params, indices)
+
+
+def _row_mask(mask, data):
+    """A [n] or ids-shaped bool mask reshaped to broadcast against `data` (ids + row dims)."""
+    if data.shape.ndims is not None and mask.shape.ndims is not None:
+        tail = data.shape.ndims - mask.shape.ndims
+        if mask.shape.is_fully_defined():
+            return array_ops.reshape(mask, mask.shape.as_list() + [1] * tail)
+        ones = np.ones([tail], np.int32)
+    else:
+        ones = array_ops.fill(array_ops.reshape(binary_ops.Sub(array_ops.rank(data),
+                                                    array_ops.rank(mask)), [1]), np.int32(1))
+    return array_ops.reshape(mask, array_ops.concat([array_ops.shape(mask), ones], 0))
+
+
+def _gather_drop_negatives(params, ids):
+    """gather(params, ids) with zero rows where ids < 0; also returns the clipped ids."""
+    zero = np.zeros([], ids.dtype.as_numpy_dtype)
+    clipped = binary_ops.Maximum(ids, zero)
+    gathered = _gather(params, clipped)
+    keep = _row_mask(comparison_ops.GreaterEqual(ids, zero), gathered)
+    return select_ops.SelectV2(keep, gathered, np.zeros([], params.dtype.as_numpy_dtype)), clipped
+
+
+@SegmentSum.gradient
+def _segment_sum_grad(op, grad):
+    return _gather(grad, op.inputs[1]), None
+
+
 SegmentMean = _segment_op("SegmentMean", "mean", _NUMBER)
+
+
+@SegmentMean.gradient
+def _segment_mean_grad(op, grad):
+    data, ids = op.inputs
+    valid = comparison_ops.GreaterEqual(ids, np.zeros([], ids.dtype.as_numpy_dtype))
+    ones = cast_ops.cast(valid, grad.dtype)
+    counts = SegmentSum(ones, ids)
+    scaled = binary_ops.RealDiv(grad, _row_mask(counts, grad))
+    return _gather(scaled, ids), None
+
+
 SegmentProd = _segment_op("SegmentProd", "prod", _NUMBER)
+
+
+def _segment_prod_grad(op, grad, sorted_ids):
+    """Zero-safe: one zero in a segment -> its gradient is the product of the others."""
+    data, ids = op.inputs[0], op.inputs[1]
+    zero = np.zeros([], data.dtype.as_numpy_dtype)
+    one = np.ones([], data.dtype.as_numpy_dtype)
+    is_zero = comparison_ops.Equal(data, zero)
+    if sorted_ids:
+        zeros_per_segment = SegmentSum(cast_ops.cast(is_zero, dtypes.int32), ids)
+        nonzero_prod = SegmentProd(select_ops.SelectV2(is_zero, one, data), ids)
+    else:
+        num = op.inputs[2]
+        zeros_per_segment = UnsortedSegmentSum(cast_ops.cast(is_zero, dtypes.int32), ids, num)
+        nonzero_prod = UnsortedSegmentProd(select_ops.SelectV2(is_zero, one, data), ids, num)
+    grad = select_ops.SelectV2(comparison_ops.Greater(zeros_per_segment, np.int32(1)), zero, grad)
+    if sorted_ids:
+        clipped = ids
+        gathered_grad = _gather(grad, ids)
+    else:
+        gathered_grad, clipped = _gather_drop_negatives(grad, ids)
+    gathered_prod = _gather(op.outputs[0], clipped)
+    gathered_nonzero = _gather(nonzero_prod, clipped)
+    divided = binary_ops.DivNoNan(gathered_prod, data)
+    partial = select_ops.SelectV2(is_zero, gathered_nonzero, divided)
+    if data.dtype.is_complex:
+        partial = unary_ops.Conj(partial)
+    result = binary_ops.Mul(gathered_grad, partial)
+    return (result, None) if sorted_ids else (result, None, None)
+
+
+SegmentProd.gradient(lambda op, grad: _segment_prod_grad(op, grad, True))
 SegmentMax = _segment_op("SegmentMax", "max", _REAL)
+
+
+def _segment_min_max_grad(op, grad, sorted_ids):
+    data, ids = op.inputs[0], op.inputs[1]
+    zero = np.zeros([], grad.dtype.as_numpy_dtype)
+    if sorted_ids:
+        selected = comparison_ops.Equal(data, _gather(op.outputs[0], ids))
+        counts = SegmentSum(cast_ops.cast(selected, grad.dtype), ids)
+        weighted = binary_ops.RealDiv(grad, counts)
+        return select_ops.SelectV2(selected, _gather(weighted, ids), zero), None
+    gathered, clipped = _gather_drop_negatives(op.outputs[0], ids)
+    valid = comparison_ops.GreaterEqual(ids, np.zeros([], ids.dtype.as_numpy_dtype))
+    positive = _row_mask(valid, data)
+    selected = comparison_ops.LogicalAnd(comparison_ops.Equal(data, gathered), positive)
+    counts = UnsortedSegmentSum(cast_ops.cast(selected, grad.dtype), ids, op.inputs[2])
+    weighted = binary_ops.RealDiv(grad, counts)
+    return select_ops.SelectV2(selected, _gather(weighted, clipped), zero), None, None
+
+
+SegmentMax.gradient(lambda op, grad: _segment_min_max_grad(op, grad, True))
 SegmentMin = _segment_op("SegmentMin", "min", _REAL)
+
+
+SegmentMin.gradient(lambda op, grad: _segment_min_max_grad(op, grad, True))
 UnsortedSegmentSum = _unsorted_op("UnsortedSegmentSum", "sum", _NUMBER)
+
+
+@UnsortedSegmentSum.gradient
+def _unsorted_segment_sum_grad(op, grad):
+    return _gather_drop_negatives(grad, op.inputs[1])[0], None, None
+
+
 UnsortedSegmentProd = _unsorted_op("UnsortedSegmentProd", "prod", _NUMBER)
+
+
+UnsortedSegmentProd.gradient(lambda op, grad: _segment_prod_grad(op, grad, False))
 UnsortedSegmentMax = _unsorted_op("UnsortedSegmentMax", "max", _REAL)
+
+
+UnsortedSegmentMax.gradient(lambda op, grad: _segment_min_max_grad(op, grad, False))
 UnsortedSegmentMin = _unsorted_op("UnsortedSegmentMin", "min", _REAL)
+
+
+UnsortedSegmentMin.gradient(lambda op, grad: _segment_min_max_grad(op, grad, False))
 
 
 # -- wrappers ---------------------------------------------------------------------------------

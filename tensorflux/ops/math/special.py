@@ -160,13 +160,6 @@ def _polygamma_grad(op, grad):
     return None, unbroadcast(_mul(grad, Polygamma(math_ops.add(a, _const(1, a)), x)), x)
 
 
-@unary_ops.Digamma.gradient
-def _digamma_grad(op, grad):
-    """d digamma(x) / dx = polygamma(1, x) (registered here, where Polygamma lives)."""
-    x = op.inputs[0]
-    return _mul(grad, Polygamma(_const(1, x), x))
-
-
 @BesselI0.gradient
 def _bessel_i0_grad(op, grad):
     return _mul(grad, BesselI1(op.inputs[0]))

@@ -16,6 +16,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.lib.numerics import special_math
+from tensorflux.ops.math import special as special_ops
 
 __all__ = ["negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
            "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
@@ -119,7 +120,7 @@ Sigmoid = _unary("Sigmoid", _sigmoid, errstate=True)
 Erf = _unary("Erf", _float64_kernel(special_math.erf), _FLOAT)
 Erfc = _unary("Erfc", _float64_kernel(special_math.erfc), _FLOAT)
 Lgamma = _unary("Lgamma", _float64_kernel(special_math.lgamma), _FLOAT)
-Digamma = _unary("Digamma", _float64_kernel(special_math.digamma), _FLOAT)  # grad: special_ops
+Digamma = _unary("Digamma", _float64_kernel(special_math.digamma), _FLOAT)
 Round = _unary("Round", np.round, _SIGNED, differentiable=False)
 Floor = _unary("Floor", np.floor, _FLOAT, differentiable=False)
 Ceil = _unary("Ceil", np.ceil, _FLOAT, differentiable=False)
@@ -238,6 +239,7 @@ Tan.gradient(_chain(lambda x, y: Square(Reciprocal(Cos(x)))))
 Sinh.gradient(_chain(lambda x, y: Cosh(x)))
 Cosh.gradient(_chain(lambda x, y: Sinh(x)))
 Lgamma.gradient(_chain(lambda x, y: Digamma(x)))
+Digamma.gradient(_chain(lambda x, y: special_ops.Polygamma(_const(1, x), x)))
 Asinh.gradient(_chain(lambda x, y: Reciprocal(Cosh(y))))
 Acosh.gradient(_chain(lambda x, y: Reciprocal(Sinh(y))))
 
@@ -504,7 +506,7 @@ def complex(real, imag, name=None):  # noqa: A001 - TF name
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
     from tensorflux.framework import graph as graph_mod
-    from tensorflux.ops.nn.core import softplus
+    from tensorflux.ops.nn.activations import softplus
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "LogSigmoid") as scope:

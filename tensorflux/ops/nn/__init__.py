@@ -5,6 +5,7 @@ The family facade: importing it registers every op, kernel and gradient of the f
 """
 
 from tensorflux.ops.nn import (
+    activations,
     core,
     conv,
     conv3d,
@@ -23,6 +24,4 @@ from tensorflux.ops.nn import (
     candidate_sampling,
     embedding,
     rnn,
-    gradients,
-    conv_gradients,
 )

@@ -2,7 +2,9 @@
 wrappers (conv2d, conv2d_transpose, depthwise_conv2d, separable_conv2d, ...).
 
 Kernels work in NHWC (an NCHW input is a transposed view, so no extra copy before im2col) and
-bind their window attrs once per node in a factory. Gradients live in `nn_grad.py`.
+bind their window attrs once per node in a factory. A convolution's input gradient is its
+BackpropInput op and its filter gradient its BackpropFilter op; each backprop op is in turn
+differentiated into the other two, so conv2d_transpose trains and second derivatives work.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
 from tensorflux.lib.numerics import window as conv_util
+from tensorflux.ops import array as array_ops
 
 __all__: list = []
 
@@ -128,6 +131,29 @@ def _conv2d_kernel(strides, padding, explicit_paddings, data_format, dilations):
     return conv2d
 
 
+_WINDOW_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+
+
+def _attrs(op, names=_WINDOW_ATTRS) -> dict:
+    return {name: op.get_attr(name) for name in names}
+
+
+def _conv_attrs_of(op) -> dict:
+    return _attrs(op, _WINDOW_ATTRS + ("use_cudnn_on_gpu",))
+
+
+def _shape(tensor):
+    return array_ops.shape(tensor, out_type=dtypes.int32)
+
+
+@Conv2D.gradient
+def _conv2d_grad(op, grad):
+    x, w = op.inputs
+    attrs = _conv_attrs_of(op)
+    return (Conv2DBackpropInput(_shape(x), w, grad, **attrs),
+            Conv2DBackpropFilter(x, _shape(w), grad, **attrs))
+
+
 Conv2DBackpropInput = define_op(
     "Conv2DBackpropInput", inputs=["input_sizes: int32", "filter: T", "out_backprop: T"],
     outputs=["output: T"],
@@ -156,6 +182,14 @@ def _conv2d_backprop_input_kernel(strides, padding, explicit_paddings, data_form
                                                   channels_first_out=not geo.channels_last)
 
     return conv2d_backprop_input
+
+
+@Conv2DBackpropInput.gradient
+def _conv2d_backprop_input_grad(op, grad):
+    _, w, out_backprop = op.inputs
+    attrs = _conv_attrs_of(op)
+    return (None, Conv2DBackpropFilter(grad, _shape(w), out_backprop, **attrs),
+            Conv2D(grad, w, **attrs))
 
 
 Conv2DBackpropFilter = define_op(
@@ -192,6 +226,14 @@ def _conv2d_backprop_filter_kernel(strides, padding, explicit_paddings, data_for
     return conv2d_backprop_filter
 
 
+@Conv2DBackpropFilter.gradient
+def _conv2d_backprop_filter_grad(op, grad):
+    x, _, out_backprop = op.inputs
+    attrs = _conv_attrs_of(op)
+    return (Conv2DBackpropInput(_shape(x), grad, out_backprop, **attrs), None,
+            Conv2D(x, grad, **attrs))
+
+
 # -- DepthwiseConv2dNative -------------------------------------------------------------------
 
 DepthwiseConv2dNative = define_op(
@@ -216,6 +258,14 @@ def _depthwise_kernel(strides, padding, explicit_paddings, data_format, dilation
         return _from_nhwc(conv_kernels.depthwise_conv2d(x, w, geo), geo)
 
     return depthwise_conv2d_native
+
+
+@DepthwiseConv2dNative.gradient
+def _depthwise_grad(op, grad):
+    x, w = op.inputs
+    attrs = _attrs(op)
+    return (DepthwiseConv2dNativeBackpropInput(_shape(x), w, grad, **attrs),
+            DepthwiseConv2dNativeBackpropFilter(x, _shape(w), grad, **attrs))
 
 
 DepthwiseConv2dNativeBackpropInput = define_op(
@@ -243,6 +293,16 @@ def _depthwise_backprop_input_kernel(strides, padding, explicit_paddings, data_f
         return _from_nhwc(dx, geo)
 
     return depthwise_backprop_input
+
+
+@DepthwiseConv2dNativeBackpropInput.gradient
+def _depthwise_backprop_input_grad(op, grad):
+    _, w, out_backprop = op.inputs
+    attrs = _attrs(op)
+    return (None,
+            DepthwiseConv2dNativeBackpropFilter(grad, _shape(w), out_backprop,
+                                                         **attrs),
+            DepthwiseConv2dNative(grad, w, **attrs))
 
 
 DepthwiseConv2dNativeBackpropFilter = define_op(
@@ -274,6 +334,15 @@ def _depthwise_backprop_filter_kernel(strides, padding, explicit_paddings, data_
         return conv_kernels.depthwise_backprop_filter(x, shape, _to_nhwc(g, geo), geo)
 
     return depthwise_backprop_filter
+
+
+@DepthwiseConv2dNativeBackpropFilter.gradient
+def _depthwise_backprop_filter_grad(op, grad):
+    x, _, out_backprop = op.inputs
+    attrs = _attrs(op)
+    return (DepthwiseConv2dNativeBackpropInput(_shape(x), grad, out_backprop,
+                                                        **attrs),
+            None, DepthwiseConv2dNative(x, grad, **attrs))
 
 
 # -- wrappers -------------------------------------------------------------------------------

@@ -1,130 +1,29 @@
-"""Neural-network primitives: activations (and their gradient ops), softmax, the fused
-cross-entropy losses, BiasAdd, L2Loss, InTopK and TopKV2, with their tf.nn wrappers.
+"""Neural-network primitives: softmax, the fused cross-entropy losses, BiasAdd, L2Loss, InTopK
+and TopKV2, with their tf.nn wrappers.
 
-Composite functions (sigmoid cross entropy, moments, dropout, ...) are in `nn_impl.py`;
-gradients are registered in `nn_grad.py`. None of these names lives at the top level of `tf`.
+Activations are in `activations.py`; composite functions (sigmoid cross entropy, moments,
+dropout, ...) in `functions.py`. Each op's gradient follows its kernel. None of these names
+lives at the top level of `tf`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.gradient_helpers import is_zero
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__: list = []
 
 _FLOAT = "T: {float16, bfloat16, float32, float64}"
 _REAL = ("T: {float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, float16, "
          "uint32, uint64}")
-SELU_SCALE = 1.0507009873554804934193349852946
-SELU_ALPHA = 1.6732632423543772848170429916717
-
-
-def _same_shape(x, *others):
-    for other in others:
-        x = x.merge_with(other)
-    return x
-
-
-# -- activations ----------------------------------------------------------------------------
-
-
-def _activation(name: str, kernel, types: str = _FLOAT, attrs=()):
-    op = define_op(name, inputs=["features: T"], outputs=["activations: T"],
-                   attrs=[types, *attrs])
-    op.shape_fn(_same_shape)
-    op.kernel(kernel)
-    return op
-
-
-def _activation_grad(name: str, kernel, second: str = "features", types: str = _FLOAT,
-                     attrs=()):
-    op = define_op(name, inputs=["gradients: T", f"{second}: T"], outputs=["backprops: T"],
-                   attrs=[types, *attrs])
-    op.shape_fn(_same_shape)
-    op.kernel(kernel)
-    return op
-
-
-def _relu(x):
-    return np.maximum(x, np.zeros((), x.dtype))
-
-
-def _relu6(x):
-    return np.clip(x, np.zeros((), x.dtype), np.asarray(6, x.dtype))
-
-
-def _elu(x):
-    return np.where(x < 0, np.expm1(np.minimum(x, 0)), x).astype(x.dtype, copy=False)
-
-
-def _selu(x):
-    neg = (SELU_SCALE * SELU_ALPHA) * np.expm1(np.minimum(x, 0))
-    return np.where(x < 0, neg, SELU_SCALE * x).astype(x.dtype, copy=False)
-
-
-def _leaky_relu(x, *, alpha):
-    return np.where(x > 0, x, x * x.dtype.type(alpha))
-
-
-def _softplus(x):
-    return np.logaddexp(np.zeros((), x.dtype), x)
-
-
-def _softsign(x):
-    return x / (1 + np.abs(x))
-
-
-Relu = _activation("Relu", _relu, _REAL)
-Relu6 = _activation("Relu6", _relu6, _REAL)
-Elu = _activation("Elu", _elu)
-Selu = _activation("Selu", _selu)
-LeakyRelu = _activation("LeakyRelu", _leaky_relu, _FLOAT + " = float32",
-                        ["alpha: float = 0.2"])
-Softplus = _activation("Softplus", _softplus)
-Softsign = _activation("Softsign", _softsign)
-
-
-def _relu_grad(g, f):
-    return g * (f > 0)
-
-
-def _relu6_grad(g, f):
-    return g * ((f > 0) & (f < 6))
-
-
-def _elu_grad(g, y):
-    return np.where(y < 0, g * (y + 1), g)
-
-
-def _selu_grad(g, y):
-    return np.where(y < 0, g * (y + y.dtype.type(SELU_SCALE * SELU_ALPHA)),
-                    g * g.dtype.type(SELU_SCALE))
-
-
-def _leaky_relu_grad(g, f, *, alpha):
-    return np.where(f > 0, g, g * g.dtype.type(alpha))
-
-
-def _softplus_grad(g, f):
-    return g / (1 + np.exp(-f))
-
-
-def _softsign_grad(g, f):
-    return g / np.square(1 + np.abs(f))
-
-
-ReluGrad = _activation_grad("ReluGrad", _relu_grad, types=_REAL)
-Relu6Grad = _activation_grad("Relu6Grad", _relu6_grad, types=_REAL)
-EluGrad = _activation_grad("EluGrad", _elu_grad, second="outputs")
-SeluGrad = _activation_grad("SeluGrad", _selu_grad, second="outputs")
-LeakyReluGrad = _activation_grad("LeakyReluGrad", _leaky_relu_grad,
-                                 types=_FLOAT + " = float32", attrs=["alpha: float = 0.2"])
-SoftplusGrad = _activation_grad("SoftplusGrad", _softplus_grad)
-SoftsignGrad = _activation_grad("SoftsignGrad", _softsign_grad)
 
 
 # -- softmax --------------------------------------------------------------------------------
@@ -151,10 +50,23 @@ Softmax = define_op("Softmax", inputs=["logits: T"], outputs=["softmax: T"], att
 Softmax.shape_fn(_at_least_rank1)
 Softmax.kernel(softmax_array)
 
+
+@Softmax.gradient
+def _softmax_grad(op, grad):
+    y = op.outputs[0]
+    return (grad - math_ops.reduce_sum(grad * y, -1, keepdims=True)) * y
+
+
 LogSoftmax = define_op("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"],
                        attrs=[_FLOAT])
 LogSoftmax.shape_fn(_at_least_rank1)
 LogSoftmax.kernel(log_softmax_array)
+
+
+@LogSoftmax.gradient
+def _log_softmax_grad(op, grad):
+    y = op.outputs[0]
+    return grad - math_ops.reduce_sum(grad, -1, keepdims=True) * math_ops.exp(y)
 
 
 # -- fused cross entropies ------------------------------------------------------------------
@@ -183,6 +95,24 @@ def _softmax_xent_kernel(features, labels):
     log_probs = log_softmax_array(features)
     loss = -np.sum(labels * log_probs, axis=-1)
     return loss, np.exp(log_probs) - labels
+
+
+def _softmax_second_order(logits, grad_grad):
+    """The logits gradient coming from the `backprop` (= softmax - labels) output."""
+    probs = Softmax(logits)
+    return (grad_grad - math_ops.reduce_sum(grad_grad * probs, -1, keepdims=True)) * probs
+
+
+@SoftmaxCrossEntropyWithLogits.gradient
+def _softmax_xent_grad(op, grad_loss, grad_backprop):
+    logits, labels = op.inputs
+    scale = array_ops.expand_dims(grad_loss, -1)
+    d_logits = scale * op.outputs[1]
+    d_labels = scale * -LogSoftmax(logits)
+    if not is_zero(grad_backprop):
+        d_logits += _softmax_second_order(logits, grad_backprop)
+        d_labels -= grad_backprop
+    return unbroadcast(d_logits, logits), unbroadcast(d_labels, labels)
 
 
 SparseSoftmaxCrossEntropyWithLogits = define_op(
@@ -222,6 +152,15 @@ def _sparse_softmax_xent_kernel(features, labels):
     loss = np.log(sums[:, 0]) - picked
     backprop[rows, labels] -= 1
     return loss, backprop
+
+
+@SparseSoftmaxCrossEntropyWithLogits.gradient
+def _sparse_softmax_xent_grad(op, grad_loss, grad_backprop):
+    logits = op.inputs[0]
+    d_logits = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if not is_zero(grad_backprop):
+        d_logits += _softmax_second_order(logits, grad_backprop)
+    return d_logits, None
 
 
 # -- BiasAdd --------------------------------------------------------------------------------
@@ -265,6 +204,11 @@ def _bias_add_kernel(value, bias, *, data_format):
     return value + bias
 
 
+@BiasAdd.gradient
+def _bias_add_grad(op, grad):
+    return grad, BiasAddGrad(grad, data_format=op.get_attr("data_format"))
+
+
 BiasAddGrad = define_op(
     "BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
     attrs=[_BIAS_TYPES, "data_format: {'NHWC', 'NCHW'} = 'NHWC'"])
@@ -297,6 +241,13 @@ def _bias_add_grad_kernel(g, *, data_format):
     return np.sum(g, axis=axes, dtype=g.dtype)
 
 
+@BiasAddGrad.gradient
+def _bias_add_grad_grad(op, grad):
+    out_backprop = op.inputs[0]
+    return BiasAdd(array_ops.zeros_like(out_backprop), grad,
+                          data_format=op.get_attr("data_format"))
+
+
 # -- L2Loss ---------------------------------------------------------------------------------
 
 L2Loss = define_op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[_FLOAT])
@@ -311,6 +262,11 @@ def _l2_loss_shape(t):
 def _l2_loss_kernel(t):
     flat = t.reshape(-1)
     return t.dtype.type(np.dot(flat, flat) / 2)
+
+
+@L2Loss.gradient
+def _l2_loss_grad(op, grad):
+    return op.inputs[0] * grad
 
 
 # -- InTopK and TopKV2 ----------------------------------------------------------------------
@@ -408,42 +364,24 @@ def _top_k_kernel(x, k, *, index_type):
     return values, indices.astype(index_type.as_numpy_dtype)
 
 
+@TopKV2.gradient
+def _top_k_grad(op, grad_values, grad_indices):
+    """Scatters the values' gradient back to the positions the indices came from."""
+    x = op.inputs[0]
+    indices = math_ops.cast(op.outputs[1], dtypes.int64)
+    in_shape = array_ops.shape(x, out_type=dtypes.int64)
+    in_last = in_shape[-1]
+    k = array_ops.shape(indices, out_type=dtypes.int64)[-1]
+    rows = math_ops.reduce_prod(in_shape[:-1])
+    offsets = math_ops.range(rows, dtype=dtypes.int64) * in_last
+    flat = array_ops.reshape(array_ops.reshape(indices, array_ops.stack([rows, k]))
+                             + array_ops.expand_dims(offsets, -1), [-1, 1])
+    total = array_ops.reshape(rows * in_last, [1])
+    scattered = array_ops.scatter_nd(flat, array_ops.reshape(grad_values, [-1]), total)
+    return array_ops.reshape(scattered, in_shape), None
+
+
 # -- wrappers -------------------------------------------------------------------------------
-
-
-def relu(features, name=None):
-    """max(features, 0)."""
-    return Relu(features, name=name)
-
-
-def relu6(features, name=None):
-    """min(max(features, 0), 6)."""
-    return Relu6(features, name=name)
-
-
-def elu(features, name=None):
-    """exp(features) - 1 where features < 0, else features."""
-    return Elu(features, name=name)
-
-
-def selu(features, name=None):
-    """Scaled ELU: scale * (alpha * (exp(x) - 1) if x < 0 else x)."""
-    return Selu(features, name=name)
-
-
-def leaky_relu(features, alpha=0.2, name=None):
-    """features where features > 0, else alpha * features."""
-    return LeakyRelu(features, alpha=alpha, name=name)
-
-
-def softplus(features, name=None):
-    """log(exp(features) + 1), computed without overflow."""
-    return Softplus(features, name=name)
-
-
-def softsign(features, name=None):
-    """features / (abs(features) + 1)."""
-    return Softsign(features, name=name)
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -486,7 +424,6 @@ def _pick_axis(axis, dim) -> int:
 def _on_axis(op_def, logits, axis: int, name):
     """Applies a last-axis op along `axis` by swapping it with the last axis (static rank)."""
     from tensorflux.framework.tensor_conversion import convert_to_tensor
-    from tensorflux.ops import array as array_ops
 
     logits = convert_to_tensor(logits)
     rank = logits.shape.ndims

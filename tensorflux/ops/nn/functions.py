@@ -15,6 +15,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import activations as activation_ops
 from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.nn import normalization as nn_norm_ops
 
@@ -73,7 +74,8 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
             raise ValueError(f"`logits` and `labels` must have the same shape, received "
                              f"({logits.shape} vs {labels.shape}).")
         log_weight = 1 + (pos_weight - 1) * labels
-        softplus_neg = math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + nn_ops.relu(-logits)
+        softplus_neg = (math_ops.log1p(math_ops.exp(-math_ops.abs(logits)))
+                        + activation_ops.relu(-logits))
         return math_ops.add((1 - labels) * logits, log_weight * softplus_neg, name=scope)
 
 
@@ -390,7 +392,7 @@ def crelu(features, name=None, axis=-1):
     with _scope(name, "CRelu") as scope:
         features = convert_to_tensor(features, name="features")
         both = array_ops.concat([features, -features], axis)
-        return nn_ops.relu(both, name=scope)
+        return activation_ops.relu(both, name=scope)
 
 
 def xw_plus_b(x, weights, biases, name=None):
@@ -402,7 +404,7 @@ def xw_plus_b(x, weights, biases, name=None):
 def relu_layer(x, weights, biases, name=None):
     """relu(matmul(x, weights) + biases)."""
     with _scope(name, "relu_layer") as scope:
-        return nn_ops.relu(nn_ops.bias_add(math_ops.matmul(x, weights), biases), name=scope)
+        return activation_ops.relu(nn_ops.bias_add(math_ops.matmul(x, weights), biases), name=scope)
 
 
 # -- embedding_lookup -----------------------------------------------------------------------

@@ -17,6 +17,10 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.gradient_helpers import is_zero
+from tensorflux.ops.autodiff import gradients as gradients_impl
 
 __all__: list = []
 
@@ -183,6 +187,80 @@ FusedBatchNormGradV2 = _define_fused_batch_norm_grad("FusedBatchNormGradV2", Tru
 FusedBatchNormGradV3 = _define_fused_batch_norm_grad("FusedBatchNormGradV3", True, 3, 4)
 
 
+_BN_GRAD_OPS = {
+    "FusedBatchNorm": FusedBatchNormGrad,
+    "FusedBatchNormV2": FusedBatchNormGradV2,
+    "FusedBatchNormV3": FusedBatchNormGradV3,
+}
+
+
+def _fused_batch_norm_grad(op, grad_y, *unused_stat_grads):
+    x, scale = op.inputs[0], op.inputs[1]
+    attrs = _attrs(op, ("epsilon", "data_format", "is_training"))
+    if attrs["is_training"]:
+        saved = [op.outputs[3], op.outputs[4]]
+    else:
+        saved = [op.inputs[3], op.inputs[4]]
+    if op.type == "FusedBatchNormV3":
+        saved.append(op.outputs[5])
+    grads = _BN_GRAD_OPS[op.type](grad_y, x, scale, *saved, **attrs)
+    return grads[0], grads[1], grads[2], None, None
+
+
+for _op in (FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3):
+    _op.gradient(_fused_batch_norm_grad)
+
+
+def batch_norm_grad_composite(grad_y, x, scale, mean, variance, epsilon, data_format,
+                              is_training):
+    """(dx, dscale, doffset) of batch normalization as a differentiable graph of math ops.
+
+    In training mode the statistics are recomputed from `x` (so they depend on it); otherwise
+    `mean` and `variance` are the given population statistics.
+    """
+    if data_format == "NCHW":
+        grad_y = array_ops.transpose(grad_y, [0, 2, 3, 1])
+        x = array_ops.transpose(x, [0, 2, 3, 1])
+    axes = [0, 1, 2]
+    if is_training:
+        mean = math_ops.reduce_mean(x, axes)
+        centered = x - mean
+        variance = math_ops.reduce_mean(centered * centered, axes)
+    else:
+        centered = x - mean
+    rstd = math_ops.rsqrt(variance + epsilon)
+    x_hat = centered * rstd
+    d_offset = math_ops.reduce_sum(grad_y, axes)
+    d_scale = math_ops.reduce_sum(grad_y * x_hat, axes)
+    if is_training:
+        mean_dy = math_ops.reduce_mean(grad_y, axes)
+        mean_dy_xhat = math_ops.reduce_mean(grad_y * x_hat, axes)
+        dx = scale * rstd * (grad_y - mean_dy - x_hat * mean_dy_xhat)
+    else:
+        dx = grad_y * (scale * rstd)
+    if data_format == "NCHW":
+        dx = array_ops.transpose(dx, [0, 3, 1, 2])
+    return dx, d_scale, d_offset
+
+
+def _fused_batch_norm_grad_grad(op, grad_dx, grad_dscale, grad_doffset, *unused):
+    grad_y, x, scale, mean, variance = op.inputs[:5]
+    outs = batch_norm_grad_composite(grad_y, x, scale, mean, variance, op.get_attr("epsilon"),
+                                     op.get_attr("data_format"), op.get_attr("is_training"))
+    pairs = [(o, g) for o, g in zip(outs, (grad_dx, grad_dscale, grad_doffset))
+             if not is_zero(g)]
+    if not pairs:
+        return [None] * len(op.inputs)
+    ys, grad_ys = zip(*pairs)
+    d_grad_y, d_x, d_scale = gradients_impl.gradients(list(ys), [grad_y, x, scale],
+                                                      grad_ys=list(grad_ys))
+    return [d_grad_y, d_x, d_scale] + [None] * (len(op.inputs) - 3)
+
+
+for _op in (FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3):
+    _op.gradient(_fused_batch_norm_grad_grad)
+
+
 # -- LRN ------------------------------------------------------------------------------------
 
 _LRN_ATTRS = ["depth_radius: int = 5", "bias: float = 1.0", "alpha: float = 1.0",
@@ -223,6 +301,16 @@ def _lrn_kernel(x, *, depth_radius, bias, alpha, beta):
     _check_lrn_input(x)
     norm = _lrn_norm(x, depth_radius, bias, alpha)
     return (x * np.power(norm, -beta)).astype(x.dtype, copy=False)
+
+
+def _attrs(op, names) -> dict:
+    return {name: op.get_attr(name) for name in names}
+
+
+@LRN.gradient
+def _lrn_grad(op, grad):
+    attrs = _attrs(op, ("depth_radius", "bias", "alpha", "beta"))
+    return LRNGrad(grad, op.inputs[0], op.outputs[0], **attrs)
 
 
 LRNGrad = define_op("LRNGrad", inputs=["input_grads: T", "input_image: T", "output_image: T"],

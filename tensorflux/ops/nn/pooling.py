@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
 from tensorflux.lib.numerics import window as conv_util
+from tensorflux.ops import array as array_ops
 
 __all__: list = []
 
@@ -70,6 +72,26 @@ def _max_pool_kernel(ksize, strides, padding, explicit_paddings, data_format):
     return max_pool
 
 
+_WINDOW_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+
+
+def _attrs(op, names=_WINDOW_ATTRS) -> dict:
+    return {name: op.get_attr(name) for name in names}
+
+
+def _shape(tensor):
+    return array_ops.shape(tensor, out_type=dtypes.int32)
+
+
+_POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
+
+
+@MaxPool.gradient
+def _max_pool_grad(op, grad):
+    attrs = _attrs(op, _POOL_ATTRS + ("explicit_paddings",))
+    return MaxPoolGrad(op.inputs[0], op.outputs[0], grad, **attrs)
+
+
 MaxPoolGrad = define_op(
     "MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
     attrs=[*_WINDOW, "padding: {'SAME', 'VALID', 'EXPLICIT'}",
@@ -92,6 +114,26 @@ def _max_pool_grad_kernel(ksize, strides, padding, explicit_paddings, data_forma
         return _from_nhwc(dx, geo)
 
     return max_pool_grad
+
+
+def _lowest(dtype):
+    np_dtype = np.dtype(dtype.as_numpy_dtype)
+    return -np.inf if np.issubdtype(np_dtype, np.floating) else np.iinfo(np_dtype).min
+
+
+@MaxPoolGrad.gradient
+def _max_pool_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    attrs = _attrs(op, _POOL_ATTRS)
+    if attrs["padding"] == "EXPLICIT":
+        # MaxPoolGradGrad has no explicit padding: pad both operands and pool VALID instead.
+        flat = list(op.get_attr("explicit_paddings"))
+        pairs = [flat[i:i + 2] for i in range(0, 8, 2)]
+        x = array_ops.pad(x, pairs, constant_values=_lowest(x.dtype.base_dtype))
+        grad = array_ops.pad(grad, pairs)
+        attrs["padding"] = "VALID"
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(y),
+            MaxPoolGradGrad(x, y, grad, **attrs))
 
 
 MaxPoolGradGrad = define_op(
@@ -118,6 +160,13 @@ def _max_pool_grad_grad_kernel(ksize, strides, padding, data_format):
     return max_pool_grad_grad
 
 
+@MaxPoolGradGrad.gradient
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return (array_ops.zeros_like(x), array_ops.zeros_like(y),
+            MaxPoolGrad(x, y, grad, **_attrs(op, _POOL_ATTRS)))
+
+
 # -- AvgPool --------------------------------------------------------------------------------
 
 AvgPool = define_op(
@@ -138,6 +187,11 @@ def _avg_pool_kernel(ksize, strides, padding, data_format):
         return _from_nhwc(conv_kernels.avg_pool(_to_nhwc(x, geo), geo), geo)
 
     return avg_pool
+
+
+@AvgPool.gradient
+def _avg_pool_grad(op, grad):
+    return AvgPoolGrad(_shape(op.inputs[0]), grad, **_attrs(op, _POOL_ATTRS))
 
 
 AvgPoolGrad = define_op(
@@ -167,6 +221,11 @@ def _avg_pool_grad_kernel(ksize, strides, padding, data_format):
         return _from_nhwc(dx, geo)
 
     return avg_pool_grad
+
+
+@AvgPoolGrad.gradient
+def _avg_pool_grad_grad(op, grad):
+    return None, AvgPool(grad, **_attrs(op, _POOL_ATTRS))
 
 
 # -- wrappers -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
+from tensorflux.ops.nn import activations as activation_ops
 from tensorflux.ops.nn import core as nn_ops
 
 COVERED_OPS = {
@@ -89,11 +90,11 @@ GRAD_OPS = [
 def test_activation_grad_ops(op_type, attrs, ref):
     g = RNG.standard_normal((3, 4))
     f = np.array([[-2.0, -0.5, 0.5, 7.0]] * 3) + RNG.uniform(-0.1, 0.1, (3, 4))
-    y = getattr(nn_ops, op_type)(tf.constant(g), f, **attrs)
+    y = getattr(activation_ops, op_type)(tf.constant(g), f, **attrs)
     assert y.shape.as_list() == [3, 4]
     np.testing.assert_allclose(run(y), ref(g, f), rtol=1e-12)
     with pytest.raises(ValueError):
-        getattr(nn_ops, op_type)(np.ones((2, 3)), np.ones((3, 2)), **attrs)
+        getattr(activation_ops, op_type)(np.ones((2, 3)), np.ones((3, 2)), **attrs)
 
 
 # -- softmax --------------------------------------------------------------------------------
@@ -414,7 +415,7 @@ def _grad_op_case(op_type, attrs=None, kinks=(0.0,)):
     def build(tf):
         g = tf.placeholder(tf.float64, (2, 3))
         f = tf.placeholder(tf.float64, (2, 3))
-        y = getattr(nn_ops, op_type)(g, f, **(attrs or {}))
+        y = getattr(activation_ops, op_type)(g, f, **(attrs or {}))
         return y, [g, f], [RNG.standard_normal((2, 3)), _away_from_kinks((2, 3), kinks)]
 
     return build
