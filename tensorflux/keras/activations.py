@@ -5,6 +5,7 @@ from __future__ import annotations
 from tensorflux.framework import tensor_conversion
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import activations as nn_activations
 from tensorflux.ops.nn import core as nn_core
 
 __all__ = [
@@ -29,7 +30,7 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     """max(x, 0); `alpha` slope below `threshold`, capped at `max_value`."""
     x = tensor_conversion.convert_to_tensor(x)
     if alpha == 0.0 and max_value is None and threshold == 0.0:
-        return nn_core.relu(x)
+        return nn_activations.relu(x)
     negative = alpha * (x - threshold) if alpha else None
     y = math_ops.where(
         x > threshold, x, negative if negative is not None else array_ops.zeros_like(x)
@@ -58,20 +59,20 @@ def softmax(x, axis=-1):
 
 def elu(x, alpha=1.0):
     x = tensor_conversion.convert_to_tensor(x)
-    y = nn_core.elu(x)
+    y = nn_activations.elu(x)
     return y if alpha == 1.0 else math_ops.where(x > 0, y, alpha * y)
 
 
 def selu(x):
-    return nn_core.selu(x)
+    return nn_activations.selu(x)
 
 
 def softplus(x):
-    return nn_core.softplus(x)
+    return nn_activations.softplus(x)
 
 
 def softsign(x):
-    return nn_core.softsign(x)
+    return nn_activations.softsign(x)
 
 
 def linear(x):

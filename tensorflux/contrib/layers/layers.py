@@ -22,6 +22,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import activations
 from tensorflux.ops.nn import conv as conv_ops
 from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.nn import functions as nn_impl
@@ -67,7 +68,7 @@ def _check_int(value, what):
 
 
 @add_arg_scope
-def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None,
+def fully_connected(inputs, num_outputs, activation_fn=activations.relu, normalizer_fn=None,
                     normalizer_params=None, weights_initializer=xavier_initializer(),
                     weights_regularizer=None, biases_initializer=zeros_initializer(),
                     biases_regularizer=None, reuse=None, variables_collections=None,
@@ -138,7 +139,7 @@ def _check_rank4(inputs, what):
 
 @add_arg_scope
 def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
-                  rate=1, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
+                  rate=1, activation_fn=activations.relu, normalizer_fn=None, normalizer_params=None,
                   weights_initializer=xavier_initializer(), weights_regularizer=None,
                   biases_initializer=zeros_initializer(), biases_regularizer=None, reuse=None,
                   variables_collections=None, outputs_collections=None, trainable=True,
@@ -190,7 +191,7 @@ conv2d = convolution2d
 
 @add_arg_scope
 def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
-                rate=1, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
+                rate=1, activation_fn=activations.relu, normalizer_fn=None, normalizer_params=None,
                 weights_initializer=xavier_initializer(), weights_regularizer=None,
                 biases_initializer=zeros_initializer(), biases_regularizer=None, reuse=None,
                 variables_collections=None, outputs_collections=None, trainable=True,
@@ -225,7 +226,7 @@ def _deconv_length(length, kernel, stride, padding):
 
 @add_arg_scope
 def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
-                            data_format="NHWC", activation_fn=nn_ops.relu, normalizer_fn=None,
+                            data_format="NHWC", activation_fn=activations.relu, normalizer_fn=None,
                             normalizer_params=None, weights_initializer=xavier_initializer(),
                             weights_regularizer=None, biases_initializer=zeros_initializer(),
                             biases_regularizer=None, reuse=None, variables_collections=None,
@@ -283,7 +284,7 @@ conv2d_transpose = convolution2d_transpose
 @add_arg_scope
 def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1, stride=1,
                             padding="SAME", data_format="NHWC", rate=1,
-                            activation_fn=nn_ops.relu, normalizer_fn=None,
+                            activation_fn=activations.relu, normalizer_fn=None,
                             normalizer_params=None, weights_initializer=xavier_initializer(),
                             pointwise_initializer=None, weights_regularizer=None,
                             biases_initializer=zeros_initializer(), biases_regularizer=None,
@@ -404,6 +405,6 @@ def _partial_fc(activation, name):
 
 
 linear = _partial_fc(None, "linear")
-relu = _partial_fc(nn_ops.relu, "relu")
-relu6 = _partial_fc(nn_ops.relu6, "relu6")
+relu = _partial_fc(activations.relu, "relu")
+relu6 = _partial_fc(activations.relu6, "relu6")
 legacy_fully_connected = fully_connected

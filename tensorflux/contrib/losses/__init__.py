@@ -13,6 +13,7 @@ from tensorflux.framework.scopes import name_scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import activations as nn_activations
 
 __all__ = ["absolute_difference", "add_loss", "compute_weighted_loss", "cosine_distance",
            "get_losses", "get_regularization_losses", "get_total_loss", "hinge_loss",
@@ -73,7 +74,7 @@ def hinge_loss(logits, labels=None, scope=None):
         labels = math_ops.cast(convert_to_tensor(labels), logits.dtype.base_dtype)
         logits.get_shape().assert_is_compatible_with(labels.get_shape())
         signs = math_ops.subtract(2 * labels, 1.0)
-        return nn_ops.relu(math_ops.subtract(1.0, math_ops.multiply(signs, logits)))
+        return nn_activations.relu(math_ops.subtract(1.0, math_ops.multiply(signs, logits)))
 
 
 def log_loss(predictions, labels=None, weights=1.0, epsilon=1e-7, scope=None):

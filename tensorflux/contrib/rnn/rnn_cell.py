@@ -14,6 +14,7 @@ from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.nn import activations as nn_activations
 from tensorflux.ops.nn import conv as conv_ops
 from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.nn import functions as nn_impl
@@ -343,7 +344,7 @@ class IntersectionRNNCell(RNNCell):
         self._num_input_proj = num_in_proj
         self._initializer = initializer
         self._forget_bias = forget_bias
-        self._y_activation = y_activation or nn_ops.relu
+        self._y_activation = y_activation or nn_activations.relu
 
     @property
     def state_size(self):
@@ -414,7 +415,7 @@ class NASCell(RNNCell):
         self.built = True
 
     def call(self, inputs, state):
-        sigmoid, tanh, relu = unary_ops.sigmoid, unary_ops.tanh, nn_ops.relu
+        sigmoid, tanh, relu = unary_ops.sigmoid, unary_ops.tanh, nn_activations.relu
         c_prev, m_prev = state
         m_matrix = matmul_ops.matmul(m_prev, self._recurrent_kernel)
         if self._bias is not None:
@@ -447,7 +448,7 @@ class IndRNNCell(RNNCell):
         if name is not None:
             self._default_name = name
         self._num_units = num_units
-        self._activation = activation or nn_ops.relu
+        self._activation = activation or nn_activations.relu
 
     @property
     def state_size(self):

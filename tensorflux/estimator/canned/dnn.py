@@ -19,7 +19,7 @@ from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import control_dependencies
 from tensorflux.layers import core as core_layers
 from tensorflux.layers import normalization
-from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import activations
 from tensorflux.ops.state import initializers as init_ops
 from tensorflux.ops.state import variable_scope
 from tensorflux.train import training_util
@@ -40,7 +40,7 @@ def _check_args(hidden_units, feature_columns):
     return tuple(int(u) for u in hidden_units), columns
 
 
-def dnn_logits(features, mode, feature_columns, hidden_units, units, activation_fn=nn_ops.relu,
+def dnn_logits(features, mode, feature_columns, hidden_units, units, activation_fn=activations.relu,
                dropout=None, batch_norm=False, input_layer_partitioner=None):
     """The `[batch, units]` logits of the network (scope `dnn`)."""
     if not isinstance(features, dict):
@@ -89,7 +89,7 @@ class DNNClassifier(Estimator):
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
                  weight_column=None, label_vocabulary=None, optimizer="Adagrad",
-                 activation_fn=nn_ops.relu, dropout=None, input_layer_partitioner=None,
+                 activation_fn=activations.relu, dropout=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None, loss_reduction=losses_lib.Reduction.SUM,
                  batch_norm=False):
         hidden_units, columns = _check_args(hidden_units, feature_columns)
@@ -114,7 +114,7 @@ class DNNRegressor(Estimator):
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
-                 weight_column=None, optimizer="Adagrad", activation_fn=nn_ops.relu,
+                 weight_column=None, optimizer="Adagrad", activation_fn=activations.relu,
                  dropout=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=losses_lib.Reduction.SUM,
                  batch_norm=False):
@@ -138,7 +138,7 @@ class DNNEstimator(Estimator):
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
-                 optimizer="Adagrad", activation_fn=nn_ops.relu, dropout=None,
+                 optimizer="Adagrad", activation_fn=activations.relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  batch_norm=False):
         hidden_units, columns = _check_args(hidden_units, feature_columns)

@@ -17,7 +17,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import control_dependencies
 from tensorflux.ops.control_flow import primitives as control_flow_ops
-from tensorflux.ops.nn import core as nn_ops
+from tensorflux.ops.nn import activations as nn_activations
 from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state import variables
 from tensorflux.train import training_util
@@ -97,7 +97,7 @@ class DNNLinearCombinedClassifier(_Combined):
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
-                 dnn_activation_fn=nn_ops.relu, dnn_dropout=None, n_classes=2,
+                 dnn_activation_fn=nn_activations.relu, dnn_dropout=None, n_classes=2,
                  weight_column=None, label_vocabulary=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None, loss_reduction=losses_lib.Reduction.SUM,
                  batch_norm=False, linear_sparse_combiner="sum"):
@@ -118,7 +118,7 @@ class DNNLinearCombinedRegressor(_Combined):
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
-                 dnn_activation_fn=nn_ops.relu, dnn_dropout=None, label_dimension=1,
+                 dnn_activation_fn=nn_activations.relu, dnn_dropout=None, label_dimension=1,
                  weight_column=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=losses_lib.Reduction.SUM,
                  batch_norm=False, linear_sparse_combiner="sum"):
@@ -138,7 +138,7 @@ class DNNLinearCombinedEstimator(_Combined):
 
     def __init__(self, head, model_dir=None, linear_feature_columns=None,
                  linear_optimizer="Ftrl", dnn_feature_columns=None, dnn_optimizer="Adagrad",
-                 dnn_hidden_units=None, dnn_activation_fn=nn_ops.relu, dnn_dropout=None,
+                 dnn_hidden_units=None, dnn_activation_fn=nn_activations.relu, dnn_dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  batch_norm=False, linear_sparse_combiner="sum"):
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tensorflux.keras import activations
 from tensorflux.keras.engine.base_layer import Layer
-from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import activations as nn_activations
 
 __all__ = ["ReLU", "LeakyReLU", "ELU", "Softmax"]
 
@@ -30,7 +30,7 @@ class LeakyReLU(Layer):
         self.alpha = float(alpha)
 
     def call(self, inputs):
-        return nn_core.leaky_relu(inputs, alpha=self.alpha)
+        return nn_activations.leaky_relu(inputs, alpha=self.alpha)
 
 
 class ELU(Layer):
