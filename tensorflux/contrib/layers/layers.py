@@ -139,8 +139,9 @@ def _check_rank4(inputs, what):
 
 @add_arg_scope
 def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
-                  rate=1, activation_fn=activations.relu, normalizer_fn=None, normalizer_params=None,
-                  weights_initializer=xavier_initializer(), weights_regularizer=None,
+                  rate=1, activation_fn=activations.relu, normalizer_fn=None,
+                  normalizer_params=None, weights_initializer=xavier_initializer(),
+                  weights_regularizer=None,
                   biases_initializer=zeros_initializer(), biases_regularizer=None, reuse=None,
                   variables_collections=None, outputs_collections=None, trainable=True,
                   scope=None):
