@@ -8,8 +8,8 @@ bytes that protobuf never re-serializes.
 from __future__ import annotations
 
 import threading
-from concurrent import futures
 
+from tensorflux.distributed.rpc import server_pools
 from tensorflux.distributed.rpc.tensor_codec import tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
@@ -35,7 +35,8 @@ def _worker_servicer(worker):
             return worker.deregister_graph(request)
 
         def RunGraph(self, request, context):  # noqa: N802
-            return worker.run_graph(request)
+            # The context: the call's deadline, and a cancelled call cancels the step.
+            return worker.run_graph(request, context)
 
         def CleanupGraph(self, request, context):  # noqa: N802
             return worker.cleanup_graph(request)
@@ -96,7 +97,7 @@ def _master_servicer(master):
             return master.partial_run_setup(request)
 
         def RunStep(self, request, context):  # noqa: N802
-            return master.run_step(request)
+            return master.run_step(request, context)
 
         def CloseSession(self, request, context):  # noqa: N802
             return master.close_session(request)
@@ -121,7 +122,7 @@ def _worker_handler(servicer):
     for method in service.methods:
         request = getattr(worker_pb2, method.input_type.name)
         response = getattr(worker_pb2, method.output_type.name)
-        behaviour = getattr(servicer, method.name)
+        behaviour = server_pools.lane_for(method.name, getattr(servicer, method.name))
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 behaviour, request_deserializer=request.FromString, response_serializer=None)
@@ -132,16 +133,14 @@ def _worker_handler(servicer):
     return grpc.method_handlers_generic_handler(service.full_name, handlers)
 
 
-def start_grpc_server(worker, master, address: str, max_workers: int = 64):
+def start_grpc_server(worker, master, address: str):
     """Binds both services on `address` ('host:port', port 0 picks one); returns
-    (server, bound port)."""
+    (server, bound port). Blocked calls do not hold a bounded pool (`server_pools`)."""
     import grpc
 
     from tensorflux.protos import master_service_pb2_grpc
 
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
-                                                    thread_name_prefix="tfx-grpc"),
-                         options=GRPC_OPTIONS)
+    server = grpc.server(server_pools.ElasticExecutor("tfx-grpc"), options=GRPC_OPTIONS)
     server.add_generic_rpc_handlers((_worker_handler(_worker_servicer(worker)),))
     master_service_pb2_grpc.add_MasterServiceServicer_to_server(_master_servicer(master),
                                                                  server)
