@@ -6,7 +6,11 @@
 
 `cluster` starts every task on 127.0.0.1 with free ports, runs the command once per worker
 with TF_CONFIG-style environment variables (TFX_CLUSTER as JSON, TFX_JOB_NAME, TFX_TASK_INDEX)
-and stops every server when the workers finish (or on Ctrl-C).
+and stops every server when the workers finish (or on Ctrl-C). Its children die with it even
+when it is killed outright (`kill -9`): on Linux each child asks the kernel for SIGKILL (a
+server) or SIGTERM (a worker's program) when its parent dies (PR_SET_PDEATHSIG); each child
+also leads its own process group, which is signalled as a whole when the cluster stops, so
+the processes a worker's program started go too.
 """
 
 from __future__ import annotations
@@ -79,6 +83,28 @@ def _wait_serving(proc, timeout: float) -> None:
                          f"{proc.poll()})")
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(signum: int, parent: int):
+    """A `preexec_fn`: in the child, before exec, ask for `signum` when the parent dies."""
+
+    def setup():
+        os.setpgid(0, 0)
+        if sys.platform.startswith("linux"):
+            import ctypes
+
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
+            except (OSError, AttributeError):
+                pass
+        if os.getppid() != parent:  # the parent died before the request was in place
+            os.kill(os.getpid(), signum)
+
+    return setup
+
+
 def run_cluster(args) -> int:
     command = args.command[1:] if args.command and args.command[0] == "--" else args.command
     cluster = {"ps": [f"localhost:{_free_port()}" for _ in range(args.ps)],
@@ -99,7 +125,8 @@ def run_cluster(args) -> int:
             for index in range(len(tasks)):
                 servers.append(subprocess.Popen(
                     [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json", spec,
-                     "--job", job, "--task", str(index)], stdout=subprocess.PIPE, text=True))
+                     "--job", job, "--task", str(index)], stdout=subprocess.PIPE, text=True,
+                    preexec_fn=_die_with_parent(signal.SIGKILL, os.getpid())))
         for proc in servers:
             _wait_serving(proc, timeout=60.0)
         print(f"local cluster: {spec}", flush=True)
@@ -110,7 +137,8 @@ def run_cluster(args) -> int:
         for index in range(len(cluster.get("worker", []))):
             env = dict(os.environ, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
                        TFX_TASK_INDEX=str(index))
-            workers.append(subprocess.Popen(command, env=env))
+            workers.append(subprocess.Popen(
+                command, env=env, preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
         codes = [proc.wait() for proc in workers]
         return max(codes) if codes else 0
     except KeyboardInterrupt:
@@ -119,16 +147,26 @@ def run_cluster(args) -> int:
         _stop_all(workers + servers)
 
 
+def _signal_group(proc, signum) -> None:
+    """Signals the process group `proc` leads (its own children too)."""
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        if proc.poll() is None:
+            proc.send_signal(signum)
+
+
 def _stop_all(procs) -> None:
-    """Terminates every process still running (killing those that ignore it) and reaps all."""
+    """Terminates every process group still running (killing those that ignore it) and reaps
+    all."""
     for proc in procs:
         if proc.poll() is None:
-            proc.terminate()
+            _signal_group(proc, signal.SIGTERM)
     for proc in procs:
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
             proc.wait()
 
 

@@ -10,9 +10,9 @@ Contract:
   AbortedError. Detection of a hung task thus takes at most about
   HEARTBEAT_SECS + HEARTBEAT_TIMEOUT_SECS (2 s) after it stops, plus the step's age before
   its first heartbeat (HEARTBEAT_SECS).
-- `require(task, client)`: raises UnavailableError at once (within `PROBE_SECS`) when the
-  task is known dead and still does not answer; a dead task that answers again is revived,
-  and steps run on it again. Dead tasks are asked in the background every `PROBE_SECS` too.
+- `require(task, client)`: raises UnavailableError at once when the task is known dead.
+  Dead tasks are asked for their status in the background, continuously (each question
+  waits `PROBE_SECS`); one that answers again is revived, and steps run on it again.
 Short steps pay nothing: `watch`/`unwatch` are single dict operations.
 """
 
@@ -68,17 +68,13 @@ class TaskHealth:
         entry = self._dead.get(task)
         if entry is None:
             return
-        try:
-            client.call("get_status", worker_pb2.GetStatusRequest(), timeout=PROBE_SECS)
-        except errors.OpError:
-            _, since, reason = self._dead.get(task, entry)
-            error = errors.UnavailableError(
-                None, None, f"Task {task} at {client.address} is unavailable: it stopped "
-                f"answering {time.monotonic() - since:.1f}s ago ({reason}); steps that need it "
-                "fail at once until it answers again.")
-            error._tfx_task = task
-            raise error from None
-        self.revive(task)
+        _, since, reason = entry
+        error = errors.UnavailableError(
+            None, None, f"Task {task} at {client.address} is unavailable: it stopped "
+            f"answering {time.monotonic() - since:.1f}s ago ({reason}); steps that need it "
+            "fail at once until it answers again.")
+        error._tfx_task = task
+        raise error
 
     def mark_dead(self, task: str, client, reason: str) -> None:
         with self._lock:
