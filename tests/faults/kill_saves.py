@@ -6,7 +6,7 @@ tensorflux once and forks one saver child per round (a fresh import per kill wou
 seconds); the child restores the latest checkpoint with `Saver.restore` (exiting with code 3
 if it cannot), checks that both variables hold the step it expects, then saves in a loop
 (both variables set to the step number before each save) until it is SIGKILLed at a random
-moment. After each kill this process inspects the directory without a session. A final child
+moment after its first save of the round (within about two save durations). After each kill this process inspects the directory without a session. A final child
 saves once and exits; then no temporary file may be left. Prints one JSON summary line.
 """
 
@@ -62,6 +62,7 @@ def child(directory: str, mode: str, ready_fd: int, once: bool) -> None:
                 k += 1
                 if once:
                     os._exit(0)
+                os.write(ready_fd, b"s")
 
 
 def inspect(directory: str, mode: str, counts: dict, last: list) -> None:
@@ -102,6 +103,8 @@ def inspect(directory: str, mode: str, counts: dict, last: list) -> None:
 
 
 def run_child(directory, mode, once):
+    """Forks a saver child; returns (pid, whether it restored, seconds its first save took,
+    the read end of its pipe: one byte per save)."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -111,9 +114,10 @@ def run_child(directory, mode, once):
         finally:
             os._exit(1)
     os.close(write_fd)
-    ready = os.read(read_fd, 1)
-    os.close(read_fd)
-    return pid, ready == b"r"
+    ready = os.read(read_fd, 1) == b"r"
+    started = time.monotonic()
+    saved = ready and not once and os.read(read_fd, 1) == b"s"
+    return pid, ready, time.monotonic() - started if saved else 0.0, read_fd
 
 
 def main() -> None:
@@ -123,21 +127,27 @@ def main() -> None:
                   meta_missing=0, meta_truncated=0, restore_failed=0, temporaries_after=0)
     last = [0.0]
     # Round 0 runs until a first checkpoint exists; the kills start from there.
-    pid, ready = run_child(directory, mode, once=True)
+    pid, ready, _, pipe = run_child(directory, mode, once=True)
     os.waitpid(pid, 0)
+    os.close(pipe)
     for _ in range(kills):
-        pid, ready = run_child(directory, mode, once=False)
+        pid, ready, save_secs, pipe = run_child(directory, mode, once=False)
         if not ready:  # the child could not restore the latest checkpoint
             counts["restore_failed"] += 1
             os.waitpid(pid, 0)
+            os.close(pipe)
             continue
-        time.sleep(rng.uniform(0.0, 0.35))
+        # The child saves back to back: a moment within the next two saves is, most of the
+        # time, in the middle of one (writing data, index, .meta or the state file).
+        time.sleep(rng.uniform(0.0, 2.0 * save_secs))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(pipe)
         counts["kills"] += 1
         inspect(directory, mode, counts, last)
-    pid, ready = run_child(directory, mode, once=True)
+    pid, ready, _, pipe = run_child(directory, mode, once=True)
     _, status = os.waitpid(pid, 0)
+    os.close(pipe)
     if not ready or status != 0:
         counts["restore_failed"] += 1
     inspect(directory, mode, counts, last)

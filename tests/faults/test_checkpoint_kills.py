@@ -1,7 +1,7 @@
 """Checkpoints lose nothing when the saving process is killed (issue 13).
 
-`kill_saves.py` SIGKILLs a process saving in a loop at random moments (24 times with one
-prefix per step, 24 times overwriting one prefix) and checks after every kill that the
+`kill_saves.py` SIGKILLs a process saving in a loop at random moments (20 times with one
+prefix per step, 20 times overwriting one prefix) and checks after every kill that the
 latest checkpoint, and every one the state file lists, is complete and consistent, with a
 parseable `.meta`; the next save must leave no temporary file behind.
 """
@@ -21,24 +21,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def test_forty_eight_kills_during_saves_lose_no_checkpoint(tmp_path):
+def test_forty_kills_during_saves_lose_no_checkpoint(tmp_path):
     runs = {}
     for mode, seed in (("steps", 13), ("same", 17)):
         directory = tmp_path / mode
         directory.mkdir()
         env = dict(os.environ, PYTHONPATH=REPO_ROOT)
         runs[mode] = (directory, subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "kill_saves.py"), str(directory), mode, "24",
+            [sys.executable, os.path.join(HERE, "kill_saves.py"), str(directory), mode, "20",
              str(seed)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
     for mode, (directory, proc) in runs.items():
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         counts = json.loads(out.strip().splitlines()[-1])
-        assert counts["kills"] == 24, counts
+        assert counts["kills"] == 20, counts
         for fault in ("lost", "unreadable_listed", "inconsistent", "went_back", "meta_missing",
                       "meta_truncated", "restore_failed", "temporaries_after"):
             assert counts[fault] == 0, (mode, fault, counts, err)
-        assert counts["last_step"] > 24, counts  # the children did save between kills
+        assert counts["last_step"] > 20, counts  # every child saved before its kill
         # The latest checkpoint restores through its own .meta in a fresh graph.
         latest = tf.train.latest_checkpoint(str(directory))
         with tf.Graph().as_default():
