@@ -87,18 +87,24 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _die_with_parent(signum: int, parent: int):
-    """A `preexec_fn`: in the child, before exec, ask for `signum` when the parent dies."""
+    """A `preexec_fn`: in the child, before exec, ask for `signum` when the parent dies.
+
+    prctl is looked up here, in the parent: the child of a threaded process should do as
+    little as possible between fork and exec (no dynamic loading).
+    """
+    prctl = None
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            prctl = None
 
     def setup():
-        os.setpgid(0, 0)
-        if sys.platform.startswith("linux"):
-            import ctypes
-
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
-            except (OSError, AttributeError):
-                pass
+        os.setpgid(0, 0)  # its own process group (Popen's process_group needs Python 3.11)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the request was in place
             os.kill(os.getpid(), signum)
 
@@ -138,7 +144,8 @@ def run_cluster(args) -> int:
             env = dict(os.environ, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
                        TFX_TASK_INDEX=str(index))
             workers.append(subprocess.Popen(
-                command, env=env, preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
+                command, env=env,
+                preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
         codes = [proc.wait() for proc in workers]
         return max(codes) if codes else 0
     except KeyboardInterrupt:
