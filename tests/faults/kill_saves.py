@@ -6,8 +6,9 @@ tensorflux once and forks one saver child per round (a fresh import per kill wou
 seconds); the child restores the latest checkpoint with `Saver.restore` (exiting with code 3
 if it cannot), checks that both variables hold the step it expects, then saves in a loop
 (both variables set to the step number before each save) until it is SIGKILLed at a random
-moment after its first save of the round (within about two save durations). After each kill this process inspects the directory without a session. A final child
-saves once and exits; then no temporary file may be left. Prints one JSON summary line.
+moment after its first save of the round (within about two save durations). After each
+kill this process inspects the directory without a session. A final child saves once and
+exits; then no temporary file may be left. Prints one JSON summary line.
 """
 
 import json

@@ -102,3 +102,50 @@ def test_state_file_names_a_checkpoint_only_once_its_meta_is_written(tmp_path, m
     # The new bundle is committed but not named: the state still leads to step 1, complete.
     assert tf.train.latest_checkpoint(str(tmp_path)) == first
     assert os.path.exists(first + ".meta") and bundle.bundle_exists(str(tmp_path / "m-2"))
+
+
+def test_eight_threads_saving_into_one_directory_lose_no_update(tmp_path):
+    """Concurrent saves (each thread its own variable, prefix and state file, and some
+    overwriting one shared prefix) never remove or mix each other's files."""
+    import threading
+
+    rounds = 5
+    with tf.Graph().as_default():
+        variables = [tf.Variable(np.zeros(1000, np.float32), name=f"v{i}") for i in range(8)]
+        values = tf.placeholder(tf.float32, [1000])
+        assigns = [v.assign(values) for v in variables]
+        savers = [tf.train.Saver([v], max_to_keep=2) for v in variables]
+        shared = tf.train.Saver(variables)
+        failures = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+
+            def work(i):
+                try:
+                    for k in range(1, rounds + 1):
+                        sess.run(assigns[i], {values: np.full(1000, 100 * i + k, np.float32)})
+                        savers[i].save(sess, str(tmp_path / f"t{i}"), global_step=k,
+                                       latest_filename=f"state{i}")
+                        shared.save(sess, str(tmp_path / "shared"), latest_filename="shared_state",
+                                    write_meta_graph=False)
+                except Exception as err:  # noqa: BLE001 - reported below
+                    failures.append(err)
+
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+        assert not failures, failures
+    for i in range(8):
+        latest = tf.train.latest_checkpoint(str(tmp_path), latest_filename=f"state{i}")
+        assert latest == str(tmp_path / f"t{i}-{rounds}")
+        with bundle.BundleReader(latest) as reader:
+            np.testing.assert_array_equal(reader.get_tensor(f"v{i}"),
+                                          np.full(1000, 100 * i + rounds, np.float32))
+        assert os.path.exists(latest + ".meta")
+    with bundle.BundleReader(str(tmp_path / "shared")) as reader:
+        for i in range(8):  # each variable holds one of the values its thread assigned
+            saved = reader.get_tensor(f"v{i}")
+            assert np.all(saved == saved[0]) and 100 * i <= saved[0] <= 100 * i + rounds
+    assert not [n for n in os.listdir(tmp_path) if atomic_files.MARK in n]
