@@ -146,7 +146,7 @@ CLIENT = """
 import sys, time
 import tensorflux as tf
 with tf.device("/job:ps/task:0"):
-    q = tf.FIFOQueue(4, tf.float32, shapes=[], name=sys.argv[2])
+    q = tf.FIFOQueue(4, tf.float32, shapes=[], shared_name=sys.argv[2])
     value = q.dequeue()
 with tf.Session(sys.argv[1]) as sess:
     sess.run(q.size())
@@ -174,7 +174,7 @@ def test_a_client_gone_or_interrupted_cancels_its_step_on_the_server(cluster, ho
         time.sleep(0.3)
         with tf.Graph().as_default():
             with tf.device("/job:ps/task:0"):
-                q = tf.FIFOQueue(4, tf.float32, shapes=[], name=name)
+                q = tf.FIFOQueue(4, tf.float32, shapes=[], shared_name=name)  # the client's
             with tf.Session(_remote_target(cluster)) as sess:
                 sess.run(q.enqueue(9.0))
                 time.sleep(0.3)
