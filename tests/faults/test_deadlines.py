@@ -74,10 +74,13 @@ def test_step_timeout_fires_in_about_a_second_remote_and_leaves_no_orphan(cluste
             value = q.dequeue()
         with tf.device("/job:worker/task:0"):
             received = value + 1.0  # the worker waits in a receive from the PS
+            # A queue on the master's own task: its partition runs in the master's process.
+            on_master = tf.FIFOQueue(4, tf.float32, shapes=[], name="q_on_master").dequeue()
         with tf.Session(_remote_target(cluster)) as sess:
             options = tf.RunOptions(timeout_in_ms=1000)
             _assert_in_bound(_timed_deadline(sess, value, options=options))
             _assert_in_bound(_timed_deadline(sess, received, options=options))
+            _assert_in_bound(_timed_deadline(sess, on_master, options=options))
             sess.run(q.enqueue(5.0))
             time.sleep(0.2)
             assert sess.run(q.size()) == 1  # no orphaned dequeue took it
