@@ -27,7 +27,7 @@ from tensorflux.protos import worker_pb2
 
 HEARTBEAT_SECS = 0.5
 HEARTBEAT_TIMEOUT_SECS = 1.5
-PROBE_SECS = 0.25
+PROBE_SECS = 1.0
 
 
 class TaskHealth:
@@ -60,10 +60,10 @@ class TaskHealth:
         return task in self._dead
 
     def require(self, task: str, client) -> None:
-        """Returns when `task` is not known dead (or answers again); else raises.
+        """Returns when `task` is not known dead; else raises at once.
 
         Raises:
-            UnavailableError: the task is known dead and does not answer within PROBE_SECS.
+            UnavailableError: the task is known dead (it has not answered since).
         """
         entry = self._dead.get(task)
         if entry is None:
