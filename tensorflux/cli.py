@@ -18,6 +18,11 @@ the flags; `server` on a non-loopback address with neither prints a one-line war
 managers (Kubeflow's TFJob, SageMaker, Vertex AI); `cluster` also exports TF_CONFIG to the
 programs it starts (with "environment": "google", TF's marker that the servers already run,
 unless --no-servers).
+
+`cluster`'s children die with it even when it is killed outright (`kill -9`): on Linux each
+child asks the kernel for SIGKILL (a server) or SIGTERM (a program) when its parent dies
+(PR_SET_PDEATHSIG); each child also leads its own process group, which is signalled as a
+whole when the cluster stops, so the processes a program started go too.
 """
 
 from __future__ import annotations
@@ -148,6 +153,34 @@ def _wait_serving(proc, timeout: float) -> None:
                          f"{proc.poll()})")
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(signum: int, parent: int):
+    """A `preexec_fn`: in the child, before exec, ask for `signum` when the parent dies.
+
+    prctl is looked up here, in the parent: the child of a threaded process should do as
+    little as possible between fork and exec (no dynamic loading).
+    """
+    prctl = None
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            prctl = None
+
+    def setup():
+        os.setpgid(0, 0)  # its own process group (Popen's process_group needs Python 3.11)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request was in place
+            os.kill(os.getpid(), signum)
+
+    return setup
+
+
 def run_cluster(args) -> int:
     command = args.command[1:] if args.command and args.command[0] == "--" else args.command
     cluster = {"ps": [f"localhost:{_free_port()}" for _ in range(args.ps)],
@@ -179,7 +212,9 @@ def run_cluster(args) -> int:
                     env = dict(base_env, TFX_CLUSTER=spec, TFX_JOB_NAME=job,
                                TFX_TASK_INDEX=str(index), TFX_SERVERS_RUNNING="0",
                                TF_CONFIG=json.dumps(tf_config))
-                    proc = subprocess.Popen(command, env=env)
+                    proc = subprocess.Popen(
+                        command, env=env,
+                        preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid()))
                     (workers if job == "worker" else others).append(proc)
             servers.extend(others)
             print(f"local cluster (servers started by the program): {spec}", flush=True)
@@ -189,7 +224,8 @@ def run_cluster(args) -> int:
                     servers.append(subprocess.Popen(
                         [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json",
                          spec, "--job", job, "--task", str(index)], stdout=subprocess.PIPE,
-                        text=True, env=base_env))
+                        text=True, env=base_env,
+                        preexec_fn=_die_with_parent(signal.SIGKILL, os.getpid())))
             for proc in servers:
                 _wait_serving(proc, timeout=60.0)
             print(f"local cluster: {spec}", flush=True)
@@ -203,7 +239,9 @@ def run_cluster(args) -> int:
                 env = dict(base_env, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
                            TFX_TASK_INDEX=str(index), TFX_SERVERS_RUNNING="1",
                            TF_CONFIG=json.dumps(tf_config))
-                workers.append(subprocess.Popen(command, env=env))
+                workers.append(subprocess.Popen(
+                    command, env=env,
+                    preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
         codes = [proc.wait() for proc in workers]
         return max(codes) if codes else 0
     except KeyboardInterrupt:
@@ -212,16 +250,26 @@ def run_cluster(args) -> int:
         _stop_all(workers + servers)
 
 
+def _signal_group(proc, signum) -> None:
+    """Signals the process group `proc` leads (its own children too)."""
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        if proc.poll() is None:
+            proc.send_signal(signum)
+
+
 def _stop_all(procs) -> None:
-    """Terminates every process still running (killing those that ignore it) and reaps all."""
+    """Terminates every process group still running (killing those that ignore it) and reaps
+    all."""
     for proc in procs:
         if proc.poll() is None:
-            proc.terminate()
+            _signal_group(proc, signal.SIGTERM)
     for proc in procs:
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
             proc.wait()
 
 

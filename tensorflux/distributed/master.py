@@ -4,10 +4,16 @@ A `MasterSession` holds the client's graph (shipped as GraphDef, extended increm
 new signature it prunes, places over every device of every task, partitions with `_Send` /
 `_Recv`, and registers each task's partitions on its worker once; every step is then one
 `RunGraph` per task with a fresh step id (`step_runner`). While a step runs the master checks
-its tasks' health (GetStatus); a dead or restarted task aborts the step everywhere, and the
-client gets UnavailableError or AbortedError naming the task. The plans and the cluster's
-devices are refreshed then, so the session works again once the task is back (under its new
-incarnation: transfers keyed with the old one are refused).
+its tasks' health (GetStatus, `task_health`); a dead or restarted task aborts the step
+everywhere, and the client gets UnavailableError or AbortedError naming the task. The plans
+and the cluster's devices are refreshed then, so the session works again once the task is
+back (under its new incarnation: transfers keyed with the old one are refused). A task known
+dead (it stopped answering heartbeats) fails the steps that need it at once, until it answers.
+
+Deadlines: a step has none unless `RunOptions.timeout_in_ms` (else the session's
+`ConfigProto.operation_timeout_in_ms`) sets one, and then it holds for every partition. A
+RunStep call that ends before its step (the client went away, was interrupted, or gave up)
+cancels the step on every task, so no part of it runs on as an orphan.
 
 A client in the master's process (`run_step_local`) exchanges ndarrays with it, and the
 master with the workers of its own process: nothing is serialized on that path.
@@ -21,7 +27,7 @@ import threading
 import time
 
 from tensorflux.distributed import status as status_mod
-from tensorflux.distributed import step_runner
+from tensorflux.distributed import step_runner, task_health
 from tensorflux.distributed.rendezvous_mgr import task_of
 from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
 from tensorflux.framework import errors
@@ -31,6 +37,7 @@ from tensorflux.protos import master_pb2, worker_pb2
 from tensorflux.runtime import placer, subgraph
 
 fanout_pool = step_runner.fanout_pool
+ABORT_RPC_SECS = 2.0
 
 
 class RemoteDevice:
@@ -177,6 +184,8 @@ class MasterSession:
             feed_indices = sorted(int(n.attrs["index"]) for n in task_nodes if n.op == "_Arg")
             graph_def = nodes_to_graph_def(task_nodes + extra, use_assigned_device=True)
             client = self.master.client_for(task)
+            if not client.in_process:
+                self.master.health.require(task, client)
             request = worker_pb2.RegisterGraphRequest(session_handle=self.handle,
                                                       graph_def=graph_def)
             response = client.call("register_graph", request, timeout=self._timeout(),
@@ -194,31 +203,42 @@ class MasterSession:
 
     # -- steps -------------------------------------------------------------------------------
 
-    def run(self, request, response) -> None:
-        """RunStep with TensorProtos in and out (a client in another process)."""
+    def run(self, request, response, call=None) -> None:
+        """RunStep with TensorProtos in and out (a client in another process); `call` (the
+        gRPC context) cancels the step when the client's call ends first."""
         feed_values = [decode_tensor(t.tensor) for t in request.feed]
         values = self.run_arrays(tuple(t.name for t in request.feed), feed_values,
                                  tuple(request.fetch), tuple(request.target), request.options,
-                                 response.metadata)
+                                 response.metadata, call)
         for name, value in zip(request.fetch, values):
             encode_tensor(value, response.tensor.add(name=name).tensor)
 
+    def _step_timeout(self, options):
+        """The step's deadline in seconds (None: no deadline)."""
+        if options is not None and options.timeout_in_ms > 0:
+            return options.timeout_in_ms / 1000.0
+        ms = self.config.operation_timeout_in_ms if self.config is not None else 0
+        return ms / 1000.0 if ms > 0 else None
+
     def run_arrays(self, feed_names, feed_values, fetches, targets, options=None,
-                   metadata=None) -> list:
+                   metadata=None, call=None) -> list:
         """One step: the fetched ndarrays, in the order of `fetches`."""
         step_id = random.getrandbits(62) + 1
-        timeout = options.timeout_in_ms / 1000.0 if options is not None and \
-            options.timeout_in_ms else None
+        timeout = self._step_timeout(options)
         try:
             plans = self._plan(tuple(feed_names), tuple(fetches), tuple(targets))
+            step = step_runner.StepRun(
+                plans, step_id, self._incarnations,
+                lambda error: self._abort(plans, step_id, error))
             with self._lock:
                 if self._closed:
                     raise errors.CancelledError(None, None, "Session has been closed.")
-                self._running[step_id] = plans
+                self._running[step_id] = step
+            if call is not None and not call.add_callback(lambda: self._call_ended(step)):
+                self._call_ended(step)
             try:
-                values = step_runner.run_step(self.handle, plans, feed_values, step_id,
-                                              timeout, self.master.watchdog,
-                                              self._incarnations, self._abort)
+                values = step_runner.run_step(step, self.handle, feed_values, timeout,
+                                              self.master.health)
             finally:
                 with self._lock:
                     self._running.pop(step_id, None)
@@ -235,18 +255,32 @@ class MasterSession:
         accumulator nobody feeds any more ends with CancelledError, as in TF)."""
         with self._lock:
             self._closed = True
-            running = list(self._running.items())
-        for step_id, plans in running:
-            self._abort(plans, step_id, errors.CancelledError(
+            running = list(self._running.values())
+        for step in running:
+            step.fail("", errors.CancelledError(
                 None, None, "The step was cancelled because its session was closed."))
 
+    def _call_ended(self, step) -> None:
+        """The client's RunStep call is over: a step still running has nobody to return to."""
+        with self._lock:
+            running = self._running.get(step.step_id) is step
+        if running:
+            step.fail("", errors.CancelledError(
+                None, None, "The step was cancelled: its RunStep call ended (the client went "
+                "away, was interrupted or stopped waiting)."))
+
     def _abort(self, plans, step_id, error) -> None:
+        """Tells every task of the step to abort it, all at once, waiting for none."""
         request = worker_pb2.AbortRequest(step_id=step_id)
         status_mod.to_status(request.status, error)
         for plan in plans:
             try:
-                plan.client.call("abort", request, timeout=2.0)
-            except errors.OpError:
+                if plan.client.in_process:
+                    plan.client.call("abort", request)
+                else:
+                    plan.client.call_async("abort", request, ABORT_RPC_SECS,
+                                           lambda error, response: None)
+            except Exception:  # noqa: BLE001 - a task that cannot be told is failing anyway
                 pass
 
 
@@ -260,10 +294,10 @@ class Master:
         self._sessions: dict = {}
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
-        self.watchdog = step_runner.Watchdog()
+        self.health = task_health.TaskHealth()
 
     def close(self) -> None:
-        self.watchdog.close()
+        self.health.close()
 
     def client_for(self, task):
         return self._server.client_for(task)
@@ -283,6 +317,9 @@ class Master:
         deadline = time.monotonic() + timeout
         for task in self._server.cluster_tasks():
             client = self.client_for(task)
+            if task in known and self.health.is_dead(task):
+                devices.extend(known[task])  # steps that need it fail fast (TaskHealth)
+                continue
             while True:
                 # wait_for_ready: a task that is (re)starting is waited for, not failed at once.
                 wait = min(2.0, timeout) if task in known else deadline - time.monotonic()
@@ -337,10 +374,11 @@ class Master:
             status_mod.to_status(response.status, _op_error(err), self.task)
         return response
 
-    def run_step(self, request):
+    def run_step(self, request, call=None):
+        """RunStep; `call` (the gRPC context) cancels the step if the call ends first."""
         response = master_pb2.RunStepResponse()
         try:
-            self._session(request.session_handle).run(request, response)
+            self._session(request.session_handle).run(request, response, call)
         except Exception as err:  # noqa: BLE001
             del response.tensor[:]
             status_mod.to_status(response.status, _op_error(err), self.task)

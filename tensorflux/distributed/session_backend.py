@@ -98,7 +98,8 @@ class GrpcSessionBackend:
         request.target.extend(plan.targets)
         if options is not None:
             request.options.CopyFrom(options)
-        response = self._client.call("run_step", request, timeout=_no_deadline(options))
+        response = self._client.call("run_step", request,
+                                     timeout=_step_deadline(options, self.config))
         status_mod.raise_if_error(response.status)
         by_name = {item.name: decode_tensor(item.tensor) for item in response.tensor}
         if run_metadata is not None and response.HasField("metadata"):
@@ -118,10 +119,18 @@ class GrpcSessionBackend:
                 pass
 
 
-def _no_deadline(options):
-    """RunStep waits as long as the step may (blocked dequeues); health checks bound failures."""
-    if options is not None and options.timeout_in_ms:
-        return options.timeout_in_ms / 1000.0 + 5.0
+# The server ends a step at its deadline and says so; the call waits a little longer.
+STEP_DEADLINE_GRACE_SECS = 2.0
+
+
+def _step_deadline(options, config):
+    """RunStep's deadline: the step's own (RunOptions.timeout_in_ms, else the session's
+    operation_timeout_in_ms) plus a grace, or none: a step may wait in a dequeue for as long
+    as it takes, and health checks bound how long a failure takes to be noticed."""
+    if options is not None and options.timeout_in_ms > 0:
+        return options.timeout_in_ms / 1000.0 + STEP_DEADLINE_GRACE_SECS
+    if config is not None and config.operation_timeout_in_ms > 0:
+        return config.operation_timeout_in_ms / 1000.0 + STEP_DEADLINE_GRACE_SECS
     return None
 
 

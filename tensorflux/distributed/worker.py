@@ -139,22 +139,32 @@ class Worker:
 
     # -- steps -------------------------------------------------------------------------------
 
-    def run_graph_local(self, request, feeds=None):
+    def run_graph_local(self, request, feeds=None, deadline=None):
         """Runs a step for a caller in this process: (response with the status, {fetch index:
-        ndarray}). `feeds` ({feed index: ndarray}) replaces the request's `send` tensors."""
+        ndarray}). `feeds` ({feed index: ndarray}) replaces the request's `send` tensors;
+        past `deadline` (time.monotonic()) the step is cancelled (DeadlineExceededError)."""
         values = {}
 
         def emit(index, value, copy, rendezvous):
             values[index] = _snapshot(value) if copy else value
 
-        response = self._execute(request, feeds, emit, worker_pb2.RunGraphResponse())
+        response = self._execute(request, feeds, emit, worker_pb2.RunGraphResponse(),
+                                 deadline)
         return response, values
 
-    def run_graph(self, request):
+    def run_graph(self, request, call=None):
         """Runs a step for a remote master. A fetched value over PULL_BYTES is not put in the
         response: it stays in the step's rendezvous under a key the response names
-        (`"<index>;<key>"`), and the master pulls it over RecvTensor as a byte stream."""
+        (`"<index>;<key>"`), and the master pulls it over RecvTensor as a byte stream.
+
+        `call` (the gRPC context, or None) bounds the step by the call's deadline, and a call
+        that ends first (the master cancelled it or went away) cancels the step."""
         response = worker_pb2.RunGraphResponse()
+        deadline = None
+        if call is not None:
+            remaining = call.time_remaining()
+            if remaining is not None and remaining < 1e8:
+                deadline = time.monotonic() + remaining
 
         def emit(index, value, copy, rendezvous):
             if value.nbytes > PULL_BYTES and value.dtype != object:
@@ -167,9 +177,9 @@ class Worker:
             else:
                 encode_tensor(value, response.recv.add(name=str(index)).tensor)
 
-        return self._execute(request, None, emit, response)
+        return self._execute(request, None, emit, response, deadline, call)
 
-    def _execute(self, request, feeds, emit, response):
+    def _execute(self, request, feeds, emit, response, deadline=None, call=None):
         registered = self._graphs.get(request.graph_handle)
         step_id = request.step_id
         if registered is None or step_id in self._aborted:
@@ -185,8 +195,19 @@ class Worker:
         cancellation = CancellationManager()
         with self._lock:
             self._active[step_id] = (cancellation, rendezvous)
+        ended = []
+        if call is not None:
+            def call_ended():
+                if not ended:
+                    self._abort_step(step_id, errors.CancelledError(
+                        None, None, f"Step {step_id} on {self.task} was cancelled: its "
+                        "RunGraph call ended first (the master cancelled it or went away)."))
+
+            if not call.add_callback(call_ended):
+                call_ended()
         try:
-            results = self._run_partitions(registered, feeds, step_id, rendezvous, cancellation)
+            results = self._run_partitions(registered, feeds, step_id, rendezvous, cancellation,
+                                           deadline)
             for index, (partition, position) in registered.fetch_map.items():
                 value = results[partition][position]
                 if value is DEAD:
@@ -201,12 +222,13 @@ class Worker:
             del response.recv[:]
             status_mod.to_status(response.status, _as_op_error(err), self.task)
         finally:
+            ended.append(True)
             with self._lock:
                 self._active.pop(step_id, None)
             self.rendezvous.step_finished(step_id)
         return response
 
-    def _run_partitions(self, registered, feeds, step_id, rendezvous, cancellation):
+    def _run_partitions(self, registered, feeds, step_id, rendezvous, cancellation, deadline):
         partitions = registered.partitions
         results = [None] * len(partitions)
         failures = []
@@ -215,7 +237,8 @@ class Worker:
             device, runner, fast = partitions[index]
             ctx = StepContext(step_id, device, rendezvous, cancellation, None, None)
             try:
-                results[index] = runner.run(ctx, feeds) if fast else runner.run(ctx, feeds)
+                results[index] = runner.run(ctx, feeds) if fast else \
+                    runner.run(ctx, feeds, deadline)
             except BaseException as err:  # noqa: BLE001 - re-raised below
                 failures.append(err)
                 cancellation.start_cancel(err)
@@ -238,10 +261,14 @@ class Worker:
         or RecvTensor of it that arrives later is refused."""
         error = status_mod.from_status(request.status) or errors.AbortedError(
             None, None, f"Step {request.step_id} aborted")
+        self._abort_step(request.step_id, error)
+        return worker_pb2.AbortResponse()
+
+    def _abort_step(self, step_id: int, error) -> None:
         now = time.monotonic()
         with self._lock:
-            active = self._active.get(request.step_id)
-            self._aborted[request.step_id] = now
+            active = self._active.get(step_id)
+            self._aborted[step_id] = now
             if len(self._aborted) > 1000:
                 self._aborted = {s: t for s, t in self._aborted.items()
                                  if now - t < ABORTED_MEMORY_SECS}
@@ -250,8 +277,7 @@ class Worker:
             cancellation.start_cancel(error)
             rendezvous.abort(error)
         else:
-            self.rendezvous.cleanup(request.step_id, error)
-        return worker_pb2.AbortResponse()
+            self.rendezvous.cleanup(step_id, error)
 
     def cleanup_graph(self, request):
         self.rendezvous.cleanup(request.step_id)

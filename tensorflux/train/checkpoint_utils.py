@@ -10,14 +10,13 @@ from __future__ import annotations
 import glob
 import os
 import re
-import secrets
 import time
 
 from google.protobuf import text_format
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
-from tensorflux.lib.formats import bundle
+from tensorflux.lib.formats import atomic_files, bundle
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import checkpoint_state_pb2, types_pb2
 
@@ -61,12 +60,7 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
 
 
 def _atomic_write(path: str, text: str) -> None:
-    temp = f"{path}.tmp{secrets.token_hex(8)}"
-    with open(temp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temp, path)
+    atomic_files.write_file(path, text)
 
 
 def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
@@ -171,12 +165,16 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2,
                       meta_graph_suffix="meta") -> None:
     """Deletes a checkpoint's index, data files and meta graph (missing files are fine)."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
-    paths = [meta_graph_filename(checkpoint_prefix, meta_graph_suffix)]
+    # The index goes first: a crash part way leaves no index leading to missing data.
+    paths = []
     if checkpoint_format_version == 2:
         paths.append(checkpoint_prefix + ".index")
         paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
+        paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????" +
+                           atomic_files.MARK + "*")
     else:
         paths.append(checkpoint_prefix)
+    paths.append(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
     for path in paths:
         try:
             os.remove(path)

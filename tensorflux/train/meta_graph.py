@@ -16,6 +16,7 @@ from google.protobuf import text_format
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor import Operation, Tensor
+from tensorflux.lib.formats import atomic_files
 from tensorflux.platform import tf_logging as logging
 
 __all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file"]
@@ -178,12 +179,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         directory = os.path.dirname(filename)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        if as_text:
-            with open(filename, "w") as handle:
-                handle.write(text_format.MessageToString(meta))
-        else:
-            with open(filename, "wb") as handle:
-                handle.write(meta.SerializeToString())
+        # Atomically: a reader (or a crash) never sees a truncated meta graph.
+        atomic_files.write_file(filename, text_format.MessageToString(meta) if as_text
+                                else meta.SerializeToString())
     return meta
 
 

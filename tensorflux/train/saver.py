@@ -24,6 +24,7 @@ from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.formats import atomic_files, bundle
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import saver_pb2
 from tensorflux.train import checkpoint_utils
@@ -372,6 +373,16 @@ class Saver:
     `restore` assigns every variable from the checkpoint, failing with NotFoundError naming a
     missing variable or InvalidArgumentError naming one whose shape or dtype differs.
 
+    Crash safety: a save never loses the previous checkpoint, and the state file only ever
+    names complete checkpoints. In order: stale temporary files of killed saves in the
+    directory are finished or removed (`bundle.recover_directory`); the bundle is committed
+    (data and index, each under a temporary name then renamed; see `lib/bundle.py` for why
+    the index and data a reader finds always belong together, also when the same prefix is
+    overwritten); the `.meta` file is written to a temporary name and renamed; only then is
+    the `checkpoint` state file replaced (atomically) and are checkpoints beyond
+    `max_to_keep` deleted (index first). A kill at any point leaves `latest_checkpoint`
+    naming a complete, restorable checkpoint with its `.meta` (the new one or the previous).
+
     Example:
         >>> saver = tf.train.Saver(max_to_keep=3)
         >>> path = saver.save(sess, "/tmp/model.ckpt", global_step=step)
@@ -560,6 +571,12 @@ class Saver:
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
         model_checkpoint_path = None
+        # The meta graph is built now and written after the bundle is committed, both before
+        # the state file names the checkpoint (see "Crash safety" in the class docstring).
+        meta = self._meta_graph(sess, strip_default_attrs) if write_meta_graph else None
+        if parent and os.path.isdir(parent):
+            with atomic_files.directory_lock(parent):
+                bundle.recover_directory(parent)
         if not self._is_empty:
             try:
                 written = sess.run(self.saver_def.save_tensor_name,
@@ -571,6 +588,9 @@ class Saver:
                 raise
             model_checkpoint_path = written.decode() if isinstance(written, bytes) \
                 else str(written)
+            if meta is not None:
+                self._write_meta_graph(meta, checkpoint_file, meta_graph_suffix)
+                meta = None
             if write_state:
                 self._record_last_checkpoint(model_checkpoint_path)
                 checkpoint_utils.update_checkpoint_state(
@@ -578,20 +598,25 @@ class Saver:
                     latest_filename=latest_filename,
                     save_relative_paths=self._save_relative_paths)
                 self._maybe_delete_old_checkpoints(meta_graph_suffix)
-        if write_meta_graph:
-            self._write_meta_graph(sess, checkpoint_file, meta_graph_suffix,
-                                   strip_default_attrs)
+        if meta is not None:
+            self._write_meta_graph(meta, checkpoint_file, meta_graph_suffix)
         return model_checkpoint_path
 
-    def _write_meta_graph(self, sess, checkpoint_file, suffix, strip_default_attrs) -> None:
-        try:
-            from tensorflux.train import meta_graph
-        except ImportError:
-            return  # meta graph export is not available yet; the checkpoint is complete
-        filename = checkpoint_utils.meta_graph_filename(checkpoint_file, suffix)
+    def _meta_graph(self, sess, strip_default_attrs):
+        """The MetaGraphDef a save writes next to its checkpoint (not written yet)."""
+        from tensorflux.train import meta_graph
+
         with sess.graph.as_default():
-            meta_graph.export_meta_graph(filename=filename, saver_def=self.saver_def,
-                                         strip_default_attrs=strip_default_attrs)
+            return meta_graph.export_meta_graph(saver_def=self.saver_def,
+                                                strip_default_attrs=strip_default_attrs)
+
+    @staticmethod
+    def _write_meta_graph(meta, checkpoint_file, suffix) -> None:
+        filename = checkpoint_utils.meta_graph_filename(checkpoint_file, suffix)
+        directory = os.path.dirname(filename)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        atomic_files.write_file(filename, meta.SerializeToString())
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False, clear_extras=False,

@@ -338,7 +338,7 @@ def test_index_with_inconsistent_entry(prefix):
 def test_failure_before_index_keeps_previous_bundle(prefix, monkeypatch):
     write_bundle(prefix, {"v": np.arange(3.0)})
 
-    def crash(path, entries):
+    def crash(path, entries, data_files=()):
         raise RuntimeError("simulated crash")
 
     monkeypatch.setattr(bundle, "_write_index_file", crash)
@@ -355,7 +355,7 @@ def test_failure_before_index_keeps_previous_bundle(prefix, monkeypatch):
 
 
 def test_failure_on_first_write_leaves_nothing(prefix, monkeypatch):
-    monkeypatch.setattr(bundle, "_write_index_file", lambda path, entries: 1 / 0)
+    monkeypatch.setattr(bundle, "_write_index_file", lambda path, entries, data_files=(): 1 / 0)
     with pytest.raises(ZeroDivisionError):
         write_bundle(prefix, {"v": np.zeros(2)})
     assert not bundle_exists(prefix)
@@ -368,7 +368,7 @@ def test_process_killed_between_temp_files(prefix):
     child = (
         "import os, sys, numpy as np\n"
         "from tensorflux.lib.formats import bundle\n"
-        "bundle._write_index_file = lambda path, entries: os._exit(17)\n"
+        "bundle._write_index_file = lambda path, entries, data_files=(): os._exit(17)\n"
         "bundle.write_bundle(sys.argv[1], {'v': np.arange(9.0)})\n"
     )
     result = subprocess.run(
@@ -377,7 +377,11 @@ def test_process_killed_between_temp_files(prefix):
     assert result.returncode == 17, result.stderr.decode()
     names = os.listdir(os.path.dirname(prefix))
     # The killed writer left its temporary data file behind, but no new index.
-    assert any(".tempstate" in name for name in names)
+    assert any(".tfxtmp-" in name for name in names)
     assert [n for n in names if n.endswith(".index")] == ["model.ckpt-1.index"]
     with BundleReader(prefix) as reader:
         assert_same(reader.get_tensor("v"), np.arange(3.0))
+    # The next save in the directory removes the dead writer's temporary file.
+    write_bundle(prefix, {"v": np.arange(4.0)})
+    assert sorted(os.listdir(os.path.dirname(prefix))) == [
+        "model.ckpt-1.data-00000-of-00001", "model.ckpt-1.index"]

@@ -36,6 +36,12 @@ class FakeContext:
         self.callbacks.append(callback)
         return True
 
+    def time_remaining(self):
+        return None
+
+    def is_active(self):
+        return True
+
 
 @pytest.fixture(scope="module")
 def services():

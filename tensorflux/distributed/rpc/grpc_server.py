@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from concurrent import futures
 
+from tensorflux.distributed.rpc import server_pools
 from tensorflux.distributed.rpc.security import RpcSecurity
 from tensorflux.distributed.rpc.tensor_codec import tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
@@ -78,7 +78,8 @@ def _worker_servicer(worker):
 
         @_guarded
         def RunGraph(self, request, context):  # noqa: N802
-            return worker.run_graph(request)
+            # The context: the call's deadline, and a cancelled call cancels the step.
+            return worker.run_graph(request, context)
 
         @_guarded
         def CleanupGraph(self, request, context):  # noqa: N802
@@ -152,7 +153,7 @@ def _master_servicer(master):
 
         @_guarded
         def RunStep(self, request, context):  # noqa: N802
-            return master.run_step(request)
+            return master.run_step(request, context)
 
         @_guarded
         def CloseSession(self, request, context):  # noqa: N802
@@ -180,7 +181,7 @@ def _worker_handler(servicer):
     for method in service.methods:
         request = getattr(worker_pb2, method.input_type.name)
         response = getattr(worker_pb2, method.output_type.name)
-        behaviour = getattr(servicer, method.name)
+        behaviour = server_pools.lane_for(method.name, getattr(servicer, method.name))
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 behaviour, request_deserializer=request.FromString, response_serializer=None)
@@ -213,10 +214,9 @@ def _token_interceptor(security: RpcSecurity):
     return TokenInterceptor()
 
 
-def start_grpc_server(worker, master, address: str, max_workers: int = 64,
-                      security: RpcSecurity | None = None):
+def start_grpc_server(worker, master, address: str, security: RpcSecurity | None = None):
     """Binds both services on `address` ('host:port', port 0 picks one); returns
-    (server, bound port).
+    (server, bound port). Blocked calls do not hold a bounded pool (`server_pools`).
 
     Raises:
         UnavailableError: the address cannot be bound (e.g. another server holds the port).
@@ -227,9 +227,7 @@ def start_grpc_server(worker, master, address: str, max_workers: int = 64,
 
     security = security or RpcSecurity()
     interceptors = [_token_interceptor(security)] if security.token else []
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
-                                                    thread_name_prefix="tfx-grpc"),
-                         interceptors=interceptors,
+    server = grpc.server(server_pools.ElasticExecutor("tfx-grpc"), interceptors=interceptors,
                          options=GRPC_OPTIONS + security.grpc_options()
                          + [("grpc.so_reuseport", 0)])
     server.add_generic_rpc_handlers((_worker_handler(_worker_servicer(worker)),))

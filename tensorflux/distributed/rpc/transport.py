@@ -1,7 +1,10 @@
 """Clients of the worker and master services: gRPC and in-process, one interface.
 
-Every call has a deadline; a transport failure becomes UnavailableError (or
-DeadlineExceededError) naming the task and its address. Worker clients offer:
+Every call has a deadline, except the calls that run a step (RunStep, RunGraph): those have
+exactly the step's deadline (`RunOptions.timeout_in_ms` / `operation_timeout_in_ms`) or none,
+and health checks bound how long a failure takes to notice. A transport failure becomes
+UnavailableError (or DeadlineExceededError) naming the task and its address. Worker clients
+offer:
 
 - `call(method, request, timeout)`: a unary call (returns the response message);
 - `run_graph_async(request, timeout, done)` (gRPC): starts a RunGraph and later calls
@@ -165,9 +168,10 @@ class InProcessWorkerClient:
     def call(self, method: str, request, timeout=None, wait_for_ready=False):
         return getattr(self._worker, method)(request)
 
-    def run_graph_local(self, request, feeds):
-        """(response, {fetch index: ndarray}); blocks for the whole step."""
-        return self._worker.run_graph_local(request, feeds)
+    def run_graph_local(self, request, feeds, deadline=None):
+        """(response, {fetch index: ndarray}); blocks for the whole step (at most until
+        `deadline`, a time.monotonic() value)."""
+        return self._worker.run_graph_local(request, feeds, deadline)
 
     def recv_tensor_async(self, step_id: int, key: str, done):
         handle = _Handle(done)
@@ -363,6 +367,9 @@ class GrpcWorkerClient:
         self._channel.close()
 
 
+_UNBOUNDED_METHODS = frozenset({"run_step"})
+
+
 class GrpcMasterClient:
     """The master service of a server reached over gRPC."""
 
@@ -382,12 +389,19 @@ class GrpcMasterClient:
         self._timeout = default_timeout
 
     def call(self, method: str, request, timeout=None):
+        """A unary call. `timeout` None means the client's default deadline, except for
+        RunStep, whose only deadline is the one the step asks for (a step may legitimately
+        wait for hours in a dequeue). The call is cancelled if the caller is interrupted
+        (Ctrl-C), and a cancelled RunStep cancels its step on the server."""
         import grpc
 
         rpc = getattr(self._stub, self._METHODS[method])
+        if timeout is None and method not in _UNBOUNDED_METHODS:
+            timeout = self._timeout
         try:
-            return rpc(request, timeout=timeout if timeout is not None else self._timeout,
-                       metadata=self._metadata)
+            # NOTE: gRPC checks for signals while it waits; an interrupted call is released,
+            # which cancels it (tests/faults/test_deadlines.py checks the server's side).
+            return rpc(request, timeout=timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise _translate(err, "master", self.address, self._METHODS[method]) from None
 

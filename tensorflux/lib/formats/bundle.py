@@ -15,9 +15,24 @@ For a prefix `P` a bundle is two files:
     "crc32c": masked CRC32C of the tensor's `size` bytes}`.
 
 JSON rather than a protobuf keeps this layer free of generated code; loading it executes
-nothing. Both files are written under temporary names in the same directory, fsynced, and
-renamed data first, index last: the index is the commit point, so a crash before it leaves the
-previous bundle under the same prefix untouched. Any corruption is a `DataLossError`.
+nothing. Any corruption is a `DataLossError`.
+
+Crash safety (the invariant): at every instant, the index at `P.index` and the data file it
+leads to form one complete bundle, the previous one or the new one. A save (`write_bundle`,
+serialized per directory by `atomic_files.directory_lock`):
+
+1. writes the data to a *pending* name `P.data-00000-of-00001.tfxtmp-<pid>-<hex>`, fsynced;
+   the committed index does not name it, so readers still see the previous bundle;
+2. writes the index to a temporary name, listing the pending file in `"data_files"`, fsyncs
+   it and renames it over `P.index` (the commit point; the directory is fsynced);
+3. renames the pending file over `P.data-00000-of-00001`.
+
+A reader opens the first file of `"data_files"` that exists, else `P.data-00000-of-00001`:
+between 2 and 3 that is the pending file (new data, new index); after 3 the pending file is
+gone and the standard name holds the new data. The old data file is replaced only in 3,
+after the new index is committed, and no pending name is ever reused, so an old index can
+never lead to new data. A kill leaves temporary files only: the next save in the directory
+finishes a committed one (renames its pending data, as 3 would) and deletes the others.
 """
 
 from __future__ import annotations
@@ -26,14 +41,13 @@ import difflib
 import json
 import math
 import os
-import secrets
 import struct
 import threading
 
 import numpy as np
 
 from tensorflux.framework import errors
-from tensorflux.lib.formats import crc32c
+from tensorflux.lib.formats import atomic_files, crc32c
 
 _MAGIC = b"TFLXCKPT"
 _VERSION = 1
@@ -42,6 +56,7 @@ _CRC = struct.Struct("<I")
 _LENGTH = struct.Struct("<Q")
 _ALIGNMENT = 8
 
+_DATA_SUFFIX = ".data-00000-of-00001"
 _DT_STRING = 7
 _DT_BFLOAT16 = 14
 
@@ -69,7 +84,7 @@ _KNOWN_ENUMS = set(_ENUM_TO_NUMPY) | {_DT_STRING, _DT_BFLOAT16}
 
 def data_filename(prefix) -> str:
     """Returns the path of the (single) data file of the bundle at `prefix`."""
-    return os.fspath(prefix) + ".data-00000-of-00001"
+    return os.fspath(prefix) + _DATA_SUFFIX
 
 
 def index_filename(prefix) -> str:
@@ -153,8 +168,9 @@ def _write_data_file(path: str, items: list[tuple[str, np.ndarray]]) -> list[dic
     return entries
 
 
-def _write_index_file(path: str, entries: list[dict]) -> None:
-    document = {"version": _VERSION, "num_shards": 1, "tensors": entries}
+def _write_index_file(path: str, entries: list[dict], data_files=()) -> None:
+    document = {"version": _VERSION, "num_shards": 1, "tensors": entries,
+                "data_files": list(data_files)}
     body = json.dumps(document, sort_keys=True, separators=(",", ":")).encode("utf-8")
     with open(path, "wb") as f:
         f.write(_PREAMBLE.pack(_MAGIC, _VERSION, len(body)))
@@ -164,24 +180,12 @@ def _write_index_file(path: str, entries: list[dict]) -> None:
         os.fsync(f.fileno())
 
 
-def _fsync_directory(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # Not possible on every platform (Windows); the renames are still atomic.
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def write_bundle(prefix, tensors: dict[str, np.ndarray]) -> None:
     """Writes `tensors` as the bundle at `prefix`, replacing any bundle already there.
 
-    The data and index files are written under temporary names, fsynced, then renamed data
-    first and index last, so readers see either the previous bundle or the new one.
+    Readers see either the previous bundle or the new one, whenever the process dies (see
+    the module docstring for how); temporary files a killed save left in the directory are
+    finished or removed first.
 
     Args:
       prefix: path prefix (str or path-like); the directory is created if needed.
@@ -211,21 +215,67 @@ def write_bundle(prefix, tensors: dict[str, np.ndarray]) -> None:
     directory = os.path.dirname(prefix) or "."
     os.makedirs(directory, exist_ok=True)
     data_path, index_path = data_filename(prefix), index_filename(prefix)
-    suffix = ".tempstate" + secrets.token_hex(8)
-    data_temp, index_temp = data_path + suffix, index_path + suffix
-    try:
-        entries = _write_data_file(data_temp, items)
-        _write_index_file(index_temp, entries)
-        os.replace(data_temp, data_path)
-        os.replace(index_temp, index_path)
-    except BaseException:
-        for temp in (data_temp, index_temp):
+    with atomic_files.directory_lock(directory):
+        recover_directory(directory)
+        pending = atomic_files.temp_path(data_path)
+        index_temp = atomic_files.temp_path(index_path)
+        committed = False
+        try:
+            entries = _write_data_file(pending, items)
+            _write_index_file(index_temp, entries, [os.path.basename(pending)])
+            os.replace(index_temp, index_path)
+            committed = True
+            atomic_files.fsync_directory(directory)
+            os.replace(pending, data_path)
+        except BaseException:
+            atomic_files.remove_quietly(index_temp)
+            if not committed:
+                atomic_files.remove_quietly(pending)
+            raise
+        atomic_files.fsync_directory(directory)
+
+
+def _is_bundle_temp(name: str) -> bool:
+    final = atomic_files.final_name(name)
+    return final.endswith(".index") or final.endswith(_DATA_SUFFIX)
+
+
+def recover_directory(directory: str) -> None:
+    """Finishes or removes what interrupted saves left in `directory`.
+
+    A pending data file its index names (the save was committed) is renamed to its standard
+    name, as the save would have done; every other temporary file of a bundle (only written
+    under the directory's lock, which the caller holds) and every temporary file of a process
+    that is gone (`.meta`, `checkpoint` state) is deleted, as are data files without an
+    index (left by an interrupted deletion).
+    """
+    directory = directory or "."
+    for name in atomic_files.stale_temporaries(directory, _is_bundle_temp):
+        path = os.path.join(directory, name)
+        final = atomic_files.final_name(path)
+        if final.endswith(_DATA_SUFFIX) and \
+                name in _named_data_files(final[:-len(_DATA_SUFFIX)]):
             try:
-                os.remove(temp)
+                os.replace(path, final)
             except OSError:
                 pass
-        raise
-    _fsync_directory(directory)
+        else:
+            atomic_files.remove_quietly(path)
+    # A data file without its index is what an interrupted deletion left: never readable.
+    for name in os.listdir(directory):
+        if name.endswith(_DATA_SUFFIX) and not os.path.exists(
+                index_filename(os.path.join(directory, name[:-len(_DATA_SUFFIX)]))):
+            atomic_files.remove_quietly(os.path.join(directory, name))
+    atomic_files.fsync_directory(directory)
+
+
+def _named_data_files(prefix: str) -> list:
+    """The data files the committed index at `prefix` names (none when it is unreadable)."""
+    try:
+        with open(index_filename(prefix), "rb") as f:
+            return _parse_document(index_filename(prefix), f.read()).get("data_files", [])
+    except (OSError, errors.OpError):
+        return []
 
 
 def _data_loss(message: str) -> errors.DataLossError:
@@ -237,6 +287,27 @@ def _is_count(value) -> bool:
 
 
 def _parse_index(path: str, blob: bytes) -> dict[str, dict]:
+    document = _parse_document(path, blob)
+    try:
+        entries = {}
+        for raw in document["tensors"]:
+            entry = _check_entry(raw)
+            entries[entry["name"]] = entry
+    except (ValueError, KeyError, TypeError) as e:
+        raise _data_loss(f"{path}: malformed checkpoint index ({e})") from e
+    return entries
+
+
+def _data_candidates(path: str, document: dict) -> list:
+    """Basenames of the data files an index leads to, in the order a reader tries them."""
+    named = document.get("data_files", [])
+    if not isinstance(named, list) or not all(
+            isinstance(n, str) and n and os.path.basename(n) == n for n in named):
+        raise _data_loss(f"{path}: malformed checkpoint index (bad data_files {named!r})")
+    return named
+
+
+def _parse_document(path: str, blob: bytes) -> dict:
     if len(blob) < _PREAMBLE.size or not blob.startswith(_MAGIC):
         raise _data_loss(f"{path} is not a tensorflux checkpoint index (bad magic or too short)")
     _, version, body_length = _PREAMBLE.unpack_from(blob)
@@ -256,13 +327,11 @@ def _parse_index(path: str, blob: bytes) -> dict[str, dict]:
         raise _data_loss(f"{path}: checksum mismatch in the checkpoint index")
     try:
         document = json.loads(body.decode("utf-8"))
-        entries = {}
-        for raw in document["tensors"]:
-            entry = _check_entry(raw)
-            entries[entry["name"]] = entry
-    except (ValueError, KeyError, TypeError) as e:
+    except ValueError as e:
         raise _data_loss(f"{path}: malformed checkpoint index ({e})") from e
-    return entries
+    if not isinstance(document, dict):
+        raise _data_loss(f"{path}: malformed checkpoint index (not an object)")
+    return document
 
 
 def _check_entry(entry: dict) -> dict:
@@ -318,12 +387,25 @@ class BundleReader:
                 None, None, f"Checkpoint index file not found: {self.index_path}"
             ) from e
         self._entries = _parse_index(self.index_path, blob)
-        try:
-            self._file = open(self.data_path, "rb")
-        except FileNotFoundError as e:
-            raise errors.NotFoundError(
-                None, None, f"Checkpoint data file not found: {self.data_path}"
-            ) from e
+        directory = os.path.dirname(self.prefix)
+        candidates = _data_candidates(self.index_path, _parse_document(self.index_path, blob))
+        self._file = None
+        # The first named file that exists: a pending file of a committed save, else the
+        # standard name (the module docstring says why this is always the index's data).
+        for name in candidates:
+            try:
+                self._file = open(os.path.join(directory, name), "rb")
+                self.data_path = os.path.join(directory, name)
+                break
+            except FileNotFoundError:
+                continue
+        if self._file is None:
+            try:
+                self._file = open(self.data_path, "rb")
+            except FileNotFoundError as e:
+                raise errors.NotFoundError(
+                    None, None, f"Checkpoint data file not found: {self.data_path}"
+                ) from e
         self._lock = threading.Lock()
 
     def keys(self) -> list[str]:
