@@ -8,6 +8,7 @@ from tensorflux.feature_column.categorical import (bucketized_column,
 from tensorflux.feature_column.dense import (embedding_column, indicator_column, input_layer,
                                              make_parse_example_spec)
 
+
 __all__ = ["bucketized_column", "categorical_column_with_hash_bucket",
            "categorical_column_with_identity", "categorical_column_with_vocabulary_list",
            "embedding_column", "indicator_column", "input_layer", "make_parse_example_spec",
