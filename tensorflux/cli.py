@@ -19,6 +19,10 @@ import socket
 import subprocess
 import sys
 
+from tensorflux.distributed.cluster_spec import ClusterSpec
+from tensorflux.distributed.server import Server
+from tensorflux.protos.config_pb2 import ConfigProto
+
 
 def _parse_cluster(items) -> dict:
     cluster: dict = {}
@@ -37,17 +41,15 @@ def _free_port() -> int:
 
 
 def run_server(args) -> int:
-    import tensorflux as tf
-
     if args.cluster_json:
         cluster = json.loads(args.cluster_json)
     else:
         cluster = _parse_cluster(args.cluster)
     if not cluster:
         raise SystemExit("tensorflux server needs --cluster (or --cluster-json)")
-    config = tf.ConfigProto(device_count={"CPU": args.cpus})
-    server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name=args.job,
-                             task_index=args.task, config=config)
+    config = ConfigProto(device_count={"CPU": args.cpus})
+    server = Server(ClusterSpec(cluster), job_name=args.job, task_index=args.task,
+                    config=config)
     print(f"tensorflux server {server.task_name} serving at {server.target}", flush=True)
 
     def stop(*_):
