@@ -20,6 +20,7 @@ warning (the graph may come from a newer producer).
 from __future__ import annotations
 
 import heapq
+import logging
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
@@ -28,6 +29,9 @@ from tensorflux.framework.op_builder import _infer_shapes, _output_types
 from tensorflux.framework.op_def import coerce_attr, get_op_def
 from tensorflux.framework.tensor import Operation, Tensor, user_location
 from tensorflux.framework.tensor_shape import TensorShape
+
+# TF1's logger name, which `tf.logging` configures (framework sits below platform).
+_logger = logging.getLogger("tensorflow")
 
 __all__ = ["import_graph_def"]
 
@@ -191,9 +195,7 @@ class _Importer:
                     attrs[key] = value
                     continue
                 if not self._producer_default(node.op, key, proto):
-                    from tensorflux.platform import tf_logging
-
-                    tf_logging.warning(
+                    _logger.warning(
                         "Node '%s': NodeDef mentions attr '%s' which is not in the op "
                         "definition of %s (attrs: %s); it is ignored (the graph may come "
                         "from a newer producer).", node.name, key, node.op,

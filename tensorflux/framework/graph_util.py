@@ -15,12 +15,15 @@
 
 from __future__ import annotations
 
-import os
+import logging
 
 from tensorflux.framework import dtypes
 
 __all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
-           "must_run_on_cpu", "tensor_shape_from_node_def_name", "write_graph"]
+           "must_run_on_cpu", "tensor_shape_from_node_def_name"]
+
+# TF1's logger name, which `tf.logging` configures (framework sits below platform).
+_logger = logging.getLogger("tensorflow")
 
 _VARIABLE_OPS = frozenset({"Variable", "VariableV2", "VarHandleOp", "AutoReloadVariable"})
 
@@ -104,7 +107,6 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
         ...     sess, sess.graph.as_graph_def(), ["logits"])
     """
     from tensorflux.framework.tensor_util import make_tensor_proto
-    from tensorflux.platform import tf_logging
     from tensorflux.protos import node_def_pb2
 
     graph_def = extract_sub_graph(input_graph_def, output_node_names)
@@ -148,8 +150,8 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
         else:
             out.CopyFrom(node)
         nodes.append(out)
-    tf_logging.info("Froze %d variables.", len(values))
-    tf_logging.info("Converted %d variables to const ops.", len(values))
+    _logger.info("Froze %d variables.", len(values))
+    _logger.info("Converted %d variables to const ops.", len(values))
     return _new_graph_def(graph_def, nodes)
 
 
@@ -253,31 +255,3 @@ def tensor_shape_from_node_def_name(graph, input_name: str):
     if ":" not in input_name:
         input_name = f"{input_name}:0"
     return graph.get_tensor_by_name(input_name).get_shape()
-
-
-def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
-    """Writes a Graph's GraphDef (or a GraphDef) to `logdir/name`; returns the path.
-
-    Example:
-        >>> tf.train.write_graph(sess.graph, "/tmp/model", "graph.pbtxt")
-        '/tmp/model/graph.pbtxt'
-    """
-    from google.protobuf import text_format
-
-    from tensorflux.platform import gfile
-
-    graph_def = graph_or_graph_def
-    if hasattr(graph_or_graph_def, "as_graph_def"):
-        graph_def = graph_or_graph_def.as_graph_def()
-    _check_graph_def(graph_def)
-    gfile.makedirs(logdir)
-    path = os.path.join(logdir, name)
-    if as_text:
-        data = text_format.MessageToString(graph_def).encode()
-    else:
-        data = graph_def.SerializeToString(deterministic=True)
-    temporary = f"{path}.tmp{os.getpid()}"
-    with gfile.GFile(temporary, "wb") as handle:
-        handle.write(data)
-    gfile.rename(temporary, path, overwrite=True)
-    return path

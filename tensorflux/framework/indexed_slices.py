@@ -72,9 +72,8 @@ class IndexedSlices:
         return self.shape
 
     def __neg__(self):
-        from tensorflux.ops import math as math_ops
-
-        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
+        # `-values` is Tensor.__neg__, which the math family installs (framework stays below it).
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
     def __repr__(self) -> str:
         return (f"IndexedSlices(indices={self._indices}, values={self._values}"

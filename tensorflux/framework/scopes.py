@@ -8,7 +8,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Operation, Tensor
 
 __all__ = ["name_scope", "control_dependencies", "device", "colocate_with", "container",
-           "get_name_scope", "op_scope", "init_scope"]
+           "get_name_scope", "op_scope", "init_scope", "op_name_scope"]
 
 
 def _graph_of(values):
@@ -52,6 +52,12 @@ class name_scope:  # noqa: N801 - TF1 name
 
 def op_scope(values, name, default_name=None):
     return name_scope(name, default_name, values)
+
+
+def op_name_scope(name, default):
+    """The name scope an op wrapper opens on the default graph: `name`, or `default` when
+    `name` is None or empty (`with op_name_scope(name, "Softmax") as scope:` -> "Softmax/")."""
+    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def get_name_scope() -> str:

@@ -11,6 +11,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework import dtypes
 from tensorflux.framework import tensor_conversion
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import core as nn_core
@@ -110,9 +111,6 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
         raise ValueError("No losses found in the LOSSES / REGULARIZATION_LOSSES collections.")
     return math_ops.add_n(losses, name=name)
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,

@@ -18,6 +18,7 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -30,9 +31,6 @@ __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_inp
            "batch_join", "maybe_batch_join", "shuffle_batch", "maybe_shuffle_batch",
            "shuffle_batch_join", "maybe_shuffle_batch_join"]
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _local_variable(initial_value, name: str, validate_shape: bool = True):

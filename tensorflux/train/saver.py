@@ -21,6 +21,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework.saveable import SaveableObject, SaveSpec
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -31,33 +32,6 @@ from tensorflux.train import checkpoint_utils
 __all__ = ["Saver", "SaveSpec", "SaveableObject", "BaseSaverBuilder", "BulkSaverBuilder"]
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
-
-
-class SaveSpec:
-    """One tensor to save: its value, slice spec ("" for whole) and checkpoint name."""
-
-    def __init__(self, tensor, slice_spec: str, name: str, dtype=None, device=None):
-        self.tensor = tensor
-        self.slice_spec = slice_spec
-        self.name = name
-        self.dtype = dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype.base_dtype
-        self.device = device if device is not None else tensor.device
-
-
-class SaveableObject:
-    """Something the Saver saves as `specs` and restores with `restore(tensors, shapes)`."""
-
-    def __init__(self, op, specs, name: str):
-        self.op = op
-        self.specs = specs
-        self.name = name
-
-    @property
-    def device(self) -> str:
-        return self.specs[0].device
-
-    def restore(self, restored_tensors, restored_shapes):
-        raise TypeError(f"{type(self).__name__} must define restore()")
 
 
 class ReferenceVariableSaveable(SaveableObject):

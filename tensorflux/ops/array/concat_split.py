@@ -7,6 +7,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import (
     constant_value,
@@ -17,7 +18,6 @@ from tensorflux.framework.tensor_conversion import (
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
-from tensorflux.ops.array.util import name_scope as _scope
 
 __all__ = ["concat", "split", "stack", "unstack", "parallel_stack"]
 

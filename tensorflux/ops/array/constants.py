@@ -11,6 +11,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import _infer_numpy, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
@@ -18,7 +19,6 @@ from tensorflux.ops.array.shapes import Shape, _refine, shape
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
-from tensorflux.ops.array.util import name_scope as _scope
 
 __all__ = [
     "constant", "placeholder", "placeholder_with_default", "identity", "identity_n",

@@ -6,12 +6,12 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
 from tensorflux.ops.array.concat_split import _axis
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
-from tensorflux.ops.array.util import name_scope as _scope
 
 __all__ = ["tile", "pad", "reverse", "reverse_v2", "reverse_sequence", "one_hot"]
 

@@ -8,6 +8,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant as _constant
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -15,7 +16,6 @@ from tensorflux.framework.tensor_shape import TensorShape, as_shape, unknown_sha
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
-from tensorflux.ops.array.util import name_scope as _scope
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "expand_dims", "squeeze", "transpose",
            "matrix_transpose", "invert_permutation", "broadcast_to", "broadcast_static_shape",

@@ -9,6 +9,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
@@ -18,7 +19,6 @@ from tensorflux.ops.array.gather_scatter import (  # noqa: F401 - gathers lived 
     gather_nd,
     scatter_nd,
 )
-from tensorflux.ops.array.util import name_scope as _scope
 
 __all__ = ["slice", "strided_slice", "boolean_mask"]
 

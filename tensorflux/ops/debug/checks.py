@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.ops.control_flow.primitives import no_op
@@ -23,9 +23,6 @@ __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equa
            "assert_non_negative", "assert_non_positive", "assert_rank", "assert_rank_at_least",
            "assert_type", "assert_integer", "assert_scalar"]
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _message_prefix(message) -> str:

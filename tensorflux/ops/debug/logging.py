@@ -19,6 +19,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.platform import tf_logging
@@ -149,9 +150,6 @@ def _print_one_dim_v2(value, dim, ndims, edge, out) -> None:
         _print_one_dim_v2(value[i], dim + 1, ndims, edge, out)
     out.append("]")
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 # -- Assert ----------------------------------------------------------------------------------

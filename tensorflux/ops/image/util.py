@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.debug import logging as logging_ops
-
-
-def scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def is_tensor(value) -> bool:

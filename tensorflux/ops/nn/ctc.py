@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -27,9 +27,6 @@ __all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_beam_search_dec
 
 _NEG_INF = -np.inf
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _batch_dims(inputs: TensorShape, sequence_length: TensorShape):

@@ -10,6 +10,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -20,9 +21,6 @@ from tensorflux.ops.nn import normalization as nn_norm_ops
 
 __all__: list = []
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _pick(new, new_name: str, old, old_name: str):

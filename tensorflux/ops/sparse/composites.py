@@ -8,6 +8,7 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.ops import array as array_ops
@@ -26,9 +27,6 @@ from tensorflux.ops.sparse.util import as_sparse
 __all__ = ["sparse_retain", "sparse_transpose", "sparse_merge", "sparse_to_indicator",
            "sparse_mask", "sparse_reset_shape"]
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def sparse_retain(sp_input, to_retain):
