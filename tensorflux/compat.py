@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from tensorflux.ops.compat_api import dimension_at_index, dimension_value
+from tensorflux.framework.tensor_shape import dimension_at_index, dimension_value
 
 __all__ = ["v1", "as_bytes", "as_text", "as_str", "as_str_any", "path_to_str",
            "dimension_value", "dimension_at_index", "bytes_or_text_types", "integral_types",

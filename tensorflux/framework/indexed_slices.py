@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import collections
 
+from tensorflux.framework import dtypes
 from tensorflux.framework.composite import register_session_run_conversion_functions
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 
 IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
                                             ["values", "indices", "dense_shape"])
@@ -57,7 +59,6 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        from tensorflux.framework.tensor_conversion import constant_value
         from tensorflux.framework.tensor_shape import TensorShape
 
         if self._dense_shape is None:
@@ -97,3 +98,14 @@ def _feed(key, value):
 
 
 register_session_run_conversion_functions(IndexedSlices, _fetch, _feed)
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    """Returns an IndexedSlices unchanged (checking `dtype`); converts anything else to a
+    Tensor."""
+    if isinstance(value, IndexedSlices):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for IndexedSlices with dtype {value.dtype.name}")
+        return value
+    return convert_to_tensor(value, dtype=dtype, name=name)

@@ -13,6 +13,8 @@ entering/leaving the gradient loop context of an op, zeros for exits).
 
 from __future__ import annotations
 
+import enum
+
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
@@ -393,3 +395,16 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
+
+
+NoGradient = NotDifferentiable
+
+
+class UnconnectedGradients(str, enum.Enum):
+    """What `tf.gradients` returns for an x that no y depends on: None or zeros.
+
+    NOTE: the members are also strings ("none", "zero"), so `tf.gradients` accepts either form.
+    """
+
+    NONE = "none"
+    ZERO = "zero"

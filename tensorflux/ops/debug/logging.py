@@ -13,6 +13,7 @@ import logging
 import pprint
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.platform import tf_logging
 
 __all__ = ["Assert", "Print", "check_numerics", "add_check_numerics_ops", "print"]
@@ -464,3 +466,23 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF name
                              name=None if not name else name + "_format")
     return PrintV2(text, output_stream=stream, end=end, name=name)
 
+
+# -- Timestamp ------------------------------------------------------------------------------
+
+Timestamp = define_op("Timestamp", inputs=[], outputs=["ts: float64"], attrs=[], stateful=True,
+                      differentiable=False)
+
+
+@Timestamp.shape_fn
+def _timestamp_shape():
+    return TensorShape([])
+
+
+@Timestamp.kernel
+def _timestamp_kernel():
+    return np.float64(time.time())
+
+
+def timestamp(name=None):
+    """The wall time, in seconds since the Unix epoch, when the op runs (a float64 scalar)."""
+    return Timestamp(name=name)

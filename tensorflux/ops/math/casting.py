@@ -151,3 +151,13 @@ def _representable_below(high, np_dtype):
     if np.issubdtype(np_dtype, np.floating) and float(value) > high:
         value = np.nextafter(value, np_dtype(0))
     return value
+
+
+def to_complex64(x, name="ToComplex64"):
+    """Casts `x` to complex64 (old name for `tf.cast(x, tf.complex64)`)."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """Casts `x` to complex128 (old name for `tf.cast(x, tf.complex128)`)."""
+    return cast(x, dtypes.complex128, name=name)

@@ -483,3 +483,12 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis` (see `cumsum` for `exclusive` and `reverse`)."""
     return Cumprod(x, axis, exclusive=exclusive, reverse=reverse, name=name)
 
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002 - TF name
+    """The index of the largest entry along `dimension` (old name of `tf.math.argmax`)."""
+    return argmax(input, axis=dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002 - TF name
+    """The index of the smallest entry along `dimension` (old name of `tf.math.argmin`)."""
+    return argmin(input, axis=dimension, output_type=output_type, name=name)

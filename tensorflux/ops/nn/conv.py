@@ -12,10 +12,12 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
 from tensorflux.lib.numerics import window as conv_util
+from tensorflux.ops.array import shapes as array_shapes
 
 __all__: list = []
 
@@ -463,3 +465,56 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
         raise ValueError(f"rate {rate} cannot be less than one")
     return Conv2D(value, filters, name=name or "convolution",
                   **_conv_attrs(1, padding, "NHWC", rate))
+
+
+# -- conv2d_backprop_*_v2 ---------------------------------------------------------------------
+# NOTE: TF builds Conv2DBackprop{Filter,Input}V2 nodes, which take the tensor instead of its
+# shape; these wrappers feed the tensor's shape to the V1 ops, which compute the same values.
+
+def _v2_conv_attrs(strides, padding, explicit_paddings, data_format, dilations):
+    explicit = list(explicit_paddings or [])
+    if padding == "EXPLICIT" or (isinstance(padding, bytes) and padding == b"EXPLICIT"):
+        attrs = _conv_attrs(strides, "VALID", data_format, dilations)
+        if len(explicit) != 8:
+            raise ValueError(f"explicit_paddings must hold 8 values for padding EXPLICIT, got "
+                             f"{explicit}")
+        attrs.update(padding="EXPLICIT", explicit_paddings=[int(v) for v in explicit])
+        return attrs
+    if explicit:
+        raise ValueError(f"explicit_paddings must be empty unless padding is EXPLICIT, got "
+                         f"{explicit}")
+    return _conv_attrs(strides, padding, data_format, dilations)
+
+
+def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding,
+                              use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
+                              dilations=(1, 1, 1, 1), name=None):
+    """The gradient of conv2d with respect to its filter; `filter` supplies only the shape.
+
+    Returns:
+        A tensor shaped like `filter`.
+    """
+
+    with _scope(name, "Conv2DBackpropFilterV2") as scope:
+        filter = convert_to_tensor(filter, name="filter")
+        return Conv2DBackpropFilter(input, array_shapes.shape(filter), out_backprop,
+                                    use_cudnn_on_gpu=use_cudnn_on_gpu, name=scope,
+                                    **_v2_conv_attrs(strides, padding, explicit_paddings,
+                                                     data_format, dilations))
+
+
+def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding,
+                             use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
+                             dilations=(1, 1, 1, 1), name=None):
+    """The gradient of conv2d with respect to its input; `input` supplies only the shape.
+
+    Returns:
+        A tensor shaped like `input`.
+    """
+
+    with _scope(name, "Conv2DBackpropInputV2") as scope:
+        input = convert_to_tensor(input, name="input")
+        return Conv2DBackpropInput(array_shapes.shape(input), filter, out_backprop,
+                                   use_cudnn_on_gpu=use_cudnn_on_gpu, name=scope,
+                                   **_v2_conv_attrs(strides, padding, explicit_paddings,
+                                                    data_format, dilations))

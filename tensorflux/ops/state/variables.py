@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, tensor_util
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import init_scope
@@ -456,6 +456,7 @@ def _variable_to_tensor(value, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(Variable, _variable_to_tensor)
+tensor_util.register_tensor_like_type(Variable)
 
 
 # -- collections -----------------------------------------------------------------------------
