@@ -12,7 +12,7 @@ import hashlib
 import numpy as np
 
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework import tensor_conversion
+from tensorflux.framework import nest, tensor_conversion
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
@@ -44,10 +44,6 @@ class LSTMStateTuple(_LSTMStateTuple):
         return c.dtype
 
 
-def _flatten(structure):
-    if isinstance(structure, (list, tuple)):
-        return [x for item in structure for x in _flatten(item)]
-    return [structure]
 
 
 def _zeros(batch_size, size, dtype):
@@ -426,7 +422,7 @@ class DropoutWrapper(_Wrapper):
 
     def _make_noise(self, salt, sizes, dtype):
         return [random_ops.random_uniform([1] + _size_dims(size), seed=self._gen_seed(salt, i),
-                                  dtype=dtype) for i, size in enumerate(_flatten(sizes))]
+                                  dtype=dtype) for i, size in enumerate(nest.flatten(sizes))]
 
     def _drop(self, value, salt, index, keep_prob):
         if not self._variational:
@@ -437,8 +433,8 @@ class DropoutWrapper(_Wrapper):
         return result
 
     def _drop_all(self, structure, salt, keep_prob):
-        flat = [self._drop(v, salt, i, keep_prob) for i, v in enumerate(_flatten(structure))]
-        return _pack_like(structure, iter(flat))
+        flat = [self._drop(v, salt, i, keep_prob) for i, v in enumerate(nest.flatten(structure))]
+        return nest.pack_sequence_as(structure, flat)
 
     def _drop_state(self, state, keep_prob):
         # The filter visitor says per substructure whether to drop (True/False, or a structure
@@ -446,7 +442,7 @@ class DropoutWrapper(_Wrapper):
         counter = [0]
 
         def skip(sub):
-            counter[0] += len(_flatten(sub))
+            counter[0] += len(nest.flatten(sub))
             return sub
 
         def walk(sub):
@@ -481,14 +477,6 @@ def _size_dims(size):
     if isinstance(size, (int, np.integer)):
         return [int(size)]
     return [int(d) for d in TensorShape(size).as_list()]
-
-
-def _pack_like(structure, values):
-    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
-        return type(structure)(*[_pack_like(s, values) for s in structure])
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_pack_like(s, values) for s in structure)
-    return next(values)
 
 
 class ResidualWrapper(_Wrapper):
@@ -531,9 +519,9 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                 done = math_ops.greater_equal(time, sequence_length)
                 zeros = array_ops.zeros_like(output)
                 output = math_ops.where(done, zeros, output)
-                flat_old, flat_new = _flatten(state), _flatten(new_state)
+                flat_old, flat_new = nest.flatten(state), nest.flatten(new_state)
                 merged = [math_ops.where(done, old, new) for old, new in zip(flat_old, flat_new)]
-                new_state = _pack_like(new_state, iter(merged))
+                new_state = nest.pack_sequence_as(new_state, merged)
             outputs.append(output)
             state = new_state
         return outputs, state

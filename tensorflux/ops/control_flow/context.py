@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import nest
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.control_flow import util
@@ -202,7 +203,7 @@ class CondContext(ControlFlowContext):
             original = fn()
             if original is None:
                 raise ValueError(f"'{fn_name}' must have a return value.")
-            flat = [self._branch_output(v) for v in util.flatten(original)]
+            flat = [self._branch_output(v) for v in nest.flatten(original)]
         return original, flat
 
     def _branch_output(self, value):
@@ -216,4 +217,4 @@ class CondContext(ControlFlowContext):
         return self.add_value(value)
 
     def restore_tensor_arrays(self, original, merged: list) -> list:
-        return from_flows(util.flatten(original), merged)
+        return from_flows(nest.flatten(original), merged)

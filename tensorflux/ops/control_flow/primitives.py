@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import builtins
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.ops.control_flow import util
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "switch_case"]
 
@@ -364,7 +363,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             original_t = _unpack_if_singleton(original_t)
             original_f = _unpack_if_singleton(original_f)
         try:
-            util.assert_same_structure(original_t, original_f, check_types=True)
+            nest.assert_same_structure(original_t, original_f, check_types=True)
         except (TypeError, ValueError) as err:
             raise type(err)(f"'true_fn' and 'false_fn' must return the same structure: "
                             f"{err}") from None
@@ -380,7 +379,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             output.op._tfx_cond_pred = pred_id
             merges.append(output)
         merged = context_t.restore_tensor_arrays(original_t, merges)
-        return util.pack_sequence_as(original_t, merged)
+        return nest.pack_sequence_as(original_t, merged)
 
 
 def _pick_fn(fn, alias, name: str, alias_name: str):

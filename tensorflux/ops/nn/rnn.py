@@ -10,11 +10,11 @@ sequence's end. Any object with `state_size`, `output_size`, `zero_state(batch, 
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, nest, scopes, tensor_conversion
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.control_flow import util, while_loop
+from tensorflux.ops.control_flow import while_loop
 from tensorflux.ops.data_flow import tensor_array_class as data_flow_tensor_array_class
 from tensorflux.ops.state import variable_scope
 
@@ -40,7 +40,7 @@ def _swap_batch_time(x):
 def _sizes(size) -> list:
     """A cell's (possibly nested) state or output size as flat lists of per-example shapes."""
     return [TensorShape(s) if not isinstance(s, TensorShape) else s
-            for s in util.flatten(size)]
+            for s in nest.flatten(size)]
 
 
 def _batch_shape(batch, size: TensorShape) -> TensorShape:
@@ -82,7 +82,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
     if parallel_iterations is None:
         parallel_iterations = 32
     with variable_scope.variable_scope(scope or "rnn"):
-        flat_inputs = [tensor_conversion.convert_to_tensor(x) for x in util.flatten(inputs)]
+        flat_inputs = [tensor_conversion.convert_to_tensor(x) for x in nest.flatten(inputs)]
         if not time_major:
             flat_inputs = [_swap_batch_time(x) for x in flat_inputs]
         first = flat_inputs[0]
@@ -104,7 +104,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             cell, flat_inputs, inputs, state, parallel_iterations, swap_memory,
             sequence_length, batch_static)
         if not time_major:
-            outputs = util.map_structure(_swap_batch_time, outputs)
+            outputs = nest.map_structure(_swap_batch_time, outputs)
         return outputs, final_state
 
 
@@ -115,7 +115,7 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
     if time_steps is None:
         time_steps = array_ops.shape(first)[0]
     output_sizes = _sizes(cell.output_size)
-    state_dtype = util.flatten(state)[0].dtype.base_dtype
+    state_dtype = nest.flatten(state)[0].dtype.base_dtype
     with scopes.name_scope("dynamic_rnn"):
         input_tas = [data_flow_tensor_array_class.TensorArray(x.dtype.base_dtype, size=time_steps,
                                     element_shape=TensorShape(x.shape.as_list()[1:])
@@ -138,19 +138,19 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
             step = [ta.read(t) for ta in input_tas]
             for value, x in zip(step, flat_inputs):
                 value.set_shape(x.shape[1:])
-            step = util.pack_sequence_as(inputs_structure, step)
+            step = nest.pack_sequence_as(inputs_structure, step)
             output, new_state = cell(step, old_state)
-            flat_out = [tensor_conversion.convert_to_tensor(o) for o in util.flatten(output)]
-            flat_new = util.flatten(new_state)
+            flat_out = [tensor_conversion.convert_to_tensor(o) for o in nest.flatten(output)]
+            flat_new = nest.flatten(new_state)
             if sequence_length is not None:
                 done = math_ops.greater_equal(t, sequence_length)
                 flat_out = [math_ops.where(done, z if z is not None else array_ops.zeros_like(o), o)
                             for z, o in zip(zero_outputs, flat_out)]
-                flat_old = util.flatten(old_state)
+                flat_old = nest.flatten(old_state)
                 flat_new = [math_ops.where(done, o, n) for o, n in zip(flat_old, flat_new)]
             for value, ta in zip(flat_out, output_tas):
                 value.set_shape(ta.element_shape)
-            packed_state = util.pack_sequence_as(old_state, flat_new)
+            packed_state = nest.pack_sequence_as(old_state, flat_new)
             return t + 1, [ta.write(t, o) for ta, o in zip(tas, flat_out)], packed_state
 
         _, output_tas, final_state = while_loop.while_loop(
@@ -163,7 +163,7 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
             steps = time_steps if isinstance(time_steps, int) else None
             stacked.set_shape(TensorShape([steps, batch_static]).concatenate(size))
             outputs.append(stacked)
-        return util.pack_sequence_as(cell.output_size, outputs), final_state
+        return nest.pack_sequence_as(cell.output_size, outputs), final_state
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
@@ -197,14 +197,14 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 parallel_iterations=parallel_iterations, swap_memory=swap_memory,
                 time_major=time_major, scope=fw_scope)
         with variable_scope.variable_scope("bw") as bw_scope:
-            reversed_inputs = util.map_structure(reverse, inputs) if util.is_sequence(inputs) \
+            reversed_inputs = nest.map_structure(reverse, inputs) if nest.is_nested(inputs) \
                 else reverse(inputs)
             output_bw, state_bw = dynamic_rnn(
                 cell_bw, reversed_inputs, sequence_length=sequence_length,
                 initial_state=initial_state_bw, dtype=dtype,
                 parallel_iterations=parallel_iterations, swap_memory=swap_memory,
                 time_major=time_major, scope=bw_scope)
-        output_bw = util.map_structure(reverse, output_bw) if util.is_sequence(output_bw) \
+        output_bw = nest.map_structure(reverse, output_bw) if nest.is_nested(output_bw) \
             else reverse(output_bw)
         return (output_fw, output_bw), (state_fw, state_bw)
 
@@ -232,7 +232,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
     with variable_scope.variable_scope(scope or "rnn"):
         time = array_ops.constant(0, dtype=dtypes.int32)
         finished, next_input, state, emit_structure, loop_state = loop_fn(time, None, None, None)
-        flat_input = [tensor_conversion.convert_to_tensor(x) for x in util.flatten(next_input)]
+        flat_input = [tensor_conversion.convert_to_tensor(x) for x in nest.flatten(next_input)]
         batch = flat_input[0].shape.dims[0] if flat_input[0].shape.ndims else None
         batch_size = batch if batch is not None else array_ops.shape(flat_input[0])[0]
         if state is None:
@@ -240,12 +240,12 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
         has_loop_state = loop_state is not None
         loop_state = loop_state if has_loop_state else array_ops.constant(0, dtype=dtypes.int32)
         if emit_structure is not None:
-            flat_emit = [tensor_conversion.convert_to_tensor(e) for e in util.flatten(emit_structure)]
+            flat_emit = [tensor_conversion.convert_to_tensor(e) for e in nest.flatten(emit_structure)]
             zeros = [array_ops.zeros_like(e) for e in flat_emit]
             emit_dtypes = [e.dtype.base_dtype for e in flat_emit]
         else:
             emit_structure = cell.output_size
-            state_dtype = util.flatten(state)[0].dtype.base_dtype
+            state_dtype = nest.flatten(state)[0].dtype.base_dtype
             zeros = [array_ops.zeros(array_ops.stack([batch_size] + s.as_list()), state_dtype)
                      for s in _sizes(emit_structure)]
             emit_dtypes = [state_dtype] * len(zeros)
@@ -256,22 +256,22 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
             return math_ops.logical_not(math_ops.reduce_all(done))
 
         def body(t, done, inputs, old_state, tas, extra):
-            output, cell_state = cell(util.pack_sequence_as(next_input, inputs), old_state)
+            output, cell_state = cell(nest.pack_sequence_as(next_input, inputs), old_state)
             step = loop_fn(t + 1, output, cell_state, extra if has_loop_state else None)
             next_done, new_input, new_state, emit, new_extra = step
             emit = output if emit is None else emit
             flat = [math_ops.where(done, z, tensor_conversion.convert_to_tensor(e))
-                    for z, e in zip(zeros, util.flatten(emit))]
+                    for z, e in zip(zeros, nest.flatten(emit))]
             kept = [math_ops.where(done, old, new) for old, new in
-                    zip(util.flatten(old_state), util.flatten(new_state))]
+                    zip(nest.flatten(old_state), nest.flatten(new_state))]
             tas = [ta.write(t, value) for ta, value in zip(tas, flat)]
             new_extra = new_extra if has_loop_state else extra
-            return (t + 1, math_ops.logical_or(done, next_done), util.flatten(new_input),
-                    util.pack_sequence_as(old_state, kept), tas, new_extra)
+            return (t + 1, math_ops.logical_or(done, next_done), nest.flatten(new_input),
+                    nest.pack_sequence_as(old_state, kept), tas, new_extra)
 
         _, _, _, final_state, emit_tas, final_loop = while_loop.while_loop(
             cond, body, [time, finished, flat_input, state, emit_tas, loop_state],
             parallel_iterations=parallel_iterations, swap_memory=swap_memory,
             return_same_structure=True)
-        emit = util.pack_sequence_as(emit_structure, emit_tas)
+        emit = nest.pack_sequence_as(emit_structure, emit_tas)
         return emit, final_state, final_loop if has_loop_state else None
