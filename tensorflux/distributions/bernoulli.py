@@ -5,7 +5,8 @@ from __future__ import annotations
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -47,7 +48,7 @@ class Bernoulli(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        return {"logits": tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)}
+        return {"logits": convert_to_tensor(sample_shape, dtype=dtypes.int32)}
 
     @property
     def logits(self):
@@ -73,8 +74,9 @@ class Bernoulli(Distribution):
     def _log_prob(self, event):
         if self.validate_args:
             event = util.with_checks(
-                [check_ops.assert_equal(math_ops.cast(math_ops.cast(event, dtypes.bool_), event.dtype), event,
-                                 message="event must be 0 or 1")], event, "event")
+                [check_ops.assert_equal(math_ops.cast(math_ops.cast(event, dtypes.bool_),
+                                                      event.dtype), event,
+                                        message="event must be 0 or 1")], event, "event")
         event = math_ops.cast(event, self.logits.dtype)
         logits = self.logits
         if not (event.shape.is_fully_defined() and logits.shape.is_fully_defined()
@@ -102,4 +104,5 @@ def _kl_bernoulli_bernoulli(a, b, name=None):
     with scopes.name_scope(name, "kl_bernoulli_bernoulli", values=[a.logits, b.logits]):
         delta_probs0 = nn_core.softplus(-b.logits) - nn_core.softplus(-a.logits)
         delta_probs1 = nn_core.softplus(b.logits) - nn_core.softplus(a.logits)
-        return math_ops.sigmoid(a.logits) * delta_probs0 + math_ops.sigmoid(-a.logits) * delta_probs1
+        return (math_ops.sigmoid(a.logits) * delta_probs0
+                + math_ops.sigmoid(-a.logits) * delta_probs1)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -34,10 +35,11 @@ class Beta(Distribution):
                  allow_nan_stats=True, name="Beta"):
         parameters = dict(locals())
         with scopes.name_scope(name, values=[concentration1, concentration0]) as name:
-            c1 = tensor_conversion.convert_to_tensor(concentration1, name="concentration1")
-            c0 = tensor_conversion.convert_to_tensor(concentration0, name="concentration0",
-                                      preferred_dtype=c1.dtype)
-            checks = [check_ops.assert_positive(c1), check_ops.assert_positive(c0)] if validate_args else []
+            c1 = convert_to_tensor(concentration1, name="concentration1")
+            c0 = convert_to_tensor(concentration0, name="concentration0",
+                                   preferred_dtype=c1.dtype)
+            checks = [check_ops.assert_positive(c1),
+                      check_ops.assert_positive(c0)] if validate_args else []
             with scopes.control_dependencies(checks):
                 self._concentration1 = array_ops.identity(c1, name="concentration1")
                 self._concentration0 = array_ops.identity(c0, name="concentration0")
@@ -51,7 +53,7 @@ class Beta(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        shape = tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)
+        shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
         return {"concentration1": shape, "concentration0": shape}
 
     @property
@@ -88,7 +90,7 @@ class Beta(Distribution):
             return x
         checks = [check_ops.assert_positive(x, message="sample must be positive"),
                   check_ops.assert_less(x, array_ops.ones([], self.dtype),
-                                 message="sample must be less than `1`.")]
+                                        message="sample must be less than `1`.")]
         return util.with_checks(checks, x, "x")
 
     def _log_normalization(self):
@@ -129,13 +131,13 @@ class Beta(Distribution):
         mode = (self.concentration1 - 1.0) / (self.total_concentration - 2.0)
         if self.allow_nan_stats:
             defined = math_ops.logical_and(self.concentration1 * array_ops.ones_like(mode) > 1.0,
-                                     self.concentration0 * array_ops.ones_like(mode) > 1.0)
+                                           self.concentration0 * array_ops.ones_like(mode) > 1.0)
             return util.nan_where(defined, mode, name="mode")
         one = array_ops.ones([], self.dtype)
         checks = [check_ops.assert_less(one, self.concentration1,
-                                 message="Mode undefined for concentration1 <= 1."),
+                                        message="Mode undefined for concentration1 <= 1."),
                   check_ops.assert_less(one, self.concentration0,
-                                 message="Mode undefined for concentration0 <= 1.")]
+                                        message="Mode undefined for concentration0 <= 1.")]
         with scopes.control_dependencies(checks):
             return array_ops.identity(mode)
 
@@ -144,7 +146,7 @@ class Beta(Distribution):
 def _kl_beta_beta(d1, d2, name=None):
     """KL(d1 || d2) from the log-normalizers and digammas of d1's concentrations."""
     with scopes.name_scope(name, "kl_beta_beta", values=[d1.concentration1, d1.concentration0,
-                                                     d2.concentration1, d2.concentration0]):
+                                                         d2.concentration1, d2.concentration0]):
         return (d2._log_normalization() - d1._log_normalization()
                 + (d1.concentration1 - d2.concentration1) * math_ops.digamma(d1.concentration1)
                 + (d1.concentration0 - d2.concentration0) * math_ops.digamma(d1.concentration0)

@@ -43,7 +43,8 @@ class Categorical(Distribution):
             with scopes.name_scope("event_size"):
                 last = self._logits.shape.dims[-1] if static_rank is not None else None
                 if last is not None:
-                    self._event_size = array_ops.constant(int(last), dtype=dtypes.int32, name="event_size")
+                    self._event_size = array_ops.constant(int(last), dtype=dtypes.int32,
+                                                          name="event_size")
                 else:
                     self._event_size = array_ops.shape(self._logits)[-1]
         super().__init__(dtype=dtype, reparameterization_type=NOT_REPARAMETERIZED,
@@ -76,7 +77,8 @@ class Categorical(Distribution):
         logits_2d = array_ops.reshape(self.logits, [-1, self.event_size])
         sample_dtype = dtypes.int64 if self.dtype.size > 4 else dtypes.int32
         draws = random_ops.multinomial(logits_2d, n, seed=seed, output_dtype=sample_dtype)
-        draws = array_ops.reshape(array_ops.transpose(draws), array_ops.concat([[n], self.batch_shape_tensor()], 0))
+        draws = array_ops.reshape(array_ops.transpose(draws),
+                                  array_ops.concat([[n], self.batch_shape_tensor()], 0))
         return math_ops.cast(draws, self.dtype)
 
     def _broadcast_k(self, k):
@@ -97,7 +99,7 @@ class Categorical(Distribution):
         flat_probs = array_ops.reshape(probs, [-1, self.event_size])
         flat_k = array_ops.reshape(k, [-1])
         to_sum = math_ops.where(array_ops.sequence_mask(flat_k, self.event_size), flat_probs,
-                          array_ops.zeros_like(flat_probs))
+                                array_ops.zeros_like(flat_probs))
         return array_ops.reshape(math_ops.reduce_sum(to_sum, axis=-1), array_ops.shape(k))
 
     def _log_prob(self, k):

@@ -7,7 +7,8 @@ import numpy as np
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -35,7 +36,7 @@ class Dirichlet(Distribution):
                  name="Dirichlet"):
         parameters = dict(locals())
         with scopes.name_scope(name, values=[concentration]) as name:
-            concentration = tensor_conversion.convert_to_tensor(concentration, name="concentration")
+            concentration = convert_to_tensor(concentration, name="concentration")
             checks = []
             if validate_args:
                 util.embed_check_categorical_event_shape(concentration)
@@ -85,8 +86,8 @@ class Dirichlet(Distribution):
         tolerance = 10 * np.finfo(self.dtype.as_numpy_dtype).eps
         checks = [check_ops.assert_positive(x, message="samples must be positive"),
                   check_ops.assert_less_equal(math_ops.abs(math_ops.reduce_sum(x, -1) - 1.0),
-                                       array_ops.constant(tolerance, self.dtype),
-                                       message="sample last-dimension must sum to `1`")]
+                                              array_ops.constant(tolerance, self.dtype),
+                                              message="sample last-dimension must sum to `1`")]
         return util.with_checks(checks, x, "x")
 
     def _log_prob(self, x):
@@ -101,8 +102,8 @@ class Dirichlet(Distribution):
         k = self._event_size()
         return (math_nan_safe.lbeta(self.concentration)
                 + (self.total_concentration - k) * math_ops.digamma(self.total_concentration)
-                - math_ops.reduce_sum((self.concentration - 1.0) * math_ops.digamma(self.concentration),
-                                -1))
+                - math_ops.reduce_sum(
+                    (self.concentration - 1.0) * math_ops.digamma(self.concentration), -1))
 
     def _mean(self):
         return self.concentration / self.total_concentration[..., array_ops.newaxis]
@@ -128,7 +129,7 @@ class Dirichlet(Distribution):
             defined = math_ops.logical_and(defined, array_ops.ones_like(mode, dtype=dtypes.bool_))
             return util.nan_where(defined, mode, name="mode")
         check = check_ops.assert_less(array_ops.ones([], self.dtype), self.concentration,
-                               message="Mode undefined when any concentration <= 1")
+                                      message="Mode undefined when any concentration <= 1")
         with scopes.control_dependencies([check]):
             return array_ops.identity(mode)
 
@@ -137,7 +138,7 @@ class Dirichlet(Distribution):
 def _kl_dirichlet_dirichlet(d1, d2, name=None):
     """KL(d1 || d2) = sum (c1 - c2)(digamma(c1) - digamma(sum c1)) - lbeta(c1) + lbeta(c2)."""
     with scopes.name_scope(name, "kl_dirichlet_dirichlet",
-                       values=[d1.concentration, d2.concentration]):
+                           values=[d1.concentration, d2.concentration]):
         digamma_sum = math_ops.digamma(math_ops.reduce_sum(d1.concentration, -1, keepdims=True))
         digamma_diff = math_ops.digamma(d1.concentration) - digamma_sum
         concentration_diff = d1.concentration - d2.concentration

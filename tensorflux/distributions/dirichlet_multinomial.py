@@ -5,7 +5,8 @@ from __future__ import annotations
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 from tensorflux.distributions.multinomial import check_counts, draw_counts
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -33,13 +34,13 @@ class DirichletMultinomial(Distribution):
                  name="DirichletMultinomial"):
         parameters = dict(locals())
         with scopes.name_scope(name, values=[total_count, concentration]) as name:
-            concentration = tensor_conversion.convert_to_tensor(concentration, name="concentration")
-            total_count = tensor_conversion.convert_to_tensor(total_count, name="total_count",
-                                               preferred_dtype=concentration.dtype)
+            concentration = convert_to_tensor(concentration, name="concentration")
+            total_count = convert_to_tensor(total_count, name="total_count",
+                                            preferred_dtype=concentration.dtype)
             if validate_args:
                 total_count = util.with_checks(util.check_nonnegative_integer_form(
                     total_count, "total_count must be non-negative integers."), total_count,
-                    "total_count")
+                                               "total_count")
                 concentration = util.with_checks(
                     [check_ops.assert_positive(concentration)],
                     util.embed_check_categorical_event_shape(concentration), "concentration")
@@ -69,11 +70,11 @@ class DirichletMultinomial(Distribution):
 
     def _batch_shape_tensor(self):
         return array_ops.broadcast_dynamic_shape(array_ops.shape(self.total_count),
-                                          array_ops.shape(self.total_concentration))
+                                                 array_ops.shape(self.total_concentration))
 
     def _batch_shape(self):
         return array_ops.broadcast_static_shape(self.total_count.shape,
-                                         self.total_concentration.shape)
+                                                self.total_concentration.shape)
 
     def _event_shape_tensor(self):
         return array_ops.shape(self.concentration)[-1:]
@@ -84,10 +85,12 @@ class DirichletMultinomial(Distribution):
     def _sample_n(self, n, seed=None):
         k = self.event_shape_tensor()[0]
         batch = self.batch_shape_tensor()
-        concentration = self.concentration * array_ops.ones(array_ops.concat([batch, [1]], 0), self.dtype)
+        concentration = self.concentration * array_ops.ones(array_ops.concat([batch, [1]], 0),
+                                                            self.dtype)
         gamma = random_ops.random_gamma([n], concentration, dtype=self.dtype, seed=seed)
         logits = array_ops.reshape(math_ops.log(gamma), array_ops.stack([-1, k]))
-        n_draws = math_ops.cast(self.total_count, dtypes.int32) * array_ops.ones(batch, dtypes.int32)
+        n_draws = math_ops.cast(self.total_count, dtypes.int32) * array_ops.ones(batch,
+                                                                                 dtypes.int32)
         n_draws = array_ops.tile(array_ops.reshape(n_draws, [-1]), [n])
         counts = draw_counts(logits, n_draws, 1, util.gen_new_seed(seed, "dirichlet_multinomial"),
                              self.dtype)
@@ -95,7 +98,8 @@ class DirichletMultinomial(Distribution):
 
     def _log_prob(self, counts):
         counts = check_counts(self, counts)
-        ordered = math_nan_safe.lbeta(self.concentration + counts) - math_nan_safe.lbeta(self.concentration)
+        ordered = (math_nan_safe.lbeta(self.concentration + counts)
+                   - math_nan_safe.lbeta(self.concentration))
         return ordered + util.log_combinations(self.total_count, counts)
 
     def _prob(self, counts):

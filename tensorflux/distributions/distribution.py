@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
 from tensorflux.framework import tensor as tensor_lib
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -218,12 +219,14 @@ class Distribution:
             if isinstance(sample_shape, (list, tuple)) and not sample_shape:
                 sample_shape_t = array_ops.constant([], dtype=dtypes.int32, name="sample_shape")
             else:
-                sample_shape_t = tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32,
-                                                      name="sample_shape")
+                sample_shape_t = convert_to_tensor(sample_shape, dtype=dtypes.int32,
+                                                   name="sample_shape")
             if sample_shape_t.shape.ndims == 0:
                 sample_shape_t = array_ops.reshape(sample_shape_t, [1])
             samples = self._sample_n(math_ops.reduce_prod(sample_shape_t), seed)
-            result = array_ops.reshape(samples, array_ops.concat([sample_shape_t, array_ops.shape(samples)[1:]], 0))
+            result = array_ops.reshape(samples,
+                                       array_ops.concat([sample_shape_t,
+                                                         array_ops.shape(samples)[1:]], 0))
             if static_sample is not None:
                 static = static_sample.concatenate(samples.shape[1:])
                 if result.shape.is_compatible_with(static):
@@ -236,7 +239,7 @@ class Distribution:
     # -- densities -----------------------------------------------------------------------------
 
     def _value(self, value):
-        return tensor_conversion.convert_to_tensor(value, name="value", preferred_dtype=self.dtype)
+        return convert_to_tensor(value, name="value", preferred_dtype=self.dtype)
 
     def log_prob(self, value, name="log_prob"):
         """Log probability density (or mass) of `value`."""

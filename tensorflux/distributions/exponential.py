@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.distributions.gamma import Gamma
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.random import stateful as random_ops
@@ -29,7 +30,7 @@ class Exponential(Gamma):
     def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
         parameters = dict(locals())
         with scopes.name_scope(name, values=[rate]) as name:
-            self._rate = tensor_conversion.convert_to_tensor(rate, name="rate")
+            self._rate = convert_to_tensor(rate, name="rate")
         super().__init__(concentration=array_ops.ones_like(self._rate, name="concentration"),
                          rate=self._rate, allow_nan_stats=allow_nan_stats,
                          validate_args=validate_args, name=name)
@@ -39,7 +40,7 @@ class Exponential(Gamma):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        return {"rate": tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)}
+        return {"rate": convert_to_tensor(sample_shape, dtype=dtypes.int32)}
 
     @property
     def rate(self):
@@ -59,5 +60,5 @@ class Exponential(Gamma):
         shape = array_ops.concat([[n], array_ops.shape(self._rate)], 0)
         # minval: the smallest positive float, so that log never sees 0.
         sampled = random_ops.random_uniform(shape, minval=np.finfo(self.dtype.as_numpy_dtype).tiny,
-                                    maxval=1.0, seed=seed, dtype=self.dtype)
+                                            maxval=1.0, seed=seed, dtype=self.dtype)
         return -math_ops.log(sampled) / self._rate

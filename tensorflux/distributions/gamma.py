@@ -8,7 +8,8 @@ from __future__ import annotations
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -51,7 +52,7 @@ class Gamma(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        shape = tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)
+        shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
         return {"concentration": shape, "rate": shape}
 
     @property
@@ -65,7 +66,8 @@ class Gamma(Distribution):
         return self._rate
 
     def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.concentration), array_ops.shape(self.rate))
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.concentration),
+                                                 array_ops.shape(self.rate))
 
     def _batch_shape(self):
         return array_ops.broadcast_static_shape(self.concentration.shape, self.rate.shape)
@@ -111,7 +113,7 @@ class Gamma(Distribution):
                                   name="mode")
         one = array_ops.ones([], self.dtype)
         check = check_ops.assert_less(one, self.concentration,
-                               message="mode not defined when any concentration <= 1")
+                                      message="mode not defined when any concentration <= 1")
         with scopes.control_dependencies([check]):
             return array_ops.identity(mode)
 
@@ -120,8 +122,9 @@ class Gamma(Distribution):
 def _kl_gamma_gamma(g0, g1, name=None):
     """KL(g0 || g1) in closed form from digamma and lgamma of the concentrations."""
     with scopes.name_scope(name, "kl_gamma_gamma",
-                       values=[g0.concentration, g0.rate, g1.concentration, g1.rate]):
+                           values=[g0.concentration, g0.rate, g1.concentration, g1.rate]):
         return ((g0.concentration - g1.concentration) * math_ops.digamma(g0.concentration)
                 + math_ops.lgamma(g1.concentration) - math_ops.lgamma(g0.concentration)
-                + g1.concentration * math_ops.log(g0.rate) - g1.concentration * math_ops.log(g1.rate)
+                + g1.concentration * math_ops.log(g0.rate)
+                - g1.concentration * math_ops.log(g1.rate)
                 + g0.concentration * (g1.rate / g0.rate - 1.0))

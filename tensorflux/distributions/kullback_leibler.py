@@ -64,7 +64,8 @@ def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=Non
         kl_t = array_ops.identity(kl_t, name="kl")
         message = (f"KL calculation between {distribution_a.name} and {distribution_b.name} "
                    f"returned NaN values (and was called with allow_nan_stats=False). Values:")
-        check = logging_ops.Assert(math_ops.logical_not(math_ops.reduce_any(math_ops.is_nan(kl_t))), [message, kl_t])
+        check = logging_ops.Assert(math_ops.logical_not(math_ops.reduce_any(math_ops.is_nan(kl_t))),
+                                   [message, kl_t])
         with scopes.control_dependencies([check]):
             return array_ops.identity(kl_t, name="checked_kl")
 

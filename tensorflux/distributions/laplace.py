@@ -45,8 +45,9 @@ class Laplace(LocationScale):
         # minval just above -1: log1p(-|u|) stays finite.
         minval = np.nextafter(np_dtype(-1.0), np_dtype(0.0))
         uniform = random_ops.random_uniform(shape, minval=minval, maxval=1.0, dtype=self.dtype,
-                                    seed=seed)
-        return self.loc - self.scale * math_ops.sign(uniform) * math_ops.log1p(-math_ops.abs(uniform))
+                                            seed=seed)
+        return self.loc - (self.scale * math_ops.sign(uniform)
+                           * math_ops.log1p(-math_ops.abs(uniform)))
 
     def _z(self, x):
         return (x - self.loc) / self.scale

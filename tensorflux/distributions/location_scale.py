@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.debug import checks as check_ops
 
@@ -29,7 +30,7 @@ class LocationScale(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        shape = tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)
+        shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
         return {"loc": shape, "scale": shape}
 
     @property
@@ -43,7 +44,8 @@ class LocationScale(Distribution):
         return self._scale
 
     def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc), array_ops.shape(self.scale))
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
+                                                 array_ops.shape(self.scale))
 
     def _batch_shape(self):
         return array_ops.broadcast_static_shape(self.loc.shape, self.scale.shape)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import NOT_REPARAMETERIZED, Distribution
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -34,7 +35,7 @@ def check_counts(dist, counts):
         return counts
     checks = util.check_nonnegative_integer_form(counts)
     checks.append(check_ops.assert_equal(dist.total_count, math_ops.reduce_sum(counts, -1),
-                                  message="counts must sum to `self.total_count`"))
+                                         message="counts must sum to `self.total_count`"))
     return util.with_checks(checks, counts, "counts")
 
 
@@ -60,12 +61,12 @@ class Multinomial(Distribution):
             self._logits, self._probs = util.get_logits_and_probs(
                 logits=logits, probs=probs, multidimensional=True, validate_args=validate_args,
                 name=name)
-            total_count = tensor_conversion.convert_to_tensor(total_count, name="total_count",
-                                               preferred_dtype=self._probs.dtype)
+            total_count = convert_to_tensor(total_count, name="total_count",
+                                            preferred_dtype=self._probs.dtype)
             if validate_args:
                 total_count = util.with_checks(util.check_nonnegative_integer_form(
                     total_count, "total_count must be non-negative integers."), total_count,
-                    "total_count")
+                                               "total_count")
             self._total_count = total_count
             self._mean_val = self._total_count[..., array_ops.newaxis] * self._probs
         super().__init__(dtype=self._probs.dtype, reparameterization_type=NOT_REPARAMETERIZED,
@@ -103,10 +104,12 @@ class Multinomial(Distribution):
 
     def _sample_n(self, n, seed=None):
         k = self.event_shape_tensor()[0]
-        n_draws = math_ops.cast(self.total_count, dtypes.int32) * array_ops.ones(self.batch_shape_tensor(),
-                                                                dtypes.int32)
+        n_draws = math_ops.cast(self.total_count,
+                                dtypes.int32) * array_ops.ones(self.batch_shape_tensor(),
+                                                               dtypes.int32)
         logits = self.logits * array_ops.ones_like(self._mean_val)
-        counts = draw_counts(array_ops.reshape(logits, array_ops.stack([-1, k])), array_ops.reshape(n_draws, [-1]),
+        counts = draw_counts(array_ops.reshape(logits, array_ops.stack([-1, k])),
+                             array_ops.reshape(n_draws, [-1]),
                              n, seed, self.dtype)
         return array_ops.reshape(counts, array_ops.concat([[n], self.batch_shape_tensor(), [k]], 0))
 
@@ -124,5 +127,6 @@ class Multinomial(Distribution):
 
     def _covariance(self):
         p = self.probs * array_ops.ones_like(self.total_count)[..., array_ops.newaxis]
-        outer = -math_ops.matmul(self._mean_val[..., array_ops.newaxis], p[..., array_ops.newaxis, :])
+        outer = -math_ops.matmul(self._mean_val[..., array_ops.newaxis],
+                                 p[..., array_ops.newaxis, :])
         return array_ops.matrix_set_diag(outer, self._variance())

@@ -36,7 +36,8 @@ class Normal(LocationScale):
 
     def _sample_n(self, n, seed=None):
         shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)
-        sampled = random_ops.random_normal(shape, mean=0.0, stddev=1.0, dtype=self.loc.dtype, seed=seed)
+        sampled = random_ops.random_normal(shape, mean=0.0, stddev=1.0, dtype=self.loc.dtype,
+                                           seed=seed)
         return sampled * self.scale + self.loc
 
     def _z(self, x):

@@ -8,7 +8,8 @@ import numpy as np
 
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -52,7 +53,7 @@ class StudentT(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        shape = tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)
+        shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
         return {"df": shape, "loc": shape, "scale": shape}
 
     @property
@@ -73,7 +74,7 @@ class StudentT(Distribution):
     def _batch_shape_tensor(self):
         return array_ops.broadcast_dynamic_shape(
             array_ops.shape(self.df), array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
-                                                          array_ops.shape(self.scale)))
+                                                                        array_ops.shape(self.scale)))
 
     def _batch_shape(self):
         return array_ops.broadcast_static_shape(
@@ -110,7 +111,8 @@ class StudentT(Distribution):
         v = self._ones()[..., array_ops.newaxis]
         u = v * self.df[..., array_ops.newaxis]
         beta_arg = array_ops.concat([u, v], -1) / 2.0
-        return (math_ops.log(math_ops.abs(self.scale)) + 0.5 * math_ops.log(self.df) + math_nan_safe.lbeta(beta_arg)
+        return (math_ops.log(math_ops.abs(self.scale)) + 0.5 * math_ops.log(self.df)
+                + math_nan_safe.lbeta(beta_arg)
                 + 0.5 * (self.df + 1.0) * (math_ops.digamma(0.5 * (self.df + 1.0))
                                            - math_ops.digamma(0.5 * self.df)))
 
@@ -119,7 +121,7 @@ class StudentT(Distribution):
         if self.allow_nan_stats:
             return util.nan_where(self.df * self._ones() > 1.0, mean, name="mean")
         check = check_ops.assert_less(array_ops.ones([], self.dtype), self.df,
-                               message="mean not defined for components of df <= 1")
+                                      message="mean not defined for components of df <= 1")
         with scopes.control_dependencies([check]):
             return array_ops.identity(mean)
 
@@ -131,7 +133,7 @@ class StudentT(Distribution):
         if self.allow_nan_stats:
             return util.nan_where(df > 1.0, var, name="variance")
         check = check_ops.assert_less(array_ops.ones([], self.dtype), self.df,
-                               message="variance not defined for components of df <= 1")
+                                      message="variance not defined for components of df <= 1")
         with scopes.control_dependencies([check]):
             return array_ops.identity(var)
 

@@ -6,7 +6,8 @@ import math
 
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -33,9 +34,10 @@ class Uniform(Distribution):
                  name="Uniform"):
         parameters = dict(locals())
         with scopes.name_scope(name, values=[low, high]) as name:
-            low = tensor_conversion.convert_to_tensor(low)
-            high = tensor_conversion.convert_to_tensor(high, preferred_dtype=low.dtype)
-            checks = [check_ops.assert_less(low, high, message="uniform not defined when low >= high.")
+            low = convert_to_tensor(low)
+            high = convert_to_tensor(high, preferred_dtype=low.dtype)
+            checks = [check_ops.assert_less(low, high,
+                                            message="uniform not defined when low >= high.")
                       ] if validate_args else []
             with scopes.control_dependencies(checks):
                 self._low = array_ops.identity(low, name="low")
@@ -48,7 +50,7 @@ class Uniform(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        shape = tensor_conversion.convert_to_tensor(sample_shape, dtype=dtypes.int32)
+        shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
         return {"low": shape, "high": shape}
 
     @property
@@ -67,7 +69,8 @@ class Uniform(Distribution):
             return self.high - self.low
 
     def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.low), array_ops.shape(self.high))
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.low),
+                                                 array_ops.shape(self.high))
 
     def _batch_shape(self):
         return array_ops.broadcast_static_shape(self.low.shape, self.high.shape)
@@ -83,16 +86,17 @@ class Uniform(Distribution):
         density = array_ops.ones_like(broadcasted_x) / self.range()
         outside = math_ops.logical_or(broadcasted_x < self.low, broadcasted_x >= self.high)
         return math_ops.where(math_ops.is_nan(broadcasted_x), broadcasted_x,
-                        math_ops.where(outside, zeros, density))
+                              math_ops.where(outside, zeros, density))
 
     def _cdf(self, x):
-        broadcast_shape = array_ops.broadcast_dynamic_shape(array_ops.shape(x), self.batch_shape_tensor())
+        broadcast_shape = array_ops.broadcast_dynamic_shape(array_ops.shape(x),
+                                                            self.batch_shape_tensor())
         zeros = array_ops.zeros(broadcast_shape, dtype=self.dtype)
         ones = array_ops.ones(broadcast_shape, dtype=self.dtype)
         broadcasted_x = x * ones
         inside = (broadcasted_x - self.low) / self.range()
         return math_ops.where(broadcasted_x >= self.high, ones,
-                        math_ops.where(broadcasted_x < self.low, zeros, inside))
+                              math_ops.where(broadcasted_x < self.low, zeros, inside))
 
     def _entropy(self):
         return math_ops.log(self.range())

@@ -6,7 +6,8 @@ import hashlib
 
 import numpy as np
 
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
@@ -56,7 +57,7 @@ def get_logits_and_probs(logits=None, probs=None, multidimensional=False, valida
         if (probs is None) == (logits is None):
             raise ValueError("Must pass probs or logits, but not both.")
         if probs is None:
-            logits = tensor_conversion.convert_to_tensor(logits, name="logits", dtype=dtype)
+            logits = convert_to_tensor(logits, name="logits", dtype=dtype)
             if not logits.dtype.is_floating:
                 raise TypeError("logits must having floating type.")
             if multidimensional:
@@ -64,7 +65,7 @@ def get_logits_and_probs(logits=None, probs=None, multidimensional=False, valida
                     logits = embed_check_categorical_event_shape(logits)
                 return logits, nn_core.softmax(logits, name="probs")
             return logits, math_ops.sigmoid(logits, name="probs")
-        probs = tensor_conversion.convert_to_tensor(probs, name="probs", dtype=dtype)
+        probs = convert_to_tensor(probs, name="probs", dtype=dtype)
         if not probs.dtype.is_floating:
             raise TypeError("probs must having floating type.")
         if validate_args:
@@ -75,12 +76,13 @@ def get_logits_and_probs(logits=None, probs=None, multidimensional=False, valida
                     probs = embed_check_categorical_event_shape(probs)
                     eps = np.finfo(probs.dtype.as_numpy_dtype).eps
                     checks.append(check_ops.assert_less_equal(
-                        math_ops.abs(math_ops.reduce_sum(probs, -1) - one), array_ops.constant(10 * eps, probs.dtype),
+                        math_ops.abs(math_ops.reduce_sum(probs,
+                                                         -1) - one), array_ops.constant(10 * eps,
+                                                                                        probs.dtype),
                         message="probs does not sum to 1."))
                 else:
-                    checks.append(check_ops.assert_less_equal(probs, one,
-                                                       message="probs has components greater "
-                                                               "than 1."))
+                    checks.append(check_ops.assert_less_equal(
+                        probs, one, message="probs has components greater than 1."))
                 probs = with_checks(checks, probs, "probs")
         with scopes.name_scope("logits"):
             if multidimensional:

@@ -11,11 +11,12 @@ import collections
 
 import numpy as np
 
-from tensorflux.framework import dtypes, scopes, tensor_conversion, tensor_shape
+from tensorflux.framework import dtypes, scopes, tensor_shape
 from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.data_flow import lookup as data_flow_lookup
+from tensorflux.ops.data_flow import lookup as lookup_ops
 from tensorflux.ops.debug import checks as check_ops
 from tensorflux.ops.io import parsing as parsing_ops
 from tensorflux.ops.strings import conversion as strings_conversion
@@ -44,7 +45,7 @@ class _LazyBuilder:
                                  f"(keys: {sorted(self._features)}).")
             value = self._features[key]
             if not isinstance(value, SparseTensor):
-                value = tensor_conversion.convert_to_tensor(value)
+                value = convert_to_tensor(value)
             self._cache[cache_key] = value
             return value
         value = key._transform_feature(self)
@@ -61,7 +62,8 @@ def _to_sparse_input(tensor, ignore_value):
         return tensor
     if tensor.shape.ndims == 1:
         tensor = array_ops.expand_dims(tensor, -1)
-    indices = math_ops.where(math_ops.not_equal(tensor, array_ops.constant(ignore_value, tensor.dtype)))
+    indices = math_ops.where(math_ops.not_equal(tensor,
+                                                array_ops.constant(ignore_value, tensor.dtype)))
     return SparseTensor(indices, array_ops.gather_nd(tensor, indices),
                         array_ops.shape(tensor, out_type=dtypes.int64))
 
@@ -187,7 +189,8 @@ class BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
         return math_ops.reduce_sum(math_ops.cast(ge, dtypes.int64), axis=-1)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        return array_ops.one_hot(builder.get(self), self._num_per_element, 1.0, 0.0, dtype=dtypes.float32)
+        return array_ops.one_hot(builder.get(self), self._num_per_element, 1.0, 0.0,
+                                 dtype=dtypes.float32)
 
     def _get_sparse_tensors(self, builder, weight_collections=None, trainable=None):
         buckets = builder.get(self)
@@ -196,8 +199,10 @@ class BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
         offsets = array_ops.constant(np.arange(dim, dtype=np.int64) * self._num_per_element)
         ids = array_ops.reshape(flat + offsets, [-1])
         batch = array_ops.shape(flat, out_type=dtypes.int64)[0]
-        rows = array_ops.reshape(array_ops.tile(array_ops.expand_dims(math_ops.range(batch), 1), [1, dim]), [-1])
-        cols = array_ops.tile(math_ops.range(dim, dtype=dtypes.int64), array_ops.reshape(batch, [1]))
+        rows = array_ops.reshape(array_ops.tile(array_ops.expand_dims(math_ops.range(batch), 1),
+                                                [1, dim]), [-1])
+        cols = array_ops.tile(math_ops.range(dim, dtype=dtypes.int64),
+                              array_ops.reshape(batch, [1]))
         indices = array_ops.stack([rows, cols], axis=1)
         dense_shape = array_ops.stack([batch, array_ops.constant(dim, dtypes.int64)])
         return _IdWeightPair(SparseTensor(indices, ids, dense_shape), None)
@@ -249,13 +254,14 @@ class IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         if self.default_value is None:
             with scopes.control_dependencies([
                     check_ops.assert_greater_equal(values, array_ops.constant(0, dtypes.int64),
-                                            message=f"Bucket index for {self.key} < 0"),
-                    check_ops.assert_less(values, array_ops.constant(self.number_buckets, dtypes.int64),
-                                   message=f"Bucket index for {self.key} >= num_buckets")]):
+                                                   message=f"Bucket index for {self.key} < 0"),
+                    check_ops.assert_less(values,
+                                          array_ops.constant(self.number_buckets, dtypes.int64),
+                                          message=f"Bucket index for {self.key} >= num_buckets")]):
                 values = array_ops.identity(values)
         else:
             bad = math_ops.logical_or(math_ops.less(values, 0), math_ops.greater_equal(values,
-                                                                     self.number_buckets))
+                                                                                       self.number_buckets))
             values = math_ops.where(bad, array_ops.fill(array_ops.shape(values), array_ops.constant(
                 self.default_value, dtypes.int64)), values)
         return _with_values(sp, values)
@@ -310,15 +316,18 @@ class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple
                                 for v in self.vocabulary_list], object)
         size = len(self.vocabulary_list)
         with scopes.name_scope(f"{self.key}_lookup"):
-            table = data_flow_lookup.StaticHashTable(data_flow_lookup.KeyValueTensorInitializer(
-                array_ops.constant(vocab, keys.dtype), array_ops.constant(np.arange(size, dtype=np.int64))), -1)
+            table = lookup_ops.StaticHashTable(lookup_ops.KeyValueTensorInitializer(
+                array_ops.constant(vocab,
+                                   keys.dtype), array_ops.constant(np.arange(size,
+                                                                             dtype=np.int64))), -1)
             ids = table.lookup(keys)
             missing = math_ops.equal(ids, -1)
             if self.num_oov_buckets:
                 text = keys if keys.dtype == dtypes.string else strings_conversion.as_string(keys)
                 oov = size + strings_hashing.string_to_hash_bucket_fast(text, self.num_oov_buckets)
             else:
-                oov = array_ops.fill(array_ops.shape(ids), array_ops.constant(self.default_value, dtypes.int64))
+                oov = array_ops.fill(array_ops.shape(ids),
+                                     array_ops.constant(self.default_value, dtypes.int64))
             ids = math_ops.where(missing, oov, ids)
         return _with_values(sp, ids)
 
@@ -380,7 +389,8 @@ class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
             raise ValueError(f"SparseColumn input must be a SparseTensor with dtype integer "
                              f"or string. dtype: {sp.dtype}")
         text = sp.values if sp.dtype == dtypes.string else strings_conversion.as_string(sp.values)
-        return _with_values(sp, strings_hashing.string_to_hash_bucket_fast(text, self.hash_bucket_size))
+        return _with_values(sp,
+                            strings_hashing.string_to_hash_bucket_fast(text, self.hash_bucket_size))
 
 
 def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):

@@ -36,7 +36,7 @@ class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn",
         ids = self.categorical_column._get_sparse_tensors(builder).id_tensor
         dense_ids = sparse_core.sparse_tensor_to_dense(ids, default_value=-1)
         one_hot = array_ops.one_hot(dense_ids, self.categorical_column._num_buckets, 1.0, 0.0,
-                             dtype=dtypes.float32)
+                                    dtype=dtypes.float32)
         return math_ops.reduce_sum(one_hot, axis=-2)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
@@ -125,7 +125,8 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
         raise ValueError(f"embedding_column: ckpt_to_load_from is not supported by tensorflux; "
                          f"restore {tensor_name_in_ckpt!r} with a tf.train.Saver instead.")
     if initializer is None:
-        initializer = init_ops.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+        initializer = init_ops.truncated_normal_initializer(mean=0.0,
+                                                            stddev=1 / math.sqrt(dimension))
     return EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, max_norm,
                            trainable)
 
@@ -168,12 +169,13 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
                 tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
                                                   trainable=trainable)
                 width = column._variable_shape.num_elements()
-                output = array_ops.reshape(tensor, array_ops.stack([array_ops.shape(tensor)[0], width]))
+                output = array_ops.reshape(tensor,
+                                           array_ops.stack([array_ops.shape(tensor)[0], width]))
                 batch_sizes.append((column.name, tensor.shape[0] if tensor.shape.ndims else None))
                 outputs.append(output)
                 if cols_to_vars is not None:
-                    cols_to_vars[column] = graph_lib.get_collection(graph_lib.GraphKeys.GLOBAL_VARIABLES,
-                                                             scope=scope.name + "/")
+                    cols_to_vars[column] = graph_lib.get_collection(
+                        graph_lib.GraphKeys.GLOBAL_VARIABLES, scope=scope.name + "/")
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[column] = output
         static = {(n, int(b)) for n, b in batch_sizes if b is not None and

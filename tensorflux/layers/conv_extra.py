@@ -37,7 +37,6 @@ class Conv1D(_Conv):
     _allow_causal = True
 
     def call(self, inputs):
-
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
@@ -46,9 +45,9 @@ class Conv1D(_Conv):
             inputs = array_ops.pad(inputs, pads)
             padding = "valid"
         outputs = nn_conv1d.conv1d(inputs, self.kernel, stride=self.strides[0],
-                               padding=padding.upper(),
-                               data_format="NWC" if self.data_format == "NHWC" else "NCW",
-                               dilations=self.dilation_rate[0])
+                                   padding=padding.upper(),
+                                   data_format="NWC" if self.data_format == "NHWC" else "NCW",
+                                   dilations=self.dilation_rate[0])
         return self._bias_and_activation(outputs)
 
 
@@ -99,12 +98,11 @@ class SeparableConv2D(_Conv):
         self.built = True
 
     def call(self, inputs):
-
         outputs = nn_conv.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
-                                         strides=_full(self.strides, self.data_format),
-                                         padding=self.padding.upper(),
-                                         rate=list(self.dilation_rate),
-                                         data_format=self.data_format)
+                                           strides=_full(self.strides, self.data_format),
+                                           padding=self.padding.upper(),
+                                           rate=list(self.dilation_rate),
+                                           data_format=self.data_format)
         return self._bias_and_activation(outputs)
 
 
@@ -115,16 +113,15 @@ class SeparableConv1D(SeparableConv2D):
     _rank = 1
 
     def call(self, inputs):
-
         axis = 1 if self.data_format == "NHWC" else 2
         inputs = array_ops.expand_dims(inputs, axis)
         depthwise = array_ops.expand_dims(self.depthwise_kernel, 0)
         pointwise = array_ops.expand_dims(self.pointwise_kernel, 0)
         outputs = nn_conv.separable_conv2d(inputs, depthwise, pointwise,
-                                         strides=_full((1, *self.strides), self.data_format),
-                                         padding=self.padding.upper(),
-                                         rate=[1, *self.dilation_rate],
-                                         data_format=self.data_format)
+                                           strides=_full((1, *self.strides), self.data_format),
+                                           padding=self.padding.upper(),
+                                           rate=[1, *self.dilation_rate],
+                                           data_format=self.data_format)
         outputs = self._bias_and_activation(outputs)
         return array_ops.squeeze(outputs, [axis])
 
@@ -134,7 +131,6 @@ class _Pooling1D(_Pooling):
     _lowercase_padding = True
 
     def call(self, inputs):
-
         axis = 2 if self.data_format == "NHWC" else 3
         outputs = self._run(array_ops.expand_dims(inputs, axis), (*self.pool_size, 1),
                             (*self.strides, 1))

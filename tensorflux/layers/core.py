@@ -125,7 +125,7 @@ class Layer:
 
         trainable = trainable and self.trainable
         var = variable_scope.get_variable(name, shape=shape, dtype=dtype or self.dtype or "float32",
-                              initializer=initializer, trainable=trainable)
+                                          initializer=initializer, trainable=trainable)
         if trainable:
             if var not in self._trainable_weights:
                 self._trainable_weights.append(var)
@@ -153,14 +153,13 @@ class Layer:
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
-
         graph = graph_mod.get_default_graph()
         if self._scope is None:
             with variable_scope.variable_scope(self._name, default_name=self._default_name,
-                                   reuse=self._reuse) as scope:
+                                               reuse=self._reuse) as scope:
                 self._scope = scope
         with variable_scope.variable_scope(self._scope, reuse=True if self.built else self._reuse,
-                               auxiliary_name_scope=False):
+                                           auxiliary_name_scope=False):
             with graph.name_scope(self._name_scope()):
                 inputs = _convert_inputs(inputs)
                 self._reuse_now = self.built or bool(self._reuse)
@@ -219,7 +218,6 @@ class Dense(Layer):
         self.bias_regularizer = bias_regularizer
 
     def build(self, input_shape):
-
         input_shape = TensorShape(input_shape)
         last = input_shape[-1].value if input_shape.ndims else None
         if last is None:
@@ -237,7 +235,6 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-
         rank = inputs.get_shape().ndims
         if rank is not None and rank > 2:
             flat = array_ops.reshape(inputs, [-1, inputs.get_shape()[-1].value])
@@ -304,7 +301,6 @@ class _Conv(Layer):
         return channels
 
     def _add_bias(self):
-
         self.bias = None
         if self.use_bias:
             self.bias = self.add_variable(
@@ -324,7 +320,6 @@ class _Conv(Layer):
         self.built = True
 
     def _bias_and_activation(self, outputs):
-
         if self.bias is not None:
             if self.data_format == "NCDHW":  # BiasAdd knows NHWC and NCHW only
                 outputs = outputs + array_ops.reshape(self.bias, [self.filters, 1, 1, 1])
@@ -335,7 +330,6 @@ class _Conv(Layer):
         return _activate(outputs, self.activation)
 
     def call(self, inputs):
-
         outputs = self._op(
             inputs, self.kernel, strides=_full(self.strides, self.data_format),
             padding=self.padding.upper(), data_format=self.data_format,
@@ -366,7 +360,6 @@ class _ConvTranspose(_Conv):
         return length * stride + max(kernel - stride, 0)
 
     def call(self, inputs):
-
         last = self.data_format[-1] == "C"
         axes = range(1, self._rank + 1) if last else range(2, self._rank + 2)
         static = inputs.get_shape()
@@ -387,9 +380,9 @@ class _ConvTranspose(_Conv):
         if any(isinstance(s, tensor_lib.Tensor) for s in shape):
             shape = array_ops.stack(shape)
         outputs = self._op(inputs, self.kernel, shape,
-                                           strides=_full(self.strides, self.data_format),
-                                           padding=self.padding.upper(),
-                                           data_format=self.data_format)
+                           strides=_full(self.strides, self.data_format),
+                           padding=self.padding.upper(),
+                           data_format=self.data_format)
         outputs.set_shape(static_shape)
         return self._bias_and_activation(outputs)
 
@@ -436,11 +429,10 @@ class _Pooling(Layer):
         self.data_format = _data_format(data_format, *self._formats)
 
     def _run(self, inputs, pool_size, strides):
-
         return self._pool(inputs, ksize=_full(pool_size, self.data_format),
-                                          strides=_full(strides, self.data_format),
-                                          padding=self.padding.upper(),
-                                          data_format=self.data_format)
+                          strides=_full(strides, self.data_format),
+                          padding=self.padding.upper(),
+                          data_format=self.data_format)
 
     def call(self, inputs):
         return self._run(inputs, self.pool_size, self.strides)
@@ -476,7 +468,6 @@ class Flatten(Layer):
         self.data_format = _data_format(data_format)
 
     def call(self, inputs):
-
         if self.data_format == "NCHW" and inputs.get_shape().ndims and \
                 inputs.get_shape().ndims > 2:
             rank = inputs.get_shape().ndims
@@ -509,17 +500,16 @@ class Dropout(Layer):
         self.seed = seed
 
     def call(self, inputs, training=False):
-
         if isinstance(training, (bool, np.bool_)) or training is None:
             if not training:
                 return array_ops.identity(inputs)
             return nn_functions.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                  seed=self.seed)
+                                        seed=self.seed)
         dropped = nn_functions.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                 seed=self.seed)
+                                       seed=self.seed)
         training = convert_to_tensor(training)
         return math_ops.where(array_ops.fill(array_ops.shape(inputs), training), dropped,
-                               inputs)
+                              inputs)
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):

@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework import tensor_conversion
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import functions as nn_functions
 from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.state import variable_ops as state_variable_ops
+from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["BatchNormalization", "batch_normalization"]
 
@@ -94,22 +94,23 @@ class BatchNormalization(Layer):
         if static is not None and not static:
             mean, variance = self.moving_mean, self.moving_variance
             return nn_functions.batch_normalization(inputs, reshaped(mean), reshaped(variance),
-                                             reshaped(self.beta), reshaped(self.gamma),
-                                             self.epsilon)
+                                                    reshaped(self.beta), reshaped(self.gamma),
+                                                    self.epsilon)
         batch_mean, batch_variance = nn_functions.moments(inputs, reduce_axes)
         if static is None:
-            training = tensor_conversion.convert_to_tensor(training)
-            mean = math_ops.where(training, batch_mean, tensor_conversion.convert_to_tensor(self.moving_mean))
+            training = convert_to_tensor(training)
+            mean = math_ops.where(training, batch_mean, convert_to_tensor(self.moving_mean))
             variance = math_ops.where(training, batch_variance,
-                                tensor_conversion.convert_to_tensor(self.moving_variance))
-            decay = math_ops.where(training, array_ops.constant(self.momentum, inputs.dtype.base_dtype),
-                             array_ops.constant(1.0, inputs.dtype.base_dtype))
+                                      convert_to_tensor(self.moving_variance))
+            decay = math_ops.where(training,
+                                   array_ops.constant(self.momentum, inputs.dtype.base_dtype),
+                                   array_ops.constant(1.0, inputs.dtype.base_dtype))
         else:
             mean, variance = batch_mean, batch_variance
             decay = array_ops.constant(self.momentum, inputs.dtype.base_dtype)
         outputs = nn_functions.batch_normalization(inputs, reshaped(mean), reshaped(variance),
-                                            reshaped(self.beta), reshaped(self.gamma),
-                                            self.epsilon)
+                                                   reshaped(self.beta), reshaped(self.gamma),
+                                                   self.epsilon)
         if self.trainable or static is None or static:
             with graph.name_scope(None):
                 update_mean = _assign_moving_average(self.moving_mean, batch_mean, decay)
@@ -125,8 +126,8 @@ def _assign_moving_average(variable, value, decay):
     graph = graph_mod.get_default_graph()
     with graph.name_scope(f"{variable.op.name}/AssignMovingAvg") as scope:
         with graph.colocate_with(variable.op):
-            delta = (tensor_conversion.convert_to_tensor(variable) - value) * (1.0 - decay)
-            return state_variable_ops.assign_sub(variable, delta, name=scope)
+            delta = (convert_to_tensor(variable) - value) * (1.0 - decay)
+            return state_ops.assign_sub(variable, delta, name=scope)
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

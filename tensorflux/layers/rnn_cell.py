@@ -12,8 +12,9 @@ import hashlib
 import numpy as np
 
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework import nest, tensor_conversion
+from tensorflux.framework import nest
 from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.layers.core import Layer
 from tensorflux.ops import array as array_ops
@@ -52,7 +53,7 @@ def _zeros(batch_size, size, dtype):
             if not hasattr(size, "_fields") else type(size)(*[_zeros(batch_size, s, dtype)
                                                               for s in size])
     return array_ops.zeros(array_ops.stack([batch_size, size]) if isinstance(batch_size, Tensor)
-                    else [batch_size, size], dtype=dtype)
+                           else [batch_size, size], dtype=dtype)
 
 
 class RNNCell(Layer):
@@ -125,7 +126,8 @@ class BasicRNNCell(RNNCell):
         self.built = True
 
     def call(self, inputs, state):
-        gate = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, state], 1), self._kernel), self._bias)
+        gate = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, state], 1), self._kernel),
+                                self._bias)
         output = (self._activation or math_ops.tanh)(gate)
         return output, output
 
@@ -164,7 +166,8 @@ class BasicLSTMCell(RNNCell):
             c, h = state
         else:
             c, h = array_ops.split(state, 2, axis=1)
-        gates = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel), self._bias)
+        gates = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel),
+                                 self._bias)
         i, j, f, o = array_ops.split(gates, 4, axis=1)
         activation = self._activation or math_ops.tanh
         forget = array_ops.constant(self._forget_bias, dtype=f.dtype.base_dtype)
@@ -232,8 +235,9 @@ class LSTMCell(RNNCell):
         else:
             c_prev = array_ops.slice(state, [0, 0], [-1, self._num_units])
             m_prev = array_ops.slice(state, [0, self._num_units], [-1, self.output_size])
-        gates = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, m_prev], 1), self._kernel),
-                               self._bias)
+        gates = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, m_prev], 1),
+                                                 self._kernel),
+                                 self._bias)
         i, j, f, o = array_ops.split(gates, 4, axis=1)
         forget = array_ops.constant(self._forget_bias, dtype=f.dtype.base_dtype)
         if self._use_peepholes:
@@ -287,12 +291,14 @@ class GRUCell(RNNCell):
         self._candidate_kernel = self.add_variable("candidate/kernel", [depth + n, n],
                                                    initializer=self._kernel_initializer)
         self._candidate_bias = self.add_variable(
-            "candidate/bias", [n], initializer=self._bias_initializer or init_ops.zeros_initializer())
+            "candidate/bias", [n],
+            initializer=self._bias_initializer or init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
         gates = math_ops.sigmoid(nn_core.bias_add(
-            math_ops.matmul(array_ops.concat([inputs, state], 1), self._gate_kernel), self._gate_bias))
+            math_ops.matmul(array_ops.concat([inputs, state], 1),
+                            self._gate_kernel), self._gate_bias))
         r, u = array_ops.split(gates, 2, axis=1)
         candidate = nn_core.bias_add(
             math_ops.matmul(array_ops.concat([inputs, r * state], 1), self._candidate_kernel),
@@ -422,11 +428,13 @@ class DropoutWrapper(_Wrapper):
 
     def _make_noise(self, salt, sizes, dtype):
         return [random_ops.random_uniform([1] + _size_dims(size), seed=self._gen_seed(salt, i),
-                                  dtype=dtype) for i, size in enumerate(nest.flatten(sizes))]
+                                          dtype=dtype)
+                for i, size in enumerate(nest.flatten(sizes))]
 
     def _drop(self, value, salt, index, keep_prob):
         if not self._variational:
-            return nn_functions.dropout(value, keep_prob=keep_prob, seed=self._gen_seed(salt, index))
+            return nn_functions.dropout(value, keep_prob=keep_prob,
+                                        seed=self._gen_seed(salt, index))
         binary = math_ops.floor(keep_prob + self._noise[salt][index])
         result = math_ops.div(value, keep_prob) * binary
         result.set_shape(value.get_shape())
@@ -502,17 +510,18 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise TypeError("inputs must be a non-empty list of Tensors")
     with variable_scope.variable_scope(scope or "rnn"):
-        first = tensor_conversion.convert_to_tensor(inputs[0])
+        first = convert_to_tensor(inputs[0])
         if initial_state is not None:
             state = initial_state
         else:
             if dtype is None:
                 raise ValueError("If no initial_state is provided, dtype must be specified")
             batch = first.get_shape()[0].value
-            state = cell.zero_state(batch if batch is not None else array_ops.shape(first)[0], dtype)
+            state = cell.zero_state(batch if batch is not None else array_ops.shape(first)[0],
+                                    dtype)
         outputs = []
         if sequence_length is not None:
-            sequence_length = tensor_conversion.convert_to_tensor(sequence_length)
+            sequence_length = convert_to_tensor(sequence_length)
         for time, step_input in enumerate(inputs):
             output, new_state = cell(step_input, state)
             if sequence_length is not None:
@@ -541,15 +550,16 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
             else:
                 stacked = array_ops.stack(inputs, 1)
                 flipped = array_ops.reverse_sequence(stacked, sequence_length, seq_axis=1,
-                                              batch_axis=0)
+                                                     batch_axis=0)
                 reversed_inputs = array_ops.unstack(flipped, axis=1)
             bw_out, bw_state = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype,
                                           sequence_length)
             if sequence_length is None:
                 bw_out = list(reversed(bw_out))
             else:
-                stacked = array_ops.reverse_sequence(array_ops.stack(bw_out, 1), sequence_length, seq_axis=1,
-                                              batch_axis=0)
+                stacked = array_ops.reverse_sequence(array_ops.stack(bw_out, 1), sequence_length,
+                                                     seq_axis=1,
+                                                     batch_axis=0)
                 bw_out = array_ops.unstack(stacked, axis=1)
         outputs = [array_ops.concat([f, b], 1) for f, b in zip(fw_out, bw_out)]
         return outputs, fw_state, bw_state

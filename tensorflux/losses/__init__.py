@@ -7,6 +7,7 @@ weights, as TF1) and adds the result to `loss_collection`.
 
 from __future__ import annotations
 
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework import dtypes
@@ -42,13 +43,16 @@ class Reduction:
 
 def _safe_div(numerator, denominator):
     return math_ops.where(math_ops.greater(denominator, 0),
-                    math_ops.truediv(numerator, math_ops.where(math_ops.greater(denominator, 0), denominator,
-                                                   array_ops.ones_like(denominator))),
-                    array_ops.zeros_like(numerator))
+                          math_ops.truediv(numerator,
+                                           math_ops.where(math_ops.greater(denominator, 0),
+                                                          denominator,
+                                                          array_ops.ones_like(denominator))),
+                          array_ops.zeros_like(numerator))
 
 
 def _num_present(losses, weights):
-    present = math_ops.where(math_ops.equal(weights, 0.0), array_ops.zeros_like(weights), array_ops.ones_like(weights))
+    present = math_ops.where(math_ops.equal(weights, 0.0), array_ops.zeros_like(weights),
+                             array_ops.ones_like(weights))
     present = present * array_ops.ones_like(losses)
     return math_ops.reduce_sum(present)
 
@@ -59,10 +63,10 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
     Reduction.validate(reduction)
     graph = graph_mod.get_default_graph()
     with graph.name_scope(scope or "weighted_loss"):
-        losses = tensor_conversion.convert_to_tensor(losses)
+        losses = convert_to_tensor(losses)
         dtype = losses.dtype.base_dtype
         losses = math_ops.cast(losses, dtypes.float32) if dtype != dtypes.float64 else losses
-        weights = math_ops.cast(tensor_conversion.convert_to_tensor(weights), losses.dtype.base_dtype)
+        weights = math_ops.cast(convert_to_tensor(weights), losses.dtype.base_dtype)
         weighted = math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
@@ -117,7 +121,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
                           loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "softmax_cross_entropy_loss") as name:
-        logits = tensor_conversion.convert_to_tensor(logits)
+        logits = convert_to_tensor(logits)
         labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
             classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
@@ -132,7 +136,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "sparse_softmax_cross_entropy_loss") as name:
         losses = nn_functions.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                                name="xentropy")
+                                                                       name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -140,12 +144,12 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
                           scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "sigmoid_cross_entropy_loss") as name:
-        logits = tensor_conversion.convert_to_tensor(logits)
+        logits = convert_to_tensor(logits)
         labels = math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
         losses = nn_functions.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                         name="xentropy")
+                                                                name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -153,7 +157,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
                        loss_collection=GraphKeys.LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "mean_squared_error") as name:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
         losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -163,7 +167,7 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
                         loss_collection=GraphKeys.LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "absolute_difference") as name:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
         losses = math_ops.abs(predictions - labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -173,7 +177,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
                loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """0.5 x^2 for |x| <= delta, else 0.5 delta^2 + delta (|x| - delta)."""
     with _scope(scope, "huber_loss") as name:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
         error = math_ops.abs(predictions - labels)
         quadratic = math_ops.minimum(error, delta)
@@ -185,9 +189,10 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "log_loss") as name:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        losses = -math_ops.multiply(labels, math_ops.log(predictions + epsilon)) - math_ops.multiply(
+        losses = -math_ops.multiply(labels,
+                                    math_ops.log(predictions + epsilon)) - math_ops.multiply(
             1 - labels, math_ops.log(1 - predictions + epsilon))
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
@@ -195,7 +200,7 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "hinge_loss") as name:
-        logits = tensor_conversion.convert_to_tensor(logits)
+        logits = convert_to_tensor(logits)
         labels = math_ops.cast(labels, logits.dtype.base_dtype)
         signed = 2 * labels - 1
         losses = nn_core.relu(1 - signed * logits)
@@ -209,7 +214,7 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     if axis is None:
         raise ValueError("You must specify 'axis'.")
     with _scope(scope, "cosine_distance_loss") as name:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
         losses = 1 - math_ops.reduce_sum(labels * predictions, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -219,13 +224,15 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
                                 loss_collection=GraphKeys.LOSSES):
     """Mean over pairs of squared differences of (prediction - label) within each sample."""
     with _scope(scope, "mean_pairwise_squared_error") as name:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         diffs = predictions - math_ops.cast(labels, predictions.dtype.base_dtype)
         axes = list(range(1, diffs.get_shape().ndims))
-        count = math_ops.cast(math_ops.reduce_prod(array_ops.shape(diffs)[1:]), diffs.dtype.base_dtype)
+        count = math_ops.cast(math_ops.reduce_prod(array_ops.shape(diffs)[1:]),
+                              diffs.dtype.base_dtype)
         sum_sq = math_ops.reduce_sum(math_ops.square(diffs), axes)
         sq_sum = math_ops.square(math_ops.reduce_sum(diffs, axes))
-        per_sample = 2.0 * (sum_sq / math_ops.maximum(count - 1, 1.0)) - 2.0 * sq_sum / math_ops.maximum(
+        per_sample = 2.0 * (sum_sq / math_ops.maximum(count - 1,
+                                                      1.0)) - 2.0 * sq_sum / math_ops.maximum(
             count * (count - 1), 1.0)
         return compute_weighted_loss(per_sample, weights, name, loss_collection,
                                      Reduction.SUM_BY_NONZERO_WEIGHTS)

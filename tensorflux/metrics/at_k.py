@@ -13,8 +13,9 @@ row contributes.
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
 from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
     at_k_name,
@@ -26,7 +27,7 @@ from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.nn import core as nn_core
 from tensorflux.ops.sparse import core as sparse_core
-from tensorflux.ops.state import variable_ops as state_variable_ops
+from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["recall_at_k", "recall_at_top_k", "precision_at_k", "sparse_precision_at_k",
            "precision_at_top_k", "average_precision_at_k", "sparse_average_precision_at_k"]
@@ -41,7 +42,8 @@ def _label_set(labels, predictions_idx):
     if isinstance(labels, (SparseTensor, SparseTensorValue)):
         labels = SparseTensor.from_value(labels)
         ids = sparse_core.sparse_tensor_to_dense(
-            SparseTensor(labels.indices, math_ops.cast(labels.values, dtypes.int64), labels.dense_shape),
+            SparseTensor(labels.indices, math_ops.cast(labels.values, dtypes.int64),
+                         labels.dense_shape),
             validate_indices=False)
         valid = math_ops.cast(sparse_core.sparse_tensor_to_dense(
             SparseTensor(labels.indices, array_ops.ones_like(labels.values, dtype=dtypes.int32),
@@ -50,7 +52,7 @@ def _label_set(labels, predictions_idx):
         if rank is not None and labels_rank is not None and rank == labels_rank + 1:
             ids, valid = array_ops.expand_dims(ids, -1), array_ops.expand_dims(valid, -1)
         return ids, valid
-    ids = math_ops.cast(tensor_conversion.convert_to_tensor(labels), dtypes.int64)
+    ids = math_ops.cast(convert_to_tensor(labels), dtypes.int64)
     labels_rank = ids.shape.ndims
     if rank is not None and labels_rank is not None:
         if rank == labels_rank + 1:
@@ -69,11 +71,13 @@ def _and(a, b):
 def _first_occurrences(ids, valid):
     """True at the first valid occurrence of each id along the last axis."""
     n = array_ops.shape(ids)[-1]
-    same = math_ops.equal(array_ops.expand_dims(ids, -1), array_ops.expand_dims(ids, -2))  # [..., i, j]
+    same = math_ops.equal(array_ops.expand_dims(ids, -1),
+                          array_ops.expand_dims(ids, -2))  # [..., i, j]
     if valid is not None:
         same = math_ops.logical_and(same, array_ops.expand_dims(valid, -2))
     positions = math_ops.range(n)
-    earlier = math_ops.less(array_ops.expand_dims(positions, 0), array_ops.expand_dims(positions, 1))  # j < i
+    earlier = math_ops.less(array_ops.expand_dims(positions, 0),
+                            array_ops.expand_dims(positions, 1))  # j < i
     repeated = math_ops.reduce_any(math_ops.logical_and(same, earlier), -1)
     return _and(math_ops.logical_not(repeated), valid)
 
@@ -87,7 +91,8 @@ def _set_counts(predictions_idx, labels, class_id, wanted):
         selected = array_ops.constant(class_id, dtypes.int64)
         pred_valid = math_ops.equal(pred, selected)
         label_valid = _and(math_ops.equal(ids, selected), label_valid)
-    match = math_ops.equal(array_ops.expand_dims(pred, -1), array_ops.expand_dims(ids, -2))  # [..., k, m]
+    match = math_ops.equal(array_ops.expand_dims(pred, -1),
+                           array_ops.expand_dims(ids, -2))  # [..., k, m]
     if label_valid is not None:
         match = math_ops.logical_and(match, array_ops.expand_dims(label_valid, -2))
     if pred_valid is not None:
@@ -118,13 +123,13 @@ def _streaming_sum(per_row, weights, scope_name):
             per_row = per_row * broadcast_weights(math_ops.cast(weights, dtypes.float64), per_row)
         batch = math_ops.reduce_sum(per_row)
         variable = metric_variable([], dtypes.float64, scope)
-        return tensor_conversion.convert_to_tensor(variable), state_variable_ops.assign_add(variable, batch, name="update")
+        return convert_to_tensor(variable), state_ops.assign_add(variable, batch, name="update")
 
 
 def _ratio_at_top_k(prefix, other, labels, predictions_idx, k, class_id, weights,
                     metrics_collections, updates_collections, name):
     with scopes.name_scope(name, at_k_name(prefix, k, class_id)) as scope:
-        predictions_idx = tensor_conversion.convert_to_tensor(predictions_idx)
+        predictions_idx = convert_to_tensor(predictions_idx)
         label_set = _label_set(labels, predictions_idx)
         counts = _set_counts(predictions_idx, label_set, class_id, ("tp", other))
         other_name = {"fp": "false_positive", "fn": "false_negative"}[other]
@@ -186,11 +191,13 @@ def _clean_out_of_range(labels, num_classes):
     sparse = isinstance(labels, (SparseTensor, SparseTensorValue))
     if sparse:
         labels = SparseTensor.from_value(labels)
-    values = math_ops.cast(labels.values if sparse else tensor_conversion.convert_to_tensor(labels), dtypes.int64)
-    cleaned = control_flow_ops.cond(math_ops.greater_equal(math_ops.reduce_max(values), num_classes),
-                      lambda: math_ops.where(math_ops.greater_equal(values, num_classes),
-                                       -array_ops.ones_like(values), values),
-                      lambda: values)
+    values = math_ops.cast(labels.values if sparse else convert_to_tensor(labels), dtypes.int64)
+    cleaned = control_flow_ops.cond(math_ops.greater_equal(math_ops.reduce_max(values),
+                                                           num_classes),
+                                    lambda: math_ops.where(math_ops.greater_equal(values,
+                                                                                  num_classes),
+                                                           -array_ops.ones_like(values), values),
+                                    lambda: values)
     cleaned.set_shape(values.shape)
     if not sparse:
         return cleaned
@@ -212,7 +219,8 @@ def _average_precision_rows(labels, predictions_idx, k):
         members = _first_occurrences(ids, valid)
     else:
         members = math_ops.greater_equal(ids, 0)
-    num_relevant = math_ops.minimum(math_ops.reduce_sum(math_ops.cast(members, dtypes.float64), -1), float(k))
+    num_relevant = math_ops.minimum(math_ops.reduce_sum(math_ops.cast(members, dtypes.float64), -1),
+                                    float(k))
     return math_ops.truediv(precision_sum, num_relevant)
 
 
@@ -227,7 +235,7 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     if k < 1:
         raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
     with scopes.name_scope(name, at_k_name("average_precision", k)) as scope:
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         _, predictions_idx = nn_core.top_k(predictions, k)
         num_classes = math_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
         labels = _clean_out_of_range(labels, num_classes)
@@ -241,13 +249,13 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
                 batch_max = math_ops.cast(array_ops.size(average_precision), dtypes.float64)
             else:
                 batch_max = math_ops.reduce_sum(weights)
-            max_update = state_variable_ops.assign_add(max_var, batch_max, name="update")
+            max_update = state_ops.assign_add(max_var, batch_max, name="update")
         with scopes.name_scope(None, "total") as total_scope:
             total_var = metric_variable([], dtypes.float64, total_scope)
-            total_update = state_variable_ops.assign_add(total_var, math_ops.reduce_sum(average_precision),
-                                         name="update")
-        value = math_ops.div_no_nan(tensor_conversion.convert_to_tensor(total_var), tensor_conversion.convert_to_tensor(max_var),
-                              name="mean")
+            total_update = state_ops.assign_add(total_var, math_ops.reduce_sum(average_precision),
+                                                name="update")
+        value = math_ops.div_no_nan(convert_to_tensor(total_var), convert_to_tensor(max_var),
+                                    name="mean")
         update = math_ops.div_no_nan(total_update, max_update, name=scope)
         add_to_collections(metrics_collections, updates_collections, value, update)
         return value, update

@@ -30,11 +30,12 @@ def _interpolated_pr_auc(tp, fp, fn, n):
     slope = math_ops.div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0.0), name="prec_slope")
     intercept = tp[1:] - slope * p[1:]
     ratio = math_ops.where(math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
-                     math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0),
-                                   name="recall_relative_ratio"),
-                     array_ops.ones_like(p[1:]))
+                           math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0),
+                                               name="recall_relative_ratio"),
+                           array_ops.ones_like(p[1:]))
     increments = math_ops.div_no_nan(slope * (dtp + intercept * math_ops.log(ratio)),
-                               math_ops.maximum(tp[1:] + fn[1:], 0.0), name="pr_auc_increment")
+                                     math_ops.maximum(tp[1:] + fn[1:],
+                                                      0.0), name="pr_auc_increment")
     return math_ops.reduce_sum(increments, name="interpolate_pr_auc")
 
 

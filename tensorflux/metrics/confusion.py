@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes, scopes, tensor_conversion
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
     broadcast_weights,
@@ -19,7 +20,7 @@ from tensorflux.metrics.util import (
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
-from tensorflux.ops.state import variable_ops as state_variable_ops
+from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state import variable_scope
 
 __all__ = ["mean_iou", "mean_per_class_accuracy", "true_positives_at_thresholds",
@@ -45,11 +46,11 @@ def _streaming_confusion_matrix(labels, predictions, num_classes, weights):
         checks = [
             check_ops.assert_non_negative(labels, message="`labels` contains negative values"),
             check_ops.assert_non_negative(predictions,
-                                   message="`predictions` contains negative values"),
+                                          message="`predictions` contains negative values"),
             check_ops.assert_less(labels, array_ops.constant(num_classes, dtypes.int64),
-                           message="`labels` out of bound"),
+                                  message="`labels` out of bound"),
             check_ops.assert_less(predictions, array_ops.constant(num_classes, dtypes.int64),
-                           message="`predictions` out of bound"),
+                                  message="`predictions` out of bound"),
         ]
         with scopes.control_dependencies(checks):
             cells = array_ops.identity(labels * num_classes + predictions)
@@ -58,9 +59,10 @@ def _streaming_confusion_matrix(labels, predictions, num_classes, weights):
         else:
             counts = _flatten(math_ops.cast(weights, dtypes.float64)) * array_ops.ones_like(
                 cells, dtype=dtypes.float64)
-        batch = array_ops.reshape(math_ops.unsorted_segment_sum(counts, cells, num_classes * num_classes),
-                           [num_classes, num_classes])
-    return total, state_variable_ops.assign_add(total, batch)
+        batch = array_ops.reshape(math_ops.unsorted_segment_sum(counts, cells,
+                                                                num_classes * num_classes),
+                                  [num_classes, num_classes])
+    return total, state_ops.assign_add(total, batch)
 
 
 def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
@@ -71,24 +73,25 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
     is 0 while no class occurred.
     """
     with variable_scope.variable_scope(name, default_name="mean_iou"):
-        predictions = tensor_conversion.convert_to_tensor(predictions)
-        labels = tensor_conversion.convert_to_tensor(labels)
+        predictions = convert_to_tensor(predictions)
+        labels = convert_to_tensor(labels)
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"mean_iou: predictions shape {predictions.shape} is incompatible "
                              f"with labels shape {labels.shape}")
         total, update = _streaming_confusion_matrix(labels, predictions, num_classes,
                                                     weights)
-        cm = tensor_conversion.convert_to_tensor(total)
+        cm = convert_to_tensor(total)
         sum_over_row = math_ops.cast(math_ops.reduce_sum(cm, 0), dtypes.float32)
         sum_over_col = math_ops.cast(math_ops.reduce_sum(cm, 1), dtypes.float32)
         diag = math_ops.cast(array_ops.diag_part(cm), dtypes.float32)
         denominator = sum_over_row + sum_over_col - diag
-        num_valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0), dtypes.float32))
+        num_valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0),
+                                                      dtypes.float32))
         denominator = math_ops.where(math_ops.greater(denominator, 0), denominator,
-                               array_ops.ones_like(denominator))
+                                     array_ops.ones_like(denominator))
         iou = math_ops.truediv(diag, denominator)
         value = math_ops.where(math_ops.greater(num_valid, 0),
-                         math_ops.reduce_sum(iou, name="mean_iou") / num_valid, 0.0)
+                               math_ops.reduce_sum(iou, name="mean_iou") / num_valid, 0.0)
         add_to_collections(metrics_collections, updates_collections, value, update)
         return value, update
 
@@ -102,7 +105,7 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
     """
     with variable_scope.variable_scope(name, default_name="mean_accuracy"):
         labels = _flatten(math_ops.cast(labels, dtypes.int64))
-        predictions = _flatten(tensor_conversion.convert_to_tensor(predictions))
+        predictions = _flatten(convert_to_tensor(predictions))
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"mean_per_class_accuracy: predictions shape {predictions.shape} "
                              f"is incompatible with labels shape {labels.shape}")
@@ -116,28 +119,30 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
             weights = _flatten(math_ops.cast(weights, dtypes.float32))
             is_correct = is_correct * weights
             ones = ones * weights
-        update_total = state_variable_ops.scatter_add(total, labels, ones)
-        update_count = state_variable_ops.scatter_add(count, labels, is_correct)
-        per_class = math_ops.div_no_nan(tensor_conversion.convert_to_tensor(count),
-                                  math_ops.maximum(tensor_conversion.convert_to_tensor(total), 0.0))
+        update_total = state_ops.scatter_add(total, labels, ones)
+        update_count = state_ops.scatter_add(count, labels, is_correct)
+        per_class = math_ops.div_no_nan(convert_to_tensor(count),
+                                        math_ops.maximum(convert_to_tensor(total), 0.0))
         value = math_ops.reduce_mean(per_class, name="mean_accuracy")
-        update = math_ops.div_no_nan(update_count, math_ops.maximum(update_total, 0.0), name="update_op")
+        update = math_ops.div_no_nan(update_count, math_ops.maximum(update_total, 0.0),
+                                     name="update_op")
         add_to_collections(metrics_collections, updates_collections, value, update)
         return value, update
 
 
 def _counts_at_thresholds(labels, predictions, thresholds, weights, includes=_KEYS):
     """Local float32 [len(thresholds)] counters for `includes` and their update ops."""
-    predictions = tensor_conversion.convert_to_tensor(predictions)
+    predictions = convert_to_tensor(predictions)
     message = "predictions must be in [0, 1]"
     checks = [check_ops.assert_greater_equal(predictions, math_ops.cast(0.0, predictions.dtype),
-                                      message=message),
+                                             message=message),
               check_ops.assert_less_equal(predictions, math_ops.cast(1.0, predictions.dtype),
-                                   message=message)]
+                                          message=message)]
     # As in TF1 the range checks gate only the cast: float32 predictions skip them.
     with scopes.control_dependencies(checks):
         predictions, labels, weights = remove_squeezable_dimensions(
-            math_ops.cast(predictions, dtypes.float32), math_ops.cast(labels, dtypes.bool_), weights)
+            math_ops.cast(predictions, dtypes.float32), math_ops.cast(labels,
+                                                                      dtypes.bool_), weights)
     n = len(thresholds)
     column = array_ops.reshape(predictions, [-1, 1])
     row = array_ops.constant(np.asarray(thresholds, np.float32).reshape(1, n))
@@ -159,7 +164,7 @@ def _counts_at_thresholds(labels, predictions, thresholds, weights, includes=_KE
     for key in _KEYS:
         if key in includes:
             values[key] = metric_variable([n], dtypes.float32, _VARIABLE_NAMES[key])
-            updates[key] = state_variable_ops.assign_add(values[key], batch[key]())
+            updates[key] = state_ops.assign_add(values[key], batch[key]())
     return values, updates
 
 
@@ -168,7 +173,7 @@ def value_and_update(compute, values, updates, keys, metrics_collections,
     """`(value, update_op)` of a metric computed from confusion counts: `compute(*counts,
     suffix)` on the `keys` count variables (suffix "value") and on their updates
     ("update_op"), added to the collections."""
-    value = compute(*[tensor_conversion.convert_to_tensor(values[k]) for k in keys], "value")
+    value = compute(*[convert_to_tensor(values[k]) for k in keys], "value")
     update = compute(*[updates[k] for k in keys], "update_op")
     add_to_collections(metrics_collections, updates_collections, value, update)
     return value, update
@@ -261,7 +266,8 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
 
         def compute(tp, tn, fp, fn, suffix):
             specificities = math_ops.truediv(tn, tn + fp + 1e-7)
-            index = math_ops.cast(math_ops.argmin(math_ops.abs(specificities - specificity), 0), dtypes.int32)
+            index = math_ops.cast(math_ops.argmin(math_ops.abs(specificities - specificity), 0),
+                                  dtypes.int32)
             return math_ops.truediv(tp[index], tp[index] + fn[index] + 1e-7, name=suffix)
 
         return value_and_update(compute, values, updates, ("tp", "tn", "fp", "fn"),
@@ -282,7 +288,8 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
 
         def compute(tp, tn, fp, fn, suffix):
             distance = math_ops.abs(math_ops.truediv(tp, tp + fn + 1e-7) - sensitivity)
-            at_min = math_ops.cast(math_ops.equal(distance, math_ops.reduce_min(distance)), dtypes.int64)
+            at_min = math_ops.cast(math_ops.equal(distance, math_ops.reduce_min(distance)),
+                                   dtypes.int64)
             index = math_ops.cast(math_ops.argmax(math_ops.cumsum(at_min), 0), dtypes.int32)
             return math_ops.truediv(tn[index], tn[index] + fp[index] + 1e-7, name=suffix)
 

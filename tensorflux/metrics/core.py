@@ -7,13 +7,14 @@ value; `value` reads the current one.
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes, tensor_conversion
+from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import remove_squeezable_dimensions
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.state import variable_ops as state_variable_ops
+from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state import variable_scope, variables
 
 __all__ = ["accuracy", "mean", "mean_squared_error", "mean_absolute_error",
@@ -24,7 +25,7 @@ __all__ = ["accuracy", "mean", "mean_squared_error", "mean_absolute_error",
 
 def _local(name, shape, dtype):
     return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
-                       collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
 
 
 def _collect(metrics_collections, updates_collections, value, update):
@@ -36,8 +37,10 @@ def _collect(metrics_collections, updates_collections, value, update):
 
 
 def _safe_div(numerator, denominator, name):
-    return math_ops.where(math_ops.greater(denominator, 0), math_ops.truediv(numerator, math_ops.maximum(
-        denominator, array_ops.ones_like(denominator) * 1e-30)), array_ops.zeros_like(numerator), name=name)
+    safe_denominator = math_ops.maximum(denominator, array_ops.ones_like(denominator) * 1e-30)
+    return math_ops.where(math_ops.greater(denominator, 0),
+                          math_ops.truediv(numerator, safe_denominator),
+                          array_ops.zeros_like(numerator), name=name)
 
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
@@ -58,9 +61,9 @@ def _mean(values, weights, metrics_collections, updates_collections):
         weights = math_ops.cast(weights, dtypes.float32) * array_ops.ones_like(values)
         num = math_ops.reduce_sum(weights)
         batch_sum = math_ops.reduce_sum(values * weights)
-    update_total = state_variable_ops.assign_add(total, batch_sum)
-    update_count = state_variable_ops.assign_add(count, num)
-    value = _safe_div(tensor_conversion.convert_to_tensor(total), tensor_conversion.convert_to_tensor(count), "value")
+    update_total = state_ops.assign_add(total, batch_sum)
+    update_count = state_ops.assign_add(count, num)
+    value = _safe_div(convert_to_tensor(total), convert_to_tensor(count), "value")
     update = _safe_div(update_total, update_count, "update_op")
     _collect(metrics_collections, updates_collections, value, update)
     return value, update
@@ -78,9 +81,9 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
         if weights is not None:
             ones = ones * math_ops.cast(weights, dtypes.float32)
             values = values * ones
-        update_total = state_variable_ops.assign_add(total, values)
-        update_count = state_variable_ops.assign_add(count, ones)
-        value = _safe_div(tensor_conversion.convert_to_tensor(total), tensor_conversion.convert_to_tensor(count), "value")
+        update_total = state_ops.assign_add(total, values)
+        update_count = state_ops.assign_add(count, ones)
+        value = _safe_div(convert_to_tensor(total), convert_to_tensor(count), "value")
         update = _safe_div(update_total, update_count, "update_op")
         _collect(metrics_collections, updates_collections, value, update)
         return value, update
@@ -90,7 +93,7 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
              updates_collections=None, name=None):
     """Fraction of `predictions` equal to `labels`."""
     with variable_scope.variable_scope(name, default_name="accuracy"):
-        predictions = tensor_conversion.convert_to_tensor(predictions)
+        predictions = convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
         correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
         return _mean(correct, weights, metrics_collections, updates_collections)
@@ -107,7 +110,8 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
 def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None,
                         updates_collections=None, name=None):
     with variable_scope.variable_scope(name, default_name="mean_absolute_error"):
-        errors = math_ops.abs(math_ops.cast(predictions, dtypes.float32) - math_ops.cast(labels, dtypes.float32))
+        errors = math_ops.abs(math_ops.cast(predictions, dtypes.float32) - math_ops.cast(labels,
+                                                                                         dtypes.float32))
         return _mean(errors, weights, metrics_collections, updates_collections)
 
 
@@ -115,7 +119,7 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
                             updates_collections=None, name=None):
     with variable_scope.variable_scope(name, default_name="root_mean_squared_error"):
         errors = math_ops.squared_difference(math_ops.cast(predictions, dtypes.float32),
-                                       math_ops.cast(labels, dtypes.float32))
+                                             math_ops.cast(labels, dtypes.float32))
         mse, update = _mean(errors, weights, None, None)
         value, update = math_ops.sqrt(mse), math_ops.sqrt(update)
         _collect(metrics_collections, updates_collections, value, update)
@@ -128,8 +132,8 @@ def _count(condition, weights, name, metrics_collections, updates_collections):
         if weights is not None:
             condition = condition * math_ops.cast(weights, dtypes.float32)
         total = _local("count", [], dtypes.float32)
-        update = state_variable_ops.assign_add(total, math_ops.reduce_sum(condition))
-        value = array_ops.identity(tensor_conversion.convert_to_tensor(total))
+        update = state_ops.assign_add(total, math_ops.reduce_sum(condition))
+        value = array_ops.identity(convert_to_tensor(total))
         _collect(metrics_collections, updates_collections, value, update)
         return value, update
 
@@ -155,7 +159,8 @@ def false_positives(labels, predictions, weights=None, metrics_collections=None,
 def true_negatives(labels, predictions, weights=None, metrics_collections=None,
                    updates_collections=None, name=None):
     labels, predictions = _bools(labels, predictions)
-    return _count(math_ops.logical_and(math_ops.logical_not(labels), math_ops.logical_not(predictions)),
+    return _count(math_ops.logical_and(math_ops.logical_not(labels),
+                                       math_ops.logical_not(predictions)),
                   weights, name or "true_negatives", metrics_collections, updates_collections)
 
 

@@ -5,7 +5,8 @@ scope (see `tf.metrics.mean`) and is 0-based while no weight has been seen.
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes, tensor_conversion
+from tensorflux.framework import dtypes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
     remove_squeezable_dimensions,
@@ -29,8 +30,9 @@ def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collect
                          updates_collections=None, name=None):
     """1 - mean over rows of sum(labels * predictions) along `dim` (inputs unit-normalised)."""
     predictions, labels, weights = remove_squeezable_dimensions(predictions, labels, weights)
-    radial = math_ops.reduce_sum(math_ops.multiply(predictions, math_ops.cast(labels, predictions.dtype)),
-                           axis=[dim], keepdims=True)
+    radial = math_ops.reduce_sum(math_ops.multiply(predictions,
+                                                   math_ops.cast(labels, predictions.dtype)),
+                                 axis=[dim], keepdims=True)
     mean_similarity, update = _mean(radial, weights, None, None,
                                     name or "mean_cosine_distance")
     value = math_ops.subtract(1.0, mean_similarity)
@@ -43,14 +45,14 @@ def mean_relative_error(labels, predictions, normalizer, weights=None,
                         metrics_collections=None, updates_collections=None, name=None):
     """Running mean of |labels - predictions| / normalizer (0 where normalizer is 0)."""
     predictions, labels, weights = remove_squeezable_dimensions(predictions, labels, weights)
-    normalizer = tensor_conversion.convert_to_tensor(normalizer, dtype=predictions.dtype.base_dtype)
+    normalizer = convert_to_tensor(normalizer, dtype=predictions.dtype.base_dtype)
     predictions, normalizer = squeeze_last_if_one_extra(predictions, normalizer)
     if not predictions.shape.is_compatible_with(normalizer.shape):
         raise ValueError(f"mean_relative_error: predictions shape {predictions.shape} is "
                          f"incompatible with normalizer shape {normalizer.shape}")
     labels = math_ops.cast(labels, predictions.dtype.base_dtype)
     relative = math_ops.where(math_ops.equal(normalizer, 0.0), array_ops.zeros_like(labels),
-                        math_ops.truediv(math_ops.abs(labels - predictions), normalizer))
+                              math_ops.truediv(math_ops.abs(labels - predictions), normalizer))
     return _mean(relative, weights, metrics_collections, updates_collections,
                  name or "mean_relative_error")
 
@@ -58,7 +60,8 @@ def mean_relative_error(labels, predictions, normalizer, weights=None,
 def percentage_below(values, threshold, weights=None, metrics_collections=None,
                      updates_collections=None, name=None):
     """Weighted fraction of `values` strictly less than `threshold`."""
-    values = tensor_conversion.convert_to_tensor(values)
-    below = math_ops.cast(math_ops.less(values, math_ops.cast(threshold, values.dtype.base_dtype)), dtypes.float32)
+    values = convert_to_tensor(values)
+    below = math_ops.cast(math_ops.less(values, math_ops.cast(threshold, values.dtype.base_dtype)),
+                          dtypes.float32)
     return _mean(below, weights, metrics_collections, updates_collections,
                  name or "percentage_below_threshold")

@@ -7,8 +7,8 @@ METRIC_VARIABLES, so `tf.local_variables_initializer()` resets every streaming m
 from __future__ import annotations
 
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework import tensor_conversion
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.state import variables
 
@@ -16,7 +16,7 @@ from tensorflux.ops.state import variables
 def metric_variable(shape, dtype, name):
     """A zero-initialised local metric variable of `shape` and `dtype` named `name`."""
     return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
-                       collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
 
 
 def add_to_collections(metrics_collections, updates_collections, value, update):
@@ -47,16 +47,16 @@ def remove_squeezable_dimensions(predictions, labels, weights):
     Returns `(predictions, labels, weights)`; a weights tensor of rank one more than
     `predictions` loses its last dimension, one of rank one less gains one.
     """
-    predictions = tensor_conversion.convert_to_tensor(predictions)
+    predictions = convert_to_tensor(predictions)
     if labels is not None:
-        labels = tensor_conversion.convert_to_tensor(labels)
+        labels = convert_to_tensor(labels)
         labels, predictions = squeeze_last_if_one_extra(labels, predictions)
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible: "
                              "predictions and labels must have the same shape")
     if weights is None:
         return predictions, labels, None
-    weights = tensor_conversion.convert_to_tensor(weights)
+    weights = convert_to_tensor(weights)
     weights_rank = weights.shape.ndims
     predictions_rank = predictions.shape.ndims
     if weights_rank in (0, None) or predictions_rank is None:
@@ -74,7 +74,7 @@ def broadcast_weights(weights, values):
     Raises:
         ValueError: the static shapes show `weights` cannot be broadcast to `values`.
     """
-    weights = tensor_conversion.convert_to_tensor(weights)
+    weights = convert_to_tensor(weights)
     w_shape, v_shape = weights.shape, values.shape
     if w_shape.ndims not in (0, None) and v_shape.ndims is not None:
         ok = w_shape.ndims == v_shape.ndims and all(

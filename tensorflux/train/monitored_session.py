@@ -79,7 +79,7 @@ class Scaffold:
             self._ready_op = _first_in_collection(GraphKeys.READY_OP)
             if self._ready_op is None:
                 self._ready_op = array_ops.concat([variables.report_uninitialized_variables(),
-                                            variables.report_uninitialized_variables(
+                                                   variables.report_uninitialized_variables(
                                                 variables.local_variables())], 0)
                 graph.add_to_collection(GraphKeys.READY_OP, self._ready_op)
         if self._ready_for_local_init_op is None:
@@ -107,7 +107,7 @@ class Scaffold:
             self._saver = _first_in_collection(GraphKeys.SAVERS)
             if self._saver is None and variables.global_variables():
                 self._saver = saver_lib.Saver(sharded=True, allow_empty=True,
-                                             write_version=2)
+                                              write_version=2)
                 graph.add_to_collection(GraphKeys.SAVERS, self._saver)
         graph.finalize()
         return self
@@ -152,7 +152,7 @@ class Scaffold:
     def default_local_init_op():
         graph = graph_mod.get_default_graph()
         return control_flow_ops.group(variables.local_variables_initializer(),
-                        *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
+                                      *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
 
 
 class SessionCreator:

@@ -82,7 +82,7 @@ class Supervisor:
             self._local_init_op = self._pick(
                 local_init_op, GraphKeys.LOCAL_INIT_OP,
                 lambda: control_flow_ops.group(variables.local_variables_initializer(),
-                                 *self._graph.get_collection(GraphKeys.TABLE_INITIALIZERS)))
+                                               *self._graph.get_collection(GraphKeys.TABLE_INITIALIZERS)))
             self._summary_op = self._pick(summary_op, GraphKeys.SUMMARY_OP,
                                           summary_lib.merge_all)
             self._saver = self._pick(saver, GraphKeys.SAVERS,

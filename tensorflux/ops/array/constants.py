@@ -298,7 +298,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
         tensor = convert_to_tensor(tensor, name="tensor")
         dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype).base_dtype
         if optimize and tensor.shape.is_fully_defined() and dtype not in (dtypes.variant,
-                                                                         dtypes.resource):
+                                                                          dtypes.resource):
             return zeros(tensor.shape.as_list(), dtype, name=scope)
         if dtype != tensor.dtype.base_dtype:
             return zeros(shape(tensor), dtype, name=scope)

@@ -332,7 +332,7 @@ def _one_hot_kernel(axis):
         depth = int(depth)
         if depth < 0:
             raise errors.InvalidArgumentError(None, None, f"depth must be non-negative, got "
-                                                          f"{depth}")
+                                              f"{depth}")
         pos = indices.ndim if axis == -1 else axis
         shape = [1] * (indices.ndim + 1)
         shape[pos] = depth

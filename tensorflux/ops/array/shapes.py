@@ -51,7 +51,7 @@ def constant_value_as_shape(tensor) -> TensorShape:
         source = op.inputs[0].op.inputs[0].shape
         begin, end, strides = (constant_value(t) for t in op.inputs[1:])
         if (source.ndims is not None and begin is not None and end is not None
-                and strides is not None and not op.get_attr("new_axis_mask")):
+            and strides is not None and not op.get_attr("new_axis_mask")):
             from tensorflux.ops.array.slicing import slice_spec
 
             masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",

@@ -362,7 +362,8 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
         if data is None:
             data = [prefix, f"Tensor {x.name} must have rank in", *ranks, "Received shape: ",
                     shapes.shape(x)]
-        condition = reduction.reduce_any(comparison.equal(concat_split.stack(ranks), shapes.rank(x)))
+        condition = reduction.reduce_any(comparison.equal(concat_split.stack(ranks),
+                                                          shapes.rank(x)))
         return Assert(condition, data, summarize=summarize)
 
 

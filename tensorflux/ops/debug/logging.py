@@ -229,7 +229,7 @@ def _check_numerics_kernel(tensor, *, message):
 @CheckNumerics.gradient
 def _check_numerics_grad(op, grad):
     return check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in "
-                                f"gradient. {op.get_attr('message')}")
+                          f"gradient. {op.get_attr('message')}")
 
 
 def check_numerics(tensor, message, name=None):
@@ -444,7 +444,7 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF name
         raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
     stream = _stream_name(output_stream)
     if (len(inputs) == 1 and isinstance(inputs[0], Tensor) and inputs[0].shape.ndims == 0
-            and inputs[0].dtype.base_dtype == dtypes.string):
+        and inputs[0].dtype.base_dtype == dtypes.string):
         text = inputs[0]
     else:
         plain = [_replace_tensors(x, _Slot(""), []) for x in inputs]

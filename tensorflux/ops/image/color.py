@@ -150,7 +150,7 @@ def _saturation_hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
 
 def _rgb_op(name: str):
     op = define_op(name, inputs=["images: T", f"{'delta' if name == 'AdjustHue' else 'scale'}: "
-                                               "float32"],
+                                 "float32"],
                    outputs=["output: T"], attrs=["T: {float16, float32} = float32"],
                    differentiable=False)
 

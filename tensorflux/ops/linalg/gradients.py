@@ -196,7 +196,8 @@ def _matrix_triangular_solve_grad(op, grad):
         grad_a = -math_ops.matmul(x, grad_b, adjoint_b=True)
     else:
         grad_a = -math_ops.matmul(grad_b, x, adjoint_b=True)
-    grad_a = array_ops.matrix_band_part(grad_a, -1, 0) if lower else array_ops.matrix_band_part(grad_a, 0, -1)
+    grad_a = array_ops.matrix_band_part(grad_a, -1,
+                                        0) if lower else array_ops.matrix_band_part(grad_a, 0, -1)
     return unbroadcast(grad_a, matrix), unbroadcast(grad_b, rhs)
 
 
@@ -212,7 +213,9 @@ def _matrix_solve_ls_grad(op, grad):
     if m >= n:
         gram = math_ops.matmul(a, a, adjoint_a=True) + lam * array_ops.eye(n, dtype=a.dtype)
         z = lo.matrix_solve(gram, grad)
-        grad_a = (math_ops.matmul(b, z, adjoint_b=True) - math_ops.matmul(a, math_ops.matmul(x, z, adjoint_b=True))
+        grad_a = (math_ops.matmul(b, z, adjoint_b=True) - math_ops.matmul(a,
+                                                                          math_ops.matmul(x, z,
+                                                                                          adjoint_b=True))
                   - math_ops.matmul(a, math_ops.matmul(z, x, adjoint_b=True)))
         return grad_a, math_ops.matmul(a, z), None
     gram = math_ops.matmul(a, a, adjoint_b=True) + lam * array_ops.eye(m, dtype=a.dtype)

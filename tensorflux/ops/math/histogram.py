@@ -203,9 +203,9 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         predictions = math_ops.cast(convert_to_tensor(predictions, name="predictions"),
                                     dtypes.int64)
         checks = [check_ops.assert_non_negative(labels, message="`labels` contains negative "
-                                                                "values"),
+                                                "values"),
                   check_ops.assert_non_negative(predictions, message="`predictions` contains "
-                                                                     "negative values")]
+                                                "negative values")]
         if num_classes is None:
             num_classes = math_ops.add(math_ops.maximum(reduction_ops.reduce_max(labels),
                                                         reduction_ops.reduce_max(predictions)),

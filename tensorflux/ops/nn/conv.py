@@ -81,7 +81,7 @@ def _conv_out_shape(input_shape: TensorShape, filter_shape: TensorShape, geo, de
     n, h, w, c = conv_util.split_nhwc(input_shape, geo.data_format)
     kh, kw, fc, depth = filter_shape.with_rank(4).as_list()
     c = conv_util.merge_dim(c, fc, "input depth must equal the filter's input depth "
-                                   "(grouped convolution is not supported)")
+                            "(grouped convolution is not supported)")
     if depthwise:
         depth = c * depth if c is not None and depth is not None else None
     out_h = out_w = None

@@ -367,7 +367,7 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  #
     else:
         base = None
     input_spatial = gather_ops.gather(shape_ops.shape(input, out_type=dtypes.int32),
-                                     spatial_dims)
+                                      spatial_dims)
     paddings, crops = required_space_to_batch_paddings(input_spatial, rate, base)
     # Non-spatial dimensions between 1 and the last spatial one get block 1 and no padding.
     block, pads, cuts = [], [], []

@@ -475,13 +475,14 @@ def ctc_unique_labels(labels, name=None):
     with _scope(name, "ctc_unique_labels"):
         labels = math_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
         width = array_ops.shape(labels)[1]
-        same = math_ops.cast(math_ops.equal(array_ops.expand_dims(labels, 2), array_ops.expand_dims(labels, 1)),
-                       dtypes.int32)
+        same = math_ops.cast(math_ops.equal(array_ops.expand_dims(labels, 2),
+                                            array_ops.expand_dims(labels, 1)),
+                             dtypes.int32)
         first = math_ops.argmax(same, axis=2, output_type=dtypes.int32)
         is_first = math_ops.cast(math_ops.equal(first, math_ops.range(width)), dtypes.int32)
         rank = math_ops.cumsum(is_first, axis=1) - 1
         unique_idx = math_ops.reduce_sum(array_ops.one_hot(first, width, dtype=dtypes.int32)
-                                   * array_ops.expand_dims(rank, 1), axis=2)
+                                         * array_ops.expand_dims(rank, 1), axis=2)
         slots = array_ops.one_hot(rank, width, dtype=dtypes.int64) * \
             math_ops.cast(array_ops.expand_dims(is_first, 2), dtypes.int64)
         unique = math_ops.reduce_sum(slots * array_ops.expand_dims(labels, 2), axis=1)
@@ -508,12 +509,14 @@ def collapse_repeated(labels, seq_length, name=None):
         seq_length = math_ops.cast(convert_to_tensor(seq_length, name="seq_length"), dtypes.int32)
         width = array_ops.shape(labels)[1]
         changed = math_ops.not_equal(labels[:, 1:], labels[:, :-1])
-        keep = array_ops.concat([array_ops.ones_like(labels[:, :1], dtype=dtypes.bool_), changed], axis=1)
+        keep = array_ops.concat([array_ops.ones_like(labels[:, :1], dtype=dtypes.bool_), changed],
+                                axis=1)
         keep = math_ops.logical_and(keep, array_ops.sequence_mask(seq_length, maxlen=width))
         keep_int = math_ops.cast(keep, dtypes.int32)
         new_length = math_ops.reduce_sum(keep_int, axis=1)
-        slots = array_ops.one_hot(math_ops.cumsum(keep_int, axis=1) - 1, math_ops.reduce_max(new_length),
-                           dtype=labels.dtype.base_dtype) * \
+        slots = array_ops.one_hot(math_ops.cumsum(keep_int, axis=1) - 1,
+                                  math_ops.reduce_max(new_length),
+                                  dtype=labels.dtype.base_dtype) * \
             math_ops.cast(array_ops.expand_dims(keep_int, 2), labels.dtype.base_dtype)
         collapsed = math_ops.reduce_sum(slots * array_ops.expand_dims(labels, 2), axis=1)
     return collapsed, new_length
@@ -564,7 +567,8 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
             label_length = math_ops.cast(label_length, dtypes.int32)
             # Empty label sequences get a placeholder label (their loss is replaced below).
             empty = math_ops.equal(label_length, 0)
-            mask = array_ops.sequence_mask(math_ops.maximum(label_length, 1), maxlen=array_ops.shape(dense)[1])
+            mask = array_ops.sequence_mask(math_ops.maximum(label_length, 1),
+                                           maxlen=array_ops.shape(dense)[1])
             indices = math_ops.where(mask)
             values = array_ops.gather_nd(dense, indices)
             blank_index = 0 if blank_index is None else blank_index
@@ -576,17 +580,18 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
             blank_index += num_classes
         if num_classes is None or blank_index != num_classes - 1:
             logits = array_ops.concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
-                                logits[:, :, blank_index:blank_index + 1]], axis=2)
+                                       logits[:, :, blank_index:blank_index + 1]], axis=2)
             values = math_ops.where(values < blank_index, values, values - 1)
         logit_length = math_ops.cast(convert_to_tensor(logit_length, name="logit_length"),
-                               dtypes.int32)
+                                     dtypes.int32)
         if isinstance(labels, SparseTensor):
             return CTCLoss(logits, indices, values, logit_length).loss
         placeholder = array_ops.gather(empty, indices[:, 0])
         values = math_ops.where(placeholder, array_ops.zeros_like(values), values)
         loss = CTCLoss(logits, indices, values, logit_length).loss
         # An empty label sequence has one alignment: all blanks.
-        steps = array_ops.transpose(array_ops.sequence_mask(logit_length, maxlen=array_ops.shape(logits)[0],
-                                              dtype=logits.dtype))
+        steps = array_ops.transpose(array_ops.sequence_mask(logit_length,
+                                                            maxlen=array_ops.shape(logits)[0],
+                                                            dtype=logits.dtype))
         blank_loss = -math_ops.reduce_sum(nn_core.log_softmax(logits)[:, :, -1] * steps, axis=0)
     return math_ops.where(empty, blank_loss, loss)

@@ -10,12 +10,13 @@ sequence's end. Any object with `state_size`, `output_size`, `zero_state(batch, 
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes, nest, scopes, tensor_conversion
+from tensorflux.framework import dtypes, nest, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import while_loop
-from tensorflux.ops.data_flow import tensor_array_class as data_flow_tensor_array_class
+from tensorflux.ops.data_flow import tensor_array_class as tensor_array_ops
 from tensorflux.ops.state import variable_scope
 
 __all__ = ["dynamic_rnn", "bidirectional_dynamic_rnn", "raw_rnn"]
@@ -82,7 +83,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
     if parallel_iterations is None:
         parallel_iterations = 32
     with variable_scope.variable_scope(scope or "rnn"):
-        flat_inputs = [tensor_conversion.convert_to_tensor(x) for x in nest.flatten(inputs)]
+        flat_inputs = [convert_to_tensor(x) for x in nest.flatten(inputs)]
         if not time_major:
             flat_inputs = [_swap_batch_time(x) for x in flat_inputs]
         first = flat_inputs[0]
@@ -117,18 +118,20 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
     output_sizes = _sizes(cell.output_size)
     state_dtype = nest.flatten(state)[0].dtype.base_dtype
     with scopes.name_scope("dynamic_rnn"):
-        input_tas = [data_flow_tensor_array_class.TensorArray(x.dtype.base_dtype, size=time_steps,
-                                    element_shape=TensorShape(x.shape.as_list()[1:])
-                                    if x.shape.ndims else None,
-                                    tensor_array_name="input").unstack(x)
+        input_tas = [tensor_array_ops.TensorArray(x.dtype.base_dtype, size=time_steps,
+                                                  element_shape=TensorShape(x.shape.as_list()[1:])
+                                                  if x.shape.ndims else None,
+                                                  tensor_array_name="input").unstack(x)
                      for x in flat_inputs]
-        output_tas = [data_flow_tensor_array_class.TensorArray(state_dtype, size=time_steps,
-                                     element_shape=_batch_shape(batch_static, s),
-                                     tensor_array_name="output") for s in output_sizes]
+        output_tas = [tensor_array_ops.TensorArray(state_dtype, size=time_steps,
+                                                   element_shape=_batch_shape(batch_static, s),
+                                                   tensor_array_name="output")
+                      for s in output_sizes]
         loop_bound = time_steps
         if sequence_length is not None:
             batch = array_ops.shape(first)[1]
-            zero_outputs = [array_ops.zeros(array_ops.stack([batch] + s.as_list()), dtype=state_dtype)
+            zero_outputs = [array_ops.zeros(array_ops.stack([batch] + s.as_list()),
+                                            dtype=state_dtype)
                             if s.is_fully_defined() else None for s in output_sizes]
             longest = math_ops.reduce_max(sequence_length)
             loop_bound = math_ops.minimum(time_steps, math_ops.maximum(1, longest))
@@ -140,7 +143,7 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
                 value.set_shape(x.shape[1:])
             step = nest.pack_sequence_as(inputs_structure, step)
             output, new_state = cell(step, old_state)
-            flat_out = [tensor_conversion.convert_to_tensor(o) for o in nest.flatten(output)]
+            flat_out = [convert_to_tensor(o) for o in nest.flatten(output)]
             flat_new = nest.flatten(new_state)
             if sequence_length is not None:
                 done = math_ops.greater_equal(t, sequence_length)
@@ -187,7 +190,7 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
         if sequence_length is None:
             return array_ops.reverse(x, axis=[time_axis])
         return array_ops.reverse_sequence(x, sequence_length, seq_axis=time_axis,
-                                   batch_axis=batch_axis)
+                                          batch_axis=batch_axis)
 
     with variable_scope.variable_scope(scope or "bidirectional_rnn"):
         with variable_scope.variable_scope("fw") as fw_scope:
@@ -232,7 +235,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
     with variable_scope.variable_scope(scope or "rnn"):
         time = array_ops.constant(0, dtype=dtypes.int32)
         finished, next_input, state, emit_structure, loop_state = loop_fn(time, None, None, None)
-        flat_input = [tensor_conversion.convert_to_tensor(x) for x in nest.flatten(next_input)]
+        flat_input = [convert_to_tensor(x) for x in nest.flatten(next_input)]
         batch = flat_input[0].shape.dims[0] if flat_input[0].shape.ndims else None
         batch_size = batch if batch is not None else array_ops.shape(flat_input[0])[0]
         if state is None:
@@ -240,7 +243,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
         has_loop_state = loop_state is not None
         loop_state = loop_state if has_loop_state else array_ops.constant(0, dtype=dtypes.int32)
         if emit_structure is not None:
-            flat_emit = [tensor_conversion.convert_to_tensor(e) for e in nest.flatten(emit_structure)]
+            flat_emit = [convert_to_tensor(e) for e in nest.flatten(emit_structure)]
             zeros = [array_ops.zeros_like(e) for e in flat_emit]
             emit_dtypes = [e.dtype.base_dtype for e in flat_emit]
         else:
@@ -249,7 +252,8 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
             zeros = [array_ops.zeros(array_ops.stack([batch_size] + s.as_list()), state_dtype)
                      for s in _sizes(emit_structure)]
             emit_dtypes = [state_dtype] * len(zeros)
-        emit_tas = [data_flow_tensor_array_class.TensorArray(d, size=0, dynamic_size=True, element_shape=z.shape)
+        emit_tas = [tensor_array_ops.TensorArray(d, size=0, dynamic_size=True,
+                                                 element_shape=z.shape)
                     for d, z in zip(emit_dtypes, zeros)]
 
         def cond(t, done, *_):
@@ -260,7 +264,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
             step = loop_fn(t + 1, output, cell_state, extra if has_loop_state else None)
             next_done, new_input, new_state, emit, new_extra = step
             emit = output if emit is None else emit
-            flat = [math_ops.where(done, z, tensor_conversion.convert_to_tensor(e))
+            flat = [math_ops.where(done, z, convert_to_tensor(e))
                     for z, e in zip(zeros, nest.flatten(emit))]
             kept = [math_ops.where(done, old, new) for old, new in
                     zip(nest.flatten(old_state), nest.flatten(new_state))]
