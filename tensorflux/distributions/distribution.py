@@ -15,7 +15,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, scopes
 from tensorflux.framework import tensor as tensor_lib
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -145,7 +145,6 @@ class Distribution:
             sample_shape = sample_shape.as_list()
         params = cls.param_shapes(sample_shape)
         static = {}
-        from tensorflux.framework.tensor_conversion import constant_value
 
         for name, shape in params.items():
             value = constant_value(shape)
@@ -358,6 +357,7 @@ class Distribution:
 
     def cross_entropy(self, other, name="cross_entropy"):
         """H[self, other] = entropy(self) + KL(self || other)."""
+        # cycle: distributions.kullback_leibler imports this module (at import time)
         from tensorflux.distributions.kullback_leibler import kl_divergence
 
         with self._name_scope(name):
@@ -365,6 +365,7 @@ class Distribution:
 
     def kl_divergence(self, other, name="kl_divergence"):
         """KL(self || other) from the registered pair (see `tf.distributions.RegisterKL`)."""
+        # cycle: distributions.kullback_leibler imports this module (at import time)
         from tensorflux.distributions.kullback_leibler import kl_divergence
 
         with self._name_scope(name):
@@ -456,8 +457,6 @@ class _DistributionScope:
 def _static_sample_shape(sample_shape):
     """The sample shape as a TensorShape when it is known at graph-construction time."""
     if isinstance(sample_shape, tensor_lib.Tensor):
-        from tensorflux.framework.tensor_conversion import constant_value
-
         value = constant_value(sample_shape)
         if value is None:
             return None

@@ -28,7 +28,9 @@ from tensorflux.framework.graph_io import attr_from_proto
 from tensorflux.framework.op_builder import _infer_shapes, _output_types
 from tensorflux.framework.op_def import coerce_attr, get_op_def
 from tensorflux.framework.tensor import Operation, Tensor, user_location
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.protos import graph_pb2
 
 # TF1's logger name, which `tf.logging` configures (framework sits below platform).
 _logger = logging.getLogger("tensorflow")
@@ -57,8 +59,6 @@ def _tensor_key(text: str) -> str:
 
 
 def _check_arguments(graph_def, input_map, return_elements):
-    from tensorflux.protos import graph_pb2
-
     if not isinstance(graph_def, graph_pb2.GraphDef):
         if hasattr(graph_def, "SerializeToString") and hasattr(graph_def, "node"):
             graph_def = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
@@ -75,8 +75,6 @@ def _check_arguments(graph_def, input_map, return_elements):
 
 
 def _convert_input_map(graph, input_map, name):
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
-
     result = {}
     for key, value in (input_map or {}).items():
         key = key.decode() if isinstance(key, bytes) else key

@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.tensor_util import make_tensor_proto
+from tensorflux.protos import graph_pb2, node_def_pb2
 
 __all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
            "must_run_on_cpu", "tensor_shape_from_node_def_name"]
@@ -36,15 +38,11 @@ def _node_name(text: str) -> str:
 
 
 def _check_graph_def(graph_def):
-    from tensorflux.protos import graph_pb2
-
     if not isinstance(graph_def, graph_pb2.GraphDef):
         raise TypeError(f"graph_def must be a graph_pb2.GraphDef proto, got {type(graph_def)}.")
 
 
 def _new_graph_def(like, nodes):
-    from tensorflux.protos import graph_pb2
-
     out = graph_pb2.GraphDef()
     out.versions.CopyFrom(like.versions)
     out.library.CopyFrom(like.library)
@@ -106,8 +104,6 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
         >>> frozen = tf.graph_util.convert_variables_to_constants(
         ...     sess, sess.graph.as_graph_def(), ["logits"])
     """
-    from tensorflux.framework.tensor_util import make_tensor_proto
-    from tensorflux.protos import node_def_pb2
 
     graph_def = extract_sub_graph(input_graph_def, output_node_names)
     allowed = set(variable_names_whitelist) if variable_names_whitelist is not None else None
@@ -161,7 +157,6 @@ def remove_training_nodes(input_graph, protected_nodes=None):
     Returns:
         A new GraphDef (versions and library are not copied, as in TF).
     """
-    from tensorflux.protos import graph_pb2, node_def_pb2
 
     protected = set(protected_nodes or ())
     dropped = {n.name for n in input_graph.node if n.op == "CheckNumerics"

@@ -12,6 +12,7 @@ import collections
 from tensorflux.framework import dtypes
 from tensorflux.framework.composite import register_session_run_conversion_functions
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 
 IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
                                             ["values", "indices", "dense_shape"])
@@ -59,8 +60,6 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        from tensorflux.framework.tensor_shape import TensorShape
-
         if self._dense_shape is None:
             return TensorShape(None).merge_with(
                 TensorShape([None]).concatenate(self._values.shape[1:]))

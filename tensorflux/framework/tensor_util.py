@@ -13,14 +13,13 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
-from tensorflux.framework.tensor_conversion import constant_value
+from tensorflux.framework.tensor_conversion import _infer_numpy, constant_value
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.protos import tensor_pb2
 
 
 def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
     """Builds a TensorProto from a value (TF's `tf.make_tensor_proto`)."""
-    from tensorflux.framework.tensor_conversion import _infer_numpy
-    from tensorflux.protos import tensor_pb2
 
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     array = _infer_numpy(values, dtype)

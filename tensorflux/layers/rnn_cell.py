@@ -90,8 +90,6 @@ class RNNCell(Layer):
 
 
 def _input_depth(input_shape, cell):
-    from tensorflux.framework.tensor_shape import TensorShape
-
     shape = TensorShape(input_shape)
     depth = shape[-1].value if shape.ndims else None
     if depth is None:

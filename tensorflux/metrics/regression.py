@@ -5,6 +5,7 @@ scope (see `tf.metrics.mean`) and is 0-based while no weight has been seen.
 
 from __future__ import annotations
 
+from tensorflux import metrics
 from tensorflux.framework import dtypes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
@@ -19,8 +20,6 @@ __all__ = ["mean_cosine_distance", "mean_relative_error", "percentage_below"]
 
 
 def _mean(values, weights, metrics_collections, updates_collections, name):
-    from tensorflux import metrics
-
     if weights is not None:
         values, _, weights = remove_squeezable_dimensions(values, None, weights)
     return metrics.mean(values, weights, metrics_collections, updates_collections, name)

@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from tensorflux.framework import errors
+from tensorflux.runtime import partition as partition_mod
 from tensorflux.runtime import placer, subgraph
 from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
@@ -148,8 +149,6 @@ class DirectSession:
             device = self._by_name[used.pop()] if used else self.devices[0]
             groups = {device.name: nodes}
         else:
-            from tensorflux.runtime import partition as partition_mod
-
             groups = partition_mod.partition(nodes, self._by_name, self.config)
         partitions = []
         fetch_map = [None] * len(fetch_points)

@@ -7,7 +7,10 @@ partitioning then work on Nodes (adding `_Send`/`_Recv`), never on the user's Gr
 
 from __future__ import annotations
 
-from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework import errors
+from tensorflux.framework.graph_io import attr_from_proto
+from tensorflux.framework.op_builder import _output_types
+from tensorflux.framework.op_def import OP_DEFS, get_op_def
 
 
 class Node:
@@ -78,10 +81,6 @@ def dump(nodes) -> str:
 def nodes_from_graph_def(graph_def) -> list:
     """Builds Nodes from a GraphDef (devices become assigned devices); raises
     InvalidArgumentError naming a node whose op or input is unknown."""
-    from tensorflux.framework import errors
-    from tensorflux.framework.graph_io import attr_from_proto
-    from tensorflux.framework.op_builder import _output_types
-    from tensorflux.framework.op_def import OP_DEFS
 
     nodes: dict = {}
     for node_def in graph_def.node:

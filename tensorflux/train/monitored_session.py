@@ -17,7 +17,12 @@ from tensorflux.ops import array as array_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2
+from tensorflux.train import basic_session_run_hooks as basic
 from tensorflux.train import saver as saver_lib
+from tensorflux.train.coordinator import Coordinator
+from tensorflux.train.queue_runner import start_queue_runners
+from tensorflux.train.session_manager import SessionManager
 from tensorflux.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 # Threads still running this long after close() asks them to stop are cancelled.
@@ -163,8 +168,6 @@ class SessionCreator:
 
 
 def _session_manager(scaffold, config):
-    from tensorflux.train.session_manager import SessionManager
-
     return SessionManager(local_init_op=scaffold.local_init_op,
                           local_init_feed_dict=scaffold.local_init_feed_dict,
                           ready_op=scaffold.ready_op,
@@ -228,8 +231,6 @@ def _merge_args(original_fetches, original_feed, original_options, hook_args):
 
 
 def _merge_options(a, b):
-    from tensorflux.protos import config_pb2
-
     merged = config_pb2.RunOptions()
     if a is not None:
         merged.CopyFrom(a)
@@ -247,8 +248,6 @@ class _MonitoredSessionBase:
 
     def __init__(self, session_creator, hooks, stop_grace_period_secs=120,
                  recoverable=True):
-        from tensorflux.train.coordinator import Coordinator
-
         self._hooks = list(hooks or [])
         for hook in self._hooks:
             hook.begin()
@@ -263,8 +262,6 @@ class _MonitoredSessionBase:
         self._create()
 
     def _create(self):
-        from tensorflux.train.queue_runner import start_queue_runners
-
         self._sess = self._session_creator.create_session()
         self._threads = start_queue_runners(sess=self._sess, coord=self._coord)
         for hook in self._hooks:
@@ -280,7 +277,6 @@ class _MonitoredSessionBase:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs `fetches` with every hook's additions; retries once on a recreated session
         after AbortedError/UnavailableError."""
-        from tensorflux.protos import config_pb2
 
         while True:
             try:
@@ -390,7 +386,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
     summary and checkpoint hooks (checkpoints every 600 s and summaries every 100 steps by
     default); other workers wait for the chief.
     """
-    from tensorflux.train import basic_session_run_hooks as basic
 
     if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
         save_summaries_steps, save_summaries_secs = 100, None

@@ -21,9 +21,13 @@ from tensorflux.framework.graph import GraphKeys
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import event_pb2, summary_pb2
 from tensorflux.summary import writer
 from tensorflux.train import saver as saver_lib
 from tensorflux.train import training_util
+from tensorflux.train.coordinator import Coordinator
+from tensorflux.train.queue_runner import start_queue_runners
+from tensorflux.train.session_manager import SessionManager
 
 __all__ = ["Supervisor"]
 
@@ -56,9 +60,6 @@ class Supervisor:
                  save_model_secs=600, recovery_wait_secs=30, stop_grace_secs=120,
                  checkpoint_basename="model.ckpt", session_manager=None,
                  summary_writer=USE_DEFAULT, init_fn=None, local_init_run_options=None):
-        from tensorflux.train.coordinator import Coordinator
-        from tensorflux.train.session_manager import SessionManager
-
         self._graph = graph if graph is not None else graph_mod.get_default_graph()
         with self._graph.as_default():
             self._is_chief = is_chief
@@ -183,8 +184,6 @@ class Supervisor:
         step = sess.run(self._global_step) if self._global_step is not None else None
         self._saver.save(sess, self._save_path, global_step=step)
         if self._summary_writer is not None:
-            from tensorflux.protos import event_pb2
-
             self._summary_writer.add_session_log(
                 event_pb2.SessionLog(status=event_pb2.SessionLog.CHECKPOINT,
                                      checkpoint_path=self._save_path), step)
@@ -197,8 +196,6 @@ class Supervisor:
         self.summary_computed(sess, summary, step)
 
     def start_queue_runners(self, sess, queue_runners=None) -> list:
-        from tensorflux.train.queue_runner import start_queue_runners
-
         if queue_runners is None:
             threads = start_queue_runners(sess=sess, coord=self._coord)
         else:
@@ -277,8 +274,6 @@ class _StepCounter:
         self._last = None
 
     def __call__(self):
-        from tensorflux.protos import summary_pb2
-
         step = int(self._sess.run(self._sv.global_step))
         now = time.time()
         if self._last is not None:

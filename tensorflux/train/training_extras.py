@@ -8,6 +8,8 @@ import time
 
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.random import stateful as random_ops
 from tensorflux.platform import tf_logging as logging
 from tensorflux.train.checkpoint_utils import latest_checkpoint
 from tensorflux.train.learning_rate_decay import _check, _floats, piecewise_constant
@@ -33,8 +35,6 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
 
     Example: `lr = tf.train.noisy_linear_cosine_decay(0.1, global_step, 1000)`.
     """
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.random import stateful as random_ops
 
     _check(global_step, "noisy_linear_cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "NoisyLinearCosineDecay") as scope:

@@ -13,11 +13,15 @@ from concurrent import futures
 from tensorflux.distributed.rpc.tensor_codec import tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
+from tensorflux.protos import (
+    master_service_pb2_grpc,
+    worker_pb2,
+    worker_service_pb2,
+    worker_service_pb2_grpc,
+)
 
 
 def _worker_servicer(worker):
-    from tensorflux.protos import worker_service_pb2_grpc
-
     class WorkerServicer(worker_service_pb2_grpc.WorkerServiceServicer):
         def GetStatus(self, request, context):  # noqa: N802 - gRPC method names
             return worker.get_status(request)
@@ -83,8 +87,6 @@ def _worker_servicer(worker):
 
 
 def _master_servicer(master):
-    from tensorflux.protos import master_service_pb2_grpc
-
     class MasterServicer(master_service_pb2_grpc.MasterServiceServicer):
         def CreateSession(self, request, context):  # noqa: N802
             return master.create_session(request)
@@ -114,7 +116,6 @@ def _worker_handler(servicer):
     """The WorkerService's method handlers (RecvTensor's responses are raw frames)."""
     import grpc
 
-    from tensorflux.protos import worker_pb2, worker_service_pb2
 
     service = worker_service_pb2.DESCRIPTOR.services_by_name["WorkerService"]
     handlers = {}
@@ -137,7 +138,6 @@ def start_grpc_server(worker, master, address: str, max_workers: int = 64):
     (server, bound port)."""
     import grpc
 
-    from tensorflux.protos import master_service_pb2_grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
                                                     thread_name_prefix="tfx-grpc"),

@@ -2,7 +2,6 @@
 
 Every call has a deadline; a transport failure becomes UnavailableError (or
 DeadlineExceededError) naming the task and its address. Worker clients offer:
-
 - `call(method, request, timeout)`: a unary call (returns the response message);
 - `run_graph_async(request, timeout, done)` (gRPC): starts a RunGraph and later calls
   `done(error, values)` with `{fetch index: ndarray}`; fetched tensors too large for a
@@ -27,7 +26,7 @@ from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
-from tensorflux.protos import worker_pb2
+from tensorflux.protos import master_service_pb2_grpc, worker_pb2, worker_service_pb2_grpc
 
 GRPC_OPTIONS = [
     ("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1),
@@ -219,7 +218,6 @@ class GrpcWorkerClient:
     def __init__(self, task: str, address: str, default_timeout: float = 10.0):
         import grpc
 
-        from tensorflux.protos import worker_service_pb2_grpc
 
         self.task = task
         self.address = address
@@ -356,7 +354,6 @@ class GrpcMasterClient:
     def __init__(self, address: str, default_timeout: float = 10.0):
         import grpc
 
-        from tensorflux.protos import master_service_pb2_grpc
 
         self.address = address
         self._channel = grpc.insecure_channel(address, options=GRPC_OPTIONS)

@@ -16,6 +16,7 @@ from tensorflux.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array.constants import identity
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 
@@ -139,8 +140,6 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        from tensorflux.ops.array.constants import identity
-
         with _scope(name, "concat"):
             axis_t = convert_to_tensor(axis, dtype=dtypes.int32, name="concat_dim")
             axis_t.shape.with_rank(0)

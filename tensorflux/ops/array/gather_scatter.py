@@ -8,6 +8,7 @@ from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.array.shapes import _refine
 
 __all__ = ["gather", "gather_nd", "scatter_nd", "batch_gather"]
 
@@ -253,6 +254,5 @@ def scatter_nd(indices, updates, shape, name=None):
     indices = convert_to_tensor(indices)
     shape = convert_to_tensor(shape, dtype=indices.dtype)
     result = ScatterNd(indices, updates, shape, name=name)
-    from tensorflux.ops.array.shapes import _refine
 
     return _refine(result, shape)

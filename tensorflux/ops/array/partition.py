@@ -10,6 +10,10 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.constants import constant
+from tensorflux.ops.array.shapes import expand_dims
+from tensorflux.ops.math.reduction import reduce_max
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch", "unique",
            "unique_with_counts", "sequence_mask"]
@@ -247,10 +251,6 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     """`mask[..., j] = j < lengths[...]` for `j < maxlen` (default: the largest length)."""
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array.constants import constant
-    from tensorflux.ops.array.shapes import expand_dims
-    from tensorflux.ops.math.reduction import reduce_max
 
     with graph_mod.get_default_graph().name_scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths, name="lengths")

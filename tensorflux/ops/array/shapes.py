@@ -52,6 +52,7 @@ def constant_value_as_shape(tensor) -> TensorShape:
         begin, end, strides = (constant_value(t) for t in op.inputs[1:])
         if (source.ndims is not None and begin is not None and end is not None
             and strides is not None and not op.get_attr("new_axis_mask")):
+            # cycle: ops.array.slicing -> ops.array.gather_scatter imports this module
             from tensorflux.ops.array.slicing import slice_spec
 
             masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",
@@ -138,6 +139,7 @@ def shape(input, name=None, out_type=dtypes.int32):
     out_type = dtypes.as_dtype(out_type)
     input = _to_tensor_or_sparse(input)
     if not isinstance(input, Tensor):
+        # cycle: ops.math.casting -> ... imports this module (at import time)
         from tensorflux.ops.math.casting import cast
 
         return cast(input.dense_shape, out_type, name=name)
@@ -162,7 +164,10 @@ def size(input, name=None, out_type=dtypes.int32):
     out_type = dtypes.as_dtype(out_type)
     input = _to_tensor_or_sparse(input)
     if not isinstance(input, Tensor):
+        # cycle: ops.math.casting -> ... imports this module (at import time)
         from tensorflux.ops.math.casting import cast
+
+        # cycle: ops.math -> ... imports this module (at import time)
         from tensorflux.ops.math.reduction import reduce_prod
 
         return reduce_prod(cast(input.dense_shape, out_type), name=name)
@@ -442,7 +447,10 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 perm = _constant(list(range(a.shape.ndims - 1, -1, -1)), dtypes.int32,
                                  name="perm")
             else:
+                # cycle: ops.math.binary -> ... imports this module (at import time)
                 from tensorflux.ops.math.binary import subtract
+
+                # cycle: ops.math -> ... imports this module (at import time)
                 from tensorflux.ops.math.sequence import range as range_op
 
                 rank_t = Rank(a, name="Rank")

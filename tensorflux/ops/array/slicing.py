@@ -13,12 +13,17 @@ from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array.concat_split import concat, stack
+from tensorflux.ops.array.constants import constant, ones_like
 from tensorflux.ops.array.gather_scatter import (  # noqa: F401 - gathers lived here first; re-exported
     batch_gather,
     gather,
     gather_nd,
     scatter_nd,
 )
+from tensorflux.ops.array.shapes import reshape, shape, squeeze
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.reduction import reduce_prod
 
 __all__ = ["slice", "strided_slice", "boolean_mask"]
 
@@ -288,8 +293,6 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     begin = convert_to_tensor(begin, preferred_dtype=dtypes.int32)
     end = convert_to_tensor(end, dtype=begin.dtype)
     if strides is None:
-        from tensorflux.ops.array.constants import ones_like
-
         strides = ones_like(begin)
     strides = convert_to_tensor(strides, dtype=begin.dtype)
     masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
@@ -374,28 +377,21 @@ def _slice_helper(tensor, slice_spec_value, var=None):
             index_dtype = dtypes.int64 if int64 else dtypes.int32
             packed = [_pack_index(values, index_dtype) for values in (begin, end, strides)]
         else:
-            from tensorflux.ops.array.constants import constant
-
             empty = constant([], dtype=dtypes.int32)
             packed = [empty, empty, empty]
         return strided_slice(tensor, *packed, var=var, name=name, **masks)
 
 
 def _pack_index(values, dtype):
-    from tensorflux.ops.array.concat_split import stack
-
     if any(isinstance(v, Tensor) for v in values):
         values = [v if not isinstance(v, Tensor) or v.dtype.base_dtype == dtype else
                   _cast(v, dtype) for v in values]
         return stack(values)
-    from tensorflux.ops.array.constants import constant
 
     return constant([int(v) for v in values], dtype=dtype, name="stack")
 
 
 def _cast(value, dtype):
-    from tensorflux.ops.math.casting import cast
-
     return cast(value, dtype)
 
 
@@ -444,8 +440,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     Example:
         >>> tf.boolean_mask([[1, 2], [3, 4]], [True, False])   # -> [[1, 2]]
     """
-    from tensorflux.ops.array.concat_split import concat
-    from tensorflux.ops.array.shapes import reshape, shape, squeeze
 
     with _scope(name, "boolean_mask"):
         tensor = convert_to_tensor(tensor, name="tensor")
@@ -469,8 +463,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             dims = static.as_list()
             tensor = reshape(tensor, dims[:axis] + [leading] + dims[axis + mask_rank:])
         else:
-            from tensorflux.ops.math.reduction import reduce_prod
-
             dyn = shape(tensor)
             count = reduce_prod(dyn[axis:axis + mask_rank], [0], keepdims=True)
             tensor = reshape(tensor, concat([dyn[:axis], count, dyn[axis + mask_rank:]], 0))

@@ -21,6 +21,8 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework import nest
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.autodiff.gradients import RegisterGradient
 
 __all__ = ["custom_gradient"]
 
@@ -53,9 +55,6 @@ def _accepts_variables(fn) -> bool:
 
 
 def _graph_mode_call(f, args, kwargs):
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.autodiff.gradients import RegisterGradient
-
     if kwargs:
         raise ValueError("The custom_gradient decorator currently supports keywords arguments "
                          "only when eager execution is enabled.")

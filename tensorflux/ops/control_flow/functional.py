@@ -11,6 +11,9 @@ from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.control_flow.while_loop import while_loop
+from tensorflux.ops.data_flow.tensor_array_class import TensorArray
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]
 
@@ -29,7 +32,6 @@ def _elems_flat(elems, what: str) -> list:
 
 def _length(flat) -> object:
     """The common size of the first dimension (a Python int when static)."""
-    from tensorflux.ops import array as array_ops
 
     static = [e.shape.dims[0] for e in flat if e.shape.ndims is not None]
     known = [d for d in static if d is not None]
@@ -42,8 +44,6 @@ def _length(flat) -> object:
 
 
 def _unstacked(flat, n, infer_shape: bool = True) -> list:
-    from tensorflux.ops.data_flow.tensor_array_class import TensorArray
-
     return [TensorArray(e.dtype.base_dtype, size=n, dynamic_size=False, infer_shape=infer_shape,
                         element_shape=TensorShape(e.shape.as_list()[1:]) if e.shape.ndims
                         else None).unstack(e) for e in flat]
@@ -120,14 +120,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
 
 
 def _result_array(dtype, n, infer_shape):
-    from tensorflux.ops.data_flow.tensor_array_class import TensorArray
-
     return TensorArray(dtype, size=n, dynamic_size=False, infer_shape=infer_shape)
 
 
 def _loop(cond, body, loop_vars, parallel_iterations, back_prop, swap_memory):
-    from tensorflux.ops.control_flow.while_loop import while_loop
-
     return while_loop(cond, body, loop_vars, parallel_iterations=parallel_iterations,
                       back_prop=back_prop, swap_memory=swap_memory, return_same_structure=True)
 

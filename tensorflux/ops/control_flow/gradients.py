@@ -14,7 +14,10 @@ from __future__ import annotations
 from tensorflux.framework import dtypes
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as cf
+from tensorflux.ops.control_flow import util
 
 
 def _dense(grad):
@@ -33,8 +36,6 @@ def _switch_grad(op, grad_false, grad_true):
     grads = []
     for index, grad in enumerate((grad_false, grad_true)):
         if grad is None:
-            from tensorflux.ops import array as array_ops
-
             grad = array_ops.zeros_like(op.outputs[index], optimize=False)
         grads.append(_dense(grad))
     merged, _ = cf.merge(grads, name="cond_grad")
@@ -51,7 +52,6 @@ def _merge_grad(op, grad, _):
     if pred is not None and n == 2:
         grad_false, grad_true = cf.switch(grad, pred, name="cond_grad")
         return [grad_false, grad_true]
-    from tensorflux.ops import math as math_ops
 
     index = op.outputs[1]
     if n == 2:
@@ -66,7 +66,6 @@ def _merge_grad(op, grad, _):
 def _enter_grad(op, grad):
     """Within one iteration (tf.gradients called inside the loop body) an Enter is an identity;
     across iterations loops are differentiated whole (control_flow_state.py)."""
-    from tensorflux.ops.control_flow import util
 
     if util.is_ancestor(op._control_flow_context, op.graph._control_flow_context) and \
             op._control_flow_context is not None:

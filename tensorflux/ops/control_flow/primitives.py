@@ -23,6 +23,9 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.constants import identity
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "switch_case"]
 
@@ -279,7 +282,6 @@ def group(*inputs, **kwargs):
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
     """Returns `tensors` gated so that none is available before all are computed."""
-    from tensorflux.ops.array.constants import identity
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "tuple"):
@@ -297,7 +299,6 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
 
 def with_dependencies(dependencies, output_tensor, name=None):
     """Returns `output_tensor`'s value, produced only after `dependencies` ran."""
-    from tensorflux.ops.array.constants import identity
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "control_dependency") as scope:
@@ -341,7 +342,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     Example:
         >>> y = tf.cond(x > 0, lambda: x * x, lambda: -x)
     """
-    from tensorflux.ops.array.constants import identity
+    # cycle: ops.control_flow.context imports this module (at import time)
     from tensorflux.ops.control_flow.context import CondContext
 
     true_fn = _pick_fn(true_fn, fn1, "true_fn", "fn1")
@@ -470,8 +471,6 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             raise TypeError(f"branch_fns entries must be (int, callable), got {(key, fn)!r}")
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name):
-        from tensorflux.ops import math as math_ops
-
         index = convert_to_tensor(branch_index, dtype=dtypes.int32, name="branch_index")
         preds = [(math_ops.equal(index, key), fn) for key, fn in pairs]
         return case(preds, default=default or pairs[-1][1], name="case")
@@ -483,8 +482,6 @@ def _case_step(pred, branch, otherwise, strict):
 
 def _exclusive_check(preds):
     """Gates every predicate on a run-time check that at most one of them is true."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
 
     stacked = array_ops.stack(preds, name="preds")
     count = math_ops.reduce_sum(math_ops.cast(stacked, dtypes.int32), name="num_true")
@@ -495,6 +492,7 @@ def _exclusive_check(preds):
 
 
 def _assert_at_most_one(count, stacked):
+    # cycle: ops.debug.checks imports this module (at import time)
     from tensorflux.ops.debug import checks as check_ops
 
     return check_ops.assert_less_equal(

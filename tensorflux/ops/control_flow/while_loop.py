@@ -18,6 +18,8 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.constants import identity
 from tensorflux.ops.control_flow import util
 from tensorflux.ops.control_flow.context import (
     ControlFlowContext,
@@ -26,6 +28,7 @@ from tensorflux.ops.control_flow.context import (
     is_tensor_array,
     to_flow,
 )
+from tensorflux.ops.control_flow.primitives import enter
 
 __all__ = ["while_loop"]
 
@@ -80,8 +83,6 @@ class WhileContext(ControlFlowContext):
         return dict(self._external)
 
     def make_enter(self, value, is_constant: bool):
-        from tensorflux.ops.control_flow.primitives import enter
-
         with bare_scope(self.graph):
             result = enter(value, self.name, is_constant=is_constant,
                            parallel_iterations=self.parallel_iterations)
@@ -145,7 +146,6 @@ class WhileContext(ControlFlowContext):
         return packed[0] if len(exits) == 1 else packed
 
     def _build(self, cond, body, loop_vars, flat_orig, flat_vars, flat_shapes):
-        from tensorflux.ops.array.constants import identity
         from tensorflux.ops.control_flow.primitives import (
             exit,
             loop_cond,
@@ -296,8 +296,6 @@ def _convert_loop_var(value):
 
 def _with_maximum_iterations(cond, body, loop_vars, shape_invariants, maximum_iterations,
                              try_to_pack):
-    from tensorflux.ops import math as math_ops
-
     limit = convert_to_tensor(maximum_iterations, name="maximum_iterations")
     if limit.shape.ndims is not None and limit.shape.ndims != 0:
         raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: "

@@ -17,6 +17,9 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.constants import identity
 from tensorflux.ops.data_flow import tensor_array as k
 
 __all__ = ["TensorArray"]
@@ -121,7 +124,6 @@ class TensorArray:
 
     def identity(self) -> TensorArray:
         """A TensorArray whose flow is an identity of this one's (for control dependencies)."""
-        from tensorflux.ops.array.constants import identity
 
         return self._with_flow(identity(self._flow))
 
@@ -154,7 +156,6 @@ class TensorArray:
 
     def stack(self, name=None) -> Tensor:
         """All elements stacked along a new first dimension."""
-        from tensorflux.ops import math as math_ops
 
         with self._scope(name, "TensorArrayStack"):
             return self.gather(math_ops.range(0, self.size()), name="gather")
@@ -182,8 +183,6 @@ class TensorArray:
 
     def unstack(self, value, name=None) -> TensorArray:
         """Writes `value[i]` to element i for each i; returns the new TensorArray."""
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops import math as math_ops
 
         with self._scope(name, "TensorArrayUnstack"):
             value = convert_to_tensor(value, dtype=self._dtype, name="value")

@@ -258,6 +258,7 @@ def add_check_numerics_ops():
     Raises:
         ValueError: the graph has control flow (the checks cannot cross frames).
     """
+    # cycle: ops.control_flow.primitives -> ... imports this module (at import time)
     from tensorflux.ops.control_flow.primitives import group
 
     graph = graph_mod.get_default_graph()
@@ -433,6 +434,7 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF name
     Example:
         >>> op = tf.print("loss:", loss, output_stream=sys.stdout)
     """
+    # cycle: ops.strings.conversion imports this module (at import time)
     from tensorflux.ops.strings.conversion import string_format
 
     output_stream = kwargs.pop("output_stream", sys.stderr)

@@ -18,9 +18,12 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
+from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.array.constants import identity
+from tensorflux.ops.math import comparison as comparison_ops
 
 __all__ = ["add", "subtract", "multiply", "divide", "div", "truediv", "realdiv", "floordiv",
            "floor_div", "truncatediv", "floormod", "mod", "truncatemod", "pow", "maximum",
@@ -50,7 +53,6 @@ def _division_factory(int_fn, float_fn):
 
     def factory(T):
         if T.is_integer:
-
             def int_kernel(x, y):
                 _int_zero_check(y)
                 return int_fn(x, y)
@@ -114,7 +116,6 @@ Atan2.kernel(np.arctan2)
 @Pow.kernel(factory=True)
 def _pow_factory(T):
     if T.is_integer:
-
         def int_pow(x, y):
             if np.any(y < 0):
                 raise errors.InvalidArgumentError(
@@ -133,7 +134,6 @@ def _pow_factory(T):
 @SquaredDifference.kernel(factory=True)
 def _squared_difference_factory(T):
     if T.is_complex:
-
         def complex_kernel(x, y):
             d = x - y
             return d * np.conj(d)
@@ -222,6 +222,7 @@ _TRUEDIV_CAST = {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32,
 
 
 def _truediv(x, y, name):
+    # cycle: ops.math.casting -> ops.math.select imports this module (at import time)
     from tensorflux.ops.math.casting import cast
 
     x, y = _same_dtype(x, y)
@@ -326,6 +327,7 @@ def div_no_nan(x, y, name=None):
     """x / y, but 0 wherever y == 0; integer inputs are first cast as in `truediv`."""
 
     def build(scope):
+        # cycle: ops.math.casting -> ops.math.select imports this module (at import time)
         from tensorflux.ops.math.casting import cast
 
         a, b = _same_dtype(x, y)
@@ -348,7 +350,6 @@ def scalar_mul(scalar, x, name=None):
     Raises:
         ValueError: `scalar` is not 0-d.
     """
-    from tensorflux.framework.indexed_slices import IndexedSlices
 
     values = x.values if isinstance(x, IndexedSlices) else convert_to_tensor(x)
     scalar = convert_to_tensor(scalar, dtype=values.dtype.base_dtype, name="scalar")
@@ -371,8 +372,6 @@ def add_n(inputs, name=None):
     values = [convert_to_tensor(v) for v in inputs]
     if len(values) == 1:
         if name:
-            from tensorflux.ops.array.constants import identity
-
             return identity(values[0], name=name)
         return values[0]
     return AddN(values, name=name)
@@ -415,6 +414,7 @@ def _overload(op_fn, scope: str):
 
 
 def _matmul(a, b, name=None):
+    # cycle: ops.math.matrix_product -> ops.math.unary imports this module (at import time)
     from tensorflux.ops.math.matrix_product import matmul
 
     return matmul(a, b, name=name)
@@ -422,8 +422,6 @@ def _matmul(a, b, name=None):
 
 def _logical(op_name):
     def fn(x, y, name=None):
-        from tensorflux.ops.math import comparison as comparison_ops
-
         return getattr(comparison_ops, op_name)(x, y, name=name)
 
     return fn

@@ -15,6 +15,13 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.math.binary import Mul, Sub, add, subtract
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.comparison import not_equal
+from tensorflux.ops.math.select import where_v2
+from tensorflux.ops.math.sequence import range as range_
+from tensorflux.ops.math.unary import conj, exp, is_finite, log, real, sqrt
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
            "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "reduce_variance",
@@ -307,8 +314,6 @@ def _reduction_dims(x, axis, reduction_indices):
     rank = x.shape.ndims
     if rank is not None:
         return np.arange(rank, dtype=np.int32)
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.math.sequence import range as range_
 
     return range_(0, array_ops.rank(x))
 
@@ -391,10 +396,6 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=None, name=None):
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                      keep_dims=None):
     """log(sum(exp(x))) across `axis`, computed stably by shifting by the (finite) maximum."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.math.binary import add, subtract
-    from tensorflux.ops.math.select import where_v2
-    from tensorflux.ops.math.unary import exp, is_finite, log
 
     keepdims = bool(_pick("keepdims", keepdims, "keep_dims", keep_dims))
     graph = graph_mod.get_default_graph()
@@ -415,8 +416,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Variance across `axis`: mean of |x - mean(x)|^2 (real for complex inputs)."""
-    from tensorflux.ops.math.binary import Mul, Sub
-    from tensorflux.ops.math.unary import conj, real
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "reduce_variance") as scope:
@@ -429,7 +428,6 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Standard deviation across `axis`: sqrt(reduce_variance)."""
-    from tensorflux.ops.math.unary import sqrt
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "reduce_std") as scope:
@@ -439,8 +437,6 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
                   reduction_indices=None, keep_dims=None):
     """Number of non-zero (or non-empty string) elements across `axis`, as `dtype`."""
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.comparison import not_equal
 
     keepdims = bool(_pick("keepdims", keepdims, "keep_dims", keep_dims))
     graph = graph_mod.get_default_graph()

@@ -14,7 +14,10 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.array.constants import zeros_like
+from tensorflux.ops.math.binary import Maximum, Minimum
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
+from tensorflux.ops.math.comparison import Greater, Less, LogicalOr
 
 __all__ = ["where", "where_v2", "clip_by_value"]
 
@@ -97,8 +100,6 @@ def _zero(t):
 
 @Select.gradient
 def _select_grad(op, grad):
-    from tensorflux.ops.array.constants import zeros_like
-
     condition = op.inputs[0]
     zeros = zeros_like(grad)
     return None, Select(condition, grad, zeros), Select(condition, zeros, grad)
@@ -114,8 +115,6 @@ def _select_v2_grad(op, grad):
 
 @ClipByValue.gradient
 def _clip_by_value_grad(op, grad):
-    from tensorflux.ops.math.comparison import Greater, Less, LogicalOr
-
     t, low, high = op.inputs
     zero = _zero(grad)
     below = Less(t, low)
@@ -169,7 +168,6 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     Raises:
         ValueError: the clipped result would change `t`'s shape (broadcasting bounds).
     """
-    from tensorflux.ops.math.binary import Maximum, Minimum
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "clip_by_value") as scope:

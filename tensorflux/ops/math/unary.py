@@ -11,11 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.lib.numerics import special_math
+from tensorflux.ops.array.constants import zeros_like
+from tensorflux.ops.math.binary import AddV2, DivNoNan, Mul, RealDiv, Sub
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
+from tensorflux.ops.math.comparison import Less
+from tensorflux.ops.math.select import where_v2
 
 __all__ = ["negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
            "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
@@ -70,7 +76,6 @@ def _sign(x):
 
 def _reciprocal_factory(T):
     if T.is_integer:
-
         def int_reciprocal(x):
             if not np.all(x):
                 raise errors.InvalidArgumentError(None, None, "Integer division by zero")
@@ -213,8 +218,6 @@ def _const(value, like):
 
 
 def _mul(a, b):
-    from tensorflux.ops.math.binary import Mul
-
     return Mul(a, b)
 
 
@@ -244,30 +247,22 @@ Acosh.gradient(_chain(lambda x, y: Reciprocal(Sinh(y))))
 
 @Sign.gradient
 def _sign_grad(op, grad):
-    from tensorflux.ops.math.binary import Mul
-
     return Mul(grad, _const(0, grad))
 
 
 @Square.gradient
 def _square_grad(op, grad):
-    from tensorflux.ops.math.binary import Mul
-
     x = op.inputs[0]
     return Mul(grad, Mul(_const(2, x), _c(x)))
 
 
 @Log1p.gradient
 def _log1p_grad(op, grad):
-    from tensorflux.ops.math.binary import AddV2
-
     x = op.inputs[0]
     return _mul(grad, Reciprocal(_c(AddV2(x, _const(1, x)))))
 
 
 def _one_minus_square(x):
-    from tensorflux.ops.math.binary import Sub
-
     return Sub(_const(1, x), Square(x))
 
 
@@ -283,8 +278,6 @@ def _atanh_grad(op, grad):
 
 @Atan.gradient
 def _atan_grad(op, grad):
-    from tensorflux.ops.math.binary import AddV2
-
     x = op.inputs[0]
     return _mul(grad, Reciprocal(_c(AddV2(_const(1, x), Square(x)))))
 
@@ -320,8 +313,6 @@ def _grad_op_gradient(fused, d_dy):
 
 
 def _sqrt_grad_dy(y, dy):
-    from tensorflux.ops.math.binary import RealDiv
-
     return Neg(RealDiv(SqrtGrad(y, dy), y))
 
 
@@ -338,8 +329,6 @@ def _tanh_grad_dy(y, dy):
 
 
 def _sigmoid_grad_dy(y, dy):
-    from tensorflux.ops.math.binary import Sub
-
     return _mul(dy, Sub(_const(1, y), _mul(_const(2, y), y)))
 
 
@@ -368,8 +357,6 @@ def _conj_grad(op, grad):
 
 @ComplexAbs.gradient
 def _complex_abs_grad(op, grad):
-    from tensorflux.ops.math.binary import DivNoNan, Mul
-
     x = op.inputs[0]
     magnitude = Complex(op.outputs[0], _const(0, grad), Tout=x.dtype)
     return Mul(Complex(grad, _const(0, grad), Tout=x.dtype), DivNoNan(x, magnitude))
@@ -377,8 +364,6 @@ def _complex_abs_grad(op, grad):
 
 @Angle.gradient
 def _angle_grad(op, grad):
-    from tensorflux.ops.math.binary import Mul
-
     x = op.inputs[0]
     z = Reciprocal(Complex(Imag(x, Tout=grad.dtype), Real(x, Tout=grad.dtype), Tout=x.dtype))
     return Neg(Mul(Complex(grad, _const(0, grad), Tout=x.dtype), z))
@@ -386,8 +371,6 @@ def _angle_grad(op, grad):
 
 @Complex.gradient
 def _complex_grad(op, grad):
-    from tensorflux.ops.math.broadcast_gradient import unbroadcast
-
     real_t, imag_t = op.inputs
     out = real_t.dtype
     return (unbroadcast(Real(grad, Tout=out), real_t), unbroadcast(Imag(grad, Tout=out), imag_t))
@@ -477,7 +460,6 @@ def imag(input, name=None):
     x = convert_to_tensor(input, name="input")
     if x.dtype.is_complex:
         return Imag(x, Tout=x.dtype.real_dtype, name=name)
-    from tensorflux.ops.array.constants import zeros_like
 
     return zeros_like(x, name=name)
 
@@ -487,8 +469,6 @@ def angle(input, name=None):
     x = convert_to_tensor(input, name="input")
     if x.dtype.is_complex:
         return Angle(x, Tout=x.dtype.real_dtype, name=name)
-    from tensorflux.ops.math.comparison import Less
-    from tensorflux.ops.math.select import where_v2
 
     return where_v2(Less(x, _const(0, x)), _const(np.pi, x), _const(0, x), name=name)
 
@@ -503,7 +483,7 @@ def complex(real, imag, name=None):  # noqa: A001 - TF name
 
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
-    from tensorflux.framework import graph as graph_mod
+    # cycle: ops.nn -> ops.nn.morphology imports this module (at import time)
     from tensorflux.ops.nn.core import softplus
 
     graph = graph_mod.get_default_graph()

@@ -18,6 +18,7 @@ from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
 from tensorflux.lib.numerics import window as conv_util
 from tensorflux.ops.array import shapes as array_shapes
+from tensorflux.ops.array.shapes import constant_value_as_shape
 
 __all__: list = []
 
@@ -320,7 +321,6 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 def _with_sizes_shape(result, sizes):
     """Refines `result`'s static shape with the partially known shape the `sizes` tensor
     denotes (e.g. `tf.stack([tf.shape(x)[0], 8, 8, 2])` gives `[?, 8, 8, 2]`)."""
-    from tensorflux.ops.array.shapes import constant_value_as_shape
 
     known = constant_value_as_shape(sizes)
     if known.ndims is not None and result.shape.is_compatible_with(known):

@@ -20,6 +20,7 @@ from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics.ctc_beam_search import beam_search, log_softmax
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.math.casting import cast
 from tensorflux.ops.nn import core as nn_core
 
 __all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_beam_search_decoder",
@@ -284,8 +285,6 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
             inputs = array_ops.transpose(inputs, [1, 0, 2])
         values = labels.values
         if values.dtype.base_dtype != dtypes.int32:
-            from tensorflux.ops.math.casting import cast
-
             values = cast(values, dtypes.int32)
         sequence_length = convert_to_tensor(sequence_length, dtype=dtypes.int32,
                                             name="sequence_length")

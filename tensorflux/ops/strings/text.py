@@ -17,6 +17,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.scopes import op_name_scope as _scope
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops.strings.conversion import map_bytes, object_array
@@ -437,8 +438,6 @@ def _string_split_v2_kernel(input, sep, *, maxsplit):
 
 
 def _as_sparse(parts):
-    from tensorflux.framework.sparse_tensor import SparseTensor
-
     indices, values, shape = parts
     indices.set_shape([None, 2])
     values.set_shape([None])
