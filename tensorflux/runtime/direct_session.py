@@ -15,7 +15,7 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.runtime import partition as partition_mod
-from tensorflux.runtime import placer, subgraph
+from tensorflux.runtime import placer, rewrites, subgraph
 from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
 from tensorflux.runtime.executor import Executor, shared_pool
@@ -168,10 +168,6 @@ class DirectSession:
         return RunPlan(partitions, fetch_map, copy_flags, len(nodes))
 
     def _rewrite(self, nodes, fetch_points):
-        try:
-            from tensorflux.runtime import rewrites
-        except ImportError:
-            return nodes
         return rewrites.optimize(nodes, fetch_points, self.optimizer_options)
 
     # -- steps -----------------------------------------------------------------------------

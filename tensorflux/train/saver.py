@@ -541,10 +541,9 @@ class Saver:
         return model_checkpoint_path
 
     def _write_meta_graph(self, sess, checkpoint_file, suffix, strip_default_attrs) -> None:
-        try:
-            from tensorflux.train import meta_graph
-        except ImportError:
-            return  # meta graph export is not available yet; the checkpoint is complete
+        # cycle: train.meta_graph imports this module (at import time)
+        from tensorflux.train import meta_graph
+
         filename = checkpoint_utils.meta_graph_filename(checkpoint_file, suffix)
         with sess.graph.as_default():
             meta_graph.export_meta_graph(filename=filename, saver_def=self.saver_def,

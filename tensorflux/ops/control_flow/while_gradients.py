@@ -35,7 +35,13 @@ from tensorflux.ops import array as array_ops
 from tensorflux.ops.autodiff import gradients as gradients_impl
 from tensorflux.ops.control_flow import util
 from tensorflux.ops.control_flow.context import CondContext, bare_scope
-from tensorflux.ops.control_flow.primitives import control_trigger, switch
+from tensorflux.ops.control_flow.primitives import (
+    control_trigger,
+    exit,
+    merge,
+    next_iteration,
+    switch,
+)
 from tensorflux.ops.control_flow.while_loop import WhileContext
 from tensorflux.ops.data_flow import stack as stack_ops
 
@@ -56,14 +62,6 @@ class ForwardLoopState:
     """
 
     def __init__(self, loop: WhileContext):
-        from tensorflux.ops.control_flow.primitives import (
-            control_trigger,
-            exit,
-            merge,
-            next_iteration,
-            switch,
-        )
-
         graph = loop.graph
         with bare_scope(graph), graph.name_scope(f"{loop.name}/f_count/"):
             outer = loop.outer_context

@@ -28,7 +28,14 @@ from tensorflux.ops.control_flow.context import (
     is_tensor_array,
     to_flow,
 )
-from tensorflux.ops.control_flow.primitives import enter
+from tensorflux.ops.control_flow.primitives import (
+    enter,
+    exit,
+    loop_cond,
+    merge,
+    next_iteration,
+    switch,
+)
 
 __all__ = ["while_loop"]
 
@@ -146,14 +153,6 @@ class WhileContext(ControlFlowContext):
         return packed[0] if len(exits) == 1 else packed
 
     def _build(self, cond, body, loop_vars, flat_orig, flat_vars, flat_shapes):
-        from tensorflux.ops.control_flow.primitives import (
-            exit,
-            loop_cond,
-            merge,
-            next_iteration,
-            switch,
-        )
-
         graph = self.graph
         real_vars = [self._outer_value(v) for v in flat_vars]
         outer_pivot = self._outer_pivot()
