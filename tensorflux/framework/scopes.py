@@ -8,7 +8,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Operation, Tensor
 
 __all__ = ["name_scope", "control_dependencies", "device", "colocate_with", "container",
-           "get_name_scope", "op_scope", "init_scope", "op_name_scope"]
+           "get_name_scope", "op_scope", "init_scope"]
 
 
 def _graph_of(values):

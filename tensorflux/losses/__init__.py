@@ -7,16 +7,15 @@ weights, as TF1) and adds the result to `loss_collection`.
 
 from __future__ import annotations
 
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor as _convert_to_tensor
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
-from tensorflux.framework import dtypes
-from tensorflux.framework import tensor_conversion
+from tensorflux.framework import dtypes as _dtypes
 from tensorflux.framework.scopes import op_name_scope as _scope
-from tensorflux.ops import array as array_ops
-from tensorflux.ops import math as math_ops
-from tensorflux.ops.nn import core as nn_core
-from tensorflux.ops.nn import functions as nn_functions
+from tensorflux.ops import array as _array_ops
+from tensorflux.ops import math as _math_ops
+from tensorflux.ops.nn import core as _nn_core
+from tensorflux.ops.nn import functions as _nn_functions
 
 
 
@@ -42,19 +41,19 @@ class Reduction:
 
 
 def _safe_div(numerator, denominator):
-    return math_ops.where(math_ops.greater(denominator, 0),
-                          math_ops.truediv(numerator,
-                                           math_ops.where(math_ops.greater(denominator, 0),
-                                                          denominator,
-                                                          array_ops.ones_like(denominator))),
-                          array_ops.zeros_like(numerator))
+    return _math_ops.where(_math_ops.greater(denominator, 0),
+                           _math_ops.truediv(numerator,
+                                             _math_ops.where(_math_ops.greater(denominator, 0),
+                                                             denominator,
+                                                             _array_ops.ones_like(denominator))),
+                           _array_ops.zeros_like(numerator))
 
 
 def _num_present(losses, weights):
-    present = math_ops.where(math_ops.equal(weights, 0.0), array_ops.zeros_like(weights),
-                             array_ops.ones_like(weights))
-    present = present * array_ops.ones_like(losses)
-    return math_ops.reduce_sum(present)
+    present = _math_ops.where(_math_ops.equal(weights, 0.0), _array_ops.zeros_like(weights),
+                              _array_ops.ones_like(weights))
+    present = present * _array_ops.ones_like(losses)
+    return _math_ops.reduce_sum(present)
 
 
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
@@ -63,23 +62,23 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
     Reduction.validate(reduction)
     graph = graph_mod.get_default_graph()
     with graph.name_scope(scope or "weighted_loss"):
-        losses = convert_to_tensor(losses)
+        losses = _convert_to_tensor(losses)
         dtype = losses.dtype.base_dtype
-        losses = math_ops.cast(losses, dtypes.float32) if dtype != dtypes.float64 else losses
-        weights = math_ops.cast(convert_to_tensor(weights), losses.dtype.base_dtype)
-        weighted = math_ops.multiply(losses, weights)
+        losses = _math_ops.cast(losses, _dtypes.float32) if dtype != _dtypes.float64 else losses
+        weights = _math_ops.cast(_convert_to_tensor(weights), losses.dtype.base_dtype)
+        weighted = _math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
         else:
-            loss = math_ops.reduce_sum(weighted)
+            loss = _math_ops.reduce_sum(weighted)
             if reduction == Reduction.MEAN:
-                loss = _safe_div(loss, math_ops.reduce_sum(array_ops.ones_like(losses) * weights))
+                loss = _safe_div(loss, _math_ops.reduce_sum(_array_ops.ones_like(losses) * weights))
             elif reduction in (Reduction.SUM_BY_NONZERO_WEIGHTS,
                                Reduction.SUM_OVER_NONZERO_WEIGHTS):
                 loss = _safe_div(loss, _num_present(losses, weights))
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_div(loss, math_ops.cast(array_ops.size(losses), loss.dtype))
-        loss = math_ops.cast(loss, dtype) if dtype != loss.dtype.base_dtype and dtype.is_floating \
+                loss = _safe_div(loss, _math_ops.cast(_array_ops.size(losses), loss.dtype))
+        loss = _math_ops.cast(loss, dtype) if dtype != loss.dtype.base_dtype and dtype.is_floating \
             else loss
         if loss_collection is not None:
             graph.add_to_collection(loss_collection, loss)
@@ -102,8 +101,8 @@ def get_regularization_losses(scope=None):
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
     losses = get_regularization_losses(scope)
     if losses:
-        return math_ops.add_n(losses, name=name)
-    return array_ops.constant(0.0)
+        return _math_ops.add_n(losses, name=name)
+    return _array_ops.constant(0.0)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
@@ -113,7 +112,7 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
         losses = losses + get_regularization_losses(scope)
     if not losses:
         raise ValueError("No losses found in the LOSSES / REGULARIZATION_LOSSES collections.")
-    return math_ops.add_n(losses, name=name)
+    return _math_ops.add_n(losses, name=name)
 
 
 
@@ -121,13 +120,13 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
                           loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "softmax_cross_entropy_loss") as name:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
+        logits = _convert_to_tensor(logits)
+        labels = _math_ops.cast(onehot_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
-            classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
+            classes = _math_ops.cast(_array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             labels = labels * (1 - label_smoothing) + label_smoothing / classes
-        losses = nn_functions.softmax_cross_entropy_with_logits_v2(
-            labels=array_ops.stop_gradient(labels), logits=logits, name="xentropy")
+        losses = _nn_functions.softmax_cross_entropy_with_logits_v2(
+            labels=_array_ops.stop_gradient(labels), logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -135,8 +134,8 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "sparse_softmax_cross_entropy_loss") as name:
-        losses = nn_functions.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                                       name="xentropy")
+        losses = _nn_functions.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -144,12 +143,12 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
                           scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "sigmoid_cross_entropy_loss") as name:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
+        logits = _convert_to_tensor(logits)
+        labels = _math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
-        losses = nn_functions.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                                name="xentropy")
+        losses = _nn_functions.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                                 name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -157,9 +156,9 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
                        loss_collection=GraphKeys.LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "mean_squared_error") as name:
-        predictions = convert_to_tensor(predictions)
-        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        losses = math_ops.squared_difference(predictions, labels)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = _math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -167,9 +166,9 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
                         loss_collection=GraphKeys.LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "absolute_difference") as name:
-        predictions = convert_to_tensor(predictions)
-        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        losses = math_ops.abs(predictions - labels)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = _math_ops.abs(predictions - labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -177,10 +176,10 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
                loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """0.5 x^2 for |x| <= delta, else 0.5 delta^2 + delta (|x| - delta)."""
     with _scope(scope, "huber_loss") as name:
-        predictions = convert_to_tensor(predictions)
-        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        error = math_ops.abs(predictions - labels)
-        quadratic = math_ops.minimum(error, delta)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        error = _math_ops.abs(predictions - labels)
+        quadratic = _math_ops.minimum(error, delta)
         linear = error - quadratic
         losses = 0.5 * quadratic * quadratic + delta * linear
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -189,21 +188,21 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "log_loss") as name:
-        predictions = convert_to_tensor(predictions)
-        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        losses = -math_ops.multiply(labels,
-                                    math_ops.log(predictions + epsilon)) - math_ops.multiply(
-            1 - labels, math_ops.log(1 - predictions + epsilon))
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = -_math_ops.multiply(labels,
+                                     _math_ops.log(predictions + epsilon)) - _math_ops.multiply(
+            1 - labels, _math_ops.log(1 - predictions + epsilon))
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "hinge_loss") as name:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(labels, logits.dtype.base_dtype)
+        logits = _convert_to_tensor(logits)
+        labels = _math_ops.cast(labels, logits.dtype.base_dtype)
         signed = 2 * labels - 1
-        losses = nn_core.relu(1 - signed * logits)
+        losses = _nn_core.relu(1 - signed * logits)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -214,9 +213,9 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     if axis is None:
         raise ValueError("You must specify 'axis'.")
     with _scope(scope, "cosine_distance_loss") as name:
-        predictions = convert_to_tensor(predictions)
-        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        losses = 1 - math_ops.reduce_sum(labels * predictions, axis=(axis,), keepdims=True)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = 1 - _math_ops.reduce_sum(labels * predictions, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -224,15 +223,15 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
                                 loss_collection=GraphKeys.LOSSES):
     """Mean over pairs of squared differences of (prediction - label) within each sample."""
     with _scope(scope, "mean_pairwise_squared_error") as name:
-        predictions = convert_to_tensor(predictions)
-        diffs = predictions - math_ops.cast(labels, predictions.dtype.base_dtype)
+        predictions = _convert_to_tensor(predictions)
+        diffs = predictions - _math_ops.cast(labels, predictions.dtype.base_dtype)
         axes = list(range(1, diffs.get_shape().ndims))
-        count = math_ops.cast(math_ops.reduce_prod(array_ops.shape(diffs)[1:]),
-                              diffs.dtype.base_dtype)
-        sum_sq = math_ops.reduce_sum(math_ops.square(diffs), axes)
-        sq_sum = math_ops.square(math_ops.reduce_sum(diffs, axes))
-        per_sample = 2.0 * (sum_sq / math_ops.maximum(count - 1,
-                                                      1.0)) - 2.0 * sq_sum / math_ops.maximum(
+        count = _math_ops.cast(_math_ops.reduce_prod(_array_ops.shape(diffs)[1:]),
+                               diffs.dtype.base_dtype)
+        sum_sq = _math_ops.reduce_sum(_math_ops.square(diffs), axes)
+        sq_sum = _math_ops.square(_math_ops.reduce_sum(diffs, axes))
+        per_sample = 2.0 * (sum_sq / _math_ops.maximum(count - 1,
+                                                       1.0)) - 2.0 * sq_sum / _math_ops.maximum(
             count * (count - 1), 1.0)
         return compute_weighted_loss(per_sample, weights, name, loss_collection,
                                      Reduction.SUM_BY_NONZERO_WEIGHTS)
