@@ -87,7 +87,13 @@ from tensorflux.ops.state.partitioned import *  # noqa: F403
 from tensorflux import image
 from tensorflux.ops.image.geometry import *  # noqa: F403
 from tensorflux.ops.image.patches import *  # noqa: F403
-from tensorflux.ops.compat_api import *  # noqa: F403
+from tensorflux.framework.behavior import *  # noqa: F403
+from tensorflux.framework.tensor_util import get_static_value, is_numeric_tensor, is_tensor
+from tensorflux.framework.tensor_shape import dimension_at_index, dimension_value
+from tensorflux.platform.tf_logging import get_logger
+from tensorflux.ops.debug.checks import assert_near
+from tensorflux.ops.math.reduction import arg_max, arg_min
+from tensorflux.ops.math.casting import to_complex64, to_complex128
 from tensorflux import compat
 from tensorflux.ops.script.py_func import *  # noqa: F403
 from tensorflux.ops.array.sorting import *  # noqa: F403
@@ -102,7 +108,17 @@ from tensorflux import data
 from tensorflux.ops.state.template import *  # noqa: F403
 from tensorflux.ops.math.nan_safe import *  # noqa: F403
 from tensorflux.ops.math.histogram import *  # noqa: F403
-from tensorflux.ops.root_extras import *  # noqa: F403
+from tensorflux.protos.attr_value_pb2 import NameAttrList
+from tensorflux.protos.event_pb2 import Event, LogMessage, SessionLog
+from tensorflux.protos.meta_graph_pb2 import MetaGraphDef, TensorInfo
+from tensorflux.protos.summary_pb2 import HistogramProto, Summary, SummaryMetadata
+from tensorflux.framework.errors import OpError
+from tensorflux.framework.indexed_slices import convert_to_tensor_or_indexed_slices
+from tensorflux.ops.autodiff.gradients import NoGradient, UnconnectedGradients
+from tensorflux.ops.debug.checks import (assert_proper_iterable, assert_rank_in,
+                                         assert_same_float_dtype, verify_tensor_all_finite)
+from tensorflux.ops.debug.logging import timestamp
+from tensorflux.ops.nn.conv import conv2d_backprop_filter_v2, conv2d_backprop_input_v2
 from tensorflux import dtypes
 from tensorflux.framework import nest
 from tensorflux.ops.array.tensor_scatter import *  # noqa: F403

@@ -36,7 +36,10 @@ import socket
 import subprocess
 import sys
 
+from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.rpc.security import RpcSecurity, is_loopback
+from tensorflux.distributed.server import Server, bind_address_for
+from tensorflux.protos.config_pb2 import ConfigProto
 
 
 def _parse_cluster(items) -> dict:
@@ -75,8 +78,6 @@ def security_warning(address: str, security: RpcSecurity, bind: str | None = Non
     """The one-line warning for a server reachable beyond loopback with no token or TLS."""
     if security.token or security.uses_tls:
         return None
-    from tensorflux.distributed.server import bind_address_for
-
     host = bind_address_for(address, bind).rpartition(":")[0]
     if is_loopback(host):
         return None
@@ -98,10 +99,6 @@ def _server_security(args) -> RpcSecurity:
 
 
 def run_server(args) -> int:
-    from tensorflux.distributed.cluster_spec import ClusterSpec
-    from tensorflux.distributed.server import Server
-    from tensorflux.protos import config_pb2
-
     job, task = args.job, args.task
     if args.cluster_json:
         cluster = json.loads(args.cluster_json)
@@ -114,7 +111,7 @@ def run_server(args) -> int:
     if job is None:
         raise SystemExit("tensorflux server needs --job (or a task in TF_CONFIG)")
     task = int(task or 0)
-    config = config_pb2.ConfigProto(device_count={"CPU": args.cpus})
+    config = ConfigProto(device_count={"CPU": args.cpus})
     spec = ClusterSpec(cluster)
     security = _server_security(args)
     warning = security_warning(spec.task_address(job, task), security, args.bind)

@@ -10,13 +10,15 @@ import sys
 
 import numpy as np
 
-import tensorflux as v1
-from tensorflux.ops.compat_api import dimension_at_index, dimension_value
+from tensorflux.framework.tensor_shape import dimension_at_index, dimension_value
 
 __all__ = ["v1", "as_bytes", "as_text", "as_str", "as_str_any", "path_to_str",
            "dimension_value", "dimension_at_index", "bytes_or_text_types", "integral_types",
            "real_types", "complex_types"]
 
+# `tf.compat.v1` is the package itself. It is looked up, not imported: a package's object is in
+# sys.modules before any of its submodules runs.
+v1 = sys.modules[__name__.rpartition(".")[0]]
 sys.modules[__name__ + ".v1"] = v1
 
 bytes_or_text_types = (bytes, str)

@@ -15,7 +15,7 @@ from tensorflux.ops.sparse.serialization import (deserialize_many_sparse, serial
                                                  serialize_sparse)
 from tensorflux.ops.data_flow.queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,
                                              RandomShuffleQueue)
-from tensorflux.framework.graph_util import write_graph
+from tensorflux.lib.formats.graph_file import write_graph
 from tensorflux.train.input import match_filenames_once
 from tensorflux.ops.strings.hashing import decode_base64, encode_base64
 from tensorflux.ops.io.tensor_codec import (decode_compressed, decode_json_example, parse_tensor,

@@ -12,6 +12,9 @@ from tensorflux.data.grouping import bucket_by_sequence_length, group_by_window
 from tensorflux.data.iterator_ops import get_single_element
 from tensorflux.data.ordering import ChooseFromDatasets, IgnoreErrorsDataset, SampleFromDatasets
 from tensorflux.data.sources import CsvDataset
+from tensorflux.framework import dtypes
+from tensorflux.ops.io.parsing import parse_example
+from tensorflux.ops.math.casting import cast
 
 AUTOTUNE = -1
 
@@ -50,7 +53,6 @@ def enumerate_dataset(start=0):
 
 def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TF's name
     """An unbounded int64 dataset `start, start + step, ...`."""
-    from tensorflux.framework import dtypes
 
     if dtype is not None and dtypes.as_dtype(dtype) is not dtypes.int64:
         return RangeDataset(start, 2**63 - 1 if step > 0 else -(2**63), step).map(
@@ -82,14 +84,11 @@ def copy_to_device(target_device, source_device="/cpu:0"):
 
 def parse_example_dataset(features, num_parallel_calls=1):
     """Parses batches of serialized `tf.train.Example`s: `dataset.map(tf.parse_example)`."""
-    from tensorflux.ops.io.parsing import parse_example
 
     return lambda dataset: dataset.map(lambda serialized: parse_example(serialized, features))
 
 
 def _cast(x, dtype):
-    from tensorflux.ops.math.casting import cast
-
     return cast(x, dtype)
 
 

@@ -25,6 +25,8 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
+from tensorflux.ops.array import constant, placeholder
+from tensorflux.runtime.session import Session
 
 
 class FunctionGraph(graph_mod.Graph):
@@ -47,7 +49,6 @@ class FunctionGraph(graph_mod.Graph):
         found = self._captures.get(tensor)
         if found is not None:
             return found
-        from tensorflux.ops.array import constant, placeholder
 
         value = constant_value(tensor)
         name = f"captured_{tensor.op.name.replace('/', '_')}"
@@ -94,7 +95,6 @@ class TracedFunction:
         self.what = what
         self.name = getattr(fn, "__name__", type(fn).__name__)
         self.graph = FunctionGraph(outer, what)
-        from tensorflux.ops.array import placeholder
 
         with self.graph.as_default():
             self.inputs = [placeholder(dtype, shape, name=f"arg{i}")
@@ -146,8 +146,6 @@ class TracedFunction:
                 with self._lock:
                     entry = sessions.get(key)
                     if entry is None:
-                        from tensorflux.runtime.session import Session
-
                         session = Session(graph=self.graph)
                         entry = sessions[key] = (
                             session, session.make_callable(fetches, feeds))

@@ -9,11 +9,19 @@ elements are supplied per window.
 
 from __future__ import annotations
 
+from tensorflux.data import structure
 from tensorflux.data.dataset_ops import Dataset, ElementError, RunContext, scalar_arg, start
 from tensorflux.data.function import TracedFunction
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor_conversion import constant_value
-from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.gather_scatter import gather
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.comparison import greater_equal
+from tensorflux.ops.math.reduction import reduce_sum
 
 
 class _WindowDataset(Dataset):
@@ -152,13 +160,6 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     `[bucket_boundaries[i-1], bucket_boundaries[i])` and batches `bucket_batch_sizes[i]` of
     them, padded to the longest of the batch (or to the bucket's boundary minus one with
     `pad_to_bucket_boundary`)."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array.gather_scatter import gather
-    from tensorflux.ops.debug import checks as check_ops
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.comparison import greater_equal
-    from tensorflux.ops.math.reduction import reduce_sum
 
     boundaries = [int(b) for b in bucket_boundaries]
     sizes = [int(b) for b in bucket_batch_sizes]
@@ -201,9 +202,6 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
 
 
 def _fill_unknown(shapes, filler):
-    from tensorflux.data import structure
-    from tensorflux.framework.tensor_shape import as_shape
-
     def fill(shape):
         shape = as_shape(shape)
         if shape.ndims is None:

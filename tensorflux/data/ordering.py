@@ -12,6 +12,7 @@ from tensorflux.data.dataset_ops import Dataset, ElementError, scalar_arg, stati
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value
+from tensorflux.ops.random.seed import get_seed
 
 
 class ZipDataset(Dataset):
@@ -154,8 +155,6 @@ class ShuffleDataset(_Unary):
     """
 
     def __init__(self, dataset, buffer_size, seed, reshuffle_each_iteration):
-        from tensorflux.ops.random.seed import get_seed
-
         self._buffer = scalar_arg(buffer_size, "buffer_size", "Dataset.shuffle()")
         if isinstance(seed, Tensor):
             seed = static_int(seed)
@@ -281,8 +280,6 @@ class SampleFromDatasets(DirectedInterleaveDataset):
     yet exhausted; seeded like `shuffle` (same sequence at each initialization)."""
 
     def __init__(self, datasets, weights, seed):
-        from tensorflux.ops.random.seed import get_seed
-
         super().__init__(datasets, "sample_from_datasets()")
         if weights is None:
             weights = np.ones(self._count)

@@ -22,6 +22,8 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.formats.tfrecord import TFRecordReaderStream
+from tensorflux.ops.array import constant
+from tensorflux.ops.io.parsing import decode_csv
 from tensorflux.ops.io.reader_resource import FixedLengthRecordReaderResource, read_bytes
 
 
@@ -204,9 +206,6 @@ class CsvDataset(MapDataset):
     def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
                  header=False, field_delim=",", use_quote_delim=True, na_value="",
                  select_cols=None):
-        from tensorflux.ops.array import constant
-        from tensorflux.ops.io.parsing import decode_csv
-
         lines = _CsvLines(filenames, compression_type, header)
         defaults = list(record_defaults)
         if not defaults:

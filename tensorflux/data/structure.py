@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import _infer_numpy, convert_to_tensor, is_tensor_like
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops.array import stack
 
 
 def is_nested(value) -> bool:
@@ -97,8 +98,6 @@ def normalize(value, what: str):
         raise TypeError(f"{what}: sparse components are not supported by tensorflux's tf.data; "
                         "got a SparseTensor")
     if isinstance(value, list) and any(isinstance(v, Tensor) for v in value):
-        from tensorflux.ops.array import stack
-
         return stack(value)
     try:
         return as_array(value)
@@ -122,7 +121,6 @@ def most_specific_compatible(first: TensorShape, second: TensorShape) -> TensorS
 
 def check_value(value, dtype, shape: TensorShape, where: str) -> np.ndarray:
     """Converts a produced component to `dtype` and checks it against `shape`."""
-    from tensorflux.framework import errors
 
     array = np.asarray(value) if not isinstance(value, np.ndarray) else value
     if dtype is dtypes.string:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tensorflux.protos import cluster_pb2
+
 __all__ = ["ClusterSpec"]
 
 
@@ -59,8 +61,6 @@ class ClusterSpec:
         return result
 
     def as_cluster_def(self):
-        from tensorflux.protos import cluster_pb2
-
         proto = cluster_pb2.ClusterDef()
         for job in self.jobs:
             entry = proto.job.add(name=job)

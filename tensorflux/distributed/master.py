@@ -33,8 +33,13 @@ from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
 from tensorflux.framework import errors
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.graph import Graph
-from tensorflux.protos import master_pb2, worker_pb2
+from tensorflux.framework.graph_import import import_graph_def
+from tensorflux.framework.graph_io import nodes_to_graph_def
+from tensorflux.framework.op_def import get_op_def
+from tensorflux.protos import config_pb2, master_pb2, worker_pb2
+from tensorflux.runtime import partition as partition_mod
 from tensorflux.runtime import placer, subgraph
+from tensorflux.runtime.graph_ir import Node
 
 fanout_pool = step_runner.fanout_pool
 ABORT_RPC_SECS = 2.0
@@ -69,8 +74,6 @@ class MasterSession:
     """One client session on the cluster (see the module docstring)."""
 
     def __init__(self, master, handle: str, graph_def, config):
-        from tensorflux.framework.graph_import import import_graph_def
-
         self.master = master
         self.handle = handle
         self.config = config
@@ -99,7 +102,6 @@ class MasterSession:
 
     def extend(self, graph_def) -> None:
         """Adds new nodes, which may read (or depend on) nodes shipped before."""
-        from tensorflux.framework.graph_import import import_graph_def
 
         graph = self.graph
         new_names = {node.name for node in graph_def.node}
@@ -140,10 +142,6 @@ class MasterSession:
             return found
 
     def _build(self, feed_names, fetch_names, target_names):
-        from tensorflux.framework.graph_io import nodes_to_graph_def
-        from tensorflux.framework.op_def import get_op_def
-        from tensorflux.runtime.graph_ir import Node
-
         if self._devices_stale:  # a task failed: place on the devices it has now
             self._set_devices(self.master.cluster_devices(self._timeout(), self._devices))
         graph = self.graph
@@ -159,8 +157,6 @@ class MasterSession:
         by_name = {d.name: d for d in self._devices}
         used = {n.assigned_device for n in nodes}
         if len(used) > 1:
-            from tensorflux.runtime import partition as partition_mod
-
             groups = partition_mod.partition(nodes, by_name, self.config)
         else:
             groups = {used.pop() if used else default.name: nodes}
@@ -387,7 +383,6 @@ class Master:
     def run_step_local(self, handle, feed_names, feed_values, fetches, targets, options=None):
         """RunStep for a client in this process: ndarrays in, (ndarrays, RunMetadata or None)
         out; errors are raised as they would arrive over RPC."""
-        from tensorflux.protos import config_pb2
 
         metadata = config_pb2.RunMetadata() if options is not None else None
         try:

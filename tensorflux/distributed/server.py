@@ -24,9 +24,11 @@ from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.master import Master
 from tensorflux.distributed.rpc import security as security_mod
 from tensorflux.distributed.rpc import transport
+from tensorflux.distributed.rpc.grpc_server import start_grpc_server
 from tensorflux.distributed.worker import Worker
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2, tensorflow_server_pb2, worker_pb2
 from tensorflux.runtime.device import local_devices
 
 __all__ = ["Server", "shutdown_cluster"]
@@ -90,8 +92,6 @@ class Server:
             ValueError: an ambiguous job or task, or an unsupported protocol.
             UnavailableError: the port cannot be bound (e.g. another server holds it).
         """
-        from tensorflux.protos import config_pb2, tensorflow_server_pb2
-
         if isinstance(server_or_cluster_def, tensorflow_server_pb2.ServerDef):
             server_def = server_or_cluster_def
             cluster = ClusterSpec(server_def.cluster)
@@ -151,8 +151,6 @@ class Server:
 
     @property
     def server_def(self):
-        from tensorflux.protos import tensorflow_server_pb2
-
         return tensorflow_server_pb2.ServerDef(
             cluster=self._cluster.as_cluster_def(), job_name=self._job,
             task_index=self._task_index, protocol="grpc", default_session_config=self._config)
@@ -188,7 +186,6 @@ class Server:
         """Starts serving (binds the task's address; port 0 picks a free port)."""
         if self._started:
             return
-        from tensorflux.distributed.rpc.grpc_server import start_grpc_server
 
         transport.tune_allocator()
         host, _, port = self._address.rpartition(":")
@@ -293,7 +290,6 @@ def shutdown_cluster(target_or_cluster, timeout: float = 5.0, security=None) -> 
 
     `security` (an `RpcSecurity`) defaults to that of a server of this process in the
     cluster, else the TFX_* environment."""
-    from tensorflux.protos import worker_pb2
 
     cluster = target_or_cluster if isinstance(target_or_cluster, ClusterSpec) else \
         ClusterSpec(target_or_cluster)

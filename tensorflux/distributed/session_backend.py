@@ -11,9 +11,11 @@ from __future__ import annotations
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc import transport
 from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
+from tensorflux.distributed.server import _normalize, local_server
 from tensorflux.framework import errors
 from tensorflux.protos import master_pb2
 from tensorflux.runtime.device_attributes import DeviceAttributes
+from tensorflux.runtime.session import register_target
 
 
 class _RemotePlan:
@@ -32,8 +34,6 @@ class GrpcSessionBackend:
     fills_metadata = True
 
     def __init__(self, target: str, graph, config):
-        from tensorflux.distributed.server import _normalize, local_server
-
         self.graph = graph
         self.config = config
         self.address = target[len("grpc://"):]
@@ -142,6 +142,4 @@ def _reset(target, containers, config):
 
 
 def register() -> None:
-    from tensorflux.runtime.session import register_target
-
     register_target("grpc://", GrpcSessionBackend, _reset)

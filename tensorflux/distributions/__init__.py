@@ -15,3 +15,4 @@ from tensorflux.distributions.multinomial import Multinomial
 from tensorflux.distributions.dirichlet_multinomial import DirichletMultinomial
 from tensorflux.distributions.laplace import Laplace
 from tensorflux.distributions.student_t import StudentT
+

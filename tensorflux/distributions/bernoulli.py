@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-import tensorflux as tf
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import functions as nn_functions
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["Bernoulli"]
 
@@ -28,10 +35,10 @@ class Bernoulli(Distribution):
         >>> tf.distributions.Bernoulli(probs=0.3).sample(10, seed=1)
     """
 
-    def __init__(self, logits=None, probs=None, dtype=tf.int32, validate_args=False,
+    def __init__(self, logits=None, probs=None, dtype=dtypes.int32, validate_args=False,
                  allow_nan_stats=True, name="Bernoulli"):
         parameters = dict(locals())
-        with tf.name_scope(name) as name:
+        with scopes.name_scope(name) as name:
             self._logits, self._probs = util.get_logits_and_probs(
                 logits=logits, probs=probs, validate_args=validate_args, name=name)
         super().__init__(dtype=dtype, reparameterization_type=NOT_REPARAMETERIZED,
@@ -41,7 +48,7 @@ class Bernoulli(Distribution):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        return {"logits": tf.convert_to_tensor(sample_shape, dtype=tf.int32)}
+        return {"logits": convert_to_tensor(sample_shape, dtype=dtypes.int32)}
 
     @property
     def logits(self):
@@ -54,46 +61,48 @@ class Bernoulli(Distribution):
         return self._probs
 
     def _batch_shape_tensor(self):
-        return tf.shape(self._logits)
+        return array_ops.shape(self._logits)
 
     def _batch_shape(self):
         return self._logits.shape
 
     def _sample_n(self, n, seed=None):
-        shape = tf.concat([[n], self.batch_shape_tensor()], 0)
-        uniform = tf.random_uniform(shape, seed=seed, dtype=self.probs.dtype)
-        return tf.cast(tf.less(uniform, self.probs), self.dtype)
+        shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)
+        uniform = random_ops.random_uniform(shape, seed=seed, dtype=self.probs.dtype)
+        return math_ops.cast(math_ops.less(uniform, self.probs), self.dtype)
 
     def _log_prob(self, event):
         if self.validate_args:
             event = util.with_checks(
-                [tf.assert_equal(tf.cast(tf.cast(event, tf.bool), event.dtype), event,
-                                 message="event must be 0 or 1")], event, "event")
-        event = tf.cast(event, self.logits.dtype)
+                [check_ops.assert_equal(math_ops.cast(math_ops.cast(event, dtypes.bool_),
+                                                      event.dtype), event,
+                                        message="event must be 0 or 1")], event, "event")
+        event = math_ops.cast(event, self.logits.dtype)
         logits = self.logits
         if not (event.shape.is_fully_defined() and logits.shape.is_fully_defined()
                 and event.shape == logits.shape):
-            logits = tf.ones_like(event) * logits
-            event = tf.ones_like(logits) * event
-        return -tf.nn.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
+            logits = array_ops.ones_like(event) * logits
+            event = array_ops.ones_like(logits) * event
+        return -nn_functions.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
 
     def _entropy(self):
-        return -self.logits * (tf.sigmoid(self.logits) - 1.0) + tf.nn.softplus(-self.logits)
+        return -self.logits * (math_ops.sigmoid(self.logits) - 1.0) + nn_core.softplus(-self.logits)
 
     def _mean(self):
-        return tf.identity(self.probs)
+        return array_ops.identity(self.probs)
 
     def _variance(self):
         return self._mean() * (1.0 - self.probs)
 
     def _mode(self):
-        return tf.cast(self.probs > 0.5, self.dtype)
+        return math_ops.cast(self.probs > 0.5, self.dtype)
 
 
 @RegisterKL(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(a, b, name=None):
     """KL(a || b) in terms of logits, stable for probabilities near 0 and 1."""
-    with tf.name_scope(name, "kl_bernoulli_bernoulli", values=[a.logits, b.logits]):
-        delta_probs0 = tf.nn.softplus(-b.logits) - tf.nn.softplus(-a.logits)
-        delta_probs1 = tf.nn.softplus(b.logits) - tf.nn.softplus(a.logits)
-        return tf.sigmoid(a.logits) * delta_probs0 + tf.sigmoid(-a.logits) * delta_probs1
+    with scopes.name_scope(name, "kl_bernoulli_bernoulli", values=[a.logits, b.logits]):
+        delta_probs0 = nn_core.softplus(-b.logits) - nn_core.softplus(-a.logits)
+        delta_probs1 = nn_core.softplus(b.logits) - nn_core.softplus(a.logits)
+        return (math_ops.sigmoid(a.logits) * delta_probs0
+                + math_ops.sigmoid(-a.logits) * delta_probs1)

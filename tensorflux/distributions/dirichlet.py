@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import tensorflux as tf
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from tensorflux.distributions.kullback_leibler import RegisterKL
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.math import nan_safe as math_nan_safe
 from tensorflux.ops.random.gamma import reparameterized_gamma
 
 __all__ = ["Dirichlet"]
@@ -30,16 +35,16 @@ class Dirichlet(Distribution):
     def __init__(self, concentration, validate_args=False, allow_nan_stats=True,
                  name="Dirichlet"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[concentration]) as name:
-            concentration = tf.convert_to_tensor(concentration, name="concentration")
+        with scopes.name_scope(name, values=[concentration]) as name:
+            concentration = convert_to_tensor(concentration, name="concentration")
             checks = []
             if validate_args:
                 util.embed_check_categorical_event_shape(concentration)
-                checks = [tf.assert_positive(concentration), tf.assert_rank_at_least(
+                checks = [check_ops.assert_positive(concentration), check_ops.assert_rank_at_least(
                     concentration, 1)]
             self._concentration = util.with_checks(checks, concentration, "concentration")
             util.assert_same_float_dtype([self._concentration])
-            self._total_concentration = tf.reduce_sum(self._concentration, -1)
+            self._total_concentration = math_ops.reduce_sum(self._concentration, -1)
         super().__init__(dtype=self._concentration.dtype,
                          reparameterization_type=FULLY_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
@@ -56,61 +61,61 @@ class Dirichlet(Distribution):
         return self._total_concentration
 
     def _batch_shape_tensor(self):
-        return tf.shape(self.total_concentration)
+        return array_ops.shape(self.total_concentration)
 
     def _batch_shape(self):
         return self.total_concentration.shape
 
     def _event_shape_tensor(self):
-        return tf.shape(self.concentration)[-1:]
+        return array_ops.shape(self.concentration)[-1:]
 
     def _event_shape(self):
         return self.concentration.shape.with_rank_at_least(1)[-1:]
 
     def _event_size(self):
-        return tf.cast(tf.shape(self.concentration)[-1], self.dtype)
+        return math_ops.cast(array_ops.shape(self.concentration)[-1], self.dtype)
 
     def _sample_n(self, n, seed=None):
         gamma_sample = reparameterized_gamma([n], self.concentration, dtype=self.dtype,
                                              seed=seed)
-        return gamma_sample / tf.reduce_sum(gamma_sample, -1, keepdims=True)
+        return gamma_sample / math_ops.reduce_sum(gamma_sample, -1, keepdims=True)
 
     def _check_x(self, x):
         if not self.validate_args:
             return x
         tolerance = 10 * np.finfo(self.dtype.as_numpy_dtype).eps
-        checks = [tf.assert_positive(x, message="samples must be positive"),
-                  tf.assert_less_equal(tf.abs(tf.reduce_sum(x, -1) - 1.0),
-                                       tf.constant(tolerance, self.dtype),
-                                       message="sample last-dimension must sum to `1`")]
+        checks = [check_ops.assert_positive(x, message="samples must be positive"),
+                  check_ops.assert_less_equal(math_ops.abs(math_ops.reduce_sum(x, -1) - 1.0),
+                                              array_ops.constant(tolerance, self.dtype),
+                                              message="sample last-dimension must sum to `1`")]
         return util.with_checks(checks, x, "x")
 
     def _log_prob(self, x):
         x = self._check_x(x)
-        log_unnormalized = tf.reduce_sum(tf.math.xlogy(self.concentration - 1.0, x), -1)
-        return log_unnormalized - tf.lbeta(self.concentration)
+        log_unnormalized = math_ops.reduce_sum(math_nan_safe.xlogy(self.concentration - 1.0, x), -1)
+        return log_unnormalized - math_nan_safe.lbeta(self.concentration)
 
     def _prob(self, x):
-        return tf.exp(self._log_prob(x))
+        return math_ops.exp(self._log_prob(x))
 
     def _entropy(self):
         k = self._event_size()
-        return (tf.lbeta(self.concentration)
-                + (self.total_concentration - k) * tf.digamma(self.total_concentration)
-                - tf.reduce_sum((self.concentration - 1.0) * tf.digamma(self.concentration),
-                                -1))
+        return (math_nan_safe.lbeta(self.concentration)
+                + (self.total_concentration - k) * math_ops.digamma(self.total_concentration)
+                - math_ops.reduce_sum(
+                    (self.concentration - 1.0) * math_ops.digamma(self.concentration), -1))
 
     def _mean(self):
-        return self.concentration / self.total_concentration[..., tf.newaxis]
+        return self.concentration / self.total_concentration[..., array_ops.newaxis]
 
     def _variance_scale(self):
-        return 1.0 / (1.0 + self.total_concentration[..., tf.newaxis])
+        return 1.0 / (1.0 + self.total_concentration[..., array_ops.newaxis])
 
     def _covariance(self):
         mean = self._mean()
         scale = self._variance_scale()
-        outer = -tf.matmul(mean[..., tf.newaxis], mean[..., tf.newaxis, :])
-        return tf.matrix_set_diag(scale[..., tf.newaxis] * outer, self._variance())
+        outer = -math_ops.matmul(mean[..., array_ops.newaxis], mean[..., array_ops.newaxis, :])
+        return array_ops.matrix_set_diag(scale[..., array_ops.newaxis] * outer, self._variance())
 
     def _variance(self):
         mean = self._mean()
@@ -118,24 +123,24 @@ class Dirichlet(Distribution):
 
     def _mode(self):
         k = self._event_size()
-        mode = (self.concentration - 1.0) / (self.total_concentration[..., tf.newaxis] - k)
+        mode = (self.concentration - 1.0) / (self.total_concentration[..., array_ops.newaxis] - k)
         if self.allow_nan_stats:
-            defined = tf.reduce_all(self.concentration > 1.0, axis=-1, keepdims=True)
-            defined = tf.logical_and(defined, tf.ones_like(mode, dtype=tf.bool))
+            defined = math_ops.reduce_all(self.concentration > 1.0, axis=-1, keepdims=True)
+            defined = math_ops.logical_and(defined, array_ops.ones_like(mode, dtype=dtypes.bool_))
             return util.nan_where(defined, mode, name="mode")
-        check = tf.assert_less(tf.ones([], self.dtype), self.concentration,
-                               message="Mode undefined when any concentration <= 1")
-        with tf.control_dependencies([check]):
-            return tf.identity(mode)
+        check = check_ops.assert_less(array_ops.ones([], self.dtype), self.concentration,
+                                      message="Mode undefined when any concentration <= 1")
+        with scopes.control_dependencies([check]):
+            return array_ops.identity(mode)
 
 
 @RegisterKL(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(d1, d2, name=None):
     """KL(d1 || d2) = sum (c1 - c2)(digamma(c1) - digamma(sum c1)) - lbeta(c1) + lbeta(c2)."""
-    with tf.name_scope(name, "kl_dirichlet_dirichlet",
-                       values=[d1.concentration, d2.concentration]):
-        digamma_sum = tf.digamma(tf.reduce_sum(d1.concentration, -1, keepdims=True))
-        digamma_diff = tf.digamma(d1.concentration) - digamma_sum
+    with scopes.name_scope(name, "kl_dirichlet_dirichlet",
+                           values=[d1.concentration, d2.concentration]):
+        digamma_sum = math_ops.digamma(math_ops.reduce_sum(d1.concentration, -1, keepdims=True))
+        digamma_diff = math_ops.digamma(d1.concentration) - digamma_sum
         concentration_diff = d1.concentration - d2.concentration
-        return (tf.reduce_sum(concentration_diff * digamma_diff, -1)
-                - tf.lbeta(d1.concentration) + tf.lbeta(d2.concentration))
+        return (math_ops.reduce_sum(concentration_diff * digamma_diff, -1)
+                - math_nan_safe.lbeta(d1.concentration) + math_nan_safe.lbeta(d2.concentration))

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-import tensorflux as tf
 from tensorflux.distributions import util
 from tensorflux.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 from tensorflux.distributions.multinomial import check_counts, draw_counts
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.math import nan_safe as math_nan_safe
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["DirichletMultinomial"]
 
@@ -27,20 +33,20 @@ class DirichletMultinomial(Distribution):
     def __init__(self, total_count, concentration, validate_args=False, allow_nan_stats=True,
                  name="DirichletMultinomial"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[total_count, concentration]) as name:
-            concentration = tf.convert_to_tensor(concentration, name="concentration")
-            total_count = tf.convert_to_tensor(total_count, name="total_count",
-                                               preferred_dtype=concentration.dtype)
+        with scopes.name_scope(name, values=[total_count, concentration]) as name:
+            concentration = convert_to_tensor(concentration, name="concentration")
+            total_count = convert_to_tensor(total_count, name="total_count",
+                                            preferred_dtype=concentration.dtype)
             if validate_args:
                 total_count = util.with_checks(util.check_nonnegative_integer_form(
                     total_count, "total_count must be non-negative integers."), total_count,
-                    "total_count")
+                                               "total_count")
                 concentration = util.with_checks(
-                    [tf.assert_positive(concentration)],
+                    [check_ops.assert_positive(concentration)],
                     util.embed_check_categorical_event_shape(concentration), "concentration")
             self._total_count = total_count
             self._concentration = concentration
-            self._total_concentration = tf.reduce_sum(concentration, -1)
+            self._total_concentration = math_ops.reduce_sum(concentration, -1)
         super().__init__(dtype=self._concentration.dtype,
                          reparameterization_type=NOT_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
@@ -63,15 +69,15 @@ class DirichletMultinomial(Distribution):
         return self._total_concentration
 
     def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self.total_count),
-                                          tf.shape(self.total_concentration))
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.total_count),
+                                                 array_ops.shape(self.total_concentration))
 
     def _batch_shape(self):
-        return tf.broadcast_static_shape(self.total_count.shape,
-                                         self.total_concentration.shape)
+        return array_ops.broadcast_static_shape(self.total_count.shape,
+                                                self.total_concentration.shape)
 
     def _event_shape_tensor(self):
-        return tf.shape(self.concentration)[-1:]
+        return array_ops.shape(self.concentration)[-1:]
 
     def _event_shape(self):
         return self.concentration.shape.with_rank_at_least(1)[-1:]
@@ -79,39 +85,42 @@ class DirichletMultinomial(Distribution):
     def _sample_n(self, n, seed=None):
         k = self.event_shape_tensor()[0]
         batch = self.batch_shape_tensor()
-        concentration = self.concentration * tf.ones(tf.concat([batch, [1]], 0), self.dtype)
-        gamma = tf.random_gamma([n], concentration, dtype=self.dtype, seed=seed)
-        logits = tf.reshape(tf.log(gamma), tf.stack([-1, k]))
-        n_draws = tf.cast(self.total_count, tf.int32) * tf.ones(batch, tf.int32)
-        n_draws = tf.tile(tf.reshape(n_draws, [-1]), [n])
+        concentration = self.concentration * array_ops.ones(array_ops.concat([batch, [1]], 0),
+                                                            self.dtype)
+        gamma = random_ops.random_gamma([n], concentration, dtype=self.dtype, seed=seed)
+        logits = array_ops.reshape(math_ops.log(gamma), array_ops.stack([-1, k]))
+        n_draws = math_ops.cast(self.total_count, dtypes.int32) * array_ops.ones(batch,
+                                                                                 dtypes.int32)
+        n_draws = array_ops.tile(array_ops.reshape(n_draws, [-1]), [n])
         counts = draw_counts(logits, n_draws, 1, util.gen_new_seed(seed, "dirichlet_multinomial"),
                              self.dtype)
-        return tf.reshape(counts, tf.concat([[n], batch, [k]], 0))
+        return array_ops.reshape(counts, array_ops.concat([[n], batch, [k]], 0))
 
     def _log_prob(self, counts):
         counts = check_counts(self, counts)
-        ordered = tf.lbeta(self.concentration + counts) - tf.lbeta(self.concentration)
+        ordered = (math_nan_safe.lbeta(self.concentration + counts)
+                   - math_nan_safe.lbeta(self.concentration))
         return ordered + util.log_combinations(self.total_count, counts)
 
     def _prob(self, counts):
-        return tf.exp(self._log_prob(counts))
+        return math_ops.exp(self._log_prob(counts))
 
     def _mean(self):
-        return self.total_count[..., tf.newaxis] * (
-            self.concentration / self.total_concentration[..., tf.newaxis])
+        return self.total_count[..., array_ops.newaxis] * (
+            self.concentration / self.total_concentration[..., array_ops.newaxis])
 
     def _spread(self):
         """(n + a0) / (1 + a0): the variance inflation over a Multinomial's."""
-        n = self.total_count[..., tf.newaxis]
-        a0 = self.total_concentration[..., tf.newaxis]
+        n = self.total_count[..., array_ops.newaxis]
+        a0 = self.total_concentration[..., array_ops.newaxis]
         return (n + a0) / (1.0 + a0)
 
     def _variance(self):
-        p = self.concentration / self.total_concentration[..., tf.newaxis]
+        p = self.concentration / self.total_concentration[..., array_ops.newaxis]
         return self._mean() * (1.0 - p) * self._spread()
 
     def _covariance(self):
-        p = self.concentration / self.total_concentration[..., tf.newaxis]
-        outer = -tf.matmul(self._mean()[..., tf.newaxis], p[..., tf.newaxis, :])
-        outer = outer * self._spread()[..., tf.newaxis]
-        return tf.matrix_set_diag(outer, self._variance())
+        p = self.concentration / self.total_concentration[..., array_ops.newaxis]
+        outer = -math_ops.matmul(self._mean()[..., array_ops.newaxis], p[..., array_ops.newaxis, :])
+        outer = outer * self._spread()[..., array_ops.newaxis]
+        return array_ops.matrix_set_diag(outer, self._variance())

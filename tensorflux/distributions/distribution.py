@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-import tensorflux as tf
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework import tensor as tensor_lib
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
 
 __all__ = ["Distribution", "ReparameterizationType", "FULLY_REPARAMETERIZED",
            "NOT_REPARAMETERIZED"]
@@ -74,11 +78,11 @@ class Distribution:
                  parameters=None, graph_parents=None, name=None):
         graph_parents = [] if graph_parents is None else list(graph_parents)
         for i, t in enumerate(graph_parents):
-            if t is None or not isinstance(t, tf.Tensor):
+            if t is None or not isinstance(t, tensor_lib.Tensor):
                 raise ValueError(f"Graph parent item {i} is not a Tensor; {t}.")
         if not name or name[-1] != "/":
             non_unique = name or type(self).__name__
-            with tf.name_scope(non_unique) as scope:
+            with scopes.name_scope(non_unique) as scope:
                 name = scope
         self._dtype = dtype
         self._reparameterization_type = reparameterization_type
@@ -129,7 +133,7 @@ class Distribution:
     @classmethod
     def param_shapes(cls, sample_shape, name="DistributionParamShapes"):
         """Shapes of the parameters that give samples of `sample_shape` (a dict of tensors)."""
-        with tf.name_scope(name, values=[sample_shape]):
+        with scopes.name_scope(name, values=[sample_shape]):
             return cls._param_shapes(sample_shape)
 
     @classmethod
@@ -141,7 +145,6 @@ class Distribution:
             sample_shape = sample_shape.as_list()
         params = cls.param_shapes(sample_shape)
         static = {}
-        from tensorflux.framework.tensor_conversion import constant_value
 
         for name, shape in params.items():
             value = constant_value(shape)
@@ -167,7 +170,7 @@ class Distribution:
         with self._name_scope(name):
             static = self.batch_shape
             if static.is_fully_defined():
-                return tf.constant(static.as_list(), dtype=tf.int32, name="batch_shape")
+                return array_ops.constant(static.as_list(), dtype=dtypes.int32, name="batch_shape")
             return self._batch_shape_tensor()
 
     @property
@@ -180,22 +183,22 @@ class Distribution:
         with self._name_scope(name):
             static = self.event_shape
             if static.is_fully_defined():
-                return tf.constant(static.as_list(), dtype=tf.int32, name="event_shape")
+                return array_ops.constant(static.as_list(), dtype=dtypes.int32, name="event_shape")
             return self._event_shape_tensor()
 
     def _event_shape(self):
         return TensorShape([])
 
     def _event_shape_tensor(self):
-        return tf.constant([], dtype=tf.int32)
+        return array_ops.constant([], dtype=dtypes.int32)
 
     def is_scalar_event(self, name="is_scalar_event"):
         with self._name_scope(name):
-            return tf.constant(self.event_shape.ndims == 0, name="is_scalar_event")
+            return array_ops.constant(self.event_shape.ndims == 0, name="is_scalar_event")
 
     def is_scalar_batch(self, name="is_scalar_batch"):
         with self._name_scope(name):
-            return tf.constant(self.batch_shape.ndims == 0, name="is_scalar_batch")
+            return array_ops.constant(self.batch_shape.ndims == 0, name="is_scalar_batch")
 
     # -- sampling ------------------------------------------------------------------------------
 
@@ -213,14 +216,16 @@ class Distribution:
         with self._name_scope(name, values=[sample_shape]):
             static_sample = _static_sample_shape(sample_shape)
             if isinstance(sample_shape, (list, tuple)) and not sample_shape:
-                sample_shape_t = tf.constant([], dtype=tf.int32, name="sample_shape")
+                sample_shape_t = array_ops.constant([], dtype=dtypes.int32, name="sample_shape")
             else:
-                sample_shape_t = tf.convert_to_tensor(sample_shape, dtype=tf.int32,
-                                                      name="sample_shape")
+                sample_shape_t = convert_to_tensor(sample_shape, dtype=dtypes.int32,
+                                                   name="sample_shape")
             if sample_shape_t.shape.ndims == 0:
-                sample_shape_t = tf.reshape(sample_shape_t, [1])
-            samples = self._sample_n(tf.reduce_prod(sample_shape_t), seed)
-            result = tf.reshape(samples, tf.concat([sample_shape_t, tf.shape(samples)[1:]], 0))
+                sample_shape_t = array_ops.reshape(sample_shape_t, [1])
+            samples = self._sample_n(math_ops.reduce_prod(sample_shape_t), seed)
+            result = array_ops.reshape(samples,
+                                       array_ops.concat([sample_shape_t,
+                                                         array_ops.shape(samples)[1:]], 0))
             if static_sample is not None:
                 static = static_sample.concatenate(samples.shape[1:])
                 if result.shape.is_compatible_with(static):
@@ -233,7 +238,7 @@ class Distribution:
     # -- densities -----------------------------------------------------------------------------
 
     def _value(self, value):
-        return tf.convert_to_tensor(value, name="value", preferred_dtype=self.dtype)
+        return convert_to_tensor(value, name="value", preferred_dtype=self.dtype)
 
     def log_prob(self, value, name="log_prob"):
         """Log probability density (or mass) of `value`."""
@@ -242,7 +247,7 @@ class Distribution:
             if _has(self, "_log_prob"):
                 return self._log_prob(value)
             if _has(self, "_prob"):
-                return tf.log(self._prob(value))
+                return math_ops.log(self._prob(value))
             raise _missing("log_prob", self)
 
     def prob(self, value, name="prob"):
@@ -252,7 +257,7 @@ class Distribution:
             if _has(self, "_prob"):
                 return self._prob(value)
             if _has(self, "_log_prob"):
-                return tf.exp(self._log_prob(value))
+                return math_ops.exp(self._log_prob(value))
             raise _missing("prob", self)
 
     def log_cdf(self, value, name="log_cdf"):
@@ -262,7 +267,7 @@ class Distribution:
             if _has(self, "_log_cdf"):
                 return self._log_cdf(value)
             if _has(self, "_cdf"):
-                return tf.log(self._cdf(value))
+                return math_ops.log(self._cdf(value))
             raise _missing("log_cdf", self)
 
     def cdf(self, value, name="cdf"):
@@ -272,7 +277,7 @@ class Distribution:
             if _has(self, "_cdf"):
                 return self._cdf(value)
             if _has(self, "_log_cdf"):
-                return tf.exp(self._log_cdf(value))
+                return math_ops.exp(self._log_cdf(value))
             raise _missing("cdf", self)
 
     def log_survival_function(self, value, name="log_survival_function"):
@@ -282,9 +287,9 @@ class Distribution:
             if _has(self, "_log_survival_function"):
                 return self._log_survival_function(value)
             if _has(self, "_survival_function"):
-                return tf.log(self._survival_function(value))
+                return math_ops.log(self._survival_function(value))
             if _has(self, "_cdf") or _has(self, "_log_cdf"):
-                return tf.log1p(-self._any_cdf(value))
+                return math_ops.log1p(-self._any_cdf(value))
             raise _missing("log_survival_function", self)
 
     def survival_function(self, value, name="survival_function"):
@@ -294,7 +299,7 @@ class Distribution:
             if _has(self, "_survival_function"):
                 return self._survival_function(value)
             if _has(self, "_log_survival_function"):
-                return tf.exp(self._log_survival_function(value))
+                return math_ops.exp(self._log_survival_function(value))
             if _has(self, "_cdf") or _has(self, "_log_cdf"):
                 return 1.0 - self._any_cdf(value)
             raise _missing("survival_function", self)
@@ -302,7 +307,7 @@ class Distribution:
     def _any_cdf(self, value):
         if _has(self, "_cdf"):
             return self._cdf(value)
-        return tf.exp(self._log_cdf(value))
+        return math_ops.exp(self._log_cdf(value))
 
     def quantile(self, value, name="quantile"):
         """The inverse CDF at probability `value`."""
@@ -339,7 +344,7 @@ class Distribution:
             if _has(self, "_variance"):
                 return self._variance()
             if _has(self, "_stddev"):
-                return tf.square(self._stddev())
+                return math_ops.square(self._stddev())
             raise _missing("variance", self)
 
     def stddev(self, name="stddev"):
@@ -347,11 +352,12 @@ class Distribution:
             if _has(self, "_stddev"):
                 return self._stddev()
             if _has(self, "_variance"):
-                return tf.sqrt(self._variance())
+                return math_ops.sqrt(self._variance())
             raise _missing("stddev", self)
 
     def cross_entropy(self, other, name="cross_entropy"):
         """H[self, other] = entropy(self) + KL(self || other)."""
+        # cycle: distributions.kullback_leibler imports this module (at import time)
         from tensorflux.distributions.kullback_leibler import kl_divergence
 
         with self._name_scope(name):
@@ -359,6 +365,7 @@ class Distribution:
 
     def kl_divergence(self, other, name="kl_divergence"):
         """KL(self || other) from the registered pair (see `tf.distributions.RegisterKL`)."""
+        # cycle: distributions.kullback_leibler imports this module (at import time)
         from tensorflux.distributions.kullback_leibler import kl_divergence
 
         with self._name_scope(name):
@@ -431,8 +438,8 @@ class _DistributionScope:
     """`with dist._name_scope("log_prob")`: the distribution's scope, then the method's."""
 
     def __init__(self, outer, inner, values):
-        self._outer = tf.name_scope(outer)
-        self._inner = tf.name_scope(inner, values=[v for v in (values or []) if v is not None])
+        self._outer = scopes.name_scope(outer)
+        self._inner = scopes.name_scope(inner, values=[v for v in (values or []) if v is not None])
 
     def __enter__(self):
         self._outer.__enter__()
@@ -449,9 +456,7 @@ class _DistributionScope:
 
 def _static_sample_shape(sample_shape):
     """The sample shape as a TensorShape when it is known at graph-construction time."""
-    if isinstance(sample_shape, tf.Tensor):
-        from tensorflux.framework.tensor_conversion import constant_value
-
+    if isinstance(sample_shape, tensor_lib.Tensor):
         value = constant_value(sample_shape)
         if value is None:
             return None
@@ -459,7 +464,7 @@ def _static_sample_shape(sample_shape):
     if isinstance(sample_shape, TensorShape):
         return sample_shape
     if isinstance(sample_shape, (list, tuple)) and any(
-            isinstance(d, tf.Tensor) for d in sample_shape):
+            isinstance(d, tensor_lib.Tensor) for d in sample_shape):
         return TensorShape([None] * len(sample_shape))
     return TensorShape([int(d) for d in np.reshape(np.asarray(sample_shape, np.int64), [-1])])
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-import tensorflux as tf
 from tensorflux.distributions.gamma import Gamma
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["Exponential"]
 
@@ -25,9 +29,9 @@ class Exponential(Gamma):
 
     def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[rate]) as name:
-            self._rate = tf.convert_to_tensor(rate, name="rate")
-        super().__init__(concentration=tf.ones_like(self._rate, name="concentration"),
+        with scopes.name_scope(name, values=[rate]) as name:
+            self._rate = convert_to_tensor(rate, name="rate")
+        super().__init__(concentration=array_ops.ones_like(self._rate, name="concentration"),
                          rate=self._rate, allow_nan_stats=allow_nan_stats,
                          validate_args=validate_args, name=name)
         self._parameters = {k: v for k, v in parameters.items()
@@ -36,7 +40,7 @@ class Exponential(Gamma):
 
     @staticmethod
     def _param_shapes(sample_shape):
-        return {"rate": tf.convert_to_tensor(sample_shape, dtype=tf.int32)}
+        return {"rate": convert_to_tensor(sample_shape, dtype=dtypes.int32)}
 
     @property
     def rate(self):
@@ -46,15 +50,15 @@ class Exponential(Gamma):
         return -self._rate * value
 
     def _cdf(self, value):
-        return -tf.expm1(-self._rate * value)
+        return -math_ops.expm1(-self._rate * value)
 
     def _log_prob(self, value):
         value = self._check_x(value)
-        return tf.log(self._rate) - self._rate * value
+        return math_ops.log(self._rate) - self._rate * value
 
     def _sample_n(self, n, seed=None):
-        shape = tf.concat([[n], tf.shape(self._rate)], 0)
+        shape = array_ops.concat([[n], array_ops.shape(self._rate)], 0)
         # minval: the smallest positive float, so that log never sees 0.
-        sampled = tf.random_uniform(shape, minval=np.finfo(self.dtype.as_numpy_dtype).tiny,
-                                    maxval=1.0, seed=seed, dtype=self.dtype)
-        return -tf.log(sampled) / self._rate
+        sampled = random_ops.random_uniform(shape, minval=np.finfo(self.dtype.as_numpy_dtype).tiny,
+                                            maxval=1.0, seed=seed, dtype=self.dtype)
+        return -math_ops.log(sampled) / self._rate

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import inspect
 
-import tensorflux as tf
 from tensorflux.distributions.distribution import UndefinedError
+from tensorflux.framework import scopes
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug import logging as logging_ops
 
 __all__ = ["kl_divergence", "RegisterKL"]
 
@@ -54,16 +57,17 @@ def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=Non
             f"No KL(distribution_a || distribution_b) registered for distribution_a type "
             f"{type(distribution_a).__name__} and distribution_b type "
             f"{type(distribution_b).__name__}")
-    with tf.name_scope("KullbackLeibler"):
+    with scopes.name_scope("KullbackLeibler"):
         kl_t = kl_fn(distribution_a, distribution_b, name=name)
         if allow_nan_stats:
             return kl_t
-        kl_t = tf.identity(kl_t, name="kl")
+        kl_t = array_ops.identity(kl_t, name="kl")
         message = (f"KL calculation between {distribution_a.name} and {distribution_b.name} "
                    f"returned NaN values (and was called with allow_nan_stats=False). Values:")
-        check = tf.Assert(tf.logical_not(tf.reduce_any(tf.is_nan(kl_t))), [message, kl_t])
-        with tf.control_dependencies([check]):
-            return tf.identity(kl_t, name="checked_kl")
+        check = logging_ops.Assert(math_ops.logical_not(math_ops.reduce_any(math_ops.is_nan(kl_t))),
+                                   [message, kl_t])
+        with scopes.control_dependencies([check]):
+            return array_ops.identity(kl_t, name="checked_kl")
 
 
 class RegisterKL:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 
-import tensorflux as tf
 from tensorflux.distributions import util
 from tensorflux.distributions.kullback_leibler import RegisterKL
 from tensorflux.distributions.location_scale import LocationScale
+from tensorflux.framework import scopes
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.math import nan_safe as math_nan_safe
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["Normal"]
 
@@ -31,17 +35,18 @@ class Normal(LocationScale):
         super().__init__(loc, scale, validate_args, allow_nan_stats, name, dict(locals()))
 
     def _sample_n(self, n, seed=None):
-        shape = tf.concat([[n], self.batch_shape_tensor()], 0)
-        sampled = tf.random_normal(shape, mean=0.0, stddev=1.0, dtype=self.loc.dtype, seed=seed)
+        shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)
+        sampled = random_ops.random_normal(shape, mean=0.0, stddev=1.0, dtype=self.loc.dtype,
+                                           seed=seed)
         return sampled * self.scale + self.loc
 
     def _z(self, x):
-        with tf.name_scope("standardize", values=[x]):
+        with scopes.name_scope("standardize", values=[x]):
             return (x - self.loc) / self.scale
 
     def _log_prob(self, x):
-        log_normalization = 0.5 * math.log(2.0 * math.pi) + tf.log(self.scale)
-        return -0.5 * tf.square(self._z(x)) - log_normalization
+        log_normalization = 0.5 * math.log(2.0 * math.pi) + math_ops.log(self.scale)
+        return -0.5 * math_ops.square(self._z(x)) - log_normalization
 
     def _log_cdf(self, x):
         return util.log_ndtr(self._z(x))
@@ -56,17 +61,17 @@ class Normal(LocationScale):
         return util.ndtr(-self._z(x))
 
     def _quantile(self, p):
-        return tf.math.ndtri(p) * self.scale + self.loc
+        return math_nan_safe.ndtri(p) * self.scale + self.loc
 
     def _entropy(self):
-        scale = self.scale * tf.ones_like(self.loc)
-        return 0.5 * math.log(2.0 * math.pi * math.e) + tf.log(scale)
+        scale = self.scale * array_ops.ones_like(self.loc)
+        return 0.5 * math.log(2.0 * math.pi * math.e) + math_ops.log(scale)
 
     def _mean(self):
-        return self.loc * tf.ones_like(self.scale)
+        return self.loc * array_ops.ones_like(self.scale)
 
     def _stddev(self):
-        return self.scale * tf.ones_like(self.loc)
+        return self.scale * array_ops.ones_like(self.loc)
 
     def _mode(self):
         return self._mean()
@@ -75,9 +80,9 @@ class Normal(LocationScale):
 @RegisterKL(Normal, Normal)
 def _kl_normal_normal(n_a, n_b, name=None):
     """KL(n_a || n_b) = (mu_a - mu_b)^2 / (2 s_b^2) + (r - 1 - log r) / 2, r = s_a^2 / s_b^2."""
-    with tf.name_scope(name, "kl_normal_normal", [n_a.loc, n_b.loc]):
-        s_a_squared = tf.square(n_a.scale)
-        s_b_squared = tf.square(n_b.scale)
+    with scopes.name_scope(name, "kl_normal_normal", [n_a.loc, n_b.loc]):
+        s_a_squared = math_ops.square(n_a.scale)
+        s_b_squared = math_ops.square(n_b.scale)
         ratio = s_a_squared / s_b_squared
-        return (tf.square(n_a.loc - n_b.loc) / (2.0 * s_b_squared)
-                + 0.5 * (ratio - 1.0 - tf.log(ratio)))
+        return (math_ops.square(n_a.loc - n_b.loc) / (2.0 * s_b_squared)
+                + 0.5 * (ratio - 1.0 - math_ops.log(ratio)))

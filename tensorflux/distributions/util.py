@@ -6,7 +6,12 @@ import hashlib
 
 import numpy as np
 
-import tensorflux as tf
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.nn import core as nn_core
 
 
 def gen_new_seed(seed, salt: str):
@@ -21,9 +26,9 @@ def gen_new_seed(seed, salt: str):
 def with_checks(checks, tensor, name):
     """`tensor` under an identity that waits for the assert ops in `checks` (if any)."""
     if not checks:
-        return tf.identity(tensor, name=name)
-    with tf.control_dependencies(checks):
-        return tf.identity(tensor, name=name)
+        return array_ops.identity(tensor, name=name)
+    with scopes.control_dependencies(checks):
+        return array_ops.identity(tensor, name=name)
 
 
 def assert_same_float_dtype(tensors):
@@ -48,40 +53,41 @@ def get_logits_and_probs(logits=None, probs=None, multidimensional=False, valida
     Binary: logits = log(p) - log1p(-p), probs = sigmoid(logits). Multidimensional (the last
     axis holds the classes): logits = log(p), probs = softmax(logits).
     """
-    with tf.name_scope(name, values=[probs, logits]):
+    with scopes.name_scope(name, values=[probs, logits]):
         if (probs is None) == (logits is None):
             raise ValueError("Must pass probs or logits, but not both.")
         if probs is None:
-            logits = tf.convert_to_tensor(logits, name="logits", dtype=dtype)
+            logits = convert_to_tensor(logits, name="logits", dtype=dtype)
             if not logits.dtype.is_floating:
                 raise TypeError("logits must having floating type.")
             if multidimensional:
                 if validate_args:
                     logits = embed_check_categorical_event_shape(logits)
-                return logits, tf.nn.softmax(logits, name="probs")
-            return logits, tf.sigmoid(logits, name="probs")
-        probs = tf.convert_to_tensor(probs, name="probs", dtype=dtype)
+                return logits, nn_core.softmax(logits, name="probs")
+            return logits, math_ops.sigmoid(logits, name="probs")
+        probs = convert_to_tensor(probs, name="probs", dtype=dtype)
         if not probs.dtype.is_floating:
             raise TypeError("probs must having floating type.")
         if validate_args:
-            with tf.name_scope("validate_probs"):
-                one = tf.constant(1.0, probs.dtype)
-                checks = [tf.assert_non_negative(probs)]
+            with scopes.name_scope("validate_probs"):
+                one = array_ops.constant(1.0, probs.dtype)
+                checks = [check_ops.assert_non_negative(probs)]
                 if multidimensional:
                     probs = embed_check_categorical_event_shape(probs)
                     eps = np.finfo(probs.dtype.as_numpy_dtype).eps
-                    checks.append(tf.assert_less_equal(
-                        tf.abs(tf.reduce_sum(probs, -1) - one), tf.constant(10 * eps, probs.dtype),
+                    checks.append(check_ops.assert_less_equal(
+                        math_ops.abs(math_ops.reduce_sum(probs,
+                                                         -1) - one), array_ops.constant(10 * eps,
+                                                                                        probs.dtype),
                         message="probs does not sum to 1."))
                 else:
-                    checks.append(tf.assert_less_equal(probs, one,
-                                                       message="probs has components greater "
-                                                               "than 1."))
+                    checks.append(check_ops.assert_less_equal(
+                        probs, one, message="probs has components greater than 1."))
                 probs = with_checks(checks, probs, "probs")
-        with tf.name_scope("logits"):
+        with scopes.name_scope("logits"):
             if multidimensional:
-                return tf.log(probs), probs
-            return tf.log(probs) - tf.log1p(-probs), probs
+                return math_ops.log(probs), probs
+            return math_ops.log(probs) - math_ops.log1p(-probs), probs
 
 
 def embed_check_categorical_event_shape(categorical_param):
@@ -98,21 +104,21 @@ def embed_check_categorical_event_shape(categorical_param):
 
 def check_nonnegative_integer_form(x, message="elements must be non-negative integers."):
     """Assert ops: `x` (a float tensor of counts) holds non-negative whole numbers."""
-    return [tf.assert_non_negative(x, message=message),
-            tf.assert_equal(x, tf.round(x), message=message)]
+    return [check_ops.assert_non_negative(x, message=message),
+            check_ops.assert_equal(x, math_ops.round(x), message=message)]
 
 
 def log_combinations(n, counts, name="log_combinations"):
     """log(n! / prod(counts!)) over the last axis of `counts`."""
-    with tf.name_scope(name, values=[n, counts]):
-        total_permutations = tf.lgamma(n + 1)
-        redundant = tf.reduce_sum(tf.lgamma(counts + 1), axis=[-1])
+    with scopes.name_scope(name, values=[n, counts]):
+        total_permutations = math_ops.lgamma(n + 1)
+        redundant = math_ops.reduce_sum(math_ops.lgamma(counts + 1), axis=[-1])
         return total_permutations - redundant
 
 
 def ndtr(x):
     """The standard normal CDF, 0.5 erfc(-x / sqrt(2)) (accurate in both tails)."""
-    return 0.5 * tf.erfc(-x * (1.0 / np.sqrt(2.0)))
+    return 0.5 * math_ops.erfc(-x * (1.0 / np.sqrt(2.0)))
 
 
 def log_ndtr(x):
@@ -122,30 +128,30 @@ def log_ndtr(x):
     log(ndtr(x)); below it the asymptotic series
     -x^2/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x^2 + 3/x^4 - 15/x^6).
     """
-    lower = -20.0 if x.dtype.base_dtype == tf.float64 else -10.0
+    lower = -20.0 if x.dtype.base_dtype == dtypes.float64 else -10.0
     upper = 0.0
     dtype = x.dtype.base_dtype
-    lower_t = tf.constant(lower, dtype)
-    upper_t = tf.constant(upper, dtype)
-    high = tf.log1p(-ndtr(-tf.maximum(x, upper_t)))
-    middle = tf.log(ndtr(tf.minimum(tf.maximum(x, lower_t), upper_t)))
-    low_x = tf.minimum(x, lower_t)
-    inv_sq = 1.0 / tf.square(low_x)
+    lower_t = array_ops.constant(lower, dtype)
+    upper_t = array_ops.constant(upper, dtype)
+    high = math_ops.log1p(-ndtr(-math_ops.maximum(x, upper_t)))
+    middle = math_ops.log(ndtr(math_ops.minimum(math_ops.maximum(x, lower_t), upper_t)))
+    low_x = math_ops.minimum(x, lower_t)
+    inv_sq = 1.0 / math_ops.square(low_x)
     series = 1.0 + inv_sq * (-1.0 + inv_sq * (3.0 + inv_sq * -15.0))
-    low = (-0.5 * tf.square(low_x) - tf.log(-low_x) - 0.5 * np.log(2.0 * np.pi)
-           + tf.log(series))
-    return tf.where(x > upper_t, high, tf.where(x > lower_t, middle, low))
+    low = (-0.5 * math_ops.square(low_x) - math_ops.log(-low_x) - 0.5 * np.log(2.0 * np.pi)
+           + math_ops.log(series))
+    return math_ops.where(x > upper_t, high, math_ops.where(x > lower_t, middle, low))
 
 
 def broadcast_tensors(*tensors):
     """The tensors broadcast against each other (for ops that want equal shapes)."""
-    zero = tf.zeros_like(tensors[0])
+    zero = array_ops.zeros_like(tensors[0])
     for t in tensors[1:]:
-        zero = zero + tf.zeros_like(t)
+        zero = zero + array_ops.zeros_like(t)
     return [t + zero for t in tensors]
 
 
 def nan_where(condition, value, name=None):
     """`value` where `condition` holds, NaN elsewhere."""
-    nan = tf.fill(tf.shape(value), tf.constant(np.nan, value.dtype.base_dtype))
-    return tf.where(condition, value, nan, name=name)
+    nan = array_ops.fill(array_ops.shape(value), array_ops.constant(np.nan, value.dtype.base_dtype))
+    return math_ops.where(condition, value, nan, name=name)

@@ -9,6 +9,7 @@ from tensorflux.feature_column.dense import (embedding_column, indicator_column,
                                              make_parse_example_spec)
 from tensorflux.feature_column.linear import linear_model
 
+
 __all__ = ["bucketized_column", "categorical_column_with_hash_bucket",
            "categorical_column_with_identity", "categorical_column_with_vocabulary_list",
            "embedding_column", "indicator_column", "input_layer", "linear_model",

@@ -11,8 +11,16 @@ import collections
 
 import numpy as np
 
-import tensorflux as tf
+from tensorflux.framework import dtypes, scopes, tensor_shape
 from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.data_flow import lookup as lookup_ops
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.io import parsing as parsing_ops
+from tensorflux.ops.strings import conversion as strings_conversion
+from tensorflux.ops.strings import hashing as strings_hashing
 
 __all__ = ["bucketized_column", "categorical_column_with_hash_bucket",
            "categorical_column_with_identity", "categorical_column_with_vocabulary_list",
@@ -37,7 +45,7 @@ class _LazyBuilder:
                                  f"(keys: {sorted(self._features)}).")
             value = self._features[key]
             if not isinstance(value, SparseTensor):
-                value = tf.convert_to_tensor(value)
+                value = convert_to_tensor(value)
             self._cache[cache_key] = value
             return value
         value = key._transform_feature(self)
@@ -53,14 +61,15 @@ def _to_sparse_input(tensor, ignore_value):
     if isinstance(tensor, SparseTensor):
         return tensor
     if tensor.shape.ndims == 1:
-        tensor = tf.expand_dims(tensor, -1)
-    indices = tf.where(tf.not_equal(tensor, tf.constant(ignore_value, tensor.dtype)))
-    return SparseTensor(indices, tf.gather_nd(tensor, indices),
-                        tf.shape(tensor, out_type=tf.int64))
+        tensor = array_ops.expand_dims(tensor, -1)
+    indices = math_ops.where(math_ops.not_equal(tensor,
+                                                array_ops.constant(ignore_value, tensor.dtype)))
+    return SparseTensor(indices, array_ops.gather_nd(tensor, indices),
+                        array_ops.shape(tensor, out_type=dtypes.int64))
 
 
 def _ignore_value(dtype):
-    return "" if dtype == tf.string else -1
+    return "" if dtype == dtypes.string else -1
 
 
 def _with_values(sp, values):
@@ -93,11 +102,11 @@ class NumericColumn(_DenseColumn, collections.namedtuple(
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape(self.shape)
+        return tensor_shape.TensorShape(self.shape)
 
     @property
     def _parse_example_spec(self):
-        return {self.key: tf.FixedLenFeature(self.shape, self.dtype, self.default_value)}
+        return {self.key: parsing_ops.FixedLenFeature(self.shape, self.dtype, self.default_value)}
 
     def _transform_feature(self, builder):
         value = builder.get(self.key)
@@ -106,13 +115,13 @@ class NumericColumn(_DenseColumn, collections.namedtuple(
                              f"SparseTensor is not supported. key: {self.key}")
         if self.normalizer_fn is not None:
             value = self.normalizer_fn(value)
-        return tf.cast(value, tf.float32)
+        return math_ops.cast(value, dtypes.float32)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
         return builder.get(self)
 
 
-def numeric_column(key, shape=(1,), default_value=None, dtype=tf.float32, normalizer_fn=None):
+def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32, normalizer_fn=None):
     """A dense float column for `features[key]` of per-example `shape`.
 
     `default_value` is kept for parsing specs (it is not used when the feature is present).
@@ -128,7 +137,7 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=tf.float32, normal
         raise ValueError(f"shape dimensions must be positive integers, got {shape}. "
                          f"key: {key}")
     shape = tuple(int(d) for d in shape)
-    dtype = tf.as_dtype(dtype)
+    dtype = dtypes.as_dtype(dtype)
     if not (dtype.is_integer or dtype.is_floating):
         raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
     if default_value is not None:
@@ -167,7 +176,7 @@ class BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape(tuple(self.source_column.shape) + (self._num_per_element,))
+        return tensor_shape.TensorShape(tuple(self.source_column.shape) + (self._num_per_element,))
 
     @property
     def _num_buckets(self):
@@ -175,24 +184,27 @@ class BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
 
     def _transform_feature(self, builder):
         value = builder.get(self.source_column)
-        bounds = tf.constant(np.asarray(self.boundaries, np.float32))
-        ge = tf.greater_equal(tf.expand_dims(value, -1), bounds)
-        return tf.reduce_sum(tf.cast(ge, tf.int64), axis=-1)
+        bounds = array_ops.constant(np.asarray(self.boundaries, np.float32))
+        ge = math_ops.greater_equal(array_ops.expand_dims(value, -1), bounds)
+        return math_ops.reduce_sum(math_ops.cast(ge, dtypes.int64), axis=-1)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        return tf.one_hot(builder.get(self), self._num_per_element, 1.0, 0.0, dtype=tf.float32)
+        return array_ops.one_hot(builder.get(self), self._num_per_element, 1.0, 0.0,
+                                 dtype=dtypes.float32)
 
     def _get_sparse_tensors(self, builder, weight_collections=None, trainable=None):
         buckets = builder.get(self)
         dim = int(np.prod(self.source_column.shape))
-        flat = tf.reshape(buckets, [-1, dim])
-        offsets = tf.constant(np.arange(dim, dtype=np.int64) * self._num_per_element)
-        ids = tf.reshape(flat + offsets, [-1])
-        batch = tf.shape(flat, out_type=tf.int64)[0]
-        rows = tf.reshape(tf.tile(tf.expand_dims(tf.range(batch), 1), [1, dim]), [-1])
-        cols = tf.tile(tf.range(dim, dtype=tf.int64), tf.reshape(batch, [1]))
-        indices = tf.stack([rows, cols], axis=1)
-        dense_shape = tf.stack([batch, tf.constant(dim, tf.int64)])
+        flat = array_ops.reshape(buckets, [-1, dim])
+        offsets = array_ops.constant(np.arange(dim, dtype=np.int64) * self._num_per_element)
+        ids = array_ops.reshape(flat + offsets, [-1])
+        batch = array_ops.shape(flat, out_type=dtypes.int64)[0]
+        rows = array_ops.reshape(array_ops.tile(array_ops.expand_dims(math_ops.range(batch), 1),
+                                                [1, dim]), [-1])
+        cols = array_ops.tile(math_ops.range(dim, dtype=dtypes.int64),
+                              array_ops.reshape(batch, [1]))
+        indices = array_ops.stack([rows, cols], axis=1)
+        dense_shape = array_ops.stack([batch, array_ops.constant(dim, dtypes.int64)])
         return _IdWeightPair(SparseTensor(indices, ids, dense_shape), None)
 
 
@@ -232,25 +244,26 @@ class IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
 
     @property
     def _parse_example_spec(self):
-        return {self.key: tf.VarLenFeature(tf.int64)}
+        return {self.key: parsing_ops.VarLenFeature(dtypes.int64)}
 
     def _transform_feature(self, builder):
         sp = _to_sparse_input(builder.get(self.key), -1)
         if not sp.dtype.is_integer:
             raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {sp.dtype}")
-        values = tf.cast(sp.values, tf.int64)
+        values = math_ops.cast(sp.values, dtypes.int64)
         if self.default_value is None:
-            with tf.control_dependencies([
-                    tf.assert_greater_equal(values, tf.constant(0, tf.int64),
-                                            message=f"Bucket index for {self.key} < 0"),
-                    tf.assert_less(values, tf.constant(self.number_buckets, tf.int64),
-                                   message=f"Bucket index for {self.key} >= num_buckets")]):
-                values = tf.identity(values)
+            with scopes.control_dependencies([
+                    check_ops.assert_greater_equal(values, array_ops.constant(0, dtypes.int64),
+                                                   message=f"Bucket index for {self.key} < 0"),
+                    check_ops.assert_less(values,
+                                          array_ops.constant(self.number_buckets, dtypes.int64),
+                                          message=f"Bucket index for {self.key} >= num_buckets")]):
+                values = array_ops.identity(values)
         else:
-            bad = tf.logical_or(tf.less(values, 0), tf.greater_equal(values,
-                                                                     self.number_buckets))
-            values = tf.where(bad, tf.fill(tf.shape(values), tf.constant(
-                self.default_value, tf.int64)), values)
+            bad = math_ops.logical_or(math_ops.less(values, 0), math_ops.greater_equal(values,
+                                                                                       self.number_buckets))
+            values = math_ops.where(bad, array_ops.fill(array_ops.shape(values), array_ops.constant(
+                self.default_value, dtypes.int64)), values)
         return _with_values(sp, values)
 
 
@@ -286,7 +299,7 @@ class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple
 
     @property
     def _parse_example_spec(self):
-        return {self.key: tf.VarLenFeature(self.dtype)}
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
     def _transform_feature(self, builder):
         sp = _to_sparse_input(builder.get(self.key), _ignore_value(self.dtype))
@@ -296,23 +309,26 @@ class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple
                              f"key: {self.key}, column dtype: {self.dtype}, "
                              f"tensor dtype: {keys.dtype}")
         if keys.dtype.is_integer:
-            keys = tf.cast(keys, tf.int64)
+            keys = math_ops.cast(keys, dtypes.int64)
             vocab = np.asarray(self.vocabulary_list, np.int64)
         else:
             vocab = np.asarray([v.encode() if isinstance(v, str) else v
                                 for v in self.vocabulary_list], object)
         size = len(self.vocabulary_list)
-        with tf.name_scope(f"{self.key}_lookup"):
-            table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-                tf.constant(vocab, keys.dtype), tf.constant(np.arange(size, dtype=np.int64))), -1)
+        with scopes.name_scope(f"{self.key}_lookup"):
+            table = lookup_ops.StaticHashTable(lookup_ops.KeyValueTensorInitializer(
+                array_ops.constant(vocab,
+                                   keys.dtype), array_ops.constant(np.arange(size,
+                                                                             dtype=np.int64))), -1)
             ids = table.lookup(keys)
-            missing = tf.equal(ids, -1)
+            missing = math_ops.equal(ids, -1)
             if self.num_oov_buckets:
-                text = keys if keys.dtype == tf.string else tf.as_string(keys)
-                oov = size + tf.string_to_hash_bucket_fast(text, self.num_oov_buckets)
+                text = keys if keys.dtype == dtypes.string else strings_conversion.as_string(keys)
+                oov = size + strings_hashing.string_to_hash_bucket_fast(text, self.num_oov_buckets)
             else:
-                oov = tf.fill(tf.shape(ids), tf.constant(self.default_value, tf.int64))
-            ids = tf.where(missing, oov, ids)
+                oov = array_ops.fill(array_ops.shape(ids),
+                                     array_ops.constant(self.default_value, dtypes.int64))
+            ids = math_ops.where(missing, oov, ids)
         return _with_values(sp, ids)
 
 
@@ -335,12 +351,12 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, de
     if len(set(vocabulary_list)) != len(vocabulary_list):
         raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, "
                          f"column_name: {key}")
-    inferred = tf.string if isinstance(vocabulary_list[0], (str, bytes)) else tf.int64
-    dtype = inferred if dtype is None else tf.as_dtype(dtype)
+    inferred = dtypes.string if isinstance(vocabulary_list[0], (str, bytes)) else dtypes.int64
+    dtype = inferred if dtype is None else dtypes.as_dtype(dtype)
     if dtype.is_integer != inferred.is_integer:
         raise ValueError(f"dtype {dtype} and vocabulary dtype {inferred} do not match, "
                          f"column_name: {key}")
-    if dtype != tf.string and not dtype.is_integer:
+    if dtype != dtypes.string and not dtype.is_integer:
         raise ValueError(f"dtype {dtype} must be string or integer, column_name: {key}")
     if num_oov_buckets < 0:
         raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
@@ -365,18 +381,19 @@ class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
 
     @property
     def _parse_example_spec(self):
-        return {self.key: tf.VarLenFeature(self.dtype)}
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
     def _transform_feature(self, builder):
         sp = _to_sparse_input(builder.get(self.key), _ignore_value(self.dtype))
-        if sp.dtype != tf.string and not sp.dtype.is_integer:
+        if sp.dtype != dtypes.string and not sp.dtype.is_integer:
             raise ValueError(f"SparseColumn input must be a SparseTensor with dtype integer "
                              f"or string. dtype: {sp.dtype}")
-        text = sp.values if sp.dtype == tf.string else tf.as_string(sp.values)
-        return _with_values(sp, tf.string_to_hash_bucket_fast(text, self.hash_bucket_size))
+        text = sp.values if sp.dtype == dtypes.string else strings_conversion.as_string(sp.values)
+        return _with_values(sp,
+                            strings_hashing.string_to_hash_bucket_fast(text, self.hash_bucket_size))
 
 
-def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=tf.string):
+def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
     """Ids by hashing: `string_to_hash_bucket_fast(as_string(value), hash_bucket_size)`.
 
     Note: tensorflux's `string_to_hash_bucket_fast` is not TensorFlow's FarmHash Fingerprint64,
@@ -390,8 +407,8 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=tf.string):
     if hash_bucket_size is None or hash_bucket_size < 1:
         raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: "
                          f"{hash_bucket_size}, key: {key}")
-    dtype = tf.as_dtype(dtype)
-    if dtype != tf.string and not dtype.is_integer:
+    dtype = dtypes.as_dtype(dtype)
+    if dtype != dtypes.string and not dtype.is_integer:
         raise ValueError(f"dtype must be string or integer. dtype: {dtype}, column_name: {key}")
     return HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
 

@@ -3,8 +3,15 @@
 import collections
 import math
 
-import tensorflux as tf
 from tensorflux.feature_column.categorical import _CategoricalColumn, _DenseColumn, _LazyBuilder
+from tensorflux.framework import dtypes, tensor_shape
+from tensorflux.framework import graph as graph_lib
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import embedding as embedding_ops
+from tensorflux.ops.sparse import core as sparse_core
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_scope
 
 __all__ = ["embedding_column", "indicator_column", "input_layer", "make_parse_example_spec"]
 
@@ -19,7 +26,7 @@ class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn",
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape([self.categorical_column._num_buckets])
+        return tensor_shape.TensorShape([self.categorical_column._num_buckets])
 
     @property
     def _parse_example_spec(self):
@@ -27,10 +34,10 @@ class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn",
 
     def _transform_feature(self, builder):
         ids = self.categorical_column._get_sparse_tensors(builder).id_tensor
-        dense_ids = tf.sparse_tensor_to_dense(ids, default_value=-1)
-        one_hot = tf.one_hot(dense_ids, self.categorical_column._num_buckets, 1.0, 0.0,
-                             dtype=tf.float32)
-        return tf.reduce_sum(one_hot, axis=-2)
+        dense_ids = sparse_core.sparse_tensor_to_dense(ids, default_value=-1)
+        one_hot = array_ops.one_hot(dense_ids, self.categorical_column._num_buckets, 1.0, 0.0,
+                                    dtype=dtypes.float32)
+        return math_ops.reduce_sum(one_hot, axis=-2)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
         return builder.get(self)
@@ -59,7 +66,7 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape([self.dimension])
+        return tensor_shape.TensorShape([self.dimension])
 
     @property
     def _parse_example_spec(self):
@@ -73,14 +80,14 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
         collections_ = None
         if weight_collections:
             collections_ = list(weight_collections)
-            if tf.GraphKeys.GLOBAL_VARIABLES not in collections_:
-                collections_.append(tf.GraphKeys.GLOBAL_VARIABLES)
-        weights = tf.get_variable(
+            if graph_lib.GraphKeys.GLOBAL_VARIABLES not in collections_:
+                collections_.append(graph_lib.GraphKeys.GLOBAL_VARIABLES)
+        weights = variable_scope.get_variable(
             "embedding_weights", shape=(self.categorical_column._num_buckets, self.dimension),
-            dtype=tf.float32, initializer=self.initializer,
+            dtype=dtypes.float32, initializer=self.initializer,
             trainable=bool(self.trainable and (trainable is None or trainable)),
             collections=collections_)
-        return tf.nn.safe_embedding_lookup_sparse(
+        return embedding_ops.safe_embedding_lookup_sparse(
             weights, pair.id_tensor, sparse_weights=pair.weight_tensor, combiner=self.combiner,
             name=f"{self.name}_weights", max_norm=self.max_norm)
 
@@ -118,7 +125,8 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
         raise ValueError(f"embedding_column: ckpt_to_load_from is not supported by tensorflux; "
                          f"restore {tensor_name_in_ckpt!r} with a tf.train.Saver instead.")
     if initializer is None:
-        initializer = tf.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+        initializer = init_ops.truncated_normal_initializer(mean=0.0,
+                                                            stddev=1 / math.sqrt(dimension))
     return EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, max_norm,
                            trainable)
 
@@ -153,20 +161,21 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of Tensors. Given type: "
                          f"{type(features)}")
-    with tf.variable_scope(None, default_name="input_layer"):
+    with variable_scope.variable_scope(None, default_name="input_layer"):
         builder = _LazyBuilder(features)
         outputs, batch_sizes = [], []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with tf.variable_scope(None, default_name=column.name) as scope:
+            with variable_scope.variable_scope(None, default_name=column.name) as scope:
                 tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
                                                   trainable=trainable)
                 width = column._variable_shape.num_elements()
-                output = tf.reshape(tensor, tf.stack([tf.shape(tensor)[0], width]))
+                output = array_ops.reshape(tensor,
+                                           array_ops.stack([array_ops.shape(tensor)[0], width]))
                 batch_sizes.append((column.name, tensor.shape[0] if tensor.shape.ndims else None))
                 outputs.append(output)
                 if cols_to_vars is not None:
-                    cols_to_vars[column] = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
-                                                             scope=scope.name + "/")
+                    cols_to_vars[column] = graph_lib.get_collection(
+                        graph_lib.GraphKeys.GLOBAL_VARIABLES, scope=scope.name + "/")
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[column] = output
         static = {(n, int(b)) for n, b in batch_sizes if b is not None and
@@ -174,7 +183,7 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
         if len({b for _, b in static}) > 1:
             raise ValueError(f"Batch size (first dimension) of each feature must be same. "
                              f"Batch size of columns {sorted(static)}")
-        return tf.concat(outputs, 1)
+        return array_ops.concat(outputs, 1)
 
 
 def make_parse_example_spec(feature_columns):

@@ -11,8 +11,9 @@ import contextlib
 import re
 import threading
 
-from tensorflux.framework import device_spec
+from tensorflux.framework import device_spec, graph_io
 from tensorflux.framework.tensor import Operation, Tensor, user_location
+from tensorflux.protos import versions_pb2
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -122,8 +123,6 @@ class Graph:
 
     @property
     def graph_def_versions(self):
-        from tensorflux.protos import versions_pb2
-
         return versions_pb2.VersionDef(producer=self._graph_def_versions[0],
                                        min_consumer=self._graph_def_versions[1])
 
@@ -416,8 +415,6 @@ class Graph:
     # -- serialization ---------------------------------------------------------------------
 
     def as_graph_def(self, from_version=None, add_shapes: bool = False):
-        from tensorflux.framework import graph_io
-
         return graph_io.graph_to_graph_def(self, from_version, add_shapes)
 
     def as_default(self):

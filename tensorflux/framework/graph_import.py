@@ -20,13 +20,19 @@ warning (the graph may come from a newer producer).
 from __future__ import annotations
 
 import heapq
+import logging
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph_validation import validate_graph_def
 from tensorflux.framework.op_builder import _infer_shapes, _output_types
 from tensorflux.framework.tensor import Operation, Tensor, user_location
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.protos import graph_pb2
+
+# TF1's logger name, which `tf.logging` configures (framework sits below platform).
+_logger = logging.getLogger("tensorflow")
 
 __all__ = ["import_graph_def"]
 
@@ -52,8 +58,6 @@ def _tensor_key(text: str) -> str:
 
 
 def _check_arguments(graph_def, input_map, return_elements):
-    from tensorflux.protos import graph_pb2
-
     if not isinstance(graph_def, graph_pb2.GraphDef):
         if hasattr(graph_def, "SerializeToString") and hasattr(graph_def, "node"):
             graph_def = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
@@ -70,8 +74,6 @@ def _check_arguments(graph_def, input_map, return_elements):
 
 
 def _convert_input_map(graph, input_map, name):
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
-
     result = {}
     for key, value in (input_map or {}).items():
         key = key.decode() if isinstance(key, bytes) else key
@@ -192,9 +194,7 @@ class _Importer:
                     attrs[key] = value
                     continue
                 if not self._producer_default(node.op, key, proto):
-                    from tensorflux.platform import tf_logging
-
-                    tf_logging.warning(
+                    _logger.warning(
                         "Node '%s': NodeDef mentions attr '%s' which is not in the op "
                         "definition of %s (attrs: %s); it is ignored (the graph may come "
                         "from a newer producer).", node.name, key, node.op,

@@ -10,12 +10,12 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
+from tensorflux.protos import attr_value_pb2, graph_pb2, node_def_pb2
 
 
 def attr_to_proto(value, kind: str | None = None):
     """Python attr value -> AttrValue."""
-    from tensorflux.framework.tensor_util import make_tensor_proto
-    from tensorflux.protos import attr_value_pb2
 
     proto = attr_value_pb2.AttrValue()
     if kind is None:
@@ -84,7 +84,6 @@ def _infer_kind(value) -> str:
 
 def attr_from_proto(proto, kind: str | None = None):
     """AttrValue -> Python attr value (kinds as in op_def; inferred when None)."""
-    from tensorflux.framework.tensor_util import make_ndarray
 
     which = proto.WhichOneof("value")
     if which == "type":
@@ -145,7 +144,6 @@ def _fill_node_def(proto, name, op_type, op_def, attrs, inputs, device):
 
 def node_def_of(op):
     """The NodeDef of an Operation."""
-    from tensorflux.protos import node_def_pb2
 
     inputs = [t._as_node_def_input() for t in op._inputs]
     inputs += [f"^{c._name}" for c in op._control_inputs]
@@ -155,7 +153,6 @@ def node_def_of(op):
 
 def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
     """Graph -> GraphDef (ops in creation order; `from_version` keeps later ops only)."""
-    from tensorflux.protos import graph_pb2
 
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.producer = graph._graph_def_versions[0]
@@ -173,7 +170,6 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
 
 def nodes_to_graph_def(nodes, use_assigned_device: bool = False):
     """Runtime Nodes -> GraphDef, sorted by name for a deterministic dump."""
-    from tensorflux.protos import graph_pb2
 
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.producer = 27

@@ -15,12 +15,17 @@
 
 from __future__ import annotations
 
-import os
+import logging
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.tensor_util import make_tensor_proto
+from tensorflux.protos import graph_pb2, node_def_pb2
 
 __all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
-           "must_run_on_cpu", "tensor_shape_from_node_def_name", "write_graph"]
+           "must_run_on_cpu", "tensor_shape_from_node_def_name"]
+
+# TF1's logger name, which `tf.logging` configures (framework sits below platform).
+_logger = logging.getLogger("tensorflow")
 
 _VARIABLE_OPS = frozenset({"Variable", "VariableV2", "VarHandleOp", "AutoReloadVariable"})
 
@@ -33,15 +38,11 @@ def _node_name(text: str) -> str:
 
 
 def _check_graph_def(graph_def):
-    from tensorflux.protos import graph_pb2
-
     if not isinstance(graph_def, graph_pb2.GraphDef):
         raise TypeError(f"graph_def must be a graph_pb2.GraphDef proto, got {type(graph_def)}.")
 
 
 def _new_graph_def(like, nodes):
-    from tensorflux.protos import graph_pb2
-
     out = graph_pb2.GraphDef()
     out.versions.CopyFrom(like.versions)
     out.library.CopyFrom(like.library)
@@ -103,9 +104,6 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
         >>> frozen = tf.graph_util.convert_variables_to_constants(
         ...     sess, sess.graph.as_graph_def(), ["logits"])
     """
-    from tensorflux.framework.tensor_util import make_tensor_proto
-    from tensorflux.platform import tf_logging
-    from tensorflux.protos import node_def_pb2
 
     graph_def = extract_sub_graph(input_graph_def, output_node_names)
     allowed = set(variable_names_whitelist) if variable_names_whitelist is not None else None
@@ -148,8 +146,8 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
         else:
             out.CopyFrom(node)
         nodes.append(out)
-    tf_logging.info("Froze %d variables.", len(values))
-    tf_logging.info("Converted %d variables to const ops.", len(values))
+    _logger.info("Froze %d variables.", len(values))
+    _logger.info("Converted %d variables to const ops.", len(values))
     return _new_graph_def(graph_def, nodes)
 
 
@@ -159,7 +157,6 @@ def remove_training_nodes(input_graph, protected_nodes=None):
     Returns:
         A new GraphDef (versions and library are not copied, as in TF).
     """
-    from tensorflux.protos import graph_pb2, node_def_pb2
 
     protected = set(protected_nodes or ())
     dropped = {n.name for n in input_graph.node if n.op == "CheckNumerics"
@@ -253,31 +250,3 @@ def tensor_shape_from_node_def_name(graph, input_name: str):
     if ":" not in input_name:
         input_name = f"{input_name}:0"
     return graph.get_tensor_by_name(input_name).get_shape()
-
-
-def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
-    """Writes a Graph's GraphDef (or a GraphDef) to `logdir/name`; returns the path.
-
-    Example:
-        >>> tf.train.write_graph(sess.graph, "/tmp/model", "graph.pbtxt")
-        '/tmp/model/graph.pbtxt'
-    """
-    from google.protobuf import text_format
-
-    from tensorflux.platform import gfile
-
-    graph_def = graph_or_graph_def
-    if hasattr(graph_or_graph_def, "as_graph_def"):
-        graph_def = graph_or_graph_def.as_graph_def()
-    _check_graph_def(graph_def)
-    gfile.makedirs(logdir)
-    path = os.path.join(logdir, name)
-    if as_text:
-        data = text_format.MessageToString(graph_def).encode()
-    else:
-        data = graph_def.SerializeToString(deterministic=True)
-    temporary = f"{path}.tmp{os.getpid()}"
-    with gfile.GFile(temporary, "wb") as handle:
-        handle.write(data)
-    gfile.rename(temporary, path, overwrite=True)
-    return path

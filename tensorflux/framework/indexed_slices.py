@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import collections
 
+from tensorflux.framework import dtypes
 from tensorflux.framework.composite import register_session_run_conversion_functions
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 
 IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
                                             ["values", "indices", "dense_shape"])
@@ -57,9 +60,6 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        from tensorflux.framework.tensor_conversion import constant_value
-        from tensorflux.framework.tensor_shape import TensorShape
-
         if self._dense_shape is None:
             return TensorShape(None).merge_with(
                 TensorShape([None]).concatenate(self._values.shape[1:]))
@@ -72,9 +72,8 @@ class IndexedSlices:
         return self.shape
 
     def __neg__(self):
-        from tensorflux.ops import math as math_ops
-
-        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
+        # `-values` is Tensor.__neg__, which the math family installs (framework stays below it).
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
     def __repr__(self) -> str:
         return (f"IndexedSlices(indices={self._indices}, values={self._values}"
@@ -98,3 +97,14 @@ def _feed(key, value):
 
 
 register_session_run_conversion_functions(IndexedSlices, _fetch, _feed)
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    """Returns an IndexedSlices unchanged (checking `dtype`); converts anything else to a
+    Tensor."""
+    if isinstance(value, IndexedSlices):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for IndexedSlices with dtype {value.dtype.name}")
+        return value
+    return convert_to_tensor(value, dtype=dtype, name=name)

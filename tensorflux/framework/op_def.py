@@ -1,14 +1,12 @@
 """Op definitions: one signature with its shape function, kernels and gradient.
 
 `define_op(name, inputs, outputs, attrs, ...)` parses TensorFlow-style signature strings:
-
     inputs=["a: T", "values: N * T", "ref: Ref(T)", "shape: int32", "args: Tin"]
     attrs=["T: {float32, float64}", "N: int >= 1", "transpose_a: bool = False",
            "padding: {'SAME', 'VALID'}", "Tin: list(type)", "dtype: type"]
 
 Decorators attach the rules. Each rule declares the attrs it needs as keyword-only parameters;
 registration checks them against the declared attrs, so a typo fails at import:
-
     @MatMul.shape_fn                        # TensorShapes (or constant values) in, shapes out
     @MatMul.kernel                          # ndarrays in, ndarray (or tuple) out
     @Var.kernel(ctx=True)                   # kernel(ctx, *inputs) for stateful kernels
@@ -315,6 +313,7 @@ class OpDef:
         return self._output_tuple
 
     def __call__(self, *args, name=None, **kwargs):
+        # cycle: framework.op_builder imports this module (at import time)
         from tensorflux.framework.op_builder import create_op_from_def
 
         return create_op_from_def(self, args, kwargs, name)

@@ -54,6 +54,12 @@ def op_scope(values, name, default_name=None):
     return name_scope(name, default_name, values)
 
 
+def op_name_scope(name, default):
+    """The name scope an op wrapper opens on the default graph: `name`, or `default` when
+    `name` is None or empty (`with op_name_scope(name, "Softmax") as scope:` -> "Softmax/")."""
+    return graph_mod.get_default_graph().name_scope(name or default)
+
+
 def get_name_scope() -> str:
     return graph_mod.get_default_graph().get_name_scope()
 

@@ -11,6 +11,8 @@ import os
 import sys
 
 from tensorflux.framework import dtypes
+from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.device_spec import canonical_name
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -83,7 +85,6 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Evaluates this tensor in `session` or the default session."""
-        from tensorflux.framework import graph as graph_mod
 
         return graph_mod.run_in_session(self, feed_dict, session)
 
@@ -202,8 +203,6 @@ class Operation:
         return f"{self._location[0]}:{self._location[1]}"
 
     def _set_device(self, device) -> None:
-        from tensorflux.framework.device_spec import canonical_name
-
         self._device = canonical_name(device) if not isinstance(device, str) or device else ""
 
     def get_attr(self, name: str):
@@ -222,6 +221,7 @@ class Operation:
 
     @property
     def node_def(self):
+        # cycle: framework.graph_io -> ... imports this module (at import time)
         from tensorflux.framework import graph_io
 
         return graph_io.node_def_of(self)
@@ -260,7 +260,6 @@ class Operation:
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in `session` or the default session."""
-        from tensorflux.framework import graph as graph_mod
 
         graph_mod.run_in_session(self, feed_dict, session)
 

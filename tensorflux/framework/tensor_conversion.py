@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor import Operation, Tensor
 
 _CONVERSION_FUNCTIONS: list = []  # (priority, base_type, fn)
@@ -134,8 +135,6 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
 
 
 def constant(value, dtype=None, name=None) -> Tensor:
-    from tensorflux.framework.op_def import get_op_def
-
     array = _infer_numpy(value, dtypes.as_dtype(dtype) if dtype is not None else None)
     return get_op_def("Const")(value=array, dtype=dtypes.as_dtype(array.dtype)
                                if dtype is None else dtypes.as_dtype(dtype),

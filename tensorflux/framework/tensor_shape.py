@@ -7,6 +7,8 @@ ints and Nones.
 
 from __future__ import annotations
 
+from tensorflux.protos import tensor_shape_pb2
+
 
 class Dimension:
     """One dimension of a shape: an int, or unknown (`value is None`)."""
@@ -287,8 +289,6 @@ class TensorShape:
             raise ValueError(f"Shapes {self} and {other} must have the same rank")
 
     def as_proto(self):
-        from tensorflux.protos import tensor_shape_pb2
-
         proto = tensor_shape_pb2.TensorShapeProto()
         if self._dims is None:
             proto.unknown_rank = True

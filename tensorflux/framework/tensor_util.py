@@ -10,7 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
+from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import _infer_numpy, constant_value
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.protos import tensor_pb2
 
 # The largest tensor a TensorProto may declare (bytes of the decoded array): a proto that
 # declares more is refused before anything is allocated, whatever its own size.
@@ -20,8 +25,6 @@ MAX_RANK = 254
 
 def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
     """Builds a TensorProto from a value (TF's `tf.make_tensor_proto`)."""
-    from tensorflux.framework.tensor_conversion import _infer_numpy
-    from tensorflux.protos import tensor_pb2
 
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     array = _infer_numpy(values, dtype)
@@ -161,7 +164,53 @@ def _pad(array: np.ndarray, count: int) -> np.ndarray:
     return np.concatenate([array, np.repeat(array[-1:], count - array.size)])
 
 
-def constant_value(tensor, partial: bool = False):
-    from tensorflux.framework.tensor_conversion import constant_value as impl
+# Graph values that are not Tensors but count as tensors for `tf.is_tensor` (Variable registers
+# itself: framework sits below the op families).
+_TENSOR_LIKE_TYPES: list = []
 
-    return impl(tensor, partial)
+
+def register_tensor_like_type(cls) -> None:
+    """Makes `tf.is_tensor` true for instances of `cls` (and `tf.get_static_value` None)."""
+    if cls not in _TENSOR_LIKE_TYPES:
+        _TENSOR_LIKE_TYPES.append(cls)
+
+
+def is_tensor(x) -> bool:
+    """Whether `x` is a tensor-like graph value (Tensor, Variable, SparseTensor, IndexedSlices).
+
+    NumPy arrays and Python values are not tensors.
+    """
+    return isinstance(x, (Tensor, SparseTensor, IndexedSlices, *_TENSOR_LIKE_TYPES))
+
+
+def get_static_value(tensor, partial: bool = False):
+    """The value of `tensor` if it can be computed while the graph is built, else None.
+
+    Args:
+        tensor: a Tensor, or any other value (returned unchanged, as in TF).
+        partial: accepted for TF compatibility; only fully known values are returned.
+
+    Returns:
+        A NumPy value, None when it depends on feeds or state, or `tensor` itself when it is
+        not a graph value.
+
+    Example:
+        >>> tf.get_static_value(tf.constant([1, 2]))   # -> array([1, 2], dtype=int32)
+    """
+    if _TENSOR_LIKE_TYPES and isinstance(tensor, tuple(_TENSOR_LIKE_TYPES)):
+        return None
+    if not isinstance(tensor, Tensor):
+        return tensor
+    return constant_value(tensor)
+
+
+_NON_NUMERIC = {dtypes.bool_, dtypes.string}
+
+
+def is_numeric_tensor(tensor) -> bool:
+    """Whether `tensor` is a Tensor of a number dtype (not bool, string or resource)."""
+    if not isinstance(tensor, Tensor):
+        return False
+    dtype = tensor.dtype.base_dtype
+    return dtype not in _NON_NUMERIC and (dtype.is_floating or dtype.is_integer
+                                          or dtype.is_complex or dtype.is_quantized)

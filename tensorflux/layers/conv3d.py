@@ -10,6 +10,8 @@ with `use_bias` a `bias [filters]`. Default scopes are `conv3d`, `conv3d_transpo
 from __future__ import annotations
 
 from tensorflux.layers.core import _Conv, _ConvTranspose, _layer_call, _Pooling
+from tensorflux.ops.nn import conv3d as nn_conv3d
+from tensorflux.ops.nn import pool3d as nn_pool3d
 
 __all__ = ["Conv3D", "conv3d", "Conv3DTranspose", "conv3d_transpose", "MaxPooling3D",
            "max_pooling3d", "AveragePooling3D", "average_pooling3d"]
@@ -21,7 +23,7 @@ class Conv3D(_Conv):
     _default_name = "conv3d"
     _rank = 3
     _formats = ("NDHWC", "NCDHW")
-    _op = "conv3d"
+    _op = staticmethod(nn_conv3d.conv3d)
 
 
 class Conv3DTranspose(_ConvTranspose):
@@ -31,7 +33,7 @@ class Conv3DTranspose(_ConvTranspose):
     _default_name = "conv3d_transpose"
     _rank = 3
     _formats = ("NDHWC", "NCDHW")
-    _op = "conv3d_transpose"
+    _op = staticmethod(nn_conv3d.conv3d_transpose)
 
 
 def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
@@ -68,14 +70,14 @@ class MaxPooling3D(_Pooling3D):
     """Max pooling over 3-D windows of a 5-D input."""
 
     _default_name = "max_pooling3d"
-    _pool = "max_pool3d"
+    _pool = staticmethod(nn_pool3d.max_pool3d)
 
 
 class AveragePooling3D(_Pooling3D):
     """Average pooling over 3-D windows of a 5-D input."""
 
     _default_name = "average_pooling3d"
-    _pool = "avg_pool3d"
+    _pool = staticmethod(nn_pool3d.avg_pool3d)
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",

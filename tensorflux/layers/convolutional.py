@@ -12,13 +12,16 @@ input with a unit dimension added (`ExpandDims` ... `Squeeze`), as TensorFlow do
 from __future__ import annotations
 
 from tensorflux.layers.core import (
-    _api,
     _Conv,
     _ConvTranspose,
     _full,
     _layer_call,
     _Pooling,
 )
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.nn import conv as nn_conv
+from tensorflux.ops.nn import conv1d as nn_conv1d
+from tensorflux.ops.nn import pooling as nn_pooling
 
 __all__ = ["Conv1D", "conv1d", "Conv2DTranspose", "conv2d_transpose", "SeparableConv1D",
            "separable_conv1d", "SeparableConv2D", "separable_conv2d", "MaxPooling1D",
@@ -34,19 +37,17 @@ class Conv1D(_Conv):
     _allow_causal = True
 
     def call(self, inputs):
-        tf = _api()
-
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             pads = [[0, 0], [left, 0], [0, 0]] if self.data_format == "NHWC" else \
                 [[0, 0], [0, 0], [left, 0]]
-            inputs = tf.pad(inputs, pads)
+            inputs = array_ops.pad(inputs, pads)
             padding = "valid"
-        outputs = tf.nn.conv1d(inputs, self.kernel, stride=self.strides[0],
-                               padding=padding.upper(),
-                               data_format="NWC" if self.data_format == "NHWC" else "NCW",
-                               dilations=self.dilation_rate[0])
+        outputs = nn_conv1d.conv1d(inputs, self.kernel, stride=self.strides[0],
+                                   padding=padding.upper(),
+                                   data_format="NWC" if self.data_format == "NHWC" else "NCW",
+                                   dilations=self.dilation_rate[0])
         return self._bias_and_activation(outputs)
 
 
@@ -55,7 +56,7 @@ class Conv2DTranspose(_ConvTranspose):
     `in * stride + max(kernel - stride, 0)` for "valid"."""
 
     _default_name = "conv2d_transpose"
-    _op = "conv2d_transpose"
+    _op = staticmethod(nn_conv.conv2d_transpose)
     _lowercase_padding = True
 
 
@@ -97,13 +98,11 @@ class SeparableConv2D(_Conv):
         self.built = True
 
     def call(self, inputs):
-        tf = _api()
-
-        outputs = tf.nn.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
-                                         strides=_full(self.strides, self.data_format),
-                                         padding=self.padding.upper(),
-                                         rate=list(self.dilation_rate),
-                                         data_format=self.data_format)
+        outputs = nn_conv.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
+                                           strides=_full(self.strides, self.data_format),
+                                           padding=self.padding.upper(),
+                                           rate=list(self.dilation_rate),
+                                           data_format=self.data_format)
         return self._bias_and_activation(outputs)
 
 
@@ -114,19 +113,17 @@ class SeparableConv1D(SeparableConv2D):
     _rank = 1
 
     def call(self, inputs):
-        tf = _api()
-
         axis = 1 if self.data_format == "NHWC" else 2
-        inputs = tf.expand_dims(inputs, axis)
-        depthwise = tf.expand_dims(self.depthwise_kernel, 0)
-        pointwise = tf.expand_dims(self.pointwise_kernel, 0)
-        outputs = tf.nn.separable_conv2d(inputs, depthwise, pointwise,
-                                         strides=_full((1, *self.strides), self.data_format),
-                                         padding=self.padding.upper(),
-                                         rate=[1, *self.dilation_rate],
-                                         data_format=self.data_format)
+        inputs = array_ops.expand_dims(inputs, axis)
+        depthwise = array_ops.expand_dims(self.depthwise_kernel, 0)
+        pointwise = array_ops.expand_dims(self.pointwise_kernel, 0)
+        outputs = nn_conv.separable_conv2d(inputs, depthwise, pointwise,
+                                           strides=_full((1, *self.strides), self.data_format),
+                                           padding=self.padding.upper(),
+                                           rate=[1, *self.dilation_rate],
+                                           data_format=self.data_format)
         outputs = self._bias_and_activation(outputs)
-        return tf.squeeze(outputs, [axis])
+        return array_ops.squeeze(outputs, [axis])
 
 
 class _Pooling1D(_Pooling):
@@ -134,26 +131,24 @@ class _Pooling1D(_Pooling):
     _lowercase_padding = True
 
     def call(self, inputs):
-        tf = _api()
-
         axis = 2 if self.data_format == "NHWC" else 3
-        outputs = self._run(tf.expand_dims(inputs, axis), (*self.pool_size, 1),
+        outputs = self._run(array_ops.expand_dims(inputs, axis), (*self.pool_size, 1),
                             (*self.strides, 1))
-        return tf.squeeze(outputs, [axis])
+        return array_ops.squeeze(outputs, [axis])
 
 
 class MaxPooling1D(_Pooling1D):
     """Max pooling over the width of a 3-D input."""
 
     _default_name = "max_pooling1d"
-    _pool = "max_pool"
+    _pool = staticmethod(nn_pooling.max_pool)
 
 
 class AveragePooling1D(_Pooling1D):
     """Average pooling over the width of a 3-D input."""
 
     _default_name = "average_pooling1d"
-    _pool = "avg_pool"
+    _pool = staticmethod(nn_pooling.avg_pool)
 
 
 def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",

@@ -10,18 +10,22 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import tensor as tensor_lib
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import conv as nn_conv
+from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import functions as nn_functions
+from tensorflux.ops.nn import pooling as nn_pooling
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_scope
 
 __all__ = ["Layer", "Dense", "dense", "Conv2D", "conv2d", "MaxPooling2D", "max_pooling2d",
            "AveragePooling2D", "average_pooling2d", "Flatten", "flatten", "Dropout", "dropout"]
 
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 def _tuple(value, rank, what):
@@ -118,11 +122,10 @@ class Layer:
 
     def add_variable(self, name, shape, dtype=None, initializer=None, regularizer=None,
                      trainable=True, constraint=None):
-        tf = _api()
 
         trainable = trainable and self.trainable
-        var = tf.get_variable(name, shape=shape, dtype=dtype or self.dtype or "float32",
-                              initializer=initializer, trainable=trainable)
+        var = variable_scope.get_variable(name, shape=shape, dtype=dtype or self.dtype or "float32",
+                                          initializer=initializer, trainable=trainable)
         if trainable:
             if var not in self._trainable_weights:
                 self._trainable_weights.append(var)
@@ -150,20 +153,19 @@ class Layer:
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
-        tf = _api()
-
         graph = graph_mod.get_default_graph()
         if self._scope is None:
             if self._reuse and self._name is None:
                 # TF1: a reusing layer with no name enters its un-uniquified base name.
-                with tf.variable_scope(self._default_name, reuse=self._reuse) as scope:
+                with variable_scope.variable_scope(self._default_name,
+                                                   reuse=self._reuse) as scope:
                     self._scope = scope
             else:
-                with tf.variable_scope(self._name, default_name=self._default_name,
-                                       reuse=self._reuse) as scope:
+                with variable_scope.variable_scope(self._name, default_name=self._default_name,
+                                                   reuse=self._reuse) as scope:
                     self._scope = scope
-        with tf.variable_scope(self._scope, reuse=True if self.built else self._reuse,
-                               auxiliary_name_scope=False):
+        with variable_scope.variable_scope(self._scope, reuse=True if self.built else self._reuse,
+                                           auxiliary_name_scope=False):
             with graph.name_scope(self._name_scope()):
                 inputs = _convert_inputs(inputs)
                 if self.dtype is None:  # TF1: a layer takes its dtype from its first input
@@ -226,8 +228,6 @@ class Dense(Layer):
         self.bias_regularizer = bias_regularizer
 
     def build(self, input_shape):
-        tf = _api()
-
         input_shape = TensorShape(input_shape)
         last = input_shape[-1].value if input_shape.ndims else None
         if last is None:
@@ -240,24 +240,22 @@ class Dense(Layer):
         if self.use_bias:
             self.bias = self.add_variable(
                 "bias", [self.units],
-                initializer=self.bias_initializer or tf.zeros_initializer(),
+                initializer=self.bias_initializer or init_ops.zeros_initializer(),
                 regularizer=self.bias_regularizer)
         self.built = True
 
     def call(self, inputs):
-        tf = _api()
-
         rank = inputs.get_shape().ndims
         if rank is not None and rank > 2:
-            flat = tf.reshape(inputs, [-1, inputs.get_shape()[-1].value])
-            outputs = tf.matmul(flat, self.kernel)
-            shape = tf.concat([tf.shape(inputs)[:-1], [self.units]], 0)
-            outputs = tf.reshape(outputs, shape)
+            flat = array_ops.reshape(inputs, [-1, inputs.get_shape()[-1].value])
+            outputs = math_ops.matmul(flat, self.kernel)
+            shape = array_ops.concat([array_ops.shape(inputs)[:-1], [self.units]], 0)
+            outputs = array_ops.reshape(outputs, shape)
             outputs.set_shape(inputs.get_shape()[:-1].concatenate([self.units]))
         else:
-            outputs = tf.matmul(inputs, self.kernel)
+            outputs = math_ops.matmul(inputs, self.kernel)
         if self.bias is not None:
-            outputs = tf.nn.bias_add(outputs, self.bias)
+            outputs = nn_core.bias_add(outputs, self.bias)
         return _activate(outputs, self.activation)
 
 
@@ -279,7 +277,7 @@ class _Conv(Layer):
 
     _rank = 2
     _formats = ("NHWC", "NCHW")
-    _op = "conv2d"
+    _op = staticmethod(nn_conv.conv2d)
     _lowercase_padding = False
     _allow_causal = False
 
@@ -313,13 +311,11 @@ class _Conv(Layer):
         return channels
 
     def _add_bias(self):
-        tf = _api()
-
         self.bias = None
         if self.use_bias:
             self.bias = self.add_variable(
                 "bias", [self.filters],
-                initializer=self.bias_initializer or tf.zeros_initializer(),
+                initializer=self.bias_initializer or init_ops.zeros_initializer(),
                 regularizer=self.bias_regularizer)
 
     def _kernel_shape(self, channels):
@@ -334,21 +330,17 @@ class _Conv(Layer):
         self.built = True
 
     def _bias_and_activation(self, outputs):
-        tf = _api()
-
         if self.bias is not None:
             if self.data_format == "NCDHW":  # BiasAdd knows NHWC and NCHW only
-                outputs = outputs + tf.reshape(self.bias, [self.filters, 1, 1, 1])
+                outputs = outputs + array_ops.reshape(self.bias, [self.filters, 1, 1, 1])
             else:
-                outputs = tf.nn.bias_add(
+                outputs = nn_core.bias_add(
                     outputs, self.bias, data_format="NHWC" if self.data_format[-1] == "C"
                     else "NCHW")
         return _activate(outputs, self.activation)
 
     def call(self, inputs):
-        tf = _api()
-
-        outputs = getattr(tf.nn, self._op)(
+        outputs = self._op(
             inputs, self.kernel, strides=_full(self.strides, self.data_format),
             padding=self.padding.upper(), data_format=self.data_format,
             dilations=_full(self.dilation_rate, self.data_format))
@@ -378,12 +370,10 @@ class _ConvTranspose(_Conv):
         return length * stride + max(kernel - stride, 0)
 
     def call(self, inputs):
-        tf = _api()
-
         last = self.data_format[-1] == "C"
         axes = range(1, self._rank + 1) if last else range(2, self._rank + 2)
         static = inputs.get_shape()
-        dynamic = tf.shape(inputs)
+        dynamic = array_ops.shape(inputs)
         sizes, static_sizes = [], []
         for axis, kernel, stride in zip(axes, self.kernel_size, self.strides):
             known = static[axis].value
@@ -397,12 +387,12 @@ class _ConvTranspose(_Conv):
         else:
             shape = [batch, self.filters, *sizes]
             static_shape = [static[0].value, self.filters, *static_sizes]
-        if any(isinstance(s, tf.Tensor) for s in shape):
-            shape = tf.stack(shape)
-        outputs = getattr(tf.nn, self._op)(inputs, self.kernel, shape,
-                                           strides=_full(self.strides, self.data_format),
-                                           padding=self.padding.upper(),
-                                           data_format=self.data_format)
+        if any(isinstance(s, tensor_lib.Tensor) for s in shape):
+            shape = array_ops.stack(shape)
+        outputs = self._op(inputs, self.kernel, shape,
+                           strides=_full(self.strides, self.data_format),
+                           padding=self.padding.upper(),
+                           data_format=self.data_format)
         outputs.set_shape(static_shape)
         return self._bias_and_activation(outputs)
 
@@ -436,7 +426,7 @@ class _Pooling(Layer):
 
     _rank = 2
     _formats = ("NHWC", "NCHW")
-    _pool = "max_pool"
+    _pool = staticmethod(nn_pooling.max_pool)
     _lowercase_padding = False
 
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
@@ -449,12 +439,10 @@ class _Pooling(Layer):
         self.data_format = _data_format(data_format, *self._formats)
 
     def _run(self, inputs, pool_size, strides):
-        tf = _api()
-
-        return getattr(tf.nn, self._pool)(inputs, ksize=_full(pool_size, self.data_format),
-                                          strides=_full(strides, self.data_format),
-                                          padding=self.padding.upper(),
-                                          data_format=self.data_format)
+        return self._pool(inputs, ksize=_full(pool_size, self.data_format),
+                          strides=_full(strides, self.data_format),
+                          padding=self.padding.upper(),
+                          data_format=self.data_format)
 
     def call(self, inputs):
         return self._run(inputs, self.pool_size, self.strides)
@@ -462,12 +450,12 @@ class _Pooling(Layer):
 
 class MaxPooling2D(_Pooling):
     _default_name = "max_pooling2d"
-    _pool = "max_pool"
+    _pool = staticmethod(nn_pooling.max_pool)
 
 
 class AveragePooling2D(_Pooling):
     _default_name = "average_pooling2d"
-    _pool = "avg_pool"
+    _pool = staticmethod(nn_pooling.avg_pool)
 
 
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
@@ -490,19 +478,17 @@ class Flatten(Layer):
         self.data_format = _data_format(data_format)
 
     def call(self, inputs):
-        tf = _api()
-
         if self.data_format == "NCHW" and inputs.get_shape().ndims and \
                 inputs.get_shape().ndims > 2:
             rank = inputs.get_shape().ndims
-            inputs = tf.transpose(inputs, [0, *range(2, rank), 1])
+            inputs = array_ops.transpose(inputs, [0, *range(2, rank), 1])
         shape = inputs.get_shape()
         rest = shape[1:].num_elements() if shape.ndims is not None else None
         if rest is not None:
-            outputs = tf.reshape(inputs, [-1, rest])
+            outputs = array_ops.reshape(inputs, [-1, rest])
         else:
-            outputs = tf.reshape(inputs, tf.stack(
-                [tf.shape(inputs)[0], -1]))
+            outputs = array_ops.reshape(inputs, array_ops.stack(
+                [array_ops.shape(inputs)[0], -1]))
         if shape.ndims is not None:
             outputs.set_shape([shape[0].value, rest])
         return outputs
@@ -524,18 +510,16 @@ class Dropout(Layer):
         self.seed = seed
 
     def call(self, inputs, training=False):
-        tf = _api()
-
         if isinstance(training, (bool, np.bool_)) or training is None:
             if not training:
-                return tf.identity(inputs)
-            return tf.nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                  seed=self.seed)
-        dropped = tf.nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                 seed=self.seed)
+                return array_ops.identity(inputs)
+            return nn_functions.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+                                        seed=self.seed)
+        dropped = nn_functions.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+                                       seed=self.seed)
         training = convert_to_tensor(training)
-        return tf.where(tf.fill(tf.shape(inputs), training), dropped,
-                               inputs)
+        return math_ops.where(array_ops.fill(array_ops.shape(inputs), training), dropped,
+                              inputs)
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):

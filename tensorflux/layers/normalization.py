@@ -11,8 +11,14 @@ import numpy as np
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.layers.core import Layer, _api
+from tensorflux.layers.core import Layer
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import functions as nn_functions
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["BatchNormalization", "batch_normalization"]
 
@@ -46,7 +52,6 @@ class BatchNormalization(Layer):
         self.gamma_regularizer = gamma_regularizer
 
     def build(self, input_shape):
-        tf = _api()
         input_shape = TensorShape(input_shape)
         rank = input_shape.ndims
         if rank is None:
@@ -60,21 +65,20 @@ class BatchNormalization(Layer):
         self._rank = rank
         param = [channels]
         self.gamma = self.add_variable(
-            "gamma", param, initializer=self.gamma_initializer or tf.ones_initializer(),
+            "gamma", param, initializer=self.gamma_initializer or init_ops.ones_initializer(),
             regularizer=self.gamma_regularizer) if self.scale else None
         self.beta = self.add_variable(
-            "beta", param, initializer=self.beta_initializer or tf.zeros_initializer(),
+            "beta", param, initializer=self.beta_initializer or init_ops.zeros_initializer(),
             regularizer=self.beta_regularizer) if self.center else None
         self.moving_mean = self.add_variable(
             "moving_mean", param, trainable=False,
-            initializer=self.moving_mean_initializer or tf.zeros_initializer())
+            initializer=self.moving_mean_initializer or init_ops.zeros_initializer())
         self.moving_variance = self.add_variable(
             "moving_variance", param, trainable=False,
-            initializer=self.moving_variance_initializer or tf.ones_initializer())
+            initializer=self.moving_variance_initializer or init_ops.ones_initializer())
         self.built = True
 
     def call(self, inputs, training=False):
-        tf = _api()
         graph = graph_mod.get_default_graph()
         reduce_axes = [i for i in range(self._rank) if i != self._axis]
         shape = [1] * self._rank
@@ -83,33 +87,34 @@ class BatchNormalization(Layer):
         def reshaped(value):
             if value is None or self._axis == self._rank - 1:
                 return value
-            return tf.reshape(value, shape)
+            return array_ops.reshape(value, shape)
 
         static = training if isinstance(training, (bool, np.bool_)) or training is None \
             else None
         if static is not None and not static:
             mean, variance = self.moving_mean, self.moving_variance
-            return tf.nn.batch_normalization(inputs, reshaped(mean), reshaped(variance),
-                                             reshaped(self.beta), reshaped(self.gamma),
-                                             self.epsilon)
-        batch_mean, batch_variance = tf.nn.moments(inputs, reduce_axes)
+            return nn_functions.batch_normalization(inputs, reshaped(mean), reshaped(variance),
+                                                    reshaped(self.beta), reshaped(self.gamma),
+                                                    self.epsilon)
+        batch_mean, batch_variance = nn_functions.moments(inputs, reduce_axes)
         if static is None:
-            training = tf.convert_to_tensor(training)
-            mean = tf.where(training, batch_mean, tf.convert_to_tensor(self.moving_mean))
-            variance = tf.where(training, batch_variance,
-                                tf.convert_to_tensor(self.moving_variance))
-            decay = tf.where(training, tf.constant(self.momentum, inputs.dtype.base_dtype),
-                             tf.constant(1.0, inputs.dtype.base_dtype))
+            training = convert_to_tensor(training)
+            mean = math_ops.where(training, batch_mean, convert_to_tensor(self.moving_mean))
+            variance = math_ops.where(training, batch_variance,
+                                      convert_to_tensor(self.moving_variance))
+            decay = math_ops.where(training,
+                                   array_ops.constant(self.momentum, inputs.dtype.base_dtype),
+                                   array_ops.constant(1.0, inputs.dtype.base_dtype))
         else:
             mean, variance = batch_mean, batch_variance
-            decay = tf.constant(self.momentum, inputs.dtype.base_dtype)
-        outputs = tf.nn.batch_normalization(inputs, reshaped(mean), reshaped(variance),
-                                            reshaped(self.beta), reshaped(self.gamma),
-                                            self.epsilon)
+            decay = array_ops.constant(self.momentum, inputs.dtype.base_dtype)
+        outputs = nn_functions.batch_normalization(inputs, reshaped(mean), reshaped(variance),
+                                                   reshaped(self.beta), reshaped(self.gamma),
+                                                   self.epsilon)
         if self.trainable or static is None or static:
             with graph.name_scope(None):
-                update_mean = _assign_moving_average(tf, self.moving_mean, batch_mean, decay)
-                update_variance = _assign_moving_average(tf, self.moving_variance,
+                update_mean = _assign_moving_average(self.moving_mean, batch_mean, decay)
+                update_variance = _assign_moving_average(self.moving_variance,
                                                          batch_variance, decay)
             self.add_update([update_mean, update_variance])
             graph.add_to_collection(GraphKeys.UPDATE_OPS, update_mean)
@@ -117,12 +122,12 @@ class BatchNormalization(Layer):
         return outputs
 
 
-def _assign_moving_average(tf, variable, value, decay):
+def _assign_moving_average(variable, value, decay):
     graph = graph_mod.get_default_graph()
     with graph.name_scope(f"{variable.op.name}/AssignMovingAvg") as scope:
         with graph.colocate_with(variable.op):
-            delta = (tf.convert_to_tensor(variable) - value) * (1.0 - decay)
-            return tf.assign_sub(variable, delta, name=scope)
+            delta = (convert_to_tensor(variable) - value) * (1.0 - decay)
+            return state_ops.assign_sub(variable, delta, name=scope)
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

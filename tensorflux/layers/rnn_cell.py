@@ -12,9 +12,18 @@ import hashlib
 import numpy as np
 
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import nest
 from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.layers.core import Layer, _api
+from tensorflux.layers.core import Layer
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import functions as nn_functions
+from tensorflux.ops.random import stateful as random_ops
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
            "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple", "static_rnn",
@@ -36,19 +45,15 @@ class LSTMStateTuple(_LSTMStateTuple):
         return c.dtype
 
 
-def _flatten(structure):
-    if isinstance(structure, (list, tuple)):
-        return [x for item in structure for x in _flatten(item)]
-    return [structure]
 
 
-def _zeros(tf, batch_size, size, dtype):
+def _zeros(batch_size, size, dtype):
     if isinstance(size, (list, tuple)):
-        return type(size)(_zeros(tf, batch_size, s, dtype) for s in size) \
-            if not hasattr(size, "_fields") else type(size)(*[_zeros(tf, batch_size, s, dtype)
+        return type(size)(_zeros(batch_size, s, dtype) for s in size) \
+            if not hasattr(size, "_fields") else type(size)(*[_zeros(batch_size, s, dtype)
                                                               for s in size])
-    return tf.zeros(tf.stack([batch_size, size]) if isinstance(batch_size, Tensor)
-                    else [batch_size, size], dtype=dtype)
+    return array_ops.zeros(array_ops.stack([batch_size, size]) if isinstance(batch_size, Tensor)
+                           else [batch_size, size], dtype=dtype)
 
 
 class RNNCell(Layer):
@@ -67,29 +72,24 @@ class RNNCell(Layer):
 
     def __call__(self, inputs, state, scope=None):
         if scope is not None:
-            tf = _api()
-            with tf.variable_scope(scope, reuse=self._reuse):
+            with variable_scope.variable_scope(scope, reuse=self._reuse):
                 return super().__call__(inputs, state)
         return super().__call__(inputs, state)
 
     def zero_state(self, batch_size, dtype):
         """Zero-filled state(s) for a batch of `batch_size`."""
-        tf = _api()
         graph = graph_mod.get_default_graph()
         with graph.name_scope(f"{type(self).__name__}ZeroState"):
-            return _zeros(tf, batch_size, self.state_size, dtype)
+            return _zeros(batch_size, self.state_size, dtype)
 
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
-        tf = _api()
         if inputs is not None:
-            batch_size = tf.shape(inputs)[0]
+            batch_size = array_ops.shape(inputs)[0]
             dtype = inputs.dtype
         return self.zero_state(batch_size, dtype)
 
 
 def _input_depth(input_shape, cell):
-    from tensorflux.framework.tensor_shape import TensorShape
-
     shape = TensorShape(input_shape)
     depth = shape[-1].value if shape.ndims else None
     if depth is None:
@@ -117,17 +117,16 @@ class BasicRNNCell(RNNCell):
         return self._num_units
 
     def build(self, input_shape):
-        tf = _api()
         depth = _input_depth(input_shape, self)
         self._kernel = self.add_variable("kernel", [depth + self._num_units, self._num_units])
         self._bias = self.add_variable("bias", [self._num_units],
-                                       initializer=tf.zeros_initializer())
+                                       initializer=init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
-        tf = _api()
-        gate = tf.nn.bias_add(tf.matmul(tf.concat([inputs, state], 1), self._kernel), self._bias)
-        output = (self._activation or tf.tanh)(gate)
+        gate = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, state], 1), self._kernel),
+                                self._bias)
+        output = (self._activation or math_ops.tanh)(gate)
         return output, output
 
 
@@ -154,28 +153,27 @@ class BasicLSTMCell(RNNCell):
         return self._num_units
 
     def build(self, input_shape):
-        tf = _api()
         depth = _input_depth(input_shape, self)
         self._kernel = self.add_variable("kernel", [depth + self._num_units, 4 * self._num_units])
         self._bias = self.add_variable("bias", [4 * self._num_units],
-                                       initializer=tf.zeros_initializer())
+                                       initializer=init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
-        tf = _api()
         if self._state_is_tuple:
             c, h = state
         else:
-            c, h = tf.split(state, 2, axis=1)
-        gates = tf.nn.bias_add(tf.matmul(tf.concat([inputs, h], 1), self._kernel), self._bias)
-        i, j, f, o = tf.split(gates, 4, axis=1)
-        activation = self._activation or tf.tanh
-        forget = tf.constant(self._forget_bias, dtype=f.dtype.base_dtype)
-        new_c = c * tf.sigmoid(f + forget) + tf.sigmoid(i) * activation(j)
-        new_h = activation(new_c) * tf.sigmoid(o)
+            c, h = array_ops.split(state, 2, axis=1)
+        gates = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel),
+                                 self._bias)
+        i, j, f, o = array_ops.split(gates, 4, axis=1)
+        activation = self._activation or math_ops.tanh
+        forget = array_ops.constant(self._forget_bias, dtype=f.dtype.base_dtype)
+        new_c = c * math_ops.sigmoid(f + forget) + math_ops.sigmoid(i) * activation(j)
+        new_h = activation(new_c) * math_ops.sigmoid(o)
         if self._state_is_tuple:
             return new_h, LSTMStateTuple(new_c, new_h)
-        return new_h, tf.concat([new_c, new_h], 1)
+        return new_h, array_ops.concat([new_c, new_h], 1)
 
 
 class LSTMCell(RNNCell):
@@ -209,13 +207,12 @@ class LSTMCell(RNNCell):
         return self._num_proj or self._num_units
 
     def build(self, input_shape):
-        tf = _api()
         depth = _input_depth(input_shape, self)
         h_depth = self._num_proj or self._num_units
         self._kernel = self.add_variable("kernel", [depth + h_depth, 4 * self._num_units],
                                          initializer=self._initializer)
         self._bias = self.add_variable("bias", [4 * self._num_units],
-                                       initializer=tf.zeros_initializer())
+                                       initializer=init_ops.zeros_initializer())
         if self._use_peepholes:
             self._w_f_diag = self.add_variable("w_f_diag", [self._num_units],
                                                initializer=self._initializer)
@@ -230,33 +227,33 @@ class LSTMCell(RNNCell):
         self.built = True
 
     def call(self, inputs, state):
-        tf = _api()
-        activation = self._activation or tf.tanh
+        activation = self._activation or math_ops.tanh
         if self._state_is_tuple:
             c_prev, m_prev = state
         else:
-            c_prev = tf.slice(state, [0, 0], [-1, self._num_units])
-            m_prev = tf.slice(state, [0, self._num_units], [-1, self.output_size])
-        gates = tf.nn.bias_add(tf.matmul(tf.concat([inputs, m_prev], 1), self._kernel),
-                               self._bias)
-        i, j, f, o = tf.split(gates, 4, axis=1)
-        forget = tf.constant(self._forget_bias, dtype=f.dtype.base_dtype)
+            c_prev = array_ops.slice(state, [0, 0], [-1, self._num_units])
+            m_prev = array_ops.slice(state, [0, self._num_units], [-1, self.output_size])
+        gates = nn_core.bias_add(math_ops.matmul(array_ops.concat([inputs, m_prev], 1),
+                                                 self._kernel),
+                                 self._bias)
+        i, j, f, o = array_ops.split(gates, 4, axis=1)
+        forget = array_ops.constant(self._forget_bias, dtype=f.dtype.base_dtype)
         if self._use_peepholes:
-            c = (tf.sigmoid(f + forget + self._w_f_diag * c_prev) * c_prev
-                 + tf.sigmoid(i + self._w_i_diag * c_prev) * activation(j))
+            c = (math_ops.sigmoid(f + forget + self._w_f_diag * c_prev) * c_prev
+                 + math_ops.sigmoid(i + self._w_i_diag * c_prev) * activation(j))
         else:
-            c = tf.sigmoid(f + forget) * c_prev + tf.sigmoid(i) * activation(j)
+            c = math_ops.sigmoid(f + forget) * c_prev + math_ops.sigmoid(i) * activation(j)
         if self._cell_clip is not None:
-            c = tf.clip_by_value(c, -self._cell_clip, self._cell_clip)
+            c = math_ops.clip_by_value(c, -self._cell_clip, self._cell_clip)
         if self._use_peepholes:
-            m = tf.sigmoid(o + self._w_o_diag * c) * activation(c)
+            m = math_ops.sigmoid(o + self._w_o_diag * c) * activation(c)
         else:
-            m = tf.sigmoid(o) * activation(c)
+            m = math_ops.sigmoid(o) * activation(c)
         if self._num_proj is not None:
-            m = tf.matmul(m, self._proj_kernel)
+            m = math_ops.matmul(m, self._proj_kernel)
             if self._proj_clip is not None:
-                m = tf.clip_by_value(m, -self._proj_clip, self._proj_clip)
-        new_state = LSTMStateTuple(c, m) if self._state_is_tuple else tf.concat([c, m], 1)
+                m = math_ops.clip_by_value(m, -self._proj_clip, self._proj_clip)
+        new_state = LSTMStateTuple(c, m) if self._state_is_tuple else array_ops.concat([c, m], 1)
         return m, new_state
 
 
@@ -282,29 +279,29 @@ class GRUCell(RNNCell):
         return self._num_units
 
     def build(self, input_shape):
-        tf = _api()
         depth = _input_depth(input_shape, self)
         n = self._num_units
         self._gate_kernel = self.add_variable("gates/kernel", [depth + n, 2 * n],
                                               initializer=self._kernel_initializer)
         self._gate_bias = self.add_variable(
             "gates/bias", [2 * n],
-            initializer=self._bias_initializer or tf.constant_initializer(1.0))
+            initializer=self._bias_initializer or init_ops.constant_initializer(1.0))
         self._candidate_kernel = self.add_variable("candidate/kernel", [depth + n, n],
                                                    initializer=self._kernel_initializer)
         self._candidate_bias = self.add_variable(
-            "candidate/bias", [n], initializer=self._bias_initializer or tf.zeros_initializer())
+            "candidate/bias", [n],
+            initializer=self._bias_initializer or init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
-        tf = _api()
-        gates = tf.sigmoid(tf.nn.bias_add(
-            tf.matmul(tf.concat([inputs, state], 1), self._gate_kernel), self._gate_bias))
-        r, u = tf.split(gates, 2, axis=1)
-        candidate = tf.nn.bias_add(
-            tf.matmul(tf.concat([inputs, r * state], 1), self._candidate_kernel),
+        gates = math_ops.sigmoid(nn_core.bias_add(
+            math_ops.matmul(array_ops.concat([inputs, state], 1),
+                            self._gate_kernel), self._gate_bias))
+        r, u = array_ops.split(gates, 2, axis=1)
+        candidate = nn_core.bias_add(
+            math_ops.matmul(array_ops.concat([inputs, r * state], 1), self._candidate_kernel),
             self._candidate_bias)
-        c = (self._activation or tf.tanh)(candidate)
+        c = (self._activation or math_ops.tanh)(candidate)
         new_h = u * state + (1 - u) * c
         return new_h, new_h
 
@@ -339,23 +336,22 @@ class MultiRNNCell(RNNCell):
         self.built = True
 
     def call(self, inputs, state):
-        tf = _api()
         current = inputs
         new_states = []
         offset = 0
         for i, cell in enumerate(self._cells):
-            with tf.variable_scope(f"cell_{i}"):
+            with variable_scope.variable_scope(f"cell_{i}"):
                 if self._state_is_tuple:
                     cell_state = state[i]
                 else:
                     size = cell.state_size
-                    cell_state = tf.slice(state, [0, offset], [-1, size])
+                    cell_state = array_ops.slice(state, [0, offset], [-1, size])
                     offset += size
                 current, new_state = cell(current, cell_state)
                 new_states.append(new_state)
         if self._state_is_tuple:
             return current, tuple(new_states)
-        return current, tf.concat(new_states, 1)
+        return current, array_ops.concat(new_states, 1)
 
     @property
     def trainable_weights(self):
@@ -429,22 +425,22 @@ class DropoutWrapper(_Wrapper):
         return int(digest[:8], 16) & 0x7FFFFFFF
 
     def _make_noise(self, salt, sizes, dtype):
-        tf = _api()
-        return [tf.random_uniform([1] + _size_dims(size), seed=self._gen_seed(salt, i),
-                                  dtype=dtype) for i, size in enumerate(_flatten(sizes))]
+        return [random_ops.random_uniform([1] + _size_dims(size), seed=self._gen_seed(salt, i),
+                                          dtype=dtype)
+                for i, size in enumerate(nest.flatten(sizes))]
 
     def _drop(self, value, salt, index, keep_prob):
-        tf = _api()
         if not self._variational:
-            return tf.nn.dropout(value, keep_prob=keep_prob, seed=self._gen_seed(salt, index))
-        binary = tf.floor(keep_prob + self._noise[salt][index])
-        result = tf.div(value, keep_prob) * binary
+            return nn_functions.dropout(value, keep_prob=keep_prob,
+                                        seed=self._gen_seed(salt, index))
+        binary = math_ops.floor(keep_prob + self._noise[salt][index])
+        result = math_ops.div(value, keep_prob) * binary
         result.set_shape(value.get_shape())
         return result
 
     def _drop_all(self, structure, salt, keep_prob):
-        flat = [self._drop(v, salt, i, keep_prob) for i, v in enumerate(_flatten(structure))]
-        return _pack_like(structure, iter(flat))
+        flat = [self._drop(v, salt, i, keep_prob) for i, v in enumerate(nest.flatten(structure))]
+        return nest.pack_sequence_as(structure, flat)
 
     def _drop_state(self, state, keep_prob):
         # The filter visitor says per substructure whether to drop (True/False, or a structure
@@ -452,7 +448,7 @@ class DropoutWrapper(_Wrapper):
         counter = [0]
 
         def skip(sub):
-            counter[0] += len(_flatten(sub))
+            counter[0] += len(nest.flatten(sub))
             return sub
 
         def walk(sub):
@@ -489,14 +485,6 @@ def _size_dims(size):
     return [int(d) for d in TensorShape(size).as_list()]
 
 
-def _pack_like(structure, values):
-    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
-        return type(structure)(*[_pack_like(s, values) for s in structure])
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_pack_like(s, values) for s in structure)
-    return next(values)
-
-
 class ResidualWrapper(_Wrapper):
     """output = cell(inputs) + inputs."""
 
@@ -517,32 +505,32 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     With `sequence_length`, outputs past each sequence's length are zero and the state stops
     changing there.
     """
-    tf = _api()
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise TypeError("inputs must be a non-empty list of Tensors")
-    with tf.variable_scope(scope or "rnn") as varscope:
-        first = tf.convert_to_tensor(inputs[0])
+    with variable_scope.variable_scope(scope or "rnn") as varscope:
+        first = convert_to_tensor(inputs[0])
         if initial_state is not None:
             state = initial_state
         else:
             if dtype is None:
                 raise ValueError("If no initial_state is provided, dtype must be specified")
             batch = first.get_shape()[0].value
-            state = cell.zero_state(batch if batch is not None else tf.shape(first)[0], dtype)
+            state = cell.zero_state(batch if batch is not None else array_ops.shape(first)[0],
+                                    dtype)
         outputs = []
         if sequence_length is not None:
-            sequence_length = tf.convert_to_tensor(sequence_length)
+            sequence_length = convert_to_tensor(sequence_length)
         for time, step_input in enumerate(inputs):
             if time > 0:  # TF: cells that call get_variable themselves share step 0's
                 varscope.reuse_variables()
             output, new_state = cell(step_input, state)
             if sequence_length is not None:
-                done = tf.greater_equal(time, sequence_length)
-                zeros = tf.zeros_like(output)
-                output = tf.where(done, zeros, output)
-                flat_old, flat_new = _flatten(state), _flatten(new_state)
-                merged = [tf.where(done, old, new) for old, new in zip(flat_old, flat_new)]
-                new_state = _pack_like(new_state, iter(merged))
+                done = math_ops.greater_equal(time, sequence_length)
+                zeros = array_ops.zeros_like(output)
+                output = math_ops.where(done, zeros, output)
+                flat_old, flat_new = nest.flatten(state), nest.flatten(new_state)
+                merged = [math_ops.where(done, old, new) for old, new in zip(flat_old, flat_new)]
+                new_state = nest.pack_sequence_as(new_state, merged)
             outputs.append(output)
             state = new_state
         return outputs, state
@@ -552,26 +540,27 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
                              initial_state_bw=None, dtype=None, sequence_length=None,
                              scope=None):
     """Forward and backward static RNNs; outputs are concatenated per time step."""
-    tf = _api()
-    with tf.variable_scope(scope or "bidirectional_rnn"):
-        with tf.variable_scope("fw") as fw_scope:  # TF: cells live in fw/, not fw/rnn/
+    with variable_scope.variable_scope(scope or "bidirectional_rnn"):
+        # TF: the cells live in fw/ and bw/, not fw/rnn/.
+        with variable_scope.variable_scope("fw") as fw_scope:
             fw_out, fw_state = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
                                           sequence_length, scope=fw_scope)
-        with tf.variable_scope("bw") as bw_scope:
+        with variable_scope.variable_scope("bw") as bw_scope:
             if sequence_length is None:
                 reversed_inputs = list(reversed(inputs))
             else:
-                stacked = tf.stack(inputs, 1)
-                flipped = tf.reverse_sequence(stacked, sequence_length, seq_axis=1,
-                                              batch_axis=0)
-                reversed_inputs = tf.unstack(flipped, axis=1)
+                stacked = array_ops.stack(inputs, 1)
+                flipped = array_ops.reverse_sequence(stacked, sequence_length, seq_axis=1,
+                                                     batch_axis=0)
+                reversed_inputs = array_ops.unstack(flipped, axis=1)
             bw_out, bw_state = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype,
                                           sequence_length, scope=bw_scope)
             if sequence_length is None:
                 bw_out = list(reversed(bw_out))
             else:
-                stacked = tf.reverse_sequence(tf.stack(bw_out, 1), sequence_length, seq_axis=1,
-                                              batch_axis=0)
-                bw_out = tf.unstack(stacked, axis=1)
-        outputs = [tf.concat([f, b], 1) for f, b in zip(fw_out, bw_out)]
+                stacked = array_ops.reverse_sequence(array_ops.stack(bw_out, 1), sequence_length,
+                                                     seq_axis=1,
+                                                     batch_axis=0)
+                bw_out = array_ops.unstack(stacked, axis=1)
+        outputs = [array_ops.concat([f, b], 1) for f, b in zip(fw_out, bw_out)]
         return outputs, fw_state, bw_state

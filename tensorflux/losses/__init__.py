@@ -7,14 +7,16 @@ weights, as TF1) and adds the result to `loss_collection`.
 
 from __future__ import annotations
 
+from tensorflux.framework.tensor_conversion import convert_to_tensor as _convert_to_tensor
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework import dtypes as _dtypes
+from tensorflux.framework.scopes import op_name_scope as _scope
+from tensorflux.ops import array as _array_ops
+from tensorflux.ops import math as _math_ops
+from tensorflux.ops.nn import core as _nn_core
+from tensorflux.ops.nn import functions as _nn_functions
 
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 class Reduction:
@@ -38,43 +40,45 @@ class Reduction:
             raise ValueError(f"Invalid Reduction Key {key}.")
 
 
-def _safe_div(tf, numerator, denominator):
-    return tf.where(tf.greater(denominator, 0),
-                    tf.truediv(numerator, tf.where(tf.greater(denominator, 0), denominator,
-                                                   tf.ones_like(denominator))),
-                    tf.zeros_like(numerator))
+def _safe_div(numerator, denominator):
+    return _math_ops.where(_math_ops.greater(denominator, 0),
+                           _math_ops.truediv(numerator,
+                                             _math_ops.where(_math_ops.greater(denominator, 0),
+                                                             denominator,
+                                                             _array_ops.ones_like(denominator))),
+                           _array_ops.zeros_like(numerator))
 
 
-def _num_present(tf, losses, weights):
-    present = tf.where(tf.equal(weights, 0.0), tf.zeros_like(weights), tf.ones_like(weights))
-    present = present * tf.ones_like(losses)
-    return tf.reduce_sum(present)
+def _num_present(losses, weights):
+    present = _math_ops.where(_math_ops.equal(weights, 0.0), _array_ops.zeros_like(weights),
+                              _array_ops.ones_like(weights))
+    present = present * _array_ops.ones_like(losses)
+    return _math_ops.reduce_sum(present)
 
 
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weights, reduces and collects per-element `losses`."""
-    tf = _api()
     Reduction.validate(reduction)
     graph = graph_mod.get_default_graph()
     with graph.name_scope(scope or "weighted_loss"):
-        losses = tf.convert_to_tensor(losses)
+        losses = _convert_to_tensor(losses)
         dtype = losses.dtype.base_dtype
-        losses = tf.cast(losses, tf.float32) if dtype != tf.float64 else losses
-        weights = tf.cast(tf.convert_to_tensor(weights), losses.dtype.base_dtype)
-        weighted = tf.multiply(losses, weights)
+        losses = _math_ops.cast(losses, _dtypes.float32) if dtype != _dtypes.float64 else losses
+        weights = _math_ops.cast(_convert_to_tensor(weights), losses.dtype.base_dtype)
+        weighted = _math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
         else:
-            loss = tf.reduce_sum(weighted)
+            loss = _math_ops.reduce_sum(weighted)
             if reduction == Reduction.MEAN:
-                loss = _safe_div(tf, loss, tf.reduce_sum(tf.ones_like(losses) * weights))
+                loss = _safe_div(loss, _math_ops.reduce_sum(_array_ops.ones_like(losses) * weights))
             elif reduction in (Reduction.SUM_BY_NONZERO_WEIGHTS,
                                Reduction.SUM_OVER_NONZERO_WEIGHTS):
-                loss = _safe_div(tf, loss, _num_present(tf, losses, weights))
+                loss = _safe_div(loss, _num_present(losses, weights))
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_div(tf, loss, tf.cast(tf.size(losses), loss.dtype))
-        loss = tf.cast(loss, dtype) if dtype != loss.dtype.base_dtype and dtype.is_floating \
+                loss = _safe_div(loss, _math_ops.cast(_array_ops.size(losses), loss.dtype))
+        loss = _math_ops.cast(loss, dtype) if dtype != loss.dtype.base_dtype and dtype.is_floating \
             else loss
         if loss_collection is not None:
             graph.add_to_collection(loss_collection, loss)
@@ -95,98 +99,87 @@ def get_regularization_losses(scope=None):
 
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
-    tf = _api()
     losses = get_regularization_losses(scope)
     if losses:
-        return tf.add_n(losses, name=name)
-    return tf.constant(0.0)
+        return _math_ops.add_n(losses, name=name)
+    return _array_ops.constant(0.0)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
     """The sum of the collected losses (and regularization losses)."""
-    tf = _api()
     losses = get_losses(scope)
     if add_regularization_losses:
         losses = losses + get_regularization_losses(scope)
     if not losses:
         raise ValueError("No losses found in the LOSSES / REGULARIZATION_LOSSES collections.")
-    return tf.add_n(losses, name=name)
+    return _math_ops.add_n(losses, name=name)
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "softmax_cross_entropy_loss") as name:
-        logits = tf.convert_to_tensor(logits)
-        labels = tf.cast(onehot_labels, logits.dtype.base_dtype)
+        logits = _convert_to_tensor(logits)
+        labels = _math_ops.cast(onehot_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
-            classes = tf.cast(tf.shape(labels)[-1], logits.dtype.base_dtype)
+            classes = _math_ops.cast(_array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             labels = labels * (1 - label_smoothing) + label_smoothing / classes
-        losses = tf.nn.softmax_cross_entropy_with_logits_v2(
-            labels=tf.stop_gradient(labels), logits=logits, name="xentropy")
+        losses = _nn_functions.softmax_cross_entropy_with_logits_v2(
+            labels=_array_ops.stop_gradient(labels), logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "sparse_softmax_cross_entropy_loss") as name:
-        losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                                name="xentropy")
+        losses = _nn_functions.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0,
                           scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "sigmoid_cross_entropy_loss") as name:
-        logits = tf.convert_to_tensor(logits)
-        labels = tf.cast(multi_class_labels, logits.dtype.base_dtype)
+        logits = _convert_to_tensor(logits)
+        labels = _math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
-        losses = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                         name="xentropy")
+        losses = _nn_functions.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                                 name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def mean_squared_error(labels, predictions, weights=1.0, scope=None,
                        loss_collection=GraphKeys.LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "mean_squared_error") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.cast(labels, predictions.dtype.base_dtype)
-        losses = tf.squared_difference(predictions, labels)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = _math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def absolute_difference(labels, predictions, weights=1.0, scope=None,
                         loss_collection=GraphKeys.LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "absolute_difference") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.cast(labels, predictions.dtype.base_dtype)
-        losses = tf.abs(predictions - labels)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = _math_ops.abs(predictions - labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
                loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """0.5 x^2 for |x| <= delta, else 0.5 delta^2 + delta (|x| - delta)."""
-    tf = _api()
     with _scope(scope, "huber_loss") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.cast(labels, predictions.dtype.base_dtype)
-        error = tf.abs(predictions - labels)
-        quadratic = tf.minimum(error, delta)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        error = _math_ops.abs(predictions - labels)
+        quadratic = _math_ops.minimum(error, delta)
         linear = error - quadratic
         losses = 0.5 * quadratic * quadratic + delta * linear
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -194,52 +187,51 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
 
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "log_loss") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.cast(labels, predictions.dtype.base_dtype)
-        losses = -tf.multiply(labels, tf.log(predictions + epsilon)) - tf.multiply(
-            1 - labels, tf.log(1 - predictions + epsilon))
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = -_math_ops.multiply(labels,
+                                     _math_ops.log(predictions + epsilon)) - _math_ops.multiply(
+            1 - labels, _math_ops.log(1 - predictions + epsilon))
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    tf = _api()
     with _scope(scope, "hinge_loss") as name:
-        logits = tf.convert_to_tensor(logits)
-        labels = tf.cast(labels, logits.dtype.base_dtype)
+        logits = _convert_to_tensor(logits)
+        labels = _math_ops.cast(labels, logits.dtype.base_dtype)
         signed = 2 * labels - 1
-        losses = tf.nn.relu(1 - signed * logits)
+        losses = _nn_core.relu(1 - signed * logits)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
                     loss_collection=GraphKeys.LOSSES,
                     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS, dim=None):
-    tf = _api()
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("You must specify 'axis'.")
     with _scope(scope, "cosine_distance_loss") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.cast(labels, predictions.dtype.base_dtype)
-        losses = 1 - tf.reduce_sum(labels * predictions, axis=(axis,), keepdims=True)
+        predictions = _convert_to_tensor(predictions)
+        labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        losses = 1 - _math_ops.reduce_sum(labels * predictions, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
 def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
                                 loss_collection=GraphKeys.LOSSES):
     """Mean over pairs of squared differences of (prediction - label) within each sample."""
-    tf = _api()
     with _scope(scope, "mean_pairwise_squared_error") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        diffs = predictions - tf.cast(labels, predictions.dtype.base_dtype)
+        predictions = _convert_to_tensor(predictions)
+        diffs = predictions - _math_ops.cast(labels, predictions.dtype.base_dtype)
         axes = list(range(1, diffs.get_shape().ndims))
-        count = tf.cast(tf.reduce_prod(tf.shape(diffs)[1:]), diffs.dtype.base_dtype)
-        sum_sq = tf.reduce_sum(tf.square(diffs), axes)
-        sq_sum = tf.square(tf.reduce_sum(diffs, axes))
-        per_sample = 2.0 * (sum_sq / tf.maximum(count - 1, 1.0)) - 2.0 * sq_sum / tf.maximum(
+        count = _math_ops.cast(_math_ops.reduce_prod(_array_ops.shape(diffs)[1:]),
+                               diffs.dtype.base_dtype)
+        sum_sq = _math_ops.reduce_sum(_math_ops.square(diffs), axes)
+        sq_sum = _math_ops.square(_math_ops.reduce_sum(diffs, axes))
+        per_sample = 2.0 * (sum_sq / _math_ops.maximum(count - 1,
+                                                       1.0)) - 2.0 * sq_sum / _math_ops.maximum(
             count * (count - 1), 1.0)
         return compute_weighted_loss(per_sample, weights, name, loss_collection,
                                      Reduction.SUM_BY_NONZERO_WEIGHTS)

@@ -14,7 +14,9 @@ from tensorflux.metrics.confusion import (
     even_thresholds,
     value_and_update,
 )
-from tensorflux.metrics.util import api
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.state import variable_scope
 from tensorflux.platform import tf_logging
 
 __all__ = ["auc"]
@@ -22,36 +24,37 @@ __all__ = ["auc"]
 _METHODS = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
 
 
-def _interpolated_pr_auc(tf, tp, fp, fn, n):
+def _interpolated_pr_auc(tp, fp, fn, n):
     dtp = tp[:n - 1] - tp[1:]
     p = tp + fp
-    slope = tf.div_no_nan(dtp, tf.maximum(p[:n - 1] - p[1:], 0.0), name="prec_slope")
+    slope = math_ops.div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0.0), name="prec_slope")
     intercept = tp[1:] - slope * p[1:]
-    ratio = tf.where(tf.logical_and(p[:n - 1] > 0, p[1:] > 0),
-                     tf.div_no_nan(p[:n - 1], tf.maximum(p[1:], 0.0),
-                                   name="recall_relative_ratio"),
-                     tf.ones_like(p[1:]))
-    increments = tf.div_no_nan(slope * (dtp + intercept * tf.log(ratio)),
-                               tf.maximum(tp[1:] + fn[1:], 0.0), name="pr_auc_increment")
-    return tf.reduce_sum(increments, name="interpolate_pr_auc")
+    ratio = math_ops.where(math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
+                           math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0),
+                                               name="recall_relative_ratio"),
+                           array_ops.ones_like(p[1:]))
+    increments = math_ops.div_no_nan(slope * (dtp + intercept * math_ops.log(ratio)),
+                                     math_ops.maximum(tp[1:] + fn[1:],
+                                                      0.0), name="pr_auc_increment")
+    return math_ops.reduce_sum(increments, name="interpolate_pr_auc")
 
 
-def _area(tf, tp, fn, tn, fp, n, curve, summation_method, name):
+def _area(tp, fn, tn, fp, n, curve, summation_method, name):
     if curve == "PR" and summation_method == "careful_interpolation":
-        return _interpolated_pr_auc(tf, tp, fp, fn, n)
+        return _interpolated_pr_auc(tp, fp, fn, n)
     eps = 1.0e-6
-    recall = tf.truediv(tp + eps, tp + fn + eps)
+    recall = math_ops.truediv(tp + eps, tp + fn + eps)
     if curve == "ROC":
-        x, y = tf.truediv(fp, fp + tn + eps), recall
+        x, y = math_ops.truediv(fp, fp + tn + eps), recall
     else:
-        x, y = recall, tf.truediv(tp + eps, tp + fp + eps)
+        x, y = recall, math_ops.truediv(tp + eps, tp + fp + eps)
     if summation_method == "minoring":
-        heights = tf.minimum(y[:n - 1], y[1:])
+        heights = math_ops.minimum(y[:n - 1], y[1:])
     elif summation_method == "majoring":
-        heights = tf.maximum(y[:n - 1], y[1:])
+        heights = math_ops.maximum(y[:n - 1], y[1:])
     else:
         heights = (y[:n - 1] + y[1:]) / 2.0
-    return tf.reduce_sum((x[:n - 1] - x[1:]) * heights, name=name)
+    return math_ops.reduce_sum((x[:n - 1] - x[1:]) * heights, name=name)
 
 
 def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
@@ -66,8 +69,7 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     Raises:
         ValueError: `curve` or `summation_method` is not one of the known names.
     """
-    tf = api()
-    with tf.variable_scope(name, default_name="auc"):
+    with variable_scope.variable_scope(name, default_name="auc"):
         if curve not in ("ROC", "PR"):
             raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
         if summation_method not in _METHODS:
@@ -82,10 +84,10 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             points = [0.0 - 1e-7] + sorted(thresholds) + [1.0 + 1e-7]
         else:
             points = even_thresholds(num_thresholds, 1.0 + 1e-7)
-        values, updates = _counts_at_thresholds(tf, labels, predictions, points, weights)
+        values, updates = _counts_at_thresholds(labels, predictions, points, weights)
 
         def area(tp, fn, tn, fp, suffix):
-            return _area(tf, tp, fn, tn, fp, num_thresholds, curve, summation_method, suffix)
+            return _area(tp, fn, tn, fp, num_thresholds, curve, summation_method, suffix)
 
-        return value_and_update(tf, area, values, updates, ("tp", "fn", "tn", "fp"),
+        return value_and_update(area, values, updates, ("tp", "fn", "tn", "fp"),
                                 metrics_collections, updates_collections)

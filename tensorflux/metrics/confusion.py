@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.framework import dtypes, scopes
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
-    api,
     broadcast_weights,
     metric_variable,
     remove_squeezable_dimensions,
 )
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.debug import checks as check_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state import variable_scope
 
 __all__ = ["mean_iou", "mean_per_class_accuracy", "true_positives_at_thresholds",
            "false_positives_at_thresholds", "true_negatives_at_thresholds",
@@ -27,35 +33,36 @@ _VARIABLE_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_
                    "fp": "false_positives"}
 
 
-def _flatten(tf, tensor):
-    return tf.reshape(tensor, [-1]) if tensor.shape.ndims != 1 else tensor
+def _flatten(tensor):
+    return array_ops.reshape(tensor, [-1]) if tensor.shape.ndims != 1 else tensor
 
 
-def _streaming_confusion_matrix(tf, labels, predictions, num_classes, weights):
+def _streaming_confusion_matrix(labels, predictions, num_classes, weights):
     """float64 [num_classes, num_classes] running matrix (rows: labels) and its update."""
-    total = metric_variable([num_classes, num_classes], tf.float64, "total_confusion_matrix")
-    labels = _flatten(tf, tf.cast(labels, tf.int64))
-    predictions = _flatten(tf, tf.cast(predictions, tf.int64))
-    with tf.name_scope("confusion_matrix"):
+    total = metric_variable([num_classes, num_classes], dtypes.float64, "total_confusion_matrix")
+    labels = _flatten(math_ops.cast(labels, dtypes.int64))
+    predictions = _flatten(math_ops.cast(predictions, dtypes.int64))
+    with scopes.name_scope("confusion_matrix"):
         checks = [
-            tf.assert_non_negative(labels, message="`labels` contains negative values"),
-            tf.assert_non_negative(predictions,
-                                   message="`predictions` contains negative values"),
-            tf.assert_less(labels, tf.constant(num_classes, tf.int64),
-                           message="`labels` out of bound"),
-            tf.assert_less(predictions, tf.constant(num_classes, tf.int64),
-                           message="`predictions` out of bound"),
+            check_ops.assert_non_negative(labels, message="`labels` contains negative values"),
+            check_ops.assert_non_negative(predictions,
+                                          message="`predictions` contains negative values"),
+            check_ops.assert_less(labels, array_ops.constant(num_classes, dtypes.int64),
+                                  message="`labels` out of bound"),
+            check_ops.assert_less(predictions, array_ops.constant(num_classes, dtypes.int64),
+                                  message="`predictions` out of bound"),
         ]
-        with tf.control_dependencies(checks):
-            cells = tf.identity(labels * num_classes + predictions)
+        with scopes.control_dependencies(checks):
+            cells = array_ops.identity(labels * num_classes + predictions)
         if weights is None:
-            counts = tf.ones_like(cells, dtype=tf.float64)
+            counts = array_ops.ones_like(cells, dtype=dtypes.float64)
         else:
-            counts = _flatten(tf, tf.cast(weights, tf.float64)) * tf.ones_like(
-                cells, dtype=tf.float64)
-        batch = tf.reshape(tf.unsorted_segment_sum(counts, cells, num_classes * num_classes),
-                           [num_classes, num_classes])
-    return total, tf.assign_add(total, batch)
+            counts = _flatten(math_ops.cast(weights, dtypes.float64)) * array_ops.ones_like(
+                cells, dtype=dtypes.float64)
+        batch = array_ops.reshape(math_ops.unsorted_segment_sum(counts, cells,
+                                                                num_classes * num_classes),
+                                  [num_classes, num_classes])
+    return total, state_ops.assign_add(total, batch)
 
 
 def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
@@ -65,26 +72,26 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
     `update_op` accumulates the float64 confusion matrix and returns it; `mean_iou` (float32)
     is 0 while no class occurred.
     """
-    tf = api()
-    with tf.variable_scope(name, default_name="mean_iou"):
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.convert_to_tensor(labels)
+    with variable_scope.variable_scope(name, default_name="mean_iou"):
+        predictions = convert_to_tensor(predictions)
+        labels = convert_to_tensor(labels)
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"mean_iou: predictions shape {predictions.shape} is incompatible "
                              f"with labels shape {labels.shape}")
-        total, update = _streaming_confusion_matrix(tf, labels, predictions, num_classes,
+        total, update = _streaming_confusion_matrix(labels, predictions, num_classes,
                                                     weights)
-        cm = tf.convert_to_tensor(total)
-        sum_over_row = tf.cast(tf.reduce_sum(cm, 0), tf.float32)
-        sum_over_col = tf.cast(tf.reduce_sum(cm, 1), tf.float32)
-        diag = tf.cast(tf.diag_part(cm), tf.float32)
+        cm = convert_to_tensor(total)
+        sum_over_row = math_ops.cast(math_ops.reduce_sum(cm, 0), dtypes.float32)
+        sum_over_col = math_ops.cast(math_ops.reduce_sum(cm, 1), dtypes.float32)
+        diag = math_ops.cast(array_ops.diag_part(cm), dtypes.float32)
         denominator = sum_over_row + sum_over_col - diag
-        num_valid = tf.reduce_sum(tf.cast(tf.not_equal(denominator, 0), tf.float32))
-        denominator = tf.where(tf.greater(denominator, 0), denominator,
-                               tf.ones_like(denominator))
-        iou = tf.truediv(diag, denominator)
-        value = tf.where(tf.greater(num_valid, 0),
-                         tf.reduce_sum(iou, name="mean_iou") / num_valid, 0.0)
+        num_valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0),
+                                                      dtypes.float32))
+        denominator = math_ops.where(math_ops.greater(denominator, 0), denominator,
+                                     array_ops.ones_like(denominator))
+        iou = math_ops.truediv(diag, denominator)
+        value = math_ops.where(math_ops.greater(num_valid, 0),
+                               math_ops.reduce_sum(iou, name="mean_iou") / num_valid, 0.0)
         add_to_collections(metrics_collections, updates_collections, value, update)
         return value, update
 
@@ -96,76 +103,77 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
     `update_op` returns the float32 per-class accuracies [num_classes]; classes never seen
     contribute 0 to the mean.
     """
-    tf = api()
-    with tf.variable_scope(name, default_name="mean_accuracy"):
-        labels = _flatten(tf, tf.cast(labels, tf.int64))
-        predictions = _flatten(tf, tf.convert_to_tensor(predictions))
+    with variable_scope.variable_scope(name, default_name="mean_accuracy"):
+        labels = _flatten(math_ops.cast(labels, dtypes.int64))
+        predictions = _flatten(convert_to_tensor(predictions))
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"mean_per_class_accuracy: predictions shape {predictions.shape} "
                              f"is incompatible with labels shape {labels.shape}")
-        total = metric_variable([num_classes], tf.float32, "total")
-        count = metric_variable([num_classes], tf.float32, "count")
-        ones = tf.ones(tf.reshape(tf.size(labels), [1]), tf.float32)
-        if predictions.dtype.base_dtype != tf.int64:
-            predictions = tf.cast(predictions, tf.int64)
-        is_correct = tf.cast(tf.equal(predictions, labels), tf.float32)
+        total = metric_variable([num_classes], dtypes.float32, "total")
+        count = metric_variable([num_classes], dtypes.float32, "count")
+        ones = array_ops.ones(array_ops.reshape(array_ops.size(labels), [1]), dtypes.float32)
+        if predictions.dtype.base_dtype != dtypes.int64:
+            predictions = math_ops.cast(predictions, dtypes.int64)
+        is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
         if weights is not None:
-            weights = _flatten(tf, tf.cast(weights, tf.float32))
+            weights = _flatten(math_ops.cast(weights, dtypes.float32))
             is_correct = is_correct * weights
             ones = ones * weights
-        update_total = tf.scatter_add(total, labels, ones)
-        update_count = tf.scatter_add(count, labels, is_correct)
-        per_class = tf.div_no_nan(tf.convert_to_tensor(count),
-                                  tf.maximum(tf.convert_to_tensor(total), 0.0))
-        value = tf.reduce_mean(per_class, name="mean_accuracy")
-        update = tf.div_no_nan(update_count, tf.maximum(update_total, 0.0), name="update_op")
+        update_total = state_ops.scatter_add(total, labels, ones)
+        update_count = state_ops.scatter_add(count, labels, is_correct)
+        per_class = math_ops.div_no_nan(convert_to_tensor(count),
+                                        math_ops.maximum(convert_to_tensor(total), 0.0))
+        value = math_ops.reduce_mean(per_class, name="mean_accuracy")
+        update = math_ops.div_no_nan(update_count, math_ops.maximum(update_total, 0.0),
+                                     name="update_op")
         add_to_collections(metrics_collections, updates_collections, value, update)
         return value, update
 
 
-def _counts_at_thresholds(tf, labels, predictions, thresholds, weights, includes=_KEYS):
+def _counts_at_thresholds(labels, predictions, thresholds, weights, includes=_KEYS):
     """Local float32 [len(thresholds)] counters for `includes` and their update ops."""
-    predictions = tf.convert_to_tensor(predictions)
+    predictions = convert_to_tensor(predictions)
     message = "predictions must be in [0, 1]"
-    checks = [tf.assert_greater_equal(predictions, tf.cast(0.0, predictions.dtype),
-                                      message=message),
-              tf.assert_less_equal(predictions, tf.cast(1.0, predictions.dtype),
-                                   message=message)]
+    checks = [check_ops.assert_greater_equal(predictions, math_ops.cast(0.0, predictions.dtype),
+                                             message=message),
+              check_ops.assert_less_equal(predictions, math_ops.cast(1.0, predictions.dtype),
+                                          message=message)]
     # As in TF1 the range checks gate only the cast: float32 predictions skip them.
-    with tf.control_dependencies(checks):
+    with scopes.control_dependencies(checks):
         predictions, labels, weights = remove_squeezable_dimensions(
-            tf.cast(predictions, tf.float32), tf.cast(labels, tf.bool), weights)
+            math_ops.cast(predictions, dtypes.float32), math_ops.cast(labels,
+                                                                      dtypes.bool_), weights)
     n = len(thresholds)
-    column = tf.reshape(predictions, [-1, 1])
-    row = tf.constant(np.asarray(thresholds, np.float32).reshape(1, n))
-    pred_pos = tf.cast(tf.greater(column, row), tf.float32)      # [N, n]
-    label_pos = tf.cast(tf.reshape(labels, [-1, 1]), tf.float32)  # [N, 1]
+    column = array_ops.reshape(predictions, [-1, 1])
+    row = array_ops.constant(np.asarray(thresholds, np.float32).reshape(1, n))
+    pred_pos = math_ops.cast(math_ops.greater(column, row), dtypes.float32)      # [N, n]
+    label_pos = math_ops.cast(array_ops.reshape(labels, [-1, 1]), dtypes.float32)  # [N, 1]
     if weights is not None:
-        weights = broadcast_weights(tf.cast(weights, tf.float32), predictions)
-        w = tf.reshape(weights, [-1, 1])
+        weights = broadcast_weights(math_ops.cast(weights, dtypes.float32), predictions)
+        w = array_ops.reshape(weights, [-1, 1])
         pos, neg = label_pos * w, (1.0 - label_pos) * w
     else:
         pos, neg = label_pos, 1.0 - label_pos
     batch = {
-        "tp": lambda: tf.reduce_sum(pred_pos * pos, 0),
-        "fn": lambda: tf.reduce_sum((1.0 - pred_pos) * pos, 0),
-        "tn": lambda: tf.reduce_sum((1.0 - pred_pos) * neg, 0),
-        "fp": lambda: tf.reduce_sum(pred_pos * neg, 0),
+        "tp": lambda: math_ops.reduce_sum(pred_pos * pos, 0),
+        "fn": lambda: math_ops.reduce_sum((1.0 - pred_pos) * pos, 0),
+        "tn": lambda: math_ops.reduce_sum((1.0 - pred_pos) * neg, 0),
+        "fp": lambda: math_ops.reduce_sum(pred_pos * neg, 0),
     }
     values, updates = {}, {}
     for key in _KEYS:
         if key in includes:
-            values[key] = metric_variable([n], tf.float32, _VARIABLE_NAMES[key])
-            updates[key] = tf.assign_add(values[key], batch[key]())
+            values[key] = metric_variable([n], dtypes.float32, _VARIABLE_NAMES[key])
+            updates[key] = state_ops.assign_add(values[key], batch[key]())
     return values, updates
 
 
-def value_and_update(tf, compute, values, updates, keys, metrics_collections,
+def value_and_update(compute, values, updates, keys, metrics_collections,
                      updates_collections):
     """`(value, update_op)` of a metric computed from confusion counts: `compute(*counts,
     suffix)` on the `keys` count variables (suffix "value") and on their updates
     ("update_op"), added to the collections."""
-    value = compute(*[tf.convert_to_tensor(values[k]) for k in keys], "value")
+    value = compute(*[convert_to_tensor(values[k]) for k in keys], "value")
     update = compute(*[updates[k] for k in keys], "update_op")
     add_to_collections(metrics_collections, updates_collections, value, update)
     return value, update
@@ -173,11 +181,10 @@ def value_and_update(tf, compute, values, updates, keys, metrics_collections,
 
 def _count_at_thresholds(key, labels, predictions, thresholds, weights, metrics_collections,
                          updates_collections, name):
-    tf = api()
-    with tf.variable_scope(name, default_name=_VARIABLE_NAMES[key]):
-        values, updates = _counts_at_thresholds(tf, labels, predictions, thresholds, weights,
+    with variable_scope.variable_scope(name, default_name=_VARIABLE_NAMES[key]):
+        values, updates = _counts_at_thresholds(labels, predictions, thresholds, weights,
                                                 (key,))
-        value = tf.identity(values[key])
+        value = array_ops.identity(values[key])
         add_to_collections(metrics_collections, updates_collections, value, updates[key])
         return value, updates[key]
 
@@ -210,15 +217,14 @@ def false_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
 
 def _ratio_at_thresholds(prefix, other, labels, predictions, thresholds, weights,
                          metrics_collections, updates_collections, name):
-    tf = api()
-    with tf.variable_scope(name, default_name=f"{prefix}_at_thresholds"):
-        values, updates = _counts_at_thresholds(tf, labels, predictions, thresholds, weights,
+    with variable_scope.variable_scope(name, default_name=f"{prefix}_at_thresholds"):
+        values, updates = _counts_at_thresholds(labels, predictions, thresholds, weights,
                                                 ("tp", other))
 
         def ratio(tp, x, suffix):
-            return tf.truediv(tp, 1e-7 + tp + x, name=f"{prefix}_{suffix}")
+            return math_ops.truediv(tp, 1e-7 + tp + x, name=f"{prefix}_{suffix}")
 
-        return value_and_update(tf, ratio, values, updates, ("tp", other), metrics_collections,
+        return value_and_update(ratio, values, updates, ("tp", other), metrics_collections,
                                 updates_collections)
 
 
@@ -254,17 +260,17 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
     Of equally close thresholds the first (lowest) one is used.
     """
     _check_rate("specificity", specificity)
-    tf = api()
-    with tf.variable_scope(name, default_name="sensitivity_at_specificity"):
+    with variable_scope.variable_scope(name, default_name="sensitivity_at_specificity"):
         values, updates = _counts_at_thresholds(
-            tf, labels, predictions, even_thresholds(num_thresholds, 1.0 + 1e-7), weights)
+            labels, predictions, even_thresholds(num_thresholds, 1.0 + 1e-7), weights)
 
         def compute(tp, tn, fp, fn, suffix):
-            specificities = tf.truediv(tn, tn + fp + 1e-7)
-            index = tf.cast(tf.argmin(tf.abs(specificities - specificity), 0), tf.int32)
-            return tf.truediv(tp[index], tp[index] + fn[index] + 1e-7, name=suffix)
+            specificities = math_ops.truediv(tn, tn + fp + 1e-7)
+            index = math_ops.cast(math_ops.argmin(math_ops.abs(specificities - specificity), 0),
+                                  dtypes.int32)
+            return math_ops.truediv(tp[index], tp[index] + fn[index] + 1e-7, name=suffix)
 
-        return value_and_update(tf, compute, values, updates, ("tp", "tn", "fp", "fn"),
+        return value_and_update(compute, values, updates, ("tp", "tn", "fp", "fn"),
                                 metrics_collections, updates_collections)
 
 
@@ -276,16 +282,16 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
     Of equally close thresholds the last (highest) one is used.
     """
     _check_rate("sensitivity", sensitivity)
-    tf = api()
-    with tf.variable_scope(name, default_name="specificity_at_sensitivity"):
+    with variable_scope.variable_scope(name, default_name="specificity_at_sensitivity"):
         values, updates = _counts_at_thresholds(
-            tf, labels, predictions, even_thresholds(num_thresholds, 1.0 - 1e-7), weights)
+            labels, predictions, even_thresholds(num_thresholds, 1.0 - 1e-7), weights)
 
         def compute(tp, tn, fp, fn, suffix):
-            distance = tf.abs(tf.truediv(tp, tp + fn + 1e-7) - sensitivity)
-            at_min = tf.cast(tf.equal(distance, tf.reduce_min(distance)), tf.int64)
-            index = tf.cast(tf.argmax(tf.cumsum(at_min), 0), tf.int32)
-            return tf.truediv(tn[index], tn[index] + fp[index] + 1e-7, name=suffix)
+            distance = math_ops.abs(math_ops.truediv(tp, tp + fn + 1e-7) - sensitivity)
+            at_min = math_ops.cast(math_ops.equal(distance, math_ops.reduce_min(distance)),
+                                   dtypes.int64)
+            index = math_ops.cast(math_ops.argmax(math_ops.cumsum(at_min), 0), dtypes.int32)
+            return math_ops.truediv(tn[index], tn[index] + fp[index] + 1e-7, name=suffix)
 
-        return value_and_update(tf, compute, values, updates, ("tp", "tn", "fp", "fn"),
+        return value_and_update(compute, values, updates, ("tp", "tn", "fp", "fn"),
                                 metrics_collections, updates_collections)

@@ -7,24 +7,25 @@ value; `value` reads the current one.
 
 from __future__ import annotations
 
+from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import remove_squeezable_dimensions
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state import variable_scope, variables
 
 __all__ = ["accuracy", "mean", "mean_squared_error", "mean_absolute_error",
            "root_mean_squared_error", "true_positives", "false_positives", "true_negatives",
            "false_negatives", "precision", "recall", "mean_tensor"]
 
 
-def _api():
-    import tensorflux
 
-    return tensorflux
-
-
-def _local(tf, name, shape, dtype):
-    return tf.Variable(tf.zeros(shape, dtype=dtype), trainable=False, name=name,
-                       collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+def _local(name, shape, dtype):
+    return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
 
 
 def _collect(metrics_collections, updates_collections, value, update):
@@ -35,34 +36,35 @@ def _collect(metrics_collections, updates_collections, value, update):
         graph.add_to_collection(name, update)
 
 
-def _safe_div(tf, numerator, denominator, name):
-    return tf.where(tf.greater(denominator, 0), tf.truediv(numerator, tf.maximum(
-        denominator, tf.ones_like(denominator) * 1e-30)), tf.zeros_like(numerator), name=name)
+def _safe_div(numerator, denominator, name):
+    safe_denominator = math_ops.maximum(denominator, array_ops.ones_like(denominator) * 1e-30)
+    return math_ops.where(math_ops.greater(denominator, 0),
+                          math_ops.truediv(numerator, safe_denominator),
+                          array_ops.zeros_like(numerator), name=name)
 
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """Weighted running mean of `values`."""
-    tf = _api()
-    with tf.variable_scope(name, default_name="mean"):
-        return _mean(tf, values, weights, metrics_collections, updates_collections)
+    with variable_scope.variable_scope(name, default_name="mean"):
+        return _mean(values, weights, metrics_collections, updates_collections)
 
 
-def _mean(tf, values, weights, metrics_collections, updates_collections):
-    values = tf.cast(values, tf.float32)
-    total = _local(tf, "total", [], tf.float32)
-    count = _local(tf, "count", [], tf.float32)
+def _mean(values, weights, metrics_collections, updates_collections):
+    values = math_ops.cast(values, dtypes.float32)
+    total = _local("total", [], dtypes.float32)
+    count = _local("count", [], dtypes.float32)
     if weights is None:
-        num = tf.cast(tf.size(values), tf.float32)
-        batch_sum = tf.reduce_sum(values)
+        num = math_ops.cast(array_ops.size(values), dtypes.float32)
+        batch_sum = math_ops.reduce_sum(values)
     else:
         values, _, weights = remove_squeezable_dimensions(values, None, weights)
-        weights = tf.cast(weights, tf.float32) * tf.ones_like(values)
-        num = tf.reduce_sum(weights)
-        batch_sum = tf.reduce_sum(values * weights)
-    update_total = tf.assign_add(total, batch_sum)
-    update_count = tf.assign_add(count, num)
-    value = _safe_div(tf, tf.convert_to_tensor(total), tf.convert_to_tensor(count), "value")
-    update = _safe_div(tf, update_total, update_count, "update_op")
+        weights = math_ops.cast(weights, dtypes.float32) * array_ops.ones_like(values)
+        num = math_ops.reduce_sum(weights)
+        batch_sum = math_ops.reduce_sum(values * weights)
+    update_total = state_ops.assign_add(total, batch_sum)
+    update_count = state_ops.assign_add(count, num)
+    value = _safe_div(convert_to_tensor(total), convert_to_tensor(count), "value")
+    update = _safe_div(update_total, update_count, "update_op")
     _collect(metrics_collections, updates_collections, value, update)
     return value, update
 
@@ -70,20 +72,19 @@ def _mean(tf, values, weights, metrics_collections, updates_collections):
 def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
                 name=None):
     """Element-wise running mean of a tensor of fixed shape."""
-    tf = _api()
-    with tf.variable_scope(name, default_name="mean"):
-        values = tf.cast(values, tf.float32)
+    with variable_scope.variable_scope(name, default_name="mean"):
+        values = math_ops.cast(values, dtypes.float32)
         shape = values.get_shape().as_list()
-        total = _local(tf, "total_tensor", shape, tf.float32)
-        count = _local(tf, "count_tensor", shape, tf.float32)
-        ones = tf.ones_like(values)
+        total = _local("total_tensor", shape, dtypes.float32)
+        count = _local("count_tensor", shape, dtypes.float32)
+        ones = array_ops.ones_like(values)
         if weights is not None:
-            ones = ones * tf.cast(weights, tf.float32)
+            ones = ones * math_ops.cast(weights, dtypes.float32)
             values = values * ones
-        update_total = tf.assign_add(total, values)
-        update_count = tf.assign_add(count, ones)
-        value = _safe_div(tf, tf.convert_to_tensor(total), tf.convert_to_tensor(count), "value")
-        update = _safe_div(tf, update_total, update_count, "update_op")
+        update_total = state_ops.assign_add(total, values)
+        update_count = state_ops.assign_add(count, ones)
+        value = _safe_div(convert_to_tensor(total), convert_to_tensor(count), "value")
+        update = _safe_div(update_total, update_count, "update_op")
         _collect(metrics_collections, updates_collections, value, update)
         return value, update
 
@@ -91,100 +92,93 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
              updates_collections=None, name=None):
     """Fraction of `predictions` equal to `labels`."""
-    tf = _api()
-    with tf.variable_scope(name, default_name="accuracy"):
-        predictions = tf.convert_to_tensor(predictions)
-        labels = tf.cast(labels, predictions.dtype.base_dtype)
-        correct = tf.cast(tf.equal(predictions, labels), tf.float32)
-        return _mean(tf, correct, weights, metrics_collections, updates_collections)
+    with variable_scope.variable_scope(name, default_name="accuracy"):
+        predictions = convert_to_tensor(predictions)
+        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
+        correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+        return _mean(correct, weights, metrics_collections, updates_collections)
 
 
 def mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
                        updates_collections=None, name=None):
-    tf = _api()
-    with tf.variable_scope(name, default_name="mean_squared_error"):
-        predictions = tf.cast(predictions, tf.float32)
-        errors = tf.squared_difference(predictions, tf.cast(labels, tf.float32))
-        return _mean(tf, errors, weights, metrics_collections, updates_collections)
+    with variable_scope.variable_scope(name, default_name="mean_squared_error"):
+        predictions = math_ops.cast(predictions, dtypes.float32)
+        errors = math_ops.squared_difference(predictions, math_ops.cast(labels, dtypes.float32))
+        return _mean(errors, weights, metrics_collections, updates_collections)
 
 
 def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None,
                         updates_collections=None, name=None):
-    tf = _api()
-    with tf.variable_scope(name, default_name="mean_absolute_error"):
-        errors = tf.abs(tf.cast(predictions, tf.float32) - tf.cast(labels, tf.float32))
-        return _mean(tf, errors, weights, metrics_collections, updates_collections)
+    with variable_scope.variable_scope(name, default_name="mean_absolute_error"):
+        errors = math_ops.abs(math_ops.cast(predictions, dtypes.float32) - math_ops.cast(labels,
+                                                                                         dtypes.float32))
+        return _mean(errors, weights, metrics_collections, updates_collections)
 
 
 def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
                             updates_collections=None, name=None):
-    tf = _api()
-    with tf.variable_scope(name, default_name="root_mean_squared_error"):
-        errors = tf.squared_difference(tf.cast(predictions, tf.float32),
-                                       tf.cast(labels, tf.float32))
-        mse, update = _mean(tf, errors, weights, None, None)
-        value, update = tf.sqrt(mse), tf.sqrt(update)
+    with variable_scope.variable_scope(name, default_name="root_mean_squared_error"):
+        errors = math_ops.squared_difference(math_ops.cast(predictions, dtypes.float32),
+                                             math_ops.cast(labels, dtypes.float32))
+        mse, update = _mean(errors, weights, None, None)
+        value, update = math_ops.sqrt(mse), math_ops.sqrt(update)
         _collect(metrics_collections, updates_collections, value, update)
         return value, update
 
 
-def _count(tf, condition, weights, name, metrics_collections, updates_collections):
-    with tf.variable_scope(name):
-        condition = tf.cast(condition, tf.float32)
+def _count(condition, weights, name, metrics_collections, updates_collections):
+    with variable_scope.variable_scope(name):
+        condition = math_ops.cast(condition, dtypes.float32)
         if weights is not None:
-            condition = condition * tf.cast(weights, tf.float32)
-        total = _local(tf, "count", [], tf.float32)
-        update = tf.assign_add(total, tf.reduce_sum(condition))
-        value = tf.identity(tf.convert_to_tensor(total))
+            condition = condition * math_ops.cast(weights, dtypes.float32)
+        total = _local("count", [], dtypes.float32)
+        update = state_ops.assign_add(total, math_ops.reduce_sum(condition))
+        value = array_ops.identity(convert_to_tensor(total))
         _collect(metrics_collections, updates_collections, value, update)
         return value, update
 
 
-def _bools(tf, labels, predictions):
-    return tf.cast(labels, tf.bool), tf.cast(predictions, tf.bool)
+def _bools(labels, predictions):
+    return math_ops.cast(labels, dtypes.bool_), math_ops.cast(predictions, dtypes.bool_)
 
 
 def true_positives(labels, predictions, weights=None, metrics_collections=None,
                    updates_collections=None, name=None):
-    tf = _api()
-    labels, predictions = _bools(tf, labels, predictions)
-    return _count(tf, tf.logical_and(labels, predictions), weights, name or "true_positives",
+    labels, predictions = _bools(labels, predictions)
+    return _count(math_ops.logical_and(labels, predictions), weights, name or "true_positives",
                   metrics_collections, updates_collections)
 
 
 def false_positives(labels, predictions, weights=None, metrics_collections=None,
                     updates_collections=None, name=None):
-    tf = _api()
-    labels, predictions = _bools(tf, labels, predictions)
-    return _count(tf, tf.logical_and(tf.logical_not(labels), predictions), weights,
+    labels, predictions = _bools(labels, predictions)
+    return _count(math_ops.logical_and(math_ops.logical_not(labels), predictions), weights,
                   name or "false_positives", metrics_collections, updates_collections)
 
 
 def true_negatives(labels, predictions, weights=None, metrics_collections=None,
                    updates_collections=None, name=None):
-    tf = _api()
-    labels, predictions = _bools(tf, labels, predictions)
-    return _count(tf, tf.logical_and(tf.logical_not(labels), tf.logical_not(predictions)),
+    labels, predictions = _bools(labels, predictions)
+    return _count(math_ops.logical_and(math_ops.logical_not(labels),
+                                       math_ops.logical_not(predictions)),
                   weights, name or "true_negatives", metrics_collections, updates_collections)
 
 
 def false_negatives(labels, predictions, weights=None, metrics_collections=None,
                     updates_collections=None, name=None):
-    tf = _api()
-    labels, predictions = _bools(tf, labels, predictions)
-    return _count(tf, tf.logical_and(labels, tf.logical_not(predictions)), weights,
+    labels, predictions = _bools(labels, predictions)
+    return _count(math_ops.logical_and(labels, math_ops.logical_not(predictions)), weights,
                   name or "false_negatives", metrics_collections, updates_collections)
 
 
 def precision(labels, predictions, weights=None, metrics_collections=None,
               updates_collections=None, name=None):
     """tp / (tp + fp)."""
-    tf = _api()
-    with tf.variable_scope(name, default_name="precision"):
+    with variable_scope.variable_scope(name, default_name="precision"):
         tp, tp_update = true_positives(labels, predictions, weights)
         fp, fp_update = false_positives(labels, predictions, weights)
-        value = _safe_div(tf, tp, tp + fp, "value")
-        update = _safe_div(tf, tp_update, tp_update + fp_update, "update_op")
+        value = _safe_div(tp, tp + fp, "value")
+        update = _safe_div(tp_update, tp_update + fp_update, "update_op")
         _collect(metrics_collections, updates_collections, value, update)
         return value, update
 
@@ -192,11 +186,10 @@ def precision(labels, predictions, weights=None, metrics_collections=None,
 def recall(labels, predictions, weights=None, metrics_collections=None,
            updates_collections=None, name=None):
     """tp / (tp + fn)."""
-    tf = _api()
-    with tf.variable_scope(name, default_name="recall"):
+    with variable_scope.variable_scope(name, default_name="recall"):
         tp, tp_update = true_positives(labels, predictions, weights)
         fn, fn_update = false_negatives(labels, predictions, weights)
-        value = _safe_div(tf, tp, tp + fn, "value")
-        update = _safe_div(tf, tp_update, tp_update + fn_update, "update_op")
+        value = _safe_div(tp, tp + fn, "value")
+        update = _safe_div(tp_update, tp_update + fn_update, "update_op")
         _collect(metrics_collections, updates_collections, value, update)
         return value, update

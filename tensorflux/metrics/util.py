@@ -8,20 +8,15 @@ from __future__ import annotations
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
-
-
-def api():
-    """The public `tensorflux` module (imported lazily: metrics build from public ops)."""
-    import tensorflux
-
-    return tensorflux
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.state import variables
 
 
 def metric_variable(shape, dtype, name):
     """A zero-initialised local metric variable of `shape` and `dtype` named `name`."""
-    tf = api()
-    return tf.Variable(tf.zeros(shape, dtype=dtype), trainable=False, name=name,
-                       collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+    return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
 
 
 def add_to_collections(metrics_collections, updates_collections, value, update):
@@ -35,15 +30,14 @@ def add_to_collections(metrics_collections, updates_collections, value, update):
 
 def squeeze_last_if_one_extra(labels, predictions):
     """Drops a trailing size-1 dimension of whichever of the two has rank one larger."""
-    tf = api()
     labels_rank = labels.shape.ndims
     predictions_rank = predictions.shape.ndims
     if labels_rank is None or predictions_rank is None:
         return labels, predictions
     if predictions_rank - labels_rank == 1 and predictions.shape.as_list()[-1] in (1, None):
-        predictions = tf.squeeze(predictions, [-1])
+        predictions = array_ops.squeeze(predictions, [-1])
     elif labels_rank - predictions_rank == 1 and labels.shape.as_list()[-1] in (1, None):
-        labels = tf.squeeze(labels, [-1])
+        labels = array_ops.squeeze(labels, [-1])
     return labels, predictions
 
 
@@ -53,25 +47,24 @@ def remove_squeezable_dimensions(predictions, labels, weights):
     Returns `(predictions, labels, weights)`; a weights tensor of rank one more than
     `predictions` loses its last dimension, one of rank one less gains one.
     """
-    tf = api()
-    predictions = tf.convert_to_tensor(predictions)
+    predictions = convert_to_tensor(predictions)
     if labels is not None:
-        labels = tf.convert_to_tensor(labels)
+        labels = convert_to_tensor(labels)
         labels, predictions = squeeze_last_if_one_extra(labels, predictions)
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible: "
                              "predictions and labels must have the same shape")
     if weights is None:
         return predictions, labels, None
-    weights = tf.convert_to_tensor(weights)
+    weights = convert_to_tensor(weights)
     weights_rank = weights.shape.ndims
     predictions_rank = predictions.shape.ndims
     if weights_rank in (0, None) or predictions_rank is None:
         return predictions, labels, weights
     if weights_rank - predictions_rank == 1:
-        weights = tf.squeeze(weights, [-1])
+        weights = array_ops.squeeze(weights, [-1])
     elif predictions_rank - weights_rank == 1:
-        weights = tf.expand_dims(weights, -1)
+        weights = array_ops.expand_dims(weights, -1)
     return predictions, labels, weights
 
 
@@ -81,8 +74,7 @@ def broadcast_weights(weights, values):
     Raises:
         ValueError: the static shapes show `weights` cannot be broadcast to `values`.
     """
-    tf = api()
-    weights = tf.convert_to_tensor(weights)
+    weights = convert_to_tensor(weights)
     w_shape, v_shape = weights.shape, values.shape
     if w_shape.ndims not in (0, None) and v_shape.ndims is not None:
         ok = w_shape.ndims == v_shape.ndims and all(
@@ -94,7 +86,7 @@ def broadcast_weights(weights, values):
                              f"{v_shape}. weights.shape={w_shape}.")
     if w_shape.is_fully_defined() and v_shape.is_fully_defined() and w_shape == v_shape:
         return weights
-    return weights * tf.ones_like(values)
+    return weights * array_ops.ones_like(values)
 
 
 def at_k_name(name, k=None, class_id=None):

@@ -14,7 +14,8 @@ import time
 import numpy as np
 
 from tensorflux.framework import errors
-from tensorflux.runtime import placer, subgraph
+from tensorflux.runtime import partition as partition_mod
+from tensorflux.runtime import placer, rewrites, subgraph
 from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
 from tensorflux.runtime.executor import Executor, shared_pool
@@ -148,8 +149,6 @@ class DirectSession:
             device = self._by_name[used.pop()] if used else self.devices[0]
             groups = {device.name: nodes}
         else:
-            from tensorflux.runtime import partition as partition_mod
-
             groups = partition_mod.partition(nodes, self._by_name, self.config)
         partitions = []
         fetch_map = [None] * len(fetch_points)
@@ -169,10 +168,6 @@ class DirectSession:
         return RunPlan(partitions, fetch_map, copy_flags, len(nodes))
 
     def _rewrite(self, nodes, fetch_points):
-        try:
-            from tensorflux.runtime import rewrites
-        except ImportError:
-            return nodes
         return rewrites.optimize(nodes, fetch_points, self.optimizer_options)
 
     # -- steps -----------------------------------------------------------------------------

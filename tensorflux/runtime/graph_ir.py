@@ -7,6 +7,7 @@ partitioning then work on Nodes (adding `_Send`/`_Recv`), never on the user's Gr
 
 from __future__ import annotations
 
+from tensorflux.framework.op_builder import _output_types
 from tensorflux.framework.op_def import get_op_def
 
 
@@ -87,7 +88,6 @@ def nodes_from_graph_def(graph_def, limits=None) -> list:
         NotFoundError: an unregistered op.
     """
     from tensorflux.framework.graph_validation import _split_input, validate_graph_def
-    from tensorflux.framework.op_builder import _output_types
 
     checked = validate_graph_def(graph_def, limits, complete=True)
     nodes: dict = {}

@@ -13,8 +13,10 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Operation, Tensor
+from tensorflux.framework.tensor_conversion import _string_array
 from tensorflux.protos import config_pb2
 from tensorflux.runtime import fetch as fetch_mod
+from tensorflux.runtime.device_attributes import describe_devices
 from tensorflux.runtime.direct_session import DEAD, DirectSession, StepTrace
 from tensorflux.runtime.step_stats import fill_run_metadata
 
@@ -70,8 +72,6 @@ class BaseSession:
         return self._target or ""
 
     def list_devices(self) -> list:
-        from tensorflux.runtime.device_attributes import describe_devices
-
         return describe_devices(self._backend.devices)
 
     # -- feeds -------------------------------------------------------------------------------
@@ -117,8 +117,6 @@ class BaseSession:
         if isinstance(value, np.ndarray) and value.dtype == np_dtype:
             array = value
         elif dtype is dtypes.string:
-            from tensorflux.framework.tensor_conversion import _string_array
-
             array = _string_array(value)
         else:
             if _is_python_int(value) and dtype.is_integer:

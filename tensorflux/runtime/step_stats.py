@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, graph_io
 
 
 def fill_run_metadata(run_metadata, plan, trace, options) -> None:
@@ -43,8 +43,6 @@ def fill_run_metadata(run_metadata, plan, trace, options) -> None:
                     desc.allocation_description.requested_bytes = int(size or 0)
                     desc.allocation_description.allocated_bytes = int(size or 0)
     if options is not None and options.output_partition_graphs:
-        from tensorflux.framework import graph_io
-
         for part in plan.partitions:
             run_metadata.partition_graphs.add().CopyFrom(
                 graph_io.nodes_to_graph_def(part.nodes, use_assigned_device=True))

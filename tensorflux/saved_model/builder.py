@@ -1,7 +1,6 @@
 """Writing SavedModels (TF1 `tf.saved_model.builder.SavedModelBuilder`).
 
 Layout of an export directory, as TensorFlow's:
-
     saved_model.pb (or .pbtxt)     a `SavedModel` proto: one MetaGraphDef per tag set
     variables/variables.index      the checkpoint of every saveable object (our V2 format,
     variables/variables.data-00000-of-00001    written by `tf.train.Saver(sharded=True)`)
@@ -21,9 +20,12 @@ from google.protobuf import any_pb2, text_format
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Operation, Tensor
+from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
 from tensorflux.saved_model import constants
+from tensorflux.train import meta_graph
+from tensorflux.train.saver import Saver
 
 __all__ = ["SavedModelBuilder"]
 
@@ -170,8 +172,6 @@ class SavedModelBuilder:
     def _maybe_create_saver(saver):
         if saver is not None:
             return saver
-        from tensorflux.ops.state import variables
-        from tensorflux.train.saver import Saver
 
         return Saver(variables._all_saveable_objects(), sharded=True,
                      write_version=saver_pb2.SaverDef.V2, allow_empty=True)
@@ -179,7 +179,6 @@ class SavedModelBuilder:
     def _export_meta_graph(self, saver, clear_devices, strip_default_attrs):
         """The default graph's MetaGraphDef; the asset collection (Any protos) is written
         here, as TensorFlow writes it."""
-        from tensorflux.train import meta_graph
 
         graph = graph_mod.get_default_graph()
         keys = [k for k in graph.get_all_collection_keys()

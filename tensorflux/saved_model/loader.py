@@ -8,9 +8,12 @@ from google.protobuf import message as protobuf_message
 from google.protobuf import text_format
 
 from tensorflux.framework import errors
+from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import meta_graph_pb2, saved_model_pb2
 from tensorflux.saved_model import constants
+from tensorflux.train import meta_graph
+from tensorflux.train.saver import Saver
 
 __all__ = ["load", "maybe_saved_model_directory", "contains_saved_model", "SavedModelLoader"]
 
@@ -139,7 +142,6 @@ class SavedModelLoader:
 
     def load_graph(self, graph, tags, import_scope=None, **saver_kwargs):
         """Imports the MetaGraphDef of `tags` into `graph`; returns (saver or None, meta)."""
-        from tensorflux.train import meta_graph
 
         meta = self.get_meta_graph_def_from_tags(tags)
         with graph.as_default():
@@ -149,8 +151,6 @@ class SavedModelLoader:
 
     def restore_variables(self, sess, saver, import_scope=None) -> None:
         """Restores the variables from export_dir/variables (if the model has any)."""
-        from tensorflux.ops.state import variables
-        from tensorflux.train.saver import Saver
 
         with sess.graph.as_default():
             if saver is None and not variables._all_saveable_objects(scope=import_scope):

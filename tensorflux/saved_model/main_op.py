@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Operation, Tensor
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.data_flow import lookup as lookup_ops
+from tensorflux.ops.state import variables
 
 __all__ = ["main_op", "main_op_with_restore"]
 
 
 def main_op():
     """An op initializing global and local variables and tables (run after loading)."""
-    from tensorflux.ops.control_flow import primitives as control_flow_ops
-    from tensorflux.ops.data_flow import lookup as lookup_ops
-    from tensorflux.ops.state import variables
 
     return control_flow_ops.group(variables.global_variables_initializer(),
                                   variables.local_variables_initializer(),
@@ -21,7 +21,6 @@ def main_op():
 
 def main_op_with_restore(restore_op_name):
     """An op that runs `main_op()` and then the restore op named `restore_op_name`."""
-    from tensorflux.ops.control_flow import primitives as control_flow_ops
 
     graph = graph_mod.get_default_graph()
     restore = restore_op_name

@@ -14,6 +14,8 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.io import summary as summary_ops
+from tensorflux.protos import event_pb2 as _event_pb2
+from tensorflux.protos import summary_pb2 as _summary_pb2
 from tensorflux.summary.writer import FileWriter, FileWriterCache, summary_iterator
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
@@ -87,9 +89,7 @@ def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=Non
 
 
 def _metadata(plugin_name, content=b"", display_name=None, description=None):
-    from tensorflux.protos import summary_pb2
-
-    metadata = summary_pb2.SummaryMetadata()
+    metadata = _summary_pb2.SummaryMetadata()
     metadata.plugin_data.plugin_name = plugin_name
     metadata.plugin_data.content = content
     if display_name:
@@ -102,10 +102,8 @@ def _metadata(plugin_name, content=b"", display_name=None, description=None):
 def tensor_summary(name, tensor, summary_description=None, collections=None,
                    summary_metadata=None, family=None, display_name=None):
     """A summary holding a whole tensor."""
-    from tensorflux.protos import summary_pb2
-
     if summary_metadata is None:
-        summary_metadata = summary_pb2.SummaryMetadata()
+        summary_metadata = _summary_pb2.SummaryMetadata()
     if summary_description:
         summary_metadata.summary_description = summary_description
     if display_name:
@@ -143,12 +141,10 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 
 def __getattr__(name):
-    from tensorflux.protos import event_pb2, summary_pb2
-
-    table = {"Summary": summary_pb2.Summary, "SummaryDescription": summary_pb2.SummaryDescription,
-             "Event": event_pb2.Event, "SessionLog": event_pb2.SessionLog,
-             "TaggedRunMetadata": event_pb2.TaggedRunMetadata,
-             "HistogramProto": summary_pb2.HistogramProto}
+    table = {"Summary": _summary_pb2.Summary, "SummaryDescription": _summary_pb2.SummaryDescription,
+             "Event": _event_pb2.Event, "SessionLog": _event_pb2.SessionLog,
+             "TaggedRunMetadata": _event_pb2.TaggedRunMetadata,
+             "HistogramProto": _summary_pb2.HistogramProto}
     if name in table:
         return table[name]
     raise AttributeError(name)

@@ -14,11 +14,10 @@ import threading
 import time
 
 from tensorflux.lib.formats import tfrecord
+from tensorflux.protos import event_pb2, summary_pb2
 
 
 def _event_pb2():
-    from tensorflux.protos import event_pb2
-
     return event_pb2
 
 
@@ -108,7 +107,6 @@ class FileWriter:
 
     def add_summary(self, summary, global_step=None) -> None:
         """Adds a Summary proto or serialized Summary bytes (what summary ops return)."""
-        from tensorflux.protos import summary_pb2
 
         if isinstance(summary, (bytes, bytearray)):
             parsed = summary_pb2.Summary()

@@ -10,7 +10,7 @@ from tensorflux.train.saver import Saver
 from tensorflux.train.checkpoint_utils import *  # noqa: F403
 from tensorflux.train.training_util import *  # noqa: F403
 from tensorflux.protos.saver_pb2 import SaverDef
-from tensorflux.framework.graph_util import write_graph
+from tensorflux.lib.formats.graph_file import write_graph
 from tensorflux.train.coordinator import *  # noqa: F403
 from tensorflux.train.queue_runner import *  # noqa: F403
 from tensorflux.train.input import *  # noqa: F403

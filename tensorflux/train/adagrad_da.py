@@ -2,7 +2,6 @@
 
 The update (TensorFlow's, for sparse linear models) keeps the sum `g_acc` and the squared sum
 `gg_acc` of all gradients and sets the variable in closed form at step `t`:
-
     g_acc += grad;  gg_acc += grad^2
     var = -lr * sign(g_acc) * max(|g_acc| - l1 * t, 0) / (l2 * t * lr + sqrt(gg_acc))
 
@@ -17,6 +16,8 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
 from tensorflux.train.optimizer import Optimizer
 
 __all__ = ["AdagradDAOptimizer"]
@@ -125,8 +126,6 @@ class AdagradDAOptimizer(Optimizer):
         self._global_step_on_worker = None
 
     def _create_slots(self, var_list):
-        from tensorflux.ops import array as array_ops
-
         for var in var_list:
             shape = var.get_shape()
             dtype = var.dtype.base_dtype
@@ -142,17 +141,12 @@ class AdagradDAOptimizer(Optimizer):
             self._get_or_make_slot(var, squares, "gradient_squared_accumulator", self._name)
 
     def _prepare(self):
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops import math as math_ops
-
         self._learning_rate_tensor = convert_to_tensor(
             self._call_if_callable(self._learning_rate), name="learning_rate")
         step = math_ops.cast(array_ops.identity(self._global_step), dtypes.int64)
         self._global_step_on_worker = step + 1
 
     def _scalars(self, var):
-        from tensorflux.ops import math as math_ops
-
         dtype = var.dtype.base_dtype
         lr = self._learning_rate_tensor
         if lr.dtype.base_dtype != dtype:

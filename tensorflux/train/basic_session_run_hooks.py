@@ -8,9 +8,13 @@ import time
 
 import numpy as np
 
+from tensorflux.client import timeline
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2, event_pb2, summary_pb2
+from tensorflux.summary.writer import FileWriterCache
+from tensorflux.train import training_util
 from tensorflux.train.session_run_hook import SecondOrStepTimer, SessionRunArgs, SessionRunHook
 
 __all__ = ["StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
@@ -20,8 +24,6 @@ __all__ = ["StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError", "Log
 
 
 def _global_step_tensor(required: bool = True):
-    from tensorflux.train import training_util
-
     step = training_util.get_global_step()
     if step is None and required:
         raise RuntimeError("Global step should be created to use this hook.")
@@ -165,8 +167,6 @@ class CheckpointSaverHook(SessionRunHook):
         self._listeners = listeners or []
 
     def begin(self):
-        from tensorflux.summary.writer import FileWriterCache
-
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
         self._global_step = _global_step_tensor()
         for listener in self._listeners:
@@ -218,8 +218,6 @@ class CheckpointSaverHook(SessionRunHook):
         return self._saver
 
     def _save(self, session, step) -> bool:
-        from tensorflux.protos import event_pb2
-
         logging.info(f"Saving checkpoints for {step} into {self._save_path}.")
         for listener in self._listeners:
             listener.before_save(session, step)
@@ -247,8 +245,6 @@ class StepCounterHook(SessionRunHook):
         self._summary_writer = summary_writer
 
     def begin(self):
-        from tensorflux.summary.writer import FileWriterCache
-
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step = _global_step_tensor()
@@ -258,8 +254,6 @@ class StepCounterHook(SessionRunHook):
         return SessionRunArgs(self._global_step)
 
     def after_run(self, run_context, run_values):
-        from tensorflux.protos import summary_pb2
-
         step = int(run_values.results)
         if self._timer.should_trigger_for_step(step):
             elapsed, steps = self._timer.update_last_triggered_step(step)
@@ -286,8 +280,6 @@ class SummarySaverHook(SessionRunHook):
         self._summary_op = summary_op
 
     def begin(self):
-        from tensorflux.summary.writer import FileWriterCache
-
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step = _global_step_tensor()
@@ -308,8 +300,6 @@ class SummarySaverHook(SessionRunHook):
         return SessionRunArgs(fetches)
 
     def after_run(self, run_context, run_values):
-        from tensorflux.protos import event_pb2
-
         if self._summary_writer is None:
             return
         step = int(run_values.results["global_step"])
@@ -387,8 +377,6 @@ class ProfilerHook(SessionRunHook):
         self._global_step = _global_step_tensor()
 
     def before_run(self, run_context):
-        from tensorflux.protos import config_pb2
-
         self._request = self._next_step is not None and \
             self._timer.should_trigger_for_step(self._next_step)
         options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE) \
@@ -401,7 +389,6 @@ class ProfilerHook(SessionRunHook):
             self._timer.update_last_triggered_step(step)
         elif self._request:
             self._timer.update_last_triggered_step(step)
-            from tensorflux.client import timeline
 
             trace = timeline.Timeline(run_values.run_metadata.step_stats)
             path = self._output_file.format(step)

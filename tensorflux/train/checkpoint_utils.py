@@ -17,6 +17,9 @@ from google.protobuf import text_format
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.lib.formats import atomic_files, bundle
+from tensorflux.ops.io import checkpoint as io_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state import variable_scope, variables
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import checkpoint_state_pb2, types_pb2
 
@@ -287,9 +290,6 @@ def list_variables(ckpt_dir_or_file) -> list:
 # -- init_from_checkpoint --------------------------------------------------------------------
 
 def _set_checkpoint_initializer(variable, ckpt_file, tensor_name) -> None:
-    from tensorflux.ops.io import checkpoint as io_ops
-    from tensorflux.ops.state import variable_ops as state_ops
-
     graph = graph_mod.get_default_graph()
     base = variable.dtype.base_dtype
     with graph.device(variable.device):
@@ -312,7 +312,6 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
         ValueError: a named tensor is missing from the checkpoint, shapes differ, or a scope
             maps to a non-scope.
     """
-    from tensorflux.ops.state import variable_scope, variables
 
     ckpt_file = _checkpoint_filename(ckpt_dir_or_file)
     if ckpt_file is None:

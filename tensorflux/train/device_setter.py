@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.platform import tf_logging as logging
@@ -157,8 +158,6 @@ def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:w
         ...     y = tf.matmul(x, w)    # /job:worker
     """
     if cluster is not None:
-        from tensorflux.distributed.cluster_spec import ClusterSpec
-
         spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
         jobs = spec.as_dict()
         ps_job = DeviceSpec.from_string(ps_device).job

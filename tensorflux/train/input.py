@@ -15,14 +15,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux import summary
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import partition as partition_ops
+from tensorflux.ops.array import slicing as slicing_ops
 from tensorflux.ops.data_flow import queues as data_flow_ops
+from tensorflux.ops.debug import logging as logging_ops
+from tensorflux.ops.io.readers import matching_files
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.math import sequence as sequence_ops
+from tensorflux.ops.random import stateful as random_ops
+from tensorflux.ops.sparse import core as sparse_ops
+from tensorflux.ops.state.variables import Variable
 from tensorflux.train.queue_runner import QueueRunner, add_queue_runner
 
 __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
@@ -31,21 +45,14 @@ __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_inp
            "shuffle_batch_join", "maybe_shuffle_batch_join"]
 
 
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
-
 
 def _local_variable(initial_value, name: str, validate_shape: bool = True):
-    from tensorflux.ops.state.variables import Variable
-
     return Variable(initial_value, name=name, trainable=False, validate_shape=validate_shape,
                     collections=[GraphKeys.LOCAL_VARIABLES])
 
 
 def _fraction_summary(name: str, numerator, denominator: int) -> None:
     """TF1's queue-fullness summary (a scalar in the SUMMARIES collection)."""
-    from tensorflux import summary
-    from tensorflux.ops.math import casting as cast_ops
 
     summary.scalar(name, cast_ops.cast(numerator, dtypes.float32) * (1.0 / denominator))
 
@@ -55,7 +62,6 @@ def match_filenames_once(pattern, name=None):
 
     Run `tf.local_variables_initializer()` before reading it.
     """
-    from tensorflux.ops.io.readers import matching_files
 
     return _local_variable(lambda: matching_files(pattern), name=name or "matching_filenames",
                            validate_shape=False)
@@ -71,7 +77,6 @@ def limit_epochs(tensor, num_epochs=None, name=None):
         return tensor
     if num_epochs <= 0:
         raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
-    from tensorflux.ops import array as array_ops
 
     with _scope(name, "limit_epochs") as scope:
         epochs = _local_variable(np.int64(0), name="epochs")
@@ -104,7 +109,6 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     Raises:
         ValueError: the element shape is not fully defined.
     """
-    from tensorflux.ops.random import stateful as random_ops
 
     with _scope(name, "input_producer") as scope:
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
@@ -139,9 +143,6 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
         ValueError: an empty Python list of strings.
         InvalidArgumentError: (at run time) an empty string tensor.
     """
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.debug import logging as logging_ops
-    from tensorflux.ops.math import comparison as comparison_ops
 
     not_null_err = "string_input_producer requires a non-null input tensor"
     if not isinstance(string_tensor, Tensor) and not len(string_tensor):
@@ -162,7 +163,6 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
                          shared_name=None, name=None):
     """A queue of the integers 0 .. limit-1, each epoch (TF1 `range_input_producer`)."""
-    from tensorflux.ops.math import sequence as sequence_ops
 
     with _scope(name, "input_producer") as scope:
         range_tensor = sequence_ops.range(limit)
@@ -178,8 +178,6 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
     Returns:
         A list of tensors, the i-th being one row of `tensor_list[i]`.
     """
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.array import slicing as slicing_ops
 
     with _scope(name, "input_producer"):
         tensor_list = [convert_to_tensor(t) for t in tensor_list]
@@ -227,7 +225,6 @@ def _validate(tensor_list) -> list:
 def _store_sparse_tensors(tensor_list, enqueue_many, shared_maps=None):
     """Replaces SparseTensors by int64 handles into a SparseTensorsMap (queues hold dense
     tensors only); returns the new list and, per position, (map op, rank) or None."""
-    from tensorflux.ops.sparse import core as sparse_ops
 
     stored, info = [], []
     for i, tensor in enumerate(tensor_list):
@@ -253,8 +250,6 @@ def _store_sparse_tensors(tensor_list, enqueue_many, shared_maps=None):
 
 
 def _restore_sparse_tensors(dequeued, info):
-    from tensorflux.ops.sparse import core as sparse_ops
-
     if not any(info):
         return dequeued
     single = not isinstance(dequeued, (list, tuple))
@@ -331,9 +326,6 @@ def _shapes(tensor_list_list, shapes, enqueue_many) -> list:
 
 def _enqueue_op(queue, tensor_list, enqueue_many, keep_input):
     """An enqueue of `tensor_list`, filtered by `keep_input` unless it is constant True."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.array import partition as partition_ops
-    from tensorflux.ops.math import casting as cast_ops
 
     keep = constant_value(keep_input)
     if keep is not None and np.ndim(keep) == 0 and bool(keep):
@@ -359,8 +351,6 @@ def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input) -> None:
 
 
 def _shuffle_summary(queue, capacity, min_after_dequeue) -> None:
-    from tensorflux.ops import math as math_ops
-
     over = math_ops.maximum(0, queue.size() - min_after_dequeue)
     _fraction_summary(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full",
                       over, max(1, capacity - min_after_dequeue))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
 from tensorflux.ops.math import select
 
 __all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "piecewise_constant",
@@ -14,8 +16,6 @@ __all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "piec
 
 
 def _floats(global_step, *values):
-    from tensorflux.ops import math as math_ops
-
     lr = convert_to_tensor(values[0], name="learning_rate")
     dtype = lr.dtype.base_dtype
     step = math_ops.cast(global_step, dtype)
@@ -30,7 +30,6 @@ def _check(global_step, name):
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """lr * decay_rate ^ (step / decay_steps) (floored when staircase)."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "exponential_decay")
     with graph_mod.get_default_graph().name_scope(name or "ExponentialDecay") as scope:
@@ -44,7 +43,6 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """lr * exp(-decay_rate * step / decay_steps)."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "natural_exp_decay")
     with graph_mod.get_default_graph().name_scope(name or "NaturalExpDecay") as scope:
@@ -58,7 +56,6 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                        name=None):
     """lr / (1 + decay_rate * step / decay_steps)."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "inverse_time_decay")
     with graph_mod.get_default_graph().name_scope(name or "InverseTimeDecay") as scope:
@@ -71,8 +68,6 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
 
 def piecewise_constant(x, boundaries, values, name=None):
     """values[i] on (boundaries[i-1], boundaries[i]]: values[0] for x <= boundaries[0]."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
 
     if len(values) != len(boundaries) + 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
@@ -90,7 +85,6 @@ def piecewise_constant(x, boundaries, values, name=None):
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
                      power=1.0, cycle=False, name=None):
     """(lr - end) * (1 - step / decay_steps) ^ power + end, with optional cycling."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "polynomial_decay")
     with graph_mod.get_default_graph().name_scope(name or "PolynomialDecay") as scope:
@@ -107,7 +101,6 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "CosineDecay") as scope:
@@ -120,7 +113,6 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
 def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
                           alpha=0.0, name=None):
     """SGDR: cosine decay with warm restarts (periods grow by t_mul, peaks by m_mul)."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "cosine_decay_restarts")
     with graph_mod.get_default_graph().name_scope(name or "SGDRDecay") as scope:
@@ -141,8 +133,6 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
 
 
 def _static(tensor):
-    from tensorflux.framework.tensor_conversion import constant_value
-
     value = constant_value(tensor)
     return 2.0 if value is None else float(value)
 
@@ -150,7 +140,6 @@ def _static(tensor):
 def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
                         beta=0.001, name=None):
     """lr * ((alpha + linear) * cosine + beta), as in TF."""
-    from tensorflux.ops import math as math_ops
 
     _check(global_step, "linear_cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "LinearCosineDecay") as scope:

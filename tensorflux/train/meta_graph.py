@@ -13,11 +13,19 @@ import os
 from google.protobuf import message as protobuf_message
 from google.protobuf import text_format
 
+from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.graph_import import import_graph_def
+from tensorflux.framework.graph_io import attr_to_proto
+from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.lib.formats import atomic_files
+from tensorflux.ops.state.variables import Variable
 from tensorflux.platform import tf_logging as logging
+from tensorflux.platform.version import VERSION
+from tensorflux.protos import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
+from tensorflux.train.saver import Saver
 
 __all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file"]
 
@@ -36,8 +44,6 @@ def _strip(name: str, scope: str | None) -> str:
 
 
 def _op_list(graph):
-    from tensorflux.protos import op_def_pb2
-
     ops = op_def_pb2.OpList()
     for type_name in sorted({op.type for op in graph.get_operations()}):
         ops.op.add().CopyFrom(_op_def_proto(type_name))
@@ -45,10 +51,6 @@ def _op_list(graph):
 
 
 def _op_def_proto(type_name):
-    from tensorflux.framework.graph_io import attr_to_proto
-    from tensorflux.framework.op_def import get_op_def
-    from tensorflux.protos import op_def_pb2
-
     op_def = get_op_def(type_name)
     proto = op_def_pb2.OpDef(name=op_def.name, is_stateful=op_def.is_stateful)
 
@@ -81,8 +83,6 @@ def _op_def_proto(type_name):
 
 
 def _variable_def(var, scope):
-    from tensorflux.protos import variable_pb2
-
     proto = variable_pb2.VariableDef(
         variable_name=_strip(var.name, scope),
         initializer_name=_strip(var.initializer.name, scope),
@@ -101,8 +101,6 @@ def _variable_def(var, scope):
 
 
 def _add_collection(meta, key, items, scope) -> None:
-    from tensorflux.protos import saver_pb2
-
     collection = meta.collection_def[key]
     for item in items:
         is_variable = hasattr(item, "initializer") and hasattr(item, "_as_graph_element")
@@ -136,8 +134,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       clear_devices=False, clear_extraneous_savers=False,
                       strip_default_attrs=False, save_debug_info=False, **kwargs):
     """Returns (and writes to `filename`) the MetaGraphDef of `graph` (default graph)."""
-    from tensorflux.platform.version import VERSION
-    from tensorflux.protos import meta_graph_pb2
 
     graph = graph or graph_mod.get_default_graph()
     meta = meta_graph_pb2.MetaGraphDef()
@@ -187,8 +183,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
 
 def read_meta_graph_file(filename):
     """Reads a binary or text MetaGraphDef file."""
-    from tensorflux.framework import errors
-    from tensorflux.protos import meta_graph_pb2
 
     if not os.path.exists(filename):
         raise OSError(f"File {filename} does not exist.")
@@ -210,11 +204,8 @@ def read_meta_graph_file(filename):
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
-    from tensorflux.framework.graph_import import import_graph_def
-    from tensorflux.ops.state.variables import Variable
     from tensorflux.protos import queue_runner_pb2, saver_pb2, variable_pb2
     from tensorflux.train.queue_runner import QueueRunner
-    from tensorflux.train.saver import Saver
 
     meta = meta_graph_or_file
     if isinstance(meta, (str, os.PathLike)):

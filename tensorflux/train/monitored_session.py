@@ -9,10 +9,20 @@ checkpoint) and the run retried.
 
 from __future__ import annotations
 
+from tensorflux import summary
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2
+from tensorflux.train import basic_session_run_hooks as basic
+from tensorflux.train import saver as saver_lib
+from tensorflux.train.coordinator import Coordinator
+from tensorflux.train.queue_runner import start_queue_runners
+from tensorflux.train.session_manager import SessionManager
 from tensorflux.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 # Threads still running this long after close() asks them to stop are cancelled.
@@ -23,11 +33,6 @@ __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCr
 
 USE_DEFAULT = object()
 
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 def _first_in_collection(key):
@@ -69,46 +74,45 @@ class Scaffold:
 
     def finalize(self) -> Scaffold:
         """Creates the missing ops (TF1's defaults) and finalizes the graph."""
-        tf = _api()
         graph = graph_mod.get_default_graph()
         if self._init_op is None:
             self._init_op = _first_in_collection(GraphKeys.INIT_OP)
             if self._init_op is None:
-                self._init_op = tf.global_variables_initializer()
+                self._init_op = variables.global_variables_initializer()
                 graph.add_to_collection(GraphKeys.INIT_OP, self._init_op)
         if self._ready_op is None:
             self._ready_op = _first_in_collection(GraphKeys.READY_OP)
             if self._ready_op is None:
-                self._ready_op = tf.concat([tf.report_uninitialized_variables(),
-                                            tf.report_uninitialized_variables(
-                                                tf.local_variables())], 0)
+                self._ready_op = array_ops.concat([variables.report_uninitialized_variables(),
+                                                   variables.report_uninitialized_variables(
+                                                variables.local_variables())], 0)
                 graph.add_to_collection(GraphKeys.READY_OP, self._ready_op)
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = _first_in_collection(
                 GraphKeys.READY_FOR_LOCAL_INIT_OP)
             if self._ready_for_local_init_op is None:
-                self._ready_for_local_init_op = tf.report_uninitialized_variables(
-                    tf.global_variables())
+                self._ready_for_local_init_op = variables.report_uninitialized_variables(
+                    variables.global_variables())
                 graph.add_to_collection(GraphKeys.READY_FOR_LOCAL_INIT_OP,
                                         self._ready_for_local_init_op)
         if self._local_init_op is None:
             self._local_init_op = _first_in_collection(GraphKeys.LOCAL_INIT_OP)
             if self._local_init_op is None:
-                ops = [tf.local_variables_initializer()]
+                ops = [variables.local_variables_initializer()]
                 ops += graph.get_collection(GraphKeys.TABLE_INITIALIZERS)
-                self._local_init_op = tf.group(*ops)
+                self._local_init_op = control_flow_ops.group(*ops)
                 graph.add_to_collection(GraphKeys.LOCAL_INIT_OP, self._local_init_op)
         if self._summary_op is None:
             self._summary_op = _first_in_collection(GraphKeys.SUMMARY_OP)
             if self._summary_op is None:
-                self._summary_op = tf.summary.merge_all()
+                self._summary_op = summary.merge_all()
                 if self._summary_op is not None:
                     graph.add_to_collection(GraphKeys.SUMMARY_OP, self._summary_op)
         if self._saver is None:
             self._saver = _first_in_collection(GraphKeys.SAVERS)
-            if self._saver is None and tf.global_variables():
-                self._saver = tf.train.Saver(sharded=True, allow_empty=True,
-                                             write_version=2)
+            if self._saver is None and variables.global_variables():
+                self._saver = saver_lib.Saver(sharded=True, allow_empty=True,
+                                              write_version=2)
                 graph.add_to_collection(GraphKeys.SAVERS, self._saver)
         graph.finalize()
         return self
@@ -151,10 +155,9 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        tf = _api()
         graph = graph_mod.get_default_graph()
-        return tf.group(tf.local_variables_initializer(),
-                        *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
+        return control_flow_ops.group(variables.local_variables_initializer(),
+                                      *graph.get_collection(GraphKeys.TABLE_INITIALIZERS))
 
 
 class SessionCreator:
@@ -165,8 +168,6 @@ class SessionCreator:
 
 
 def _session_manager(scaffold, config):
-    from tensorflux.train.session_manager import SessionManager
-
     return SessionManager(local_init_op=scaffold.local_init_op,
                           local_init_feed_dict=scaffold.local_init_feed_dict,
                           ready_op=scaffold.ready_op,
@@ -230,8 +231,6 @@ def _merge_args(original_fetches, original_feed, original_options, hook_args):
 
 
 def _merge_options(a, b):
-    from tensorflux.protos import config_pb2
-
     merged = config_pb2.RunOptions()
     if a is not None:
         merged.CopyFrom(a)
@@ -249,8 +248,6 @@ class _MonitoredSessionBase:
 
     def __init__(self, session_creator, hooks, stop_grace_period_secs=120,
                  recoverable=True):
-        from tensorflux.train.coordinator import Coordinator
-
         self._hooks = list(hooks or [])
         for hook in self._hooks:
             hook.begin()
@@ -265,8 +262,6 @@ class _MonitoredSessionBase:
         self._create()
 
     def _create(self):
-        from tensorflux.train.queue_runner import start_queue_runners
-
         self._sess = self._session_creator.create_session()
         self._threads = start_queue_runners(sess=self._sess, coord=self._coord)
         for hook in self._hooks:
@@ -282,7 +277,6 @@ class _MonitoredSessionBase:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs `fetches` with every hook's additions; retries once on a recreated session
         after AbortedError/UnavailableError."""
-        from tensorflux.protos import config_pb2
 
         while True:
             try:
@@ -392,7 +386,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
     summary and checkpoint hooks (checkpoints every 600 s and summaries every 100 steps by
     default); other workers wait for the chief.
     """
-    from tensorflux.train import basic_session_run_hooks as basic
 
     if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
         save_summaries_steps, save_summaries_secs = 100, None

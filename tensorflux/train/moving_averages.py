@@ -5,6 +5,11 @@ from __future__ import annotations
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state.variables import Variable
 
 __all__ = ["ExponentialMovingAverage", "assign_moving_average"]
 
@@ -16,9 +21,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     Adam: a biased accumulator and a step counter are kept next to the variable.
     """
     from tensorflux.framework.scopes import init_scope
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.state import variable_ops as state_ops
-    from tensorflux.ops.state.variables import Variable
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "AssignMovingAvg") as scope:
@@ -40,8 +42,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
 
 
 def graph_mod_zeros(variable):
-    from tensorflux.ops import array as array_ops
-
     shape = variable.get_shape()
     if shape.is_fully_defined():
         return array_ops.zeros(shape.as_list(), dtype=variable.dtype.base_dtype)
@@ -67,9 +67,6 @@ class ExponentialMovingAverage:
         """Creates shadows (once) and returns an op updating them all."""
         from tensorflux.framework.scopes import init_scope
         from tensorflux.ops import array as array_ops
-        from tensorflux.ops import math as math_ops
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
-        from tensorflux.ops.state.variables import Variable
 
         graph = graph_mod.get_default_graph()
         if var_list is None:

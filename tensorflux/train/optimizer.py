@@ -12,8 +12,15 @@ from __future__ import annotations
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.framework.scopes import init_scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.autodiff.gradients import gradients
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state.variables import Variable
 
 
 def _var_key(var):
@@ -68,8 +75,6 @@ class Optimizer:
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None):
         """Returns [(gradient or None, variable)] for `var_list` (default: trainables)."""
-        from tensorflux.ops.autodiff.gradients import gradients
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
@@ -99,8 +104,6 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Builds the update ops; with `global_step`, increments it after them."""
-        from tensorflux.framework.scopes import init_scope
-        from tensorflux.ops.state import variable_ops as state_ops
 
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
@@ -174,8 +177,6 @@ class Optimizer:
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
     def _finish(self, update_ops, name_scope):
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
-
         return control_flow_ops.group(*update_ops, name=name_scope)
 
     # -- slots -----------------------------------------------------------------------------
@@ -191,8 +192,6 @@ class Optimizer:
         return named[key]
 
     def _zeros_slot(self, var, slot_name, op_name):
-        from tensorflux.ops import array as array_ops
-
         named = self._slot_dict(slot_name)
         key = _var_key(var)
         if key not in named:
@@ -206,8 +205,6 @@ class Optimizer:
         return named[key]
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
-        from tensorflux.ops.state.variables import Variable
-
         graph = graph_mod.get_default_graph()
         key = (name, graph)
         found = self._non_slot_dict.get(key)
@@ -226,7 +223,6 @@ class Optimizer:
 
 def _create_slot(primary, initial_value, op_name):
     """A non-trainable slot variable named '<primary op>/<op_name>', colocated with it."""
-    from tensorflux.ops.state.variables import Variable
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(None), graph.colocate_with(primary.op):
@@ -236,8 +232,6 @@ def _create_slot(primary, initial_value, op_name):
 
 def _deduplicate(values, indices):
     """Sums the rows of `values` that share an index; returns (summed values, unique indices)."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
 
     unique, positions = array_ops.unique(indices)
     summed = math_ops.unsorted_segment_sum(values, positions, array_ops.shape(unique)[0])

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.train.optimizer import Optimizer
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.state import training_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.train.optimizer import Optimizer, _create_slot
 
 __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "AdadeltaOptimizer", "RMSPropOptimizer", "AdamOptimizer", "FtrlOptimizer",
@@ -12,8 +17,6 @@ __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
 
 
 def _cast(tensor, var):
-    from tensorflux.ops import math as math_ops
-
     dtype = var.dtype.base_dtype
     return tensor if tensor.dtype.base_dtype == dtype else math_ops.cast(tensor, dtype)
 
@@ -38,8 +41,6 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.ApplyGradientDescent(
             var, _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking).op
 
@@ -47,8 +48,6 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
         return self._apply_sparse(grad, var)
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import variable_ops as state_ops
-
         delta = grad.values * _cast(self._learning_rate_t, var)
         return state_ops.scatter_sub(var, grad.indices, delta, use_locking=self._use_locking).op
 
@@ -67,8 +66,6 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
         self._tensors(learning_rate=self._learning_rate, l1=self._l1, l2=self._l2)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.ApplyProximalGradientDescent(
             var, _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
             _cast(self._l2_t, var), grad, use_locking=self._use_locking).op
@@ -77,13 +74,9 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
         return Optimizer._apply_sparse_duplicate_indices(self, grad, var)
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.state import variable_ops as state_ops
-
         rows = array_ops.gather(var, grad.indices)
         lr = _cast(self._learning_rate_t, var)
         prox = rows - lr * grad.values
-        from tensorflux.ops import math as math_ops
 
         l1 = _cast(self._l1_t, var)
         l2 = _cast(self._l2_t, var)
@@ -110,16 +103,12 @@ class MomentumOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate, momentum=self._momentum)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.ApplyMomentum(
             var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var), grad,
             _cast(self._momentum_t, var), use_locking=self._use_locking,
             use_nesterov=self._use_nesterov).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.SparseApplyMomentum(
             var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var),
             grad.values, grad.indices, _cast(self._momentum_t, var),
@@ -127,8 +116,6 @@ class MomentumOptimizer(Optimizer, _HyperParams):
 
 
 def _constant_slot(optimizer, var, value, slot_name):
-    from tensorflux.ops import array as array_ops
-
     named = optimizer._slot_dict(slot_name)
     key = var.op.name
     if key not in named:
@@ -136,7 +123,6 @@ def _constant_slot(optimizer, var, value, slot_name):
         dtype = var.dtype.base_dtype
         initial = array_ops.fill(shape.as_list(), convert_to_tensor(value, dtype=dtype)) \
             if shape.is_fully_defined() else array_ops.ones_like(var.initialized_value()) * value
-        from tensorflux.train.optimizer import _create_slot
 
         named[key] = _create_slot(var, initial, optimizer._name)
     return named[key]
@@ -162,15 +148,11 @@ class AdagradOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.ApplyAdagrad(var, self.get_slot(var, "accumulator"),
                                          _cast(self._learning_rate_t, var), grad,
                                          use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.SparseApplyAdagrad(var, self.get_slot(var, "accumulator"),
                                                _cast(self._learning_rate_t, var), grad.values,
                                                grad.indices, use_locking=self._use_locking).op
@@ -190,16 +172,12 @@ class ProximalAdagradOptimizer(AdagradOptimizer):
         self._tensors(learning_rate=self._learning_rate, l1=self._l1, l2=self._l2)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.ApplyProximalAdagrad(
             var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
             _cast(self._l1_t, var), _cast(self._l2_t, var), grad,
             use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.SparseApplyProximalAdagrad(
             var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
             _cast(self._l1_t, var), _cast(self._l2_t, var), grad.values, grad.indices,
@@ -230,14 +208,10 @@ class AdadeltaOptimizer(Optimizer, _HyperParams):
                 _cast(self._epsilon_t, var))
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.ApplyAdadelta(*self._args(var), grad,
                                           use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         return training_ops.SparseApplyAdadelta(*self._args(var), grad.values, grad.indices,
                                                 use_locking=self._use_locking).op
 
@@ -270,8 +244,6 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
                 _cast(self._momentum_t, var), _cast(self._epsilon_t, var))
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
             return training_ops.ApplyCenteredRMSProp(
@@ -281,8 +253,6 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
                                          use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
             return training_ops.SparseApplyCenteredRMSProp(
@@ -322,8 +292,6 @@ class AdamOptimizer(Optimizer, _HyperParams):
                       epsilon=self._epsilon)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         beta1_power, beta2_power = self._get_beta_accumulators()
         return training_ops.ApplyAdam(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), _cast(beta1_power, var),
@@ -332,10 +300,6 @@ class AdamOptimizer(Optimizer, _HyperParams):
             grad, use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops import math as math_ops
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
-        from tensorflux.ops.state import variable_ops as state_ops
-
         graph = graph_mod.get_default_graph()
         beta1_power, beta2_power = self._get_beta_accumulators()
         beta1_power = _cast(beta1_power, var)
@@ -360,8 +324,6 @@ class AdamOptimizer(Optimizer, _HyperParams):
         return control_flow_ops.group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
-
         graph = graph_mod.get_default_graph()
         with graph.control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()
@@ -406,8 +368,6 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                       learning_rate_power=self._learning_rate_power)
 
     def _apply_dense(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         slots = (self.get_slot(var, "accum"), self.get_slot(var, "linear"))
         hyper = (_cast(self._learning_rate_t, var), _cast(self._l1_t, var),
                  _cast(self._l2_t, var))
@@ -420,8 +380,6 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                                       use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from tensorflux.ops.state import training_ops
-
         slots = (self.get_slot(var, "accum"), self.get_slot(var, "linear"))
         hyper = (_cast(self._learning_rate_t, var), _cast(self._l1_t, var),
                  _cast(self._l2_t, var))

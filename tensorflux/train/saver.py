@@ -21,44 +21,27 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework.saveable import SaveableObject, SaveSpec
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.formats import atomic_files, bundle
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.io import checkpoint as io_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state import variables
+from tensorflux.ops.state.partitioned import PartitionedVariable
+from tensorflux.ops.state.variables import Variable
+from tensorflux.ops.strings import conversion as string_ops
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import saver_pb2
-from tensorflux.train import checkpoint_utils
+from tensorflux.train import checkpoint_utils, training_util
 
 __all__ = ["Saver", "SaveSpec", "SaveableObject", "BaseSaverBuilder", "BulkSaverBuilder"]
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
-
-
-class SaveSpec:
-    """One tensor to save: its value, slice spec ("" for whole) and checkpoint name."""
-
-    def __init__(self, tensor, slice_spec: str, name: str, dtype=None, device=None):
-        self.tensor = tensor
-        self.slice_spec = slice_spec
-        self.name = name
-        self.dtype = dtypes.as_dtype(dtype) if dtype is not None else tensor.dtype.base_dtype
-        self.device = device if device is not None else tensor.device
-
-
-class SaveableObject:
-    """Something the Saver saves as `specs` and restores with `restore(tensors, shapes)`."""
-
-    def __init__(self, op, specs, name: str):
-        self.op = op
-        self.specs = specs
-        self.name = name
-
-    @property
-    def device(self) -> str:
-        return self.specs[0].device
-
-    def restore(self, restored_tensors, restored_shapes):
-        raise TypeError(f"{type(self).__name__} must define restore()")
 
 
 class ReferenceVariableSaveable(SaveableObject):
@@ -69,9 +52,6 @@ class ReferenceVariableSaveable(SaveableObject):
                          name)
 
     def restore(self, restored_tensors, restored_shapes):
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.state import variable_ops as state_ops
-
         restored = restored_tensors[0]
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
@@ -86,8 +66,6 @@ def _is_variable_tensor(value) -> bool:
 
 def op_list_to_dict(op_list) -> dict:
     """{save name: variable or list of partitions} from a list of Variables/SaveableObjects."""
-    from tensorflux.ops.state.partitioned import PartitionedVariable
-    from tensorflux.ops.state.variables import Variable
 
     if not isinstance(op_list, (list, tuple, set)):
         raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
@@ -121,7 +99,6 @@ def _saveables_for(op, name: str):
     if not isinstance(name, str):
         raise TypeError(f"names_to_saveables must be a dict mapping string names to "
                         f"trackable operations. Name is not a string: {name}")
-    from tensorflux.ops.state.partitioned import PartitionedVariable
 
     if isinstance(op, SaveableObject):
         yield op
@@ -190,8 +167,6 @@ class BaseSaverBuilder:
         self._write_version = write_version
 
     def save_op(self, filename_tensor, saveables):
-        from tensorflux.ops.io import checkpoint as io_ops
-
         specs = [spec for saveable in saveables for spec in saveable.specs]
         graph = graph_mod.get_default_graph()
         with graph.name_scope("SaveV2") as scope:
@@ -201,8 +176,6 @@ class BaseSaverBuilder:
                                  name=scope)
 
     def bulk_restore(self, filename_tensor, saveables, preferred_shard, restore_sequentially):
-        from tensorflux.ops.io import checkpoint as io_ops
-
         specs = [spec for saveable in saveables for spec in saveable.specs]
         graph = graph_mod.get_default_graph()
         with graph.device("/device:CPU:0"), graph.name_scope("RestoreV2") as scope:
@@ -213,21 +186,15 @@ class BaseSaverBuilder:
         return result if isinstance(result, list) else [result]
 
     def sharded_filename(self, filename_tensor, shard, num_shards):
-        from tensorflux.ops.io import checkpoint as io_ops
-
         return io_ops.sharded_filename(filename_tensor, shard, num_shards)
 
     def _AddSaveOps(self, filename_tensor, saveables):  # noqa: N802 - TF1 name
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         save = self.save_op(filename_tensor, saveables)
         return control_flow_ops.with_dependencies([save], filename_tensor)
 
     def _AddRestoreOps(self, filename_tensor, saveables, restore_sequentially, reshape,  # noqa: N802
                        preferred_shard=-1, name="restore_all"):
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
-
         tensors = self.bulk_restore(filename_tensor, saveables, preferred_shard,
                                     restore_sequentially)
         assigns = []
@@ -256,10 +223,6 @@ class BaseSaverBuilder:
         return sorted(per_device.items(), key=lambda kv: kv[0])
 
     def _AddShardedSaveOps(self, filename_tensor, per_device):  # noqa: N802 - TF1 name
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.array import concat_split as concat_ops
-        from tensorflux.ops.io import checkpoint as io_ops
-        from tensorflux.ops.strings import conversion as string_ops
 
         graph = graph_mod.get_default_graph()
         with graph.device("/device:CPU:0"):
@@ -285,8 +248,6 @@ class BaseSaverBuilder:
 
     def _AddShardedRestoreOps(self, filename_tensor, per_device, restore_sequentially,  # noqa: N802
                               reshape):
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
-
         graph = graph_mod.get_default_graph()
         restores = []
         for shard, (device, saveables) in enumerate(per_device):
@@ -435,8 +396,6 @@ class Saver:
             if self._builder is None:
                 self._builder = BulkSaverBuilder(self._write_version)
             if self._var_list is None:
-                from tensorflux.ops.state import variables
-
                 self._var_list = variables._all_saveable_objects()
             if not self._var_list:
                 if self._allow_empty:
@@ -557,8 +516,6 @@ class Saver:
         save_path = os.fspath(save_path)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
-                from tensorflux.train import training_util
-
                 global_step = training_util.global_step(sess, global_step)
             step = f"{int(global_step):08d}" if self._pad_step_number else str(int(global_step))
             checkpoint_file = f"{save_path}-{step}"
@@ -604,6 +561,7 @@ class Saver:
 
     def _meta_graph(self, sess, strip_default_attrs):
         """The MetaGraphDef a save writes next to its checkpoint (not written yet)."""
+        # cycle: train.meta_graph imports this module (at import time)
         from tensorflux.train import meta_graph
 
         with sess.graph.as_default():
@@ -622,6 +580,7 @@ class Saver:
                           export_scope=None, clear_devices=False, clear_extras=False,
                           strip_default_attrs=False, save_debug_info=False):
         """Writes the graph with this saver's SaverDef (needs `tensorflux.train.meta_graph`)."""
+        # cycle: train.meta_graph imports this module (at import time)
         from tensorflux.train import meta_graph
 
         return meta_graph.export_meta_graph(

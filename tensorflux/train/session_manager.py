@@ -16,6 +16,8 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.platform import tf_logging as logging
+from tensorflux.runtime.session import Session
+from tensorflux.train import checkpoint_utils
 
 __all__ = ["SessionManager"]
 
@@ -51,14 +53,10 @@ class SessionManager:
         self._target = None
 
     def _session(self, master, config):
-        from tensorflux.runtime.session import Session
-
         return Session(master, graph=self._graph, config=config)
 
     def _restore(self, session, saver, checkpoint_dir, checkpoint_filename_with_path,
                  wait_for_checkpoint, max_wait_secs):
-        from tensorflux.train import checkpoint_utils
-
         if checkpoint_filename_with_path:
             saver.restore(session, checkpoint_filename_with_path)
             return True

@@ -14,18 +14,23 @@ import os
 import threading
 import time
 
+from tensorflux import summary as summary_lib
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import event_pb2, summary_pb2
+from tensorflux.summary import writer
+from tensorflux.train import saver as saver_lib
+from tensorflux.train import training_util
+from tensorflux.train.coordinator import Coordinator
+from tensorflux.train.queue_runner import start_queue_runners
+from tensorflux.train.session_manager import SessionManager
 
 __all__ = ["Supervisor"]
 
-
-def _api():
-    import tensorflux
-
-    return tensorflux
 
 
 class _ServiceThread(threading.Thread):
@@ -55,10 +60,6 @@ class Supervisor:
                  save_model_secs=600, recovery_wait_secs=30, stop_grace_secs=120,
                  checkpoint_basename="model.ckpt", session_manager=None,
                  summary_writer=USE_DEFAULT, init_fn=None, local_init_run_options=None):
-        from tensorflux.train.coordinator import Coordinator
-        from tensorflux.train.session_manager import SessionManager
-
-        tf = _api()
         self._graph = graph if graph is not None else graph_mod.get_default_graph()
         with self._graph.as_default():
             self._is_chief = is_chief
@@ -73,26 +74,26 @@ class Supervisor:
             self._coord = Coordinator()
             self._started_threads: list = []
             self._init_op = self._pick(init_op, GraphKeys.INIT_OP,
-                                       tf.global_variables_initializer)
+                                       variables.global_variables_initializer)
             self._ready_op = self._pick(ready_op, GraphKeys.READY_OP,
-                                        lambda: tf.report_uninitialized_variables())
+                                        lambda: variables.report_uninitialized_variables())
             self._ready_for_local_init_op = self._pick(
                 ready_for_local_init_op, GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: tf.report_uninitialized_variables(tf.global_variables()))
+                lambda: variables.report_uninitialized_variables(variables.global_variables()))
             self._local_init_op = self._pick(
                 local_init_op, GraphKeys.LOCAL_INIT_OP,
-                lambda: tf.group(tf.local_variables_initializer(),
-                                 *self._graph.get_collection(GraphKeys.TABLE_INITIALIZERS)))
+                lambda: control_flow_ops.group(variables.local_variables_initializer(),
+                                               *self._graph.get_collection(GraphKeys.TABLE_INITIALIZERS)))
             self._summary_op = self._pick(summary_op, GraphKeys.SUMMARY_OP,
-                                          tf.summary.merge_all)
+                                          summary_lib.merge_all)
             self._saver = self._pick(saver, GraphKeys.SAVERS,
-                                     lambda: tf.train.Saver() if tf.global_variables()
+                                     lambda: saver_lib.Saver() if variables.global_variables()
                                      else None)
             if global_step is Supervisor.USE_DEFAULT:
-                global_step = tf.train.get_global_step()
+                global_step = training_util.get_global_step()
             self._global_step = global_step
             if summary_writer is Supervisor.USE_DEFAULT:
-                summary_writer = tf.summary.FileWriter(logdir) if (is_chief and logdir) \
+                summary_writer = writer.FileWriter(logdir) if (is_chief and logdir) \
                     else None
             self._summary_writer = summary_writer
             self._session_manager = session_manager or SessionManager(
@@ -183,8 +184,6 @@ class Supervisor:
         step = sess.run(self._global_step) if self._global_step is not None else None
         self._saver.save(sess, self._save_path, global_step=step)
         if self._summary_writer is not None:
-            from tensorflux.protos import event_pb2
-
             self._summary_writer.add_session_log(
                 event_pb2.SessionLog(status=event_pb2.SessionLog.CHECKPOINT,
                                      checkpoint_path=self._save_path), step)
@@ -197,8 +196,6 @@ class Supervisor:
         self.summary_computed(sess, summary, step)
 
     def start_queue_runners(self, sess, queue_runners=None) -> list:
-        from tensorflux.train.queue_runner import start_queue_runners
-
         if queue_runners is None:
             threads = start_queue_runners(sess=sess, coord=self._coord)
         else:
@@ -277,8 +274,6 @@ class _StepCounter:
         self._last = None
 
     def __call__(self):
-        from tensorflux.protos import summary_pb2
-
         step = int(self._sess.run(self._sv.global_step))
         now = time.time()
         if self._last is not None:

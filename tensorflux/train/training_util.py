@@ -6,6 +6,10 @@ from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor import Tensor
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_ops as state_ops
+from tensorflux.ops.state import variable_scope, variables
+from tensorflux.ops.state.variables import Variable
 from tensorflux.platform import tf_logging as logging
 
 __all__ = ["global_step", "get_global_step", "create_global_step", "get_or_create_global_step",
@@ -25,7 +29,6 @@ def assert_global_step(global_step_tensor) -> None:
     Raises:
         TypeError: it is not a Variable/Tensor, not an integer, or not a scalar.
     """
-    from tensorflux.ops.state.variables import Variable
 
     if not isinstance(global_step_tensor, (Variable, Tensor)):
         raise TypeError(f'Existing "global_step" must be a Variable or Tensor: '
@@ -70,8 +73,6 @@ def create_global_step(graph=None):
         >>> step.op.name
         'global_step'
     """
-    from tensorflux.ops.state import initializers as init_ops
-    from tensorflux.ops.state import variable_scope, variables
 
     graph = graph or graph_mod.get_default_graph()
     if get_global_step(graph) is not None:
@@ -104,7 +105,6 @@ def _get_global_step_read(graph=None):
 
 def _get_or_create_global_step_read(graph=None):
     """A tensor reading the global step once it is initialized (cached per graph)."""
-    from tensorflux.ops.state.variables import Variable
 
     graph = graph or graph_mod.get_default_graph()
     read = _get_global_step_read(graph)
@@ -122,7 +122,6 @@ def _get_or_create_global_step_read(graph=None):
 
 def _increment_global_step(increment, graph=None):
     """An op adding `increment` to the global step, after the cached read of it."""
-    from tensorflux.ops.state import variable_ops as state_ops
 
     graph = graph or graph_mod.get_default_graph()
     step = get_global_step(graph)

@@ -18,6 +18,11 @@ import numpy as np
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.io import checkpoint as io_ops
+from tensorflux.ops.math import select as select_ops
+from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.platform import gfile
 from tensorflux.platform import tf_logging as logging
 from tensorflux.train import checkpoint_utils
@@ -105,11 +110,6 @@ def _vocab_mapping(info: VocabInfo) -> np.ndarray:
 
 def _remapped_initializer(var, ckpt_file, tensor_name, info: VocabInfo, old_shape):
     """Rewires `var`'s initializer to the checkpoint tensor remapped by `info`."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.io import checkpoint as io_ops
-    from tensorflux.ops.math import select as select_ops
-    from tensorflux.ops.state import initializers as init_ops
-    from tensorflux.ops.state import variable_ops as state_ops
 
     shape = var.get_shape().as_list()
     if len(shape) != 2 or None in shape or len(old_shape) != 2:

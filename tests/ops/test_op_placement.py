@@ -72,7 +72,6 @@ HELPER_MODULES = {
     "sparse/composites.py": "SparseTensor helpers built from other ops",
     "debug/checks.py": "tf.debugging.assert_* composites built from Assert",
     # to go
-    "compat_api.py": "dissolved by the layering work",
 }
 
 

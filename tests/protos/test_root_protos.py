@@ -1,5 +1,5 @@
 """Root-level protos, OpError/NoGradient/UnconnectedGradients, tf.dtypes and the small checks
-of tensorflux/ops/root_extras.py."""
+of the root namespace."""
 
 import glob
 import time

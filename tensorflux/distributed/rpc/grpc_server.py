@@ -23,6 +23,12 @@ from tensorflux.distributed.rpc.tensor_codec import tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import (
+    master_service_pb2_grpc,
+    worker_pb2,
+    worker_service_pb2,
+    worker_service_pb2_grpc,
+)
 
 
 def _status_code(err):
@@ -53,8 +59,6 @@ def _guarded(method):
 
 
 def _worker_servicer(worker):
-    from tensorflux.protos import worker_service_pb2_grpc
-
     class WorkerServicer(worker_service_pb2_grpc.WorkerServiceServicer):
         @_guarded
         def GetStatus(self, request, context):  # noqa: N802 - gRPC method names
@@ -136,8 +140,6 @@ def _worker_servicer(worker):
 
 
 def _master_servicer(master):
-    from tensorflux.protos import master_service_pb2_grpc
-
     class MasterServicer(master_service_pb2_grpc.MasterServiceServicer):
         @_guarded
         def CreateSession(self, request, context):  # noqa: N802
@@ -174,7 +176,6 @@ def _worker_handler(servicer):
     """The WorkerService's method handlers (RecvTensor's responses are raw frames)."""
     import grpc
 
-    from tensorflux.protos import worker_pb2, worker_service_pb2
 
     service = worker_service_pb2.DESCRIPTOR.services_by_name["WorkerService"]
     handlers = {}
@@ -223,7 +224,6 @@ def start_grpc_server(worker, master, address: str, security: RpcSecurity | None
     """
     import grpc
 
-    from tensorflux.protos import master_service_pb2_grpc
 
     security = security or RpcSecurity()
     interceptors = [_token_interceptor(security)] if security.token else []

@@ -31,7 +31,7 @@ from tensorflux.distributed.rpc import security as security_mod
 from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
-from tensorflux.protos import worker_pb2
+from tensorflux.protos import master_service_pb2_grpc, worker_pb2, worker_service_pb2_grpc
 
 # Message size limits come from `RpcSecurity.grpc_options()` (2 GiB - 1 by default).
 GRPC_OPTIONS = [
@@ -239,7 +239,6 @@ class GrpcWorkerClient:
     def __init__(self, task: str, address: str, default_timeout: float = 10.0, security=None):
         from grpc.experimental import ChannelOptions
 
-        from tensorflux.protos import worker_service_pb2_grpc
 
         self.task = task
         self.address = address
@@ -379,8 +378,6 @@ class GrpcMasterClient:
                 "partial_run_setup": "PartialRunSetup"}
 
     def __init__(self, address: str, default_timeout: float = 10.0, security=None):
-        from tensorflux.protos import master_service_pb2_grpc
-
         self.address = address
         security = security or security_mod.for_address(address)
         self._metadata = security.metadata()

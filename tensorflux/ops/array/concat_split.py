@@ -7,6 +7,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import (
     constant_value,
@@ -15,12 +16,12 @@ from tensorflux.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.array import slicing as slicing_ops
 from tensorflux.ops.array.gradient_helpers import dense_gradient
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math import casting as cast_ops
 
 __all__ = ["concat", "split", "stack", "unstack", "parallel_stack"]
@@ -161,12 +162,10 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        from tensorflux.ops.array.constants import identity
-
         with _scope(name, "concat"):
             axis_t = convert_to_tensor(axis, dtype=dtypes.int32, name="concat_dim")
             axis_t.shape.with_rank(0)
-            return identity(values[0], name=name)
+            return constant_ops.identity(values[0], name=name)
     return ConcatV2(list(values), axis, name=name)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import _infer_numpy, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
@@ -17,7 +18,6 @@ from tensorflux.ops.array.shapes import Shape, _refine, shape
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math import reduction as reduction_ops
 
 __all__ = [
@@ -328,7 +328,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
         tensor = convert_to_tensor(tensor, name="tensor")
         dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype).base_dtype
         if optimize and tensor.shape.is_fully_defined() and dtype not in (dtypes.variant,
-                                                                         dtypes.resource):
+                                                                          dtypes.resource):
             return zeros(tensor.shape.as_list(), dtype, name=scope)
         if dtype != tensor.dtype.base_dtype:
             return zeros(shape(tensor), dtype, name=scope)

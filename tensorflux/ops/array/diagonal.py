@@ -11,8 +11,12 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import constants as constant_ops
+from tensorflux.ops.array.concat_split import concat, stack
+from tensorflux.ops.array.constants import ones, zeros
 from tensorflux.ops.array.gradient_helpers import dense_gradient
+from tensorflux.ops.array.shapes import broadcast_to, reshape, size
 
 __all__ = ["matrix_band_part", "diag", "diag_part", "matrix_diag", "matrix_diag_part",
            "matrix_set_diag", "eye", "meshgrid", "space_to_depth", "depth_to_space"]
@@ -236,8 +240,6 @@ def matrix_set_diag(input, diagonal, name="set_diag"):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """Identity matrices (optionally rectangular, optionally batched)."""
-    from tensorflux.ops.array.concat_split import concat
-    from tensorflux.ops.array.constants import ones, zeros
 
     with graph_mod.get_default_graph().name_scope(name or "eye"):
         is_square = num_columns is None
@@ -250,8 +252,6 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
             diag_shape = batch + [diag_size]
             shape = batch + [int(num_rows), int(num_columns)]
         else:
-            from tensorflux.ops import math as math_ops
-
             rows = convert_to_tensor(num_rows, dtype=dtypes.int32)
             cols = convert_to_tensor(num_columns, dtype=dtypes.int32)
             batch = convert_to_tensor(batch_shape, dtype=dtypes.int32)
@@ -266,8 +266,6 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
 
 def meshgrid(*args, **kwargs):
     """N-D coordinate arrays from 1-D ones (`indexing='xy'` swaps the first two outputs' axes)."""
-    from tensorflux.ops.array.concat_split import stack
-    from tensorflux.ops.array.shapes import broadcast_to, reshape, size
 
     indexing = kwargs.pop("indexing", "xy")
     name = kwargs.pop("name", "meshgrid")

@@ -351,6 +351,5 @@ def scatter_nd(indices, updates, shape, name=None):
     indices = convert_to_tensor(indices)
     shape = convert_to_tensor(shape, dtype=indices.dtype)
     result = ScatterNd(indices, updates, shape, name=name)
-    from tensorflux.ops.array.shapes import _refine
 
-    return _refine(result, shape)
+    return shape_ops._refine(result, shape)

@@ -6,6 +6,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
@@ -15,7 +16,6 @@ from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.array import slicing as slicing_ops
 from tensorflux.ops.array.gradient_helpers import dense_gradient, reshape_like
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math import reduction as reduction_ops
 
 __all__ = ["tile", "pad", "reverse", "reverse_v2", "reverse_sequence", "one_hot"]
@@ -400,7 +400,7 @@ def _one_hot_kernel(axis):
         depth = int(depth)
         if depth < 0:
             raise errors.InvalidArgumentError(None, None, f"depth must be non-negative, got "
-                                                          f"{depth}")
+                                              f"{depth}")
         pos = indices.ndim if axis == -1 else axis
         shape = [1] * (indices.ndim + 1)
         shape[pos] = depth

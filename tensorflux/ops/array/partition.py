@@ -13,7 +13,10 @@ from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import gather_scatter as gather_ops
 from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array.constants import constant
 from tensorflux.ops.array.gradient_helpers import dense_gradient, reshape_like
+from tensorflux.ops.array.shapes import expand_dims
+from tensorflux.ops.math.reduction import reduce_max
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch", "unique",
            "unique_with_counts", "sequence_mask"]
@@ -275,9 +278,6 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     """`mask[..., j] = j < lengths[...]` for `j < maxlen` (default: the largest length)."""
-    from tensorflux.ops.array.constants import constant
-    from tensorflux.ops.array.shapes import expand_dims
-    from tensorflux.ops.math.reduction import reduce_max
 
     with graph_mod.get_default_graph().name_scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths, name="lengths")

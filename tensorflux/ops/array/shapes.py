@@ -8,6 +8,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant as _constant
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -16,7 +17,6 @@ from tensorflux.ops.array.gradient_helpers import reshape_like
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "expand_dims", "squeeze", "transpose",
@@ -53,7 +53,8 @@ def constant_value_as_shape(tensor) -> TensorShape:
         source = op.inputs[0].op.inputs[0].shape
         begin, end, strides = (constant_value(t) for t in op.inputs[1:])
         if (source.ndims is not None and begin is not None and end is not None
-                and strides is not None and not op.get_attr("new_axis_mask")):
+            and strides is not None and not op.get_attr("new_axis_mask")):
+            # cycle: ops.array.slicing -> ops.array.gather_scatter imports this module
             from tensorflux.ops.array.slicing import slice_spec
 
             masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",
@@ -140,6 +141,7 @@ def shape(input, name=None, out_type=dtypes.int32):
     out_type = dtypes.as_dtype(out_type)
     input = _to_tensor_or_sparse(input)
     if not isinstance(input, Tensor):
+        # cycle: ops.math.casting -> ... imports this module (at import time)
         from tensorflux.ops.math.casting import cast
 
         return cast(input.dense_shape, out_type, name=name)
@@ -164,7 +166,10 @@ def size(input, name=None, out_type=dtypes.int32):
     out_type = dtypes.as_dtype(out_type)
     input = _to_tensor_or_sparse(input)
     if not isinstance(input, Tensor):
+        # cycle: ops.math.casting -> ... imports this module (at import time)
         from tensorflux.ops.math.casting import cast
+
+        # cycle: ops.math -> ... imports this module (at import time)
         from tensorflux.ops.math.reduction import reduce_prod
 
         return reduce_prod(cast(input.dense_shape, out_type), name=name)
@@ -483,7 +488,10 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 perm = _constant(list(range(a.shape.ndims - 1, -1, -1)), dtypes.int32,
                                  name="perm")
             else:
+                # cycle: ops.math.binary -> ... imports this module (at import time)
                 from tensorflux.ops.math.binary import subtract
+
+                # cycle: ops.math -> ... imports this module (at import time)
                 from tensorflux.ops.math.sequence import range as range_op
 
                 rank_t = Rank(a, name="Rank")

@@ -9,10 +9,12 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
 from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.array.gather_scatter import (  # noqa: F401 - gathers lived here first; re-exported
@@ -22,8 +24,9 @@ from tensorflux.ops.array.gather_scatter import (  # noqa: F401 - gathers lived 
     scatter_nd,
 )
 from tensorflux.ops.array.gradient_helpers import dense_gradient
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math import binary as binary_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.reduction import reduce_prod
 
 __all__ = ["slice", "strided_slice", "boolean_mask"]
 
@@ -325,9 +328,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     begin = convert_to_tensor(begin, preferred_dtype=dtypes.int32)
     end = convert_to_tensor(end, dtype=begin.dtype)
     if strides is None:
-        from tensorflux.ops.array.constants import ones_like
-
-        strides = ones_like(begin)
+        strides = constant_ops.ones_like(begin)
     strides = convert_to_tensor(strides, dtype=begin.dtype)
     masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
                  new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
@@ -411,28 +412,21 @@ def _slice_helper(tensor, slice_spec_value, var=None):
             index_dtype = dtypes.int64 if int64 else dtypes.int32
             packed = [_pack_index(values, index_dtype) for values in (begin, end, strides)]
         else:
-            from tensorflux.ops.array.constants import constant
-
-            empty = constant([], dtype=dtypes.int32)
+            empty = constant_ops.constant([], dtype=dtypes.int32)
             packed = [empty, empty, empty]
         return strided_slice(tensor, *packed, var=var, name=name, **masks)
 
 
 def _pack_index(values, dtype):
-    from tensorflux.ops.array.concat_split import stack
-
     if any(isinstance(v, Tensor) for v in values):
         values = [v if not isinstance(v, Tensor) or v.dtype.base_dtype == dtype else
                   _cast(v, dtype) for v in values]
-        return stack(values)
-    from tensorflux.ops.array.constants import constant
+        return concat_ops.stack(values)
 
-    return constant([int(v) for v in values], dtype=dtype, name="stack")
+    return constant_ops.constant([int(v) for v in values], dtype=dtype, name="stack")
 
 
 def _cast(value, dtype):
-    from tensorflux.ops.math.casting import cast
-
     return cast(value, dtype)
 
 
@@ -481,8 +475,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     Example:
         >>> tf.boolean_mask([[1, 2], [3, 4]], [True, False])   # -> [[1, 2]]
     """
-    from tensorflux.ops.array.concat_split import concat
-    from tensorflux.ops.array.shapes import reshape, shape, squeeze
 
     with _scope(name, "boolean_mask"):
         tensor = convert_to_tensor(tensor, name="tensor")
@@ -504,16 +496,15 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         leading = covered.num_elements()
         if static.is_fully_defined():
             dims = static.as_list()
-            tensor = reshape(tensor, dims[:axis] + [leading] + dims[axis + mask_rank:])
+            tensor = shape_ops.reshape(tensor, dims[:axis] + [leading] + dims[axis + mask_rank:])
         else:
-            from tensorflux.ops.math.reduction import reduce_prod
-
-            dyn = shape(tensor)
+            dyn = shape_ops.shape(tensor)
             count = reduce_prod(dyn[axis:axis + mask_rank], [0], keepdims=True)
-            tensor = reshape(tensor, concat([dyn[:axis], count, dyn[axis + mask_rank:]], 0))
+            tensor = shape_ops.reshape(
+                tensor, concat_ops.concat([dyn[:axis], count, dyn[axis + mask_rank:]], 0))
             if static.ndims is not None:
                 tensor.set_shape(static[:axis].concatenate([leading])
                                  .concatenate(static[axis + mask_rank:]))
-        flat_mask = reshape(mask, [-1])
-        indices = squeeze(Where(flat_mask), axis=[1])
+        flat_mask = shape_ops.reshape(mask, [-1])
+        indices = shape_ops.squeeze(Where(flat_mask), axis=[1])
         return gather(tensor, indices, axis=axis)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
@@ -25,9 +25,6 @@ __all__ = ["sort", "argsort", "searchsorted", "roll", "repeat", "setdiff1d", "un
 
 _INDEX = "{int32, int64}"
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 # -- LowerBound, UpperBound -------------------------------------------------------------------

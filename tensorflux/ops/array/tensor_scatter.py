@@ -11,7 +11,15 @@ from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.constants import zeros_like
 from tensorflux.ops.array.gather_scatter import _nd_coords, gather_nd, scatter_nd
+from tensorflux.ops.array.shapes import shape
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.comparison import equal
+from tensorflux.ops.math.unary import negative
+from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
            "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_update",
@@ -91,8 +99,6 @@ def _dense(grad):
 
 @TensorScatterUpdate.gradient
 def _tensor_scatter_update_grad(op, grad):
-    from tensorflux.ops.array.constants import zeros_like
-
     indices, updates = op.inputs[1], op.inputs[2]
     grad = _dense(grad)
     return [TensorScatterUpdate(grad, indices, zeros_like(updates)), None,
@@ -107,8 +113,6 @@ def _tensor_scatter_add_grad(op, grad):
 
 @TensorScatterSub.gradient
 def _tensor_scatter_sub_grad(op, grad):
-    from tensorflux.ops.math.unary import negative
-
     grad = _dense(grad)
     return [grad, None, negative(gather_nd(grad, op.inputs[1]))]
 
@@ -116,9 +120,6 @@ def _tensor_scatter_sub_grad(op, grad):
 def _tensor_scatter_extremum_grad(op, grad):
     """The gradient flows to every input equal to the output element it produced, split evenly
     between ties (the tensor's own value counts as one candidate)."""
-    from tensorflux.ops.array.shapes import shape
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.comparison import equal
 
     tensor, indices, updates = op.inputs
     output = op.outputs[0]
@@ -199,9 +200,6 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     Example:
         >>> tf.batch_scatter_update(v, [[1], [0]], [[5.0], [6.0]])  # v: [2, 3]
     """
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.state import variable_ops as state_ops
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "BatchScatterUpdate"):

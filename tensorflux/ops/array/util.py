@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import graph as graph_mod
-
 INDEX_TYPES = "{int32, int64} = int32"
-
-
-def name_scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def as_outputs(items):

@@ -6,6 +6,8 @@ import numpy as np
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.autodiff.gradients import gradients
 
 __all__ = ["compute_gradient", "compute_gradient_error"]
 
@@ -20,9 +22,6 @@ def _dense(value, shape):
 
 
 def _theoretical(session, x, x_shape, x_value, y, y_shape, feed):
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.autodiff.gradients import gradients
-
     y_size = int(np.prod(y_shape))
     x_size = int(np.prod(x_shape))
     dy = array_ops.placeholder(y.dtype.base_dtype, y_shape)

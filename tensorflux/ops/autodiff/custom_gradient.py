@@ -18,27 +18,15 @@ import inspect
 import itertools
 
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import nest
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.autodiff.gradients import RegisterGradient
 
 __all__ = ["custom_gradient"]
 
 _UIDS = itertools.count()
-
-
-def _flatten(structure) -> list:
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    return [structure]
-
-
-def _pack(structure, flat: list):
-    """Rebuilds `structure` (nested lists/tuples) from the leaves `flat` (consumed in order)."""
-    if isinstance(structure, (list, tuple)):
-        items = [_pack(item, flat) for item in structure]
-        return type(structure)(items) if type(structure) in (list, tuple) else \
-            type(structure)(*items)
-    return flat.pop(0)
 
 
 def _variables_used(graph, new_ops, inputs) -> list:
@@ -67,9 +55,6 @@ def _accepts_variables(fn) -> bool:
 
 
 def _graph_mode_call(f, args, kwargs):
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.autodiff.gradients import RegisterGradient
-
     if kwargs:
         raise ValueError("The custom_gradient decorator currently supports keywords arguments "
                          "only when eager execution is enabled.")
@@ -82,7 +67,7 @@ def _graph_mode_call(f, args, kwargs):
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(f"@tf.custom_gradient grad_fn must accept keyword argument "
                         f"'variables', since function uses variables: {variables}")
-    flat_result = [array_ops.identity(convert_to_tensor(y)) for y in _flatten(result)]
+    flat_result = [array_ops.identity(convert_to_tensor(y)) for y in nest.flatten(result)]
     n_results = len(flat_result)
     n_args = len(args)
 
@@ -94,14 +79,14 @@ def _graph_mode_call(f, args, kwargs):
                 raise ValueError("@tf.custom_gradient grad_fn must return (input_grads, "
                                  "variable_grads) when the function uses variables.")
             input_grads, variable_grads = returned
-            variable_grads = _flatten(variable_grads)
+            variable_grads = nest.flatten(variable_grads)
             if len(variable_grads) != len(variables):
                 raise ValueError("Must return gradient for each variable from "
                                  "@custom_gradient grad_fn.")
         else:
             input_grads = grad_fn(*dys)
             variable_grads = []
-        input_grads = _flatten(input_grads)
+        input_grads = nest.flatten(input_grads)
         if len(input_grads) != n_args:
             raise ValueError(f"custom_gradient function expected to return {n_args} gradients "
                              f"but returned {len(input_grads)} instead.")
@@ -111,7 +96,7 @@ def _graph_mode_call(f, args, kwargs):
     RegisterGradient(name)(internal_grad)
     with graph.gradient_override_map({"IdentityN": name}):
         outputs = array_ops.identity_n(flat_result + args + [v.value() for v in variables])
-    return _pack(result, list(outputs[:n_results]))
+    return nest.pack_sequence_as(result, list(outputs[:n_results]))
 
 
 def custom_gradient(f=None):

@@ -13,6 +13,8 @@ entering/leaving the gradient loop context of an op, zeros for exits).
 
 from __future__ import annotations
 
+import enum
+
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
@@ -23,6 +25,9 @@ from tensorflux.framework.tensor_conversion import (
     convert_to_tensor,
     register_tensor_conversion_function,
 )
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
 
 __all__ = ["gradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
            "AggregationMethod", "stop_gradient_ops", "hessians"]
@@ -88,8 +93,6 @@ def _gate(graph, grads) -> list:
     """TF's gate_gradients: none of an op's input gradients is available before all of them
     are computed. NOTE: this keeps an update fed by one of them (ApplyAdagrad on a weight) from
     overwriting, in place, a value that computing another one still reads (that weight)."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.control_flow import primitives as control_flow_ops
 
     present = [g.values if isinstance(g, IndexedSlices) else g for g in grads if g is not None]
     with graph.name_scope("tuple"):
@@ -168,7 +171,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     Example:
         >>> dx, = tf.gradients(tf.reduce_sum(x * x), [x])
     """
-    from tensorflux.ops import array as array_ops
 
     unconnected_gradients = getattr(unconnected_gradients, "value", unconnected_gradients)
     if unconnected_gradients not in ("none", "zero"):
@@ -279,8 +281,6 @@ def _aggregated(grads: dict, tensor: Tensor):
 
 def aggregate(items):
     """Sums a list of gradients (Tensors and/or IndexedSlices); None when empty."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
 
     items = [g for g in items if g is not None]
     if not items:
@@ -296,8 +296,6 @@ def aggregate(items):
 
 
 def _backprop_op(op, grads, state, stop, xs_ops, graph, colocate, gate) -> None:
-    from tensorflux.ops import array as array_ops
-
     out_grads = []
     for tensor in op._outputs:
         out_grads.append(_aggregated(grads, tensor) if op in grads else None)
@@ -359,7 +357,6 @@ def stop_gradient_ops(tensors) -> set:
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
     """Second derivatives of `sum(ys)` for each x (flattened x: a [n, n] Hessian, reshaped)."""
-    from tensorflux.ops import array as array_ops
 
     results = []
     xs = _as_tensors(xs)
@@ -378,7 +375,6 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
 
 def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
     """Densifies an IndexedSlices (the sum of its rows) where an op needs a Tensor."""
-    from tensorflux.ops import math as math_ops
 
     if dtype is not None and not dtype.is_compatible_with(value.dtype):
         raise ValueError(f"Tensor conversion requested dtype {dtype.name} for IndexedSlices "
@@ -386,10 +382,22 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
     if value.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
                          f"{value!r}")
-    from tensorflux.ops import array as array_ops
 
     return math_ops.unsorted_segment_sum(value.values, value.indices,
                                          array_ops.gather(value.dense_shape, 0), name=name)
 
 
 register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
+
+
+NoGradient = NotDifferentiable
+
+
+class UnconnectedGradients(str, enum.Enum):
+    """What `tf.gradients` returns for an x that no y depends on: None or zeros.
+
+    NOTE: the members are also strings ("none", "zero"), so `tf.gradients` accepts either form.
+    """
+
+    NONE = "none"
+    ZERO = "zero"

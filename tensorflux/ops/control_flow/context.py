@@ -3,7 +3,6 @@
 Contract: while a context is active (`graph._control_flow_context`), every op created gets it
 recorded and is passed to `context.add_op(op)` (framework/graph.py `new_operation`), which
 rewires the op so the executor's frame and dead-value rules hold:
-
 - an input produced outside the context is replaced by its value *inside* (`add_value`): a
   `Switch` on the predicate for a cond branch, a loop-invariant `Enter` for a while loop,
   recursively through the enclosing contexts;
@@ -19,9 +18,12 @@ from __future__ import annotations
 import contextlib
 
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import nest
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.control_flow import util
+from tensorflux.ops.control_flow.primitives import switch, with_dependencies
 
 
 @contextlib.contextmanager
@@ -129,10 +131,8 @@ class ControlFlowContext:
             if control_op._outputs:
                 source = control_op._outputs[0]
             else:
-                from tensorflux.ops.array.constants import constant
-
                 with bare_scope(self.graph), self.graph.control_dependencies([control_op]):
-                    source = constant(True, name="control_token")
+                    source = constant_ops.constant(True, name="control_token")
                 source.op._control_flow_context = control_op._control_flow_context
             token = self.add_value(source).op
             self._tokens[control_op] = token
@@ -178,7 +178,6 @@ class CondContext(ControlFlowContext):
         found = self._external.get(tensor)
         if found is not None:
             return found
-        from tensorflux.ops.control_flow.primitives import switch
 
         real = self._outer_value(tensor)
         with bare_scope(self.graph):
@@ -202,12 +201,10 @@ class CondContext(ControlFlowContext):
             original = fn()
             if original is None:
                 raise ValueError(f"'{fn_name}' must have a return value.")
-            flat = [self._branch_output(v) for v in util.flatten(original)]
+            flat = [self._branch_output(v) for v in nest.flatten(original)]
         return original, flat
 
     def _branch_output(self, value):
-        from tensorflux.ops.control_flow.primitives import with_dependencies
-
         if isinstance(value, Operation):
             return with_dependencies([value], self.pivot)
         value = to_flow(value)
@@ -216,4 +213,4 @@ class CondContext(ControlFlowContext):
         return self.add_value(value)
 
     def restore_tensor_arrays(self, original, merged: list) -> list:
-        return from_flows(util.flatten(original), merged)
+        return from_flows(nest.flatten(original), merged)

@@ -7,17 +7,19 @@ stacked at the end. Elements and results may be nested structures of tensors.
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.ops.control_flow import util
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.control_flow.while_loop import while_loop
+from tensorflux.ops.data_flow.tensor_array_class import TensorArray
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]
 
 
 def _elems_flat(elems, what: str) -> list:
-    flat = [convert_to_tensor(e, name="elem") for e in util.flatten(elems)]
+    flat = [convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
     if not flat:
         raise ValueError(f"{what}: elems must be a Tensor or a (possibly nested) sequence of "
                          "tensors, got an empty structure.")
@@ -30,7 +32,6 @@ def _elems_flat(elems, what: str) -> list:
 
 def _length(flat) -> object:
     """The common size of the first dimension (a Python int when static)."""
-    from tensorflux.ops import array as array_ops
 
     static = [e.shape.dims[0] for e in flat if e.shape.ndims is not None]
     known = [d for d in static if d is not None]
@@ -43,8 +44,6 @@ def _length(flat) -> object:
 
 
 def _unstacked(flat, n, infer_shape: bool = True) -> list:
-    from tensorflux.ops.data_flow.tensor_array_class import TensorArray
-
     return [TensorArray(e.dtype.base_dtype, size=n, dynamic_size=False, infer_shape=infer_shape,
                         element_shape=TensorShape(e.shape.as_list()[1:]) if e.shape.ndims
                         else None).unstack(e) for e in flat]
@@ -96,39 +95,35 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         flat = _elems_flat(elems, "map_fn")
         out_structure = elems if dtype is None else dtype
         out_dtypes = [e.dtype.base_dtype for e in flat] if dtype is None else \
-            [dtypes.as_dtype(d).base_dtype for d in util.flatten(dtype)]
+            [dtypes.as_dtype(d).base_dtype for d in nest.flatten(dtype)]
         n = _length(flat)
         elems_ta = _unstacked(flat, n)
         accs = [_result_array(d, n, infer_shape) for d in out_dtypes]
         shapes = [None] * len(accs)
 
         def body(i, tas):
-            packed = util.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta])
+            packed = nest.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta])
             values = fn(packed)
             try:
-                util.assert_same_structure(out_structure, values)
+                nest.assert_same_structure(out_structure, values, check_types=False)
             except ValueError as err:
                 raise ValueError(f"map_fn: the structure of fn's output does not match dtype "
                                  f"(or elems): {err}") from None
-            flat_values = [convert_to_tensor(v) for v in util.flatten(values)]
+            flat_values = [convert_to_tensor(v) for v in nest.flatten(values)]
             for k, value in enumerate(flat_values):
                 shapes[k] = value.shape
             return i + 1, [ta.write(i, v) for ta, v in zip(tas, flat_values)]
 
         _, accs = _loop(lambda i, _: i < n, body, [0, accs], parallel_iterations, back_prop,
                         swap_memory)
-        return util.pack_sequence_as(out_structure, _stack_results(accs, n, shapes))
+        return nest.pack_sequence_as(out_structure, _stack_results(accs, n, shapes))
 
 
 def _result_array(dtype, n, infer_shape):
-    from tensorflux.ops.data_flow.tensor_array_class import TensorArray
-
     return TensorArray(dtype, size=n, dynamic_size=False, infer_shape=infer_shape)
 
 
 def _loop(cond, body, loop_vars, parallel_iterations, back_prop, swap_memory):
-    from tensorflux.ops.control_flow.while_loop import while_loop
-
     return while_loop(cond, body, loop_vars, parallel_iterations=parallel_iterations,
                       back_prop=back_prop, swap_memory=swap_memory, return_same_structure=True)
 
@@ -167,7 +162,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
             start = 1
         else:
             structure = initializer
-            init = [convert_to_tensor(v) for v in util.flatten(initializer)]
+            init = [convert_to_tensor(v) for v in nest.flatten(initializer)]
             start = 0
         accs = [_result_array(a.dtype.base_dtype, n, infer_shape) for a in init]
         if initializer is None:
@@ -176,20 +171,20 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
 
         def body(i, acc, tas):
             index = last - i if reverse else i
-            packed_acc = util.pack_sequence_as(structure, acc)
-            packed_x = util.pack_sequence_as(elems, [ta.read(index) for ta in elems_ta])
+            packed_acc = nest.pack_sequence_as(structure, acc)
+            packed_x = nest.pack_sequence_as(elems, [ta.read(index) for ta in elems_ta])
             new = fn(packed_acc, packed_x)
             try:
-                util.assert_same_structure(structure, new)
+                nest.assert_same_structure(structure, new, check_types=False)
             except ValueError as err:
                 raise ValueError(f"scan: fn must return the structure of the accumulator: "
                                  f"{err}") from None
-            new = [convert_to_tensor(v) for v in util.flatten(new)]
+            new = [convert_to_tensor(v) for v in nest.flatten(new)]
             return i + 1, new, [ta.write(index, v) for ta, v in zip(tas, new)]
 
         _, _, accs = _loop(lambda i, a, t: i < n, body, [start, init, accs],
                            parallel_iterations, back_prop, swap_memory)
-        return util.pack_sequence_as(structure, _stack_results(accs, n, shapes))
+        return nest.pack_sequence_as(structure, _stack_results(accs, n, shapes))
 
 
 def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name, reverse,
@@ -208,24 +203,24 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
             start = 1
         else:
             structure = initializer
-            init = [convert_to_tensor(v) for v in util.flatten(initializer)]
+            init = [convert_to_tensor(v) for v in nest.flatten(initializer)]
             start = 0
 
         def body(i, acc):
             index = last - i if reverse else i
-            packed_acc = util.pack_sequence_as(structure, acc)
-            packed_x = util.pack_sequence_as(elems, [ta.read(index) for ta in elems_ta])
+            packed_acc = nest.pack_sequence_as(structure, acc)
+            packed_x = nest.pack_sequence_as(elems, [ta.read(index) for ta in elems_ta])
             new = fn(packed_acc, packed_x)
             try:
-                util.assert_same_structure(structure, new)
+                nest.assert_same_structure(structure, new, check_types=False)
             except ValueError as err:
                 raise ValueError(f"{what}: fn must return the structure of the accumulator: "
                                  f"{err}") from None
-            return i + 1, [convert_to_tensor(v) for v in util.flatten(new)]
+            return i + 1, [convert_to_tensor(v) for v in nest.flatten(new)]
 
         _, result = _loop(lambda i, a: i < n, body, [start, init], parallel_iterations,
                           back_prop, swap_memory)
-        return util.pack_sequence_as(structure, result)
+        return nest.pack_sequence_as(structure, result)
 
 
 def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import builtins
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
@@ -25,6 +25,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.array.gradient_helpers import dense_gradient
 from tensorflux.ops.control_flow import util
 
@@ -343,7 +344,6 @@ def group(*inputs, **kwargs):
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
     """Returns `tensors` gated so that none is available before all are computed."""
-    from tensorflux.ops.array.constants import identity
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "tuple"):
@@ -355,21 +355,20 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
                 result.append(None)
                 continue
             with graph.control_dependencies([gate]):
-                result.append(identity(t))
+                result.append(constant_ops.identity(t))
         return result
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
     """Returns `output_tensor`'s value, produced only after `dependencies` ran."""
-    from tensorflux.ops.array.constants import identity
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "control_dependency") as scope:
         with graph.control_dependencies(dependencies):
             if isinstance(output_tensor, IndexedSlices):
-                return IndexedSlices(identity(output_tensor.values, name=scope),
+                return IndexedSlices(constant_ops.identity(output_tensor.values, name=scope),
                                      output_tensor.indices, output_tensor.dense_shape)
-            return identity(output_tensor, name=scope)
+            return constant_ops.identity(output_tensor, name=scope)
 
 
 # -- cond and case ----------------------------------------------------------------------------
@@ -405,7 +404,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     Example:
         >>> y = tf.cond(x > 0, lambda: x * x, lambda: -x)
     """
-    from tensorflux.ops.array.constants import identity
+    # cycle: ops.control_flow.context imports this module (at import time)
     from tensorflux.ops.control_flow.context import CondContext
 
     true_fn = _pick_fn(true_fn, fn1, "true_fn", "fn1")
@@ -416,9 +415,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     with graph.name_scope(name or "cond"):
         pred = convert_to_tensor(pred, dtype=dtypes.bool_)
         p_false, p_true = switch(pred, pred)
-        pivot_t = identity(p_true, name="switch_t")
-        pivot_f = identity(p_false, name="switch_f")
-        pred_id = identity(pred, name="pred_id")
+        pivot_t = constant_ops.identity(p_true, name="switch_t")
+        pivot_f = constant_ops.identity(p_false, name="switch_f")
+        pred_id = constant_ops.identity(pred, name="pred_id")
         context_t = CondContext(pred_id, pivot_t, branch=1)
         context_f = CondContext(pred_id, pivot_f, branch=0)
         original_t, flat_t = context_t.build_branch(true_fn, "true_fn")
@@ -427,7 +426,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             original_t = _unpack_if_singleton(original_t)
             original_f = _unpack_if_singleton(original_f)
         try:
-            util.assert_same_structure(original_t, original_f, check_types=True)
+            nest.assert_same_structure(original_t, original_f, check_types=True)
         except (TypeError, ValueError) as err:
             raise type(err)(f"'true_fn' and 'false_fn' must return the same structure: "
                             f"{err}") from None
@@ -443,7 +442,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             output.op._tfx_cond_pred = pred_id
             merges.append(output)
         merged = context_t.restore_tensor_arrays(original_t, merges)
-        return util.pack_sequence_as(original_t, merged)
+        return nest.pack_sequence_as(original_t, merged)
 
 
 def _pick_fn(fn, alias, name: str, alias_name: str):
@@ -545,6 +544,7 @@ def _case_step(pred, branch, otherwise, strict):
 
 def _exclusive_check(preds):
     """Gates every predicate on a run-time check that at most one of them is true."""
+
     stacked = array_ops.stack(preds, name="preds")
     count = math_ops.reduce_sum(math_ops.cast(stacked, dtypes.int32), name="num_true")
     checked = _assert_at_most_one(count, stacked)
@@ -554,6 +554,7 @@ def _exclusive_check(preds):
 
 
 def _assert_at_most_one(count, stacked):
+    # cycle: ops.debug.checks imports this module (at import time)
     from tensorflux.ops.debug import checks as check_ops
 
     return check_ops.assert_less_equal(

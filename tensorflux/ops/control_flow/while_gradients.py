@@ -3,7 +3,6 @@
 `tf.gradients` (gradients_impl.py) walks the ops between `ys` and `xs`. Through the control-flow
 hooks installed here, every while loop on that path (the outermost loops inside the current
 scope) becomes one node of the walk, represented by one of its exits:
-
 - its pending count is the number of consumers of all its exits, so it is differentiated once
   every exit's gradient is known;
 - differentiating it (`backprop_group`) builds a *backward loop* that runs as many iterations
@@ -31,9 +30,20 @@ from __future__ import annotations
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.autodiff import gradients as gradients_impl
 from tensorflux.ops.control_flow import util
 from tensorflux.ops.control_flow.context import CondContext, bare_scope
+from tensorflux.ops.control_flow.primitives import (
+    control_trigger,
+    exit,
+    merge,
+    next_iteration,
+    switch,
+)
 from tensorflux.ops.control_flow.while_loop import WhileContext
+from tensorflux.ops.data_flow import stack as stack_ops
 
 _BLOCKED = 1 << 40  # pending count of ops the walk must never reach
 
@@ -52,15 +62,6 @@ class ForwardLoopState:
     """
 
     def __init__(self, loop: WhileContext):
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.control_flow.primitives import (
-            control_trigger,
-            exit,
-            merge,
-            next_iteration,
-            switch,
-        )
-
         graph = loop.graph
         with bare_scope(graph), graph.name_scope(f"{loop.name}/f_count/"):
             outer = loop.outer_context
@@ -117,7 +118,6 @@ def _gates(tensor, loop) -> list:
 
 def _join(a, b):
     """The most specific shape both `a` and `b` fit (differing dimensions become unknown)."""
-    from tensorflux.framework.tensor_shape import TensorShape
 
     if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
         return TensorShape(None)
@@ -166,7 +166,6 @@ class GradWhileContext(WhileContext):
 
     def _stack_for(self, tensor):
         """The handle (outside the forward loop) of the stack `tensor` is pushed onto."""
-        from tensorflux.ops.data_flow import stack as stack_ops
 
         handle = self._stacks.get(tensor)
         if handle is not None:
@@ -193,9 +192,6 @@ class GradWhileContext(WhileContext):
         return handle
 
     def _pop(self, tensor):
-        from tensorflux.ops.control_flow.primitives import switch
-        from tensorflux.ops.data_flow import stack as stack_ops
-
         handle = self._stack_for(tensor)
         graph = self.graph
         inner = WhileContext.add_value(self, handle) if not self.contains(handle) else handle
@@ -318,7 +314,6 @@ class ControlFlowState:
         group = self.by_rep.get(op)
         if group is None:
             return None
-        from tensorflux.ops.autodiff import gradients as gradients_impl
 
         inputs = [e.inputs[0] for e in group.enters]
         loop = group.loop
@@ -341,8 +336,6 @@ def _dense(grad):
 
 
 def _zeros_for(tensor):
-    from tensorflux.ops import array as array_ops
-
     if tensor.shape.is_fully_defined():
         return array_ops.zeros(tensor.shape.as_list(), tensor.dtype.base_dtype)
     return array_ops.zeros_like(tensor)
@@ -350,10 +343,6 @@ def _zeros_for(tensor):
 
 def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> list:
     """Builds the backward loop of `loop`; returns [(input tensor of an Enter, gradient)]."""
-    from tensorflux.framework.tensor_shape import TensorShape
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.autodiff import gradients as gradients_impl
-    from tensorflux.ops.control_flow.primitives import control_trigger
 
     var_ids = [i for i, m in enumerate(loop.merges) if _trainable(m.dtype)]
     invariants = [e for e in enters if util.is_loop_constant_enter(e)
@@ -455,8 +444,6 @@ class _Hooks:
 
 
 def install() -> None:
-    from tensorflux.ops.autodiff import gradients as gradients_impl
-
     gradients_impl.set_control_flow_hooks(_Hooks())
 
 

@@ -13,11 +13,13 @@ enter once as loop invariants (`Enter(is_constant=True)`), routed by the `WhileC
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.control_flow import util
 from tensorflux.ops.control_flow.context import (
     ControlFlowContext,
@@ -25,6 +27,14 @@ from tensorflux.ops.control_flow.context import (
     from_flows,
     is_tensor_array,
     to_flow,
+)
+from tensorflux.ops.control_flow.primitives import (
+    enter,
+    exit,
+    loop_cond,
+    merge,
+    next_iteration,
+    switch,
 )
 
 __all__ = ["while_loop"]
@@ -80,8 +90,6 @@ class WhileContext(ControlFlowContext):
         return dict(self._external)
 
     def make_enter(self, value, is_constant: bool):
-        from tensorflux.ops.control_flow.primitives import enter
-
         with bare_scope(self.graph):
             result = enter(value, self.name, is_constant=is_constant,
                            parallel_iterations=self.parallel_iterations)
@@ -125,35 +133,26 @@ class WhileContext(ControlFlowContext):
 
     def build_loop(self, cond, body, loop_vars, shape_invariants, return_same_structure):
         """Adds the loop to the graph; returns the exits packed like the body's result."""
-        flat_orig = util.flatten(loop_vars)
+        flat_orig = nest.flatten(loop_vars)
         flat_vars = [to_flow(v) for v in flat_orig]
         if shape_invariants is not None:
             try:
-                util.assert_same_structure(loop_vars, shape_invariants)
+                nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
             except ValueError as err:
                 raise ValueError(f"shape_invariants must have the structure of loop_vars: "
                                  f"{err}") from None
             flat_shapes = [TensorShape([]) if is_tensor_array(v) else as_shape(s)
-                           for v, s in zip(flat_orig, util.flatten(shape_invariants))]
+                           for v, s in zip(flat_orig, nest.flatten(shape_invariants))]
         else:
             flat_shapes = [v.shape for v in flat_vars]
         with self.entered():
             result, exits = self._build(cond, body, loop_vars, flat_orig, flat_vars, flat_shapes)
-        packed = util.pack_sequence_as(result, from_flows(util.flatten(result), exits))
+        packed = nest.pack_sequence_as(result, from_flows(nest.flatten(result), exits))
         if return_same_structure:
             return packed
         return packed[0] if len(exits) == 1 else packed
 
     def _build(self, cond, body, loop_vars, flat_orig, flat_vars, flat_shapes):
-        from tensorflux.ops.array.constants import identity
-        from tensorflux.ops.control_flow.primitives import (
-            exit,
-            loop_cond,
-            merge,
-            next_iteration,
-            switch,
-        )
-
         graph = self.graph
         real_vars = [self._outer_value(v) for v in flat_vars]
         outer_pivot = self._outer_pivot()
@@ -174,7 +173,7 @@ class WhileContext(ControlFlowContext):
             m.op._control_flow_context = self
         self.pivot_for_pred = self.merges[0]
 
-        packed = util.pack_sequence_as(loop_vars, from_flows(flat_orig, self.merges))
+        packed = nest.pack_sequence_as(loop_vars, from_flows(flat_orig, self.merges))
         pred = convert_to_tensor(cond(*packed))
         if pred.dtype.base_dtype != dtypes.bool_:
             raise TypeError(f"The loop condition must return a bool tensor, got "
@@ -182,22 +181,22 @@ class WhileContext(ControlFlowContext):
         with bare_scope(graph):
             self.pivot = loop_cond(pred)
             self.switches = [switch(m, self.pivot) for m in self.merges]
-            self.body_inputs = [identity(s[1], name="Identity") for s in self.switches]
+            self.body_inputs = [constant_ops.identity(s[1], name="Identity") for s in self.switches]
         for op in [self.pivot.op] + [s[0].op for s in self.switches] + \
                 [t.op for t in self.body_inputs]:
             op._control_flow_context = self
         self.pivot_for_body = self.body_inputs[0]
 
-        packed = util.pack_sequence_as(loop_vars, from_flows(flat_orig, self.body_inputs))
+        packed = nest.pack_sequence_as(loop_vars, from_flows(flat_orig, self.body_inputs))
         result = body(*packed)
-        if not util.is_sequence(result):
+        if not nest.is_nested(result):
             result = [result]
         try:
-            util.assert_same_structure(list(packed), list(result))
+            nest.assert_same_structure(list(packed), list(result), check_types=False)
         except ValueError as err:
             raise ValueError(f"The body of the while loop must return the structure of its "
                              f"loop_vars: {err}") from None
-        flat_result = [to_flow(v) for v in util.flatten(result)]
+        flat_result = [to_flow(v) for v in nest.flatten(result)]
         flat_result = [v if isinstance(v, Tensor) else convert_to_tensor(v) for v in flat_result]
         for i, (m, v) in enumerate(zip(self.merges, flat_result)):
             self._check_next(flat_vars[i], m, v)
@@ -275,7 +274,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                          f"{parallel_iterations!r}.")
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "while"):
-        loop_vars = util.map_structure(_convert_loop_var, loop_vars)
+        loop_vars = nest.map_structure(_convert_loop_var, loop_vars)
         try_to_pack = len(loop_vars) == 1 and not return_same_structure
         if maximum_iterations is not None:
             cond, body, loop_vars, shape_invariants = _with_maximum_iterations(
@@ -296,8 +295,6 @@ def _convert_loop_var(value):
 
 def _with_maximum_iterations(cond, body, loop_vars, shape_invariants, maximum_iterations,
                              try_to_pack):
-    from tensorflux.ops import math as math_ops
-
     limit = convert_to_tensor(maximum_iterations, name="maximum_iterations")
     if limit.shape.ndims is not None and limit.shape.ndims != 0:
         raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: "

@@ -22,6 +22,7 @@ from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops.math import casting as cast_ops
 from tensorflux.platform import tf_logging
 
 __all__ = ["ConditionalAccumulatorBase", "ConditionalAccumulator",
@@ -353,8 +354,6 @@ SparseAccumulatorTakeGradient.kernel(asynchronous=True)(_take_kernel)
 # -- Python classes -------------------------------------------------------------------------
 
 def _int64(value):
-    from tensorflux.ops.math import casting as cast_ops
-
     return cast_ops.cast(convert_to_tensor(value), dtypes.int64)
 
 

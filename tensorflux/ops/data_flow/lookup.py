@@ -30,7 +30,13 @@ from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.data_flow import lookup_table as lookup_kernels
+from tensorflux.ops.math import select as select_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.strings import conversion as string_ops
+from tensorflux.ops.strings import hashing as string_codec_ops
 
 __all__ = ["tables_initializer", "initialize_all_tables"]
 
@@ -524,7 +530,6 @@ class StaticVocabularyTable(LookupInterface):
 
     def size(self, name=None):
         """Vocabulary size plus `num_oov_buckets` (an int64 scalar tensor)."""
-        from tensorflux.ops import math as math_ops
 
         graph = graph_mod.get_default_graph()
         with graph.name_scope(name or f"{self.name}_Size"):
@@ -532,11 +537,6 @@ class StaticVocabularyTable(LookupInterface):
 
     def lookup(self, keys, name=None):
         """Ids of `keys` (dense or sparse): vocabulary ids, or OOV bucket ids past them."""
-        from tensorflux.ops import math as math_ops
-        from tensorflux.ops.math import select as select_ops
-        from tensorflux.ops.math.casting import cast
-        from tensorflux.ops.strings import conversion as string_ops
-        from tensorflux.ops.strings import hashing as string_codec_ops
 
         graph = graph_mod.get_default_graph()
         with graph.name_scope(name or f"{self.name}_Lookup"):
@@ -555,7 +555,6 @@ class StaticVocabularyTable(LookupInterface):
 
 def tables_initializer(name="init_all_tables"):
     """An op running every initializer in the TABLE_INITIALIZERS collection (a NoOp if none)."""
-    from tensorflux.ops.control_flow import primitives as control_flow_ops
 
     initializers = graph_mod.get_collection(GraphKeys.TABLE_INITIALIZERS)
     if initializers:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.saveable import SaveableObject, SaveSpec
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.data_flow.lookup import (
     LookupInterface,
@@ -26,20 +27,20 @@ from tensorflux.ops.data_flow.lookup import (
 __all__ = ["MutableHashTable", "DenseHashTable"]
 
 
-def _mutable_table_saveable(table, name):
-    """A SaveableObject writing a mutable table's exported keys and values (`<name>-keys`,
-    `<name>-values`) and restoring them with LookupTableImportV2."""
-    from tensorflux.train import saver  # train sits above ops: imported when first needed
+class _MutableTableSaveable(SaveableObject):
+    """A mutable table's exported keys and values (`<name>-keys`, `<name>-values`), restored
+    with LookupTableImportV2."""
 
-    class MutableTableSaveable(saver.SaveableObject):
-        def restore(self, restored_tensors, restored_shapes):
-            return LookupTableImportV2(table.resource_handle, restored_tensors[0],
-                                       restored_tensors[1], name=f"{table.name}_table_restore")
+    def __init__(self, table, name):
+        self._table = table
+        keys, values = table.export()
+        super().__init__(table.resource_handle, [SaveSpec(keys, "", f"{name}-keys"),
+                                                 SaveSpec(values, "", f"{name}-values")], name)
 
-    keys, values = table.export()
-    specs = [saver.SaveSpec(keys, "", f"{name}-keys"),
-             saver.SaveSpec(values, "", f"{name}-values")]
-    return MutableTableSaveable(table.resource_handle, specs, name)
+    def restore(self, restored_tensors, restored_shapes):
+        table = self._table
+        return LookupTableImportV2(table.resource_handle, restored_tensors[0],
+                                   restored_tensors[1], name=f"{table.name}_table_restore")
 
 
 class MutableHashTable(LookupInterface):
@@ -80,7 +81,7 @@ class MutableHashTable(LookupInterface):
         self._resource_handle = handle
         if checkpoint:
             graph_mod.get_default_graph().add_to_collection(
-                GraphKeys.SAVEABLE_OBJECTS, _mutable_table_saveable(self, handle.op.name))
+                GraphKeys.SAVEABLE_OBJECTS, _MutableTableSaveable(self, handle.op.name))
 
     @property
     def default_value(self):

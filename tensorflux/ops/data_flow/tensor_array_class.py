@@ -15,6 +15,9 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.data_flow import tensor_array as k
 
 __all__ = ["TensorArray"]
@@ -119,9 +122,8 @@ class TensorArray:
 
     def identity(self) -> TensorArray:
         """A TensorArray whose flow is an identity of this one's (for control dependencies)."""
-        from tensorflux.ops.array.constants import identity
 
-        return self._with_flow(identity(self._flow))
+        return self._with_flow(constant_ops.identity(self._flow))
 
     def grad(self, source, flow=None, name=None) -> TensorArray:
         """The gradient TensorArray of this one for the gradient call named `source`."""
@@ -152,7 +154,6 @@ class TensorArray:
 
     def stack(self, name=None) -> Tensor:
         """All elements stacked along a new first dimension."""
-        from tensorflux.ops import math as math_ops
 
         with self._scope(name, "TensorArrayStack"):
             return self.gather(math_ops.range(0, self.size()), name="gather")
@@ -180,8 +181,6 @@ class TensorArray:
 
     def unstack(self, value, name=None) -> TensorArray:
         """Writes `value[i]` to element i for each i; returns the new TensorArray."""
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops import math as math_ops
 
         with self._scope(name, "TensorArrayUnstack"):
             value = convert_to_tensor(value, dtype=self._dtype, name="value")

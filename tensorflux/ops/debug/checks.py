@@ -11,21 +11,21 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.framework.scopes import op_name_scope as _scope
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
-from tensorflux.ops.control_flow.primitives import no_op
-from tensorflux.ops.debug.logging import Assert
+from tensorflux.ops.array import concat_split, shapes
+from tensorflux.ops.control_flow.primitives import no_op, with_dependencies
+from tensorflux.ops.debug.logging import Assert, check_numerics
+from tensorflux.ops.math import binary, comparison, reduction, unary
 
 __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
            "assert_non_negative", "assert_non_positive", "assert_rank", "assert_rank_at_least",
            "assert_type", "assert_integer", "assert_scalar"]
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _message_prefix(message) -> str:
@@ -277,3 +277,155 @@ def assert_scalar(tensor, name=None, message=None):
             raise ValueError(f"{_message_prefix(message)}Expected scalar shape for "
                              f"{tensor.name}, saw shape: {shape}.")
         return tensor
+
+
+# -- tf.assert_near, tf.assert_rank_in, ... (root names, not in tf.debugging) --------------
+
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None, name=None):
+    """Checks `|x - y| <= atol + rtol * |y|` element-wise, at run time.
+
+    Args:
+        x: a float or complex tensor.
+        y: a tensor of the same dtype, broadcastable with `x`.
+        rtol: relative tolerance (default 10 * machine epsilon of the dtype).
+        atol: absolute tolerance (default 10 * machine epsilon of the dtype).
+        data: tensors to show on failure (default: a message, `x` and `y`).
+        summarize: entries to show per tensor.
+        message: a prefix for the failure message.
+        name: optional name (default "assert_near").
+
+    Returns:
+        An Assert op: run it, or make it a control dependency.
+
+    Raises:
+        TypeError: `x` is not a float or complex tensor.
+    """
+    with _scope(name, "assert_near"):
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        dtype = x.dtype.base_dtype
+        if not (dtype.is_floating or dtype.is_complex):
+            raise TypeError(f"assert_near: x must be a float or complex tensor, got {dtype!r}")
+        real = dtype.real_dtype if dtype.is_complex else dtype
+        eps = 10 * np.finfo(real.as_numpy_dtype).eps
+        rtol = convert_to_tensor(eps if rtol is None else rtol, name="rtol", dtype=real)
+        atol = convert_to_tensor(eps if atol is None else atol, name="atol", dtype=real)
+        if data is None:
+            data = [f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+                    f"x ({x.name}) = ", x, f"y ({y.name}) = ", y]
+        if message is not None:
+            data = [message, *data]
+        tolerance = binary.add(atol, binary.multiply(rtol, unary.abs(y)))
+        close = comparison.less_equal(unary.abs(binary.subtract(x, y)), tolerance)
+        return Assert(reduction.reduce_all(close), data, summarize=summarize)
+
+
+def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
+    """Checks that the rank of `x` is one of `ranks`.
+
+    Args:
+        x: a tensor.
+        ranks: an iterable of scalar int32 ranks.
+        data: tensors to show on failure.
+        summarize: entries to show per tensor.
+        message: a prefix for the failure message.
+        name: optional name.
+
+    Returns:
+        An Assert op, or a NoOp when the static rank settles it.
+
+    Raises:
+        ValueError: the static rank of `x` is known and not in `ranks`.
+
+    Example:
+        >>> tf.assert_rank_in(images, [3, 4])
+    """
+
+    with _scope(name, "assert_rank_in"):
+        x = convert_to_tensor(x, name="x")
+        ranks = [convert_to_tensor(r, name="rank") for r in ranks]
+        prefix = f"{message}.  " if message else ""
+        for rank in ranks:
+            if rank.dtype.base_dtype != dtypes.int32:
+                raise TypeError(f"{rank.name} must be of type tf.int32; got {rank.dtype!r}")
+        static = [constant_value(r) for r in ranks]
+        if all(s is not None for s in static):
+            if any(np.ndim(s) != 0 for s in static):
+                raise ValueError("Rank must be a scalar.")
+            wanted = tuple(int(s) for s in static)
+            if x.shape.ndims is not None:
+                if x.shape.ndims not in wanted:
+                    raise ValueError(f"{prefix}Tensor {x.name} must have rank in {wanted}.  "
+                                     f"Received rank {x.shape.ndims}, shape {x.shape}")
+                return no_op(name="static_checks_determined_all_ok")
+
+        if data is None:
+            data = [prefix, f"Tensor {x.name} must have rank in", *ranks, "Received shape: ",
+                    shapes.shape(x)]
+        condition = reduction.reduce_any(comparison.equal(concat_split.stack(ranks),
+                                                          shapes.rank(x)))
+        return Assert(condition, data, summarize=summarize)
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """Validates that `tensors` (and `dtype`) share one floating base dtype.
+
+    Args:
+        tensors: tensors (or None entries, or objects with a `dtype`) to check.
+        dtype: an expected dtype, or None.
+
+    Returns:
+        The common floating dtype (float32 when nothing names one).
+
+    Raises:
+        ValueError: the dtypes differ or are not floating.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+    for tensor in tensors or ():
+        if tensor is None or getattr(tensor, "dtype", None) is None:
+            continue
+        base = dtypes.as_dtype(tensor.dtype).base_dtype
+        if dtype is None:
+            dtype = base
+        elif base != dtype:
+            raise ValueError(f"{getattr(tensor, 'name', tensor)}, type={base.name} must be of "
+                             f"the same type ({dtype.name}).")
+    if dtype is None:
+        return dtypes.float32
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {dtype.name}.")
+    return dtype
+
+
+def assert_proper_iterable(values):
+    """Raises TypeError unless `values` is an iterable of values (not a tensor, array or
+    string, which iterate as one value in TF's eyes)."""
+
+    if isinstance(values, (Tensor, SparseTensor, np.ndarray, str, bytes, bytearray)):
+        raise TypeError(f"Expected argument 'values' to be a \"proper\" iterable.  Found: "
+                        f"{type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f"Expected argument 'values' to be iterable.  Found: {type(values)}")
+
+
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
+    """Returns `t`, failing the step if it holds NaN or Inf (a CheckNumerics dependency).
+
+    Args:
+        t: a floating tensor (`x` is the TF2 spelling).
+        msg: the error message prefix (`message` is the TF2 spelling).
+        name: optional name.
+
+    Returns:
+        `t`'s value, produced after the check.
+    """
+
+    t = x if t is None else t
+    msg = message if msg is None else msg
+    if t is None:
+        raise TypeError("verify_tensor_all_finite() needs a tensor `t`")
+    with _scope(name, "VerifyFinite"):
+        t = convert_to_tensor(t, name="t")
+        check = check_numerics(t, message=msg)
+        return with_dependencies([check], t)

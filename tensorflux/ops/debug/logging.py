@@ -13,14 +13,17 @@ import logging
 import pprint
 import sys
 import threading
+import time
 
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.platform import tf_logging
 
 __all__ = ["Assert", "Print", "check_numerics", "add_check_numerics_ops", "print"]
@@ -150,9 +153,6 @@ def _print_one_dim_v2(value, dim, ndims, edge, out) -> None:
     out.append("]")
 
 
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
-
 
 # -- Assert ----------------------------------------------------------------------------------
 
@@ -229,7 +229,7 @@ def _check_numerics_kernel(tensor, *, message):
 @CheckNumerics.gradient
 def _check_numerics_grad(op, grad):
     return check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in "
-                                f"gradient. {op.get_attr('message')}")
+                          f"gradient. {op.get_attr('message')}")
 
 
 def check_numerics(tensor, message, name=None):
@@ -258,6 +258,7 @@ def add_check_numerics_ops():
     Raises:
         ValueError: the graph has control flow (the checks cannot cross frames).
     """
+    # cycle: ops.control_flow.primitives -> ... imports this module (at import time)
     from tensorflux.ops.control_flow.primitives import group
 
     graph = graph_mod.get_default_graph()
@@ -433,6 +434,7 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF name
     Example:
         >>> op = tf.print("loss:", loss, output_stream=sys.stdout)
     """
+    # cycle: ops.strings.conversion imports this module (at import time)
     from tensorflux.ops.strings.conversion import string_format
 
     output_stream = kwargs.pop("output_stream", sys.stderr)
@@ -444,7 +446,7 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF name
         raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
     stream = _stream_name(output_stream)
     if (len(inputs) == 1 and isinstance(inputs[0], Tensor) and inputs[0].shape.ndims == 0
-            and inputs[0].dtype.base_dtype == dtypes.string):
+        and inputs[0].dtype.base_dtype == dtypes.string):
         text = inputs[0]
     else:
         plain = [_replace_tensors(x, _Slot(""), []) for x in inputs]
@@ -466,3 +468,23 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF name
                              name=None if not name else name + "_format")
     return PrintV2(text, output_stream=stream, end=end, name=name)
 
+
+# -- Timestamp ------------------------------------------------------------------------------
+
+Timestamp = define_op("Timestamp", inputs=[], outputs=["ts: float64"], attrs=[], stateful=True,
+                      differentiable=False)
+
+
+@Timestamp.shape_fn
+def _timestamp_shape():
+    return TensorShape([])
+
+
+@Timestamp.kernel
+def _timestamp_kernel():
+    return np.float64(time.time())
+
+
+def timestamp(name=None):
+    """The wall time, in seconds since the Unix epoch, when the op runs (a float64 scalar)."""
+    return Timestamp(name=name)

@@ -17,6 +17,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.formats import pillow_codecs, png
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.image.color import convert_image_dtype
 from tensorflux.ops.strings import text as string_text_ops
 from tensorflux.ops.strings.conversion import scalar_bytes
 
@@ -446,7 +447,6 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
     Returns:
         The image (rank 3, or 4 for GIFs when `expand_animations`).
     """
-    from tensorflux.ops.image.color import convert_image_dtype
 
     dtype = dtypes.as_dtype(dtype)
     channels = channels or 0

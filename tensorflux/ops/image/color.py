@@ -13,11 +13,12 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.image.util import at_least_3d, check, depends, scope
+from tensorflux.ops.image.util import at_least_3d, check, depends
 from tensorflux.ops.random import stateful as random_ops
 
 __all__: list = []
@@ -149,7 +150,7 @@ def _saturation_hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
 
 def _rgb_op(name: str):
     op = define_op(name, inputs=["images: T", f"{'delta' if name == 'AdjustHue' else 'scale'}: "
-                                               "float32"],
+                                 "float32"],
                    outputs=["output: T"], attrs=["T: {float16, float32} = float32"],
                    differentiable=False)
 

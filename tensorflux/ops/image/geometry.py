@@ -13,6 +13,7 @@ This module is also the hub that `tensorflux.image` re-exports from: resizing li
 from __future__ import annotations
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.scopes import op_name_scope as scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -26,7 +27,6 @@ from tensorflux.ops.image.util import (
     depends,
     image_dims,
     is_tensor,
-    scope,
     static_value,
     unbatch,
 )

@@ -19,9 +19,9 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.ops.image.util import scope
 
 __all__: list = []
 

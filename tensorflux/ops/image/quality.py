@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.scopes import op_name_scope as scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.image.color import convert_image_dtype
-from tensorflux.ops.image.util import scope
 from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.nn import activations as activation_ops

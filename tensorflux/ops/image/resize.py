@@ -19,8 +19,8 @@ import functools
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
@@ -375,9 +375,6 @@ def _resize_area_kernel(images, size, *, align_corners):
 
 
 # -- Python wrappers --------------------------------------------------------------------------
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.debug import logging as logging_ops
-
-
-def scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def is_tensor(value) -> bool:
@@ -77,7 +73,6 @@ def at_least_3d(image):
                 image.shape.as_list()[-3:]):
             raise ValueError(f"all dims of 'image.shape' must be > 0: {image.shape}")
         return image
-    from tensorflux.ops import math as math_ops
 
     ok = math_ops.greater_equal(array_ops.rank(image), 3)
     return depends(check(ok, ValueError, "'image' must be at least three-dimensional."), image)

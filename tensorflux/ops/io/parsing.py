@@ -22,6 +22,7 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.lib.formats.example_parser import ParseSpec, check_type, parse_examples
+from tensorflux.ops import array as array_ops
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
            "parse_single_example", "parse_single_sequence_example", "decode_csv"]
@@ -191,7 +192,6 @@ def _features_to_raw_params(features):
 
 def _default_tensor(key, dtype, shape, value):
     """The dense_defaults input for one key: empty (required), a value, or a padding scalar."""
-    from tensorflux.ops import array as array_ops
 
     safe = re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
     variable = shape.rank and shape.dims[0] is None

@@ -19,6 +19,13 @@ from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.lib.formats import example_parser
+from tensorflux.ops.io.parsing import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    _default_tensor,
+    _features_to_raw_params,
+)
 from tensorflux.protos import example_pb2
 
 __all__ = ["parse_single_sequence_example"]
@@ -177,13 +184,6 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         ...     record, {"length": tf.FixedLenFeature([], tf.int64)},
         ...     {"tokens": tf.FixedLenSequenceFeature([], tf.int64)})
     """
-    from tensorflux.ops.io.parsing import (
-        FixedLenFeature,
-        FixedLenSequenceFeature,
-        VarLenFeature,
-        _default_tensor,
-        _features_to_raw_params,
-    )
 
     context_features = context_features or {}
     sequence_features = sequence_features or {}

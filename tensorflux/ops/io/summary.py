@@ -16,13 +16,14 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.framework.tensor_util import make_tensor_proto
+from tensorflux.lib.formats import png
+from tensorflux.protos import summary_pb2
 
 _SCALAR_STRING = "summary: string"
 
 
 def _summary_pb2():
-    from tensorflux.protos import summary_pb2
-
     return summary_pb2
 
 
@@ -149,8 +150,6 @@ def _to_uint8(images: np.ndarray) -> np.ndarray:
 
 @ImageSummary.kernel
 def _image_summary(tag, tensor, *, max_images):
-    from tensorflux.lib.formats import png
-
     images = np.asarray(tensor)
     if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
         raise errors.InvalidArgumentError(
@@ -215,8 +214,6 @@ TensorSummaryV2.shape_fn(_scalar_string_shape)
 
 @TensorSummaryV2.kernel
 def _tensor_summary(tag, tensor, serialized_summary_metadata):
-    from tensorflux.framework.tensor_util import make_tensor_proto
-
     summary = _summary_pb2().Summary()
     value = summary.value.add(tag=_as_text(np.asarray(tag).item()))
     metadata = np.asarray(serialized_summary_metadata).item()

@@ -15,6 +15,8 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
 from tensorflux.ops.strings.conversion import map_bytes, scalar_bytes
+from tensorflux.protos.example_pb2 import Example
+from tensorflux.protos.tensor_pb2 import TensorProto
 
 __all__ = ["serialize_tensor", "parse_tensor", "decode_compressed", "decode_json_example"]
 
@@ -50,8 +52,6 @@ def _parse_tensor_shape(serialized):
 
 
 def _tensor_proto_class():
-    from tensorflux.protos.tensor_pb2 import TensorProto
-
     return TensorProto
 
 
@@ -142,8 +142,6 @@ DecodeJSONExample.shape_fn(lambda json_examples: json_examples)
 
 @DecodeJSONExample.kernel
 def _decode_json_example_kernel(json_examples):
-    from tensorflux.protos.example_pb2 import Example
-
     def to_binary(text):
         try:
             return json_format.Parse(text, Example()).SerializeToString()

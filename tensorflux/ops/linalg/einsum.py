@@ -18,6 +18,11 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.array.constants import ones
+from tensorflux.ops.array.diagonal import eye
+from tensorflux.ops.array.shapes import shape as shape_of
+from tensorflux.ops.array.shapes import transpose
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
 __all__ = ["einsum"]
 
@@ -161,18 +166,13 @@ def einsum(equation, *inputs, **kwargs):
 
 def _dim(x, axis):
     """x's size along `axis`: a Python int when static, else a scalar tensor."""
-    from tensorflux.ops.array.shapes import shape
 
     d = x.shape.dims[axis] if x.shape.ndims is not None else None
-    return d if d is not None else shape(x)[axis]
+    return d if d is not None else shape_of(x)[axis]
 
 
 def _operand_grad(grad, out_term, x, term, others):
     """The gradient of one operand: einsum(grad, others, ones/identities) -> term."""
-    from tensorflux.ops.array.constants import ones
-    from tensorflux.ops.array.diagonal import eye
-    from tensorflux.ops.array.shapes import shape, transpose
-    from tensorflux.ops.math.broadcast_gradient import unbroadcast
 
     rank = x.shape.ndims
     if rank is None:
@@ -202,7 +202,7 @@ def _operand_grad(grad, out_term, x, term, others):
     if has_ellipsis:
         start, stop = len(before), rank - len(after)
         ell = TensorShape(x.shape.dims[start:stop])
-        ell_shape = ell.as_list() if ell.is_fully_defined() else shape(x)[start:stop]
+        ell_shape = ell.as_list() if ell.is_fully_defined() else shape_of(x)[start:stop]
         terms.append("...")
         operands.append(ones(ell_shape, dtype=x.dtype))
     # The result puts the ellipsis first, so broadcast batch axes reduce like NumPy's (an

@@ -8,10 +8,21 @@ import numbers
 
 import numpy as np
 
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array.constants import constant, ones_like
+from tensorflux.ops.array.diagonal import matrix_diag_part
+from tensorflux.ops.array.shapes import expand_dims, matrix_transpose, shape, squeeze, transpose
+from tensorflux.ops.linalg import decompositions as linalg_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.matrix_product import matmul
+from tensorflux.ops.math.reduction import reduce_max, reduce_sum
+from tensorflux.ops.math.select import where
+from tensorflux.ops.math.unary import abs as abs_op
+from tensorflux.ops.math.unary import conj, log, real, sqrt, square
 
 __all__ = ["norm", "trace", "cross"]
 
@@ -61,8 +72,6 @@ def cross(a, b, name=None):
 
 def trace(x, name=None):
     """The sum of the main diagonal of each innermost matrix: `[..., M, N] -> [...]`."""
-    from tensorflux.ops.array.diagonal import matrix_diag_part
-    from tensorflux.ops.math.reduction import reduce_sum
 
     with graph_mod.get_default_graph().name_scope(name or "Trace") as scope:
         return reduce_sum(matrix_diag_part(convert_to_tensor(x, name="x")), [-1], name=scope)
@@ -92,10 +101,6 @@ def _check_norm_args(ord, axis):
 
 
 def _matrix_two_norm(x, axis):
-    from tensorflux.ops.array.shapes import expand_dims, transpose
-    from tensorflux.ops.linalg import decompositions as linalg_ops
-    from tensorflux.ops.math.reduction import reduce_max
-
     rank = x.shape.ndims
     if rank is None:
         raise ValueError("norm with ord=2 over a matrix needs a tensor of known rank")
@@ -127,12 +132,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     Example:
         >>> tf.norm([[1.0, -2.0], [3.0, 4.0]], ord=1, axis=[-2, -1])   # 6.0
     """
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array.constants import constant
-    from tensorflux.ops.array.shapes import squeeze
-    from tensorflux.ops.math.reduction import reduce_max, reduce_sum
-    from tensorflux.ops.math.unary import abs as abs_op
-    from tensorflux.ops.math.unary import conj, sqrt, square
 
     if keepdims is not None and keep_dims is not None:
         raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
@@ -170,17 +169,12 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
 
 def adjoint(matrix, name=None):
     """The conjugate transpose of the innermost two dimensions."""
-    from tensorflux.ops.array.shapes import matrix_transpose
 
     return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
 
 
 def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive-definite matrices, via the Cholesky factor."""
-    from tensorflux.ops.array.diagonal import matrix_diag_part
-    from tensorflux.ops.linalg import decompositions as linalg_ops
-    from tensorflux.ops.math.reduction import reduce_sum
-    from tensorflux.ops.math.unary import log, real
 
     with graph_mod.get_default_graph().name_scope(name or "logdet"):
         chol = linalg_ops.cholesky(matrix)
@@ -193,8 +187,6 @@ def logdet(matrix, name=None):
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
            name=None):
     """Matrix-vector product `a @ b` with `b`'s innermost dimension as the vector."""
-    from tensorflux.ops.array.shapes import expand_dims, squeeze
-    from tensorflux.ops.math.matrix_product import matmul
 
     with graph_mod.get_default_graph().name_scope(name or "MatVec"):
         product = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a,
@@ -204,9 +196,6 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 def _svd_scale(a, eps_factor):
     """max(rows, cols) * eps(dtype) * eps_factor as a real scalar tensor (static when known)."""
-    from tensorflux.ops.array.shapes import shape
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.reduction import reduce_max
 
     real = a.dtype.real_dtype
     eps = float(np.finfo(real.as_numpy_dtype).eps) * eps_factor
@@ -217,8 +206,6 @@ def _svd_scale(a, eps_factor):
 
 
 def _real_singular_values(s):
-    from tensorflux.ops.math.unary import real
-
     return real(s) if s.dtype.is_complex else s
 
 
@@ -228,13 +215,6 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     Singular values at or below `rcond * max(s)` count as zero; the default `rcond` is
     `10 * max(rows, cols) * eps`.
     """
-    from tensorflux.ops.array.constants import ones_like
-    from tensorflux.ops.array.shapes import expand_dims
-    from tensorflux.ops.linalg import decompositions as linalg_ops
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.matrix_product import matmul
-    from tensorflux.ops.math.reduction import reduce_max
-    from tensorflux.ops.math.select import where
 
     del validate_args
     with graph_mod.get_default_graph().name_scope(name or "pinv"):
@@ -253,11 +233,6 @@ def pinv(a, rcond=None, validate_args=False, name=None):
 def matrix_rank(a, tol=None, validate_args=False, name=None):
     """The number of singular values above `tol` (default `max(s) * max(rows, cols) * eps`)
     of each innermost matrix, as int32."""
-    from tensorflux.framework import dtypes
-    from tensorflux.ops.array.shapes import expand_dims
-    from tensorflux.ops.linalg import decompositions as linalg_ops
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.reduction import reduce_max, reduce_sum
 
     del validate_args
     with graph_mod.get_default_graph().name_scope(name or "matrix_rank"):

@@ -18,9 +18,11 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
+from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.math import unary as unary_ops
@@ -54,7 +56,6 @@ def _division_factory(int_fn, float_fn):
 
     def factory(T):
         if T.is_integer:
-
             def int_kernel(x, y):
                 _int_zero_check(y)
                 return int_fn(x, y)
@@ -118,7 +119,6 @@ Atan2.kernel(np.arctan2)
 @Pow.kernel(factory=True)
 def _pow_factory(T):
     if T.is_integer:
-
         def int_pow(x, y):
             if np.any(y < 0):
                 raise errors.InvalidArgumentError(
@@ -137,7 +137,6 @@ def _pow_factory(T):
 @SquaredDifference.kernel(factory=True)
 def _squared_difference_factory(T):
     if T.is_complex:
-
         def complex_kernel(x, y):
             d = x - y
             return d * np.conj(d)
@@ -349,6 +348,7 @@ _TRUEDIV_CAST = {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32,
 
 
 def _truediv(x, y, name):
+    # cycle: ops.math.casting -> ops.math.select imports this module (at import time)
     from tensorflux.ops.math.casting import cast
 
     x, y = _same_dtype(x, y)
@@ -453,6 +453,7 @@ def div_no_nan(x, y, name=None):
     """x / y, but 0 wherever y == 0; integer inputs are first cast as in `truediv`."""
 
     def build(scope):
+        # cycle: ops.math.casting -> ops.math.select imports this module (at import time)
         from tensorflux.ops.math.casting import cast
 
         a, b = _same_dtype(x, y)
@@ -475,7 +476,6 @@ def scalar_mul(scalar, x, name=None):
     Raises:
         ValueError: `scalar` is not 0-d.
     """
-    from tensorflux.framework.indexed_slices import IndexedSlices
 
     values = x.values if isinstance(x, IndexedSlices) else convert_to_tensor(x)
     scalar = convert_to_tensor(scalar, dtype=values.dtype.base_dtype, name="scalar")
@@ -498,9 +498,7 @@ def add_n(inputs, name=None):
     values = [convert_to_tensor(v) for v in inputs]
     if len(values) == 1:
         if name:
-            from tensorflux.ops.array.constants import identity
-
-            return identity(values[0], name=name)
+            return constant_ops.identity(values[0], name=name)
         return values[0]
     return AddN(values, name=name)
 
@@ -542,6 +540,7 @@ def _overload(op_fn, scope: str):
 
 
 def _matmul(a, b, name=None):
+    # cycle: ops.math.matrix_product -> ops.math.unary imports this module (at import time)
     from tensorflux.ops.math.matrix_product import matmul
 
     return matmul(a, b, name=name)

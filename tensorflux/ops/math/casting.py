@@ -11,8 +11,12 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.math.select import ClipByValue
 
 __all__ = ["cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16",
            "saturate_cast"]
@@ -37,7 +41,6 @@ def _cast_factory(SrcT, DstT):
     if DstT.is_bool:
         return lambda x: x != 0
     if SrcT.is_complex and not DstT.is_complex:
-
         def complex_to_real(x):
             with np.errstate(invalid="ignore", over="ignore"):
                 return np.real(x).astype(out)
@@ -81,9 +84,6 @@ def cast(x, dtype, name=None):
     """
     dtype = dtypes.as_dtype(dtype).base_dtype
     graph = graph_mod.get_default_graph()
-    from tensorflux.framework.indexed_slices import IndexedSlices
-    from tensorflux.framework.sparse_tensor import SparseTensor
-    from tensorflux.framework.tensor import Tensor
 
     if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
         return x
@@ -127,7 +127,6 @@ def to_bfloat16(x, name="ToBFloat16"):
 
 def saturate_cast(value, dtype, name=None):
     """Casts with clamping to `dtype`'s range instead of wrapping around."""
-    from tensorflux.ops.math.select import ClipByValue
 
     dtype = dtypes.as_dtype(dtype).base_dtype
     graph = graph_mod.get_default_graph()
@@ -151,3 +150,13 @@ def _representable_below(high, np_dtype):
     if np.issubdtype(np_dtype, np.floating) and float(value) > high:
         value = np.nextafter(value, np_dtype(0))
     return value
+
+
+def to_complex64(x, name="ToComplex64"):
+    """Casts `x` to complex64 (old name for `tf.cast(x, tf.complex64)`)."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """Casts `x` to complex128 (old name for `tf.cast(x, tf.complex128)`)."""
+    return cast(x, dtypes.complex128, name=name)

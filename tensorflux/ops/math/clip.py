@@ -5,6 +5,9 @@ from __future__ import annotations
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.math import select as select_ops
 
 __all__ = ["clip_by_norm", "clip_by_global_norm", "global_norm", "clip_by_average_norm"]
 
@@ -21,9 +24,6 @@ def _rewrap(original, values):
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Scales `t` so its L2 norm (over `axes`) is at most `clip_norm`."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.math import select as select_ops
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "clip_by_norm") as scope:
@@ -39,7 +39,6 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
 def global_norm(t_list, name=None):
     """sqrt(sum of squared L2 norms) of a list of tensors (None entries ignored)."""
-    from tensorflux.ops import math as math_ops
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "global_norm") as scope:
@@ -62,8 +61,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     Returns:
         (list of clipped tensors, the global norm used).
     """
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
 
     if not isinstance(t_list, (list, tuple)):
         raise TypeError("t_list should be a sequence")
@@ -86,8 +83,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
 
 def clip_by_average_norm(t, clip_norm, name=None):
     """Clips `t` so that its L2 norm divided by its number of elements is <= clip_norm."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "clip_by_average_norm"):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import control_dependencies
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
@@ -26,9 +26,6 @@ MATH_ONLY = ["zero_fraction"]
 
 _COUNT_TYPES = "{int32, int64, float32, float64}"
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 # -- Bincount ---------------------------------------------------------------------------------
@@ -206,9 +203,9 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         predictions = math_ops.cast(convert_to_tensor(predictions, name="predictions"),
                                     dtypes.int64)
         checks = [check_ops.assert_non_negative(labels, message="`labels` contains negative "
-                                                                "values"),
+                                                "values"),
                   check_ops.assert_non_negative(predictions, message="`predictions` contains "
-                                                                     "negative values")]
+                                                "negative values")]
         if num_classes is None:
             num_classes = math_ops.add(math_ops.maximum(reduction_ops.reduce_max(labels),
                                                         reduction_ops.reduce_max(predictions)),

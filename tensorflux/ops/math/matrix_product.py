@@ -15,7 +15,10 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
+from tensorflux.ops.math.unary import Conj, conj
 
 __all__ = ["matmul", "tensordot"]
 
@@ -133,8 +136,6 @@ BatchMatMulV2.kernel(_batch_factory(broadcast=True), factory=True)
 
 def _conj(t):
     if t.dtype.is_complex:
-        from tensorflux.ops.math.unary import Conj
-
         return Conj(t)
     return t
 
@@ -204,7 +205,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     Example:
         >>> tf.matmul(tf.ones([5, 2, 3]), tf.ones([3, 4]))   # shape [5, 2, 4]
     """
-    from tensorflux.ops.math.unary import conj
 
     if transpose_a and adjoint_a:
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
@@ -260,7 +260,6 @@ def tensordot(a, b, axes, name=None):
     Raises:
         ValueError: unknown ranks, bad axes, or contracted dimensions that differ.
     """
-    from tensorflux.ops import array as array_ops
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "Tensordot") as scope:
@@ -296,8 +295,6 @@ def tensordot(a, b, axes, name=None):
 def _dynamic_tensordot(a, b, n_free_a, n_free_b, static_out, scope):
     """tensordot of already permuted operands ([free_a..., inner...] and [inner..., free_b...])
     whose dimensions are partly known only at run time."""
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.math import reduction as reduction_ops
 
     shape_a = array_ops.shape(a)
     shape_b = array_ops.shape(b)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.lib.numerics import special_math
 from tensorflux.ops import array as array_ops
@@ -35,9 +35,6 @@ MATH_ONLY = ["xlogy", "xdivy", "multiply_no_nan", "reciprocal_no_nan", "erfinv",
 
 _FLOAT_COMPLEX = "{float16, float32, float64, complex64, complex128}"
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _const_like(value, t):

@@ -21,6 +21,10 @@ from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import sequence as sequence_ops
 from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.math.comparison import not_equal
+from tensorflux.ops.math.select import where_v2
+from tensorflux.ops.math.sequence import range as range_
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
            "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "reduce_variance",
@@ -449,7 +453,6 @@ def _reduction_dims(x, axis, reduction_indices):
     rank = x.shape.ndims
     if rank is not None:
         return np.arange(rank, dtype=np.int32)
-    from tensorflux.ops.math.sequence import range as range_
 
     return range_(0, array_ops.rank(x))
 
@@ -532,9 +535,6 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=None, name=None):
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                      keep_dims=None):
     """log(sum(exp(x))) across `axis`, computed stably by shifting by the (finite) maximum."""
-    from tensorflux.ops.math.binary import add, subtract
-    from tensorflux.ops.math.select import where_v2
-    from tensorflux.ops.math.unary import exp, is_finite, log
 
     keepdims = bool(_pick("keepdims", keepdims, "keep_dims", keep_dims))
     graph = graph_mod.get_default_graph()
@@ -544,43 +544,38 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
 
         def finite_max(keep):
             raw = Max(x, axes, keep_dims=keep)
-            shift = where_v2(is_finite(raw), raw, np.zeros([], x.dtype.as_numpy_dtype))
+            shift = where_v2(unary_ops.is_finite(raw), raw, np.zeros([], x.dtype.as_numpy_dtype))
             return array_ops.stop_gradient(shift)
 
         shift_kept = finite_max(True)
         shift = shift_kept if keepdims else finite_max(False)
-        total = Sum(exp(subtract(x, shift_kept)), axes, keep_dims=keepdims)
-        return add(log(total), shift, name=scope)
+        total = Sum(unary_ops.exp(binary_ops.subtract(x, shift_kept)), axes, keep_dims=keepdims)
+        return binary_ops.add(unary_ops.log(total), shift, name=scope)
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Variance across `axis`: mean of |x - mean(x)|^2 (real for complex inputs)."""
-    from tensorflux.ops.math.binary import Mul, Sub
-    from tensorflux.ops.math.unary import conj, real
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "reduce_variance") as scope:
         x = convert_to_tensor(input_tensor, name="input_tensor")
         axes = _reduction_dims(x, axis, None)
-        deviation = Sub(x, Mean(x, axes, keep_dims=True))
-        squared = real(Mul(deviation, conj(deviation)))
+        deviation = binary_ops.Sub(x, Mean(x, axes, keep_dims=True))
+        squared = unary_ops.real(binary_ops.Mul(deviation, unary_ops.conj(deviation)))
         return Mean(squared, axes, keep_dims=bool(keepdims), name=scope)
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Standard deviation across `axis`: sqrt(reduce_variance)."""
-    from tensorflux.ops.math.unary import sqrt
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "reduce_std") as scope:
-        return sqrt(reduce_variance(input_tensor, axis, keepdims), name=scope)
+        return unary_ops.sqrt(reduce_variance(input_tensor, axis, keepdims), name=scope)
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
                   reduction_indices=None, keep_dims=None):
     """Number of non-zero (or non-empty string) elements across `axis`, as `dtype`."""
-    from tensorflux.ops.math.casting import cast
-    from tensorflux.ops.math.comparison import not_equal
 
     keepdims = bool(_pick("keepdims", keepdims, "keep_dims", keep_dims))
     graph = graph_mod.get_default_graph()
@@ -623,3 +618,12 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis` (see `cumsum` for `exclusive` and `reverse`)."""
     return Cumprod(x, axis, exclusive=exclusive, reverse=reverse, name=name)
 
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002 - TF name
+    """The index of the largest entry along `dimension` (old name of `tf.math.argmax`)."""
+    return argmax(input, axis=dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002 - TF name
+    """The index of the smallest entry along `dimension` (old name of `tf.math.argmin`)."""
+    return argmin(input, axis=dimension, output_type=output_type, name=name)

@@ -14,7 +14,10 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.array import constants as constant_ops
+from tensorflux.ops.math import binary as binary_ops
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
+from tensorflux.ops.math.comparison import Greater, Less, LogicalOr
 
 __all__ = ["where", "where_v2", "clip_by_value"]
 
@@ -97,10 +100,8 @@ def _zero(t):
 
 @Select.gradient
 def _select_grad(op, grad):
-    from tensorflux.ops.array.constants import zeros_like
-
     condition = op.inputs[0]
-    zeros = zeros_like(grad)
+    zeros = constant_ops.zeros_like(grad)
     return None, Select(condition, grad, zeros), Select(condition, zeros, grad)
 
 
@@ -114,8 +115,6 @@ def _select_v2_grad(op, grad):
 
 @ClipByValue.gradient
 def _clip_by_value_grad(op, grad):
-    from tensorflux.ops.math.comparison import Greater, Less, LogicalOr
-
     t, low, high = op.inputs
     zero = _zero(grad)
     below = Less(t, low)
@@ -169,18 +168,17 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     Raises:
         ValueError: the clipped result would change `t`'s shape (broadcasting bounds).
     """
-    from tensorflux.ops.math.binary import Maximum, Minimum
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "clip_by_value") as scope:
         t = convert_to_tensor(t, name="t")
         low = convert_to_tensor(clip_value_min, dtype=t.dtype.base_dtype)
         high = convert_to_tensor(clip_value_max, dtype=t.dtype.base_dtype)
-        t_min = Minimum(t, high)
+        t_min = binary_ops.Minimum(t, high)
         if not t_min.shape.is_compatible_with(t.shape):
             raise ValueError(f"clip_by_value: clip_value_max {high.shape} would broadcast t "
                              f"{t.shape} to {t_min.shape}")
-        result = Maximum(t_min, low, name=scope)
+        result = binary_ops.Maximum(t_min, low, name=scope)
         if not result.shape.is_compatible_with(t.shape):
             raise ValueError(f"clip_by_value: clip_value_min {low.shape} would broadcast t "
                              f"{t.shape} to {result.shape}")

@@ -17,6 +17,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.math.casting import cast
 
 __all__ = ["range", "linspace", "lin_space"]
 
@@ -128,7 +129,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     Example:
         >>> tf.range(1, 5, 1.5)   # -> [1.0, 2.5, 4.0] (float32)
     """
-    from tensorflux.ops.math.casting import cast
 
     if limit is None:
         start, limit = 0, start

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.lib.numerics import special_functions
 from tensorflux.ops import math as math_ops
@@ -31,9 +31,6 @@ MATH_ONLY = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "xlog1py", "e
 _HALF_FLOAT = "{bfloat16, float16, float32, float64}"
 _FLOAT = "{float32, float64}"
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _float64_kernel(fn, name):

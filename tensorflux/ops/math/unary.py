@@ -11,12 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.lib.numerics import special_math
+from tensorflux.ops.array import constants as constant_ops
+from tensorflux.ops.math import binary as binary_ops
 from tensorflux.ops.math import special as special_ops
+from tensorflux.ops.math.broadcast_gradient import unbroadcast
+from tensorflux.ops.math.comparison import Less
+from tensorflux.ops.math.select import where_v2
 
 __all__ = ["negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
            "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
@@ -71,7 +77,6 @@ def _sign(x):
 
 def _reciprocal_factory(T):
     if T.is_integer:
-
         def int_reciprocal(x):
             if not np.all(x):
                 raise errors.InvalidArgumentError(None, None, "Integer division by zero")
@@ -214,9 +219,7 @@ def _const(value, like):
 
 
 def _mul(a, b):
-    from tensorflux.ops.math.binary import Mul
-
-    return Mul(a, b)
+    return binary_ops.Mul(a, b)
 
 
 def _chain(derivative):
@@ -246,31 +249,23 @@ Acosh.gradient(_chain(lambda x, y: Reciprocal(Sinh(y))))
 
 @Sign.gradient
 def _sign_grad(op, grad):
-    from tensorflux.ops.math.binary import Mul
-
-    return Mul(grad, _const(0, grad))
+    return binary_ops.Mul(grad, _const(0, grad))
 
 
 @Square.gradient
 def _square_grad(op, grad):
-    from tensorflux.ops.math.binary import Mul
-
     x = op.inputs[0]
-    return Mul(grad, Mul(_const(2, x), _c(x)))
+    return binary_ops.Mul(grad, binary_ops.Mul(_const(2, x), _c(x)))
 
 
 @Log1p.gradient
 def _log1p_grad(op, grad):
-    from tensorflux.ops.math.binary import AddV2
-
     x = op.inputs[0]
-    return _mul(grad, Reciprocal(_c(AddV2(x, _const(1, x)))))
+    return _mul(grad, Reciprocal(_c(binary_ops.AddV2(x, _const(1, x)))))
 
 
 def _one_minus_square(x):
-    from tensorflux.ops.math.binary import Sub
-
-    return Sub(_const(1, x), Square(x))
+    return binary_ops.Sub(_const(1, x), Square(x))
 
 
 Asin.gradient(_chain(lambda x, y: Rsqrt(_one_minus_square(x))))
@@ -285,10 +280,8 @@ def _atanh_grad(op, grad):
 
 @Atan.gradient
 def _atan_grad(op, grad):
-    from tensorflux.ops.math.binary import AddV2
-
     x = op.inputs[0]
-    return _mul(grad, Reciprocal(_c(AddV2(_const(1, x), Square(x)))))
+    return _mul(grad, Reciprocal(_c(binary_ops.AddV2(_const(1, x), Square(x)))))
 
 
 @Erf.gradient
@@ -322,9 +315,7 @@ def _grad_op_gradient(fused, d_dy):
 
 
 def _sqrt_grad_dy(y, dy):
-    from tensorflux.ops.math.binary import RealDiv
-
-    return Neg(RealDiv(SqrtGrad(y, dy), y))
+    return Neg(binary_ops.RealDiv(SqrtGrad(y, dy), y))
 
 
 def _rsqrt_grad_dy(y, dy):
@@ -340,9 +331,7 @@ def _tanh_grad_dy(y, dy):
 
 
 def _sigmoid_grad_dy(y, dy):
-    from tensorflux.ops.math.binary import Sub
-
-    return _mul(dy, Sub(_const(1, y), _mul(_const(2, y), y)))
+    return _mul(dy, binary_ops.Sub(_const(1, y), _mul(_const(2, y), y)))
 
 
 SqrtGrad.gradient(_grad_op_gradient(SqrtGrad, _sqrt_grad_dy))
@@ -370,26 +359,21 @@ def _conj_grad(op, grad):
 
 @ComplexAbs.gradient
 def _complex_abs_grad(op, grad):
-    from tensorflux.ops.math.binary import DivNoNan, Mul
-
     x = op.inputs[0]
     magnitude = Complex(op.outputs[0], _const(0, grad), Tout=x.dtype)
-    return Mul(Complex(grad, _const(0, grad), Tout=x.dtype), DivNoNan(x, magnitude))
+    return binary_ops.Mul(Complex(grad, _const(0, grad), Tout=x.dtype),
+                          binary_ops.DivNoNan(x, magnitude))
 
 
 @Angle.gradient
 def _angle_grad(op, grad):
-    from tensorflux.ops.math.binary import Mul
-
     x = op.inputs[0]
     z = Reciprocal(Complex(Imag(x, Tout=grad.dtype), Real(x, Tout=grad.dtype), Tout=x.dtype))
-    return Neg(Mul(Complex(grad, _const(0, grad), Tout=x.dtype), z))
+    return Neg(binary_ops.Mul(Complex(grad, _const(0, grad), Tout=x.dtype), z))
 
 
 @Complex.gradient
 def _complex_grad(op, grad):
-    from tensorflux.ops.math.broadcast_gradient import unbroadcast
-
     real_t, imag_t = op.inputs
     out = real_t.dtype
     return (unbroadcast(Real(grad, Tout=out), real_t), unbroadcast(Imag(grad, Tout=out), imag_t))
@@ -479,9 +463,8 @@ def imag(input, name=None):
     x = convert_to_tensor(input, name="input")
     if x.dtype.is_complex:
         return Imag(x, Tout=x.dtype.real_dtype, name=name)
-    from tensorflux.ops.array.constants import zeros_like
 
-    return zeros_like(x, name=name)
+    return constant_ops.zeros_like(x, name=name)
 
 
 def angle(input, name=None):
@@ -489,8 +472,6 @@ def angle(input, name=None):
     x = convert_to_tensor(input, name="input")
     if x.dtype.is_complex:
         return Angle(x, Tout=x.dtype.real_dtype, name=name)
-    from tensorflux.ops.math.comparison import Less
-    from tensorflux.ops.math.select import where_v2
 
     return where_v2(Less(x, _const(0, x)), _const(np.pi, x), _const(0, x), name=name)
 
@@ -505,7 +486,7 @@ def complex(real, imag, name=None):  # noqa: A001 - TF name
 
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
-    from tensorflux.framework import graph as graph_mod
+    # cycle: ops.nn -> ops.nn.morphology imports this module (at import time)
     from tensorflux.ops.nn.activations import softplus
 
     graph = graph_mod.get_default_graph()

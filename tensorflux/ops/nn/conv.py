@@ -14,11 +14,14 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
 from tensorflux.lib.numerics import window as conv_util
 from tensorflux.ops import array as array_ops
+from tensorflux.ops.array import shapes as array_shapes
+from tensorflux.ops.array.shapes import constant_value_as_shape
 
 __all__: list = []
 
@@ -82,7 +85,7 @@ def _conv_out_shape(input_shape: TensorShape, filter_shape: TensorShape, geo, de
     n, h, w, c = conv_util.split_nhwc(input_shape, geo.data_format)
     kh, kw, fc, depth = filter_shape.with_rank(4).as_list()
     c = conv_util.merge_dim(c, fc, "input depth must equal the filter's input depth "
-                                   "(grouped convolution is not supported)")
+                            "(grouped convolution is not supported)")
     if depthwise:
         depth = c * depth if c is not None and depth is not None else None
     out_h = out_w = None
@@ -387,7 +390,6 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 def _with_sizes_shape(result, sizes):
     """Refines `result`'s static shape with the partially known shape the `sizes` tensor
     denotes (e.g. `tf.stack([tf.shape(x)[0], 8, 8, 2])` gives `[?, 8, 8, 2]`)."""
-    from tensorflux.ops.array.shapes import constant_value_as_shape
 
     known = constant_value_as_shape(sizes)
     if known.ndims is not None and result.shape.is_compatible_with(known):
@@ -532,3 +534,56 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
         raise ValueError(f"rate {rate} cannot be less than one")
     return Conv2D(value, filters, name=name or "convolution",
                   **_conv_attrs(1, padding, "NHWC", rate))
+
+
+# -- conv2d_backprop_*_v2 ---------------------------------------------------------------------
+# NOTE: TF builds Conv2DBackprop{Filter,Input}V2 nodes, which take the tensor instead of its
+# shape; these wrappers feed the tensor's shape to the V1 ops, which compute the same values.
+
+def _v2_conv_attrs(strides, padding, explicit_paddings, data_format, dilations):
+    explicit = list(explicit_paddings or [])
+    if padding == "EXPLICIT" or (isinstance(padding, bytes) and padding == b"EXPLICIT"):
+        attrs = _conv_attrs(strides, "VALID", data_format, dilations)
+        if len(explicit) != 8:
+            raise ValueError(f"explicit_paddings must hold 8 values for padding EXPLICIT, got "
+                             f"{explicit}")
+        attrs.update(padding="EXPLICIT", explicit_paddings=[int(v) for v in explicit])
+        return attrs
+    if explicit:
+        raise ValueError(f"explicit_paddings must be empty unless padding is EXPLICIT, got "
+                         f"{explicit}")
+    return _conv_attrs(strides, padding, data_format, dilations)
+
+
+def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding,
+                              use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
+                              dilations=(1, 1, 1, 1), name=None):
+    """The gradient of conv2d with respect to its filter; `filter` supplies only the shape.
+
+    Returns:
+        A tensor shaped like `filter`.
+    """
+
+    with _scope(name, "Conv2DBackpropFilterV2") as scope:
+        filter = convert_to_tensor(filter, name="filter")
+        return Conv2DBackpropFilter(input, array_shapes.shape(filter), out_backprop,
+                                    use_cudnn_on_gpu=use_cudnn_on_gpu, name=scope,
+                                    **_v2_conv_attrs(strides, padding, explicit_paddings,
+                                                     data_format, dilations))
+
+
+def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding,
+                             use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
+                             dilations=(1, 1, 1, 1), name=None):
+    """The gradient of conv2d with respect to its input; `input` supplies only the shape.
+
+    Returns:
+        A tensor shaped like `input`.
+    """
+
+    with _scope(name, "Conv2DBackpropInputV2") as scope:
+        input = convert_to_tensor(input, name="input")
+        return Conv2DBackpropInput(array_shapes.shape(input), filter, out_backprop,
+                                   use_cudnn_on_gpu=use_cudnn_on_gpu, name=scope,
+                                   **_v2_conv_attrs(strides, padding, explicit_paddings,
+                                                    data_format, dilations))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.nn import conv as conv_ops
 from tensorflux.ops.nn import pooling as pooling_ops
@@ -101,7 +102,6 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     with graph.name_scope(name or "conv1d_transpose"):
         if isinstance(output_shape, Tensor):
             shape = convert_to_tensor(output_shape)
-            from tensorflux.ops.array import concat_split as concat_ops
 
             shape_4d = concat_ops.concat([shape[:axis], [1], shape[axis:]], 0)
         else:

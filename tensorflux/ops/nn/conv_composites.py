@@ -11,8 +11,8 @@ import numbers
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -36,9 +36,6 @@ __all__ = ["conv_transpose", "atrous_conv2d_transpose", "with_space_to_batch",
            "required_space_to_batch_paddings", "depthwise_conv2d_backprop_input",
            "depthwise_conv2d_backprop_filter", "batch_norm_with_global_normalization"]
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides,  # noqa: A002
@@ -370,7 +367,7 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  #
     else:
         base = None
     input_spatial = gather_ops.gather(shape_ops.shape(input, out_type=dtypes.int32),
-                                     spatial_dims)
+                                      spatial_dims)
     paddings, crops = required_space_to_batch_paddings(input_spatial, rate, base)
     # Non-spatial dimensions between 1 and the last spatial one get block 1 and no padding.
     block, pads, cuts = [], [], []

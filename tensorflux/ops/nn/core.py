@@ -13,6 +13,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -423,7 +424,6 @@ def _pick_axis(axis, dim) -> int:
 
 def _on_axis(op_def, logits, axis: int, name):
     """Applies a last-axis op along `axis` by swapping it with the last axis (static rank)."""
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
 
     logits = convert_to_tensor(logits)
     rank = logits.shape.ndims

@@ -12,22 +12,22 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics.ctc_beam_search import beam_search, log_softmax
 from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.math.casting import cast
+from tensorflux.ops.nn import core as nn_core
 
 __all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_beam_search_decoder",
            "ctc_beam_search_decoder_v2", "ctc_unique_labels", "collapse_repeated"]
 
 _NEG_INF = -np.inf
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _batch_dims(inputs: TensorShape, sequence_length: TensorShape):
@@ -285,8 +285,6 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
             inputs = array_ops.transpose(inputs, [1, 0, 2])
         values = labels.values
         if values.dtype.base_dtype != dtypes.int32:
-            from tensorflux.ops.math.casting import cast
-
             values = cast(values, dtypes.int32)
         sequence_length = convert_to_tensor(sequence_length, dtype=dtypes.int32,
                                             name="sequence_length")
@@ -458,11 +456,6 @@ def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_path
 
 # -- composites: ctc_loss_v2, ctc_unique_labels, collapse_repeated -----------------------------
 
-def _api():
-    import tensorflux as tf
-
-    return tf
-
 
 def ctc_unique_labels(labels, name=None):
     """Each row's distinct labels in order of first appearance, and each label's index there.
@@ -478,20 +471,20 @@ def ctc_unique_labels(labels, name=None):
     Example:
         >>> tf.nn.ctc_unique_labels([[3, 3, 1, 3]])   # ([[3, 1, 0, 0]], [[0, 0, 1, 0]])
     """
-    tf = _api()
     with _scope(name, "ctc_unique_labels"):
-        labels = tf.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
-        width = tf.shape(labels)[1]
-        same = tf.cast(tf.equal(tf.expand_dims(labels, 2), tf.expand_dims(labels, 1)),
-                       dtypes.int32)
-        first = tf.argmax(same, axis=2, output_type=dtypes.int32)
-        is_first = tf.cast(tf.equal(first, tf.range(width)), dtypes.int32)
-        rank = tf.cumsum(is_first, axis=1) - 1
-        unique_idx = tf.reduce_sum(tf.one_hot(first, width, dtype=dtypes.int32)
-                                   * tf.expand_dims(rank, 1), axis=2)
-        slots = tf.one_hot(rank, width, dtype=dtypes.int64) * \
-            tf.cast(tf.expand_dims(is_first, 2), dtypes.int64)
-        unique = tf.reduce_sum(slots * tf.expand_dims(labels, 2), axis=1)
+        labels = math_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
+        width = array_ops.shape(labels)[1]
+        same = math_ops.cast(math_ops.equal(array_ops.expand_dims(labels, 2),
+                                            array_ops.expand_dims(labels, 1)),
+                             dtypes.int32)
+        first = math_ops.argmax(same, axis=2, output_type=dtypes.int32)
+        is_first = math_ops.cast(math_ops.equal(first, math_ops.range(width)), dtypes.int32)
+        rank = math_ops.cumsum(is_first, axis=1) - 1
+        unique_idx = math_ops.reduce_sum(array_ops.one_hot(first, width, dtype=dtypes.int32)
+                                         * array_ops.expand_dims(rank, 1), axis=2)
+        slots = array_ops.one_hot(rank, width, dtype=dtypes.int64) * \
+            math_ops.cast(array_ops.expand_dims(is_first, 2), dtypes.int64)
+        unique = math_ops.reduce_sum(slots * array_ops.expand_dims(labels, 2), axis=1)
     return unique, unique_idx
 
 
@@ -510,20 +503,21 @@ def collapse_repeated(labels, seq_length, name=None):
     Example:
         >>> tf.nn.collapse_repeated([[1, 1, 2, 2]], [4])   # ([[1, 2]], [2])
     """
-    tf = _api()
     with _scope(name, "collapse_repeated_labels"):
         labels = convert_to_tensor(labels, name="labels")
-        seq_length = tf.cast(convert_to_tensor(seq_length, name="seq_length"), dtypes.int32)
-        width = tf.shape(labels)[1]
-        changed = tf.not_equal(labels[:, 1:], labels[:, :-1])
-        keep = tf.concat([tf.ones_like(labels[:, :1], dtype=dtypes.bool_), changed], axis=1)
-        keep = tf.logical_and(keep, tf.sequence_mask(seq_length, maxlen=width))
-        keep_int = tf.cast(keep, dtypes.int32)
-        new_length = tf.reduce_sum(keep_int, axis=1)
-        slots = tf.one_hot(tf.cumsum(keep_int, axis=1) - 1, tf.reduce_max(new_length),
-                           dtype=labels.dtype.base_dtype) * \
-            tf.cast(tf.expand_dims(keep_int, 2), labels.dtype.base_dtype)
-        collapsed = tf.reduce_sum(slots * tf.expand_dims(labels, 2), axis=1)
+        seq_length = math_ops.cast(convert_to_tensor(seq_length, name="seq_length"), dtypes.int32)
+        width = array_ops.shape(labels)[1]
+        changed = math_ops.not_equal(labels[:, 1:], labels[:, :-1])
+        keep = array_ops.concat([array_ops.ones_like(labels[:, :1], dtype=dtypes.bool_), changed],
+                                axis=1)
+        keep = math_ops.logical_and(keep, array_ops.sequence_mask(seq_length, maxlen=width))
+        keep_int = math_ops.cast(keep, dtypes.int32)
+        new_length = math_ops.reduce_sum(keep_int, axis=1)
+        slots = array_ops.one_hot(math_ops.cumsum(keep_int, axis=1) - 1,
+                                  math_ops.reduce_max(new_length),
+                                  dtype=labels.dtype.base_dtype) * \
+            math_ops.cast(array_ops.expand_dims(keep_int, 2), labels.dtype.base_dtype)
+        collapsed = math_ops.reduce_sum(slots * array_ops.expand_dims(labels, 2), axis=1)
     return collapsed, new_length
 
 
@@ -554,28 +548,28 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
         >>> loss = tf.nn.ctc_loss_v2(labels, logits, label_length, logit_length)
     """
     del unique
-    tf = _api()
     with _scope(name, "ctc_loss_dense"):
         logits = convert_to_tensor(logits, name="logits")
         if not logits_time_major:
-            logits = tf.transpose(logits, [1, 0, 2])
+            logits = array_ops.transpose(logits, [1, 0, 2])
         if isinstance(labels, SparseTensor):
             if blank_index is None:
                 raise ValueError("ctc_loss_v2: blank_index must be given when using "
                                  "SparseTensor labels")
-            values = tf.cast(labels.values, dtypes.int32)
+            values = math_ops.cast(labels.values, dtypes.int32)
             indices = labels.indices
         else:
             if label_length is None:
                 raise ValueError("ctc_loss_v2: label_length is required with dense labels")
-            dense = tf.cast(convert_to_tensor(labels, name="labels"), dtypes.int32)
-            dense = tf.pad(dense, [[0, 0], [0, 1]])
-            label_length = tf.cast(label_length, dtypes.int32)
+            dense = math_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int32)
+            dense = array_ops.pad(dense, [[0, 0], [0, 1]])
+            label_length = math_ops.cast(label_length, dtypes.int32)
             # Empty label sequences get a placeholder label (their loss is replaced below).
-            empty = tf.equal(label_length, 0)
-            mask = tf.sequence_mask(tf.maximum(label_length, 1), maxlen=tf.shape(dense)[1])
-            indices = tf.where(mask)
-            values = tf.gather_nd(dense, indices)
+            empty = math_ops.equal(label_length, 0)
+            mask = array_ops.sequence_mask(math_ops.maximum(label_length, 1),
+                                           maxlen=array_ops.shape(dense)[1])
+            indices = math_ops.where(mask)
+            values = array_ops.gather_nd(dense, indices)
             blank_index = 0 if blank_index is None else blank_index
         num_classes = logits.shape.with_rank(3)[2].value
         if blank_index < 0:
@@ -584,18 +578,19 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
                                  "classes")
             blank_index += num_classes
         if num_classes is None or blank_index != num_classes - 1:
-            logits = tf.concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
-                                logits[:, :, blank_index:blank_index + 1]], axis=2)
-            values = tf.where(values < blank_index, values, values - 1)
-        logit_length = tf.cast(convert_to_tensor(logit_length, name="logit_length"),
-                               dtypes.int32)
+            logits = array_ops.concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
+                                       logits[:, :, blank_index:blank_index + 1]], axis=2)
+            values = math_ops.where(values < blank_index, values, values - 1)
+        logit_length = math_ops.cast(convert_to_tensor(logit_length, name="logit_length"),
+                                     dtypes.int32)
         if isinstance(labels, SparseTensor):
             return CTCLoss(logits, indices, values, logit_length).loss
-        placeholder = tf.gather(empty, indices[:, 0])
-        values = tf.where(placeholder, tf.zeros_like(values), values)
+        placeholder = array_ops.gather(empty, indices[:, 0])
+        values = math_ops.where(placeholder, array_ops.zeros_like(values), values)
         loss = CTCLoss(logits, indices, values, logit_length).loss
         # An empty label sequence has one alignment: all blanks.
-        steps = tf.transpose(tf.sequence_mask(logit_length, maxlen=tf.shape(logits)[0],
-                                              dtype=logits.dtype))
-        blank_loss = -tf.reduce_sum(tf.nn.log_softmax(logits)[:, :, -1] * steps, axis=0)
-    return tf.where(empty, blank_loss, loss)
+        steps = array_ops.transpose(array_ops.sequence_mask(logit_length,
+                                                            maxlen=array_ops.shape(logits)[0],
+                                                            dtype=logits.dtype))
+        blank_loss = -math_ops.reduce_sum(nn_core.log_softmax(logits)[:, :, -1] * steps, axis=0)
+    return math_ops.where(empty, blank_loss, loss)

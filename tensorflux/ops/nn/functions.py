@@ -10,20 +10,20 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.math.clip import clip_by_norm
 from tensorflux.ops.nn import activations as activation_ops
 from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.nn import normalization as nn_norm_ops
+from tensorflux.ops.random import stateful as random_ops
 
 __all__: list = []
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _pick(new, new_name: str, old, old_name: str):
@@ -348,7 +348,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         ValueError: both or neither of `keep_prob` and `rate`, a rate outside [0, 1), or a
             non-float `x`.
     """
-    from tensorflux.ops.random import stateful as random_ops
 
     if keep_prob is not None:
         if rate is not None:
@@ -413,7 +412,6 @@ def relu_layer(x, weights, biases, name=None):
 def _clip(rows, ids, max_norm):
     if max_norm is None:
         return rows
-    from tensorflux.ops.math.clip import clip_by_norm
 
     ids_rank, rows_rank = ids.shape.ndims, rows.shape.ndims
     if ids_rank is None or rows_rank is None:

@@ -11,10 +11,10 @@ accidental hits (samples equal to a true class) pushed to -FLT_MAX.
 from __future__ import annotations
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.scopes import op_name_scope as scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.image.util import scope
 from tensorflux.ops.nn import functions as nn_impl
 from tensorflux.ops.nn.candidate_sampling import (
     compute_accidental_hits,

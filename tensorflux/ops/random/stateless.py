@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import math as math_ops
@@ -167,9 +167,6 @@ def _stateless_multinomial_kernel(logits, num_samples, seed, *, output_dtype):
 
 
 # -- wrappers -----------------------------------------------------------------------------------
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _seed_tensor(seed):

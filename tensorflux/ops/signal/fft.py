@@ -18,6 +18,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
@@ -26,7 +27,6 @@ from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.array import slicing as slicing_ops
 from tensorflux.ops.array import sorting as sort_ops
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import reduction as reduction_ops

@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import padding as pad_ops
-from tensorflux.ops.array.util import name_scope as _scope
 from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import select as select_ops

@@ -15,6 +15,14 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import gather_scatter as gather_ops
+from tensorflux.ops.array import padding as pad_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.math import casting as cast_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import sequence as sequence_ops
+from tensorflux.ops.math import unary as unary_ops
 from tensorflux.ops.sparse.util import (
     as_sparse,
     check_bounds,
@@ -92,12 +100,6 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
 
 @SparseTensorDenseMatMul.gradient
 def _sparse_matmul_grad(op, grad):
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array import gather_scatter as gather_ops
-    from tensorflux.ops.array import shapes as shape_ops
-    from tensorflux.ops.math import reduction as reduction_ops
-    from tensorflux.ops.math import unary as unary_ops
-
     a_indices, a_values, a_shape, b = op.inputs
     adjoint_a = op.get_attr("adjoint_a")
     adjoint_b = op.get_attr("adjoint_b")
@@ -248,12 +250,6 @@ SparseReduceMaxSparse = _reduce_op("SparseReduceMaxSparse", "max", _REAL, True)
 def gather_reduced(dense, indices, shape, axes):
     """For each index row, the element of `dense` (a keep-dims reduction of `shape` over
     `axes`) that the row was reduced into."""
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array import gather_scatter as gather_ops
-    from tensorflux.ops.array import padding as pad_ops
-    from tensorflux.ops.array import shapes as shape_ops
-    from tensorflux.ops.math import casting as cast_ops
-    from tensorflux.ops.math import reduction as reduction_ops
 
     rank = shape_ops.size(shape)
     axes = math_ops.floormod(cast_ops.cast(axes, dtypes.int32), rank)
@@ -272,9 +268,6 @@ def _sparse_reduce_sum_grad(op, grad):
 
 
 def _reduction_axes(sp_input, axis):
-    from tensorflux.ops.array import shapes as shape_ops
-    from tensorflux.ops.math import sequence as sequence_ops
-
     if axis is not None:
         return convert_to_tensor(axis, dtype=dtypes.int32, name="reduction_axes")
     rank = sp_input.shape.ndims
@@ -416,8 +409,6 @@ def _sparse_dense_add_kernel(a_indices, a_values, a_shape, b):
 
 @SparseTensorDenseAdd.gradient
 def _sparse_dense_add_grad(op, grad):
-    from tensorflux.ops.array import gather_scatter as gather_ops
-
     return [None, gather_ops.gather_nd(grad, op.inputs[0]), None, grad]
 
 
@@ -493,8 +484,6 @@ def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
 
 @SparseSoftmax.gradient
 def _sparse_softmax_grad(op, grad):
-    from tensorflux.ops import math as math_ops
-
     indices, _, shape = op.inputs
     y = op.outputs[0]
     weighted = SparseReduceSum(indices, math_ops.multiply(grad, y), shape, [-1], keep_dims=True)

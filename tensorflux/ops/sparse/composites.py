@@ -8,6 +8,7 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.ops import array as array_ops
@@ -15,20 +16,19 @@ from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import gather_scatter as gather_ops
 from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.debug import checks as check_ops
 from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import select as select_ops
 from tensorflux.ops.math import sequence as sequence_ops
+from tensorflux.ops.sparse.core import sparse_tensor_to_dense
 from tensorflux.ops.sparse.structure import sparse_reorder
 from tensorflux.ops.sparse.util import as_sparse
 
 __all__ = ["sparse_retain", "sparse_transpose", "sparse_merge", "sparse_to_indicator",
            "sparse_mask", "sparse_reset_shape"]
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def sparse_retain(sp_input, to_retain):
@@ -105,7 +105,6 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
         sp_input: SparseTensor of int32/int64 ids, shape [..., k].
         vocab_size: the size of the new last dimension.
     """
-    from tensorflux.ops.sparse.core import sparse_tensor_to_dense
 
     sp_input = as_sparse(sp_input)
     with _scope(name, "SparseToIndicator"):
@@ -194,7 +193,6 @@ def sparse_reset_shape(sp_input, new_shape=None):
         ValueError: a statically known `new_shape` of another rank or with a smaller dimension.
         InvalidArgumentError: (at run time) the same, for shapes known only then.
     """
-    from tensorflux.ops.debug import checks as check_ops
 
     sp_input = as_sparse(sp_input)
     with _scope(None, "SparseResetShape"):

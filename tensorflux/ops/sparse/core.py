@@ -17,6 +17,11 @@ from tensorflux.framework.sparse_tensor import (
 )
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.array.constants import constant, placeholder
+from tensorflux.ops.math import reduction as reduction_ops
 
 __all__ = ["SparseTensor", "SparseTensorValue", "sparse_to_dense", "sparse_tensor_to_dense",
            "sparse_placeholder", "convert_to_tensor_or_sparse_tensor"]
@@ -91,11 +96,6 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
 
 @SparseToDense.gradient
 def _sparse_to_dense_grad(op, grad):
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array import slicing as slicing_ops
-    from tensorflux.ops.math import reduction as reduction_ops
-
     sparse_indices, output_shape, sparse_values, _ = op.inputs
     indices = sparse_indices
     if indices.shape.rank is not None and indices.shape.rank < 2:
@@ -158,7 +158,6 @@ def sparse_placeholder(dtype, shape=None, name=None):
         shape: the dense shape (known dimensions are checked), or None.
         name: a name prefix.
     """
-    from tensorflux.ops.array.constants import constant, placeholder
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "SparsePlaceholder"):

@@ -14,6 +14,13 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import gather_scatter as gather_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.sparse.arithmetic import SparseTensorDenseAdd
 from tensorflux.ops.sparse.util import as_sparse, check_bounds, dims_of, index_matrix
 
 __all__: list = []
@@ -69,14 +76,6 @@ SparseDenseCwiseAdd = _cwise_op("SparseDenseCwiseAdd", np.add, False)
 
 
 def _mul_or_div_grad(op, grad, is_mul):
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.array import concat_split as concat_ops
-    from tensorflux.ops.array import gather_scatter as gather_ops
-    from tensorflux.ops.array import shapes as shape_ops
-    from tensorflux.ops.array import slicing as slicing_ops
-    from tensorflux.ops.sparse.arithmetic import SparseTensorDenseAdd
-
     indices, values, shape, dense = op.inputs
     dense_shape = shape_ops.shape(dense, out_type=dtypes.int64)
     added = shape_ops.reshape(shape_ops.size(shape, out_type=dtypes.int64)

@@ -10,6 +10,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.math import casting as cast_ops
 
 __all__ = ["sparse_matmul"]
 
@@ -46,8 +47,6 @@ def _sparse_matmul_kernel(a, b, *, transpose_a, transpose_b):
 
 @SparseMatMul.gradient
 def _sparse_matmul_grad(op, grad):
-    from tensorflux.ops.math import casting as cast_ops
-
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     a_sparse, b_sparse = op.get_attr("a_is_sparse"), op.get_attr("b_is_sparse")

@@ -14,6 +14,9 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.array import gather_scatter as gather_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.math import segment as segment_ops
 from tensorflux.ops.sparse.util import group_sum
 
 __all__ = ["sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]
@@ -149,15 +152,10 @@ SparseSegmentSqrtNGrad = _grad_op("SparseSegmentSqrtNGrad", "sqrtn")
 
 
 def _data_rows(data):
-    from tensorflux.ops.array import shapes as shape_ops
-
     return shape_ops.shape(data, out_type=dtypes.int32)[0]
 
 
 def _sum_grad(op, grad):
-    from tensorflux.ops.array import gather_scatter as gather_ops
-    from tensorflux.ops.math import segment as segment_ops
-
     data, indices, segment_ids = op.inputs[:3]
     dense = segment_ops.unsorted_segment_sum(gather_ops.gather(grad, segment_ids), indices,
                                              _data_rows(data))

@@ -17,6 +17,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.framework.tensor_util import make_ndarray, make_tensor_proto
 from tensorflux.ops.sparse.util import as_sparse, dims_of, index_matrix
+from tensorflux.protos import tensor_pb2
 
 __all__ = ["serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"]
 
@@ -69,8 +70,6 @@ def _string_proto(values: np.ndarray):
 
 
 def _parse(blob) -> np.ndarray:
-    from tensorflux.protos import tensor_pb2
-
     proto = tensor_pb2.TensorProto()
     try:
         proto.ParseFromString(bytes(blob))

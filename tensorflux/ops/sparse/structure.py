@@ -11,6 +11,11 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import gather_scatter as gather_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import sequence as sequence_ops
 from tensorflux.ops.sparse.util import (
     as_sparse,
     check_bounds,
@@ -114,10 +119,6 @@ def _sparse_reorder_kernel(input_indices, input_values, input_shape):
 
 @SparseReorder.gradient
 def _sparse_reorder_grad(op, indices_grad, values_grad):
-    from tensorflux.ops.array import gather_scatter as gather_ops
-    from tensorflux.ops.array import shapes as shape_ops
-    from tensorflux.ops.math import sequence as sequence_ops
-
     indices, _, shape = op.inputs
     entries = sequence_ops.range(0, shape_ops.shape(indices, out_type=dtypes.int64)[0],
                                  dtype=dtypes.int64)
@@ -204,9 +205,6 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     shapes = [sp.dense_shape for sp in sp_inputs]
     with graph_mod.get_default_graph().name_scope(name or "SparseConcat"):
         if expand_nonconcat_dim:
-            from tensorflux.ops.array import concat_split as concat_ops
-            from tensorflux.ops.math import reduction as reduction_ops
-
             dim = int(axis)
             if dim < -1:
                 rank = next((_rank_of(s.shape) for s in shapes

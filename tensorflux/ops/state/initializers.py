@@ -12,7 +12,12 @@ import math
 import numpy as np
 
 from tensorflux.framework import dtypes
+from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.array import diagonal as diag_ops
+from tensorflux.ops.math import unary as unary_ops
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["zeros_initializer", "ones_initializer", "constant_initializer",
            "random_uniform_initializer", "random_normal_initializer",
@@ -71,8 +76,6 @@ class Zeros(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops import array as array_ops
-
         return array_ops.zeros(shape, self.dtype if dtype is None else dtype)
 
     def get_config(self) -> dict:
@@ -86,8 +89,6 @@ class Ones(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops import array as array_ops
-
         return array_ops.ones(shape, self.dtype if dtype is None else dtype)
 
     def get_config(self) -> dict:
@@ -112,8 +113,6 @@ class Constant(Initializer):
         self._verify_shape = verify_shape
 
     def __call__(self, shape, dtype=None, partition_info=None, verify_shape=None):
-        from tensorflux.ops import array as array_ops
-
         if verify_shape is None:
             verify_shape = self._verify_shape
         return array_ops.constant(self.value, dtype=self.dtype if dtype is None else dtype,
@@ -133,8 +132,6 @@ class RandomUniform(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops.random import stateful as random_ops
-
         return random_ops.random_uniform(shape, self.minval, self.maxval,
                                          self.dtype if dtype is None else dtype, seed=self.seed)
 
@@ -153,8 +150,6 @@ class RandomNormal(Initializer):
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops.random import stateful as random_ops
-
         return random_ops.random_normal(shape, self.mean, self.stddev,
                                         self.dtype if dtype is None else dtype, seed=self.seed)
 
@@ -173,8 +168,6 @@ class TruncatedNormal(Initializer):
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops.random import stateful as random_ops
-
         return random_ops.truncated_normal(shape, self.mean, self.stddev,
                                            self.dtype if dtype is None else dtype,
                                            seed=self.seed)
@@ -194,8 +187,6 @@ class UniformUnitScaling(Initializer):
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops.random import stateful as random_ops
-
         input_size = max(float(np.prod(_scale_shape(shape, partition_info)[:-1])), 1.0)
         limit = math.sqrt(3 / input_size) * self.factor
         return random_ops.random_uniform(shape, -limit, limit,
@@ -232,8 +223,6 @@ class VarianceScaling(Initializer):
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops.random import stateful as random_ops
-
         dtype = self.dtype if dtype is None else dtype
         fan_in, fan_out = _compute_fans(_scale_shape(shape, partition_info))
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
@@ -283,12 +272,6 @@ class Orthogonal(Initializer):
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.framework.op_def import get_op_def
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.array import diagonal as diag_ops
-        from tensorflux.ops.math import unary as unary_ops
-        from tensorflux.ops.random import stateful as random_ops
-
         dtype = self.dtype if dtype is None else dtypes.as_dtype(dtype)
         dims = _dims(shape)
         if len(dims) < 2:
@@ -315,8 +298,6 @@ class Identity(Initializer):
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from tensorflux.ops import array as array_ops
-
         full = _scale_shape(shape, partition_info)
         if len(full) != 2:
             raise ValueError("Identity matrix initializer can only be used for 2D matrices.")

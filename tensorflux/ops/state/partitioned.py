@@ -21,11 +21,17 @@ import math
 
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import (
     convert_to_tensor,
     register_tensor_conversion_function,
 )
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.state import variable_scope
+from tensorflux.ops.state.variables import Variable
 
 __all__ = ["fixed_size_partitioner", "min_max_variable_partitioner",
            "variable_axis_size_partitioner", "create_partitioned_variables"]
@@ -309,8 +315,6 @@ class PartitionedVariable:
 
     def _concat(self):
         """The shards concatenated (a new op, under the caller's control dependencies)."""
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.array import concat_split as concat_ops
 
         graph = graph_mod.get_default_graph()
         if len(self._variable_list) == 1:
@@ -328,8 +332,6 @@ class PartitionedVariable:
             return self._concat()
 
     def _apply_assign_fn(self, assign_fn, value) -> list:
-        from tensorflux.ops.array import concat_split as concat_ops
-
         if isinstance(value, (list, tuple)):
             if len(value) != len(self._variable_list):
                 raise ValueError(f"Assigning {len(value)} values to the "
@@ -389,8 +391,6 @@ def get_partitioned_variable(store, name, partitioner, shape=None, dtype=dtypes.
         ValueError: an unpartitioned variable of that name exists, reuse rules are broken, the
             shape is not fully defined, or the partitioning differs from the existing one.
     """
-    from tensorflux.framework.tensor import Tensor
-    from tensorflux.ops.array import slicing as slicing_ops
 
     graph = graph_mod.get_default_graph()
     from_tensor = isinstance(initializer, Tensor)
@@ -440,7 +440,6 @@ def get_partitioned_variable(store, name, partitioner, shape=None, dtype=dtypes.
                              f"shard {name}/part_0 was found, but so was the extra shard "
                              f"{name}/part_{num_shards}.")
 
-    from tensorflux.ops.state.variables import Variable
 
     full_shape = shape.as_list()
     shards = []
@@ -484,7 +483,6 @@ def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float
     Raises:
         ValueError: `shape` and `slicing` differ in length, or the rank is 0.
     """
-    from tensorflux.ops.state import variable_scope
 
     if len(shape) != len(slicing):
         raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "

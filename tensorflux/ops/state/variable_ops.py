@@ -15,6 +15,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
 
@@ -503,8 +504,6 @@ def assign_sub(ref, value, use_locking=None, name=None):
 def _scatter_wrapper(op, method: str, default_locking: bool):
     def wrapper(ref, indices, updates, use_locking=default_locking, name=None):
         if not _is_ref(ref) and hasattr(ref, method):
-            from tensorflux.framework.indexed_slices import IndexedSlices
-
             return getattr(ref, method)(IndexedSlices(updates, indices), use_locking, name)
         return op(ref, indices, updates, use_locking=use_locking, name=name)
 

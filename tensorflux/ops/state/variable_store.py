@@ -16,6 +16,7 @@ from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import init_scope
 from tensorflux.framework.tensor_shape import as_shape
 from tensorflux.ops.state import initializers as init_ops
+from tensorflux.ops.state import partitioned as partitioned_variables
 from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
 
@@ -79,7 +80,6 @@ class _VariableStore:
                 if partitioner is not None and not callable(partitioner):
                     raise ValueError(f"Partitioner must be callable, but received: "
                                      f"{partitioner}")
-                from tensorflux.ops.state import partitioned as partitioned_variables
 
                 with graph_mod.get_default_graph().name_scope(None):
                     return partitioned_variables.get_partitioned_variable(

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import enum
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, tensor_util
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.scopes import init_scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import (
@@ -20,6 +21,11 @@ from tensorflux.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.array import concat_split as concat_ops
+from tensorflux.ops.array import slicing as slicing_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
+from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
@@ -317,7 +323,6 @@ class Variable:
     def initialized_value(self) -> Tensor:
         """The value after initialization: this variable's value if initialized, else its
         initial value (a `tf.cond` on IsVariableInitialized)."""
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         with init_scope():
             return control_flow_ops.cond(state_ops.is_variable_initialized(self._variable),
@@ -442,8 +447,6 @@ for _operator in _OVERLOADED:
 
 
 def _identity(ref: Tensor, name: str) -> Tensor:
-    from tensorflux.ops import array as array_ops
-
     return array_ops.identity(ref, name=name)
 
 
@@ -456,6 +459,7 @@ def _variable_to_tensor(value, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(Variable, _variable_to_tensor)
+tensor_util.register_tensor_like_type(Variable)
 
 
 # -- collections -----------------------------------------------------------------------------
@@ -495,7 +499,6 @@ def moving_average_variables(scope=None) -> list:
 
 def variables_initializer(var_list, name="init"):
     """An op running the initializers of `var_list` (a NoOp when the list is empty)."""
-    from tensorflux.ops.control_flow import primitives as control_flow_ops
 
     if var_list:
         return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
@@ -553,10 +556,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         >>> sess.run(tf.report_uninitialized_variables())
         array([b'w', b'b'], dtype=object)
     """
-    from tensorflux.ops import array as array_ops
-    from tensorflux.ops.array import concat_split as concat_ops
-    from tensorflux.ops.array import slicing as slicing_ops
-    from tensorflux.ops.math import comparison as comparison_ops
 
     refs = _variable_refs(var_list)
     graph = graph_mod.get_default_graph()
@@ -574,8 +573,6 @@ def assert_variables_initialized(var_list=None):
 
     Returns the variables' ranks (a scalar for one variable), or None for an empty list.
     """
-    from tensorflux.framework.op_def import get_op_def
-    from tensorflux.ops.array import concat_split as concat_ops
 
     refs = _variable_refs(var_list)
     if not refs:

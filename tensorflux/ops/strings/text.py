@@ -14,9 +14,10 @@ import re
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op, get_op_def
+from tensorflux.framework.scopes import op_name_scope as _scope
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops.strings.conversion import map_bytes, object_array
@@ -31,9 +32,6 @@ def _invalid(message: str):
 def _shape_text(shape) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 # -- StringLength, Substr --------------------------------------------------------------------
@@ -440,8 +438,6 @@ def _string_split_v2_kernel(input, sep, *, maxsplit):
 
 
 def _as_sparse(parts):
-    from tensorflux.framework.sparse_tensor import SparseTensor
-
     indices, values, shape = parts
     indices.set_shape([None, 2])
     values.set_shape([None])

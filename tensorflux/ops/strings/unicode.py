@@ -16,8 +16,8 @@ import codecs
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
-from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics.unicode_scripts import script_codes
@@ -49,9 +49,6 @@ def _mark_invalid(error):
 
 codecs.register_error("tensorflux.mark_invalid", _mark_invalid)
 
-
-def _scope(name, default):
-    return graph_mod.get_default_graph().name_scope(name or default)
 
 
 def _input_codec(name: str) -> str:
