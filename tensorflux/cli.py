@@ -19,6 +19,8 @@ import socket
 import subprocess
 import sys
 
+from tensorflux.runtime import thread_budget
+
 
 def _parse_cluster(items) -> dict:
     cluster: dict = {}
@@ -45,6 +47,10 @@ def run_server(args) -> int:
         cluster = _parse_cluster(args.cluster)
     if not cluster:
         raise SystemExit("tensorflux server needs --cluster (or --cluster-json)")
+    try:
+        thread_budget.set_process_threads(args.threads)
+    except ValueError as err:
+        raise SystemExit(f"tensorflux server --threads: {err}")
     config = tf.ConfigProto(device_count={"CPU": args.cpus})
     server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name=args.job,
                              task_index=args.task, config=config)
@@ -85,6 +91,9 @@ def run_cluster(args) -> int:
                "worker": [f"localhost:{_free_port()}" for _ in range(args.workers)]}
     cluster = {job: tasks for job, tasks in cluster.items() if tasks}
     spec = json.dumps(cluster)
+    # N tasks on one machine share its cores rather than each assuming all of them.
+    threads = dict(zip(("ps", "worker"), thread_budget.share_cores(
+        thread_budget.process_cores(), args.ps, args.workers)))
     servers = []
     workers = []
 
@@ -99,7 +108,8 @@ def run_cluster(args) -> int:
             for index in range(len(tasks)):
                 servers.append(subprocess.Popen(
                     [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json", spec,
-                     "--job", job, "--task", str(index)], stdout=subprocess.PIPE, text=True))
+                     "--job", job, "--task", str(index), "--threads", str(threads[job])],
+                    stdout=subprocess.PIPE, text=True))
         for proc in servers:
             _wait_serving(proc, timeout=60.0)
         print(f"local cluster: {spec}", flush=True)
@@ -141,6 +151,8 @@ def main(argv=None) -> int:
     server.add_argument("--job", required=True)
     server.add_argument("--task", type=int, default=0)
     server.add_argument("--cpus", type=int, default=1, help="CPU devices of the task")
+    server.add_argument("--threads", type=int, default=None,
+                        help="cores of this task's thread budget (default: all it may use)")
     server.set_defaults(run=run_server)
     cluster = commands.add_parser("cluster", help="run a local cluster on loopback")
     cluster.add_argument("--ps", type=int, default=1)

@@ -58,7 +58,7 @@ _SELF_CGROUP = "/proc/self/cgroup"
 __all__ = [
     "ThreadBudget", "KernelPool", "SessionThreads", "affinity_cores", "cgroup_cpu_quota",
     "detect_cores", "process_cores", "set_process_threads", "blas_threads", "intra_op_threads",
-    "sync_numba_threads", "default_pool", "share_cores",
+    "sync_numba_threads", "default_pool", "share_cores", "refresh",
 ]
 
 
@@ -331,6 +331,11 @@ class _Process:
         with self.lock:
             self._use(budget, probe=False)
 
+    def refresh_current(self) -> None:
+        with self.lock:
+            if self.intra is not None:
+                self._use(ThreadBudget(self.cores, self.intra, 0), probe=False)
+
     def kernel_started(self) -> None:
         with self.lock:
             self.busy += 1
@@ -343,6 +348,12 @@ class _Process:
 
 
 _PROCESS = _Process()
+
+
+def refresh() -> None:
+    """Re-samples the load when due (a step of a worker task starts; sessions do it too)."""
+    if time.monotonic() >= _PROCESS.next_probe:
+        _PROCESS.refresh_current()
 
 
 def intra_op_threads() -> int:
