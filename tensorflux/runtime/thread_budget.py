@@ -285,9 +285,10 @@ class _Blas:
 class _Process:
     """Process-wide state: live budgets, the BLAS target and the load samples."""
 
-    def __init__(self):
+    def __init__(self, probe=None, blas=None):
         self.lock = threading.Lock()
-        self.blas = _Blas()
+        self.probe = probe or others_running
+        self.blas = blas or _Blas()
         self.users = 0
         self.intra = None
         self.cores = 1
@@ -317,7 +318,7 @@ class _Process:
         if min(self.intra, self.cores) <= 1:
             self.others = (0.0, 0.0)
         elif probe or now >= self.next_probe:
-            self.others = (others_running(self.cores), self.others[0])
+            self.others = (self.probe(self.cores), self.others[0])
             self.next_probe = now + PROBE_SECS
         self._apply()
 
