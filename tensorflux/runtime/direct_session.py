@@ -188,7 +188,7 @@ class DirectSession:
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         threads = self.threads
         threads.before_step()
-        pool = threads.pool_for(options)
+        pool = threads.default_pool if options is None else threads.pool_for(options)
         step_id = next(_STEP_IDS)
         cancellation = CancellationManager()
         partitions = plan.partitions

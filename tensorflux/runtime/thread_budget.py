@@ -317,6 +317,7 @@ class _Process:
         now = time.monotonic()
         if min(self.intra, self.cores) <= 1:
             self.others = (0.0, 0.0)
+            self.next_probe = now + PROBE_SECS
         elif probe or now >= self.next_probe:
             self.others = (self.probe(self.cores), self.others[0])
             self.next_probe = now + PROBE_SECS
@@ -475,13 +476,16 @@ class SessionThreads:
     """The budget and inter-op pools of one session (see the module docstring).
 
     `before_step()` is called at the start of each step; `pool_for(options)` gives the pool a
-    step offloads kernels to (None: everything in the caller's thread).
+    step offloads kernels to (None: everything in the caller's thread), `default_pool` the
+    one of steps without options.
     """
 
     def __init__(self, config=None, cores: int | None = None):
         self.budget = ThreadBudget.from_config(config, cores)
+        self.intra = self.budget.intra_op
         self._own: list = []
         self.pools = self._make_pools(config)
+        self.default_pool = self.pool_for(None)
         self._closed = False
         _PROCESS.acquire(self.budget)
 
@@ -507,10 +511,10 @@ class SessionThreads:
             return [pool]
         return [default_pool(budget)]
 
-    def before_step(self) -> None:
+    def before_step(self, _monotonic=time.monotonic) -> None:
         """Keeps the BLAS limit on this session's budget and the load samples fresh."""
         process = _PROCESS
-        if process.intra != self.budget.intra_op or time.monotonic() >= process.next_probe:
+        if process.intra != self.intra or _monotonic() >= process.next_probe:
             process.refresh(self.budget)
 
     def pool_for(self, options=None):
