@@ -159,11 +159,16 @@ def set_process_threads(threads: int | None) -> None:
     _PROCESS_THREADS[:] = [] if threads is None else [int(threads)]
 
 
+_DETECTED: list = []
+
+
 def process_cores() -> int:
-    """The cores this process may use (`set_process_threads`, else `detect_cores()`)."""
+    """The cores this process may use (`set_process_threads`, else `detect_cores()`, once)."""
     if _PROCESS_THREADS:
         return _PROCESS_THREADS[0]
-    return detect_cores()
+    if not _DETECTED:
+        _DETECTED.append(detect_cores())
+    return _DETECTED[0]
 
 
 def share_cores(cores: int, ps_tasks: int, worker_tasks: int) -> tuple[int, int]:
@@ -359,8 +364,13 @@ def refresh() -> None:
 
 
 def intra_op_threads() -> int:
-    """Threads a kernel may use now (numba's `set_num_threads`, a kernel's own split)."""
-    return _PROCESS.threads
+    """Threads a kernel may use now (numba's `set_num_threads`, a kernel's own split).
+
+    While a session or server lives: its BLAS thread count (the policy above); before any:
+    the cores of the process.
+    """
+    process = _PROCESS
+    return process.threads if process.intra is not None else process_cores()
 
 
 _NUMBA_LOCAL = threading.local()
@@ -372,7 +382,7 @@ def sync_numba_threads() -> int:
     numba's count is per thread, so a numba kernel calls this at entry; it costs a comparison
     when nothing changed. Returns the thread count.
     """
-    threads = _PROCESS.threads
+    threads = intra_op_threads()
     numba = sys.modules.get("numba")
     if numba is not None and getattr(_NUMBA_LOCAL, "threads", None) != threads:
         limit = int(getattr(numba.config, "NUMBA_NUM_THREADS", threads))
