@@ -239,10 +239,15 @@ def _own_running(task_dir: str = "/proc/self/task") -> int:
     return count
 
 
-def others_running(cores: int, cpu_count: int | None = None) -> float:
-    """Runnable threads of other processes expected on our `cores` (from /proc, now)."""
+def others_running(cores: int, cpu_count: int | None = None, stat_path: str = "/proc/stat",
+                   task_dir: str = "/proc/self/task") -> float:
+    """Runnable threads of other processes expected on our `cores` (from /proc, now).
+
+    The machine's runnable threads less this process's, scaled by the share of the machine's
+    CPUs that are ours.
+    """
     try:
-        others = max(0, _procs_running() - _own_running())
+        others = max(0, _procs_running(stat_path) - _own_running(task_dir))
     except OSError:
         return 0.0
     total = max(cores, cpu_count or os.cpu_count() or cores)

@@ -110,6 +110,18 @@ def test_blas_threads_policy():
     assert tb.blas_threads(2, 2, others=5.0, concurrent=4) == 1
 
 
+def test_load_of_other_processes_from_proc_files(tmp_path):
+    (tmp_path / "stat").write_text("cpu  1 2 3\nprocs_running 5\nprocs_blocked 0\n")
+    tasks = tmp_path / "task"
+    for tid, state in ((11, "R"), (12, "S"), (13, "R")):
+        (tasks / str(tid)).mkdir(parents=True)
+        (tasks / str(tid) / "stat").write_text(f"{tid} (py (x) y) {state} 1 2 3\n")
+    files = {"stat_path": str(tmp_path / "stat"), "task_dir": str(tasks)}
+    assert tb.others_running(2, cpu_count=2, **files) == 3.0
+    assert tb.others_running(2, cpu_count=4, **files) == 1.5  # half the machine is ours
+    assert tb.others_running(2, stat_path=str(tmp_path / "missing")) == 0.0
+
+
 class _FakeBlas:
     def __init__(self):
         self.calls = []
