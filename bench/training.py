@@ -7,10 +7,11 @@ ms/step over rounds, examples/s, the ratio to TensorFlow and the first step's ti
 build, plan, compilation) of each model.
 
 `--contend K` runs K CPU-bound processes (busy loops in pure Python, or NumPy products with
-`--contend-kind numpy`) for the whole run, as another user of the machine would; they are
-killed at exit. `--cluster` times a local cluster instead: `tensorflux cluster` with one PS
-and two workers, each worker a client running an mnist_replica-shaped MLP (784-100-10, batch
-100, Adam, variables on the PS) against its own task.
+`--contend-kind numpy`) for the whole run, in this session or (`--contend-session own`) in a
+session of their own as another user's programs would be; they are killed at exit.
+`--cluster` times a local cluster instead: `tensorflux cluster` with one PS and two workers,
+each worker a client running an mnist_replica-shaped MLP (784-100-10, batch 100, Adam,
+variables on the PS) against its own task.
 
     python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm] [--contend K]
     python bench/training.py --cluster [--steps N] [--contend K]
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -37,10 +39,16 @@ _HOGS = {
 }
 
 
-def start_contention(count: int, kind: str = "python") -> list:
-    """Starts `count` CPU-bound processes; they are killed when this process exits."""
+def start_contention(count: int, kind: str = "python", own_session: bool = False) -> list:
+    """Starts `count` CPU-bound processes; they are killed when this process exits.
+
+    With `own_session` they run in a session of their own, as another user's programs do:
+    Linux's autogroup scheduling then shares the CPU between sessions first, so the hogs
+    take less from the benchmark than when they are its children in the same session.
+    """
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, "-c", _HOGS[kind]], env=env)
+    procs = [subprocess.Popen([sys.executable, "-c", _HOGS[kind]], env=env,
+                              start_new_session=own_session)
              for _ in range(count)]
 
     def stop():
@@ -51,6 +59,8 @@ def start_contention(count: int, kind: str = "python") -> list:
             proc.wait()
 
     atexit.register(stop)
+    # NOTE: a SIGTERM (`timeout`, a job runner) would skip atexit and leave the hogs running.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     return procs
 
 
@@ -281,6 +291,8 @@ def main() -> None:
     parser.add_argument("--contend", type=int, default=0, metavar="K",
                         help="CPU-bound background processes during the run")
     parser.add_argument("--contend-kind", choices=sorted(_HOGS), default="python")
+    parser.add_argument("--contend-session", choices=["same", "own"], default="same",
+                        help="hogs in this session (default) or in a session of their own")
     parser.add_argument("--cluster", action="store_true",
                         help="time a local cluster (1 PS + 2 workers, mnist_replica MLP)")
     parser.add_argument("--cluster-worker", action="store_true", help=argparse.SUPPRESS)
@@ -289,9 +301,10 @@ def main() -> None:
         cluster_worker(args.steps)
         return
     if args.contend:
-        start_contention(args.contend, args.contend_kind)
+        start_contention(args.contend, args.contend_kind, args.contend_session == "own")
         time.sleep(0.5)
-    print(f"# {args.contend} background processes; {machine_load()}", flush=True)
+    print(f"# {args.contend} background processes ({args.contend_session} session); "
+          f"{machine_load()}", flush=True)
     if args.cluster:
         pythonpath = os.environ.get("PYTHONPATH") or REPO
         rows = [run_cluster(args.steps, pythonpath) for _ in range(args.rounds)]
