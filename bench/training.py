@@ -1,30 +1,100 @@
-"""Training-step throughput: an MLP, a CNN and an LSTM language model.
+"""Training-step throughput: an MLP, a CNN and an LSTM language model, quiet or contended.
 
 The same TF1 graph code runs on tensorflux and, when importable, on TensorFlow's tf.compat.v1
-in the same process; PyTorch runs equivalent eager models when importable. Prints ms/step and
-examples/s per model and framework, and the ratio to TensorFlow.
+in the same process; PyTorch runs equivalent eager models when importable. Frameworks run
+interleaved (each model, each round, every framework in turn); the table gives the median
+ms/step over rounds, examples/s, the ratio to TensorFlow and the first step's time (graph
+build, plan, compilation) of each model.
 
-    python bench/training.py [--steps N] [--models mlp,cnn,lstm]
+`--contend K` runs K CPU-bound processes (busy loops in pure Python, or NumPy products with
+`--contend-kind numpy`) for the whole run, in this session or (`--contend-session own`) in a
+session of their own as another user's programs would be; they are killed at exit.
+`--cluster` times a local cluster instead: `tensorflux cluster` with one PS and two workers,
+each worker a client running an mnist_replica-shaped MLP (784-100-10, batch 100, Adam,
+variables on the PS) against its own task.
+
+    python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm] [--contend K]
+    python bench/training.py --cluster [--steps N] [--contend K]
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
+import signal
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
 
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+MARK = "@@"
+_HOGS = {
+    "python": "while True:\n    pass\n",
+    "numpy": ("import numpy as np\na = np.random.rand(256, 256)\n"
+              "while True:\n    a @ a\n"),
+}
 
-def _median_step(run, steps: int, warmup: int = 3) -> float:
-    for _ in range(warmup):
+
+def start_contention(count: int, kind: str = "python", own_session: bool = False) -> list:
+    """Starts `count` CPU-bound processes; they are killed when this process exits.
+
+    With `own_session` they run in a session of their own, as another user's programs do:
+    Linux's autogroup scheduling then shares the CPU between sessions first, so the hogs
+    take less from the benchmark than when they are its children in the same session.
+    """
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    procs = [subprocess.Popen([sys.executable, "-c", _HOGS[kind]], env=env,
+                              start_new_session=own_session)
+             for _ in range(count)]
+
+    def stop():
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in procs:
+            proc.wait()
+
+    atexit.register(stop)
+    # NOTE: a SIGTERM (`timeout`, a job runner) would skip atexit and leave the hogs running.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    return procs
+
+
+def _cpu_fields() -> list:
+    with open("/proc/stat") as f:
+        return [int(v) for v in f.readline().split()[1:]]
+
+
+def machine_load(seconds: float = 0.5) -> str:
+    """The 1-minute load average, and the busy and steal shares over `seconds`, as a string."""
+    before = _cpu_fields()
+    time.sleep(seconds)
+    delta = [b - a for a, b in zip(before, _cpu_fields())]
+    total = max(1, sum(delta))
+    idle = (delta[3] + delta[4]) / total
+    steal = delta[7] / total if len(delta) > 7 else 0.0
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[0]
+    return f"load {load}, busy {1 - idle:.0%}, steal {steal:.0%}"
+
+
+def _median_step(run, steps: int, warmup: int = 3) -> tuple[float, float]:
+    """(median seconds per step, seconds of the first step)."""
+    start = time.perf_counter()
+    run()
+    first = time.perf_counter() - start
+    for _ in range(warmup - 1):
         run()
     times = []
     for _ in range(steps):
         start = time.perf_counter()
         run()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(times), first
 
 
 def mlp_graph(tf, batch=128):
@@ -88,7 +158,7 @@ def graph_framework(tf, model: str, steps: int):
         init = tf.global_variables_initializer()
     with tf.Session(graph=graph) as sess:
         sess.run(init)
-        return _median_step(lambda: sess.run(train, feed), steps), batch
+        return (*_median_step(lambda: sess.run(train, feed), steps), batch)
 
 
 def torch_framework(torch, model: str, steps: int):
@@ -132,20 +202,69 @@ def torch_framework(torch, model: str, steps: int):
         loss_fn(net(x), y).backward()
         optimizer.step()
 
-    return _median_step(step, steps), batch
+    return (*_median_step(step, steps), batch)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=10)
-    parser.add_argument("--models", default="mlp,cnn,lstm")
-    args = parser.parse_args()
+# -- the local cluster case ----------------------------------------------------------------
+
+def cluster_worker(steps: int) -> None:
+    """One worker client of `tensorflux cluster` (reads TFX_CLUSTER), printing its times."""
+    import json
+
+    import tensorflux as tf
+
+    cluster = json.loads(os.environ["TFX_CLUSTER"])
+    task = int(os.environ["TFX_TASK_INDEX"])
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(task)
+        with tf.device(tf.train.replica_device_setter(
+                worker_device=f"/job:worker/task:{task}", cluster=cluster)):
+            x = tf.placeholder(tf.float32, [100, 784])
+            y = tf.placeholder(tf.int64, [100])
+            h = tf.layers.dense(x, 100, activation=tf.nn.relu)
+            logits = tf.layers.dense(h, 10)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=y, logits=logits))
+            step = tf.train.get_or_create_global_step()
+            train = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=step)
+        init = tf.global_variables_initializer()
+    rng = np.random.RandomState(task)
+    feed = {x: rng.rand(100, 784).astype(np.float32), y: rng.randint(0, 10, 100)}
+    with tf.Session(f"grpc://{cluster['worker'][task]}", graph=graph) as sess:
+        if task == 0:
+            sess.run(init)
+        else:
+            while True:
+                try:
+                    sess.run(step)
+                    break
+                except tf.errors.FailedPreconditionError:
+                    time.sleep(0.05)
+        seconds, first = _median_step(lambda: sess.run(train, feed), steps)
+    print(f"{MARK} {task} {seconds} {first}", flush=True)
+
+
+def run_cluster(steps: int, pythonpath: str) -> tuple[float, float]:
+    """Median ms/step over the workers of a 1 PS + 2 workers local cluster, and first step."""
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    command = [sys.executable, "-m", "tensorflux.cli", "cluster", "--ps", "1", "--workers", "2",
+               "--", sys.executable, os.path.abspath(__file__), "--cluster-worker",
+               "--steps", str(steps)]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    marks = [line.split()[1:] for line in out.stdout.splitlines() if line.startswith(MARK)]
+    if len(marks) != 2:
+        raise RuntimeError(f"the cluster run failed:\n{out.stdout[-2000:]}\n"
+                           f"{out.stderr[-2000:]}")
+    return (statistics.median(float(m[1]) for m in marks),
+            statistics.median(float(m[2]) for m in marks))
+
+
+def _frameworks(args) -> dict:
     import tensorflux
 
     frameworks = {"tensorflux": lambda m: graph_framework(tensorflux, m, args.steps)}
     try:
-        import os
-
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
         import tensorflow.compat.v1 as tf1
@@ -161,14 +280,59 @@ def main() -> None:
         frameworks["pytorch"] = lambda m: torch_framework(torch, m, args.steps)
     except ImportError:
         pass
-    print(f"{'model':<8}{'framework':<14}{'ms/step':>10}{'examples/s':>13}{'vs TF':>8}")
+    return frameworks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (medians)")
+    parser.add_argument("--models", default="mlp,cnn,lstm")
+    parser.add_argument("--contend", type=int, default=0, metavar="K",
+                        help="CPU-bound background processes during the run")
+    parser.add_argument("--contend-kind", choices=sorted(_HOGS), default="python")
+    parser.add_argument("--contend-session", choices=["same", "own"], default="same",
+                        help="hogs in this session (default) or in a session of their own")
+    parser.add_argument("--cluster", action="store_true",
+                        help="time a local cluster (1 PS + 2 workers, mnist_replica MLP)")
+    parser.add_argument("--cluster-worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.cluster_worker:
+        cluster_worker(args.steps)
+        return
+    if args.contend:
+        start_contention(args.contend, args.contend_kind, args.contend_session == "own")
+        time.sleep(0.5)
+    print(f"# {args.contend} background processes ({args.contend_session} session); "
+          f"{machine_load()}", flush=True)
+    if args.cluster:
+        pythonpath = os.environ.get("PYTHONPATH") or REPO
+        rows = [run_cluster(args.steps, pythonpath) for _ in range(args.rounds)]
+        seconds = statistics.median(r[0] for r in rows)
+        first = statistics.median(r[1] for r in rows)
+        print(f"{'case':<22}{'ms/step':>10}{'first ms':>10}")
+        print(f"{'cluster 1ps+2w mlp':<22}{seconds * 1e3:>10.1f}{first * 1e3:>10.0f}")
+        print("# tensorflow's gRPC runtime is not importable here: no side-by-side row")
+        return
+    frameworks = _frameworks(args)
+    if len(frameworks) == 1:
+        print("# neither TensorFlow nor PyTorch is importable: tensorflux only")
+    print(f"{'model':<8}{'framework':<14}{'ms/step':>10}{'examples/s':>13}{'vs TF':>8}"
+          f"{'first ms':>10}")
     for model in args.models.split(","):
-        results = {name: run(model) for name, run in frameworks.items()}
+        rounds: dict = {name: [] for name in frameworks}
+        for _ in range(args.rounds):
+            for name, run in frameworks.items():
+                rounds[name].append(run(model))
+        results = {name: (statistics.median(r[0] for r in rows),
+                          statistics.median(r[1] for r in rows), rows[0][2])
+                   for name, rows in rounds.items()}
         reference = results.get("tensorflow", (None,))[0]
-        for name, (seconds, batch) in results.items():
+        for name, (seconds, first, batch) in results.items():
             ratio = f"{seconds / reference:.2f}x" if reference else "-"
             print(f"{model:<8}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"
-                  f"{ratio:>8}")
+                  f"{ratio:>8}{first * 1e3:>10.0f}", flush=True)
+    print(f"# after: {machine_load()}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.rpc.security import RpcSecurity, is_loopback
 from tensorflux.distributed.server import Server, bind_address_for
 from tensorflux.protos.config_pb2 import ConfigProto
+from tensorflux.runtime import thread_budget
 
 
 def _parse_cluster(items) -> dict:
@@ -111,6 +112,10 @@ def run_server(args) -> int:
     if job is None:
         raise SystemExit("tensorflux server needs --job (or a task in TF_CONFIG)")
     task = int(task or 0)
+    try:
+        thread_budget.set_process_threads(args.threads)
+    except ValueError as err:
+        raise SystemExit(f"tensorflux server --threads: {err}") from None
     config = ConfigProto(device_count={"CPU": args.cpus})
     spec = ClusterSpec(cluster)
     security = _server_security(args)
@@ -184,6 +189,9 @@ def run_cluster(args) -> int:
                "worker": [f"localhost:{_free_port()}" for _ in range(args.workers)]}
     cluster = {job: tasks for job, tasks in cluster.items() if tasks}
     spec = json.dumps(cluster)
+    # N tasks on one machine share its cores rather than each assuming all of them.
+    threads = dict(zip(("ps", "worker"), thread_budget.share_cores(
+        thread_budget.process_cores(), args.ps, args.workers)))
     servers = []
     workers = []
     base_env = dict(os.environ)
@@ -220,7 +228,8 @@ def run_cluster(args) -> int:
                 for index in range(len(tasks)):
                     servers.append(subprocess.Popen(
                         [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json",
-                         spec, "--job", job, "--task", str(index)], stdout=subprocess.PIPE,
+                         spec, "--job", job, "--task", str(index), "--threads",
+                         str(threads[job])], stdout=subprocess.PIPE,
                         text=True, env=base_env,
                         preexec_fn=_die_with_parent(signal.SIGKILL, os.getpid())))
             for proc in servers:
@@ -290,6 +299,8 @@ def main(argv=None) -> int:
                         "TFX_CLUSTER_TOKEN / TFX_CLUSTER_TOKEN_FILE)")
     server.add_argument("--max-message-bytes", type=int,
                         help="largest gRPC message (or TFX_MAX_MESSAGE_BYTES; 2 GiB - 1)")
+    server.add_argument("--threads", type=int, default=None,
+                        help="cores of this task's thread budget (default: all it may use)")
     server.set_defaults(run=run_server)
     cluster = commands.add_parser("cluster", help="run a local cluster on loopback")
     cluster.add_argument("--ps", type=int, default=1)

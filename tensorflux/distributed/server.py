@@ -29,6 +29,7 @@ from tensorflux.distributed.worker import Worker
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import config_pb2, tensorflow_server_pb2, worker_pb2
+from tensorflux.runtime import thread_budget
 from tensorflux.runtime.device import local_devices
 
 __all__ = ["Server", "shutdown_cluster"]
@@ -127,6 +128,8 @@ class Server:
         self.task_name = f"/job:{job_name}/replica:0/task:{self._task_index}"
         cpus = int(self._config.device_count.get("CPU", 1)) or 1
         self._devices = local_devices(job_name, self._task_index, cpus)
+        # The task's thread budget (ConfigProto intra/inter-op; `--threads` sets its cores).
+        self._threads = thread_budget.SessionThreads(self._config)
         self._clients: dict = {}
         self._clients_lock = threading.Lock()
         self._force_rpc = bool(self._config.rpc_options.use_rpc_for_inprocess_master)
@@ -236,6 +239,7 @@ class Server:
             self._clients.clear()
         for device in self._devices:
             device.resource_mgr.clear()
+        self._threads.close()
         self._stopped.set()
 
     def _cluster_addresses(self) -> list:

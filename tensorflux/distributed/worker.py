@@ -30,6 +30,7 @@ from tensorflux.runtime.graph_ir import nodes_from_graph_def
 from tensorflux.runtime.plan import Plan
 from tensorflux.runtime.rendezvous import create_key
 from tensorflux.runtime.step import DEAD, StepContext
+from tensorflux.runtime.thread_budget import refresh as refresh_thread_budget
 
 # Fetched values larger than this go back to a remote master as a RecvTensor byte stream.
 PULL_BYTES = 1 << 20
@@ -191,6 +192,7 @@ class Worker:
             return response
         if feeds is None:
             feeds = {int(t.name): decode_tensor(t.tensor) for t in request.send}
+        refresh_thread_budget()
         rendezvous = self.rendezvous.find_or_create(step_id)
         cancellation = CancellationManager()
         with self._lock:

@@ -15,7 +15,7 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.runtime import partition as partition_mod
-from tensorflux.runtime import placer, rewrites, subgraph
+from tensorflux.runtime import placer, rewrites, subgraph, thread_budget
 from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
 from tensorflux.runtime.executor import Executor, shared_pool
@@ -116,7 +116,7 @@ class DirectSession:
         self._active: set = set()
         self._active_lock = threading.Lock()
         self._closed = False
-        self.inter_op_threads = int(config.inter_op_parallelism_threads) if config else 0
+        self.threads = thread_budget.SessionThreads(config)
         self.soft = bool(config.allow_soft_placement) if config else False
         self.log_placement = bool(config.log_device_placement) if config else False
         self.default_timeout_ms = int(config.operation_timeout_in_ms) if config else 0
@@ -162,7 +162,7 @@ class DirectSession:
                     local_fetches.append((node, idx))
             plan = Plan(part_nodes, device, local_fetches, self._kernel_cache)
             fast = eligible(plan) and not traced
-            runner = FastPath(plan) if fast else Executor(plan, self.inter_op_threads)
+            runner = FastPath(plan) if fast else Executor(plan)
             partitions.append(_Partition(device, part_nodes, plan, runner, fast))
         copy_flags = [_may_alias_state(node, idx) for node, idx in fetch_points]
         return RunPlan(partitions, fetch_map, copy_flags, len(nodes))
@@ -181,6 +181,9 @@ class DirectSession:
         elif self.default_timeout_ms:
             timeout_ms = self.default_timeout_ms
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+        threads = self.threads
+        threads.before_step()
+        pool = threads.default_pool if options is None else threads.pool_for(options)
         step_id = next(_STEP_IDS)
         cancellation = CancellationManager()
         partitions = plan.partitions
@@ -193,14 +196,14 @@ class DirectSession:
                 results = [part.runner.run(ctx, feed_values)]
             else:
                 results = self._run_partitions(partitions, feed_values, step_id, cancellation,
-                                               deadline, options, trace)
+                                               deadline, options, trace, pool)
         finally:
             with self._active_lock:
                 self._active.discard(cancellation)
         return [results[p][i] for p, i in plan.fetch_map]
 
     def _run_partitions(self, partitions, feed_values, step_id, cancellation, deadline,
-                        options, trace):
+                        options, trace, pool):
         rendezvous = LocalRendezvous()
         results = [None] * len(partitions)
         failures = []
@@ -213,7 +216,8 @@ class DirectSession:
                     results[index] = part.runner.run(ctx, feed_values)
                 else:
                     device_trace = trace.for_device(part.device.name) if trace else None
-                    results[index] = part.runner.run(ctx, feed_values, deadline, device_trace)
+                    results[index] = part.runner.run(ctx, feed_values, deadline, device_trace,
+                                                     pool)
             except BaseException as err:  # noqa: BLE001 - re-raised in the caller below
                 failures.append(err)
                 cancellation.start_cancel(err)
@@ -222,8 +226,8 @@ class DirectSession:
         if len(partitions) == 1:
             run_one(0)
         else:
-            pool = shared_pool()
-            futures = [pool.submit(run_one, i) for i in range(1, len(partitions))]
+            drivers = shared_pool()
+            futures = [drivers.submit(run_one, i) for i in range(1, len(partitions))]
             run_one(0)
             for future in futures:
                 future.result()
@@ -242,6 +246,7 @@ class DirectSession:
             cancellation.start_cancel(error)
         for device in self.devices:
             device.resource_mgr.clear()
+        self.threads.close()
 
 
 def _first_cause(failures):

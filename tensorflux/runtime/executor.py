@@ -2,7 +2,8 @@
 
 Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps;
 all bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run
-inline in the driver, or on the pool when they are expensive and other work is ready;
+inline in the driver, or on an idle worker of the step's inter-op pool (`thread_budget`) when
+they are expensive and other work is ready;
 asynchronous kernels and pool kernels report back through the step's inbox. The first error
 cancels the step (every partition of it, through the shared cancellation manager and
 rendezvous) and is raised once nothing of the step is still running.
@@ -24,6 +25,7 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.runtime import plan as plan_mod
+from tensorflux.runtime import thread_budget
 from tensorflux.runtime.plan import (
     ARG,
     ASYNC,
@@ -41,17 +43,23 @@ from tensorflux.runtime.plan import (
 from tensorflux.runtime.step import DEAD, node_error
 from tensorflux.runtime.step_core import StepCore
 
+_DEFAULT = object()
 _POOL_LOCK = threading.Lock()
 _POOL = []
 
 
 def shared_pool():
-    """A process-wide thread pool for inter-op parallelism and partitions."""
+    """A process-wide pool for blocking work: the drivers of a step's other partitions and
+    streaming receives. Its threads wait more than they compute, so it is not part of the
+    thread budget; offloaded kernels use the budgeted pools of `thread_budget` instead.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     with _POOL_LOCK:
         if not _POOL:
-            _POOL.append(ThreadPoolExecutor(max_workers=32, thread_name_prefix="tfx-inter-op"))
+            # NOTE: threads start on demand; the cap only bounds how many steps may wait at
+            # once, so it is large (a small cap could deadlock steps waiting on each other).
+            _POOL.append(ThreadPoolExecutor(max_workers=256, thread_name_prefix="tfx-step"))
         return _POOL[0]
 
 
@@ -76,18 +84,25 @@ def end_step(ctx) -> None:
 class Executor:
     """Runs one partition's plan for a step (see the module docstring)."""
 
-    def __init__(self, plan: Plan, inter_op_threads: int = 0):
+    def __init__(self, plan: Plan):
         self.plan = plan
-        self.parallel = inter_op_threads != 1
 
-    def run(self, ctx, feeds, deadline=None, trace=None):
+    def run(self, ctx, feeds, deadline=None, trace=None, pool=_DEFAULT):
         """Runs a step in the calling thread; returns the fetched values.
+
+        Args:
+            pool: the `thread_budget.KernelPool` expensive kernels may be offloaded to when
+                other work is ready (default: the process's pool; None: none).
 
         Raises:
             OpError: the first failure of the step, naming its node.
         """
+        if pool is _DEFAULT:
+            pool = thread_budget.default_pool()
+        if pool is not None and pool.num_threads == 0:
+            pool = None
         try:
-            return _Step(self, ctx, feeds, deadline, trace).run()
+            return _Step(self, ctx, feeds, deadline, trace, pool).run()
         finally:
             if self.plan.step_scoped:
                 end_step(ctx)
@@ -100,9 +115,10 @@ class _Step(StepCore):
     propagation for ordinary kernels (see `StepCore._activate` for the general case).
     """
 
-    def __init__(self, executor: Executor, ctx, feeds, deadline, trace):
+    def __init__(self, executor: Executor, ctx, feeds, deadline, trace, pool):
         super().__init__(executor.plan, ctx)
         self.executor = executor
+        self.pool = pool
         self.feeds = feeds
         self.deadline = deadline
         self.trace = trace
@@ -130,7 +146,7 @@ class _Step(StepCore):
         pop = ready.popleft
         push = ready.append
         traced = self.trace is not None
-        parallel = self.executor.parallel
+        parallel = self.pool is not None
         root = self.root
         while True:
             while ready and self.error is None:
@@ -285,8 +301,8 @@ class _Step(StepCore):
                 if self.trace is not None:
                     self._run_traced(item, frame, it, ctx, inputs)
                     return
-                if item.expensive and self.executor.parallel and self.ready:
-                    self._offload(item, frame, it, ctx, inputs)
+                if item.expensive and self.pool is not None and self.ready and \
+                        self._offload(item, frame, it, ctx, inputs):
                     return
                 if mode == CTX:
                     result = item.kernel(ctx, *inputs)
@@ -328,9 +344,8 @@ class _Step(StepCore):
         self.trace.record(item.node, start, time.time_ns(), outputs)
         self._finish(item, frame, it, outputs, False)
 
-    def _offload(self, item, frame, it, ctx, inputs) -> None:
+    def _offload(self, item, frame, it, ctx, inputs) -> bool:
         inbox = self.inbox
-        self.in_flight += 1
 
         def work():
             try:
@@ -343,7 +358,10 @@ class _Step(StepCore):
             except Exception as err:  # noqa: BLE001
                 inbox.put(("done", item, frame, it, None, err, False))
 
-        shared_pool().submit(work)
+        if not self.pool.try_run(work):
+            return False
+        self.in_flight += 1
+        return True
 
     def _start_async(self, item, frame, it, ctx, inputs) -> None:
         inbox = self.inbox

@@ -8,8 +8,8 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.ops import array as array_ops
 from tensorflux.framework.tensor_util import is_tensor
+from tensorflux.ops import array as array_ops
 from tensorflux.ops.debug import checks as check_ops
 
 __all__ = ["with_shape", "with_same_shape", "convert_to_tensor_or_sparse_tensor", "is_tensor",
