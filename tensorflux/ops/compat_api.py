@@ -24,6 +24,7 @@ from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import unary as unary_ops
 from tensorflux.ops.math.casting import cast
+from tensorflux.ops.state import resource_variables
 from tensorflux.ops.state.variables import Variable
 from tensorflux.platform.tf_logging import get_logger
 
@@ -74,16 +75,19 @@ def executing_eagerly() -> bool:
 
 
 def disable_resource_variables() -> None:
-    """No-op: variables are TF1 reference variables already."""
+    """Makes `tf.Variable` / `tf.get_variable` create reference variables (the TF1 default)."""
+    resource_variables.disable_resource_variables()
 
 
 def enable_resource_variables() -> None:
-    """No-op: tensorflux variables are reference variables (`VariableV2`) either way."""
+    """Makes `tf.Variable` / `tf.get_variable` create ResourceVariables unless
+    `use_resource=False` is given."""
+    resource_variables.enable_resource_variables()
 
 
 def resource_variables_enabled() -> bool:
-    """False: `tf.Variable` creates reference variables."""
-    return False
+    """Whether `tf.Variable` creates ResourceVariables by default."""
+    return resource_variables.resource_variables_enabled()
 
 
 def disable_control_flow_v2() -> None:

@@ -82,6 +82,8 @@ def _op_def_proto(type_name):
 def _variable_def(var, scope):
     from tensorflux.protos import variable_pb2
 
+    if getattr(var, "_is_resource_variable", False):
+        return var.to_proto(export_scope=scope)
     proto = variable_pb2.VariableDef(
         variable_name=_strip(var.name, scope),
         initializer_name=_strip(var.initializer.name, scope),

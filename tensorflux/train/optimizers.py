@@ -11,6 +11,13 @@ __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer"]
 
 
+def _update(op, *args, **attrs):
+    """The update op `op(*args)`, or its Resource twin for a resource variable."""
+    from tensorflux.ops.state import resource_training_ops
+
+    return resource_training_ops.apply_update(op, *args, **attrs)
+
+
 def _cast(tensor, var):
     from tensorflux.ops import math as math_ops
 
@@ -40,8 +47,8 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.ApplyGradientDescent(
-            var, _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking).op
+        return _update(training_ops.ApplyGradientDescent,
+            var, _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         return self._apply_sparse(grad, var)
@@ -69,9 +76,9 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.ApplyProximalGradientDescent(
+        return _update(training_ops.ApplyProximalGradientDescent,
             var, _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
-            _cast(self._l2_t, var), grad, use_locking=self._use_locking).op
+            _cast(self._l2_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         return Optimizer._apply_sparse_duplicate_indices(self, grad, var)
@@ -112,18 +119,18 @@ class MomentumOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.ApplyMomentum(
+        return _update(training_ops.ApplyMomentum,
             var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var), grad,
             _cast(self._momentum_t, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+            use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.SparseApplyMomentum(
+        return _update(training_ops.SparseApplyMomentum,
             var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var),
             grad.values, grad.indices, _cast(self._momentum_t, var),
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov)
 
 
 def _constant_slot(optimizer, var, value, slot_name):
@@ -164,16 +171,16 @@ class AdagradOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.ApplyAdagrad(var, self.get_slot(var, "accumulator"),
+        return _update(training_ops.ApplyAdagrad, var, self.get_slot(var, "accumulator"),
                                          _cast(self._learning_rate_t, var), grad,
-                                         use_locking=self._use_locking).op
+                                         use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.SparseApplyAdagrad(var, self.get_slot(var, "accumulator"),
+        return _update(training_ops.SparseApplyAdagrad, var, self.get_slot(var, "accumulator"),
                                                _cast(self._learning_rate_t, var), grad.values,
-                                               grad.indices, use_locking=self._use_locking).op
+                                               grad.indices, use_locking=self._use_locking)
 
 
 class ProximalAdagradOptimizer(AdagradOptimizer):
@@ -192,18 +199,18 @@ class ProximalAdagradOptimizer(AdagradOptimizer):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.ApplyProximalAdagrad(
+        return _update(training_ops.ApplyProximalAdagrad,
             var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
             _cast(self._l1_t, var), _cast(self._l2_t, var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.SparseApplyProximalAdagrad(
+        return _update(training_ops.SparseApplyProximalAdagrad,
             var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
             _cast(self._l1_t, var), _cast(self._l2_t, var), grad.values, grad.indices,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
 
 class AdadeltaOptimizer(Optimizer, _HyperParams):
@@ -232,14 +239,14 @@ class AdadeltaOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.ApplyAdadelta(*self._args(var), grad,
-                                          use_locking=self._use_locking).op
+        return _update(training_ops.ApplyAdadelta, *self._args(var), grad,
+                                          use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return training_ops.SparseApplyAdadelta(*self._args(var), grad.values, grad.indices,
-                                                use_locking=self._use_locking).op
+        return _update(training_ops.SparseApplyAdadelta, *self._args(var), grad.values,
+                       grad.indices, use_locking=self._use_locking)
 
 
 class RMSPropOptimizer(Optimizer, _HyperParams):
@@ -274,22 +281,22 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
 
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.ApplyCenteredRMSProp(
+            return _update(training_ops.ApplyCenteredRMSProp,
                 var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad,
-                use_locking=self._use_locking).op
-        return training_ops.ApplyRMSProp(var, rms, mom, *self._hyper(var), grad,
-                                         use_locking=self._use_locking).op
+                use_locking=self._use_locking)
+        return _update(training_ops.ApplyRMSProp, var, rms, mom, *self._hyper(var), grad,
+                                         use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.SparseApplyCenteredRMSProp(
+            return _update(training_ops.SparseApplyCenteredRMSProp,
                 var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad.values,
-                grad.indices, use_locking=self._use_locking).op
-        return training_ops.SparseApplyRMSProp(var, rms, mom, *self._hyper(var), grad.values,
-                                               grad.indices, use_locking=self._use_locking).op
+                grad.indices, use_locking=self._use_locking)
+        return _update(training_ops.SparseApplyRMSProp, var, rms, mom, *self._hyper(var),
+                       grad.values, grad.indices, use_locking=self._use_locking)
 
 
 class AdamOptimizer(Optimizer, _HyperParams):
@@ -325,11 +332,11 @@ class AdamOptimizer(Optimizer, _HyperParams):
         from tensorflux.ops.state import training_ops
 
         beta1_power, beta2_power = self._get_beta_accumulators()
-        return training_ops.ApplyAdam(
+        return _update(training_ops.ApplyAdam,
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), _cast(beta1_power, var),
             _cast(beta2_power, var), _cast(self._learning_rate_t, var),
             _cast(self._beta1_t, var), _cast(self._beta2_t, var), _cast(self._epsilon_t, var),
-            grad, use_locking=self._use_locking).op
+            grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops import math as math_ops
@@ -413,11 +420,11 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                  _cast(self._l2_t, var))
         power = _cast(self._learning_rate_power_t, var)
         if self._l2_shrinkage:
-            return training_ops.ApplyFtrlV2(var, *slots, grad, *hyper,
+            return _update(training_ops.ApplyFtrlV2, var, *slots, grad, *hyper,
                                             _cast(self._l2_shrinkage_t, var), power,
-                                            use_locking=self._use_locking).op
-        return training_ops.ApplyFtrl(var, *slots, grad, *hyper, power,
-                                      use_locking=self._use_locking).op
+                                            use_locking=self._use_locking)
+        return _update(training_ops.ApplyFtrl, var, *slots, grad, *hyper, power,
+                                      use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
@@ -427,8 +434,8 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                  _cast(self._l2_t, var))
         power = _cast(self._learning_rate_power_t, var)
         if self._l2_shrinkage:
-            return training_ops.SparseApplyFtrlV2(var, *slots, grad.values, grad.indices,
+            return _update(training_ops.SparseApplyFtrlV2, var, *slots, grad.values, grad.indices,
                                                   *hyper, _cast(self._l2_shrinkage_t, var),
-                                                  power, use_locking=self._use_locking).op
-        return training_ops.SparseApplyFtrl(var, *slots, grad.values, grad.indices, *hyper,
-                                            power, use_locking=self._use_locking).op
+                                                  power, use_locking=self._use_locking)
+        return _update(training_ops.SparseApplyFtrl, var, *slots, grad.values, grad.indices, *hyper,
+                                            power, use_locking=self._use_locking)
