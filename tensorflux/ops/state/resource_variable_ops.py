@@ -338,7 +338,9 @@ def _destroy_resource_shape(resource):
 @DestroyResourceOp.kernel(ctx=True)
 def _destroy_resource_kernel(ctx, resource, *, ignore_lookup_error):
     var = _check_handle(resource)
-    if ctx.resource_mgr.get(var.container, var.name) is not var:
+    # NOTE: TF creates the variable at its first assignment; here VarHandleOp creates it empty,
+    # so an uninitialized variable counts as one that does not exist.
+    if ctx.resource_mgr.get(var.container, var.name) is not var or var.value is None:
         if ignore_lookup_error:
             return
         raise errors.NotFoundError(None, None, f"Resource {var.container}/{var.name} does not "
