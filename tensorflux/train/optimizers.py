@@ -47,8 +47,8 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return _update(training_ops.ApplyGradientDescent,
-            var, _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking)
+        return _update(training_ops.ApplyGradientDescent, var, _cast(self._learning_rate_t, var),
+                       grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         return self._apply_sparse(grad, var)
@@ -76,9 +76,9 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return _update(training_ops.ApplyProximalGradientDescent,
-            var, _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
-            _cast(self._l2_t, var), grad, use_locking=self._use_locking)
+        return _update(training_ops.ApplyProximalGradientDescent, var,
+                       _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
+                       _cast(self._l2_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         return Optimizer._apply_sparse_duplicate_indices(self, grad, var)
@@ -119,18 +119,17 @@ class MomentumOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return _update(training_ops.ApplyMomentum,
-            var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var), grad,
-            _cast(self._momentum_t, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov)
+        return _update(training_ops.ApplyMomentum, var, self.get_slot(var, "momentum"),
+                       _cast(self._learning_rate_t, var), grad, _cast(self._momentum_t, var),
+                       use_locking=self._use_locking, use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return _update(training_ops.SparseApplyMomentum,
-            var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var),
-            grad.values, grad.indices, _cast(self._momentum_t, var),
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov)
+        return _update(training_ops.SparseApplyMomentum, var, self.get_slot(var, "momentum"),
+                       _cast(self._learning_rate_t, var), grad.values, grad.indices,
+                       _cast(self._momentum_t, var), use_locking=self._use_locking,
+                       use_nesterov=self._use_nesterov)
 
 
 def _constant_slot(optimizer, var, value, slot_name):
@@ -172,15 +171,14 @@ class AdagradOptimizer(Optimizer, _HyperParams):
         from tensorflux.ops.state import training_ops
 
         return _update(training_ops.ApplyAdagrad, var, self.get_slot(var, "accumulator"),
-                                         _cast(self._learning_rate_t, var), grad,
-                                         use_locking=self._use_locking)
+                       _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
         return _update(training_ops.SparseApplyAdagrad, var, self.get_slot(var, "accumulator"),
-                                               _cast(self._learning_rate_t, var), grad.values,
-                                               grad.indices, use_locking=self._use_locking)
+                       _cast(self._learning_rate_t, var), grad.values, grad.indices,
+                       use_locking=self._use_locking)
 
 
 class ProximalAdagradOptimizer(AdagradOptimizer):
@@ -199,18 +197,17 @@ class ProximalAdagradOptimizer(AdagradOptimizer):
     def _apply_dense(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return _update(training_ops.ApplyProximalAdagrad,
-            var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
-            _cast(self._l1_t, var), _cast(self._l2_t, var), grad,
-            use_locking=self._use_locking)
+        return _update(training_ops.ApplyProximalAdagrad, var, self.get_slot(var, "accumulator"),
+                       _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
+                       _cast(self._l2_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
-        return _update(training_ops.SparseApplyProximalAdagrad,
-            var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
-            _cast(self._l1_t, var), _cast(self._l2_t, var), grad.values, grad.indices,
-            use_locking=self._use_locking)
+        return _update(training_ops.SparseApplyProximalAdagrad, var,
+                       self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
+                       _cast(self._l1_t, var), _cast(self._l2_t, var), grad.values, grad.indices,
+                       use_locking=self._use_locking)
 
 
 class AdadeltaOptimizer(Optimizer, _HyperParams):
@@ -240,7 +237,7 @@ class AdadeltaOptimizer(Optimizer, _HyperParams):
         from tensorflux.ops.state import training_ops
 
         return _update(training_ops.ApplyAdadelta, *self._args(var), grad,
-                                          use_locking=self._use_locking)
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
@@ -281,20 +278,19 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
 
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return _update(training_ops.ApplyCenteredRMSProp,
-                var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad,
-                use_locking=self._use_locking)
+            return _update(training_ops.ApplyCenteredRMSProp, var, self.get_slot(var, "mg"), rms,
+                           mom, *self._hyper(var), grad, use_locking=self._use_locking)
         return _update(training_ops.ApplyRMSProp, var, rms, mom, *self._hyper(var), grad,
-                                         use_locking=self._use_locking)
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
 
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return _update(training_ops.SparseApplyCenteredRMSProp,
-                var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad.values,
-                grad.indices, use_locking=self._use_locking)
+            return _update(training_ops.SparseApplyCenteredRMSProp, var, self.get_slot(var, "mg"),
+                           rms, mom, *self._hyper(var), grad.values, grad.indices,
+                           use_locking=self._use_locking)
         return _update(training_ops.SparseApplyRMSProp, var, rms, mom, *self._hyper(var),
                        grad.values, grad.indices, use_locking=self._use_locking)
 
@@ -332,11 +328,11 @@ class AdamOptimizer(Optimizer, _HyperParams):
         from tensorflux.ops.state import training_ops
 
         beta1_power, beta2_power = self._get_beta_accumulators()
-        return _update(training_ops.ApplyAdam,
-            var, self.get_slot(var, "m"), self.get_slot(var, "v"), _cast(beta1_power, var),
-            _cast(beta2_power, var), _cast(self._learning_rate_t, var),
-            _cast(self._beta1_t, var), _cast(self._beta2_t, var), _cast(self._epsilon_t, var),
-            grad, use_locking=self._use_locking)
+        return _update(training_ops.ApplyAdam, var, self.get_slot(var, "m"),
+                       self.get_slot(var, "v"), _cast(beta1_power, var), _cast(beta2_power, var),
+                       _cast(self._learning_rate_t, var), _cast(self._beta1_t, var),
+                       _cast(self._beta2_t, var), _cast(self._epsilon_t, var), grad,
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops import math as math_ops
@@ -421,10 +417,9 @@ class FtrlOptimizer(Optimizer, _HyperParams):
         power = _cast(self._learning_rate_power_t, var)
         if self._l2_shrinkage:
             return _update(training_ops.ApplyFtrlV2, var, *slots, grad, *hyper,
-                                            _cast(self._l2_shrinkage_t, var), power,
-                                            use_locking=self._use_locking)
+                           _cast(self._l2_shrinkage_t, var), power, use_locking=self._use_locking)
         return _update(training_ops.ApplyFtrl, var, *slots, grad, *hyper, power,
-                                      use_locking=self._use_locking)
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from tensorflux.ops.state import training_ops
@@ -435,7 +430,7 @@ class FtrlOptimizer(Optimizer, _HyperParams):
         power = _cast(self._learning_rate_power_t, var)
         if self._l2_shrinkage:
             return _update(training_ops.SparseApplyFtrlV2, var, *slots, grad.values, grad.indices,
-                                                  *hyper, _cast(self._l2_shrinkage_t, var),
-                                                  power, use_locking=self._use_locking)
+                           *hyper, _cast(self._l2_shrinkage_t, var), power,
+                           use_locking=self._use_locking)
         return _update(training_ops.SparseApplyFtrl, var, *slots, grad.values, grad.indices, *hyper,
-                                            power, use_locking=self._use_locking)
+                       power, use_locking=self._use_locking)
