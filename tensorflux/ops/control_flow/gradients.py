@@ -35,11 +35,24 @@ def _switch_grad(op, grad_false, grad_true):
         if grad is None:
             from tensorflux.ops import array as array_ops
 
-            grad = array_ops.zeros_like(op.outputs[index], optimize=False)
+            grad = array_ops.zeros_like(_resource_value(op.outputs[index]), optimize=False)
         grads.append(_dense(grad))
     merged, _ = cf.merge(grads, name="cond_grad")
     return merged, None
 
+
+
+def _resource_value(output):
+    """`output`, or for a resource variable's handle a read of it through that branch (the
+    gradient of a handle has the variable's value's shape and dtype)."""
+    if output.dtype.base_dtype.name != "resource":
+        return output
+    from tensorflux.framework.op_def import get_op_def
+
+    source = output.op
+    while source.type in ("Switch", "Identity", "Enter") and source.inputs:
+        source = source.inputs[0].op
+    return get_op_def("ReadVariableOp")(output, dtype=source.get_attr("dtype"))
 
 
 @cf.Merge.gradient

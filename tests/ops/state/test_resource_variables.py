@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from op_helpers import graph, run  # noqa: F401 - autouse fixture
+from op_helpers import graph  # noqa: F401 - autouse fixture
 
 import tensorflux as tf
 from tensorflux.ops.state import resource_training_ops as rt_ops
@@ -388,10 +388,10 @@ def test_tensorflow_graph_def_with_resource_variable_ops_imports_and_runs():
                       input=["v", "v/Initializer/initial_value"])
     add.attr["dtype"].type = types_pb2.DT_FLOAT
     tf.import_graph_def(gd, name="")
-    graph = tf.get_default_graph()
+    g = tf.get_default_graph()
     with tf.Session() as sess:
-        sess.run(graph.get_operation_by_name("v/Assign"))
-        sess.run(graph.get_operation_by_name("AssignAddVariableOp"))
+        sess.run(g.get_operation_by_name("v/Assign"))
+        sess.run(g.get_operation_by_name("AssignAddVariableOp"))
         np.testing.assert_array_equal(sess.run("v/Read/ReadVariableOp:0"), [3.0, -4.0])
 
 
@@ -453,3 +453,33 @@ def test_one_ps_one_worker_cluster_places_the_handle_on_the_ps():
     finally:
         for server in servers:
             server.stop()
+
+
+def _loop_and_cond_gradients(use_resource: bool):
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=np.array([[0.3, -0.2], [0.1, 0.4]]),
+                            use_resource=use_resource)
+        x = tf.constant(np.arange(6.0).reshape(3, 2) / 6)
+
+        def body(i, h):
+            return i + 1, tf.tanh(tf.matmul(h, w) + tf.reshape(x[i], [1, 2]))
+
+        _, h = tf.while_loop(lambda i, h: i < 3, body, [0, tf.ones([1, 2], tf.float64)])
+        flag = tf.placeholder(tf.bool, [])
+        y = tf.cond(flag, lambda: tf.reduce_sum(w * w), lambda: tf.constant(0.5, tf.float64))
+        (loop_grad,) = tf.gradients(tf.reduce_sum(h), [w])
+        (cond_grad,) = tf.gradients(y, [w])
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            return (sess.run(loop_grad), sess.run(cond_grad, {flag: True}),
+                    sess.run(cond_grad, {flag: False}))
+
+
+def test_gradients_through_loops_and_conds_match_reference_variables():
+    resource = _loop_and_cond_gradients(True)
+    reference = _loop_and_cond_gradients(False)
+    for got, expected in zip(resource, reference):
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert np.abs(resource[0]).sum() > 0
+    np.testing.assert_allclose(resource[1], 2 * np.array([[0.3, -0.2], [0.1, 0.4]]))
+    np.testing.assert_array_equal(resource[2], np.zeros((2, 2)))
