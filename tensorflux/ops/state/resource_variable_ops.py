@@ -37,7 +37,7 @@ class ResourceVar:
 
     Contract: `read()` returns the current buffer and marks it shared (the reader owns a
     snapshot); `writable()` returns a buffer safe to update in place, copying a shared one
-    first; `assign(value)` adopts `value` as a shared buffer (no copy until an update).
+    first; `assign(value)` stores a private copy of `value`.
     """
 
     __slots__ = ("name", "container", "dtype", "shape", "value", "lock", "_shared")
@@ -76,12 +76,12 @@ class ResourceVar:
             return value
 
     def assign(self, value) -> None:
-        value = np.asarray(value)
-        if value.dtype != self.dtype.as_numpy_dtype:
-            value = value.astype(self.dtype.as_numpy_dtype)
+        # NOTE: a copy, as reference variables make: the value may be a fed array the caller
+        # still owns, or another op's output.
+        value = np.array(value, dtype=self.dtype.as_numpy_dtype, copy=True)
         with self.lock:
             self.value = value
-            self._shared = True
+            self._shared = False
 
     def is_initialized(self) -> bool:
         return self.value is not None

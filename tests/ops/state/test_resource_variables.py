@@ -222,7 +222,9 @@ def test_variable_api():
         np.testing.assert_array_equal(sess.run(v.scatter_nd_add([[2]], [0.5])),
                                       [2.0, 5.0, 6.5])
         np.testing.assert_array_equal(sess.run(v.sparse_read([2, 0])), [6.5, 2.0])
-        v.load([7.0, 8.0, 9.0], sess)
+        fed = np.array([7.0, 8.0, 9.0], np.float32)
+        v.load(fed, sess)
+        fed += 100.0  # the variable keeps its own copy of a fed value
         np.testing.assert_array_equal(v.eval(sess), [7.0, 8.0, 9.0])
         assert sess.run(v[1]) == 8.0
 
