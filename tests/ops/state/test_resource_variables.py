@@ -485,3 +485,21 @@ def test_gradients_through_loops_and_conds_match_reference_variables():
     assert np.abs(resource[0]).sum() > 0
     np.testing.assert_allclose(resource[1], 2 * np.array([[0.3, -0.2], [0.1, 0.4]]))
     np.testing.assert_array_equal(resource[2], np.zeros((2, 2)))
+
+
+def test_init_from_checkpoint_into_resource_variables(tmp_path):
+    path = str(tmp_path / "ckpt")
+    value = np.array([[1.0, -1.0], [2.5, 4.0]], np.float32)
+    with tf.Graph().as_default():
+        v = tf.get_variable("old/w", initializer=value)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            tf.train.Saver().save(sess, path)
+    with tf.Graph().as_default():
+        with tf.variable_scope("new", use_resource=True):
+            w = tf.get_variable("w", [2, 2], initializer=tf.zeros_initializer())
+        tf.train.init_from_checkpoint(path, {"old/": "new/"})
+        assert rv_ops.is_resource_variable(w)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(w), value)
