@@ -407,6 +407,11 @@ class _ResourceVariableFromVariable(ResourceVariable):
                          aggregation=aggregation, shape=shape)
 
 
+# NOTE: users see `type(v).__name__ == "ResourceVariable"` either way, as in TF.
+_ResourceVariableFromVariable.__name__ = "ResourceVariable"
+_ResourceVariableFromVariable.__qualname__ = "ResourceVariable"
+
+
 def _delegate(operator: str):
     from tensorflux.framework.tensor import Tensor
 

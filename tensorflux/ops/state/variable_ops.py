@@ -536,4 +536,10 @@ def count_up_to(ref, limit, name=None):
 
 def is_variable_initialized(ref, name=None):
     """A scalar bool tensor: whether the variable `ref` has been initialized."""
+    if not _is_ref(ref) and hasattr(ref, "is_initialized"):
+        return ref.is_initialized(name=name)  # a ResourceVariable
+    if getattr(getattr(ref, "dtype", None), "base_dtype", None) is dtypes.resource:
+        from tensorflux.framework.op_def import get_op_def
+
+        return get_op_def("VarIsInitializedOp")(ref, name=name)  # a resource handle
     return IsVariableInitialized(ref, name=name)

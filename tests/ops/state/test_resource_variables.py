@@ -503,3 +503,20 @@ def test_init_from_checkpoint_into_resource_variables(tmp_path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(w), value)
+
+
+def test_report_uninitialized_and_monitored_session_with_resource_variables(tmp_path):
+    a = _var([1.0], name="a")
+    b = _var([2.0], name="b")
+    step = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(step, 1)
+    total = a + b
+    with tf.Session() as sess:
+        assert sorted(sess.run(tf.report_uninitialized_variables([a, b]))) == [b"a", b"b"]
+        sess.run(a.initializer)
+        assert sess.run(tf.report_uninitialized_variables([a, b])).tolist() == [b"b"]
+        assert sess.run(tf.is_variable_initialized(a))
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path)) as sess:
+        assert sess.run(total).tolist() == [3.0]
+        sess.run(inc)
+    assert type(a).__name__ == "ResourceVariable"
