@@ -505,6 +505,8 @@ def _scatter_wrapper(op, method: str, default_locking: bool):
         if not _is_ref(ref) and hasattr(ref, method):
             from tensorflux.framework.indexed_slices import IndexedSlices
 
+            if method.startswith("scatter_nd"):
+                return getattr(ref, method)(indices, updates, name=name)
             return getattr(ref, method)(IndexedSlices(updates, indices), use_locking, name)
         return op(ref, indices, updates, use_locking=use_locking, name=name)
 

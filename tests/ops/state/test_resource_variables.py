@@ -520,3 +520,20 @@ def test_report_uninitialized_and_monitored_session_with_resource_variables(tmp_
         assert sess.run(total).tolist() == [3.0]
         sess.run(inc)
     assert type(a).__name__ == "ResourceVariable"
+
+
+def test_tf_level_state_functions_dispatch_to_resource_variables():
+    v = _var(np.zeros((3, 2)), name="s")
+    with tf.control_dependencies([v.initializer]):
+        a = tf.scatter_add(v, [0, 2, 0], np.ones((3, 2)))
+    with tf.control_dependencies([a]):
+        b = tf.scatter_nd_update(v, [[1, 1]], [7.0])
+    with tf.control_dependencies([b]):
+        c = tf.assign_sub(v, np.full((3, 2), 0.5))
+    with tf.control_dependencies([c]):
+        d = tf.gather(v, [1, 0])
+    assert d.op.type == "ResourceGather"
+    expected = np.array([[2.0, 2.0], [0.0, 7.0], [1.0, 1.0]]) - 0.5
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(d), expected[[1, 0]])
+        np.testing.assert_array_equal(sess.run(v), expected)
