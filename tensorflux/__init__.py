@@ -48,6 +48,7 @@ from tensorflux.framework.indexed_slices import IndexedSlices, IndexedSlicesValu
 from tensorflux.ops.autodiff.gradients import *  # noqa: F403
 from tensorflux.ops.math.clip import *  # noqa: F403
 from tensorflux.ops.state import training_ops as _training_ops  # noqa: F401
+from tensorflux.ops.state.resource_variables import ResourceVariable  # noqa: F401
 from tensorflux.ops.internal import fused as _fused_ops  # noqa: F401
 from tensorflux import layers, losses
 from tensorflux import metrics

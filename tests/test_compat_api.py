@@ -17,8 +17,9 @@ def graph():
 
 
 def test_disable_switches_are_no_ops_and_queries_report_tf1():
+    # enable_resource_variables is a real switch (tests/ops/state/test_resource_variables.py)
     for name in ["disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
-                 "enable_resource_variables", "disable_control_flow_v2",
+                 "disable_control_flow_v2",
                  "enable_control_flow_v2", "disable_tensor_equality", "enable_tensor_equality",
                  "disable_v2_tensorshape", "enable_v2_tensorshape"]:
         assert getattr(tf, name)() is None

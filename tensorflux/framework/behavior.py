@@ -48,17 +48,23 @@ def executing_eagerly() -> bool:
     return False
 
 
+_RESOURCE_VARIABLES = [False]
+
+
 def disable_resource_variables() -> None:
-    """No-op: variables are TF1 reference variables already."""
+    """Makes `tf.Variable` / `tf.get_variable` create reference variables (the TF1 default)."""
+    _RESOURCE_VARIABLES[0] = False
 
 
 def enable_resource_variables() -> None:
-    """No-op: tensorflux variables are reference variables (`VariableV2`) either way."""
+    """Makes `tf.Variable` / `tf.get_variable` create ResourceVariables unless
+    `use_resource=False` is given."""
+    _RESOURCE_VARIABLES[0] = True
 
 
 def resource_variables_enabled() -> bool:
-    """False: `tf.Variable` creates reference variables."""
-    return False
+    """Whether `tf.Variable` creates ResourceVariables by default."""
+    return _RESOURCE_VARIABLES[0]
 
 
 def disable_control_flow_v2() -> None:

@@ -46,7 +46,7 @@ def _may_alias_state(node, idx) -> bool:
         if node.output_dtypes and node.output_dtypes[idx].is_ref_dtype:
             return True
         if node.op not in _FORWARDING or not node.inputs:
-            return node.op in ("VariableV2", "Variable")
+            return node.op in ("VariableV2", "Variable", "ReadVariableOp")
         node, idx = node.inputs[0 if node.op not in ("Merge", "RefMerge") else 0]
         seen += 1
     return True

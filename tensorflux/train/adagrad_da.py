@@ -18,6 +18,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.state import resource_training_ops
 from tensorflux.train.optimizer import Optimizer
 
 __all__ = ["AdagradDAOptimizer"]
@@ -94,6 +95,10 @@ def _sparse_apply_adagrad_da(var, g_acc, gg_acc, grad, indices, lr, l1, l2, glob
     return var
 
 
+ResourceApplyAdagradDA = resource_training_ops.resource_twin(ApplyAdagradDA)
+ResourceSparseApplyAdagradDA = resource_training_ops.resource_twin(SparseApplyAdagradDA)
+
+
 class AdagradDAOptimizer(Optimizer):
     """Adagrad Dual Averaging (Duchi et al., 2011), for sparse linear models.
 
@@ -156,12 +161,13 @@ class AdagradDAOptimizer(Optimizer):
                 self._global_step_on_worker)
 
     def _apply_dense(self, grad, var):
-        return ApplyAdagradDA(var, self.get_slot(var, "gradient_accumulator"),
-                              self.get_slot(var, "gradient_squared_accumulator"), grad,
-                              *self._scalars(var), use_locking=self._use_locking).op
+        return resource_training_ops.apply_update(
+            ApplyAdagradDA, var, self.get_slot(var, "gradient_accumulator"),
+            self.get_slot(var, "gradient_squared_accumulator"), grad, *self._scalars(var),
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return SparseApplyAdagradDA(var, self.get_slot(var, "gradient_accumulator"),
-                                    self.get_slot(var, "gradient_squared_accumulator"),
-                                    grad.values, grad.indices, *self._scalars(var),
-                                    use_locking=self._use_locking).op
+        return resource_training_ops.apply_update(
+            SparseApplyAdagradDA, var, self.get_slot(var, "gradient_accumulator"),
+            self.get_slot(var, "gradient_squared_accumulator"), grad.values, grad.indices,
+            *self._scalars(var), use_locking=self._use_locking)

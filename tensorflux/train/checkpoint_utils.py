@@ -297,7 +297,10 @@ def _set_checkpoint_initializer(variable, ckpt_file, tensor_name) -> None:
                                      name="checkpoint_initializer")[0]
     restored.set_shape(variable.shape)
     with graph.colocate_with(variable.op):
-        variable._initializer_op = state_ops.assign(variable._ref(), restored).op
+        if getattr(variable, "_is_resource_variable", False):
+            variable._initializer_op = variable.assign(restored, read_value=False)
+        else:
+            variable._initializer_op = state_ops.assign(variable._ref(), restored).op
     variable._initial_value = restored
 
 

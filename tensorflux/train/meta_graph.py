@@ -83,6 +83,8 @@ def _op_def_proto(type_name):
 
 
 def _variable_def(var, scope):
+    if getattr(var, "_is_resource_variable", False):
+        return var.to_proto(export_scope=scope)
     proto = variable_pb2.VariableDef(
         variable_name=_strip(var.name, scope),
         initializer_name=_strip(var.initializer.name, scope),
@@ -204,7 +206,7 @@ def read_meta_graph_file(filename):
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
-    from tensorflux.protos import queue_runner_pb2, saver_pb2, variable_pb2
+    from tensorflux.protos import queue_runner_pb2, saver_pb2
     from tensorflux.train.queue_runner import QueueRunner
 
     meta = meta_graph_or_file

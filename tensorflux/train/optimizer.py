@@ -210,7 +210,8 @@ class Optimizer:
         found = self._non_slot_dict.get(key)
         if found is None:
             with graph.name_scope(None), graph.colocate_with(colocate_with.op):
-                found = Variable(initial_value, name=name, trainable=False)
+                found = Variable(initial_value, name=name, trainable=False,
+                                 use_resource=_is_resource(colocate_with))
             self._non_slot_dict[key] = found
         return found
 
@@ -227,7 +228,13 @@ def _create_slot(primary, initial_value, op_name):
     graph = graph_mod.get_default_graph()
     with graph.name_scope(None), graph.colocate_with(primary.op):
         return Variable(initial_value, name=f"{primary.op.name}/{op_name}", trainable=False,
-                        validate_shape=primary.get_shape().is_fully_defined())
+                        validate_shape=primary.get_shape().is_fully_defined(),
+                        use_resource=_is_resource(primary))
+
+
+def _is_resource(var) -> bool:
+    """Slots of a resource variable are resource variables (TF's slot_creator)."""
+    return bool(getattr(var, "_is_resource_variable", False))
 
 
 def _deduplicate(values, indices):

@@ -16,6 +16,13 @@ __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer"]
 
 
+def _update(op, *args, **attrs):
+    """The update op `op(*args)`, or its Resource twin for a resource variable."""
+    from tensorflux.ops.state import resource_training_ops
+
+    return resource_training_ops.apply_update(op, *args, **attrs)
+
+
 def _cast(tensor, var):
     dtype = var.dtype.base_dtype
     return tensor if tensor.dtype.base_dtype == dtype else math_ops.cast(tensor, dtype)
@@ -41,8 +48,8 @@ class GradientDescentOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        return training_ops.ApplyGradientDescent(
-            var, _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking).op
+        return _update(training_ops.ApplyGradientDescent, var, _cast(self._learning_rate_t, var),
+                       grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         return self._apply_sparse(grad, var)
@@ -66,9 +73,9 @@ class ProximalGradientDescentOptimizer(GradientDescentOptimizer):
         self._tensors(learning_rate=self._learning_rate, l1=self._l1, l2=self._l2)
 
     def _apply_dense(self, grad, var):
-        return training_ops.ApplyProximalGradientDescent(
-            var, _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
-            _cast(self._l2_t, var), grad, use_locking=self._use_locking).op
+        return _update(training_ops.ApplyProximalGradientDescent, var,
+                       _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
+                       _cast(self._l2_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         return Optimizer._apply_sparse_duplicate_indices(self, grad, var)
@@ -103,16 +110,15 @@ class MomentumOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate, momentum=self._momentum)
 
     def _apply_dense(self, grad, var):
-        return training_ops.ApplyMomentum(
-            var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var), grad,
-            _cast(self._momentum_t, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+        return _update(training_ops.ApplyMomentum, var, self.get_slot(var, "momentum"),
+                       _cast(self._learning_rate_t, var), grad, _cast(self._momentum_t, var),
+                       use_locking=self._use_locking, use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.SparseApplyMomentum(
-            var, self.get_slot(var, "momentum"), _cast(self._learning_rate_t, var),
-            grad.values, grad.indices, _cast(self._momentum_t, var),
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+        return _update(training_ops.SparseApplyMomentum, var, self.get_slot(var, "momentum"),
+                       _cast(self._learning_rate_t, var), grad.values, grad.indices,
+                       _cast(self._momentum_t, var), use_locking=self._use_locking,
+                       use_nesterov=self._use_nesterov)
 
 
 def _constant_slot(optimizer, var, value, slot_name):
@@ -148,14 +154,13 @@ class AdagradOptimizer(Optimizer, _HyperParams):
         self._tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        return training_ops.ApplyAdagrad(var, self.get_slot(var, "accumulator"),
-                                         _cast(self._learning_rate_t, var), grad,
-                                         use_locking=self._use_locking).op
+        return _update(training_ops.ApplyAdagrad, var, self.get_slot(var, "accumulator"),
+                       _cast(self._learning_rate_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.SparseApplyAdagrad(var, self.get_slot(var, "accumulator"),
-                                               _cast(self._learning_rate_t, var), grad.values,
-                                               grad.indices, use_locking=self._use_locking).op
+        return _update(training_ops.SparseApplyAdagrad, var, self.get_slot(var, "accumulator"),
+                       _cast(self._learning_rate_t, var), grad.values, grad.indices,
+                       use_locking=self._use_locking)
 
 
 class ProximalAdagradOptimizer(AdagradOptimizer):
@@ -172,16 +177,15 @@ class ProximalAdagradOptimizer(AdagradOptimizer):
         self._tensors(learning_rate=self._learning_rate, l1=self._l1, l2=self._l2)
 
     def _apply_dense(self, grad, var):
-        return training_ops.ApplyProximalAdagrad(
-            var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
-            _cast(self._l1_t, var), _cast(self._l2_t, var), grad,
-            use_locking=self._use_locking).op
+        return _update(training_ops.ApplyProximalAdagrad, var, self.get_slot(var, "accumulator"),
+                       _cast(self._learning_rate_t, var), _cast(self._l1_t, var),
+                       _cast(self._l2_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.SparseApplyProximalAdagrad(
-            var, self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
-            _cast(self._l1_t, var), _cast(self._l2_t, var), grad.values, grad.indices,
-            use_locking=self._use_locking).op
+        return _update(training_ops.SparseApplyProximalAdagrad, var,
+                       self.get_slot(var, "accumulator"), _cast(self._learning_rate_t, var),
+                       _cast(self._l1_t, var), _cast(self._l2_t, var), grad.values, grad.indices,
+                       use_locking=self._use_locking)
 
 
 class AdadeltaOptimizer(Optimizer, _HyperParams):
@@ -208,12 +212,12 @@ class AdadeltaOptimizer(Optimizer, _HyperParams):
                 _cast(self._epsilon_t, var))
 
     def _apply_dense(self, grad, var):
-        return training_ops.ApplyAdadelta(*self._args(var), grad,
-                                          use_locking=self._use_locking).op
+        return _update(training_ops.ApplyAdadelta, *self._args(var), grad,
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.SparseApplyAdadelta(*self._args(var), grad.values, grad.indices,
-                                                use_locking=self._use_locking).op
+        return _update(training_ops.SparseApplyAdadelta, *self._args(var), grad.values,
+                       grad.indices, use_locking=self._use_locking)
 
 
 class RMSPropOptimizer(Optimizer, _HyperParams):
@@ -246,20 +250,19 @@ class RMSPropOptimizer(Optimizer, _HyperParams):
     def _apply_dense(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.ApplyCenteredRMSProp(
-                var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad,
-                use_locking=self._use_locking).op
-        return training_ops.ApplyRMSProp(var, rms, mom, *self._hyper(var), grad,
-                                         use_locking=self._use_locking).op
+            return _update(training_ops.ApplyCenteredRMSProp, var, self.get_slot(var, "mg"), rms,
+                           mom, *self._hyper(var), grad, use_locking=self._use_locking)
+        return _update(training_ops.ApplyRMSProp, var, rms, mom, *self._hyper(var), grad,
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.SparseApplyCenteredRMSProp(
-                var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad.values,
-                grad.indices, use_locking=self._use_locking).op
-        return training_ops.SparseApplyRMSProp(var, rms, mom, *self._hyper(var), grad.values,
-                                               grad.indices, use_locking=self._use_locking).op
+            return _update(training_ops.SparseApplyCenteredRMSProp, var, self.get_slot(var, "mg"),
+                           rms, mom, *self._hyper(var), grad.values, grad.indices,
+                           use_locking=self._use_locking)
+        return _update(training_ops.SparseApplyRMSProp, var, rms, mom, *self._hyper(var),
+                       grad.values, grad.indices, use_locking=self._use_locking)
 
 
 class AdamOptimizer(Optimizer, _HyperParams):
@@ -293,11 +296,11 @@ class AdamOptimizer(Optimizer, _HyperParams):
 
     def _apply_dense(self, grad, var):
         beta1_power, beta2_power = self._get_beta_accumulators()
-        return training_ops.ApplyAdam(
-            var, self.get_slot(var, "m"), self.get_slot(var, "v"), _cast(beta1_power, var),
-            _cast(beta2_power, var), _cast(self._learning_rate_t, var),
-            _cast(self._beta1_t, var), _cast(self._beta2_t, var), _cast(self._epsilon_t, var),
-            grad, use_locking=self._use_locking).op
+        return _update(training_ops.ApplyAdam, var, self.get_slot(var, "m"),
+                       self.get_slot(var, "v"), _cast(beta1_power, var), _cast(beta2_power, var),
+                       _cast(self._learning_rate_t, var), _cast(self._beta1_t, var),
+                       _cast(self._beta2_t, var), _cast(self._epsilon_t, var), grad,
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         graph = graph_mod.get_default_graph()
@@ -373,11 +376,10 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                  _cast(self._l2_t, var))
         power = _cast(self._learning_rate_power_t, var)
         if self._l2_shrinkage:
-            return training_ops.ApplyFtrlV2(var, *slots, grad, *hyper,
-                                            _cast(self._l2_shrinkage_t, var), power,
-                                            use_locking=self._use_locking).op
-        return training_ops.ApplyFtrl(var, *slots, grad, *hyper, power,
-                                      use_locking=self._use_locking).op
+            return _update(training_ops.ApplyFtrlV2, var, *slots, grad, *hyper,
+                           _cast(self._l2_shrinkage_t, var), power, use_locking=self._use_locking)
+        return _update(training_ops.ApplyFtrl, var, *slots, grad, *hyper, power,
+                       use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         slots = (self.get_slot(var, "accum"), self.get_slot(var, "linear"))
@@ -385,8 +387,8 @@ class FtrlOptimizer(Optimizer, _HyperParams):
                  _cast(self._l2_t, var))
         power = _cast(self._learning_rate_power_t, var)
         if self._l2_shrinkage:
-            return training_ops.SparseApplyFtrlV2(var, *slots, grad.values, grad.indices,
-                                                  *hyper, _cast(self._l2_shrinkage_t, var),
-                                                  power, use_locking=self._use_locking).op
-        return training_ops.SparseApplyFtrl(var, *slots, grad.values, grad.indices, *hyper,
-                                            power, use_locking=self._use_locking).op
+            return _update(training_ops.SparseApplyFtrlV2, var, *slots, grad.values, grad.indices,
+                           *hyper, _cast(self._l2_shrinkage_t, var), power,
+                           use_locking=self._use_locking)
+        return _update(training_ops.SparseApplyFtrl, var, *slots, grad.values, grad.indices, *hyper,
+                       power, use_locking=self._use_locking)

@@ -41,7 +41,7 @@ from tensorflux.train import checkpoint_utils, training_util
 
 __all__ = ["Saver", "SaveSpec", "SaveableObject", "BaseSaverBuilder", "BulkSaverBuilder"]
 
-_VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
+_VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp")
 
 
 class ReferenceVariableSaveable(SaveableObject):
@@ -58,6 +58,36 @@ class ReferenceVariableSaveable(SaveableObject):
         return state_ops.assign(
             self.op, restored,
             validate_shape=restored_shapes is None and self.op.get_shape().is_fully_defined())
+
+
+class ResourceVariableSaveable(SaveableObject):
+    """A resource variable: saved from a read of its handle, restored with AssignVariableOp
+    (same checkpoint names as a reference variable, so either restores the other)."""
+
+    def __init__(self, handle: Tensor, slice_spec: str, name: str):
+        from tensorflux.ops.state import resource_variable_ops
+
+        dtype = handle.op.get_attr("dtype")
+        with handle.graph.colocate_with(handle.op):
+            value = resource_variable_ops.read_variable_op(handle, dtype)
+        super().__init__(handle, [SaveSpec(value, slice_spec, name, dtype=dtype,
+                                           device=handle.device)], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        from tensorflux.ops import array as array_ops
+        from tensorflux.ops.state import resource_variable_ops
+
+        restored = restored_tensors[0]
+        if restored_shapes is not None:
+            restored = array_ops.reshape(restored, restored_shapes[0])
+        with self.op.graph.colocate_with(self.op.op):
+            return resource_variable_ops.AssignVariableOp(self.op, restored)
+
+
+def _variable_saveable(tensor: Tensor, slice_spec: str, name: str) -> SaveableObject:
+    if tensor.op.type == "VarHandleOp":
+        return ResourceVariableSaveable(tensor, slice_spec, name)
+    return ReferenceVariableSaveable(tensor, slice_spec, name)
 
 
 def _is_variable_tensor(value) -> bool:
@@ -113,14 +143,13 @@ def _saveables_for(op, name: str):
             if info.full_name != name:
                 raise ValueError(f"Slices must all be from the same tensor: {info.full_name} != "
                                  f"{name}")
-            yield ReferenceVariableSaveable(convert_to_tensor(part, as_ref=True), info.spec,
-                                            name)
+            yield _variable_saveable(convert_to_tensor(part, as_ref=True), info.spec, name)
         return
     tensor = convert_to_tensor(op, as_ref=True)
     if not _is_variable_tensor(tensor):
         raise TypeError(f"names_to_saveables must be a dict mapping string names to "
                         f"Tensors/Variables. Not a variable: {tensor}")
-    yield ReferenceVariableSaveable(tensor, "", name)
+    yield _variable_saveable(tensor, "", name)
 
 
 def validate_and_slice_inputs(names_to_saveables) -> list:

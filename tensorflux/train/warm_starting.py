@@ -139,7 +139,10 @@ def _remapped_initializer(var, ckpt_file, tensor_name, info: VocabInfo, old_shap
         present = (mapping >= 0).reshape((-1, 1) if axis == 0 else (1, -1))
         value = select_ops.where_v2(present, picked, backup)
     with graph.colocate_with(var.op):
-        var._initializer_op = state_ops.assign(var._ref(), value).op
+        if getattr(var, "_is_resource_variable", False):
+            var._initializer_op = var.assign(value, read_value=False)
+        else:
+            var._initializer_op = state_ops.assign(var._ref(), value).op
     var._initial_value = value
 
 

@@ -74,6 +74,19 @@ def test_every_differentiable_op_has_a_gradient_and_a_case():
     assert not no_case, f"gradients without a GRADIENT_CASES entry: {no_case}"
 
 
+def _is_resource_variable(x) -> bool:
+    return bool(getattr(x, "_is_resource_variable", False))
+
+
+def _with_value(sess, feed, x, value):
+    """The feed with `x` set to `value`: a resource variable is assigned (its reads are not
+    fed tensors), anything else is fed."""
+    if _is_resource_variable(x):
+        x.load(value, sess)
+        return feed
+    return {**feed, x: value}
+
+
 def _numeric_gradient(sess, loss, x, values, feed, index, eps=1e-6):
     value = np.array(values[index], dtype=np.float64, copy=True)
     flat = value.reshape(-1)
@@ -81,11 +94,12 @@ def _numeric_gradient(sess, loss, x, values, feed, index, eps=1e-6):
     for i in range(flat.size):
         original = flat[i]
         flat[i] = original + eps
-        up = sess.run(loss, {**feed, x: value})
+        up = sess.run(loss, _with_value(sess, feed, x, value))
         flat[i] = original - eps
-        down = sess.run(loss, {**feed, x: value})
+        down = sess.run(loss, _with_value(sess, feed, x, value))
         flat[i] = original
         grad[i] = (up - down) / (2 * eps)
+    _with_value(sess, feed, x, value)
     return grad.reshape(value.shape)
 
 
@@ -99,8 +113,10 @@ def test_gradient_matches_finite_differences(op_type, build):
                               y.dtype.base_dtype)
         loss = tf.reduce_sum(y * weights)
         grads = tf.gradients(loss, xs)
-        feed = dict(zip(xs, values))
+        feed = {x: v for x, v in zip(xs, values) if not _is_resource_variable(x)}
         with tf.Session() as sess:
+            for x, v in zip(xs, values):
+                _with_value(sess, feed, x, v)
             analytic = sess.run([g for g in grads if g is not None], feed)
             k = 0
             for i, (x, grad) in enumerate(zip(xs, grads)):

@@ -45,6 +45,7 @@ HELPER_MODULES = {
     "data_flow/tensor_array_class.py": "the tf.TensorArray class (ops in tensor_array.py)",
     "data_flow/lookup_mutable.py": "the MutableHashTable / DenseHashTable classes",
     "state/variables.py": "the tf.Variable class and variable collections",
+    "state/resource_variables.py": "the ResourceVariable class (its ops are in resource_variable_ops)",
     "state/variable_scope.py": "tf.variable_scope / tf.get_variable",
     "state/variable_store.py": "the per-graph variable store behind tf.get_variable",
     "state/partitioned.py": "partitioned variables (shards of one logical variable)",

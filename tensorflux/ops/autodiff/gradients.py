@@ -257,6 +257,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 def _handle_of(x):
     if isinstance(x, Tensor):
         return x
+    if getattr(x, "_is_resource_variable", False):
+        return x.handle  # the gradients of all its reads meet at the handle
     element = getattr(x, "_as_graph_element", None)
     if element is not None and not isinstance(x, IndexedSlices):
         result = element()

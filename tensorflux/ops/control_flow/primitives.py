@@ -19,7 +19,7 @@ import builtins
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
-from tensorflux.framework.op_def import define_op
+from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -143,6 +143,17 @@ def _switch_kernel(data, pred):
 RefSwitch.kernel(_switch_kernel)
 
 
+def _resource_value(output):
+    """`output`, or for a resource variable's handle a read of it through that branch (the
+    gradient of a handle has the variable's value's shape and dtype)."""
+    if output.dtype.base_dtype.name != "resource":
+        return output
+    source = output.op
+    while source.type in ("Switch", "Identity", "Enter") and source.inputs:
+        source = source.inputs[0].op
+    return get_op_def("ReadVariableOp")(output, dtype=source.get_attr("dtype"))
+
+
 @Switch.gradient
 def _switch_grad(op, grad_false, grad_true):
     """d(data) = Merge(grad_false, grad_true): whichever branch ran carries the gradient.
@@ -155,7 +166,7 @@ def _switch_grad(op, grad_false, grad_true):
     grads = []
     for index, grad in enumerate((grad_false, grad_true)):
         if grad is None:
-            grad = array_ops.zeros_like(op.outputs[index], optimize=False)
+            grad = array_ops.zeros_like(_resource_value(op.outputs[index]), optimize=False)
         grads.append(dense_gradient(grad))
     merged, _ = merge(grads, name="cond_grad")
     return merged, None

@@ -52,6 +52,40 @@ def _trainable(dtype) -> bool:
     return dtype.base_dtype.is_floating or dtype.base_dtype.is_complex
 
 
+def _resource_variable(tensor):
+    """The VarHandleOp of a float resource variable of known shape behind the handle
+    `tensor` (the gradient of a loop-invariant handle accumulates like the variable's value,
+    as in TF's AddBackpropAccumulator), else None."""
+    op = tensor.op
+    for _ in range(100):
+        if op.type == "VarHandleOp":
+            shape = op.get_attr("shape")
+            ok = _trainable(op.get_attr("dtype")) and shape is not None and \
+                shape.is_fully_defined()
+            return op if ok else None
+        if op.type not in ("Enter", "Identity", "Switch", "Merge") or not op.inputs:
+            return None
+        op = op.inputs[0].op
+    return None
+
+
+def _invariant_trainable(enter) -> bool:
+    tensor = enter.outputs[0]
+    if tensor.dtype.base_dtype.name == "resource":
+        return _resource_variable(enter.inputs[0]) is not None
+    return _trainable(tensor.dtype)
+
+
+def _invariant_zeros(enter):
+    from tensorflux.ops import array as array_ops
+
+    handle = _resource_variable(enter.inputs[0]) if \
+        enter.outputs[0].dtype.base_dtype.name == "resource" else None
+    if handle is not None:
+        return array_ops.zeros(handle.get_attr("shape").as_list(), handle.get_attr("dtype"))
+    return array_ops.zeros_like(enter.inputs[0])
+
+
 class ForwardLoopState:
     """A counter added to a forward loop, with the sync point its stack pushes order against.
 
@@ -345,8 +379,7 @@ def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> l
     """Builds the backward loop of `loop`; returns [(input tensor of an Enter, gradient)]."""
 
     var_ids = [i for i, m in enumerate(loop.merges) if _trainable(m.dtype)]
-    invariants = [e for e in enters if util.is_loop_constant_enter(e)
-                  and _trainable(e.outputs[0].dtype)]
+    invariants = [e for e in enters if util.is_loop_constant_enter(e) and _invariant_trainable(e)]
     var_ids, invariants = _live(loop, var_ids, invariants, exit_grads)
     if not var_ids and not invariants:
         return []
@@ -356,7 +389,7 @@ def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> l
         grad = exit_grads.get(loop.loop_exits[i])
         init_grads.append(_dense(grad) if grad is not None else
                           array_ops.zeros_like(loop.loop_exits[i]))
-    init_accs = [array_ops.zeros_like(e.inputs[0]) for e in invariants]
+    init_accs = [_invariant_zeros(e) for e in invariants]
     body_outputs = [loop.next_iterations[i].op.inputs[0] for i in var_ids]
     body_inputs = [loop.body_inputs[i] for i in var_ids]
     xs = body_inputs + [e.outputs[0] for e in invariants]

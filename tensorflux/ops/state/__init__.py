@@ -13,4 +13,7 @@ from tensorflux.ops.state import (
     training_ops,
     initializers,
     template,
+    resource_variable_ops,
+    resource_variables,
+    resource_training_ops,
 )

@@ -504,6 +504,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
 def _scatter_wrapper(op, method: str, default_locking: bool):
     def wrapper(ref, indices, updates, use_locking=default_locking, name=None):
         if not _is_ref(ref) and hasattr(ref, method):
+            if method.startswith("scatter_nd"):
+                return getattr(ref, method)(indices, updates, name=name)
             return getattr(ref, method)(IndexedSlices(updates, indices), use_locking, name)
         return op(ref, indices, updates, use_locking=use_locking, name=name)
 
@@ -535,4 +537,10 @@ def count_up_to(ref, limit, name=None):
 
 def is_variable_initialized(ref, name=None):
     """A scalar bool tensor: whether the variable `ref` has been initialized."""
+    if not _is_ref(ref) and hasattr(ref, "is_initialized"):
+        return ref.is_initialized(name=name)  # a ResourceVariable
+    if getattr(getattr(ref, "dtype", None), "base_dtype", None) is dtypes.resource:
+        from tensorflux.framework.op_def import get_op_def
+
+        return get_op_def("VarIsInitializedOp")(ref, name=name)  # a resource handle
     return IsVariableInitialized(ref, name=name)

@@ -112,12 +112,21 @@ class Variable:
             parts = ":".join(f"{o},{s}" for o, s in zip(self.var_offset, self.var_shape))
             return f"{full} {parts}"
 
+    def __new__(cls, *args, **kwargs):
+        # TF1's VariableMetaclass: tf.Variable(use_resource=True), a VariableDef with
+        # is_resource, or tf.enable_resource_variables() give a ResourceVariable.
+        if cls is Variable and _wants_resource(args, kwargs):
+            from tensorflux.ops.state import resource_variables  # cycle: it subclasses us
+
+            return object.__new__(resource_variables._ResourceVariableFromVariable)
+        return object.__new__(cls)
+
     def __init__(self, initial_value=None, trainable=None, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,
                  dtype=None, expected_shape=None, import_scope=None, constraint=None,
                  use_resource=None, synchronization=VariableSynchronization.AUTO,
                  aggregation=VariableAggregation.NONE, shape=None):
-        """Creates a variable (TF1 `tf.Variable`; `use_resource` is accepted and ignored).
+        """Creates a variable (TF1 `tf.Variable`; `use_resource=True` makes a ResourceVariable).
 
         Args:
             initial_value: a Tensor or value convertible to one, or a callable returning one
@@ -421,6 +430,21 @@ class Variable:
 
 VariableV1 = Variable
 RefVariable = Variable
+
+_USE_RESOURCE_POSITION = 11  # of `use_resource` in Variable.__init__'s positional arguments
+
+
+def _wants_resource(args, kwargs) -> bool:
+    variable_def = kwargs.get("variable_def", args[6] if len(args) > 6 else None)
+    if variable_def is not None:
+        return bool(getattr(variable_def, "is_resource", False))
+    use_resource = kwargs.get("use_resource", args[_USE_RESOURCE_POSITION]
+                              if len(args) > _USE_RESOURCE_POSITION else None)
+    if use_resource is None:
+        from tensorflux.ops.state import resource_variables  # cycle: it subclasses Variable
+
+        return resource_variables.resource_variables_enabled()
+    return bool(use_resource)
 
 _OVERLOADED = (
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__div__", "__rdiv__",
