@@ -180,8 +180,7 @@ class MasterSession:
             feed_indices = sorted(int(n.attrs["index"]) for n in task_nodes if n.op == "_Arg")
             graph_def = nodes_to_graph_def(task_nodes + extra, use_assigned_device=True)
             client = self.master.client_for(task)
-            if not client.in_process:
-                self.master.health.require(task, client)
+            self.master.health.require(task, client)
             request = worker_pb2.RegisterGraphRequest(session_handle=self.handle,
                                                       graph_def=graph_def)
             response = client.call("register_graph", request, timeout=self._timeout(),
@@ -271,11 +270,8 @@ class MasterSession:
         status_mod.to_status(request.status, error)
         for plan in plans:
             try:
-                if plan.client.in_process:
-                    plan.client.call("abort", request)
-                else:
-                    plan.client.call_async("abort", request, ABORT_RPC_SECS,
-                                           lambda error, response: None)
+                plan.client.call_async("abort", request, ABORT_RPC_SECS,
+                                       lambda error, response: None)
             except Exception:  # noqa: BLE001 - a task that cannot be told is failing anyway
                 pass
 

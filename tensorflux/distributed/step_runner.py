@@ -21,10 +21,9 @@ from __future__ import annotations
 import threading
 import time
 
-from tensorflux.distributed import status as status_mod
-from tensorflux.distributed.rpc.tensor_codec import encode_tensor
+from tensorflux.distributed.rpc.transport import StepFeeds
 from tensorflux.framework import errors
-from tensorflux.protos import tensor_pb2, worker_pb2
+from tensorflux.protos import worker_pb2
 
 ABORT_GRACE_SECS = 5.0
 # The gRPC deadline of a remote RunGraph exceeds the step's own by this much: the master's
@@ -110,16 +109,6 @@ def _as_op_error(err, task: str):
     return error
 
 
-def _run_local(step: StepRun, plan, request, feeds, deadline) -> None:
-    values = None
-    try:
-        response, values = plan.client.run_graph_local(request, feeds, deadline)
-        error = status_mod.from_status(response.status)
-    except Exception as err:  # noqa: BLE001 - reported as the task's failure
-        error = _as_op_error(err, plan.task)
-    step.finish(plan, error, values)
-
-
 def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -> dict:
     """Runs one step on every task of `step.plans` (see the module docstring).
 
@@ -139,36 +128,31 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
     deadline = time.monotonic() + timeout if timeout else None
     plans = step.plans
     for plan in plans:  # a task known dead fails the step before anything is sent
-        if not plan.client.in_process:
-            health.require(plan.task, plan.client)
-    encoded: dict = {}
-    local = []
-    for plan in plans:
-        request = worker_pb2.RunGraphRequest(session_handle=session_handle,
-                                             graph_handle=plan.handle, step_id=step.step_id)
-        if plan.client.in_process:
-            local.append((plan, request, {i: feeds[i] for i in plan.feed_indices}))
-            continue
-        for index in plan.feed_indices:
-            proto = encoded.get(index)
-            if proto is None:
-                proto = encoded[index] = tensor_pb2.TensorProto()
-                encode_tensor(feeds[index], proto)
-            request.send.add(name=str(index)).tensor.CopyFrom(proto)
-        try:
-            step.futures.append(plan.client.run_graph_async(
-                request, None if timeout is None else timeout + DEADLINE_GRACE_SECS,
-                lambda error, values, plan=plan: step.finish(plan, error, values)))
-        except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
-            step.finish(plan, _as_op_error(err, plan.task), None)
-    watched = len(local) < len(plans)
+        health.require(plan.task, plan.client)
+    step_feeds = StepFeeds(feeds)
+    call_timeout = None if timeout is None else timeout + DEADLINE_GRACE_SECS
+    watched = any(plan.client.needs_health_checks for plan in plans)
     if watched:
         health.watch(step)
     try:
-        for item in local[:-1]:
-            fanout_pool().submit(_run_local, step, *item, deadline)
-        if local:
-            _run_local(step, *local[-1], deadline)
+        # Every partition starts at once; the last runs in this thread when it can.
+        for position, plan in enumerate(plans):
+            request = worker_pb2.RunGraphRequest(session_handle=session_handle,
+                                                 graph_handle=plan.handle,
+                                                 step_id=step.step_id)
+            submit = None if position == len(plans) - 1 else fanout_pool().submit
+            try:
+                future = plan.client.run_graph(
+                    request, step_feeds, plan.feed_indices, deadline, call_timeout,
+                    lambda error, values, plan=plan: step.finish(
+                        plan, None if error is None else _as_op_error(error, plan.task),
+                        values),
+                    submit)
+            except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
+                step.finish(plan, _as_op_error(err, plan.task), None)
+                continue
+            if future is not None:
+                step.futures.append(future)
         if deadline is None:
             step.done.wait()
         elif not step.done.wait(max(0.0, deadline - time.monotonic())):

@@ -114,7 +114,7 @@ class TaskHealth:
             if step.done.is_set() or now - step.started < HEARTBEAT_SECS:
                 continue
             for plan in step.plans:
-                if not plan.client.in_process:
+                if plan.client.needs_health_checks:
                     due.setdefault(plan.task, plan.client)
         for task, (client, _, _) in list(self._dead.items()):
             due.setdefault(task, client)

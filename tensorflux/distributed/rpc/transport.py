@@ -3,15 +3,15 @@
 Every call has a deadline, except the calls that run a step (RunStep, RunGraph): those have
 exactly the step's deadline (`RunOptions.timeout_in_ms` / `operation_timeout_in_ms`) or none,
 and health checks bound how long a failure takes to notice. A transport failure becomes
-UnavailableError (or DeadlineExceededError) naming the task and its address. Worker clients
-offer:
+UnavailableError (or DeadlineExceededError) naming the task and its address. Every worker
+client implements `WorkerClient`, so callers never ask which transport they hold:
 
-- `call(method, request, timeout)`: a unary call (returns the response message);
-- `run_graph_async(request, timeout, done)` (gRPC): starts a RunGraph and later calls
-  `done(error, values)` with `{fetch index: ndarray}`; fetched tensors too large for a
-  unary message are pulled afterwards over RecvTensor (see `Worker.run_graph`);
-  `run_graph_local(request, feeds)` (in-process): the same, blocking, with ndarrays in and
-  out and no serialization;
+- `call(method, request, timeout)` / `call_async(method, request, timeout, done)`: unary calls;
+- `run_graph(request, feeds, feed_indices, deadline, timeout, done, submit)`: runs a
+  registered graph for a step and calls `done(error, {fetch index: ndarray})`. In process the
+  ndarrays go straight in and out (run in the caller's thread or on `submit`); over gRPC the
+  feeds are encoded once per step (`StepFeeds`) and fetched tensors too large for a unary
+  message are pulled afterwards over RecvTensor (see `Worker.run_graph`);
 - `recv_tensor_async(step_id, key, done)`: starts a transfer and calls
   `done(error, value, is_dead, sender_incarnation)` once; returns a handle with `cancel()`.
 
@@ -28,10 +28,15 @@ import threading
 
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc import security as security_mod
-from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor
+from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor, encode_tensor
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
-from tensorflux.protos import master_service_pb2_grpc, worker_pb2, worker_service_pb2_grpc
+from tensorflux.protos import (
+    master_service_pb2_grpc,
+    tensor_pb2,
+    worker_pb2,
+    worker_service_pb2_grpc,
+)
 
 # Message size limits come from `RpcSecurity.grpc_options()` (2 GiB - 1 by default).
 GRPC_OPTIONS = [
@@ -155,10 +160,71 @@ class _Handle:
             cancel()
 
 
-class InProcessWorkerClient:
-    """Calls a Worker object directly (tests; tasks of one process)."""
+class StepFeeds:
+    """The fed values of one step by feed index; each is encoded at most once, however many
+    remote tasks it is sent to."""
 
-    in_process = True
+    def __init__(self, values):
+        self.values = values
+        self._protos: dict = {}
+
+    def proto(self, index: int):
+        proto = self._protos.get(index)
+        if proto is None:
+            proto = self._protos[index] = tensor_pb2.TensorProto()
+            encode_tensor(self.values[index], proto)
+        return proto
+
+
+class WorkerClient:
+    """How a master or a worker talks to a task's worker service, in this process or not.
+
+    Contract: `call` is a unary call with a deadline; `call_async` and `run_graph` return at
+    once (unless `run_graph` runs inline) and call `done(error, result)` exactly once;
+    `recv_tensor_async` pulls one tensor and calls `done(error, value, is_dead, incarnation)`
+    once. `needs_health_checks` says whether the task can fail apart from this process (its
+    health is then watched by heartbeats).
+    """
+
+    task: str
+    address: str
+    needs_health_checks = True
+
+    def call(self, method: str, request, timeout=None, wait_for_ready=False):
+        raise NotImplementedError
+
+    def call_async(self, method: str, request, timeout, done):
+        raise NotImplementedError
+
+    def run_graph(self, request, feeds: StepFeeds, feed_indices, deadline, timeout, done,
+                  submit=None):
+        """Runs a registered graph for one step; `done(error, {fetch index: ndarray})`.
+
+        Args:
+            request: the RunGraphRequest (handles and step id; the feeds are added here).
+            feeds: the step's StepFeeds; `feed_indices` are those this graph takes.
+            deadline: the step's time.monotonic() deadline, or None.
+            timeout: seconds the call may take, or None.
+            done: the callback.
+            submit: where to run a blocking in-process partition (an executor's `submit`);
+                None runs it in the calling thread.
+
+        Returns:
+            A future to cancel, or None.
+        """
+        raise NotImplementedError
+
+    def recv_tensor_async(self, step_id: int, key: str, done):
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class InProcessWorkerClient(WorkerClient):
+    """Calls a Worker object directly (tests; tasks of one process): no serialization."""
+
+    needs_health_checks = False
 
     def __init__(self, worker, task: str, address: str = "in-process"):
         self._worker = worker
@@ -168,10 +234,32 @@ class InProcessWorkerClient:
     def call(self, method: str, request, timeout=None, wait_for_ready=False):
         return getattr(self._worker, method)(request)
 
-    def run_graph_local(self, request, feeds, deadline=None):
-        """(response, {fetch index: ndarray}); blocks for the whole step (at most until
-        `deadline`, a time.monotonic() value)."""
-        return self._worker.run_graph_local(request, feeds, deadline)
+    def call_async(self, method: str, request, timeout, done):
+        try:
+            response = self.call(method, request, timeout)
+        except Exception as err:  # noqa: BLE001 - handed to the callback, as a wire would
+            done(err, None)
+        else:
+            done(None, response)
+
+    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None):
+        worker = self._worker
+        local_feeds = {index: feeds.values[index] for index in feed_indices}
+
+        def run():
+            values = None
+            try:
+                response, values = worker.run_graph_local(request, local_feeds, deadline)
+                error = status_mod.from_status(response.status)
+            except Exception as err:  # noqa: BLE001 - reported as the task's failure
+                error = err
+            done(error, values)
+
+        if submit is None:
+            run()
+        else:
+            submit(run)
+        return None
 
     def recv_tensor_async(self, step_id: int, key: str, done):
         handle = _Handle(done)
@@ -231,10 +319,8 @@ def _translate(err, task, address, what):
     return error
 
 
-class GrpcWorkerClient:
+class GrpcWorkerClient(WorkerClient):
     """The worker service of a task reached over gRPC."""
-
-    in_process = False
 
     def __init__(self, task: str, address: str, default_timeout: float = 10.0, security=None):
         from grpc.experimental import ChannelOptions
@@ -295,6 +381,11 @@ class GrpcWorkerClient:
 
         future.add_done_callback(finished)
         return future
+
+    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None):
+        for index in feed_indices:
+            request.send.add(name=str(index)).tensor.CopyFrom(feeds.proto(index))
+        return self.run_graph_async(request, timeout, done)
 
     def run_graph_async(self, request, timeout, done):
         """Starts a RunGraph; `done(error, values)` once every fetched value is here."""
