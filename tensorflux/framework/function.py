@@ -149,7 +149,8 @@ def unique_name(base: str) -> str:
     return f"__inference_{base}_{next(_UIDS)}"
 
 
-def trace(python_fn, args, kwargs, placeholders_for, name: str, outer_graph=None):
+def trace(python_fn, args, kwargs, placeholders_for, name: str, outer_graph=None,
+          captures=()):
     """Calls `python_fn` once inside a new FuncGraph; returns (DefinedFunction, structure).
 
     Args:
@@ -160,6 +161,8 @@ def trace(python_fn, args, kwargs, placeholders_for, name: str, outer_graph=None
         placeholders_for: leaf -> (dtype, shape) or None.
         name: the function's library name.
         outer_graph: the calling graph (default graph when None).
+        captures: outer tensors to capture first, in this order (so sibling functions, such
+            as the branches of an If, take the same inputs).
 
     Returns:
         The function and the structure of its results with tensors replaced by output
@@ -178,6 +181,8 @@ def trace(python_fn, args, kwargs, placeholders_for, name: str, outer_graph=None
             dtype, shape = spec
             fed.append(get_op_def("Placeholder")(dtype=dtype, shape=shape, name=f"arg{i}"))
             graph.inputs.append(fed[-1])
+        for tensor in captures:
+            graph._capture_tensor(tensor)
         call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), fed)
         result = python_fn(*call_args, **call_kwargs)
         structure = None
