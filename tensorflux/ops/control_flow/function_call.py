@@ -66,7 +66,9 @@ def call_function(fn, args, name=None):
     result = op_def(args, Tin=[t.base_dtype for t in fn.input_types], Tout=fn.output_types,
                     f=fn, name=name or op_def.name)
     if not fn.output_types:
-        return result
+        op = graph.get_operations()[-1]  # an empty list output: the op is the one just added
+        assert op.type == op_def.name
+        return op
     return list(result) if isinstance(result, (list, tuple)) else [result]
 
 

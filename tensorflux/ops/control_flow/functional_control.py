@@ -127,11 +127,13 @@ def _case_kernel(ctx, branch_index, *inputs, branches):
     return as_outputs(ctx.run_function(branches[index], inputs))
 
 
-def _loop_values(values, n):
-    if len(values) != n:
+def _loop_values(values, inputs):
+    if len(values) != len(inputs):
         raise errors.InvalidArgumentError(
-            None, None, f"The loop body returned {len(values)} values for {n} loop variables.")
-    return list(values)
+            None, None, f"The loop body returned {len(values)} values for {len(inputs)} loop "
+            "variables.")
+    # A ref loop variable (a captured variable) is passed through: it stays the variable.
+    return [old if hasattr(old, "read") else new for old, new in zip(inputs, values)]
 
 
 @While.kernel(ctx=True)
@@ -140,7 +142,7 @@ def _while_kernel(ctx, *inputs, cond, body):
     values = list(inputs)
     while _truthy(ctx.run_function(cond, values)[0]):
         _check_cancelled(ctx)
-        values = _loop_values(ctx.run_function(body, values), len(inputs))
+        values = _loop_values(ctx.run_function(body, values), inputs)
     return as_outputs(values)
 
 
@@ -155,7 +157,7 @@ def _for_kernel(ctx, start, limit, delta, *inputs, body):
     values = list(inputs)
     for i in range(start, limit, delta):
         _check_cancelled(ctx)
-        values = _loop_values(ctx.run_function(body, [np.int32(i)] + values), len(inputs))
+        values = _loop_values(ctx.run_function(body, [np.int32(i)] + values), inputs)
     return as_outputs(values)
 
 
@@ -211,8 +213,8 @@ For.gradient(_no_loop_gradient)
 
 
 def _op_outputs(result, n):
-    if n == 0:
-        return result
+    if n == 0:  # an empty list output: the op is the one just added
+        return graph_mod.get_default_graph().get_operations()[-1]
     return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
@@ -291,7 +293,8 @@ def _trace(fn, specs, captures, passthrough):
 
 
 def if_(cond, inputs, then_branch, else_branch, name=None):
-    """Adds an `If` op: `then_branch(*inputs)` when `cond` is true, else `else_branch(*inputs)`.
+    """Adds an `If` op (`StatelessIf` when both branches are stateless):
+    `then_branch(*inputs)` when `cond` is true, else `else_branch(*inputs)`.
 
     Returns:
         The list of output tensors (the Operation when the branches return nothing).
@@ -301,7 +304,8 @@ def if_(cond, inputs, then_branch, else_branch, name=None):
     if then_fn.output_types != else_fn.output_types:
         raise TypeError(f"If: then_branch returns {then_fn.output_types} but else_branch "
                         f"returns {else_fn.output_types}.")
-    return _if_op(If, convert_to_tensor(cond), inputs + captures, then_fn, else_fn, name)
+    op_def = If if then_fn.stateful or else_fn.stateful else StatelessIf
+    return _if_op(op_def, convert_to_tensor(cond), inputs + captures, then_fn, else_fn, name)
 
 
 def case_(branch_index, inputs, branches, name=None):
@@ -319,7 +323,8 @@ def case_(branch_index, inputs, branches, name=None):
 
 
 def while_(inputs, cond, body, parallel_iterations=10, name=None):
-    """Adds a `While` op: `inputs = body(*inputs)` while `cond(*inputs)`; returns the final
+    """Adds a `While` op (`StatelessWhile` when `cond` and `body` are stateless):
+    `inputs = body(*inputs)` while `cond(*inputs)`; returns the final
     loop variables (captured tensors of the callables are loop variables passed through)."""
     inputs = [convert_to_tensor(t) for t in inputs]
     (cond_fn, body_fn), captures = _trace_all([cond, body], inputs, passthrough=(1,))
@@ -328,9 +333,10 @@ def while_(inputs, cond, body, parallel_iterations=10, name=None):
         raise TypeError(f"While: the body returns {body_fn.output_types} for loop variables "
                         f"of types {types}.")
     _register([cond_fn, body_fn])
-    result = _op_outputs(While(inputs + captures, cond=cond_fn, body=body_fn,
-                               parallel_iterations=parallel_iterations, name=name or "While"),
-                         len(types))
+    op_def = While if cond_fn.stateful or body_fn.stateful else StatelessWhile
+    result = _op_outputs(op_def(inputs + captures, cond=cond_fn, body=body_fn,
+                                parallel_iterations=parallel_iterations,
+                                name=name or op_def.name), len(types))
     return result[:len(inputs)]
 
 

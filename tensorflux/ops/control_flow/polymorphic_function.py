@@ -115,7 +115,11 @@ class Function:
                 raise TypeError(f"{self._name}: keyword arguments are not supported with an "
                                 "input_signature.")
             specs = nest.flatten(self._input_signature)
-            flat = nest.flatten(args)
+            if len(args) != len(self._input_signature):
+                raise ValueError(f"{self._name}: the input_signature has "
+                                 f"{len(self._input_signature)} arguments but the call passes "
+                                 f"{len(args)}.")
+            flat = _flatten_up_to(self._input_signature, args)
             if len(flat) != len(specs):
                 raise ValueError(f"{self._name}: the input_signature has {len(specs)} tensors "
                                  f"but the call passes {len(flat)} values.")
@@ -188,6 +192,19 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<tf.function {self._name}>"
+
+
+def _flatten_up_to(structure, value) -> list:
+    """Leaves of `value` where `structure` has TensorSpecs (a leaf may be a list)."""
+    if isinstance(structure, TensorSpec):
+        return [value]
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure)
+                for leaf in _flatten_up_to(structure[key], value[key])]
+    if len(structure) != len(value):
+        raise ValueError(f"the call's arguments {value!r} do not match the input_signature "
+                         f"{structure!r}.")
+    return [leaf for s, v in zip(structure, value) for leaf in _flatten_up_to(s, v)]
 
 
 def _trace_shape(tensor, specs, tensors) -> TensorShape:
