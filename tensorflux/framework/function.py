@@ -57,6 +57,16 @@ class FuncGraph(graph_mod.Graph):
         if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
             outer = self.outer_graph._capture_tensor(tensor)
         name = f"captured_{tensor.op.name.replace('/', '_')}"
+        saved_scope, self._name_stack = self._name_stack, ""  # captures live at the top
+        try:
+            copied = self._capture_copy(outer, name)
+        finally:
+            self._name_stack = saved_scope
+        if outer is not tensor:
+            self.captures[tensor] = copied
+        return copied
+
+    def _capture_copy(self, outer, name):
         with self.control_dependencies(None):
             if outer.op.type == "Const" and not outer.dtype.is_ref_dtype:
                 copied = get_op_def("Const")(value=outer.op._attrs["value"],
@@ -66,8 +76,6 @@ class FuncGraph(graph_mod.Graph):
                                                    name=name)
                 self.captures[outer] = copied
                 self.inputs.append(copied)
-        if outer is not tensor:
-            self.captures[tensor] = copied
         return copied
 
 
@@ -324,7 +332,11 @@ def import_library(graph, library) -> None:
     visiting: set = set()
 
     def load(name):
-        if name in graph._functions:
+        existing = graph._functions.get(name)
+        if existing is not None:
+            if name in defs and existing.definition != defs[name]:
+                raise ValueError(f"Cannot add function '{name}' because a different function "
+                                 "with the same name already exists.")
             return
         if name not in defs:
             raise ValueError(f"Function '{name}' is called but not defined in the library.")
@@ -380,7 +392,7 @@ def from_function_def(fdef, outer_graph) -> DefinedFunction:
         ValueError: a malformed body (unknown input, wrong arity or type), naming the node.
     """
     from tensorflux.framework.graph_import import import_graph_def
-    from tensorflux.protos import graph_pb2
+    from tensorflux.protos import function_pb2, graph_pb2
 
     signature = fdef.signature
     args = {arg.name for arg in signature.input_arg}
@@ -418,7 +430,10 @@ def from_function_def(fdef, outer_graph) -> DefinedFunction:
                                                   if ":" in text else f"{text}:0")
             graph.outputs.append(tensor)
     control = [graph.get_operation_by_name(name) for name in fdef.control_ret.values()]
-    return DefinedFunction(graph, signature.name, control or None)
+    defined = DefinedFunction(graph, signature.name, control or None)
+    defined._proto = function_pb2.FunctionDef()
+    defined._proto.CopyFrom(fdef)
+    return defined
 
 
 __all__: list = []
