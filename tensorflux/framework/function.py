@@ -22,6 +22,7 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 
 _UIDS = itertools.count(1)
+MAX_NESTING = 64  # function calls nested in a GraphDef's library (bounds the import recursion)
 _ARG_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -329,7 +330,7 @@ def import_library(graph, library) -> None:
         ValueError: a malformed FunctionDef or a call to a function the library lacks.
     """
     defs = {fdef.signature.name: fdef for fdef in library.function}
-    visiting: set = set()
+    visiting: list = []
 
     def load(name):
         existing = graph._functions.get(name)
@@ -342,12 +343,15 @@ def import_library(graph, library) -> None:
             raise ValueError(f"Function '{name}' is called but not defined in the library.")
         if name in visiting:
             raise ValueError(f"Function '{name}' calls itself (recursion is not supported).")
-        visiting.add(name)
+        if len(visiting) >= MAX_NESTING:
+            raise ValueError(f"Functions nest deeper than {MAX_NESTING} calls (through "
+                             f"'{name}').")
+        visiting.append(name)
         for node_def in defs[name].node_def:
             for callee in _func_names(node_def):
                 load(callee)
         add_function(graph, from_function_def(defs[name], graph))
-        visiting.discard(name)
+        visiting.pop()
 
     for name in defs:
         load(name)

@@ -159,7 +159,7 @@ def test_traced_function_exports_tf_style_function_def_and_reimports():
     x = tf.placeholder(tf.float32, [3], name="x")
     w = tf.placeholder(tf.float32, [], name="w")
     f = tf.function(lambda a: tf.split(a * w, 3)[1] + 1.0)
-    y = tf.identity(f(x), name="y")
+    tf.identity(f(x), name="y")
     graph_def = tf.get_default_graph().as_graph_def()
     (fdef,) = graph_def.library.function
     assert [a.name for a in fdef.signature.input_arg] == ["arg0", "captured_w"]
@@ -230,3 +230,40 @@ def test_tensor_spec():
     with pytest.raises(ValueError, match="tf.Tensor"):
         tf.TensorSpec.from_tensor(3)
     assert "TensorSpec(shape=" in repr(spec)
+
+
+def _chain_library(graph_def, depth, recursive=False):
+    for k in range(depth):
+        fdef = graph_def.library.function.add()
+        fdef.signature.name = f"f{k}"
+        _arg(fdef.signature.input_arg, "x", np.float32)
+        _arg(fdef.signature.output_arg, "y", np.float32)
+        callee = f"f{k + 1}" if k + 1 < depth else ("f0" if recursive else None)
+        if callee is None:
+            _node(fdef, "r", "Neg", ["x"], np.float32)
+            fdef.ret["y"] = "r:y:0"
+            continue
+        call = _node(fdef, "call", "PartitionedCall", ["x"])
+        call.attr["Tin"].list.type.append(dtypes.float32.as_datatype_enum)
+        call.attr["Tout"].list.type.append(dtypes.float32.as_datatype_enum)
+        call.attr["f"].func.name = callee
+        fdef.ret["y"] = "call:output:0"
+    _node(graph_def, "x", "Placeholder", [], dtype=np.float32)
+    top = _node(graph_def, "top", "PartitionedCall", ["x"])
+    top.attr["Tin"].list.type.append(dtypes.float32.as_datatype_enum)
+    top.attr["Tout"].list.type.append(dtypes.float32.as_datatype_enum)
+    top.attr["f"].func.name = "f0"
+    return graph_def
+
+
+def test_nested_library_calls_run_and_recursion_or_deep_nesting_is_refused():
+    (y,) = tf.import_graph_def(_chain_library(graph_pb2.GraphDef(), 4), name="",
+                               return_elements=["top:0"])
+    x = tf.get_default_graph().get_tensor_by_name("x:0")
+    with tf.Session() as sess:
+        assert sess.run(y, {x: 2.5}) == pytest.approx(-2.5)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="calls itself"):
+        tf.import_graph_def(_chain_library(graph_pb2.GraphDef(), 3, recursive=True))
+    deep = _chain_library(graph_pb2.GraphDef(), function_lib.MAX_NESTING + 2)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="nest deeper"):
+        tf.import_graph_def(deep)

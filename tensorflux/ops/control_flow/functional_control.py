@@ -164,7 +164,7 @@ def _for_kernel(ctx, start, limit, delta, *inputs, body):
 # -- gradients ------------------------------------------------------------------------------
 
 
-def _branch_grad(op, grads, branches, index_input, make):
+def _branch_grad(op, grads, branches, make):
     graph = op.graph
     resolved = [function.resolve(graph, b) for b in branches]
     grad_fns = [function_call.gradient_function(fn, graph) for fn in resolved]
@@ -182,19 +182,19 @@ def _branch_grad(op, grads, branches, index_input, make):
 
 @If.gradient
 def _if_grad(op, *grads):
-    return _branch_grad(op, grads, [op.get_attr("then_branch"), op.get_attr("else_branch")], 0,
+    return _branch_grad(op, grads, [op.get_attr("then_branch"), op.get_attr("else_branch")],
                         lambda c, ins, g: _if_op(If, c, ins, g[0], g[1]))
 
 
 @StatelessIf.gradient
 def _stateless_if_grad(op, *grads):
-    return _branch_grad(op, grads, [op.get_attr("then_branch"), op.get_attr("else_branch")], 0,
+    return _branch_grad(op, grads, [op.get_attr("then_branch"), op.get_attr("else_branch")],
                         lambda c, ins, g: _if_op(StatelessIf, c, ins, g[0], g[1]))
 
 
 @Case.gradient
 def _case_grad(op, *grads):
-    return _branch_grad(op, grads, list(op.get_attr("branches")), 0,
+    return _branch_grad(op, grads, list(op.get_attr("branches")),
                         lambda c, ins, g: _case_op(c, ins, g))
 
 
@@ -343,7 +343,8 @@ def while_(inputs, cond, body, parallel_iterations=10, name=None):
 def for_(start, limit, delta, inputs, body, name=None):
     """Adds a `For` op: `inputs = body(i, *inputs)` for i in range(start, limit, delta)."""
     inputs = [convert_to_tensor(t) for t in inputs]
-    (body_fn,), captures = _trace_all([body], inputs, prefix_specs=[(dtypes.int32, TensorShape([]))],
+    (body_fn,), captures = _trace_all([body], inputs,
+                                      prefix_specs=[(dtypes.int32, TensorShape([]))],
                                       passthrough=(0,))
     _register([body_fn])
     result = _op_outputs(For(start, limit, delta, inputs + captures, body=body_fn,

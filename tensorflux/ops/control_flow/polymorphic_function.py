@@ -19,8 +19,8 @@ import weakref
 import numpy as np
 
 from tensorflux.framework import function as function_lib
-from tensorflux.framework import nest
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import nest
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
