@@ -7,7 +7,8 @@ writes them into GraphDefs. The Python wrappers (`if_`, `case_`, `while_`, `for_
 signature); tensors the callables capture become extra inputs shared by every branch (and
 loop variables passed through unchanged, for loops). Gradients: `If`/`StatelessIf`/`Case`
 are differentiated branch by branch (an `If`/`Case` of the branches' gradient functions);
-`While`, `StatelessWhile` and `For` have no gradient (a LookupError naming the op).
+`While`, `StatelessWhile` and `For` by `_FunctionalLoopGrad`, which reruns the loop keeping each
+iteration's variables and applies the body's gradient function backwards (first order only).
 """
 
 from __future__ import annotations
@@ -198,15 +199,76 @@ def _case_grad(op, *grads):
                         lambda c, ins, g: _case_op(c, ins, g))
 
 
-def _no_loop_gradient(op, *grads):
-    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}): "
-                      "gradients of functional loops are not implemented; build the loop with "
-                      "tf.while_loop to differentiate it.")
+# The gradient of a functional loop reruns the loop forward, keeping every iteration's loop
+# variables, then applies the body's gradient function from the last iteration back.
+_FunctionalLoopGrad = define_op(
+    "_FunctionalLoopGrad", inputs=["input: T", "dy: Tgrad"], outputs=["dx: Tgrad"],
+    attrs=["T: list(type) >= 0", "Tgrad: list(type) >= 0", "cond: func", "body: func",
+           "body_grad: func", "loop: {'while', 'for'} = 'while'"],
+    stateful=True)  # no gradient registered: a second derivative raises LookupError
+_FunctionalLoopGrad.passes_refs = True
 
 
-While.gradient(_no_loop_gradient)
-StatelessWhile.gradient(_no_loop_gradient)
-For.gradient(_no_loop_gradient)
+@_FunctionalLoopGrad.shape_fn
+def _loop_grad_shape(inputs, dys, *, Tgrad):
+    return [list(dys)]
+
+
+@_FunctionalLoopGrad.kernel(ctx=True)
+def _loop_grad_kernel(ctx, *args, T, cond, body, body_grad, loop):
+    inputs, grads = list(args[:len(T)]), list(args[len(T):])
+    history = []
+    if loop == "while":
+        values = inputs
+        while _truthy(ctx.run_function(cond, values)[0]):
+            _check_cancelled(ctx)
+            history.append(values)
+            values = _loop_values(ctx.run_function(body, values), inputs)
+    else:
+        start, limit, delta = (int(v) for v in inputs[:3])
+        values = inputs[3:]
+        for i in range(start, limit, delta):
+            _check_cancelled(ctx)
+            history.append([np.int32(i)] + values)
+            values = _loop_values(ctx.run_function(body, history[-1]), inputs[3:])
+    for entry in reversed(history):
+        _check_cancelled(ctx)
+        grads = ctx.run_function(body_grad, entry + grads)
+    return as_outputs(grads)
+
+
+def _loop_grad(op, grads, loop: str):
+    graph = op.graph
+    body = function.resolve(graph, op.get_attr("body"))
+    body_grad = function_call.gradient_function(body, graph)
+    offset = 3 if loop == "for" else 0
+    result = [None] * len(op.inputs)
+    if not body_grad.outputs:
+        return result
+    dys = function_call.output_gradients(op, grads, body_grad.float_outputs)
+    cond = op.get_attr("cond") if loop == "while" else body
+    values = _FunctionalLoopGrad(list(op.inputs), dys, Tgrad=[d.dtype.base_dtype for d in dys],
+                                 cond=cond, body=body, body_grad=body_grad, loop=loop,
+                                 name=f"{op.name.split('/')[-1]}_grad")
+    values = values if isinstance(values, (list, tuple)) else [values]
+    for position, value in zip(body_grad.float_outputs, values):
+        result[offset + position] = value
+    return result
+
+
+@While.gradient
+def _while_grad(op, *grads):
+    return _loop_grad(op, grads, "while")
+
+
+@StatelessWhile.gradient
+def _stateless_while_grad(op, *grads):
+    return _loop_grad(op, grads, "while")
+
+
+@For.gradient
+def _for_grad(op, *grads):
+    return _loop_grad(op, grads, "for")
 
 
 # -- Python wrappers --------------------------------------------------------------------------

@@ -66,8 +66,28 @@ def _case_case(tf):
     return out, [x], [np.array([0.1, -0.4, 0.8])]
 
 
+def _while_case(tf, op):
+    x = tf.placeholder(tf.float64, [2])
+    c = tf.placeholder(tf.float64, [])
+    noise = (lambda: tf.random_uniform([], dtype=tf.float64) * 0.0) if op == "While" else (
+        lambda: 0.0)
+    _, y = fc.while_([tf.constant(0), x], lambda i, s: i < 3,
+                     lambda i, s: (i + 1, tf.sin(s) * c + s + noise()))
+    return y, [x, c], [np.array([0.3, -0.5]), np.array(0.7)]
+
+
+def _for_case(tf):
+    x = tf.placeholder(tf.float64, [2])
+    c = tf.placeholder(tf.float64, [])
+    (y,) = fc.for_(0, 4, 1, [x], lambda k, s: s * s * 0.5 + tf.cast(k, tf.float64) * c)
+    return y, [x, c], [np.array([0.3, -0.5]), np.array(0.7)]
+
+
 GRADIENT_CASES = [
     ("PartitionedCall", _call_case),
+    ("While", lambda tf: _while_case(tf, "While")),
+    ("StatelessWhile", lambda tf: _while_case(tf, "StatelessWhile")),
+    ("For", _for_case),
     ("StatefulPartitionedCall", _stateful_call_case),
     ("If", lambda tf: _if_case(tf, "If")),
     ("StatelessIf", lambda tf: _if_case(tf, "StatelessIf")),
@@ -291,11 +311,37 @@ def test_for_values_negative_delta_and_bad_range():
         _run(bad)
 
 
-def test_loop_gradients_raise_lookup_error_naming_the_op():
+def test_loop_gradients_match_finite_differences_and_second_order_raises():
+    x = tf.placeholder(tf.float64, [2])
+    c = tf.placeholder(tf.float64, [])
+    _, y = fc.while_([tf.constant(0), x], lambda i, s: i < 3,
+                     lambda i, s: (i + 1, tf.sin(s) * c + s))
+    (z,) = fc.for_(4, 0, -1, [x], lambda k, s: s * s * 0.5 + tf.cast(k, tf.float64) * c)
+    grads = tf.gradients(tf.reduce_sum(y) + tf.reduce_sum(z), [x, c])
+    xv, cv = np.array([0.3, -0.5]), 0.7
+
+    def ref(xa, ca):
+        s = xa.copy()
+        for _ in range(3):
+            s = np.sin(s) * ca + s
+        t = xa.copy()
+        for k in range(4, 0, -1):
+            t = t * t * 0.5 + k * ca
+        return float(s.sum() + t.sum())
+
+    gx, gc = _run(grads, {x: xv, c: cv})
+    np.testing.assert_allclose(gx, _numeric_grad(lambda a: ref(a, cv), xv), rtol=1e-6)
+    assert gc == pytest.approx(_numeric_grad(lambda a: ref(xv, float(a)), np.array(cv)),
+                               rel=1e-6)
+    with pytest.raises(LookupError, match="_FunctionalLoopGrad"):
+        tf.gradients(grads[0], x)
+
+
+def test_loop_gradient_with_zero_iterations_is_the_incoming_gradient():
     x = tf.placeholder(tf.float64, [])
-    _, y = fc.while_([tf.constant(0), x], lambda i, s: i < 3, lambda i, s: (i + 1, s * 2.0))
-    with pytest.raises(LookupError, match="StatelessWhile"):
-        tf.gradients(y, x)
+    _, y = fc.while_([tf.constant(5), x], lambda i, s: i < 3, lambda i, s: (i + 1, s * s))
+    (g,) = tf.gradients(y * 4.0, x)
+    assert _run(g, {x: 2.0}) == pytest.approx(4.0)
 
 
 def test_stateful_branch_in_while_runs_every_iteration():
