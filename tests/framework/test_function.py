@@ -267,3 +267,28 @@ def test_nested_library_calls_run_and_recursion_or_deep_nesting_is_refused():
     deep = _chain_library(graph_pb2.GraphDef(), function_lib.MAX_NESTING + 2)
     with tf.Graph().as_default(), pytest.raises(ValueError, match="nest deeper"):
         tf.import_graph_def(deep)
+
+
+def test_tf_written_call_attrs_binary_config_proto_and_private_body_attrs():
+    graph_def = graph_pb2.GraphDef()
+    fdef = graph_def.library.function.add()
+    fdef.signature.name = "negate_fn"
+    _arg(fdef.signature.input_arg, "x", np.float32)
+    _arg(fdef.signature.output_arg, "identity", np.float32)
+    fdef.attr["_input_shapes"].list.shape.add()
+    neg = _node(fdef, "Neg", "Neg", ["x"], np.float32)
+    neg.attr["_output_shapes"].list.shape.add().unknown_rank = True
+    fdef.ret["identity"] = "Neg:y:0"
+    _node(graph_def, "x", "Placeholder", [], dtype=np.float32)
+    call = _node(graph_def, "call", "StatefulPartitionedCall", ["x"])
+    call.attr["Tin"].list.type.append(dtypes.float32.as_datatype_enum)
+    call.attr["Tout"].list.type.append(dtypes.float32.as_datatype_enum)
+    call.attr["f"].func.name = "negate_fn"
+    config = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00"
+    call.attr["config_proto"].s = config
+    (y,) = tf.import_graph_def(graph_def, return_elements=["call:0"], name="")
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {"x:0": [1.0, -2.0]}), [-1.0, 2.0])
+    exported = tf.get_default_graph().as_graph_def()
+    (node,) = [n for n in exported.node if n.name == "call"]
+    assert node.attr["config_proto"].s == config and node.attr["f"].func.name == "negate_fn"
