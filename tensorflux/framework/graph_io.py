@@ -174,7 +174,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto([t.shape for t in op._outputs], "list(shape)"))
-    if graph._functions and from_version is None:
+    if graph._functions:
         from tensorflux.framework import function
 
         graph_def.library.CopyFrom(function.library_proto(graph))
