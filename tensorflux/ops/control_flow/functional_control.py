@@ -13,6 +13,8 @@ iteration's variables and applies the body's gradient function backwards (first 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from tensorflux.framework import dtypes, errors, function
@@ -108,9 +110,25 @@ def _truthy(value) -> bool:
     return array.size > 0
 
 
-def _check_cancelled(ctx) -> None:
+def _deadline(ctx):
+    """When the step's timeout (RunOptions.timeout_in_ms, else the session's
+    operation_timeout_in_ms) ends, counted from now; None without one."""
+    options = ctx.options
+    timeout_ms = getattr(options, "timeout_in_ms", 0) if options is not None else 0
+    if not timeout_ms:
+        timeout_ms = getattr(ctx.session, "default_timeout_ms", 0) or 0
+    return time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+
+
+def _check_cancelled(ctx, deadline=None) -> None:
+    # NOTE: a loop kernel holds its executor's thread, which therefore cannot notice the
+    # step's deadline: the loop checks it itself.
     if ctx.cancellation is not None and ctx.cancellation.is_cancelled:
         raise ctx.cancellation.error
+    if deadline is not None and time.monotonic() > deadline:
+        raise errors.DeadlineExceededError(
+            None, None, "Timed out in a functional loop (RunOptions.timeout_in_ms / "
+            "ConfigProto.operation_timeout_in_ms).")
 
 
 @If.kernel(ctx=True)
@@ -141,8 +159,9 @@ def _loop_values(values, inputs):
 @StatelessWhile.kernel(ctx=True)
 def _while_kernel(ctx, *inputs, cond, body):
     values = list(inputs)
+    deadline = _deadline(ctx)
     while _truthy(ctx.run_function(cond, values)[0]):
-        _check_cancelled(ctx)
+        _check_cancelled(ctx, deadline)
         values = _loop_values(ctx.run_function(body, values), inputs)
     return as_outputs(values)
 
@@ -156,8 +175,9 @@ def _for_kernel(ctx, start, limit, delta, *inputs, body):
                 None, None, f"For: start={start}, limit={limit} and delta={delta} do not make "
                 "a finite range (delta must move start towards limit).")
     values = list(inputs)
+    deadline = _deadline(ctx)
     for i in range(start, limit, delta):
-        _check_cancelled(ctx)
+        _check_cancelled(ctx, deadline)
         values = _loop_values(ctx.run_function(body, [np.int32(i)] + values), inputs)
     return as_outputs(values)
 
@@ -218,21 +238,22 @@ def _loop_grad_shape(inputs, dys, *, Tgrad):
 def _loop_grad_kernel(ctx, *args, T, cond, body, body_grad, loop):
     inputs, grads = list(args[:len(T)]), list(args[len(T):])
     history = []
+    deadline = _deadline(ctx)
     if loop == "while":
         values = inputs
         while _truthy(ctx.run_function(cond, values)[0]):
-            _check_cancelled(ctx)
+            _check_cancelled(ctx, deadline)
             history.append(values)
             values = _loop_values(ctx.run_function(body, values), inputs)
     else:
         start, limit, delta = (int(v) for v in inputs[:3])
         values = inputs[3:]
         for i in range(start, limit, delta):
-            _check_cancelled(ctx)
+            _check_cancelled(ctx, deadline)
             history.append([np.int32(i)] + values)
             values = _loop_values(ctx.run_function(body, history[-1]), inputs[3:])
     for entry in reversed(history):
-        _check_cancelled(ctx)
+        _check_cancelled(ctx, deadline)
         grads = ctx.run_function(body_grad, entry + grads)
     return as_outputs(grads)
 

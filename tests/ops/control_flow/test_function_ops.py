@@ -353,3 +353,11 @@ def test_stateful_branch_in_while_runs_every_iteration():
         sess.run(tf.global_variables_initializer())
         assert sess.run(i) == 4
         assert sess.run(v) == 0 + 1 + 2 + 3
+
+
+def test_endless_functional_loop_honours_the_step_timeout():
+    (i,) = fc.while_([tf.constant(0)], lambda i: i >= 0, lambda i: i + 1)
+    options = tf.RunOptions(timeout_in_ms=200)
+    with tf.Session() as sess:
+        with pytest.raises(errors.DeadlineExceededError, match="functional loop"):
+            sess.run(i, options=options)
