@@ -361,3 +361,36 @@ def test_endless_functional_loop_honours_the_step_timeout():
     with tf.Session() as sess:
         with pytest.raises(errors.DeadlineExceededError, match="functional loop"):
             sess.run(i, options=options)
+
+
+def test_concrete_functions_methods_and_one_trace_per_graph():
+    traces = []
+
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @tf.function
+        def apply(self, x):
+            traces.append(self.k)
+            return x * self.k
+
+    two, three = Scaler(2.0), Scaler(3.0)
+    x = tf.constant([1.0, 2.0])
+    assert _run([two.apply(x), three.apply(x), two.apply(x)])[0].tolist() == [2.0, 4.0]
+    assert traces == [2.0, 3.0]
+
+    @tf.function
+    def f(a):
+        traces.append("f")
+        return a + 1
+
+    concrete = f.get_concrete_function(tf.TensorSpec([None], tf.int32))
+    assert concrete.function_def.signature.input_arg[0].type == tf.int32.as_datatype_enum
+    assert _run(concrete(tf.constant([1, 2]))).tolist() == [2, 3]
+    assert f.get_concrete_function(tf.TensorSpec([None], tf.int32)) is concrete
+    with tf.Graph().as_default():
+        assert _run(f(tf.constant([5]))).tolist() == [6]  # traced again for the new graph
+    assert traces.count("f") == 2
+    with pytest.raises(TypeError, match="callable"):
+        tf.function(3)
