@@ -12,6 +12,7 @@ before its nodes are imported. This module builds graph only through the op regi
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -45,6 +46,7 @@ class FuncGraph(graph_mod.Graph):
         self.inputs: list = []
         self.outputs: list = []
         self.captures: dict = {}
+        self.capture_placeholders: list = []  # the inputs made by capturing, in order
 
     @property
     def building_function(self) -> bool:
@@ -77,6 +79,7 @@ class FuncGraph(graph_mod.Graph):
                                                    name=name)
                 self.captures[outer] = copied
                 self.inputs.append(copied)
+                self.capture_placeholders.append(copied)
         return copied
 
 
@@ -88,8 +91,9 @@ class DefinedFunction:
         self.graph = graph
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
-        self.captured_inputs = [t for t, p in graph.captures.items() if p in self.inputs
-                                and t.graph is graph.outer_graph]
+        made = {id(p) for p in graph.capture_placeholders}
+        self.captured_inputs = [t for t, p in graph.captures.items()
+                                if id(p) in made and t.graph is graph.outer_graph]
         self.input_types = [t.dtype for t in self.inputs]
         self.output_types = [t.dtype.base_dtype for t in self.outputs]
         self.output_shapes = [t.shape for t in self.outputs]
@@ -100,6 +104,7 @@ class DefinedFunction:
                                and op.type not in ("Placeholder", "PlaceholderV2")]
         self.control_outputs = list(control_outputs)
         self.gradient = None  # the gradient DefinedFunction, built on first use
+        self.retrace = None  # (graph, arg tensors) -> outputs, for traced Python functions
         self._proto = None
 
     def __repr__(self) -> str:
@@ -180,37 +185,56 @@ def trace(python_fn, args, kwargs, placeholders_for, name: str, outer_graph=None
     outer = outer_graph or graph_mod.get_default_graph()
     graph = FuncGraph(name, outer)
     with graph.as_default():
-        flat = nest.flatten((args, kwargs))
-        fed = []
-        for i, leaf in enumerate(flat):
-            spec = placeholders_for(leaf)
-            if spec is None:
-                fed.append(leaf)
-                continue
+
+        def new_input(i, spec):
             dtype, shape = spec
-            fed.append(get_op_def("Placeholder")(dtype=dtype, shape=shape, name=f"arg{i}"))
-            graph.inputs.append(fed[-1])
-        for tensor in captures:
-            graph._capture_tensor(tensor)
-        call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), fed)
-        result = python_fn(*call_args, **call_kwargs)
-        structure = None
-        if result is not None:
-            leaves = nest.flatten(result)
-            outputs = []
-            for leaf in leaves:
-                if leaf is None:
-                    outputs.append(None)
-                    continue
-                tensor = _in_graph(graph, leaf)
-                if tensor.dtype.is_ref_dtype:
-                    tensor = get_op_def("Identity")(tensor)
-                outputs.append(len(graph.outputs))
-                graph.outputs.append(tensor)
-            structure = nest.pack_sequence_as(result, outputs)
+            graph.inputs.append(get_op_def("Placeholder")(dtype=dtype, shape=shape,
+                                                          name=f"arg{i}"))
+            return graph.inputs[-1]
+
+        outputs, structure = _call(graph, python_fn, args, kwargs, placeholders_for, new_input,
+                                   captures)
+        graph.outputs.extend(outputs)
         _add_automatic_control_dependencies(graph)
     fn = DefinedFunction(graph, name)
+    fn.retrace = functools.partial(_retrace, python_fn, args, kwargs, placeholders_for)
     return fn, structure
+
+
+def _call(graph, python_fn, args, kwargs, placeholders_for, new_input, captures=()):
+    """Calls `python_fn` in `graph` on new inputs; returns (output tensors, structure)."""
+    flat = nest.flatten((args, kwargs))
+    fed = []
+    for i, leaf in enumerate(flat):
+        spec = placeholders_for(leaf)
+        fed.append(leaf if spec is None else new_input(i, spec))
+    for tensor in captures:
+        graph._capture_tensor(tensor)
+    call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), fed)
+    result = python_fn(*call_args, **call_kwargs)
+    if result is None:
+        return [], None
+    tensors, positions = [], []
+    for leaf in nest.flatten(result):
+        if leaf is None:
+            positions.append(None)
+            continue
+        tensor = _in_graph(graph, leaf)
+        if tensor.dtype.is_ref_dtype:
+            tensor = get_op_def("Identity")(tensor)
+        positions.append(len(tensors))
+        tensors.append(tensor)
+    return tensors, nest.pack_sequence_as(result, positions)
+
+
+def _retrace(python_fn, args, kwargs, placeholders_for, graph, arg_tensors) -> list:
+    """Traces the same Python function again into `graph` (the default graph) on
+    `arg_tensors`; returns its output tensors. Gradient functions use it to rebuild a body
+    with its control-flow contexts (which a GraphDef copy would lose)."""
+    feed = iter(arg_tensors)
+    outputs, _ = _call(graph, python_fn, args, kwargs, placeholders_for,
+                       lambda i, spec: next(feed))
+    return outputs
 
 
 def _in_graph(graph, value) -> Tensor:

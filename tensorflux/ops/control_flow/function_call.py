@@ -89,7 +89,6 @@ def gradient_function(fn, graph=None):
     """
     if fn.gradient is not None:
         return fn.gradient
-    from tensorflux.framework.graph_import import import_graph_def
     from tensorflux.ops.array import zeros_like
     from tensorflux.ops.autodiff.gradients import gradients
 
@@ -105,15 +104,7 @@ def gradient_function(fn, graph=None):
         dys = [placeholder(dtype=fn.outputs[i].dtype.base_dtype, shape=fn.outputs[i].shape,
                            name=f"dy{i}") for i in float_outputs]
         body.inputs.extend(xs + dys)
-        graph_def = fn.graph.as_graph_def()
-        graph_def.ClearField("library")
-        consumed = {t for op in fn.graph.get_operations() for t in op._inputs}
-        input_map = {t.name: x for t, x in zip(fn.inputs, xs) if t in consumed}
-        wanted = [fn.outputs[i] for i in float_outputs]
-        imported = import_graph_def(graph_def, input_map=input_map, name="forward",
-                                    return_elements=[t.name for t in wanted])
-        ys = [xs[fn.inputs.index(t)] if t in fn.inputs else y
-              for t, y in zip(wanted, imported)]
+        ys = [ys_all[i] for i in float_outputs] if (ys_all := _forward(fn, body, xs)) else []
         targets = [xs[i] for i in float_inputs]
         grads = gradients(ys, targets, grad_ys=dys) if ys and targets else [None] * len(targets)
         for x, g in zip(targets, grads):
@@ -128,6 +119,26 @@ def gradient_function(fn, graph=None):
     function.add_function(outer, grad)
     fn.gradient = grad
     return grad
+
+
+def _forward(fn, body, xs) -> list:
+    """The forward outputs rebuilt in `body` on `xs`: traced again from Python when `fn` was
+    traced (keeping tf.cond / tf.while_loop contexts), else copied from its GraphDef."""
+    from tensorflux.framework.graph_import import import_graph_def
+
+    n_args = len(fn.inputs) - len(fn.captured_inputs)
+    if fn.retrace is not None:
+        for outer, x in zip(fn.captured_inputs, xs[n_args:]):
+            body.captures[outer] = x
+        return fn.retrace(body, xs[:n_args])
+    graph_def = fn.graph.as_graph_def()
+    graph_def.ClearField("library")
+    consumed = {t for op in fn.graph.get_operations() for t in op._inputs}
+    input_map = {t.name: x for t, x in zip(fn.inputs, xs) if t in consumed}
+    imported = import_graph_def(graph_def, input_map=input_map, name="forward",
+                                return_elements=[t.name for t in fn.outputs])
+    return [xs[fn.inputs.index(t)] if t in fn.inputs else y
+            for t, y in zip(fn.outputs, imported)]
 
 
 def output_gradients(op, grads, positions) -> list:

@@ -394,3 +394,26 @@ def test_concrete_functions_methods_and_one_trace_per_graph():
     assert traces.count("f") == 2
     with pytest.raises(TypeError, match="callable"):
         tf.function(3)
+
+
+def test_gradients_through_tf1_control_flow_inside_a_function_and_effects_run_once():
+    x = tf.placeholder(tf.float64, [])
+    w = tf.placeholder(tf.float64, [])
+    counter = tf.Variable(0.0, dtype=tf.float64)
+
+    @tf.function
+    def f(a):
+        tf.assign_add(counter, 1.0)
+        _, r = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * a * w),
+                             [0, tf.constant(1.0, tf.float64)])
+        return tf.cond(a > 0, lambda: r, lambda: -r)
+
+    y = f(x)
+    gx, gw = tf.gradients(y, [x, w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for xv, sign in ((1.5, 1.0), (-0.5, -1.0)):
+            got = sess.run([y, gx, gw], {x: xv, w: 2.0})
+            assert got == pytest.approx([sign * (xv * 2.0) ** 3, sign * 3 * xv ** 2 * 8.0,
+                                         sign * 3 * 4.0 * xv ** 3])
+        assert sess.run(counter) == 2.0  # one increment per step: the gradient does not rerun it
