@@ -292,3 +292,22 @@ def test_tf_written_call_attrs_binary_config_proto_and_private_body_attrs():
     exported = tf.get_default_graph().as_graph_def()
     (node,) = [n for n in exported.node if n.name == "call"]
     assert node.attr["config_proto"].s == config and node.attr["f"].func.name == "negate_fn"
+
+
+def test_functions_survive_a_meta_graph_and_checkpoint_round_trip(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        x = tf.placeholder(tf.float32, [2], name="x")
+        f = tf.function(lambda a: a * v + 1.0)
+        tf.identity(f(x), name="y")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(v, [3.0, -1.0]))
+            saver.save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default():
+        restorer = tf.train.import_meta_graph(str(tmp_path / "model.meta"))
+        with tf.Session() as sess:
+            restorer.restore(sess, str(tmp_path / "model"))
+            got = sess.run("y:0", {"x:0": [2.0, 5.0]})
+    np.testing.assert_allclose(got, [7.0, -4.0])

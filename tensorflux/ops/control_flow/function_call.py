@@ -3,9 +3,11 @@
 A call op's kernel runs the body of its `f` attr (a `DefinedFunction`, see
 framework/function.py) with `ctx.run_function`; captured tensors are extra inputs after the
 arguments, ref arguments are passed by reference (`passes_refs`). The gradient of a call is a
-call of the function's gradient function: the forward body inlined into a new function graph
-and differentiated there with `tf.gradients` (the forward body is recomputed; stateful ops off
-the path to the outputs do not run again, but stateful ops on it, such as random ops, do).
+call of the function's gradient function: the forward body rebuilt in a new function graph
+(traced again from Python, so tf.cond / tf.while_loop contexts exist; or, for a function
+imported from a FunctionDef, copied) and differentiated there with `tf.gradients`. The forward
+body is recomputed: stateful ops off the path to the outputs do not run again, but stateful
+ops on it (random ops) do.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ calls with the same signature reuse the trace. NumPy arrays are tensor arguments
 Python values are baked into the trace. With `input_signature` there is one trace and the
 arguments must match it. Tensors of the calling graph used in the body are captured (extra
 inputs of the call; variables by reference). Effects run in program order (automatic control
-dependencies).
+dependencies). Variables must be created outside the function (a ValueError otherwise).
 """
 
 from __future__ import annotations
@@ -182,6 +182,12 @@ class Function:
             defined, structure = function_lib.trace(
                 self._python_function, args, kwargs, spec_of, function_lib.unique_name(self._name),
                 graph)
+            made = [op.name for op in defined.graph.get_operations()
+                    if op.type in ("VariableV2", "Variable", "VarHandleOp")]
+            if made:
+                raise ValueError(f"tf.function '{self._name}' creates variables ({made}); "
+                                 "create them outside the function and use them inside (they "
+                                 "are captured by reference).")
             function_lib.add_function(graph, defined)
             concrete = table[key] = ConcreteFunction(defined, structure, specs)
         return concrete, tensors

@@ -417,3 +417,12 @@ def test_gradients_through_tf1_control_flow_inside_a_function_and_effects_run_on
             assert got == pytest.approx([sign * (xv * 2.0) ** 3, sign * 3 * xv ** 2 * 8.0,
                                          sign * 3 * 4.0 * xv ** 3])
         assert sess.run(counter) == 2.0  # one increment per step: the gradient does not rerun it
+
+
+def test_creating_variables_inside_a_function_is_refused():
+    @tf.function
+    def f(x):
+        return x * tf.Variable(2.0)
+
+    with pytest.raises(ValueError, match="creates variables"):
+        f(tf.constant(1.0))
