@@ -3,7 +3,8 @@
 Contract: a graph already records every op, so the tape records nothing but the ops created
 under `stop_recording()` (their outputs are constants for `gradient`) and what `watch` was
 given. `gradient(target, sources)` is `tf.gradients` with the nested structure of `sources`
-kept; a non-persistent tape answers once. `jacobian` / `batch_jacobian` differentiate one
+kept (with `watch_accessed_variables=False`, unwatched variables get None); a non-persistent
+tape answers once. `jacobian` / `batch_jacobian` differentiate one
 element (or column) at a time and need static sizes.
 """
 
@@ -98,6 +99,10 @@ class GradientTape:
         grads = gradients(flat_targets, flat_sources, grad_ys=output_gradients,
                           stop_gradients=self._stopped or None,
                           unconnected_gradients=unconnected_gradients)
+        if not self._watch_accessed_variables:  # only watched variables are sources
+            watched = {id(v) for v in self._watched}
+            grads = [None if hasattr(s, "initializer") and id(s) not in watched else g
+                     for s, g in zip(flat_sources, grads)]
         return nest.pack_sequence_as(sources, grads)
 
     def jacobian(self, target, sources, unconnected_gradients="none", parallel_iterations=None,

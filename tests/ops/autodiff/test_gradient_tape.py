@@ -75,3 +75,14 @@ def test_jacobian_and_batch_jacobian_match_references():
         unknown = tf.placeholder(tf.float64, [None]) * 2.0
     with pytest.raises(ValueError, match="static number of elements"):
         tape3.jacobian(unknown, x)
+
+
+def test_watch_accessed_variables_false_only_watched_variables_get_gradients():
+    a = tf.Variable(2.0)
+    b = tf.Variable(3.0)
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(a)
+        y = a * b
+    ga, gb = tape.gradient(y, [a, b])
+    assert gb is None and _run(ga) == pytest.approx(3.0)
+    assert tape.watched_variables() == (a,)

@@ -426,3 +426,10 @@ def test_creating_variables_inside_a_function_is_refused():
 
     with pytest.raises(ValueError, match="creates variables"):
         f(tf.constant(1.0))
+
+
+def test_function_called_from_a_dataset_map():
+    f = tf.function(lambda x: x * 2 + 1)
+    element = tf.data.Dataset.range(4).map(f).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert [sess.run(element) for _ in range(4)] == [1, 3, 5, 7]
