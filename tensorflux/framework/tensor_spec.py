@@ -62,11 +62,14 @@ class TensorSpec:
         return dtype == self._dtype and self._shape.is_compatible_with(spec_or_tensor.shape)
 
     def most_specific_compatible_type(self, other) -> TensorSpec:
+        """The most specific spec both specs satisfy.
+
+        Raises:
+            ValueError: the dtypes differ.
+        """
         if self._dtype != other.dtype:
             raise ValueError(f"Types are not compatible: {self} vs {other}")
-        return TensorSpec(self._shape.most_specific_compatible_shape(other.shape)
-                          if hasattr(self._shape, "most_specific_compatible_shape")
-                          else TensorShape(None), self._dtype)
+        return TensorSpec(self._shape.most_specific_compatible_shape(other.shape), self._dtype)
 
     def _key(self):
         shape = None if self._shape.ndims is None else tuple(self._shape.as_list())

@@ -311,3 +311,12 @@ def test_functions_survive_a_meta_graph_and_checkpoint_round_trip(tmp_path):
             restorer.restore(sess, str(tmp_path / "model"))
             got = sess.run("y:0", {"x:0": [2.0, 5.0]})
     np.testing.assert_allclose(got, [7.0, -4.0])
+
+
+def test_tensor_spec_most_specific_compatible_type():
+    a = tf.TensorSpec([2, 3], tf.float32)
+    merged = a.most_specific_compatible_type(tf.TensorSpec([2, 4], tf.float32))
+    assert merged.shape.as_list() == [2, None] and merged.dtype == tf.float32
+    assert a.most_specific_compatible_type(tf.TensorSpec([2], tf.float32)).shape.ndims is None
+    with pytest.raises(ValueError, match="not compatible"):
+        a.most_specific_compatible_type(tf.TensorSpec([2, 3], tf.int32))
