@@ -433,3 +433,17 @@ def test_function_called_from_a_dataset_map():
     element = tf.data.Dataset.range(4).map(f).make_one_shot_iterator().get_next()
     with tf.Session() as sess:
         assert [sess.run(element) for _ in range(4)] == [1, 3, 5, 7]
+
+
+def test_branch_assigns_reach_the_outer_variable_only_when_taken():
+    v = tf.Variable(10.0)
+    pred = tf.placeholder(tf.bool, [])
+    (out,) = fc.if_(pred, [tf.constant(1.0)], lambda a: tf.assign_add(v, a) * 1.0,
+                    lambda a: a * 0.0)
+    assert out.op.type == "If"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out, {pred: True}) == 11.0
+        assert sess.run(out, {pred: False}) == 0.0
+        assert sess.run(out, {pred: True}) == 12.0
+        assert sess.run(v) == 12.0
