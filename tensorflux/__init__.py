@@ -138,3 +138,8 @@ from tensorflux import feature_column
 from tensorflux import estimator
 from tensorflux import distribute
 from tensorflux import contrib
+from tensorflux.ops.control_flow.polymorphic_function import *  # noqa: F403
+from tensorflux.ops.autodiff.tape import *  # noqa: F403
+from tensorflux.framework.tensor_spec import *  # noqa: F403
+from tensorflux.ops.ragged.ragged_tensor import RaggedTensor
+from tensorflux import ragged

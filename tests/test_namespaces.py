@@ -116,6 +116,8 @@ NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "Tr
 NAMES["distribute"] = ["cluster_resolver"]
 NAMES["keras"] = NAMES["keras"] + ["estimator"]
 NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column"]
+ROOT += ["function", "GradientTape", "TensorSpec", "RaggedTensor", "ragged"]
+NAMES["ragged"] = ["constant", "range", "RaggedTensorValue"]
 
 
 def test_root_names():

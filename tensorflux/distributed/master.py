@@ -179,6 +179,10 @@ class MasterSession:
                     fetch_indices.append(index)
             feed_indices = sorted(int(n.attrs["index"]) for n in task_nodes if n.op == "_Arg")
             graph_def = nodes_to_graph_def(task_nodes + extra, use_assigned_device=True)
+            if graph._functions:  # the bodies of the partition's function calls
+                from tensorflux.framework import function
+
+                graph_def.library.CopyFrom(function.library_proto(graph))
             client = self.master.client_for(task)
             self.master.health.require(task, client)
             request = worker_pb2.RegisterGraphRequest(session_handle=self.handle,

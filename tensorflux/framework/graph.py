@@ -92,6 +92,7 @@ class Graph:
         self._graph_def_versions = (27, 0)
         self._building_function = False
         self._last_id = 0
+        self._functions: dict = {}  # the function library: name -> function.DefinedFunction
 
     # -- ops -------------------------------------------------------------------------------
 

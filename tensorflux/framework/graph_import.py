@@ -201,6 +201,8 @@ class _Importer:
                         ", ".join(op_def.attrs) or "none")
                 continue
             attrs[key] = checked[key]
+            if spec.kind in ("func", "list(func)"):
+                attrs[key] = _resolve_functions(self.graph, node, key, attrs[key])
         return attrs
 
     def _producer_default(self, op_type, key, proto) -> bool:
@@ -353,6 +355,17 @@ class _Importer:
                 break
 
 
+def _resolve_functions(graph, node, key, value):
+    from tensorflux.framework import function
+
+    try:
+        if isinstance(value, tuple):
+            return tuple(function.resolve(graph, v) for v in value)
+        return function.resolve(graph, value)
+    except ValueError as err:
+        raise ValueError(f"Node '{node.name}' ({node.op}): attr '{key}': {err}") from None
+
+
 def _same_shape(a: TensorShape, b: TensorShape) -> bool:
     if a.ndims is None or b.ndims is None:
         return a.ndims == b.ndims
@@ -438,6 +451,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     except errors.InvalidArgumentError as err:
         raise ValueError(err.message) from None
     graph = graph_mod.get_default_graph()
+    if graph_def.library.function:
+        from tensorflux.framework import function
+
+        function.import_library(graph, graph_def.library)
     producer_ops = {op.name: op for op in producer_op_list.op} if producer_op_list else {}
     with graph.name_scope("import" if name is None else name) as scope:
         mapped = _convert_input_map(graph, input_map, name)

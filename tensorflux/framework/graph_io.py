@@ -37,6 +37,10 @@ def attr_to_proto(value, kind: str | None = None):
         proto.tensor.CopyFrom(make_tensor_proto(value))
     elif kind == "func":
         proto.func.name = getattr(value, "name", str(value))
+    elif kind == "list(func)":
+        for item in value or ():
+            proto.list.func.add().name = getattr(item, "name", str(item))
+        proto.list.SetInParent()
     elif kind.startswith("list("):
         inner = kind[5:-1]
         items = list(value or ())
@@ -122,6 +126,8 @@ def attr_from_proto(proto, kind: str | None = None):
             return tuple(TensorShape(s) for s in lst.shape)
         if inner == "tensor" or (inner is None and lst.tensor):
             return tuple(make_ndarray(t) for t in lst.tensor)
+        if inner == "func" or (inner is None and lst.func):
+            return tuple(f.name for f in lst.func)
         return ()
     if which == "placeholder":
         return None
@@ -165,6 +171,10 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto([t.shape for t in op._outputs], "list(shape)"))
+    if graph._functions:
+        from tensorflux.framework import function
+
+        graph_def.library.CopyFrom(function.library_proto(graph))
     return graph_def
 
 

@@ -186,7 +186,10 @@ def _coerce_attr(name: str, kind: str, value, allowed):
             value = bool(value)
         elif kind == "string":
             if isinstance(value, bytes):
-                value = value.decode()
+                try:
+                    value = value.decode()
+                except UnicodeDecodeError:
+                    return value  # a binary payload (TF's serialized config_proto) stays bytes
             if not isinstance(value, str):
                 raise TypeError(f"expected a string, got {value!r}")
         elif kind == "shape":

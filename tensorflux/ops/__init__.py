@@ -18,4 +18,5 @@ from tensorflux.ops import (
     autodiff,
     script,
     internal,
+    ragged,
 )

@@ -7,6 +7,8 @@ partitioning then work on Nodes (adding `_Send`/`_Recv`), never on the user's Gr
 
 from __future__ import annotations
 
+from tensorflux.framework import errors, function
+from tensorflux.framework.graph import Graph
 from tensorflux.framework.op_builder import _output_types
 from tensorflux.framework.op_def import get_op_def
 
@@ -106,4 +108,21 @@ def nodes_from_graph_def(graph_def, limits=None) -> list:
             else:
                 node.inputs.append((nodes[name], index))
         node.input_dtypes = [src.output_dtypes[i] for src, i in node.inputs]
+    if graph_def.library.function:
+        _resolve_functions(graph_def.library, nodes.values())
     return list(nodes.values())
+
+
+def _resolve_functions(library, nodes) -> None:
+    """Func attrs (names) -> the library's functions, imported into a private graph."""
+    holder = Graph()
+    try:
+        function.import_library(holder, library)
+        for node in nodes:
+            for key, spec in node.op_def.attrs.items():
+                if spec.kind in ("func", "list(func)") and key in node.attrs:
+                    value = node.attrs[key]
+                    node.attrs[key] = tuple(function.resolve(holder, v) for v in value) \
+                        if isinstance(value, tuple) else function.resolve(holder, value)
+    except ValueError as err:
+        raise errors.InvalidArgumentError(None, None, f"GraphDef library: {err}") from None

@@ -175,7 +175,8 @@ class Plan:
                 is_ref_source = src.output_dtypes[idx].is_ref_dtype
                 wants_ref = (k < len(node.op_def.inputs) and node.op_def.inputs[k].is_ref) \
                     or (item.kind in (SWITCH, MERGE, ENTER, EXIT, NEXT)
-                        and node.op.startswith("Ref")) or _forwards_ref(node)
+                        and node.op.startswith("Ref")) or _forwards_ref(node) \
+                    or getattr(node.op_def, "passes_refs", False)
                 if is_ref_source and not wants_ref:
                     deref.append(k)
             item.deref = tuple(deref)

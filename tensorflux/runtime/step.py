@@ -41,6 +41,14 @@ class StepContext:
                           self.session, self.options, f"{frame_id}:{iteration}")
         return ctx
 
+    def run_function(self, function, args) -> list:
+        """Runs `function` (a `DefinedFunction` or a library name) on this step's device as a
+        sub-step; returns its outputs (see `runtime/function_call.py`)."""
+        # cycle: function_call builds executors, which import this module.
+        from tensorflux.runtime import function_call
+
+        return function_call.run_function(self, function, args)
+
     @property
     def device_name(self) -> str:
         return self.device.name if self.device is not None else ""

@@ -11,4 +11,7 @@ from tensorflux.ops.control_flow import (
     util,
     while_loop,
     functional,
+    function_call,
+    functional_control,
+    polymorphic_function,
 )
