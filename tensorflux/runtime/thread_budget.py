@@ -296,7 +296,9 @@ class _Process:
     """Process-wide state: live budgets, the BLAS target and the load samples."""
 
     def __init__(self, probe=None, blas=None):
-        self.lock = threading.Lock()
+        # NOTE: reentrant: a session collected while another is being set up (its __del__
+        # closes it) releases from inside `acquire` on the same thread.
+        self.lock = threading.RLock()
         self.probe = probe or others_running
         self.blas = blas or _Blas()
         self.users = 0
