@@ -163,6 +163,29 @@ def test_concurrent_kernels_and_load_lower_the_blas_threads():
     assert blas.calls[-1] == "restore"
 
 
+
+def test_a_release_inside_acquire_on_the_same_thread_does_not_deadlock():
+    # A session collected while another is being set up: its __del__ releases from inside
+    # the probe that `acquire` runs (the suite once hung here).
+    blas = _FakeBlas()
+    box = []
+
+    def probe(cores):
+        if box:
+            box.pop().release()
+        return 0.0
+
+    process = tb._Process(probe=probe, blas=blas)
+    budget = tb.ThreadBudget(4, 4, 4)
+    process.acquire(budget)  # the first session
+    box.append(process)
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (process.acquire(budget), done.set()), daemon=True)
+    worker.start()
+    assert done.wait(5.0), "acquire deadlocked on a nested release"
+    assert process.users == 1 and blas.calls[-1] == 4
+
+
 # -- BLAS limits in real steps ---------------------------------------------------------------
 
 def test_blas_limit_applies_during_a_step_and_is_restored(graph, fresh_process):
