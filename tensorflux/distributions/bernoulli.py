@@ -10,7 +10,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.debug import checks as check_ops
-from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import activations
 from tensorflux.ops.nn import functions as nn_functions
 from tensorflux.ops.random import stateful as random_ops
 
@@ -86,7 +86,8 @@ class Bernoulli(Distribution):
         return -nn_functions.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
 
     def _entropy(self):
-        return -self.logits * (math_ops.sigmoid(self.logits) - 1.0) + nn_core.softplus(-self.logits)
+        return (-self.logits * (math_ops.sigmoid(self.logits) - 1.0)
+                + activations.softplus(-self.logits))
 
     def _mean(self):
         return array_ops.identity(self.probs)
@@ -102,7 +103,7 @@ class Bernoulli(Distribution):
 def _kl_bernoulli_bernoulli(a, b, name=None):
     """KL(a || b) in terms of logits, stable for probabilities near 0 and 1."""
     with scopes.name_scope(name, "kl_bernoulli_bernoulli", values=[a.logits, b.logits]):
-        delta_probs0 = nn_core.softplus(-b.logits) - nn_core.softplus(-a.logits)
-        delta_probs1 = nn_core.softplus(b.logits) - nn_core.softplus(a.logits)
+        delta_probs0 = activations.softplus(-b.logits) - activations.softplus(-a.logits)
+        delta_probs1 = activations.softplus(b.logits) - activations.softplus(a.logits)
         return (math_ops.sigmoid(a.logits) * delta_probs0
                 + math_ops.sigmoid(-a.logits) * delta_probs1)

@@ -16,6 +16,7 @@ from tensorflux.ops import array as _array_ops
 from tensorflux.ops import math as _math_ops
 from tensorflux.ops.nn import core as _nn_core
 from tensorflux.ops.nn import functions as _nn_functions
+from tensorflux.ops.nn import activations as nn_activations
 
 
 
@@ -202,7 +203,7 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKey
         logits = _convert_to_tensor(logits)
         labels = _math_ops.cast(labels, logits.dtype.base_dtype)
         signed = 2 * labels - 1
-        losses = _nn_core.relu(1 - signed * logits)
+        losses = nn_activations.relu(1 - signed * logits)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 

@@ -61,7 +61,9 @@ class _FakeProcess:
 
     started = []
 
-    def __init__(self, command, env=None, stdout=None, text=None):
+    pid = 2**30  # above Linux's pid_max: signalling its group finds no process
+
+    def __init__(self, command, env=None, stdout=None, text=None, preexec_fn=None):
         self.command, self.env = command, env
         self.stdout = iter(["tensorflux server serving at grpc://fake\n"]) if stdout else None
         self.returncode = None
@@ -76,6 +78,9 @@ class _FakeProcess:
 
     def terminate(self):
         self.returncode = -15
+
+    def send_signal(self, signum):
+        self.returncode = -int(signum)
 
     kill = terminate
 
