@@ -4,7 +4,10 @@ The same TF1 graph code runs on tensorflux and, when importable, on TensorFlow's
 in the same process; PyTorch runs equivalent eager models when importable. Prints ms/step and
 examples/s per model and framework, and the ratio to TensorFlow.
 
-    python bench/training.py [--steps N] [--models mlp,cnn,lstm]
+    python bench/training.py [--steps N] [--models mlp,cnn,lstm] [--jit default|off|on]
+
+`--jit` sets tensorflux's `global_jit_level` (elementwise fusion); the `first s` column is the
+first training step's wall time (plan building plus compiled-kernel loading or compiling).
 """
 
 from __future__ import annotations
@@ -80,15 +83,23 @@ def lstm_graph(tf, batch=32, steps=20, vocab=10000, size=256):
 GRAPHS = {"mlp": mlp_graph, "cnn": cnn_graph, "lstm": lstm_graph}
 
 
-def graph_framework(tf, model: str, steps: int):
+def graph_framework(tf, model: str, steps: int, jit: str = "default"):
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(0)
         train, feed, batch = GRAPHS[model](tf)
         init = tf.global_variables_initializer()
-    with tf.Session(graph=graph) as sess:
+    config = None
+    if jit != "default":
+        levels = tf.OptimizerOptions
+        config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=levels(
+            global_jit_level=levels.ON_1 if jit == "on" else levels.OFF)))
+    with tf.Session(graph=graph, config=config) as sess:
         sess.run(init)
-        return _median_step(lambda: sess.run(train, feed), steps), batch
+        start = time.perf_counter()
+        sess.run(train, feed)
+        first = time.perf_counter() - start
+        return _median_step(lambda: sess.run(train, feed), steps), batch, first
 
 
 def torch_framework(torch, model: str, steps: int):
@@ -139,10 +150,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--models", default="mlp,cnn,lstm")
+    parser.add_argument("--jit", choices=("default", "off", "on"), default="default")
     args = parser.parse_args()
     import tensorflux
 
-    frameworks = {"tensorflux": lambda m: graph_framework(tensorflux, m, args.steps)}
+    frameworks = {"tensorflux": lambda m: graph_framework(tensorflux, m, args.steps, args.jit)}
     try:
         import os
 
@@ -161,14 +173,16 @@ def main() -> None:
         frameworks["pytorch"] = lambda m: torch_framework(torch, m, args.steps)
     except ImportError:
         pass
-    print(f"{'model':<8}{'framework':<14}{'ms/step':>10}{'examples/s':>13}{'vs TF':>8}")
+    print(f"{'model':<8}{'framework':<14}{'ms/step':>10}{'examples/s':>13}{'vs TF':>8}"
+          f"{'first s':>9}")
     for model in args.models.split(","):
         results = {name: run(model) for name, run in frameworks.items()}
         reference = results.get("tensorflow", (None,))[0]
-        for name, (seconds, batch) in results.items():
+        for name, (seconds, batch, *first) in results.items():
             ratio = f"{seconds / reference:.2f}x" if reference else "-"
+            first = f"{first[0]:.2f}" if first else "-"
             print(f"{model:<8}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"
-                  f"{ratio:>8}")
+                  f"{ratio:>8}{first:>9}")
 
 
 if __name__ == "__main__":
