@@ -109,22 +109,29 @@ def run_numpy(codes, operands, constants: np.ndarray, inputs, dtype) -> np.ndarr
     """The reference interpreter (NumPy broadcasting); returns the last instruction's value."""
     values = [np.asarray(x) for x in inputs] + [np.asarray(c) for c in constants]
     base = len(values)
-    owned = set()  # value indices whose buffer this call allocated (free to overwrite)
+    uses = [0] * (base + len(codes))
+    for k in operands:
+        if k >= 0:
+            uses[k] += 1
+    owned = set()  # results this call allocated that no later instruction reads
     with np.errstate(all="ignore"):
         for i, code in enumerate(codes):
             a = operands[2 * i]
             b = operands[2 * i + 1]
             args = (values[a],) if b < 0 else (values[a], values[b])
+            for k in {a, b} - {-1}:
+                uses[k] -= 1
+                if k >= base and uses[k] == 0:
+                    owned.add(k)
             out = _reusable(values, owned, a, b)
             if out is None:
                 out = np.empty(np.broadcast_shapes(*(x.shape for x in args)), dtype=dtype)
             values.append(_NUMPY[code](*args, out=out))
-            owned.add(base + i)
     return values[-1]
 
 
 def _reusable(values, owned, a, b):
-    """The buffer of a consumed intermediate that has the result's shape, else None."""
+    """The buffer of an operand read for the last time that has the result's shape."""
     for mine, other in ((a, b), (b, a)):
         if mine in owned:
             buf = values[mine]
