@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tensorflux.lib.numerics import conv2d, elementwise_program, jit, pooling_jit
+from tensorflux.lib.numerics import conv2d, elementwise_program, epilogue_jit, jit, pooling_jit
 from tensorflux.lib.numerics import window as window_lib
 
 pytestmark = [pytest.mark.jit_compile,
@@ -187,3 +187,22 @@ def test_tfx_jit_zero_disables_compiled_kernels(monkeypatch):
     assert jit.available() and pooling_jit.supports(np.ones(2, np.float32))
     assert not pooling_jit.supports(np.ones(2, np.int32))
     assert 1 <= jit.intra_op_threads()
+
+
+# -- fused-product epilogues --------------------------------------------------------------------
+
+@SETTINGS
+@given(st.sampled_from([None, "Relu", "Relu6"]), st.sampled_from([np.float32, np.float64]),
+       st.sampled_from([(1, 1), (7, 3), (2, 5, 4, 6), (0, 3)]), st.integers(0, 2 ** 31 - 1))
+def test_bias_activation_is_bit_identical(activation, dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    y = _with_specials(rng, shape, dtype, True)
+    bias = _with_specials(rng, shape[-1:], dtype, seed % 3 == 0)
+    want = y + bias
+    if activation == "Relu":
+        want = np.maximum(want, np.zeros((), dtype))
+    elif activation == "Relu6":
+        want = np.clip(want, np.zeros((), dtype), np.asarray(6, dtype))
+    with np.errstate(all="ignore"):
+        epilogue_jit.bias_activation(y, bias, activation)
+    np.testing.assert_array_equal(y, want)
