@@ -39,7 +39,6 @@ OPCODES = {
     "Sigmoid": (17, 1), "Relu": (18, 1), "Relu6": (19, 1), "Elu": (20, 1), "Log1p": (21, 1),
     "Expm1": (22, 1), "Floor": (23, 1), "Ceil": (24, 1),
 }
-FUSABLE_TYPES = (np.float32, np.float64)
 MAX_INPUTS = 8  # the compiled machine takes a fixed tuple of this many input arrays
 
 
@@ -145,9 +144,9 @@ def _reusable(values, owned, a, b):
 # -- the compiled register machine -------------------------------------------------------------
 
 class RegisterProgram:
-    """A program laid out for `_run_machine`: every value gets a row of a `[rows, block]`
-    register file (inputs, constants, then results; rows of consumed results are reused, so a
-    chain of any length needs two result rows)."""
+    """A program laid out for `_run_machine`: every value gets a row of `block` elements in
+    its register file (inputs, constants, then results; rows of consumed results are reused,
+    so a chain of any length needs two result rows)."""
 
     def __init__(self, codes, operands, n_inputs: int, n_constants: int):
         self.n_inputs = n_inputs
@@ -183,6 +182,7 @@ class RegisterProgram:
 
 
 def _block_size(rows: int, itemsize: int, n: int) -> int:
+    """Elements per block: the register file stays within ~64 KiB (L1/L2)."""
     block = max(16, min(512, (64 << 10) // max(1, rows * itemsize)))
     return max(1, min(block, n))
 
