@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from tensorflux.framework import graph_io
 from tensorflux.lib.numerics import jit
 from tensorflux.ops.internal import fused_elementwise
 from tensorflux.runtime import graph_ir, rewrites, subgraph
@@ -155,3 +156,15 @@ def test_bad_programs_are_refused_at_graph_construction():
     with pytest.raises(ValueError, match="unknown opcode"):
         fused_elementwise.FusedElementwise([x], N=1, opcodes=[77], operands=[0, -1],
                                            constants=np.zeros(0, np.float32))
+
+
+def test_fused_node_round_trips_through_graph_def():
+    """Workers receive partitions as GraphDefs: the program travels as plain attrs."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    y = tf.nn.relu(x * 2.0 + 1.0, name="y")
+    nodes = _step_nodes([y], [x])
+    back = graph_ir.nodes_from_graph_def(graph_io.nodes_to_graph_def(nodes))
+    (fused,) = [n for n in back if n.op == "_FusedElementwise"]
+    assert list(fused.attrs["opcodes"]) == [2, 0, 18]
+    assert list(fused.attrs["operands"]) == [0, 1, 3, 2, 4, -1]
+    np.testing.assert_array_equal(fused.attrs["constants"], np.float32([2, 1]))
