@@ -206,3 +206,16 @@ def test_bias_activation_is_bit_identical(activation, dtype, shape, seed):
     with np.errstate(all="ignore"):
         epilogue_jit.bias_activation(y, bias, activation)
     np.testing.assert_array_equal(y, want)
+
+
+def test_shape_mismatches_raise_instead_of_writing_out_of_bounds():
+    geo = window_lib.window("NHWC", [1, 2, 2, 1], [1, 2, 2, 1], (1, 1, 1, 1), "VALID", ())
+    x = np.ones((1, 4, 4, 2), np.float32)
+    with pytest.raises(ValueError, match="pooled shape"):
+        pooling_jit.max_pool_grad(x, np.ones((1, 3, 2, 2), np.float32), geo)
+    with pytest.raises(ValueError, match="pooled shape"):
+        pooling_jit.avg_pool_grad((1, 4, 4, 2), np.ones((1, 2, 2, 3), np.float32), geo)
+    with pytest.raises(ValueError, match="4-D"):
+        pooling_jit.max_pool(np.ones((4, 4, 2), np.float32), geo)
+    with pytest.raises(ValueError, match="bias"):
+        epilogue_jit.bias_activation(np.ones((2, 3), np.float32), np.ones(2, np.float32))

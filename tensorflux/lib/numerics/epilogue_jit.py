@@ -29,7 +29,13 @@ def bias_activation(y: np.ndarray, bias: np.ndarray, activation=None) -> None:
         y: the product, C-contiguous, of a float dtype (`supports(y)`).
         bias: a vector with one value per entry of `y`'s last dimension, of `y`'s dtype.
         activation: None, "Relu" or "Relu6".
+
+    Raises:
+        ValueError: the bias does not match `y`'s last dimension.
     """
+    if y.ndim < 1 or bias.shape != y.shape[-1:]:
+        raise ValueError(f"the bias must have one value per entry of the last dimension "
+                         f"{list(y.shape[-1:])}, got shape {list(bias.shape)}")
     rows = y.reshape(-1, y.shape[-1]) if y.size else y.reshape(0, bias.shape[0])
     _bias_activation(rows, np.ascontiguousarray(bias, dtype=y.dtype), ACTIVATIONS[activation])
 

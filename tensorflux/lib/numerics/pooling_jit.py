@@ -28,10 +28,21 @@ def supports(*arrays) -> bool:
 
 
 def _window(x_shape, geo):
+    if len(x_shape) != 4:
+        raise ValueError(f"pooling needs a 4-D input, got shape {list(x_shape)}")
     n, h, wd, c = x_shape
     out_hw, pads = geo.geometry(h, wd, *geo.ksize)
     return (geo.ksize[0], geo.ksize[1], geo.strides[0], geo.strides[1], pads[0], pads[2],
             out_hw[0], out_hw[1])
+
+
+def _check_grad(g: np.ndarray, x_shape, oh: int, ow: int, what: str) -> None:
+    """The compiled loops index without bounds checks: a gradient of the wrong shape must
+    fail here, as a ValueError (the reference fails while broadcasting)."""
+    want = (x_shape[0], oh, ow, x_shape[3])
+    if g.shape != want:
+        raise ValueError(f"{what}: the gradient must have the pooled shape {list(want)}, got "
+                         f"{list(g.shape)}")
 
 
 def max_pool(x: np.ndarray, geo) -> np.ndarray:
@@ -45,6 +56,7 @@ def max_pool(x: np.ndarray, geo) -> np.ndarray:
 def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     """MaxPoolGrad: `g` routed to each window's first maximum of `x` (see module docstring)."""
     kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
     n, h, wd, c = x.shape
     dx = np.zeros((n, h * wd, c), dtype=g.dtype)
     _max_pool_grad(np.ascontiguousarray(x), np.ascontiguousarray(g), kh, kw, sh, sw, top,
@@ -63,6 +75,7 @@ def avg_pool(x: np.ndarray, geo) -> np.ndarray:
 def avg_pool_grad(input_shape, g: np.ndarray, geo) -> np.ndarray:
     """AvgPoolGrad: each gradient shared equally among its window's real inputs."""
     kh, kw, sh, sw, top, left, oh, ow = _window(tuple(input_shape), geo)
+    _check_grad(g, tuple(input_shape), oh, ow, "AvgPoolGrad")
     dx = np.zeros(tuple(input_shape), dtype=g.dtype)
     _avg_pool_grad(np.ascontiguousarray(g), kh, kw, sh, sw, top, left, dx)
     return dx
