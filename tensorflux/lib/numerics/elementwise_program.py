@@ -39,7 +39,6 @@ OPCODES = {
     "Sigmoid": (17, 1), "Relu": (18, 1), "Relu6": (19, 1), "Elu": (20, 1), "Log1p": (21, 1),
     "Expm1": (22, 1), "Floor": (23, 1), "Ceil": (24, 1),
 }
-MAX_INPUTS = 8  # the compiled machine takes a fixed tuple of this many input arrays
 
 
 def _sigmoid(x, out):
@@ -188,38 +187,42 @@ def _block_size(rows: int, itemsize: int, n: int) -> int:
 
 
 def compiled_shape(inputs) -> tuple | None:
-    """The output shape when the compiled machine can run these inputs (at most MAX_INPUTS,
-    each of the output's shape or of one element), else None."""
-    if len(inputs) > MAX_INPUTS:
-        return None
-    shape = np.broadcast_shapes(*(x.shape for x in inputs)) if inputs else ()
-    for x in inputs:
-        if x.size != 1 and x.shape != shape:
+    """The output shape when the compiled machine can run these inputs (each of the output's
+    shape or of one element), else None."""
+    full = None  # the shape shared by the inputs of more than one element
+    scalar = ()  # the highest-rank shape of the one-element inputs
+    for x in inputs:  # NOTE: np.broadcast_shapes costs microseconds; this loop does not
+        if x.size == 1:
+            if x.ndim > len(scalar):
+                scalar = x.shape
+        elif full is None:
+            full = x.shape
+        elif x.shape != full:
             return None
-    return shape
+    if full is None:
+        return scalar
+    return full if len(scalar) <= len(full) else None
 
 
 def run_compiled(program: RegisterProgram, constants: np.ndarray, inputs, dtype,
                  shape) -> np.ndarray:
-    """The program on the compiled machine; `shape` from `compiled_shape(inputs)`."""
+    """The program on the compiled machine; `shape` from `compiled_shape(inputs)`.
+
+    The inputs are first copied into one `[inputs, elements]` array (scalars broadcast):
+    one argument of one numba type whatever their number (typing a tuple of arrays cost
+    more than the copies at the sizes this machine serves).
+    """
     n = math.prod(shape)
     out = np.empty(shape, dtype=dtype)
     if n == 0:
         return out
-    flat = [_read_only(np.ascontiguousarray(x, dtype=dtype).reshape(-1)) for x in inputs]
-    flat += [_read_only(np.zeros(1, dtype=dtype))] * (MAX_INPUTS - len(flat))
+    packed = np.empty((len(inputs), n), dtype=dtype)
+    for k, x in enumerate(inputs):
+        packed[k] = x.reshape(-1) if x.size == n else x.reshape(())
     block = _block_size(program.rows, out.itemsize, n)
     _run_machine(program.codes, program.arg_a, program.arg_b, program.dest, program.rows,
-                 tuple(flat), program.n_inputs, constants, out.reshape(-1), block)
+                 packed, constants, out.reshape(-1), block)
     return out
-
-
-def _read_only(x: np.ndarray) -> np.ndarray:
-    """A read-only view: the machine's input tuple must have one numba type (inputs that are
-    read-only buffers, such as variables' values, would otherwise make it heterogeneous)."""
-    view = x.view()
-    view.flags.writeable = False
-    return view
 
 
 @jit_mod.jit
@@ -323,23 +326,22 @@ def _apply_unary(code, a, r, one):
 
 
 @jit_mod.jit
-def _run_machine(codes, arg_a, arg_b, dest, rows, inputs, n_inputs, constants, out, block):
+def _run_machine(codes, arg_a, arg_b, dest, rows, inputs, constants, out, block):
     # NOTE: loops run over 1-D slices indexed from 0 (no `first + j` arithmetic), which lets
     # LLVM vectorise them; rows are `block + 16` apart so that no two rows sit a multiple of
     # 4 KiB apart (4K aliasing stalled loads behind stores: 3-4x slower).
     n = out.shape[0]
+    n_inputs = inputs.shape[0]
     pitch = block + 16
     regs = np.empty(rows * pitch, dtype=out.dtype)
     for k in range(constants.shape[0]):
         row = regs[(n_inputs + k) * pitch:(n_inputs + k) * pitch + block]
         row[:] = constants[k]
-    for k in range(n_inputs):
-        if inputs[k].shape[0] == 1:
-            row = regs[k * pitch:k * pitch + block]
-            row[:] = inputs[k][0]
     last = dest[codes.shape[0] - 1] * pitch
     one = np.ones(1, dtype=out.dtype)[0]  # 1 of the program's dtype: float32 stays float32
     if n == 1:  # scalars: no slices per instruction (their setup costs ~100 ns each)
+        for k in range(n_inputs):
+            regs[k * pitch] = inputs[k, 0]
         for i in range(codes.shape[0]):
             regs[dest[i] * pitch] = _scalar(codes[i], regs[arg_a[i] * pitch],
                                             regs[arg_b[i] * pitch], one)
@@ -348,8 +350,7 @@ def _run_machine(codes, arg_a, arg_b, dest, rows, inputs, n_inputs, constants, o
     for first in range(0, n, block):
         m = min(block, n - first)
         for k in range(n_inputs):
-            if inputs[k].shape[0] != 1:
-                _copy(inputs[k][first:first + m], regs[k * pitch:k * pitch + m])
+            _copy(inputs[k, first:first + m], regs[k * pitch:k * pitch + m])
         for i in range(codes.shape[0]):
             a = arg_a[i] * pitch
             b = arg_b[i] * pitch
