@@ -5,6 +5,8 @@ The compiled functions are cached by numba (`cache=True`): the first run on a co
 compiles them (seconds), later runs load them. Shapes stay small so examples are fast.
 """
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -219,3 +221,22 @@ def test_shape_mismatches_raise_instead_of_writing_out_of_bounds():
         pooling_jit.max_pool(np.ones((4, 4, 2), np.float32), geo)
     with pytest.raises(ValueError, match="bias"):
         epilogue_jit.bias_activation(np.ones((2, 3), np.float32), np.ones(2, np.float32))
+
+
+def test_marked_functions_compile_together_at_the_first_call(tmp_path, monkeypatch):
+    """`@jit` defers numba (and its import) to a module's first compiled call, then swaps all
+    of that module's marked functions for dispatchers so they can call one another."""
+    import importlib.util
+
+    source = tmp_path / "tfx_jit_probe.py"
+    source.write_text("from tensorflux.lib.numerics.jit import jit\n\n\n"
+                      "@jit\ndef twice(x):\n    return 2 * x\n\n\n"
+                      "@jit\ndef outer(x):\n    return twice(x) + 1\n")
+    spec = importlib.util.spec_from_file_location("tfx_jit_probe", source)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "tfx_jit_probe", module)
+    spec.loader.exec_module(module)
+    assert isinstance(module.outer, jit._Deferred) and isinstance(module.twice, jit._Deferred)
+    assert module.outer(3.0) == 7.0
+    assert not isinstance(module.twice, jit._Deferred)
+    assert module.twice.__name__ == "twice" and module.twice(1.5) == 3.0
