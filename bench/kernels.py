@@ -6,6 +6,8 @@ no output is copied out), at the shapes the training benchmark's CNN uses:
 conv5x5x32 on 64x32x32x3 and conv5x5x64 on 64x16x16x32, 2x2 max pooling, bias/ReLU, fc and a
 640x10000 softmax cross entropy. TensorFlow's tf.compat.v1 runs the same ops (tf.raw_ops) in
 the same process when it is importable, and the last column is the ratio to it.
+tensorflux runs each case twice, interleaved: with its NumPy kernels (`TFX_JIT=0`) and with
+the numba-compiled ones where they exist (the others are the same NumPy code in both).
 
     python bench/kernels.py [--repeat N] [--cases conv,pool,...]
 """
@@ -13,6 +15,7 @@ the same process when it is importable, and the last column is the ratio to it.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -53,6 +56,9 @@ def _cases() -> list:
         ("pool2 MaxPoolGrad", "MaxPoolGrad",
          [("orig_input", conv2_y), ("orig_output", (64, 8, 8, 64)), ("grad", (64, 8, 8, 64))],
          _POOL2),
+        ("pool1 AvgPool", "AvgPool", [("value", conv1_y)], _POOL2),
+        ("pool1 AvgPoolGrad", "AvgPoolGrad",
+         [("orig_input_shape", sizes(conv1_y, np.int32)), ("grad", (64, 16, 16, 32))], _POOL2),
         ("conv1 BiasAdd", "BiasAdd", [("value", conv1_y), ("bias", (32,))], {}),
         ("conv1 BiasAddGrad", "BiasAddGrad", [("out_backprop", conv1_y)], {}),
         ("conv1 Relu", "Relu", [("features", conv1_y)], {}),
@@ -123,8 +129,6 @@ def main() -> None:
 
     tf1 = None
     try:
-        import os
-
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow.compat.v1 as tf1
 
@@ -133,11 +137,18 @@ def main() -> None:
     except ImportError:
         pass
     wanted = [w for w in args.cases.split(",") if w]
-    print(f"{'kernel':<30}{'tensorflux ms':>15}{'tensorflow ms':>15}{'vs TF':>8}")
+    print(f"{'kernel':<30}{'numpy ms':>10}{'numba ms':>10}{'tensorflow ms':>15}{'vs TF':>8}")
     for label, op_type, inputs, attrs in _cases():
         if wanted and not any(w.lower() in label.lower() for w in wanted):
             continue
-        ours = time_case(tensorflux, tensorflux_maker(op_type), inputs, attrs, args.repeat)
+        times = {"0": [], "1": []}
+        for _ in range(3):  # interleaved: the machine's load drifts
+            for flag in times:
+                os.environ["TFX_JIT"] = flag
+                times[flag].append(time_case(tensorflux, tensorflux_maker(op_type), inputs,
+                                             attrs, args.repeat))
+        os.environ.pop("TFX_JIT")
+        plain, ours = min(times["0"]), min(times["1"])
         theirs = None
         if tf1 is not None:
             names = [name for name, _ in inputs]
@@ -145,7 +156,7 @@ def main() -> None:
                                args.repeat)
         ref = f"{theirs * 1e3:>15.2f}" if theirs else f"{'-':>15}"
         ratio = f"{ours / theirs:>7.2f}x" if theirs else f"{'-':>8}"
-        print(f"{label:<30}{ours * 1e3:>15.2f}{ref}{ratio}")
+        print(f"{label:<30}{plain * 1e3:>10.2f}{ours * 1e3:>10.2f}{ref}{ratio}")
 
 
 if __name__ == "__main__":

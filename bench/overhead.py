@@ -2,7 +2,9 @@
 
 Prints one table; TensorFlow (tf.compat.v1) and PyTorch eager run the same cases in the same
 process when they are importable. Graph optimizers (constant folding would fold the chain) are
-off on both graph systems, so the chain measures executor overhead per op.
+off on both graph systems, so the chain measures executor overhead per op. tensorflux runs
+twice: elementwise fusion off (`global_jit_level=OFF`: one kernel per add) and on (`ON_1`: the
+chain is one `_FusedElementwise` node); TensorFlow runs with grappler and XLA off.
 
     python bench/overhead.py [--repeat N]
 """
@@ -28,7 +30,7 @@ def _time(fn, repeat: int, inner: int) -> float:
     return statistics.median(rounds)
 
 
-def graph_cases(tf, repeat: int, optimizer_off: bool = True) -> dict:
+def graph_cases(tf, repeat: int, optimizer_off: bool = True, jit_level=None) -> dict:
     results = {}
     graph = tf.Graph()
     with graph.as_default():
@@ -45,6 +47,8 @@ def graph_cases(tf, repeat: int, optimizer_off: bool = True) -> dict:
     if optimizer_off:
         config = tf.ConfigProto(graph_options=tf.GraphOptions(
             optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)))
+        if jit_level is not None:
+            config.graph_options.optimizer_options.global_jit_level = jit_level
         try:
             if not hasattr(config.graph_options, "rewrite_options"):
                 raise ImportError
@@ -89,7 +93,11 @@ def main() -> None:
     args = parser.parse_args()
     import tensorflux
 
-    columns = {"tensorflux": graph_cases(tensorflux, args.repeat)}
+    levels = tensorflux.OptimizerOptions
+    columns = {"tensorflux fusion off": graph_cases(tensorflux, args.repeat,
+                                                    jit_level=levels.OFF),
+               "tensorflux fusion on": graph_cases(tensorflux, args.repeat,
+                                                   jit_level=levels.ON_1)}
     try:
         import os
 
@@ -106,7 +114,7 @@ def main() -> None:
         columns["pytorch eager"] = torch_cases(torch, args.repeat)
     except ImportError:
         pass
-    rows = list(columns["tensorflux"])
+    rows = list(columns["tensorflux fusion off"])
     names = list(columns)
     width = max(len(r) for r in rows) + 2
     print("case".ljust(width) + "".join(n.rjust(28) for n in names))

@@ -14,7 +14,11 @@ each worker a client running an mnist_replica-shaped MLP (784-100-10, batch 100,
 variables on the PS) against its own task.
 
     python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm] [--contend K]
+                             [--jit default|off|on]
     python bench/training.py --cluster [--steps N] [--contend K]
+
+`--jit` sets tensorflux's `global_jit_level` (elementwise fusion); `first ms` is the first
+training step's wall time (plan building plus compiled-kernel loading or compiling).
 """
 
 from __future__ import annotations
@@ -150,13 +154,18 @@ def lstm_graph(tf, batch=32, steps=20, vocab=10000, size=256):
 GRAPHS = {"mlp": mlp_graph, "cnn": cnn_graph, "lstm": lstm_graph}
 
 
-def graph_framework(tf, model: str, steps: int):
+def graph_framework(tf, model: str, steps: int, jit: str = "default"):
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(0)
         train, feed, batch = GRAPHS[model](tf)
         init = tf.global_variables_initializer()
-    with tf.Session(graph=graph) as sess:
+    config = None
+    if jit != "default":
+        levels = tf.OptimizerOptions
+        config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=levels(
+            global_jit_level=levels.ON_1 if jit == "on" else levels.OFF)))
+    with tf.Session(graph=graph, config=config) as sess:
         sess.run(init)
         return (*_median_step(lambda: sess.run(train, feed), steps), batch)
 
@@ -263,7 +272,7 @@ def run_cluster(steps: int, pythonpath: str) -> tuple[float, float]:
 def _frameworks(args) -> dict:
     import tensorflux
 
-    frameworks = {"tensorflux": lambda m: graph_framework(tensorflux, m, args.steps)}
+    frameworks = {"tensorflux": lambda m: graph_framework(tensorflux, m, args.steps, args.jit)}
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
@@ -288,6 +297,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (medians)")
     parser.add_argument("--models", default="mlp,cnn,lstm")
+    parser.add_argument("--jit", choices=("default", "off", "on"), default="default")
     parser.add_argument("--contend", type=int, default=0, metavar="K",
                         help="CPU-bound background processes during the run")
     parser.add_argument("--contend-kind", choices=sorted(_HOGS), default="python")
@@ -330,6 +340,7 @@ def main() -> None:
         reference = results.get("tensorflow", (None,))[0]
         for name, (seconds, first, batch) in results.items():
             ratio = f"{seconds / reference:.2f}x" if reference else "-"
+            first = f"{first[0]:.2f}" if first else "-"
             print(f"{model:<8}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"
                   f"{ratio:>8}{first * 1e3:>10.0f}", flush=True)
     print(f"# after: {machine_load()}")

@@ -34,6 +34,9 @@
    `BiasAddGrad` of such a `MaxPoolGrad` (SAME or VALID) then sums the pooled gradient
    instead: routing moves each value to exactly one input, so the per-channel sums agree up
    to float rounding order.
+8. **Elementwise fusion** (runtime/elementwise_fusion.py), as TF1's XLA auto-clustering:
+   trees of elementwise float ops whose interior results nothing else reads become one
+   `_FusedElementwise` node running the tree as a program on a fixed interpreter.
 
 Stateful ops (variables, queues, random ops, `_Send`/`_Recv`), feeds (`_Arg`), control-flow
 ops and nodes touching references are never merged or folded; fetched nodes are never
@@ -42,7 +45,13 @@ given Nodes (the per-signature copies the session made) and return the new node 
 
 `OptimizerOptions` (as in TF, L1 = 0 is the default level): at L1 every rewrite runs. At L0
 (opt_level = -1) only those explicitly asked for run: `do_constant_folding` enables 1 and 2,
-`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only.
+`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only. Rule 8
+follows `global_jit_level` at any level: ON_1 and ON_2 enable it; OFF and DEFAULT (as in TF1,
+where auto-clustering is opt-in) leave today's kernels. NOTE: DEFAULT stays off: the training
+steps of bench/training.py's models did not measurably change with it (they are BLAS- and
+conv-bound), while compiling its interpreter costs a process's first step seconds on a cold
+numba cache (LSTM 7.5 s on a shared 2-core machine). Chains of many small ops gain most: a
+1000-add chain runs at ~0.04 us per op fused against ~1.2 unfused (bench/overhead.py).
 """
 
 from __future__ import annotations
@@ -54,6 +63,7 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import OP_DEFS, get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 
@@ -77,17 +87,19 @@ class RewriteOptions:
     max_folded_bytes: int = DEFAULT_MAX_FOLDED_BYTES
     control_only_to_noop: bool = True
     fuse_products: bool = True
+    fuse_elementwise: bool = False
 
     @classmethod
     def from_proto(cls, options) -> RewriteOptions:
         if options is None:
             return cls()
+        fuse_elementwise = int(options.global_jit_level) > 0
         level_one = options.opt_level >= 0
         fold = level_one or options.do_constant_folding
         cse = level_one or options.do_common_subexpression_elimination
         limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
         return cls(fold, fold, cse, cse, limit, control_only_to_noop=cse,
-                   fuse_products=level_one)
+                   fuse_products=level_one, fuse_elementwise=fuse_elementwise)
 
 
 def optimize(nodes, fetch_points, optimizer_options=None) -> list:
@@ -115,6 +127,8 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
     if options.fuse_products:
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
+    if options.fuse_elementwise:
+        nodes = fuse_elementwise(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):
         # NOTE: a NoOp would carry deadness differently inside conds and loops; skip them.
         nodes = control_only_to_noop(nodes, protected)
@@ -675,4 +689,4 @@ def reorder_pool_gradients(nodes, protected: set) -> list:
 
 __all__ = ["optimize", "RewriteOptions", "fold_constants", "prune_dead_branches",
            "remove_identities", "eliminate_common_subexpressions", "control_only_to_noop",
-           "fuse_products", "reorder_pool_gradients"]
+           "fuse_products", "reorder_pool_gradients", "fuse_elementwise"]

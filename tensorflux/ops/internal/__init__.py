@@ -7,4 +7,5 @@ from tensorflux.ops.internal import (
     sendrecv,
     transfer,
     fused,
+    fused_elementwise,
 )

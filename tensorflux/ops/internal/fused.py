@@ -5,7 +5,8 @@ Users never build these: the runtime's rewrites (runtime/rewrites.py, rule 6) re
 `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`/`Elu`] chain whose intermediate results
 nothing else reads. The kernel applies the bias and activation in place on the product, per
 im2col chunk for convolutions (while it is in cache), with the very arithmetic of the unfused
-ops, so results are bit-identical. Like TF's they have no gradient: they only exist in step
+ops, so results are bit-identical (in one compiled pass, lib/numerics/epilogue_jit.py, when
+numba is available). Like TF's they have no gradient: they only exist in step
 graphs, after differentiation.
 """
 
@@ -16,6 +17,7 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.lib.numerics import conv2d as conv_kernels
+from tensorflux.lib.numerics import epilogue_jit, jit
 from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.nn import conv as conv_ops
 
@@ -40,8 +42,13 @@ def _epilogue(fused_ops, what: str):
         raise ValueError(f"{what} supports fused_ops ['BiasAdd'] or ['BiasAdd', one of "
                          f"{sorted(_ACTIVATIONS)}], got {ops}")
     activation = _ACTIVATIONS[ops[1]] if len(ops) == 2 else None
+    name = ops[1] if len(ops) == 2 else None
+    compiled = jit.available()
 
     def apply(y, bias):
+        if compiled and epilogue_jit.supports(y) and bias.dtype == y.dtype:
+            epilogue_jit.bias_activation(y, bias, name)
+            return
         np.add(y, bias, out=y)
         if activation is not None:
             activation(y)

@@ -2,7 +2,9 @@
 
 Pooling runs over the spatial dimensions only (ksize and strides are 1 in batch and depth);
 kernels loop over window offsets, never over pixels. MaxPoolGrad routes each gradient to the
-first maximum of its window in row-major order, as TensorFlow's CPU kernel does.
+first maximum of its window in row-major order, as TensorFlow's CPU kernel does. Float pooling
+runs the compiled one-pass kernels of `lib/numerics/pooling_jit.py` when numba is available
+(decided per kernel instance), the NumPy ones in `lib/numerics/conv2d.py` otherwise.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
+from tensorflux.lib.numerics import jit, pooling_jit
 from tensorflux.lib.numerics import window as conv_util
 from tensorflux.ops import array as array_ops
 
@@ -66,8 +69,12 @@ def _max_pool_shape(input, *, ksize, strides, padding, explicit_paddings, data_f
 def _max_pool_kernel(ksize, strides, padding, explicit_paddings, data_format):
     geo = _window(ksize, strides, padding, data_format, explicit_paddings)
 
+    kernels = pooling_jit if jit.available() else conv_kernels
+
     def max_pool(x):
-        return _from_nhwc(conv_kernels.max_pool(_to_nhwc(x, geo), geo), geo)
+        x = _to_nhwc(x, geo)
+        impl = kernels if x.dtype in pooling_jit.SUPPORTED_TYPES else conv_kernels
+        return _from_nhwc(impl.max_pool(x, geo), geo)
 
     return max_pool
 
@@ -109,8 +116,12 @@ def _max_pool_grad_shape(orig_input, orig_output, grad, *, ksize, strides, paddi
 def _max_pool_grad_kernel(ksize, strides, padding, explicit_paddings, data_format):
     geo = _window(ksize, strides, padding, data_format, explicit_paddings)
 
+    kernels = pooling_jit if jit.available() else conv_kernels
+
     def max_pool_grad(x, y, g):
-        dx = conv_kernels.max_pool_grad(_to_nhwc(x, geo), _to_nhwc(g, geo), geo)
+        impl = kernels if x.dtype == g.dtype and x.dtype in pooling_jit.SUPPORTED_TYPES \
+            else conv_kernels
+        dx = impl.max_pool_grad(_to_nhwc(x, geo), _to_nhwc(g, geo), geo)
         return _from_nhwc(dx, geo)
 
     return max_pool_grad
@@ -183,8 +194,12 @@ def _avg_pool_shape(value, *, ksize, strides, padding, data_format):
 def _avg_pool_kernel(ksize, strides, padding, data_format):
     geo = _window(ksize, strides, padding, data_format)
 
+    kernels = pooling_jit if jit.available() else conv_kernels
+
     def avg_pool(x):
-        return _from_nhwc(conv_kernels.avg_pool(_to_nhwc(x, geo), geo), geo)
+        x = _to_nhwc(x, geo)
+        impl = kernels if x.dtype in pooling_jit.SUPPORTED_TYPES else conv_kernels
+        return _from_nhwc(impl.avg_pool(x, geo), geo)
 
     return avg_pool
 
@@ -211,13 +226,16 @@ def _avg_pool_grad_shape(orig_input_shape, grad, *, ksize, strides, padding, dat
 def _avg_pool_grad_kernel(ksize, strides, padding, data_format):
     geo = _window(ksize, strides, padding, data_format)
 
+    kernels = pooling_jit if jit.available() else conv_kernels
+
     def avg_pool_grad(orig_input_shape, g):
         sizes = [int(v) for v in np.asarray(orig_input_shape).reshape(-1)]
         if len(sizes) != 4:
             raise ValueError(f"AvgPoolGrad: orig_input_shape must have 4 elements, got "
                              f"{sizes}")
         shape = conv_util.split_nhwc(TensorShape(sizes), geo.data_format)
-        dx = conv_kernels.avg_pool_grad(shape, _to_nhwc(g, geo), geo)
+        impl = kernels if g.dtype in pooling_jit.SUPPORTED_TYPES else conv_kernels
+        dx = impl.avg_pool_grad(shape, _to_nhwc(g, geo), geo)
         return _from_nhwc(dx, geo)
 
     return avg_pool_grad

@@ -1,0 +1,102 @@
+"""The numba gate: compiled kernels where NumPy needs many memory passes.
+
+Every compiled kernel lives beside its NumPy reference, which stays the fallback: when numba is
+not installed (a new Python without wheels yet) or the environment sets `TFX_JIT=0`,
+`available()` is False and the op kernels call the reference. Callers decide once per kernel
+instance (at executor build time), never per element.
+
+Compiled functions use `cache=True` (machine code is kept next to this package, or in
+`NUMBA_CACHE_DIR`, so later processes skip compilation), `nogil=True` (the executor's inter-op
+threads run them concurrently), `fastmath=False` and `error_model="numpy"` (NaN, inf and
+division by zero behave as in NumPy instead of raising).
+
+numba itself is imported at the first call of a compiled function, not with tensorflux (its
+import costs ~0.5 s): `@jit` marks the function, and the first call of any marked function of
+a module swaps all of that module's marked functions for numba dispatchers (so they can call
+one another), then runs.
+
+Example:
+    >>> @jit
+    ... def _double(x):
+    ...     return x * 2
+    >>> _double(np.ones(3)) if available() else None
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sys
+import threading
+
+__all__ = ["available", "jit", "intra_op_threads"]
+
+_INSTALLED = importlib.util.find_spec("numba") is not None
+_OPTIONS = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
+_lock = threading.Lock()
+
+
+def available() -> bool:
+    """True when compiled kernels may run: numba is installed and `TFX_JIT` is not "0"."""
+    return _INSTALLED and os.environ.get("TFX_JIT", "1") != "0"
+
+
+def intra_op_threads() -> int:
+    """Threads one kernel may use: numba's count bounded by the cores this process may run on.
+
+    NOTE: the process thread budget (runtime/, ConfigProto intra_op_parallelism_threads) is
+    meant to replace this; until then numba's own setting caps it.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if not _INSTALLED:
+        return 1
+    import numba
+
+    return max(1, min(numba.get_num_threads(), cores))
+
+
+class _Deferred:
+    """A function to compile with numba once its module's first compiled call comes."""
+
+    def __init__(self, fn, options: dict):
+        self.fn = fn
+        self.options = options
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args):
+        module = sys.modules[self.fn.__module__]
+        _compile_module(module)
+        return getattr(module, self.fn.__name__)(*args)
+
+
+def _compile_module(module) -> None:
+    import numba  # the first compiled call of the process pays numba's import here
+
+    with _lock:
+        for name, value in list(vars(module).items()):
+            if isinstance(value, _Deferred):
+                setattr(module, name, numba.njit(**value.options)(value.fn))
+
+
+def jit(fn=None, *, parallel: bool = False):
+    """Marks `fn` for numba (`njit(cache=True, nogil=True, fastmath=False,
+    error_model="numpy")`); `fn` itself when numba is not installed (callers check
+    `available()` before calling it). Use it on module-level functions only.
+
+    Args:
+        fn: a function of arrays and scalars in numba's nopython subset.
+        parallel: compile `prange` loops to run on numba's threads (only where measured to pay).
+
+    Returns:
+        A stand-in that compiles (lazily, per argument types) on first call.
+    """
+    def wrap(func):
+        if not _INSTALLED:
+            return func
+        return _Deferred(func, dict(_OPTIONS, parallel=parallel))
+
+    return wrap if fn is None else wrap(fn)

@@ -1,0 +1,191 @@
+"""Compiled 2-D pooling (NHWC, float32/float64): one pass where NumPy makes one per offset.
+
+Each function matches its NumPy reference in `conv2d.py` (kept as the reference and the
+fallback, see `jit.available()`):
+
+- `max_pool`: NaN propagates (as `np.maximum`); positions in the padding count as -inf.
+- `max_pool_grad`: TF's scan rule: the window's first position is the candidate and a later
+  one wins only when strictly greater, so ties go to the first maximum and a NaN wins only in
+  first place; padding positions take part (as -inf) and a gradient routed there is dropped.
+- `avg_pool` / `avg_pool_grad`: sums of the real (unpadded) inputs divided by their count.
+
+Results are bit-identical to the references except where windows overlap (stride < window) in
+the gradients, whose sums are added in another order (float rounding only).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.lib.numerics import jit as jit_mod
+
+SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def supports(*arrays) -> bool:
+    """True when the compiled kernels may run on these arrays (numba on, float dtypes)."""
+    return jit_mod.available() and all(a.dtype in SUPPORTED_TYPES for a in arrays)
+
+
+def _window(x_shape, geo):
+    if len(x_shape) != 4:
+        raise ValueError(f"pooling needs a 4-D input, got shape {list(x_shape)}")
+    n, h, wd, c = x_shape
+    out_hw, pads = geo.geometry(h, wd, *geo.ksize)
+    return (geo.ksize[0], geo.ksize[1], geo.strides[0], geo.strides[1], pads[0], pads[2],
+            out_hw[0], out_hw[1])
+
+
+def _check_grad(g: np.ndarray, x_shape, oh: int, ow: int, what: str) -> None:
+    """The compiled loops index without bounds checks: a gradient of the wrong shape must
+    fail here, as a ValueError (the reference fails while broadcasting)."""
+    want = (x_shape[0], oh, ow, x_shape[3])
+    if g.shape != want:
+        raise ValueError(f"{what}: the gradient must have the pooled shape {list(want)}, got "
+                         f"{list(g.shape)}")
+
+
+def max_pool(x: np.ndarray, geo) -> np.ndarray:
+    """MaxPool of NHWC `x` (see `conv2d.max_pool`)."""
+    kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
+    _max_pool(np.ascontiguousarray(x), kh, kw, sh, sw, top, left, out)
+    return out
+
+
+def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
+    """MaxPoolGrad: `g` routed to each window's first maximum of `x` (see module docstring)."""
+    kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
+    n, h, wd, c = x.shape
+    dx = np.zeros((n, h * wd, c), dtype=g.dtype)
+    _max_pool_grad(np.ascontiguousarray(x), np.ascontiguousarray(g), kh, kw, sh, sw, top,
+                   left, dx)
+    return dx.reshape(x.shape)
+
+
+def avg_pool(x: np.ndarray, geo) -> np.ndarray:
+    """AvgPool of NHWC `x`: each window's real inputs averaged (see `conv2d.avg_pool`)."""
+    kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
+    _avg_pool(np.ascontiguousarray(x), kh, kw, sh, sw, top, left, out)
+    return out
+
+
+def avg_pool_grad(input_shape, g: np.ndarray, geo) -> np.ndarray:
+    """AvgPoolGrad: each gradient shared equally among its window's real inputs."""
+    kh, kw, sh, sw, top, left, oh, ow = _window(tuple(input_shape), geo)
+    _check_grad(g, tuple(input_shape), oh, ow, "AvgPoolGrad")
+    dx = np.zeros(tuple(input_shape), dtype=g.dtype)
+    _avg_pool_grad(np.ascontiguousarray(g), kh, kw, sh, sw, top, left, dx)
+    return dx
+
+
+@jit_mod.jit
+def _max_pool(x, kh, kw, sh, sw, top, left, out):
+    n, h, wd, c = x.shape
+    oh, ow = out.shape[1], out.shape[2]
+    lowest = -np.inf
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                o = out[b, i, j]
+                o[:] = lowest
+                for di in range(kh):
+                    r = i * sh - top + di
+                    if r < 0 or r >= h:
+                        continue
+                    for dj in range(kw):
+                        q = j * sw - left + dj
+                        if q < 0 or q >= wd:
+                            continue
+                        row = x[b, r, q]
+                        for ch in range(c):
+                            v = row[ch]
+                            if v > o[ch] or v != v:
+                                o[ch] = v
+
+
+@jit_mod.jit
+def _max_pool_grad(x, g, kh, kw, sh, sw, top, left, dx):
+    # dx is [n, h * wd, c]: the chosen input's flat pixel index addresses it directly.
+    n, h, wd, c = x.shape
+    oh, ow = g.shape[1], g.shape[2]
+    best = np.empty(c, dtype=x.dtype)
+    where = np.empty(c, dtype=np.int64)  # r * wd + q of the chosen input, -1: the padding
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                first = True
+                for di in range(kh):
+                    r = i * sh - top + di
+                    for dj in range(kw):
+                        q = j * sw - left + dj
+                        inside = 0 <= r < h and 0 <= q < wd
+                        if first:
+                            first = False
+                            if inside:
+                                for ch in range(c):
+                                    best[ch] = x[b, r, q, ch]
+                                    where[ch] = r * wd + q
+                            else:
+                                best[:] = -np.inf
+                                where[:] = -1
+                        elif inside:
+                            row = x[b, r, q]
+                            for ch in range(c):
+                                if row[ch] > best[ch]:
+                                    best[ch] = row[ch]
+                                    where[ch] = r * wd + q
+                grad = g[b, i, j]
+                for ch in range(c):
+                    k = where[ch]
+                    if k >= 0:
+                        dx[b, k, ch] += grad[ch]
+
+
+@jit_mod.jit
+def _avg_pool(x, kh, kw, sh, sw, top, left, out):
+    n, h, wd, c = x.shape
+    oh, ow = out.shape[1], out.shape[2]
+    for b in range(n):
+        for i in range(oh):
+            r0 = max(i * sh - top, 0)
+            r1 = min(i * sh - top + kh, h)
+            for j in range(ow):
+                q0 = max(j * sw - left, 0)
+                q1 = min(j * sw - left + kw, wd)
+                o = out[b, i, j]
+                o[:] = 0
+                for r in range(r0, r1):
+                    for q in range(q0, q1):
+                        row = x[b, r, q]
+                        for ch in range(c):
+                            o[ch] += row[ch]
+                # NOTE: int count: the float64 quotient rounds to the float32 one exactly.
+                count = (r1 - r0) * (q1 - q0)
+                for ch in range(c):
+                    o[ch] = o[ch] / count
+
+
+@jit_mod.jit
+def _avg_pool_grad(g, kh, kw, sh, sw, top, left, dx):
+    n, h, wd, c = dx.shape
+    oh, ow = g.shape[1], g.shape[2]
+    share = np.empty(c, dtype=dx.dtype)
+    for b in range(n):
+        for i in range(oh):
+            r0 = max(i * sh - top, 0)
+            r1 = min(i * sh - top + kh, h)
+            for j in range(ow):
+                q0 = max(j * sw - left, 0)
+                q1 = min(j * sw - left + kw, wd)
+                count = (r1 - r0) * (q1 - q0)
+                grad = g[b, i, j]
+                for ch in range(c):
+                    share[ch] = grad[ch] / count
+                for r in range(r0, r1):
+                    for q in range(q0, q1):
+                        cell = dx[b, r, q]
+                        for ch in range(c):
+                            cell[ch] += share[ch]

@@ -1,0 +1,242 @@
+"""Compiled kernels (lib/numerics: pooling_jit, elementwise_program) against their NumPy
+references on the same inputs, including NaN/inf and odd shapes; and the TFX_JIT=0 gate.
+
+The compiled functions are cached by numba (`cache=True`): the first run on a cold cache
+compiles them (seconds), later runs load them. Shapes stay small so examples are fast.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tensorflux.lib.numerics import conv2d, elementwise_program, epilogue_jit, jit, pooling_jit
+from tensorflux.lib.numerics import window as window_lib
+
+pytestmark = [pytest.mark.jit_compile,
+              pytest.mark.skipif(not jit.available(), reason="numba is not available")]
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _with_specials(rng, shape, dtype, specials: bool):
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    if specials and x.size:
+        flat = x.reshape(-1)
+        picks = rng.integers(0, flat.size, size=max(1, flat.size // 6))
+        flat[picks] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0], size=picks.size)
+    return x
+
+
+@st.composite
+def pool_cases(draw):
+    k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    s = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))  # strides may exceed the window
+    padding = draw(st.sampled_from(["VALID", "SAME"]))
+    shape = (draw(st.integers(1, 3)), draw(st.integers(k[0], 7)), draw(st.integers(k[1], 7)),
+             draw(st.integers(1, 4)))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    geo = window_lib.window("NHWC", [1, *k, 1], [1, *s, 1], (1, 1, 1, 1), padding, ())
+    return shape, dtype, geo, draw(st.booleans()), draw(st.integers(0, 2 ** 31 - 1))
+
+
+@SETTINGS
+@given(pool_cases())
+def test_max_pool_matches_reference(case):
+    shape, dtype, geo, specials, seed = case
+    x = _with_specials(np.random.default_rng(seed), shape, dtype, specials)
+    np.testing.assert_array_equal(pooling_jit.max_pool(x, geo), conv2d.max_pool(x, geo))
+
+
+@SETTINGS
+@given(pool_cases())
+def test_max_pool_grad_matches_reference(case):
+    shape, dtype, geo, specials, seed = case
+    rng = np.random.default_rng(seed)
+    x = _with_specials(rng, shape, dtype, specials)
+    # Ties too: rounded values repeat inside windows (the first maximum takes the gradient).
+    x = np.round(x) if not specials else x
+    y = conv2d.max_pool(x, geo)
+    g = _with_specials(rng, y.shape, dtype, specials and seed % 2 == 0)
+    got = pooling_jit.max_pool_grad(x, g, geo)
+    want = conv2d.max_pool_grad(x, g, geo)
+    if all(s >= k for s, k in zip(geo.strides, geo.ksize)):
+        np.testing.assert_array_equal(got, want)  # each input in at most one window
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+@SETTINGS
+@given(pool_cases())
+def test_avg_pool_and_grad_match_reference(case):
+    shape, dtype, geo, specials, seed = case
+    rng = np.random.default_rng(seed)
+    x = _with_specials(rng, shape, dtype, specials)
+    np.testing.assert_array_equal(pooling_jit.avg_pool(x, geo), conv2d.avg_pool(x, geo))
+    g = _with_specials(rng, conv2d.avg_pool(x, geo).shape, dtype, specials)
+    got = pooling_jit.avg_pool_grad(shape, g, geo)
+    np.testing.assert_allclose(got, conv2d.avg_pool_grad(shape, g, geo), rtol=1e-5, atol=1e-6,
+                               equal_nan=True)
+
+
+def test_max_pool_grad_known_routing():
+    """Ties go to the first maximum; a NaN takes the gradient only in first place."""
+    geo = window_lib.window("NHWC", [1, 2, 2, 1], [1, 2, 2, 1], (1, 1, 1, 1), "VALID", ())
+    x = np.array([[5, 5], [1, 5]], np.float32).reshape(1, 2, 2, 1)
+    g = np.array([7], np.float32).reshape(1, 1, 1, 1)
+    dx = pooling_jit.max_pool_grad(x, g, geo).reshape(2, 2)
+    np.testing.assert_array_equal(dx, [[7, 0], [0, 0]])
+    x = np.array([[1, np.nan], [3, 2]], np.float32).reshape(1, 2, 2, 1)
+    np.testing.assert_array_equal(pooling_jit.max_pool_grad(x, g, geo).reshape(2, 2),
+                                  [[0, 0], [7, 0]])
+    x = np.array([[np.nan, 9], [3, 2]], np.float32).reshape(1, 2, 2, 1)
+    np.testing.assert_array_equal(pooling_jit.max_pool_grad(x, g, geo).reshape(2, 2),
+                                  [[7, 0], [0, 0]])
+    assert np.isnan(pooling_jit.max_pool(x, geo)).all()
+
+
+# -- elementwise programs ----------------------------------------------------------------------
+
+_EXACT = ["Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference", "ReluGrad",
+          "Neg", "Abs", "Square", "Sqrt", "Reciprocal", "Relu", "Relu6", "Floor", "Ceil"]
+_LIBM = ["Exp", "Log", "Tanh", "Sigmoid", "Elu", "Log1p", "Expm1", "Rsqrt"]
+
+
+@st.composite
+def programs(draw, names):
+    n_inputs = draw(st.integers(1, 3))
+    n_constants = draw(st.integers(0, 2))
+    codes, operands = [], []
+    for i in range(draw(st.integers(1, 6))):
+        code, arity = elementwise_program.OPCODES[draw(st.sampled_from(names))]
+        limit = n_inputs + n_constants + i
+        first = limit - 1 if i else draw(st.integers(0, limit - 1))  # a chain, mostly
+        second = draw(st.integers(0, limit - 1)) if arity == 2 else -1
+        codes.append(code)
+        operands += [first, second]
+    shape = draw(st.sampled_from([(), (1,), (5,), (2, 3), (3, 1, 4), (1000,)]))
+    scalars = [draw(st.booleans()) for _ in range(n_inputs)]
+    return codes, operands, n_inputs, n_constants, shape, scalars, draw(st.booleans()), \
+        draw(st.sampled_from([np.float32, np.float64])), draw(st.integers(0, 2 ** 31 - 1))
+
+
+def _program_values(case):
+    codes, operands, n_inputs, n_constants, shape, scalars, specials, dtype, seed = case
+    rng = np.random.default_rng(seed)
+    inputs = [_with_specials(rng, () if scalar else shape, dtype, specials)
+              for scalar in scalars]
+    constants = _with_specials(rng, (n_constants,), dtype, False)
+    program = elementwise_program.RegisterProgram(codes, operands, n_inputs, n_constants)
+    want = elementwise_program.run_numpy(codes, operands, constants, inputs, dtype)
+    shape = elementwise_program.compiled_shape(inputs)
+    got = elementwise_program.run_compiled(program, constants, inputs, dtype, shape)
+    # A drawn program may leave an input unused (the rewrite never does): its shape still
+    # shapes the compiled result.
+    want = np.broadcast_to(want, shape)
+    assert got.dtype == dtype and got.shape == want.shape
+    return got, want
+
+
+@SETTINGS
+@given(programs(_EXACT))
+def test_compiled_program_is_bit_identical_on_arithmetic(case):
+    got, want = _program_values(case)
+    np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(programs(_EXACT + _LIBM))
+def test_compiled_program_matches_on_transcendentals(case):
+    got, want = _program_values(case)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-30, equal_nan=True)
+
+
+def test_program_chain_of_scalar_adds():
+    n = 300
+    operands = [0, 1] + [x for i in range(1, n) for x in (n + 1 + i - 1, i + 1)]
+    constants = np.arange(n + 1, dtype=np.float32)
+    program = elementwise_program.RegisterProgram([0] * n, operands, 0, n + 1)
+    got = elementwise_program.run_compiled(program, constants, [], np.float32, ())
+    assert got.shape == () and got == np.float32(constants.sum())
+    assert elementwise_program.run_numpy([0] * n, operands, constants, [], np.float32) == got
+
+
+def test_check_program_rejects_bad_programs():
+    with pytest.raises(ValueError, match="unknown opcode"):
+        elementwise_program.check_program([99], [0, -1], 1, 0)
+    with pytest.raises(ValueError, match="must refer"):
+        elementwise_program.check_program([0], [0, 1], 1, 0)  # no value 1 yet
+    with pytest.raises(ValueError, match="must refer"):
+        elementwise_program.check_program([8], [0, 0], 1, 0)  # unary with a second operand
+    with pytest.raises(ValueError, match="2 entries"):
+        elementwise_program.check_program([0], [0], 1, 0)
+
+
+def test_compiled_shape_refuses_other_broadcasting():
+    a, b = np.ones((2, 3)), np.ones(3)
+    assert elementwise_program.compiled_shape([a, b]) is None
+    assert elementwise_program.compiled_shape([a, np.ones(())]) == (2, 3)
+    assert elementwise_program.compiled_shape([np.ones(1), np.ones((1, 1))]) == (1, 1)
+
+
+def test_tfx_jit_zero_disables_compiled_kernels(monkeypatch):
+    monkeypatch.setenv("TFX_JIT", "0")
+    assert not jit.available()
+    assert not pooling_jit.supports(np.ones(2, np.float32))
+    monkeypatch.setenv("TFX_JIT", "1")
+    assert jit.available() and pooling_jit.supports(np.ones(2, np.float32))
+    assert not pooling_jit.supports(np.ones(2, np.int32))
+    assert 1 <= jit.intra_op_threads()
+
+
+# -- fused-product epilogues --------------------------------------------------------------------
+
+@SETTINGS
+@given(st.sampled_from([None, "Relu", "Relu6"]), st.sampled_from([np.float32, np.float64]),
+       st.sampled_from([(1, 1), (7, 3), (2, 5, 4, 6), (0, 3)]), st.integers(0, 2 ** 31 - 1))
+def test_bias_activation_is_bit_identical(activation, dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    y = _with_specials(rng, shape, dtype, True)
+    bias = _with_specials(rng, shape[-1:], dtype, seed % 3 == 0)
+    want = y + bias
+    if activation == "Relu":
+        want = np.maximum(want, np.zeros((), dtype))
+    elif activation == "Relu6":
+        want = np.clip(want, np.zeros((), dtype), np.asarray(6, dtype))
+    with np.errstate(all="ignore"):
+        epilogue_jit.bias_activation(y, bias, activation)
+    np.testing.assert_array_equal(y, want)
+
+
+def test_shape_mismatches_raise_instead_of_writing_out_of_bounds():
+    geo = window_lib.window("NHWC", [1, 2, 2, 1], [1, 2, 2, 1], (1, 1, 1, 1), "VALID", ())
+    x = np.ones((1, 4, 4, 2), np.float32)
+    with pytest.raises(ValueError, match="pooled shape"):
+        pooling_jit.max_pool_grad(x, np.ones((1, 3, 2, 2), np.float32), geo)
+    with pytest.raises(ValueError, match="pooled shape"):
+        pooling_jit.avg_pool_grad((1, 4, 4, 2), np.ones((1, 2, 2, 3), np.float32), geo)
+    with pytest.raises(ValueError, match="4-D"):
+        pooling_jit.max_pool(np.ones((4, 4, 2), np.float32), geo)
+    with pytest.raises(ValueError, match="bias"):
+        epilogue_jit.bias_activation(np.ones((2, 3), np.float32), np.ones(2, np.float32))
+
+
+def test_marked_functions_compile_together_at_the_first_call(tmp_path, monkeypatch):
+    """`@jit` defers numba (and its import) to a module's first compiled call, then swaps all
+    of that module's marked functions for dispatchers so they can call one another."""
+    import importlib.util
+
+    source = tmp_path / "tfx_jit_probe.py"
+    source.write_text("from tensorflux.lib.numerics.jit import jit\n\n\n"
+                      "@jit\ndef twice(x):\n    return 2 * x\n\n\n"
+                      "@jit\ndef outer(x):\n    return twice(x) + 1\n")
+    spec = importlib.util.spec_from_file_location("tfx_jit_probe", source)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "tfx_jit_probe", module)
+    spec.loader.exec_module(module)
+    assert isinstance(module.outer, jit._Deferred) and isinstance(module.twice, jit._Deferred)
+    assert module.outer(3.0) == 7.0
+    assert not isinstance(module.twice, jit._Deferred)
+    assert module.twice.__name__ == "twice" and module.twice(1.5) == 3.0
