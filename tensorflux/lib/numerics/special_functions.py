@@ -22,7 +22,7 @@ from math import factorial
 
 import numpy as np
 
-from tensorflux.lib.numerics.special_math import digamma, lgamma
+from tensorflux.lib.numerics.erf_gamma import digamma, lgamma
 
 _EPS = np.finfo(np.float64).eps
 _TINY = 1e-300

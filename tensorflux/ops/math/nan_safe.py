@@ -3,7 +3,8 @@ gradients, and the composites built on public ops (reciprocal_no_nan, lbeta, pol
 is_non_decreasing, is_strictly_increasing, unsorted_segment_mean / sqrt_n).
 
 Erfinv and Ndtri compute in float64 (cast back): an Acklam rational starting point refined by
-three Halley steps on erf / erfc (special_math), so the tails keep full relative accuracy.
+three Halley steps on erf / erfc (lib/numerics/erf_gamma.py), so the tails keep full relative
+accuracy.
 
 `__all__` holds the names TF1 exports at the root; `MATH_ONLY` the ones only under `tf.math`.
 """
@@ -17,7 +18,7 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.lib.numerics import special_math
+from tensorflux.lib.numerics import erf_gamma
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.math import binary
@@ -183,8 +184,8 @@ def _ndtri64(p):
         for _ in range(_HALLEY_STEPS):
             # Near the median erf keeps the residual's relative accuracy; erfc in the tail.
             residual = np.where(q_safe > 0.25,
-                                0.5 * special_math.erf(x / _SQRT2) - (q_safe - 0.5),
-                                0.5 * special_math.erfc(-x / _SQRT2) - q_safe)
+                                0.5 * erf_gamma.erf(x / _SQRT2) - (q_safe - 0.5),
+                                0.5 * erf_gamma.erfc(-x / _SQRT2) - q_safe)
             u = residual * _SQRT2PI * np.exp(0.5 * x * x)
             step = x - u / (1.0 + 0.5 * x * u)
             x = np.where(np.isfinite(step), step, x)
@@ -202,8 +203,8 @@ def _erfinv64(y):
     small = a_safe < 0.5
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         for _ in range(_HALLEY_STEPS):
-            residual = np.where(small, special_math.erf(x) - a_safe,
-                                (1.0 - a_safe) - special_math.erfc(x))
+            residual = np.where(small, erf_gamma.erf(x) - a_safe,
+                                (1.0 - a_safe) - erf_gamma.erfc(x))
             u = residual * (np.sqrt(np.pi) / 2.0) * np.exp(x * x)
             step = x - u / (1.0 + x * u)
             x = np.where(np.isfinite(step), step, x)

@@ -3,7 +3,8 @@ IsNan, the complex helpers (Real, Imag, Conj, ComplexAbs, Complex, Angle), and t
 gradient ops TF graphs use (SqrtGrad, RsqrtGrad, ReciprocalGrad, TanhGrad, SigmoidGrad).
 
 Outputs keep the input dtype (float16 stays float16); erf/lgamma/digamma compute in float64
-(see special_math) and cast back. Gradients conjugate the derivative for complex inputs.
+(see lib/numerics/erf_gamma.py) and cast back. Gradients conjugate the derivative for complex
+inputs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.lib.numerics import special_math
+from tensorflux.lib.numerics import erf_gamma
 from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.math import binary as binary_ops
 from tensorflux.ops.math import special as special_ops
@@ -122,10 +123,10 @@ Asinh = _unary("Asinh", np.arcsinh, errstate=True)
 Acosh = _unary("Acosh", np.arccosh, errstate=True)
 Atanh = _unary("Atanh", np.arctanh, errstate=True)
 Sigmoid = _unary("Sigmoid", _sigmoid, errstate=True)
-Erf = _unary("Erf", _float64_kernel(special_math.erf), _FLOAT)
-Erfc = _unary("Erfc", _float64_kernel(special_math.erfc), _FLOAT)
-Lgamma = _unary("Lgamma", _float64_kernel(special_math.lgamma), _FLOAT)
-Digamma = _unary("Digamma", _float64_kernel(special_math.digamma), _FLOAT)
+Erf = _unary("Erf", _float64_kernel(erf_gamma.erf), _FLOAT)
+Erfc = _unary("Erfc", _float64_kernel(erf_gamma.erfc), _FLOAT)
+Lgamma = _unary("Lgamma", _float64_kernel(erf_gamma.lgamma), _FLOAT)
+Digamma = _unary("Digamma", _float64_kernel(erf_gamma.digamma), _FLOAT)
 Round = _unary("Round", np.round, _SIGNED, differentiable=False)
 Floor = _unary("Floor", np.floor, _FLOAT, differentiable=False)
 Ceil = _unary("Ceil", np.ceil, _FLOAT, differentiable=False)

@@ -23,7 +23,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.lib.numerics import special_math
+from tensorflux.lib.numerics import erf_gamma
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.random import stateful as random_ops
@@ -59,7 +59,7 @@ def _series_derivative(a: np.ndarray, x: np.ndarray) -> np.ndarray:
             if n > peak and np.all(np.abs(term) <= 1e-17 * series) and \
                     np.all(np.abs(d_term) <= 1e-17 * np.abs(d_series) + 1e-300):
                 break
-        return -(x / a) * (series * (np.log(x) - special_math.digamma(a + 1.0)) + d_series)
+        return -(x / a) * (series * (np.log(x) - erf_gamma.digamma(a + 1.0)) + d_series)
 
 
 def _wilson_hilferty_derivative(a: np.ndarray, x: np.ndarray) -> np.ndarray:

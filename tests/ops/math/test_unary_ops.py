@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux.framework import errors
-from tensorflux.lib.numerics import special_math
+from tensorflux.lib.numerics import erf_gamma as special_math
 from tensorflux.ops.math import unary as unary_ops
 
 Row = collections.namedtuple("Row", "op build expected")
