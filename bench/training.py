@@ -340,7 +340,6 @@ def main() -> None:
         reference = results.get("tensorflow", (None,))[0]
         for name, (seconds, first, batch) in results.items():
             ratio = f"{seconds / reference:.2f}x" if reference else "-"
-            first = f"{first[0]:.2f}" if first else "-"
             print(f"{model:<8}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"
                   f"{ratio:>8}{first * 1e3:>10.0f}", flush=True)
     print(f"# after: {machine_load()}")
