@@ -113,6 +113,9 @@ def _as_tensors(values):
 
 
 def _reachable_from(ops) -> set:
+    """Ops reached forward from `ops` through backpropagatable (float, complex, resource,
+    variant) tensors only: as in TF, an integer, bool or string tensor carries no gradient, so
+    a path through one is cut (and an integer x gets None)."""
     reached = set()
     stack = list(ops)
     while stack:
@@ -121,7 +124,8 @@ def _reachable_from(ops) -> set:
             continue
         reached.add(op)
         for tensor in op._outputs:
-            stack.extend(tensor._consumers)
+            if _is_trainable(tensor):
+                stack.extend(tensor._consumers)
     return reached
 
 
