@@ -39,10 +39,35 @@ class Reduction:
 
 
 def _safe_div(tf, numerator, denominator):
-    return tf.where(tf.greater(denominator, 0),
-                    tf.truediv(numerator, tf.where(tf.greater(denominator, 0), denominator,
-                                                   tf.ones_like(denominator))),
-                    tf.zeros_like(numerator))
+    """numerator / denominator, 0 where the denominator is 0; named `value` as in TF, so a
+    loss is fetched as `<scope>/value:0`."""
+    return tf.div_no_nan(numerator, tf.cast(denominator, numerator.dtype.base_dtype),
+                         name="value")
+
+
+def _checked_weights(weights):
+    if weights is None:
+        raise ValueError("None values not supported (weights must be a number or a Tensor).")
+    return weights
+
+
+def _squeeze_labels(tf, labels, logits, weights):
+    """TF's `_remove_squeezable_dimensions(expected_rank_diff=1)`: [N, 1] class ids become [N]
+    (and weights of one more rank than the labels lose their last dimension)."""
+    labels = tf.convert_to_tensor(labels)
+    logits = tf.convert_to_tensor(logits)
+    labels_rank, logits_rank = labels.shape.ndims, logits.shape.ndims
+    if labels_rank is not None and logits_rank is not None:
+        if logits_rank - labels_rank == 0 and labels.shape[-1].is_compatible_with(1):
+            labels = tf.squeeze(labels, [-1])
+    elif labels_rank is None or logits_rank is None:
+        labels = tf.cond(tf.equal(tf.rank(logits), tf.rank(labels)),
+                         lambda: tf.squeeze(labels, [-1]), lambda: labels)
+    weights = tf.convert_to_tensor(_checked_weights(weights))
+    if labels.shape.ndims is not None and weights.shape.ndims is not None and \
+            weights.shape.ndims - labels.shape.ndims == 1:
+        weights = tf.squeeze(weights, [-1])
+    return labels, logits, weights
 
 
 def _num_present(tf, losses, weights):
@@ -61,7 +86,8 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
         losses = tf.convert_to_tensor(losses)
         dtype = losses.dtype.base_dtype
         losses = tf.cast(losses, tf.float32) if dtype != tf.float64 else losses
-        weights = tf.cast(tf.convert_to_tensor(weights), losses.dtype.base_dtype)
+        weights = tf.cast(tf.convert_to_tensor(_checked_weights(weights)),
+                          losses.dtype.base_dtype)
         weighted = tf.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
@@ -137,6 +163,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     tf = _api()
     with _scope(scope, "sparse_softmax_cross_entropy_loss") as name:
+        labels, logits, weights = _squeeze_labels(tf, labels, logits, weights)
         losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
                                                                 name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -230,16 +257,26 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
 
 def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
                                 loss_collection=GraphKeys.LOSSES):
-    """Mean over pairs of squared differences of (prediction - label) within each sample."""
+    """TF's pairwise loss: per sample, the mean over pairs (i < j) of
+    ((p_i - l_i) - (p_j - l_j))^2 over the present (non-zero weight) elements, times the
+    sample's weight, summed over the batch. Inputs are cast to float32 (as TF does)."""
     tf = _api()
-    with _scope(scope, "mean_pairwise_squared_error") as name:
-        predictions = tf.convert_to_tensor(predictions)
-        diffs = predictions - tf.cast(labels, predictions.dtype.base_dtype)
-        axes = list(range(1, diffs.get_shape().ndims))
-        count = tf.cast(tf.reduce_prod(tf.shape(diffs)[1:]), diffs.dtype.base_dtype)
-        sum_sq = tf.reduce_sum(tf.square(diffs), axes)
-        sq_sum = tf.square(tf.reduce_sum(diffs, axes))
-        per_sample = 2.0 * (sum_sq / tf.maximum(count - 1, 1.0)) - 2.0 * sq_sum / tf.maximum(
-            count * (count - 1), 1.0)
-        return compute_weighted_loss(per_sample, weights, name, loss_collection,
-                                     Reduction.SUM_BY_NONZERO_WEIGHTS)
+    with _scope(scope, "mean_pairwise_squared_error"):
+        weights = tf.cast(_checked_weights(weights), tf.float32)
+        labels = tf.cast(labels, tf.float32)
+        predictions = tf.cast(predictions, tf.float32)
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        diffs = predictions - labels
+        axis = tf.range(1, tf.rank(diffs))
+        present = tf.where(tf.equal(weights, 0.0), tf.zeros_like(weights),
+                           tf.ones_like(weights)) * tf.ones_like(diffs)
+        count = tf.reduce_sum(present, axis=axis, keepdims=True)
+        sum_sq = tf.reduce_sum(tf.square(diffs), axis=axis, keepdims=True)
+        term1 = 2.0 * tf.div_no_nan(sum_sq, count - 1, name="value")
+        sum_diff = tf.reduce_sum(diffs, axis=axis, keepdims=True)
+        term2 = 2.0 * tf.div_no_nan(tf.square(sum_diff), count * (count - 1), name="value")
+        loss = tf.reduce_sum((term1 - term2) * weights)
+        mean_loss = tf.where(tf.reduce_sum(count) > 0, loss, tf.zeros_like(loss), name="value")
+        if loss_collection is not None:
+            graph_mod.get_default_graph().add_to_collection(loss_collection, mean_loss)
+        return mean_loss
