@@ -105,6 +105,7 @@ from tensorflux.ops.root_extras import *  # noqa: F403
 from tensorflux import dtypes
 from tensorflux.framework import nest
 from tensorflux.ops.array.tensor_scatter import *  # noqa: F403
+from tensorflux.ops.array.forwarding import guarantee_const  # noqa: E402
 from tensorflux.ops.signal.fft import *  # noqa: F403
 from tensorflux import signal, spectral
 from tensorflux import bitwise
