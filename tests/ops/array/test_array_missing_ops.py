@@ -142,3 +142,24 @@ GRADIENT_CASES = [
     ("Snapshot", gradient_case(_ref_identity_case, (3,))),
     ("RefIdentity", _ref_identity_gradient_case),
 ]
+
+
+def test_gather_axis0_gradient_is_indexed_slices():
+    params = tf.Variable(np.arange(12.0).reshape(4, 3))
+    (g,) = tf.gradients(tf.reduce_sum(tf.gather(params, [2, 0, 2]) * 2.0), [params])
+    assert isinstance(g, tf.IndexedSlices)
+    with tf.Session() as sess:
+        sess.run(params.initializer)
+        dense = sess.run(tf.convert_to_tensor(g))
+    want = np.zeros([4, 3])
+    want[2], want[0] = 4.0, 2.0
+    np.testing.assert_array_equal(dense, want)
+
+
+@pytest.mark.xfail(strict=True, reason="GatherNd's gradient (ops/array/gradients.py "
+                   "_gather_nd_grad) is a dense ScatterNd; TF returns IndexedSlices when "
+                   "indices are [N, 1]. Fix pending the gradient move into gather_scatter.py.")
+def test_gather_nd_gradient_with_single_index_column_is_indexed_slices():
+    params = tf.Variable(np.arange(12.0).reshape(4, 3))
+    (g,) = tf.gradients(tf.reduce_sum(tf.gather_nd(params, [[2], [0]])), [params])
+    assert isinstance(g, tf.IndexedSlices)
