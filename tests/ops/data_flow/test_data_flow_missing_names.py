@@ -125,3 +125,35 @@ def test_switch_to_thread_local_queue_ops_from_threads():
     with tf.Session() as sess:
         sess.run(ops)
         assert sorted(sess.run(q.dequeue_many(4)).tolist()) == [0, 1, 2, 3]
+
+
+def _queue_enqueue(value, many=False, static=False):
+    q = tf.FIFOQueue(3, [tf.float32], shapes=[[2]])
+    if static:
+        return (q.enqueue_many([value]) if many else q.enqueue([value])), None
+    p = tf.placeholder(tf.float32)
+    return (q.enqueue_many([p]) if many else q.enqueue([p])), {p: value}
+
+
+# Data-flow error table: builder -> (class, key words), as TF 1.15 reports them.
+ERROR_TABLE = [
+    ("enqueue static shape", lambda: _queue_enqueue([1.0, 2.0, 3.0], static=True), ValueError,
+     r"incompatible with the queue's shape \(2,\)"),
+    ("enqueue run-time shape", lambda: _queue_enqueue([1.0, 2.0, 3.0]),
+     tf.errors.InvalidArgumentError,
+     r"Shape mismatch in tuple component 0. Expected \[2\], got \[3\]"),
+    ("enqueue_many run-time shape", lambda: _queue_enqueue([[1.0, 2.0, 3.0]], many=True),
+     tf.errors.InvalidArgumentError,
+     r"Shape mismatch in tuple component 0. Expected \[2\], got \[3\]"),
+    ("stack pop empty",
+     lambda: (stack_ops.StackPop(stack_ops.StackOp(elem_type=tf.int32), elem_type=tf.int32),
+              None), tf.errors.InvalidArgumentError, "empty"),
+]
+
+
+@pytest.mark.parametrize("build,error,words", [r[1:] for r in ERROR_TABLE],
+                         ids=[r[0] for r in ERROR_TABLE])
+def test_data_flow_error_table(build, error, words):
+    with pytest.raises(error, match=words):
+        fetch, feed = build()
+        run(fetch, feed)
