@@ -21,6 +21,7 @@ from tensorflux.framework.tensor_conversion import (
 )
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops.state import slice_assign
+from tensorflux.ops.state import variable_def as variable_def_lib
 from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
@@ -414,27 +415,7 @@ class Variable:
     def to_proto(self, export_scope=None):
         """This variable as a `VariableDef` with names relative to `export_scope` (None when
         the variable is outside that scope), as TF's `Variable.to_proto`."""
-        from tensorflux.protos import variable_pb2
-
-        if export_scope and not self.name.startswith(export_scope + "/"):
-            return None
-
-        def strip(name):
-            return name[len(export_scope) + 1:] if export_scope else name
-
-        proto = variable_pb2.VariableDef(
-            variable_name=strip(self._variable.name),
-            initializer_name=strip(self.initializer.name),
-            snapshot_name=strip(self._snapshot.name), trainable=bool(self._trainable))
-        if isinstance(self._initial_value, Tensor):
-            proto.initial_value_name = strip(self._initial_value.name)
-        info = self._save_slice_info
-        if info is not None:
-            proto.save_slice_info_def.full_name = strip(info.full_name)
-            proto.save_slice_info_def.full_shape.extend(info.full_shape)
-            proto.save_slice_info_def.var_offset.extend(info.var_offset)
-            proto.save_slice_info_def.var_shape.extend(info.var_shape)
-        return proto
+        return variable_def_lib.to_proto(self, export_scope)
 
     @staticmethod
     def from_proto(variable_def, import_scope=None):
