@@ -123,6 +123,7 @@ from tensorflux.ops.nn.conv import conv2d_backprop_filter_v2, conv2d_backprop_in
 from tensorflux import dtypes
 from tensorflux.framework import nest
 from tensorflux.ops.array.tensor_scatter import *  # noqa: F403
+from tensorflux.ops.array.forwarding import guarantee_const  # noqa: E402
 from tensorflux.ops.signal.fft import *  # noqa: F403
 from tensorflux import signal, spectral
 from tensorflux import bitwise

@@ -62,12 +62,39 @@ class GraphKeys:
     _STREAMING_MODEL_PORTS = "streaming_model_ports"
 
 
+def _per_thread_stack(name: str):
+    """A graph attribute shared by all threads until `switch_to_thread_local()`; then each
+    thread sees its own value, starting empty."""
+    shared = "_shared" + name
+
+    def get(self):
+        local = self.__dict__.get("_thread_stacks")
+        if local is None:
+            return self.__dict__[shared]
+        if not hasattr(local, name):
+            setattr(local, name, [])
+        return getattr(local, name)
+
+    def set(self, value):
+        local = self.__dict__.get("_thread_stacks")
+        if local is None:
+            self.__dict__[shared] = value
+        else:
+            setattr(local, name, value)
+
+    return property(get, set)
+
+
 class Graph:
     """A dataflow graph: Operations connected by Tensors, plus collections.
 
     Contract: op names are unique; ops are only added, never removed; `version` grows with each
     change that can affect a plan.
     """
+
+    _device_stack = _per_thread_stack("_device_stack")
+    _control_dependencies_stack = _per_thread_stack("_control_dependencies_stack")
+    _colocation_stack = _per_thread_stack("_colocation_stack")
 
     def __init__(self):
         self._lock = threading.RLock()
@@ -93,6 +120,12 @@ class Graph:
         self._building_function = False
         self._last_id = 0
         self._functions: dict = {}  # the function library: name -> function.DefinedFunction
+
+    def switch_to_thread_local(self) -> None:
+        """Makes the device, colocation and control-dependency stacks thread-local (as TF):
+        each thread then starts from empty stacks. Idempotent."""
+        if self.__dict__.get("_thread_stacks") is None:
+            self.__dict__["_thread_stacks"] = threading.local()
 
     # -- ops -------------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ from tensorflux.ops import array as _array_ops
 from tensorflux.ops import math as _math_ops
 from tensorflux.ops.nn import core as _nn_core
 from tensorflux.ops.nn import functions as _nn_functions
-from tensorflux.ops.nn import activations as nn_activations
+from tensorflux.ops.nn import activations as _nn_activations
+from tensorflux.ops.control_flow import primitives as _control_flow
 
 
 
@@ -42,12 +43,36 @@ class Reduction:
 
 
 def _safe_div(numerator, denominator):
-    return _math_ops.where(_math_ops.greater(denominator, 0),
-                           _math_ops.truediv(numerator,
-                                             _math_ops.where(_math_ops.greater(denominator, 0),
-                                                             denominator,
-                                                             _array_ops.ones_like(denominator))),
-                           _array_ops.zeros_like(numerator))
+    """numerator / denominator, 0 where the denominator is 0; named `value` as in TF, so a
+    loss is fetched as `<scope>/value:0`."""
+    return _math_ops.div_no_nan(numerator, _math_ops.cast(denominator, numerator.dtype.base_dtype),
+                         name="value")
+
+
+def _checked_weights(weights):
+    if weights is None:
+        raise ValueError("None values not supported (weights must be a number or a Tensor).")
+    return weights
+
+
+def _squeeze_labels(labels, logits, weights):
+    """TF's `_remove_squeezable_dimensions(expected_rank_diff=1)`: [N, 1] class ids become [N]
+    (and weights of one more rank than the labels lose their last dimension)."""
+    labels = _convert_to_tensor(labels)
+    logits = _convert_to_tensor(logits)
+    labels_rank, logits_rank = labels.shape.ndims, logits.shape.ndims
+    if labels_rank is not None and logits_rank is not None:
+        if logits_rank - labels_rank == 0 and labels.shape[-1].is_compatible_with(1):
+            labels = _array_ops.squeeze(labels, [-1])
+    elif labels_rank is None or logits_rank is None:
+        same_rank = _math_ops.equal(_array_ops.rank(logits), _array_ops.rank(labels))
+        labels = _control_flow.cond(same_rank, lambda: _array_ops.squeeze(labels, [-1]),
+                                    lambda: labels)
+    weights = _convert_to_tensor(_checked_weights(weights))
+    if labels.shape.ndims is not None and weights.shape.ndims is not None and \
+            weights.shape.ndims - labels.shape.ndims == 1:
+        weights = _array_ops.squeeze(weights, [-1])
+    return labels, logits, weights
 
 
 def _num_present(losses, weights):
@@ -66,7 +91,8 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
         losses = _convert_to_tensor(losses)
         dtype = losses.dtype.base_dtype
         losses = _math_ops.cast(losses, _dtypes.float32) if dtype != _dtypes.float64 else losses
-        weights = _math_ops.cast(_convert_to_tensor(weights), losses.dtype.base_dtype)
+        weights = _math_ops.cast(_convert_to_tensor(_checked_weights(weights)),
+                          losses.dtype.base_dtype)
         weighted = _math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
@@ -135,6 +161,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with _scope(scope, "sparse_softmax_cross_entropy_loss") as name:
+        labels, logits, weights = _squeeze_labels(labels, logits, weights)
         losses = _nn_functions.sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -203,7 +230,7 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKey
         logits = _convert_to_tensor(logits)
         labels = _math_ops.cast(labels, logits.dtype.base_dtype)
         signed = 2 * labels - 1
-        losses = nn_activations.relu(1 - signed * logits)
+        losses = _nn_activations.relu(1 - signed * logits)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
 
@@ -222,17 +249,27 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
 
 def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
                                 loss_collection=GraphKeys.LOSSES):
-    """Mean over pairs of squared differences of (prediction - label) within each sample."""
-    with _scope(scope, "mean_pairwise_squared_error") as name:
-        predictions = _convert_to_tensor(predictions)
-        diffs = predictions - _math_ops.cast(labels, predictions.dtype.base_dtype)
-        axes = list(range(1, diffs.get_shape().ndims))
-        count = _math_ops.cast(_math_ops.reduce_prod(_array_ops.shape(diffs)[1:]),
-                               diffs.dtype.base_dtype)
-        sum_sq = _math_ops.reduce_sum(_math_ops.square(diffs), axes)
-        sq_sum = _math_ops.square(_math_ops.reduce_sum(diffs, axes))
-        per_sample = 2.0 * (sum_sq / _math_ops.maximum(count - 1,
-                                                       1.0)) - 2.0 * sq_sum / _math_ops.maximum(
-            count * (count - 1), 1.0)
-        return compute_weighted_loss(per_sample, weights, name, loss_collection,
-                                     Reduction.SUM_BY_NONZERO_WEIGHTS)
+    """TF's pairwise loss: per sample, the mean over pairs (i < j) of
+    ((p_i - l_i) - (p_j - l_j))^2 over the present (non-zero weight) elements, times the
+    sample's weight, summed over the batch. Inputs are cast to float32 (as TF does)."""
+    with _scope(scope, "mean_pairwise_squared_error"):
+        weights = _math_ops.cast(_checked_weights(weights), _dtypes.float32)
+        labels = _math_ops.cast(labels, _dtypes.float32)
+        predictions = _math_ops.cast(predictions, _dtypes.float32)
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        diffs = predictions - labels
+        axis = _math_ops.range(1, _array_ops.rank(diffs))
+        present = _math_ops.where(_math_ops.equal(weights, 0.0), _array_ops.zeros_like(weights),
+                           _array_ops.ones_like(weights)) * _array_ops.ones_like(diffs)
+        count = _math_ops.reduce_sum(present, axis=axis, keepdims=True)
+        sum_sq = _math_ops.reduce_sum(_math_ops.square(diffs), axis=axis, keepdims=True)
+        term1 = 2.0 * _math_ops.div_no_nan(sum_sq, count - 1, name="value")
+        sum_diff = _math_ops.reduce_sum(diffs, axis=axis, keepdims=True)
+        term2 = 2.0 * _math_ops.div_no_nan(_math_ops.square(sum_diff), count * (count - 1),
+                                           name="value")
+        loss = _math_ops.reduce_sum((term1 - term2) * weights)
+        mean_loss = _math_ops.where(_math_ops.reduce_sum(count) > 0, loss,
+                                    _array_ops.zeros_like(loss), name="value")
+        if loss_collection is not None:
+            graph_mod.get_default_graph().add_to_collection(loss_collection, mean_loss)
+        return mean_loss

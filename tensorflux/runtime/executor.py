@@ -148,8 +148,18 @@ class _Step(StepCore):
         traced = self.trace is not None
         parallel = self.pool is not None
         root = self.root
+        deadline = self.deadline
+        budget = _DEADLINE_CHECK_EVERY
         while True:
             while ready and self.error is None:
+                if deadline is not None:
+                    # A step that never waits (a long while_loop) still honours its deadline.
+                    budget -= 1
+                    if not budget:
+                        budget = _DEADLINE_CHECK_EVERY
+                        if time.monotonic() > deadline:
+                            self._abort(_deadline_error(self.ctx))
+                            break
                 item, frame, it = pop()
                 if not item.fast or traced or (item.expensive and parallel and ready):
                     self._process(item, frame, it)
@@ -385,6 +395,9 @@ class _Step(StepCore):
             item.kernel(ctx, *inputs, done=done)
         except Exception as err:  # noqa: BLE001
             done(error=err)
+
+_DEADLINE_CHECK_EVERY = 1024  # nodes run between deadline checks in the driver loop
+
 
 def _as_outputs(result, n_outputs: int) -> tuple:
     if n_outputs == 1:

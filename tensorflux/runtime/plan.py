@@ -29,6 +29,20 @@ EXPENSIVE_OPS = frozenset({
 })
 
 
+def _input_ref_flags(node) -> list:
+    """Whether each flattened data input of `node` is a ref input (list args such as
+    `inputs: N * Ref(T)` count once per element)."""
+    flags = []
+    for arg in node.op_def.inputs:
+        count = 1
+        if getattr(arg, "number_attr", None):
+            count = int(node.attrs.get(arg.number_attr, 1))
+        elif getattr(arg, "type_list_attr", None):
+            count = len(node.attrs.get(arg.type_list_attr, ()))
+        flags.extend([arg.is_ref] * count)
+    return flags
+
+
 class Item:
     """A node prepared for execution."""
 
@@ -169,11 +183,12 @@ class Plan:
                 item.is_constant = bool(node.attrs.get("is_constant", False))
                 item.parallel_iterations = int(node.attrs.get("parallel_iterations", 10))
             deref = []
+            ref_flags = _input_ref_flags(node)
             for k, (src, idx) in enumerate(node.inputs):
                 src_item = by_node[id(src)]
                 src_item.out_edges[idx].append((item, k))
                 is_ref_source = src.output_dtypes[idx].is_ref_dtype
-                wants_ref = (k < len(node.op_def.inputs) and node.op_def.inputs[k].is_ref) \
+                wants_ref = (k < len(ref_flags) and ref_flags[k]) \
                     or (item.kind in (SWITCH, MERGE, ENTER, EXIT, NEXT)
                         and node.op.startswith("Ref")) or _forwards_ref(node) \
                     or getattr(node.op_def, "passes_refs", False)

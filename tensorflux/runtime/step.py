@@ -49,6 +49,14 @@ class StepContext:
 
         return function_call.run_function(self, function, args)
 
+    def submit_blocking(self, fn) -> None:
+        """Runs `fn()` on the process's pool for work that may block (a Python callback, a
+        wait), never on an executor's kernel pool; kernels reach threads only through here."""
+        # cycle: runtime.executor imports this module (at import time)
+        from tensorflux.runtime.executor import shared_pool
+
+        shared_pool().submit(fn)
+
     @property
     def device_name(self) -> str:
         return self.device.name if self.device is not None else ""

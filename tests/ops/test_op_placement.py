@@ -47,6 +47,8 @@ HELPER_MODULES = {
     "state/variables.py": "the tf.Variable class and variable collections",
     "state/resource_variables.py": "the ResourceVariable class (ops: resource_variable_ops)",
     "autodiff/tape.py": "tf.GradientTape (graph mode: tf.gradients on demand)",
+    "debug/shape_checks.py": "tf.debugging.assert_shapes, composed from the assert ops",
+    "state/variable_def.py": "VariableDef protos of tf.Variable (to_proto / from_proto)",
     "control_flow/polymorphic_function.py": "tf.function tracing (its call ops: function_call)",
     "ragged/ragged_tensor.py": "the RaggedTensor composite (values + row_splits)",
     "ragged/factories.py": "tf.ragged factories composed from array and math ops",

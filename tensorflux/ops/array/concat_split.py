@@ -92,10 +92,21 @@ def _concat_kernel(*args):
     try:
         return np.concatenate(values, axis=axis)
     except ValueError:
-        shapes = ", ".join(str(list(np.shape(v))) for v in values)
-        raise errors.InvalidArgumentError(
-            None, None, f"ConcatOp: dimensions of inputs should match except along axis "
-                        f"{axis}: shapes {shapes}") from None
+        raise errors.InvalidArgumentError(None, None, _concat_mismatch(values, axis)) from None
+
+
+def _concat_mismatch(values, axis) -> str:
+    """TF's ConcatOp wording: the first input whose rank or non-axis dims differ from input 0."""
+    first = list(np.shape(values[0]))
+    for i, v in enumerate(values[1:], 1):
+        shape = list(np.shape(v))
+        if len(shape) != len(first):
+            return (f"ConcatOp : Ranks of all input tensors should match: shape[0] = {first} "
+                    f"vs. shape[{i}] = {shape}")
+        if any(a != b for d, (a, b) in enumerate(zip(first, shape)) if d != axis % len(first)):
+            return (f"ConcatOp : Dimensions of inputs should match: shape[0] = {first} vs. "
+                    f"shape[{i}] = {shape}")
+    return f"ConcatOp : axis {axis} is invalid for inputs of shape {first}"
 
 
 @ConcatV2.gradient
@@ -124,13 +135,30 @@ ConcatOffset = define_op("ConcatOffset", inputs=["concat_dim: int32", "shape: N 
 
 @ConcatOffset.shape_fn
 def _concat_offset_shape(concat_dim, shape):
-    return [list(shape)]
+    concat_dim.with_rank(0)
+    merged = TensorShape([None])
+    for s in shape:
+        merged = merged.merge_with(s.with_rank(1))  # all shape vectors of one length
+    return [[merged] * len(shape)]
 
 
 @ConcatOffset.kernel
 def _concat_offset_kernel(concat_dim, *shapes):
     rank = shapes[0].size
     axis = int(concat_dim) + rank if int(concat_dim) < 0 else int(concat_dim)
+    if not 0 <= axis < rank:
+        raise errors.InvalidArgumentError(
+            None, None, f"Concat dim is out of range: {int(concat_dim)} vs. {rank}")
+    first = shapes[0].tolist()
+    for i, shape in enumerate(shapes[1:], 1):
+        if shape.ndim != 1 or shape.size != rank:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should contain {rank} elements, but got "
+                            f"{shape.size}")
+        if any(a != b for j, (a, b) in enumerate(zip(first, shape.tolist())) if j != axis):
+            raise errors.InvalidArgumentError(
+                None, None, f"All dimensions except {axis} must match. Input {i} has shape "
+                            f"{shape.tolist()} and doesn't match input 0 with shape {first}.")
     sizes = np.array([s[axis] for s in shapes], dtype=shapes[0].dtype)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(shapes[0].dtype)
     out = []

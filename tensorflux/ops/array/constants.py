@@ -53,7 +53,14 @@ def _const_kernel(value):
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """A constant tensor from a Python or NumPy value (TF1 `tf.constant`)."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
-    array = _infer_numpy(value, dtype)
+    try:
+        array = _infer_numpy(value, dtype)
+    except ValueError as err:
+        if "inhomogeneous" not in str(err):
+            raise
+        # TF's wording: nested lists of unequal lengths are not a dense tensor.
+        raise ValueError(f"Argument must be a dense tensor: {value!r} - its nested lists "
+                         f"have inconsistent lengths ({err})") from None
     if shape is not None:
         shape = [int(d) for d in as_shape(shape).as_list()]
         if verify_shape and list(array.shape) != shape:

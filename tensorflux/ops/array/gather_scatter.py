@@ -295,6 +295,11 @@ def _scatter_along_axis(params, indices, grad, axis: int, batch_dims: int):
 def _gather_nd_grad(op, grad):
     params, indices = op.inputs
     shape = shape_ops.shape(params, out_type=indices.dtype)
+    if indices.shape.ndims == 2 and indices.shape[-1].value == 1:
+        # Whole rows of params, as a gather along axis 0: sparse, as TF returns it (the sparse
+        # optimizer paths rely on it).
+        rows = shape_ops.squeeze(indices, [-1])
+        return [IndexedSlices(dense_gradient(grad), rows, shape), None]
     return [scatter_nd(indices, dense_gradient(grad), shape), None]
 
 

@@ -76,7 +76,27 @@ def _tile_grad(op, grad):
 
 def tile(input, multiples, name=None):
     """Repeats `input` `multiples[i]` times along each dimension i."""
-    return Tile(input, multiples, name=name)
+    result = Tile(input, multiples, name=name)
+    if not result.shape.is_fully_defined() and result.shape.ndims is not None:
+        # As TF's shape function: entries of a packed multiples vector known statically
+        # still give their output dimensions ([4, 3] tiled by [2, m] is [8, ?]).
+        known = _packed_values(result.op.inputs[1])
+        if known is not None and len(known) == result.shape.ndims:
+            in_dims = result.op.inputs[0].shape.dims
+            result.set_shape([d * m if d is not None and m is not None else None
+                              for d, m in zip(in_dims, known)])
+    return result
+
+
+def _packed_values(tensor):
+    """The statically known entries of a `Pack` of scalars (None elsewhere), or None."""
+    if tensor.op.type != "Pack":
+        return None
+    values = []
+    for item in tensor.op.inputs:
+        value = constant_value(item)
+        values.append(None if value is None or np.ndim(value) else int(value))
+    return values
 
 
 # -- Pad, PadV2, MirrorPad, MirrorPadGrad -------------------------------------------------------
@@ -278,23 +298,32 @@ ReverseV2 = define_op("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=[
 @ReverseV2.shape_fn(value_inputs=("axis",))
 def _reverse_shape(tensor, axis):
     if axis is not None and tensor.ndims is not None:
-        seen = set()
-        for a in np.reshape(axis, [-1]).tolist():
-            canonical = concat_ops._axis(a, tensor.ndims)
-            if canonical in seen:
-                raise ValueError(f"axis {canonical} specified more than once.")
-            seen.add(canonical)
+        problem = _reverse_axis_problem(np.reshape(axis, [-1]).tolist(), tensor.ndims)
+        if problem:
+            raise ValueError(problem)
     return tensor
+
+
+def _reverse_axis_problem(axes, rank):
+    """TF's ReverseV2 checks: each axis in [-rank, rank), none repeated (None when valid)."""
+    seen = set()
+    for i, a in enumerate(axes):
+        canonical = a + rank if a < 0 else a
+        if not 0 <= canonical < rank:
+            return f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1}]"
+        if canonical in seen:
+            return f"axis {canonical} specified more than once."
+        seen.add(canonical)
+    return None
 
 
 @ReverseV2.kernel
 def _reverse_kernel(x, axis):
-    try:
-        return np.flip(x, axis=tuple(axis.tolist()))
-    except (ValueError, np.exceptions.AxisError):
-        raise errors.InvalidArgumentError(
-            None, None, f"reverse: invalid axis {axis.tolist()} for a tensor of rank "
-                        f"{x.ndim} (out of range or repeated)") from None
+    axes = np.reshape(axis, [-1]).tolist()
+    problem = _reverse_axis_problem(axes, x.ndim)
+    if problem:
+        raise errors.InvalidArgumentError(None, None, problem)
+    return np.flip(x, axis=tuple(axes))
 
 
 @ReverseV2.gradient

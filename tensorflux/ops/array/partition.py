@@ -263,6 +263,98 @@ def _unique_with_counts_kernel(out_idx):
     return unique_with_counts_kernel
 
 
+_V2_ATTRS = ["T: type", "Taxis: {int32, int64} = int64", "out_idx: {int32, int64} = int32"]
+UniqueV2 = define_op("UniqueV2", inputs=["x: T", "axis: Taxis"], outputs=["y: T", "idx: out_idx"],
+                     attrs=_V2_ATTRS, differentiable=False)
+UniqueWithCountsV2 = define_op(
+    "UniqueWithCountsV2", inputs=["x: T", "axis: Taxis"],
+    outputs=["y: T", "idx: out_idx", "count: out_idx"], attrs=_V2_ATTRS, differentiable=False)
+
+
+def _unique_axis(axis, rank, error):
+    """The axis of a UniqueV2 `axis` vector (None: the 1-D case), checked as TF does."""
+    values = [int(v) for v in np.asarray(axis).reshape(-1)]
+    if np.ndim(axis) > 1 or len(values) > 1:
+        raise error(f"axis expects a 1D vector with at most one element, got {values}")
+    if not values:
+        return None
+    if rank is not None and not -rank <= values[0] < rank:
+        raise error(f"axis = {values[0]} is out of range for a tensor of rank {rank} "
+                    f"(expected [{-rank}, {rank}))")
+    return values[0] % rank if rank else values[0]
+
+
+def _unique_v2_shapes(x, axis, with_counts):
+    counts = [TensorShape([None])] if with_counts else []
+    if axis is None:  # not known statically: any axis of x
+        return [TensorShape(None), TensorShape([None])] + counts
+    if x.ndims is None:
+        return [TensorShape(None), TensorShape([None])] + counts
+    a = _unique_axis(axis, x.ndims, ValueError)
+    if a is None:
+        x.with_rank(1)
+        return [TensorShape([None]), x] + ([TensorShape([None])] if with_counts else [])
+    dims = x.as_list()
+    dims[a] = None
+    return [TensorShape(dims), TensorShape([x.dims[a]])] + \
+        ([TensorShape([None])] if with_counts else [])
+
+
+@UniqueV2.shape_fn(value_inputs=("axis",))
+def _unique_v2_shape(x, axis):
+    return _unique_v2_shapes(x, axis, False)
+
+
+@UniqueWithCountsV2.shape_fn(value_inputs=("axis",))
+def _unique_with_counts_v2_shape(x, axis):
+    return _unique_v2_shapes(x, axis, True)
+
+
+def _unique_along(x, axis, np_type):
+    def error(message):
+        return errors.InvalidArgumentError(None, None, message)
+
+    a = _unique_axis(axis, x.ndim, error)
+    if a is None:
+        return _unique(x, np_type)
+    moved = np.moveaxis(x, a, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    seen: dict = {}
+    idx = np.empty(rows.shape[0], dtype=np_type)
+    firsts, counts = [], []
+    for i, row in enumerate(rows):
+        key = row.tobytes() if row.dtype != object else tuple(row.tolist())
+        j = seen.setdefault(key, len(firsts))
+        if j == len(firsts):
+            firsts.append(i)
+            counts.append(0)
+        counts[j] += 1
+        idx[i] = j
+    y = np.moveaxis(moved[firsts], 0, a) if firsts else np.moveaxis(moved[:0], 0, a)
+    return np.ascontiguousarray(y), idx, np.asarray(counts, dtype=np_type)
+
+
+@UniqueV2.kernel(factory=True)
+def _unique_v2_kernel(out_idx):
+    np_type = out_idx.as_numpy_dtype
+
+    def unique_v2(x, axis):
+        y, idx, _ = _unique_along(x, axis, np_type)
+        return y, idx
+
+    return unique_v2
+
+
+@UniqueWithCountsV2.kernel(factory=True)
+def _unique_with_counts_v2_kernel(out_idx):
+    np_type = out_idx.as_numpy_dtype
+
+    def unique_with_counts_v2(x, axis):
+        return _unique_along(x, axis, np_type)
+
+    return unique_with_counts_v2
+
+
 def unique(x, out_idx=dtypes.int32, name=None):
     """The distinct values of 1-D `x` in order of first appearance, and each element's index
     into them."""

@@ -214,6 +214,10 @@ def _reshape_dims(input: TensorShape, dims: list) -> list:
         if known != count:
             raise ValueError(f"Cannot reshape a tensor with {count} elements to shape {dims} "
                              f"({known} elements)")
+    elif len(unknown) == 1 and 0 in dims and dims[unknown[0]] == -1:
+        missing = _missing_for_zero_sizes(input.as_list(), dims)
+        if missing is not None:
+            out[unknown[0]] = missing
     elif len(unknown) == 1 and known > 0:
         if count % known:
             raise ValueError(f"Cannot reshape a tensor with {count} elements to shape {dims}: "
@@ -229,8 +233,23 @@ def _reshape_shape(tensor, shape):
     return TensorShape(_reshape_dims(tensor, _dims_of(shape, "shape")))
 
 
+def _missing_for_zero_sizes(input_dims, dims):
+    """The -1 entry of `dims` when `dims` has a 0 (TF's rule: zero-sized dims on both sides
+    are left out of the element counts, so [0, 6] reshaped to [0, -1] is [0, 6])."""
+    product = int(np.prod([d for d in dims if d is not None and d > 0], dtype=np.int64))
+    in_count = int(np.prod([d for d in input_dims if d != 0], dtype=np.int64))
+    if product == 0 or in_count % product:
+        return None
+    return in_count // product
+
+
 @Reshape.kernel
 def _reshape_kernel(tensor, shape):
+    dims = np.asarray(shape).tolist()
+    if tensor.size == 0 and 0 in dims and dims.count(-1) == 1:
+        missing = _missing_for_zero_sizes(list(tensor.shape), dims)
+        if missing is not None:
+            return tensor.reshape([missing if d == -1 else d for d in dims])
     try:
         return tensor.reshape(shape)
     except (ValueError, TypeError):

@@ -12,7 +12,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
-from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
+from tensorflux.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.array import padding as pad_ops
@@ -356,6 +356,18 @@ def _check_index(index):
     raise TypeError(_INDEX_ERROR.format(index))
 
 
+def _known_dimension(item):
+    """A `Dimension` (also as a slice bound or step) used as its int, as TF does."""
+    if isinstance(item, _pyslice):
+        parts = [_known_dimension(v) for v in (item.start, item.stop, item.step)]
+        return _pyslice(*parts)
+    if isinstance(item, Dimension):
+        if item.value is None:
+            raise TypeError(_INDEX_ERROR.format(item))
+        return item.value
+    return item
+
+
 def _slice_helper(tensor, slice_spec_value, var=None):
     """`tensor[slice_spec]` with TensorFlow's rules (see `Tensor.__getitem__`)."""
     if isinstance(slice_spec_value, (bool, np.bool_)) or (
@@ -365,6 +377,7 @@ def _slice_helper(tensor, slice_spec_value, var=None):
         return boolean_mask(tensor, slice_spec_value)
     if not isinstance(slice_spec_value, (list, tuple)):
         slice_spec_value = [slice_spec_value]
+    slice_spec_value = [_known_dimension(item) for item in slice_spec_value]
     begin, end, strides = [], [], []
     masks = dict.fromkeys(_MASKS, 0)
     for index, item in enumerate(slice_spec_value):

@@ -223,12 +223,14 @@ def _roll_kernel(input, shift, axis):
         raise errors.InvalidArgumentError(None, None, "input must be 1-D or higher")
     if shift.shape != axis.shape or shift.ndim > 1:
         raise errors.InvalidArgumentError(
-            None, None, f"shift and axis must be scalars or 1-D of the same size, got shapes "
-                        f"{list(shift.shape)} and {list(axis.shape)}")
+            None, None, f"shift and axis must have the same size (scalars or 1-D), got "
+                        f"shapes {list(shift.shape)} and {list(axis.shape)}")
     axes = axis.reshape(-1)
     if axes.size and (axes.min() < -input.ndim or axes.max() >= input.ndim):
         raise errors.InvalidArgumentError(
-            None, None, f"axis {axes.tolist()} is out of range for a rank-{input.ndim} input")
+            None, None, f"axis {axes.tolist()} is out of range for a rank-{input.ndim} input "
+                        f"(axis {int(axes[(axes < -input.ndim) | (axes >= input.ndim)][0])} "
+                        "is out of range)")
     if axes.size == 0:
         return input.copy()
     return np.roll(input, tuple(shift.reshape(-1).tolist()), tuple(axes.tolist()))

@@ -36,6 +36,10 @@ TensorScatterAdd = _define("TensorScatterAdd")
 TensorScatterSub = _define("TensorScatterSub")
 TensorScatterMax = _define("TensorScatterMax")
 TensorScatterMin = _define("TensorScatterMin")
+# TF's older name for an out-of-place scatter-add (inputs named input/indices/updates).
+ScatterNdNonAliasingAdd = define_op(
+    "ScatterNdNonAliasingAdd", inputs=["input: T", "indices: Tindices", "updates: T"],
+    outputs=["output: T"], attrs=["T: {numbertype, bool}", "Tindices: {int32, int64}"])
 
 
 def _scatter_shape(tensor, indices, updates):
@@ -91,6 +95,8 @@ for _op, _ufunc in ((TensorScatterUpdate, None), (TensorScatterAdd, np.add),
                     (TensorScatterMin, np.minimum)):
     _op.shape_fn(_scatter_shape)
     _op.kernel(_make_kernel(_ufunc))
+ScatterNdNonAliasingAdd.shape_fn(_scatter_shape)
+ScatterNdNonAliasingAdd.kernel(_make_kernel(np.add))  # np.add of bools is or
 
 
 def _dense(grad):
@@ -107,6 +113,12 @@ def _tensor_scatter_update_grad(op, grad):
 
 @TensorScatterAdd.gradient
 def _tensor_scatter_add_grad(op, grad):
+    grad = _dense(grad)
+    return [grad, None, gather_nd(grad, op.inputs[1])]
+
+
+@ScatterNdNonAliasingAdd.gradient
+def _scatter_nd_non_aliasing_add_grad(op, grad):
     grad = _dense(grad)
     return [grad, None, gather_nd(grad, op.inputs[1])]
 

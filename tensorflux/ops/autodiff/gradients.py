@@ -116,6 +116,9 @@ def _as_tensors(values):
 
 
 def _reachable_from(ops) -> set:
+    """Ops reached forward from `ops` through backpropagatable (float, complex, resource,
+    variant) tensors only: as in TF, an integer, bool or string tensor carries no gradient, so
+    a path through one is cut (and an integer x gets None)."""
     reached = set()
     stack = list(ops)
     while stack:
@@ -124,7 +127,8 @@ def _reachable_from(ops) -> set:
             continue
         reached.add(op)
         for tensor in op._outputs:
-            stack.extend(tensor._consumers)
+            if _is_trainable(tensor):
+                stack.extend(tensor._consumers)
     return reached
 
 

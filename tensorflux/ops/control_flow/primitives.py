@@ -15,11 +15,13 @@ branch runs, side effects included. `tf.while_loop` lives in while_loop.py.
 from __future__ import annotations
 
 import builtins
+import collections
 
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op, get_op_def
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -354,11 +356,19 @@ def group(*inputs, **kwargs):
 
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
-    """Returns `tensors` gated so that none is available before all are computed."""
+    """Returns `tensors` gated so that none is available before all are computed.
+
+    Entries may be Tensors, IndexedSlices, SparseTensors (each component is gated) or None.
+    """
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "tuple"):
-        deps = [t for t in tensors if t is not None]
+        deps = []
+        for t in tensors:
+            if isinstance(t, (IndexedSlices, SparseTensor)):
+                deps.extend(c for c in _expand_leaf(t) if c is not None)
+            elif t is not None:
+                deps.append(t)
         gate = group(*deps, *(control_inputs or []))
         result = []
         for t in tensors:
@@ -366,7 +376,12 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF1 name
                 result.append(None)
                 continue
             with graph.control_dependencies([gate]):
-                result.append(constant_ops.identity(t))
+                if isinstance(t, (IndexedSlices, SparseTensor)):
+                    parts = _expand_leaf(t)
+                    result.append(_restore_composites(type(parts)(*[
+                        None if c is None else constant_ops.identity(c) for c in parts])))
+                else:
+                    result.append(constant_ops.identity(t))
         return result
 
 
@@ -383,6 +398,39 @@ def with_dependencies(dependencies, output_tensor, name=None):
 
 
 # -- cond and case ----------------------------------------------------------------------------
+
+# Composite branch results travel through cond as their component tensors.
+_SparseParts = collections.namedtuple("_SparseParts", ["indices", "values", "dense_shape"])
+_SlicesParts = collections.namedtuple("_SlicesParts", ["values", "indices", "dense_shape"])
+_SlicesPartsNoShape = collections.namedtuple("_SlicesPartsNoShape", ["values", "indices"])
+
+
+def _expand_leaf(value):
+    if isinstance(value, SparseTensor):
+        return _SparseParts(value.indices, value.values, value.dense_shape)
+    if isinstance(value, IndexedSlices):
+        if value.dense_shape is None:
+            return _SlicesPartsNoShape(value.values, value.indices)
+        return _SlicesParts(value.values, value.indices, value.dense_shape)
+    return value
+
+
+def _restore_composites(value):
+    if isinstance(value, _SparseParts):
+        return SparseTensor(value.indices, value.values, value.dense_shape)
+    if isinstance(value, (_SlicesParts, _SlicesPartsNoShape)):
+        return IndexedSlices(value.values, value.indices, getattr(value, "dense_shape", None))
+    if nest.is_nested(value):
+        return nest._rebuild(value, [_restore_composites(v) for v in nest._children(value)])
+    return value
+
+
+def _expanding(fn):
+    """`fn` with its SparseTensor / IndexedSlices results given as component namedtuples."""
+    if not callable(fn):
+        return fn
+    return lambda: nest.map_structure(_expand_leaf, fn())
+
 
 def _unpack_if_singleton(value):
     if isinstance(value, (list, builtins.tuple)) and len(value) == 1:
@@ -431,8 +479,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         pred_id = constant_ops.identity(pred, name="pred_id")
         context_t = CondContext(pred_id, pivot_t, branch=1)
         context_f = CondContext(pred_id, pivot_f, branch=0)
-        original_t, flat_t = context_t.build_branch(true_fn, "true_fn")
-        original_f, flat_f = context_f.build_branch(false_fn, "false_fn")
+        original_t, flat_t = context_t.build_branch(_expanding(true_fn), "true_fn")
+        original_f, flat_f = context_f.build_branch(_expanding(false_fn), "false_fn")
         if not strict:
             original_t = _unpack_if_singleton(original_t)
             original_f = _unpack_if_singleton(original_f)
@@ -453,7 +501,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             output.op._tfx_cond_pred = pred_id
             merges.append(output)
         merged = context_t.restore_tensor_arrays(original_t, merges)
-        return nest.pack_sequence_as(original_t, merged)
+        return _restore_composites(nest.pack_sequence_as(original_t, merged))
 
 
 def _pick_fn(fn, alias, name: str, alias_name: str):

@@ -25,6 +25,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import Dimension, TensorShape, as_shape
+from tensorflux.ops.array import concat_split, gather_scatter
 from tensorflux.ops.data_flow.queue_resource import (
     PaddingFIFOQueueResource,
     PriorityQueueResource,
@@ -261,6 +262,13 @@ def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allow
     return shapes
 
 
+def _most_specific_common(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The dims two shapes agree on (unknown where they differ; unknown rank if ranks do)."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
 class QueueBase:
     """Base class for queues: a `queue_ref` handle plus component dtypes, shapes and names.
 
@@ -285,6 +293,33 @@ class QueueBase:
         self._names = names
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]  # op names prefix it (TF: base name)
+
+    @staticmethod
+    def from_list(index, queues):
+        """A QueueBase on `queues[index]` (`index` may be a tensor), as TF's `from_list`.
+
+        Raises:
+            TypeError: `queues` is not a non-empty list of queues, or their dtypes or names
+                differ.
+        """
+        if not queues or not isinstance(queues, list) or \
+                not all(isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        dtypes = queues[0].dtypes
+        if not all(dtypes == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if not all(names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = []
+        for per_component in zip(*[q.shapes for q in queues]):
+            common = per_component[0]
+            for other in per_component[1:]:
+                common = _most_specific_common(common, other)
+            shapes.append(common)
+        refs = concat_split.stack([q.queue_ref for q in queues])
+        return QueueBase(dtypes=dtypes, shapes=shapes, names=names,
+                         queue_ref=gather_scatter.gather(refs, index))
 
     @property
     def queue_ref(self):

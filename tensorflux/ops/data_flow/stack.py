@@ -1,4 +1,5 @@
-"""Stacks: StackV2, StackPushV2, StackPopV2, StackCloseV2 (step-scoped LIFO resources).
+"""Stacks: StackV2, StackPushV2, StackPopV2, StackCloseV2 (step-scoped LIFO resources), and
+TF1's legacy Stack, StackPush, StackPop, StackClose (a Ref(string) handle, unbounded).
 
 Gradients of while loops save forward values on stacks: the forward loop pushes a value each
 iteration and the backward loop pops them in reverse order (control_flow_state.py). A stack
@@ -93,6 +94,38 @@ def _stack_close_shape(handle):
 @StackCloseV2.kernel(ctx=True)
 def _stack_close_kernel(ctx, handle):
     step_resources.delete(ctx, handle)
+
+
+# -- TF1's legacy ops: a Ref(string) handle, an unbounded stack --------------------------------
+
+StackOp = define_op("Stack", outputs=["handle: Ref(string)"],
+                    attrs=["elem_type: type", "stack_name: string = ''"], stateful=True,
+                    differentiable=False, step_scoped=True)
+StackPush = define_op("StackPush", inputs=["handle: Ref(string)", "elem: T"],
+                      outputs=["output: T"], attrs=["T: type", "swap_memory: bool = False"],
+                      stateful=True, differentiable=False, step_scoped=True)
+StackPop = define_op("StackPop", inputs=["handle: Ref(string)"], outputs=["elem: elem_type"],
+                     attrs=["elem_type: type"], stateful=True, differentiable=False,
+                     step_scoped=True)
+StackClose = define_op("StackClose", inputs=["handle: Ref(string)"], stateful=True,
+                       differentiable=False, step_scoped=True)
+StackOp.shape_fn(lambda: TensorShape([]))
+StackPush.shape_fn(_stack_push_shape)
+StackPop.shape_fn(_stack_pop_shape)
+StackClose.shape_fn(_stack_close_shape)
+StackPush.kernel(ctx=True)(_stack_push_kernel)
+StackPop.kernel(ctx=True)(_stack_pop_kernel)
+StackClose.kernel(ctx=True)(_stack_close_kernel)
+
+
+@StackOp.kernel(ctx=True, factory=True)
+def _legacy_stack_kernel(elem_type, stack_name, node_name):
+    base = stack_name or node_name
+
+    def legacy_stack(ctx):
+        return step_resources.create(ctx, _KIND, base, Stack(base, elem_type, -1))
+
+    return legacy_stack
 
 
 def stack(elem_type, max_size=-1, stack_name="", name=None):

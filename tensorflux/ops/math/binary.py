@@ -244,18 +244,22 @@ def _atan2_grad(op, grad):
 
 @Pow.gradient
 def _pow_grad(op, grad):
+    # NOTE: the incoming gradient multiplies first (as TF orders it): with a zero gradient,
+    # `grad * y` is 0 before meeting a large `x ** (y - 1)` or `z * log(x)` (no 0 * inf NaN in
+    # float16). Complex inputs use the conjugates (the gradient of a holomorphic function).
     x, y = op.inputs
     z = op.outputs[0]
+    cx, cy, cz = _conj(x), _conj(y), _conj(z)
     one = np.ones([], x.dtype.as_numpy_dtype)
     zero = np.zeros([], x.dtype.as_numpy_dtype)
-    gx = Mul(grad, Mul(y, Pow(x, Sub(y, one))))
+    gx = Mul(Mul(grad, cy), Pow(cx, Sub(cy, one)))
     if x.dtype.is_complex:
-        log_x = select_ops.where_v2(comparison_ops.Equal(x, zero), zero, unary_ops.log(x))
+        log_x = select_ops.where_v2(comparison_ops.Equal(cx, zero), zero, unary_ops.log(cx))
     else:
         positive = comparison_ops.greater(x, zero)
         safe_x = select_ops.where_v2(positive, x, one)
         log_x = select_ops.where_v2(positive, unary_ops.log(safe_x), zero)
-    gy = Mul(grad, Mul(_conj(z), _conj(log_x)))
+    gy = Mul(Mul(grad, cz), log_x)
     return unbroadcast(gx, x), unbroadcast(gy, y)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -32,9 +34,12 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         pred = l2sum > 0
         safe = select_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
         l2norm = select_ops.where(pred, math_ops.sqrt(safe), l2sum)
-        clip_norm = math_ops.cast(clip_norm, values.dtype)
+        clip_norm = _as_norm_dtype(clip_norm, values.dtype)
         clipped = values * clip_norm / math_ops.maximum(l2norm, clip_norm)
-        return _rewrap(t, array_ops.identity(clipped, name=scope))
+        clipped = array_ops.identity(clipped, name=scope)
+        # As TF: a clip_norm that broadcasts `t` to another shape is rejected here.
+        clipped.set_shape(values.shape)
+        return _rewrap(t, clipped)
 
 
 def global_norm(t_list, name=None):
@@ -55,8 +60,19 @@ def global_norm(t_list, name=None):
         return math_ops.sqrt(total, name=scope)
 
 
+def _as_norm_dtype(value, dtype):
+    """A Python number straight in `dtype` (no float32 rounding first); tensors are cast."""
+    from tensorflux.ops import math as math_ops
+
+    if isinstance(value, (int, float, np.floating, np.integer)):
+        return convert_to_tensor(value, dtype=dtype)
+    return math_ops.cast(value, dtype)
+
+
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scales every tensor by clip_norm / max(global_norm, clip_norm).
+
+    When the global norm is infinite (or NaN) every entry is set to NaN, as in TF.
 
     Returns:
         (list of clipped tensors, the global norm used).
@@ -68,8 +84,12 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "clip_by_global_norm"):
         norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
-        clip_norm = math_ops.cast(clip_norm, norm.dtype)
-        scale = clip_norm * math_ops.minimum(1.0 / norm, 1.0 / clip_norm)
+        clip_norm = _as_norm_dtype(clip_norm, norm.dtype)
+        finite_scale = clip_norm * math_ops.minimum(1.0 / norm, 1.0 / clip_norm)
+        # An infinite (or NaN) global norm sets every entry to NaN, signalling the error.
+        scale = array_ops.where(math_ops.is_finite(norm), finite_scale,
+                                array_ops.fill(array_ops.shape(norm),
+                                               convert_to_tensor(float("nan"), norm.dtype)))
         clipped = []
         for t in t_list:
             if t is None:

@@ -67,8 +67,9 @@ def _sorted_kernel(kind):
         ids = np.asarray(segment_ids)
         if ids.ndim != 1 or data.ndim < 1 or ids.shape[0] != data.shape[0]:
             raise errors.InvalidArgumentError(
-                None, None, f"segment_ids should be a vector the size of data's first "
-                            f"dimension: data {list(data.shape)}, segment_ids {list(ids.shape)}")
+                None, None, f"segment_ids should be the same size as dimension 0 of input "
+                            f"(data shape {list(data.shape)}, segment_ids shape "
+                            f"{list(ids.shape)})")
         if ids.size == 0:
             return np.zeros((0,) + data.shape[1:], data.dtype)
         if ids[0] < 0:
@@ -114,9 +115,11 @@ def _unsorted_kernel(kind):
                 None, None, f"data.shape = {list(data.shape)} does not start with "
                             f"segment_ids.shape = {list(ids.shape)}")
         if np.any(ids >= rows):
-            bad = ids[ids >= rows].reshape(-1)[0]
+            where = np.argwhere(ids >= rows)[0]
+            index = ",".join(str(int(i)) for i in where)
             raise errors.InvalidArgumentError(
-                None, None, f"segment_ids[...] = {bad} is out of range [0, {rows})")
+                None, None, f"segment_ids[{index}] = {ids[tuple(where)]} is out of range "
+                            f"[0, {rows})")
         keep = ids >= 0
         if not keep.all():
             data = data[keep]
@@ -141,9 +144,8 @@ def _segment_op(name, kind, types):
         if data.ndims is None:
             return TensorShape(None)
         data = data.with_rank_at_least(1)
-        if not segment_ids.is_compatible_with(TensorShape(data.dims[:1])):
-            raise ValueError(f"segment_ids {segment_ids} must match data's first dimension: "
-                             f"{data}")
+        # As TF, a segment_ids length that differs from data's first dimension is reported
+        # when the op runs (InvalidArgumentError), not here.
         return TensorShape([None] + list(data.dims[1:]))
 
     op.kernel(_sorted_kernel(kind))

@@ -15,6 +15,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.lib.numerics import erf_gamma
@@ -382,19 +383,26 @@ def _complex_grad(op, grad):
 
 # -- wrappers ---------------------------------------------------------------------------------
 
-def _wrap(op, doc):
+def _wrap(op, doc, sparse=False):
     def fn(x, name=None):
+        if sparse and isinstance(x, SparseTensor):
+            return _on_values(x, lambda values: op(values, name=name))
         return op(x, name=name)
 
-    fn.__doc__ = doc
+    fn.__doc__ = doc + (" A SparseTensor maps its values." if sparse else "")
     return fn
 
 
-negative = _wrap(Neg, "-x elementwise.")
+def _on_values(sp, fn):
+    """TF's rule for the zero-preserving unary ops: a SparseTensor maps its `.values`."""
+    return SparseTensor(sp.indices, fn(sp.values), sp.dense_shape)
+
+
+negative = _wrap(Neg, "-x elementwise.", sparse=True)
 neg = negative
-sign = _wrap(Sign, "-1, 0 or 1 (NaN stays NaN; x/|x| for complex).")
-square = _wrap(Square, "x * x elementwise.")
-sqrt = _wrap(Sqrt, "Square root (NaN for negative reals).")
+sign = _wrap(Sign, "-1, 0 or 1 (NaN stays NaN; x/|x| for complex).", sparse=True)
+square = _wrap(Square, "x * x elementwise.", sparse=True)
+sqrt = _wrap(Sqrt, "Square root (NaN for negative reals).", sparse=True)
 rsqrt = _wrap(Rsqrt, "1 / sqrt(x).")
 reciprocal = _wrap(Reciprocal, "1 / x (integers truncate toward zero).")
 inv = reciprocal
@@ -410,12 +418,12 @@ acos = _wrap(Acos, "Inverse cosine.")
 atan = _wrap(Atan, "Inverse tangent.")
 sinh = _wrap(Sinh, "Hyperbolic sine.")
 cosh = _wrap(Cosh, "Hyperbolic cosine.")
-tanh = _wrap(Tanh, "Hyperbolic tangent.")
+tanh = _wrap(Tanh, "Hyperbolic tangent.", sparse=True)
 asinh = _wrap(Asinh, "Inverse hyperbolic sine.")
 acosh = _wrap(Acosh, "Inverse hyperbolic cosine (NaN below 1).")
 atanh = _wrap(Atanh, "Inverse hyperbolic tangent.")
 sigmoid = _wrap(Sigmoid, "1 / (1 + exp(-x)), computed without overflow.")
-erf = _wrap(Erf, "The Gauss error function.")
+erf = _wrap(Erf, "The Gauss error function.", sparse=True)
 erfc = _wrap(Erfc, "1 - erf(x), accurate for large x.")
 lgamma = _wrap(Lgamma, "log |Gamma(x)|; +inf at 0, -1, -2, ...")
 digamma = _wrap(Digamma, "The derivative of lgamma (psi); NaN at 0, -1, -2, ...")
@@ -428,7 +436,10 @@ is_finite = _wrap(IsFinite, "True where x is neither inf nor NaN.")
 
 
 def abs(x, name=None):  # noqa: A001 - TF name
-    """|x| elementwise; complex inputs give their magnitude as float (ComplexAbs)."""
+    """|x| elementwise; complex inputs give their magnitude as float (ComplexAbs). A
+    SparseTensor maps its values."""
+    if isinstance(x, SparseTensor):
+        return _on_values(x, lambda values: abs(values, name=name))
     x = convert_to_tensor(x, name="x")
     if x.dtype.is_complex:
         return ComplexAbs(x, Tout=x.dtype.real_dtype, name=name or "ComplexAbs")

@@ -58,11 +58,42 @@ def _sizes_nhwc(sizes: np.ndarray, geo, what: str) -> tuple:
     return (n, h, w, c)
 
 
-def _check_depth(in_depth, filter_depth, op: str) -> None:
+def _groups(in_depth, filter_depth, out_depth, op: str, error=errors.InvalidArgumentError):
+    """The number of groups of a (grouped) convolution: input depth / filter input depth.
+
+    Raises `error` when the input depth is not a multiple of the filter's input depth or the
+    output depth not a multiple of the number of groups (TF's Conv2D rules)."""
+    if in_depth is None or filter_depth is None or filter_depth == 0:
+        return None
+    if in_depth % filter_depth:
+        message = (f"{op}: Depth of input ({in_depth}) is not a multiple of input depth of "
+                   f"filter ({filter_depth})")
+        raise error(message) if error is ValueError else error(None, None, message)
+    groups = in_depth // filter_depth
+    if out_depth is not None and groups > 1 and out_depth % groups:
+        message = (f"{op}: Depth of output ({out_depth}) is not a multiple of the number of "
+                   f"groups ({groups})")
+        raise error(message) if error is ValueError else error(None, None, message)
+    return groups
+
+
+def _check_depth(in_depth, filter_depth, op: str, out_depth=None) -> int:
+    return _groups(in_depth, filter_depth, out_depth, op)
+
+
+def _check_equal_depth(in_depth, filter_depth, op: str) -> None:
     if in_depth != filter_depth:
         raise errors.InvalidArgumentError(
             None, None, f"{op}: input depth {in_depth} must equal the filter's input depth "
-                        f"{filter_depth} (grouped convolution is not supported)")
+                        f"{filter_depth}")
+
+
+def _grouped(fn, groups: int, x_axis_parts, w, combine_axis):
+    """Runs `fn(x_part, w_part)` per group (the filter split on its output depth) and joins
+    the results on `combine_axis`. `x_axis_parts(g)` gives group g's slice of the input."""
+    per = w.shape[3] // groups
+    parts = [fn(x_axis_parts(g), w[..., g * per:(g + 1) * per]) for g in range(groups)]
+    return np.concatenate(parts, axis=combine_axis)
 
 
 def _check_backprop_sizes(input_nhwc, filter_shape, g_nhwc, geo, op: str) -> None:
@@ -84,8 +115,10 @@ def _check_backprop_sizes(input_nhwc, filter_shape, g_nhwc, geo, op: str) -> Non
 def _conv_out_shape(input_shape: TensorShape, filter_shape: TensorShape, geo, depthwise: bool):
     n, h, w, c = conv_util.split_nhwc(input_shape, geo.data_format)
     kh, kw, fc, depth = filter_shape.with_rank(4).as_list()
-    c = conv_util.merge_dim(c, fc, "input depth must equal the filter's input depth "
-                            "(grouped convolution is not supported)")
+    if depthwise:
+        c = conv_util.merge_dim(c, fc, "input depth must equal the filter's input depth")
+    else:
+        _groups(c, fc, depth, "Conv2D", error=ValueError)
     if depthwise:
         depth = c * depth if c is not None and depth is not None else None
     out_h = out_w = None
@@ -128,7 +161,11 @@ def _conv2d_kernel(strides, padding, explicit_paddings, data_format, dilations):
 
     def conv2d(x, w):
         x = _to_nhwc(x, geo)
-        _check_depth(x.shape[3], w.shape[2], "Conv2D")
+        groups = _check_depth(x.shape[3], w.shape[2], "Conv2D", w.shape[3])
+        if groups is not None and groups > 1:
+            c = w.shape[2]
+            return _from_nhwc(_grouped(lambda xp, wp: conv_kernels.conv2d(xp, wp, geo),
+                                       groups, lambda g: x[..., g * c:(g + 1) * c], w, 3), geo)
         return _from_nhwc(conv_kernels.conv2d(x, w, geo), geo)
 
     return conv2d
@@ -178,9 +215,16 @@ def _conv2d_backprop_input_kernel(strides, padding, explicit_paddings, data_form
 
     def conv2d_backprop_input(input_sizes, w, g):
         shape = _sizes_nhwc(input_sizes, geo, "Conv2DBackpropInput: input_sizes")
-        _check_depth(shape[3], w.shape[2], "Conv2DBackpropInput")
+        groups = _check_depth(shape[3], w.shape[2], "Conv2DBackpropInput", w.shape[3])
         g = _to_nhwc(g, geo)
         _check_backprop_sizes(shape, w.shape, g.shape, geo, "Conv2DBackpropInput")
+        if groups is not None and groups > 1:
+            per = w.shape[3] // groups
+            part_shape = (*shape[:3], w.shape[2])
+            dx = _grouped(lambda gp, wp: conv_kernels.conv2d_backprop_input(part_shape, wp, gp,
+                                                                            geo),
+                          groups, lambda k: g[..., k * per:(k + 1) * per], w, 3)
+            return _from_nhwc(dx, geo)
         return conv_kernels.conv2d_backprop_input(shape, w, g, geo,
                                                   channels_first_out=not geo.channels_last)
 
@@ -221,9 +265,16 @@ def _conv2d_backprop_filter_kernel(strides, padding, explicit_paddings, data_for
             raise errors.InvalidArgumentError(
                 None, None, f"Conv2DBackpropFilter: filter_sizes must have 4 elements, got "
                             f"{list(shape)}")
-        _check_depth(x.shape[3], shape[2], "Conv2DBackpropFilter")
+        groups = _check_depth(x.shape[3], shape[2], "Conv2DBackpropFilter", shape[3])
         g = _to_nhwc(g, geo)
         _check_backprop_sizes(x.shape, shape, g.shape, geo, "Conv2DBackpropFilter")
+        if groups is not None and groups > 1:
+            c, per = shape[2], shape[3] // groups
+            part = (*shape[:3], per)
+            return np.concatenate([
+                conv_kernels.conv2d_backprop_filter(x[..., k * c:(k + 1) * c], part,
+                                                    g[..., k * per:(k + 1) * per], geo)
+                for k in range(groups)], axis=3)
         return conv_kernels.conv2d_backprop_filter(x, shape, g, geo)
 
     return conv2d_backprop_filter
@@ -257,7 +308,7 @@ def _depthwise_kernel(strides, padding, explicit_paddings, data_format, dilation
 
     def depthwise_conv2d_native(x, w):
         x = _to_nhwc(x, geo)
-        _check_depth(x.shape[3], w.shape[2], "DepthwiseConv2dNative")
+        _check_equal_depth(x.shape[3], w.shape[2], "DepthwiseConv2dNative")
         return _from_nhwc(conv_kernels.depthwise_conv2d(x, w, geo), geo)
 
     return depthwise_conv2d_native
@@ -291,7 +342,7 @@ def _depthwise_backprop_input_kernel(strides, padding, explicit_paddings, data_f
 
     def depthwise_backprop_input(input_sizes, w, g):
         shape = _sizes_nhwc(input_sizes, geo, "DepthwiseConv2dNativeBackpropInput: input_sizes")
-        _check_depth(shape[3], w.shape[2], "DepthwiseConv2dNativeBackpropInput")
+        _check_equal_depth(shape[3], w.shape[2], "DepthwiseConv2dNativeBackpropInput")
         dx = conv_kernels.depthwise_backprop_input(shape, w, _to_nhwc(g, geo), geo)
         return _from_nhwc(dx, geo)
 
@@ -333,7 +384,7 @@ def _depthwise_backprop_filter_kernel(strides, padding, explicit_paddings, data_
             raise errors.InvalidArgumentError(
                 None, None, f"DepthwiseConv2dNativeBackpropFilter: filter_sizes must have 4 "
                             f"elements, got {list(shape)}")
-        _check_depth(x.shape[3], shape[2], "DepthwiseConv2dNativeBackpropFilter")
+        _check_equal_depth(x.shape[3], shape[2], "DepthwiseConv2dNativeBackpropFilter")
         return conv_kernels.depthwise_backprop_filter(x, shape, _to_nhwc(g, geo), geo)
 
     return depthwise_backprop_filter

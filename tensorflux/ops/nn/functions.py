@@ -111,7 +111,10 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     axis = -1 if axis is None else int(axis)
     with _scope(name, "softmax_cross_entropy_with_logits") as scope:
         logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="labels")
+        labels = convert_to_tensor(labels, name="labels")
+        if labels.dtype.base_dtype != logits.dtype.base_dtype:
+            # TF casts the labels to the logits' dtype (float64 labels with float32 logits).
+            labels = math_ops.cast(labels, logits.dtype.base_dtype)
         rank = logits.shape.ndims
         if rank is not None and axis not in (-1, rank - 1):
             axis = axis % rank
@@ -121,8 +124,10 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
             raise ValueError("softmax_cross_entropy_with_logits along an axis other than the "
                              "last needs logits of known rank")
         flat_logits, rows_shape = _flat_2d(logits)
-        flat_labels = labels if rows_shape is None else array_ops.reshape(
-            labels, array_ops.shape(flat_logits))
+        # As TF, labels are always flattened to the logits' [rows, classes] ([1, N, C] labels
+        # with [N, C] logits are fine).
+        flat_labels = labels if rows_shape is None and labels.shape.ndims == 2 else \
+            array_ops.reshape(labels, array_ops.shape(flat_logits))
         loss, _ = nn_ops.SoftmaxCrossEntropyWithLogits(flat_logits, flat_labels)
         if rows_shape is None:
             return array_ops.identity(loss, name=scope)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import constant_value
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
 from tensorflux.lib.numerics import jit, pooling_jit
@@ -60,13 +62,73 @@ MaxPool = define_op(
            _DATA_FORMAT])
 
 
+def _depth_window(ksize, strides, data_format):
+    """The channel window of a max pool across depth (TF's CPU depthwise max pooling), or
+    None for spatial pooling. Raises ValueError for configurations TF rejects."""
+    c = 1 if data_format == "NCHW" else 3
+    if len(ksize) != 4 or len(strides) != 4 or (ksize[c] == 1 and strides[c] == 1):
+        return None
+    spatial = [i for i in range(1, 4) if i != c]
+    if any(ksize[i] != 1 or strides[i] != 1 for i in spatial):
+        raise ValueError("MaxPooling supports exactly one of pooling across depth or pooling "
+                         f"across width/height (ksize {list(ksize)}, strides {list(strides)})")
+    if ksize[0] != 1 or strides[0] != 1:
+        raise ValueError(f"Pooling is not yet supported on the batch dimension (ksize "
+                         f"{list(ksize)}, strides {list(strides)})")
+    if ksize[c] != strides[c]:
+        raise ValueError(f"Depthwise max pooling requires the depth window ({ksize[c]}) to "
+                         f"equal the depth stride ({strides[c]})")
+    return ksize[c]
+
+
+def _depth_pool_shape(input: TensorShape, k: int, data_format: str) -> TensorShape:
+    input = input.with_rank(4)
+    c = 1 if data_format == "NCHW" else 3
+    dims = list(input.as_list()) if input.ndims is not None else [None] * 4
+    if dims[c] is not None:
+        if dims[c] % k:
+            raise ValueError(f"Depthwise max pooling requires the depth window ({k}) to evenly "
+                             f"divide the input depth ({dims[c]})")
+        dims[c] //= k
+    return TensorShape(dims)
+
+
+def _depth_pool(x: np.ndarray, k: int, data_format: str) -> np.ndarray:
+    c = 1 if data_format == "NCHW" else 3
+    if x.shape[c] % k:
+        raise errors.UnimplementedError(
+            None, None, f"Depthwise max pooling requires the depth window ({k}) to evenly "
+                        f"divide the input depth ({x.shape[c]})")
+    shape = list(x.shape)
+    shape[c:c + 1] = [x.shape[c] // k, k]
+    return x.reshape(shape).max(axis=c + 1)
+
+
+def _pool_output_shape(input, ksize, strides, padding, data_format, explicit_paddings=()):
+    k = _depth_window(ksize, strides, data_format)
+    if k is not None:
+        return _depth_pool_shape(input, k, data_format)
+    return _pool_shape(input, _window(ksize, strides, padding, data_format, explicit_paddings))
+
+
+def _max_pool_value(x, ksize, strides, padding, data_format, explicit_paddings=()):
+    k = _depth_window(ksize, strides, data_format)
+    if k is not None:
+        return _depth_pool(x, k, data_format)
+    geo = _window(ksize, strides, padding, data_format, explicit_paddings)
+    return _from_nhwc(conv_kernels.max_pool(_to_nhwc(x, geo), geo), geo)
+
+
 @MaxPool.shape_fn
 def _max_pool_shape(input, *, ksize, strides, padding, explicit_paddings, data_format):
-    return _pool_shape(input, _window(ksize, strides, padding, data_format, explicit_paddings))
+    return _pool_output_shape(input, ksize, strides, padding, data_format, explicit_paddings)
 
 
 @MaxPool.kernel(factory=True)
 def _max_pool_kernel(ksize, strides, padding, explicit_paddings, data_format):
+    k = _depth_window(ksize, strides, data_format)
+    if k is not None:
+        return lambda x: _depth_pool(x, k, data_format)
     geo = _window(ksize, strides, padding, data_format, explicit_paddings)
 
     kernels = pooling_jit if jit.available() else conv_kernels
@@ -178,6 +240,84 @@ def _max_pool_grad_grad_grad(op, grad):
             MaxPoolGrad(x, y, grad, **_attrs(op, _POOL_ATTRS)))
 
 
+# -- MaxPoolV2: ksize and strides as int32 tensors --------------------------------------------
+
+_V2_FORMAT = "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"
+
+MaxPoolV2 = define_op(
+    "MaxPoolV2", inputs=["input: T", "ksize: int32", "strides: int32"], outputs=["output: T"],
+    attrs=[_REAL + " = float32", "padding: {'SAME', 'VALID'}", _V2_FORMAT])
+MaxPoolGradV2 = define_op(
+    "MaxPoolGradV2",
+    inputs=["orig_input: T", "orig_output: T", "grad: T", "ksize: int32", "strides: int32"],
+    outputs=["output: T"],
+    attrs=["padding: {'SAME', 'VALID'}", "data_format: {'NHWC', 'NCHW'} = 'NHWC'", _REAL_GRAD])
+
+
+def _window_values(ksize, strides, op: str):
+    """ksize and strides inputs as int lists (None when not known statically)."""
+    if ksize is None or strides is None:
+        return None, None
+    k = [int(v) for v in np.asarray(ksize).reshape(-1)]
+    st = [int(v) for v in np.asarray(strides).reshape(-1)]
+    if len(k) != 4 or len(st) != 4:
+        raise ValueError(f"{op}: ksize and strides must have 4 elements, got {k} and {st}")
+    return k, st
+
+
+@MaxPoolV2.shape_fn(value_inputs=("ksize", "strides"))
+def _max_pool_v2_shape(input, ksize, strides, *, padding, data_format):
+    k, st = _window_values(ksize, strides, "MaxPoolV2")
+    if k is None:
+        input.with_rank(4)
+        return TensorShape([None] * 4)
+    return _pool_output_shape(input, k, st, padding, data_format)
+
+
+@MaxPoolV2.kernel
+def _max_pool_v2_kernel(x, ksize, strides, *, padding, data_format):
+    k, st = _window_values(ksize, strides, "MaxPoolV2")
+    return _max_pool_value(x, k, st, padding, data_format)
+
+
+@MaxPoolGradV2.shape_fn
+def _max_pool_grad_v2_shape(orig_input, orig_output, grad, ksize, strides, *, padding,
+                            data_format):
+    return orig_input.with_rank(4)
+
+
+@MaxPoolGradV2.kernel
+def _max_pool_grad_v2_kernel(x, y, g, ksize, strides, *, padding, data_format):
+    k, st = _window_values(ksize, strides, "MaxPoolGradV2")
+    if _depth_window(k, st, data_format) is not None:
+        raise errors.UnimplementedError(
+            None, None, "MaxPoolGradV2 is not yet supported on the depth dimension.")
+    geo = _window(k, st, padding, data_format)
+    return _from_nhwc(conv_kernels.max_pool_grad(_to_nhwc(x, geo), _to_nhwc(g, geo), geo), geo)
+
+
+@MaxPoolV2.gradient
+def _max_pool_v2_grad(op, grad):
+    x, ksize, strides = op.inputs
+    return (MaxPoolGradV2(x, op.outputs[0], grad, ksize, strides,
+                          padding=op.get_attr("padding"), data_format=op.get_attr("data_format")),
+            None, None)
+
+
+@MaxPoolGradV2.gradient
+def _max_pool_grad_v2_grad(op, grad):
+    from tensorflux.ops.array.constants import zeros_like  # cycle: array imports nn helpers
+
+    x, y, _, ksize, strides = op.inputs
+    k, st = constant_value(ksize), constant_value(strides)
+    if k is None or st is None:
+        raise ValueError(f"The gradient of {op.name} (MaxPoolGradV2) needs constant ksize and "
+                         "strides")
+    attrs = dict(ksize=[int(v) for v in k], strides=[int(v) for v in st],
+                 padding=op.get_attr("padding"), data_format=op.get_attr("data_format"))
+    return (zeros_like(x), zeros_like(y), MaxPoolGradGrad(x, y, grad, **attrs), None, None)
+
+
 # -- AvgPool --------------------------------------------------------------------------------
 
 AvgPool = define_op(
@@ -249,8 +389,21 @@ def _avg_pool_grad_grad(op, grad):
 # -- wrappers -------------------------------------------------------------------------------
 
 
+def _static_window(value, what: str):
+    """A constant ksize/strides tensor as its list (TF's wrappers take lists)."""
+    if not isinstance(value, Tensor):
+        return value
+    folded = constant_value(value)
+    if folded is None:
+        raise TypeError(f"{what} must be a list of ints or a constant tensor here; use "
+                        "tf.nn.max_pool_v2 for values known only at run time")
+    return [int(v) for v in np.asarray(folded).reshape(-1)]
+
+
 def _pool_attrs(ksize, strides, padding, data_format) -> dict:
     data_format = data_format or "NHWC"
+    ksize = _static_window(ksize, "ksize")
+    strides = _static_window(strides, "strides")
     padding, explicit = conv_util.convert_padding(padding, data_format)
     attrs = dict(ksize=conv_util.sequence_attr(ksize, "ksize", data_format),
                  strides=conv_util.sequence_attr(strides, "strides", data_format),

@@ -17,8 +17,9 @@ UnimplementedError, anything else -> UnknownError.
 
 `tf.py_function` builds an `EagerPyFunc`. With no eager mode here, its function also gets NumPy
 arrays; they have a `.numpy()` method returning themselves, so TF2-style code that calls
-`x.numpy()` runs unchanged. Unlike TensorFlow's eager version it is not differentiable (there is
-no tape to record the Python computation); use `gradient_override_map` as with `PyFunc`.
+`x.numpy()` runs unchanged. Its gradient traces the function once more on the op's graph
+inputs (there is no tape): exact for functions of TF ops and operators; others raise
+LookupError (use `gradient_override_map` as with `PyFunc`).
 
 `PyFunc`/`PyFuncStateless` are not differentiable; `Graph.gradient_override_map({"PyFunc": ...})`
 gives them a gradient.
@@ -35,6 +36,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["py_func", "numpy_function", "py_function"]
@@ -86,7 +88,7 @@ PyFuncStateless = define_op("PyFuncStateless", **_SIGNATURE, differentiable=Fals
 EagerPyFunc = define_op("EagerPyFunc", inputs=["input: Tin"], outputs=["output: Tout"],
                         attrs=["token: string", "is_async: bool = False",
                                "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
-                        stateful=True, differentiable=False)
+                        stateful=True)
 
 
 def _unknown_shapes(input, *, Tout):  # noqa: A002,N803 - TF names
@@ -193,9 +195,29 @@ def _check_results(token: str, ret, tout) -> tuple:
 
 
 def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
+    """An asynchronous kernel: the Python function runs on the inter-op pool, so py_funcs of
+    one step run in parallel (one may wait for another, as TF allows when they release the
+    GIL) and a blocking function never stalls the rest of the step."""
+    call = _py_func_call(token, Tout)
+
+    def kernel(ctx, *inputs, done):
+        def work():
+            try:
+                result = call(*inputs)
+            except Exception as err:  # noqa: BLE001 - reported through the step
+                done(error=err)
+                return
+            done(result)
+
+        ctx.submit_blocking(work)
+
+    return kernel
+
+
+def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
     n_out = len(Tout)
 
-    def kernel(ctx, *inputs):
+    def call(*inputs):
         # NOTE: looked up per call, so a graph imported before its function was registered
         # (or whose function was collected) reports the missing token at run time.
         entry = _REGISTRY.get(token)
@@ -214,18 +236,47 @@ def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
             return results[0]
         return results if n_out else None
 
-    return kernel
+    return call
 
 
 # ctx=True also keeps PyFuncStateless out of plan-time constant folding: the function runs
 # when the step runs, where its errors are reported.
 for _op in (PyFunc, PyFuncStateless):
-    _op.kernel(factory=True, ctx=True)(_py_func_kernel)
+    _op.kernel(factory=True, ctx=True, asynchronous=True)(_py_func_kernel)
 
 
-@EagerPyFunc.kernel(factory=True, ctx=True)
+@EagerPyFunc.kernel(factory=True, ctx=True, asynchronous=True)
 def _eager_py_func_kernel(token, is_async, Tin, Tout):  # noqa: N803 - TF attr names
     return _py_func_kernel(token, Tin, Tout)
+
+
+@EagerPyFunc.gradient
+def _eager_py_func_grad(op, *grads):
+    """TF differentiates an `EagerPyFunc` by recording its function on a tape. Without eager
+    mode the function is traced once more, here, on the op's graph inputs: a function built
+    from TF ops and operators (`x ** 2`, `tf.sin(x)`) gets its exact gradient; one that needs
+    NumPy values (`x.numpy()`) raises LookupError naming the op."""
+    from tensorflux.ops.autodiff.gradients import gradients  # cycle: autodiff imports ops
+
+    entry = _REGISTRY.get(op.get_attr("token").decode() if isinstance(
+        op.get_attr("token"), bytes) else op.get_attr("token"))
+    if entry is None:
+        raise LookupError(f"No gradient for '{op.name}' (EagerPyFunc): its Python function "
+                          "is not registered in this process.")
+    inputs = list(op.inputs)
+    try:
+        traced = entry.func(*inputs)
+    except Exception as err:  # noqa: BLE001 - any failure means "not traceable"
+        raise LookupError(f"No gradient for '{op.name}' (EagerPyFunc): its function could not "
+                          f"be traced on graph tensors ({type(err).__name__}: {err}). TF "
+                          "records eager functions on a tape; here only functions of TF ops "
+                          "are differentiable.") from err
+    outputs = list(traced) if isinstance(traced, (list, tuple)) else [traced]
+    pairs = [(y, g) for y, g in zip(outputs, grads) if g is not None and y is not None]
+    if not pairs:
+        return [None] * len(inputs)
+    ys = [convert_to_tensor(y) for y, _ in pairs]
+    return gradients(ys, inputs, grad_ys=[g for _, g in pairs])
 
 
 def _internal_py_func(func, inp, Tout, op_def, eager: bool, name):  # noqa: N803
@@ -282,7 +333,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF n
     """Wraps a Python function as an `EagerPyFunc` op.
 
     Graph mode only: `func` receives NumPy arrays (with a `.numpy()` method, like eager
-    tensors) and returns values as for `tf.py_func`. Not differentiable here (no eager tape).
+    tensors) and returns values as for `tf.py_func`. Differentiable when `func` is made of TF
+    ops and operators (its gradient traces `func` on graph tensors).
 
     Returns:
         As `tf.py_func`: a Tensor for a single `Tout`, a list for a list `Tout`, the Operation

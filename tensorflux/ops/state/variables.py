@@ -26,6 +26,8 @@ from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import slicing as slicing_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.math import comparison as comparison_ops
+from tensorflux.ops.state import slice_assign
+from tensorflux.ops.state import variable_def as variable_def_lib
 from tensorflux.ops.state import variable_ops as state_ops
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
@@ -422,7 +424,17 @@ class Variable:
         raise TypeError("'Variable' object is not iterable.")
 
     def __getitem__(self, slice_spec):
-        return self._snapshot[slice_spec]
+        return slice_assign.slice_variable(self, slice_spec)
+
+    def to_proto(self, export_scope=None):
+        """This variable as a `VariableDef` with names relative to `export_scope` (None when
+        the variable is outside that scope), as TF's `Variable.to_proto`."""
+        return variable_def_lib.to_proto(self, export_scope)
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """The Variable a `VariableDef` describes, its ops looked up in the default graph."""
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     def __reduce__(self):
         raise TypeError("Variables cannot be pickled.")
