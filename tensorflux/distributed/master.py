@@ -30,7 +30,7 @@ from tensorflux.distributed import status as status_mod
 from tensorflux.distributed import step_runner, task_health
 from tensorflux.distributed.rendezvous_mgr import task_of
 from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
-from tensorflux.framework import errors
+from tensorflux.framework import errors, function
 from tensorflux.framework.device_spec import DeviceSpec
 from tensorflux.framework.graph import Graph
 from tensorflux.framework.graph_import import import_graph_def
@@ -180,7 +180,6 @@ class MasterSession:
             feed_indices = sorted(int(n.attrs["index"]) for n in task_nodes if n.op == "_Arg")
             graph_def = nodes_to_graph_def(task_nodes + extra, use_assigned_device=True)
             if graph._functions:  # the bodies of the partition's function calls
-                from tensorflux.framework import function
 
                 graph_def.library.CopyFrom(function.library_proto(graph))
             client = self.master.client_for(task)

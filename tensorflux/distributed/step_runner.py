@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 
+from tensorflux.distributed.rpc.server_pools import ElasticExecutor
 from tensorflux.distributed.rpc.transport import StepFeeds
 from tensorflux.framework import errors
 from tensorflux.protos import worker_pb2
@@ -37,7 +38,6 @@ _FANOUT = []
 def fanout_pool():
     """Threads that run in-process partitions (apart from the executors' pool); a blocked
     partition never keeps another step's from starting."""
-    from tensorflux.distributed.rpc.server_pools import ElasticExecutor
 
     with _FANOUT_LOCK:
         if not _FANOUT:

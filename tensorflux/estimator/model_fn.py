@@ -14,6 +14,7 @@ import inspect
 from tensorflux.estimator import export_output as export_output_lib
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import Operation, Tensor
+from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.saved_model import signature_constants
 from tensorflux.train.monitored_session import Scaffold
 from tensorflux.train.session_run_hook import SessionRunHook
@@ -45,7 +46,6 @@ def _check_loss(loss):
 
 
 def _reshape_scalar(loss):
-    from tensorflux.ops.array import shapes as shape_ops
 
     return shape_ops.reshape(loss, [])
 

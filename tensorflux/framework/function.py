@@ -18,9 +18,13 @@ import re
 
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.graph_import import import_graph_def
+from tensorflux.framework.graph_io import _fill_node_def
+from tensorflux.framework.graph_validation import decode_attr
 from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.protos import function_pb2, graph_pb2
 
 _UIDS = itertools.count(1)
 MAX_NESTING = 64  # function calls nested in a GraphDef's library (bounds the import recursion)
@@ -147,7 +151,6 @@ def resolve(graph, value):
 
 def library_proto(graph):
     """The `FunctionDefLibrary` of `graph`'s functions, by name."""
-    from tensorflux.protos import function_pb2
 
     library = function_pb2.FunctionDefLibrary()
     for name in sorted(graph._functions):
@@ -287,8 +290,6 @@ def _arg_names(inputs) -> list:
 
 
 def _to_function_def(fn: DefinedFunction):
-    from tensorflux.framework.graph_io import _fill_node_def
-    from tensorflux.protos import function_pb2
 
     fdef = function_pb2.FunctionDef()
     signature = fdef.signature
@@ -392,7 +393,6 @@ def _flat_input(text: str, args: set, nodes: dict) -> str:
         node_def = nodes[parts[0]]
         op_def = get_op_def(node_def.op)
         attrs = {key: spec.default for key, spec in op_def.attrs.items() if spec.has_default}
-        from tensorflux.framework.graph_validation import decode_attr
 
         for key, proto in node_def.attr.items():
             if key in op_def.attrs:
@@ -419,8 +419,6 @@ def from_function_def(fdef, outer_graph) -> DefinedFunction:
     Raises:
         ValueError: a malformed body (unknown input, wrong arity or type), naming the node.
     """
-    from tensorflux.framework.graph_import import import_graph_def
-    from tensorflux.protos import function_pb2, graph_pb2
 
     signature = fdef.signature
     args = {arg.name for arg in signature.input_arg}

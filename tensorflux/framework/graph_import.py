@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 import logging
 
-from tensorflux.framework import dtypes, errors
+from tensorflux.framework import dtypes, errors, function
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph_validation import validate_graph_def
 from tensorflux.framework.op_builder import _infer_shapes, _output_types
@@ -356,7 +356,6 @@ class _Importer:
 
 
 def _resolve_functions(graph, node, key, value):
-    from tensorflux.framework import function
 
     try:
         if isinstance(value, tuple):
@@ -452,7 +451,6 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         raise ValueError(err.message) from None
     graph = graph_mod.get_default_graph()
     if graph_def.library.function:
-        from tensorflux.framework import function
 
         function.import_library(graph, graph_def.library)
     producer_ops = {op.name: op for op in producer_op_list.op} if producer_op_list else {}

@@ -172,6 +172,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto([t.shape for t in op._outputs], "list(shape)"))
     if graph._functions:
+        # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
         from tensorflux.framework import function
 
         graph_def.library.CopyFrom(function.library_proto(graph))

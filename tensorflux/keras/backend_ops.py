@@ -8,7 +8,8 @@ in the Keras session, feeding `inputs` (the learning phase may be one of them).
 from __future__ import annotations
 
 from tensorflux.framework import tensor_conversion
-from tensorflux.keras import backend
+from tensorflux.keras import activations, backend, losses
+from tensorflux.keras.layers.core import smart_cond
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import sorting as array_sorting
@@ -274,7 +275,6 @@ def softmax(x, axis=-1):
 
 
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
-    from tensorflux.keras import activations
 
     return activations.relu(x, alpha=alpha, max_value=max_value, threshold=threshold)
 
@@ -284,13 +284,11 @@ def tanh(x):
 
 
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    from tensorflux.keras import losses
 
     return losses.categorical_crossentropy(target, output, from_logits=from_logits)
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    from tensorflux.keras import losses
 
     return losses.sparse_categorical_crossentropy(target, output, from_logits=from_logits)
 
@@ -334,7 +332,6 @@ def stop_gradient(variables):
 
 def switch(condition, then_expression, else_expression):
     """`then` or `else` by a scalar boolean `condition` (a Python bool picks statically)."""
-    from tensorflux.keras.layers.core import smart_cond
 
     def branch(expr):
         return expr if callable(expr) else (lambda: expr)

@@ -12,6 +12,11 @@ import csv
 
 import numpy as np
 
+from tensorflux.keras import backend
+from tensorflux.ops.io.summary import histogram_proto
+from tensorflux.protos import summary_pb2
+from tensorflux.summary.writer import FileWriter
+
 __all__ = [
     "Callback",
     "History",
@@ -245,7 +250,6 @@ class LearningRateScheduler(Callback):
         self.schedule, self.verbose = schedule, verbose
 
     def on_epoch_begin(self, epoch, logs=None):
-        from tensorflux.keras import backend
 
         lr = _lr_variable(self.model, "LearningRateScheduler")
         try:
@@ -259,7 +263,6 @@ class LearningRateScheduler(Callback):
         backend.set_value(lr, float(value))
 
     def on_epoch_end(self, epoch, logs=None):
-        from tensorflux.keras import backend
 
         if logs is not None:
             logs["lr"] = float(backend.get_value(self.model.optimizer.lr))
@@ -292,7 +295,6 @@ class ReduceLROnPlateau(Callback):
         self.best, self.wait, self.cooldown_counter = self._start, 0, 0
 
     def on_epoch_end(self, epoch, logs=None):
-        from tensorflux.keras import backend
 
         lr = _lr_variable(self.model, "ReduceLROnPlateau")
         logs = logs if logs is not None else {}
@@ -343,14 +345,12 @@ class TensorBoard(Callback):
         self._samples = self._written_at = 0
 
     def set_model(self, model):
-        from tensorflux.summary.writer import FileWriter
 
         super().set_model(model)
         graph = model.weights[0].graph if self.write_graph and model.weights else None
         self.writer = FileWriter(self.log_dir, graph=graph)
 
     def _write_scalars(self, logs, step, prefix=""):
-        from tensorflux.protos import summary_pb2
 
         summary = summary_pb2.Summary()
         for name, value in logs.items():
@@ -372,8 +372,6 @@ class TensorBoard(Callback):
     on_train_batch_end = on_batch_end
 
     def on_epoch_end(self, epoch, logs=None):
-        from tensorflux.ops.io.summary import histogram_proto
-        from tensorflux.protos import summary_pb2
 
         if self.writer is None:
             return

@@ -18,16 +18,24 @@ import json
 import numpy as np
 
 from tensorflux.framework import dtypes
-from tensorflux.keras import activations, constraints, initializers, optimizers, regularizers
+from tensorflux.keras import (
+    activations,
+    constraints,
+    initializers,
+    layers,
+    losses,
+    optimizers,
+    regularizers,
+)
 from tensorflux.keras.engine.base_layer import Layer
 from tensorflux.keras.engine.functional import Model, Sequential
-from tensorflux.keras.engine.input_layer import InputLayer
+from tensorflux.keras.engine.input_layer import Input, InputLayer
+from tensorflux.platform import gfile
 
 __all__ = ["save_model", "load_model", "model_from_json", "model_to_config", "model_from_config"]
 
 
 def _layer_classes(custom_objects):
-    from tensorflux.keras import layers
 
     found = {
         name: obj
@@ -99,7 +107,6 @@ def _decode(value, custom_objects):
 
 
 def _function(name, custom_objects):
-    from tensorflux.keras import losses
 
     if custom_objects and name in custom_objects:
         return custom_objects[name]
@@ -193,7 +200,6 @@ def model_from_config(config, custom_objects=None):
     if config["class_name"] == "Sequential":
         model = Sequential(name=config["name"])
         if config["input_shape"] is not None:
-            from tensorflux.keras.engine.input_layer import Input
 
             model._start(
                 Input(batch_shape=tuple(config["input_shape"]), dtype=config["input_dtype"])
@@ -239,7 +245,6 @@ def _training_config(model):
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
     """Writes `model`'s description, compile settings and weights to `filepath` (npz)."""
-    from tensorflux.platform import gfile
 
     if not overwrite and gfile.Exists(filepath):
         raise ValueError(f"save_model: {filepath} exists and overwrite=False.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tensorflux.framework import errors, function
 from tensorflux.framework.graph import Graph
+from tensorflux.framework.graph_validation import _split_input, validate_graph_def
 from tensorflux.framework.op_builder import _output_types
 from tensorflux.framework.op_def import get_op_def
 
@@ -89,7 +90,6 @@ def nodes_from_graph_def(graph_def, limits=None) -> list:
         InvalidArgumentError: a malformed node, named.
         NotFoundError: an unregistered op.
     """
-    from tensorflux.framework.graph_validation import _split_input, validate_graph_def
 
     checked = validate_graph_def(graph_def, limits, complete=True)
     nodes: dict = {}

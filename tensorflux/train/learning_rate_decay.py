@@ -9,6 +9,7 @@ from tensorflux.framework.tensor_conversion import constant_value, convert_to_te
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.math import select
+from tensorflux.ops.random import stateful as random_ops
 
 __all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "piecewise_constant",
            "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
@@ -170,8 +171,6 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
 
     Example: `lr = tf.train.noisy_linear_cosine_decay(0.1, global_step, 1000)`.
     """
-    from tensorflux.ops import math as math_ops
-    from tensorflux.ops.random import stateful as random_ops
 
     _check(global_step, "noisy_linear_cosine_decay")
     with graph_mod.get_default_graph().name_scope(name or "NoisyLinearCosineDecay") as scope:

@@ -24,7 +24,8 @@ from tensorflux.lib.formats import atomic_files
 from tensorflux.ops.state.variables import Variable
 from tensorflux.platform import tf_logging as logging
 from tensorflux.platform.version import VERSION
-from tensorflux.protos import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
+from tensorflux.protos import meta_graph_pb2, op_def_pb2, queue_runner_pb2, saver_pb2, variable_pb2
+from tensorflux.train.queue_runner import QueueRunner
 from tensorflux.train.saver import Saver
 
 __all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file"]
@@ -206,8 +207,6 @@ def read_meta_graph_file(filename):
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
-    from tensorflux.protos import queue_runner_pb2, saver_pb2
-    from tensorflux.train.queue_runner import QueueRunner
 
     meta = meta_graph_or_file
     if isinstance(meta, (str, os.PathLike)):

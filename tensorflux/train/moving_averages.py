@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.scopes import init_scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -20,7 +21,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     With `zero_debias` the average of a zero-initialised variable is bias-corrected as in
     Adam: a biased accumulator and a step counter are kept next to the variable.
     """
-    from tensorflux.framework.scopes import init_scope
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "AssignMovingAvg") as scope:
@@ -65,8 +65,6 @@ class ExponentialMovingAverage:
 
     def apply(self, var_list=None):
         """Creates shadows (once) and returns an op updating them all."""
-        from tensorflux.framework.scopes import init_scope
-        from tensorflux.ops import array as array_ops
 
         graph = graph_mod.get_default_graph()
         if var_list is None:

@@ -7,7 +7,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
-from tensorflux.ops.state import training_ops
+from tensorflux.ops.state import resource_training_ops, training_ops
 from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.train.optimizer import Optimizer, _create_slot
 
@@ -18,7 +18,6 @@ __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
 
 def _update(op, *args, **attrs):
     """The update op `op(*args)`, or its Resource twin for a resource variable."""
-    from tensorflux.ops.state import resource_training_ops
 
     return resource_training_ops.apply_update(op, *args, **attrs)
 

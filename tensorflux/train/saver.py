@@ -30,8 +30,8 @@ from tensorflux.ops import array as array_ops
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.io import checkpoint as io_ops
+from tensorflux.ops.state import resource_variable_ops, variables
 from tensorflux.ops.state import variable_ops as state_ops
-from tensorflux.ops.state import variables
 from tensorflux.ops.state.partitioned import PartitionedVariable
 from tensorflux.ops.state.variables import Variable
 from tensorflux.ops.strings import conversion as string_ops
@@ -65,7 +65,6 @@ class ResourceVariableSaveable(SaveableObject):
     (same checkpoint names as a reference variable, so either restores the other)."""
 
     def __init__(self, handle: Tensor, slice_spec: str, name: str):
-        from tensorflux.ops.state import resource_variable_ops
 
         dtype = handle.op.get_attr("dtype")
         with handle.graph.colocate_with(handle.op):
@@ -74,8 +73,6 @@ class ResourceVariableSaveable(SaveableObject):
                                            device=handle.device)], name)
 
     def restore(self, restored_tensors, restored_shapes):
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.state import resource_variable_ops
 
         restored = restored_tensors[0]
         if restored_shapes is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -48,7 +49,6 @@ def with_shape(expected_shape, tensor):
 
 
 def _int_dtype(expected_shape):
-    from tensorflux.framework import dtypes
 
     if hasattr(expected_shape, "dtype") and not isinstance(expected_shape, np.ndarray):
         return expected_shape.dtype.base_dtype
@@ -69,7 +69,6 @@ def assert_same_float_dtype(tensors=None, dtype=None):
     Raises:
         ValueError: the dtypes differ or are not floating.
     """
-    from tensorflux.framework import dtypes
 
     found = dtype
     for t in tensors or []:

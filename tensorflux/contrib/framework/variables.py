@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from tensorflux.contrib.framework.arg_scope import add_arg_scope
+from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import device as device_scope
@@ -77,7 +78,6 @@ def model_variable(name, shape=None, dtype=None, initializer=None, regularizer=N
     Returns:
         The variable.
     """
-    from tensorflux.framework import dtypes
 
     collections = list(collections or [])
     collections += [GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES]

@@ -11,6 +11,8 @@ from tensorflux import metrics as core
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
@@ -202,8 +204,6 @@ def streaming_concat(values, axis=0, max_size=None, metrics_collections=None,
     Raises:
         ValueError: unknown rank, `axis` out of range, or unknown non-axis dimensions.
     """
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
-    from tensorflux.framework.tensor_shape import TensorShape
 
     with vs.variable_scope(name, "streaming_concat", [values]):
         values = convert_to_tensor(values)

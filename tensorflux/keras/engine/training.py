@@ -567,11 +567,13 @@ class TrainingMixin(GeneratorMixin):
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
         """Saves the model (description, compile settings, weights); see `load_model`."""
+        # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
         from tensorflux.keras.saving import save_model
 
         save_model(self, filepath, overwrite, include_optimizer, save_format)
 
     def get_config(self):
+        # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
         from tensorflux.keras.saving import model_to_config
 
         return model_to_config(self)
@@ -580,6 +582,7 @@ class TrainingMixin(GeneratorMixin):
         """The model's description as JSON (`tf.keras.models.model_from_json` reads it)."""
         import json
 
+        # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
         from tensorflux.keras.saving import model_to_config
 
         return json.dumps(model_to_config(self), **kwargs)

@@ -11,8 +11,12 @@ import sys
 
 import numpy as np
 
+from tensorflux.data.dataset_ops import Dataset
+from tensorflux.data.iterator_ops import Iterator
+from tensorflux.framework import errors
 from tensorflux.keras import backend
 from tensorflux.keras.callbacks import History
+from tensorflux.keras.utils import Sequence
 
 __all__ = ["GeneratorMixin", "is_generator_like", "dataset_batches"]
 
@@ -20,7 +24,6 @@ _IGNORED = ("max_queue_size", "workers", "use_multiprocessing", "shuffle")
 
 
 def _sequence_type():
-    from tensorflux.keras.utils import Sequence
 
     return Sequence
 
@@ -32,9 +35,6 @@ def is_generator_like(x):
 def dataset_batches(x, steps, where):
     """A tf.data Dataset or Iterator as a generator of its elements (NumPy values fetched in
     the Keras session), or None when `x` is neither. `steps` must be given."""
-    from tensorflux.data.dataset_ops import Dataset
-    from tensorflux.data.iterator_ops import Iterator
-    from tensorflux.framework import errors
 
     if isinstance(x, Dataset):
         iterator = x.make_one_shot_iterator()

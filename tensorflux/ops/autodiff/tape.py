@@ -16,6 +16,8 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework import nest
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.autodiff.gradients import gradients
 
 __all__ = ["GradientTape"]
 
@@ -85,7 +87,6 @@ class GradientTape:
         Raises:
             RuntimeError: a second call on a non-persistent tape.
         """
-        from tensorflux.ops.autodiff.gradients import gradients
 
         if self._used and not self._persistent:
             raise RuntimeError("GradientTape.gradient can only be called once on non-persistent "
@@ -112,8 +113,6 @@ class GradientTape:
         Raises:
             ValueError: `target` has no static number of elements.
         """
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.autodiff.gradients import gradients
 
         del parallel_iterations, experimental_use_pfor
         if self._used and not self._persistent:
@@ -155,8 +154,6 @@ class GradientTape:
         Raises:
             ValueError: the inner size of `target` is not static.
         """
-        from tensorflux.ops import array as array_ops
-        from tensorflux.ops.autodiff.gradients import gradients
 
         del parallel_iterations, experimental_use_pfor
         if self._used and not self._persistent:

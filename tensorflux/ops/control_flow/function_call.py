@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from tensorflux.framework import dtypes, function
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.graph_import import import_graph_def
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op, get_op_def
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__: list = []
@@ -91,6 +93,7 @@ def gradient_function(fn, graph=None):
     """
     if fn.gradient is not None:
         return fn.gradient
+    # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
     from tensorflux.ops.array import zeros_like
     from tensorflux.ops.autodiff.gradients import gradients
 
@@ -111,7 +114,6 @@ def gradient_function(fn, graph=None):
         grads = gradients(ys, targets, grad_ys=dys) if ys and targets else [None] * len(targets)
         for x, g in zip(targets, grads):
             if isinstance(g, IndexedSlices):
-                from tensorflux.framework.tensor_conversion import convert_to_tensor
 
                 g = convert_to_tensor(g)
             body.outputs.append(zeros_like(x) if g is None else g)
@@ -126,7 +128,6 @@ def gradient_function(fn, graph=None):
 def _forward(fn, body, xs) -> list:
     """The forward outputs rebuilt in `body` on `xs`: traced again from Python when `fn` was
     traced (keeping tf.cond / tf.while_loop contexts), else copied from its GraphDef."""
-    from tensorflux.framework.graph_import import import_graph_def
 
     n_args = len(fn.inputs) - len(fn.captured_inputs)
     if fn.retrace is not None:
@@ -145,7 +146,7 @@ def _forward(fn, body, xs) -> list:
 
 def output_gradients(op, grads, positions) -> list:
     """The incoming gradients of `op`'s outputs at `positions` (zeros for None), dense."""
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
+    # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
     from tensorflux.ops.array import zeros_like
 
     result = []

@@ -159,6 +159,7 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
         if any(isinstance(leaf, TensorSpec) for leaf in nest.flatten((args, kwargs))):
+            # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
             from tensorflux.ops.array import placeholder
 
             args, kwargs = nest.map_structure(

@@ -77,7 +77,6 @@ def _invariant_trainable(enter) -> bool:
 
 
 def _invariant_zeros(enter):
-    from tensorflux.ops import array as array_ops
 
     handle = _resource_variable(enter.inputs[0]) if \
         enter.outputs[0].dtype.base_dtype.name == "resource" else None

@@ -13,6 +13,7 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import OP_DEFS, define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops import array as array_ops
 
 __all__ = ["unbroadcast", "broadcast_gradient_args", "reduction_axes"]
 
@@ -94,6 +95,7 @@ def unbroadcast(grad, x):
     """
     if grad is None:
         return None
+    # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
     from tensorflux.ops.math.reduction import reduce_sum
 
     x_shape = x.shape
@@ -112,7 +114,6 @@ def unbroadcast(grad, x):
             if leading or kept:
                 grad.set_shape(x_shape)  # a fresh Sum: x's static dims are known to hold
             return grad
-    from tensorflux.ops import array as array_ops
 
     sx = array_ops.shape(x)
     sg = array_ops.shape(grad)

@@ -62,7 +62,6 @@ def global_norm(t_list, name=None):
 
 def _as_norm_dtype(value, dtype):
     """A Python number straight in `dtype` (no float32 rounding first); tensors are cast."""
-    from tensorflux.ops import math as math_ops
 
     if isinstance(value, (int, float, np.floating, np.integer)):
         return convert_to_tensor(value, dtype=dtype)

@@ -23,7 +23,9 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
 from tensorflux.ops.array import gather_scatter
 from tensorflux.ops.state import variable_ops
 
@@ -241,7 +243,6 @@ def _resource_gather_kernel(resource, indices, *, batch_dims, dtype):
 
 @ResourceGather.gradient
 def _resource_gather_grad(op, grad):
-    from tensorflux.ops import array as array_ops
 
     handle, indices = op.inputs
     if op.get_attr("batch_dims"):
@@ -271,7 +272,6 @@ def _resource_gather_nd_kernel(resource, indices, *, dtype):
 
 @ResourceGatherNd.gradient
 def _resource_gather_nd_grad(op, grad):
-    from tensorflux.ops import array as array_ops
 
     handle, indices = op.inputs
     shape = VariableShape(handle, out_type=indices.dtype.base_dtype)
@@ -458,7 +458,6 @@ def read_variable_op(resource, dtype, name=None):
 
 
 def _check_static_shape(resource, value, what: str):
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
 
     shape = handle_shape(resource)
     value = convert_to_tensor(value)
@@ -503,7 +502,6 @@ def variable_shape(resource, out_type=dtypes.int32, name=None):
 
 def resource_gather(resource, indices, dtype, batch_dims=0, validate_indices=True, name=None):
     """Rows `indices` of the variable behind `resource` (its gradient is an IndexedSlices)."""
-    from tensorflux.framework.tensor_conversion import convert_to_tensor
 
     indices = convert_to_tensor(indices)
     result = ResourceGather(resource, indices, dtype=dtypes.as_dtype(dtype).base_dtype,

@@ -22,13 +22,17 @@ from tensorflux.framework.behavior import (
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.scopes import init_scope
+from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import (
     convert_to_tensor,
     register_tensor_conversion_function,
 )
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.ops import array as array_ops
+from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import resource_variable_ops as rv_ops
 from tensorflux.ops.state import variables
+from tensorflux.protos import variable_pb2
 
 __all__ = ["ResourceVariable", "enable_resource_variables", "disable_resource_variables",
            "resource_variables_enabled"]
@@ -131,7 +135,6 @@ class ResourceVariable(variables.Variable):
             with graph.name_scope("Read"), graph.colocate_with(self._handle.op):
                 self._graph_element = self._read_variable_op()
             if caching_device is not None:
-                from tensorflux.ops import array as array_ops
 
                 with graph.device(caching_device):
                     self._cached_value = array_ops.identity(self._graph_element)
@@ -186,7 +189,6 @@ class ResourceVariable(variables.Variable):
     def to_proto(self, export_scope=None):
         """This variable as a `VariableDef` (with `is_resource=True`), names relative to
         `export_scope`; None when the variable is outside that scope."""
-        from tensorflux.protos import variable_pb2
 
         def strip(name):
             if export_scope and name.startswith(export_scope + "/"):
@@ -262,7 +264,6 @@ class ResourceVariable(variables.Variable):
 
     def read_value(self):
         """A new read (an Identity of a ReadVariableOp under the "Read" name scope)."""
-        from tensorflux.ops import array as array_ops
 
         graph = self._handle.graph
         with graph.name_scope("Read"), graph.colocate_with(self._handle.op):
@@ -275,7 +276,6 @@ class ResourceVariable(variables.Variable):
 
     def initialized_value(self):
         """This variable's value if initialized, else its initial value."""
-        from tensorflux.ops.control_flow import primitives as control_flow_ops
 
         with init_scope():
             return control_flow_ops.cond(self.is_initialized(), self.read_value,
@@ -402,7 +402,6 @@ _ResourceVariableFromVariable.__qualname__ = "ResourceVariable"
 
 
 def _delegate(operator: str):
-    from tensorflux.framework.tensor import Tensor
 
     def method(self, *args):
         fn = getattr(Tensor, operator, None)

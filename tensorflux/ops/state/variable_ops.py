@@ -16,7 +16,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
-from tensorflux.framework.op_def import define_op
+from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
@@ -540,7 +540,6 @@ def is_variable_initialized(ref, name=None):
     if not _is_ref(ref) and hasattr(ref, "is_initialized"):
         return ref.is_initialized(name=name)  # a ResourceVariable
     if getattr(getattr(ref, "dtype", None), "base_dtype", None) is dtypes.resource:
-        from tensorflux.framework.op_def import get_op_def
 
         return get_op_def("VarIsInitializedOp")(ref, name=name)  # a resource handle
     return IsVariableInitialized(ref, name=name)
