@@ -202,7 +202,9 @@ def _grad_op(name, fn):
 
 
 SqrtGrad = _grad_op("SqrtGrad", lambda y, dy: 0.5 * dy / y)
-RsqrtGrad = _grad_op("RsqrtGrad", lambda y, dy: -0.5 * dy * (y * y * y))
+# (dy * y) * (y * y), not dy * y**3: y**3 overflows float16 for x < 6e-4 where the product
+# is representable.
+RsqrtGrad = _grad_op("RsqrtGrad", lambda y, dy: -0.5 * (dy * y) * (y * y))
 ReciprocalGrad = _grad_op("ReciprocalGrad", lambda y, dy: -dy * y * y)
 InvGrad = _grad_op("InvGrad", lambda y, dy: -dy * y * y)
 TanhGrad = _grad_op("TanhGrad", lambda y, dy: dy * (1 - y * y))
@@ -307,17 +309,20 @@ Sigmoid.gradient(lambda op, grad: SigmoidGrad(op.outputs[0], grad))
 
 
 def _grad_op_gradient(fused, d_dy):
-    """Second-order rule of a fused gradient op z = fused(y, dy): (dz/dy * g, fused(y, g))."""
+    """Second-order rule of a fused gradient op z = fused(y, dy) = f(conj(y), dy), f holomorphic
+    and linear in dy: (conj(g) * f_u(conj(y), dy), fused(conj(y), g)). `d_dy(u, dy)` is f_u.
+    For real dtypes this is (g * f_u(y, dy), fused(y, g))."""
 
     def grad_fn(op, grad):
         y, dy = op.inputs
-        return _mul(grad, _c(d_dy(y, dy))), fused(y, grad)
+        u = _c(y)
+        return _mul(_c(grad), d_dy(u, dy)), fused(u, grad)
 
     return grad_fn
 
 
 def _sqrt_grad_dy(y, dy):
-    return Neg(binary_ops.RealDiv(SqrtGrad(y, dy), y))
+    return binary_ops.RealDiv(_mul(dy, _const(-0.5, y)), Square(y))
 
 
 def _rsqrt_grad_dy(y, dy):
