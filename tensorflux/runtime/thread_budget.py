@@ -34,6 +34,11 @@ step costs one comparison):
   2 BLAS threads and two busy processes on 2 cores), so a thread is only given a core that
   is free. TF's Eigen pool steals work and does not need this.
 
+Intra-op split: when BLAS gets fewer threads than the kernel may use (`intra_op_splits`),
+large products (MatMul, _FusedMatMul, the im2col GEMMs of Conv2D and its backprops) are cut
+into chunks run at once on a small helper pool (`lib/numerics/intra_op.py`), one BLAS thread
+each, so a loaded machine still gives a product as many runnable threads as the budget allows.
+
 The limits hold while a session (or a server) of the process lives; the original BLAS
 thread counts come back when the last one closes. numba kernels call `intra_op_threads()`
 (or `sync_numba_threads()`) at entry; numba is never imported here.
@@ -50,6 +55,7 @@ import threading
 import time
 
 from tensorflux.framework import errors
+from tensorflux.lib.numerics import intra_op
 
 PROBE_SECS = 0.5
 _CGROUP_ROOT = "/sys/fs/cgroup"
@@ -219,6 +225,14 @@ def blas_threads(intra_op: int, cores: int, others: float = 0.0, concurrent: int
     return max(1, min(intra_op, cores, free) // max(1, concurrent))
 
 
+def intra_op_splits(intra_op: int, cores: int, blas: int, concurrent: int = 1) -> int:
+    """Row chunks a large product is cut into (`lib/numerics/intra_op.py`), each chunk run
+    on its own thread with `blas` BLAS threads: the intra-op threads a kernel may use that
+    BLAS does not (under load BLAS gets one thread; the split gives the product the others,
+    without OpenBLAS's spin synchronisation)."""
+    return max(1, max(1, min(intra_op, cores) // max(1, concurrent)) // max(1, blas))
+
+
 # -- load of other processes -----------------------------------------------------------------
 
 def _procs_running(stat_path: str = "/proc/stat") -> int:
@@ -308,6 +322,8 @@ class _Process:
         self.others = (0.0, 0.0)
         self.next_probe = 0.0
         self.threads = 1
+        self.splits = 1
+        self.intra_pool = None
         self.global_pools: dict = {}
 
     def acquire(self, budget: ThreadBudget) -> None:
@@ -322,6 +338,7 @@ class _Process:
                 self.users = 0
                 self.intra = None
                 self.blas.restore()
+                self._set_splits(1)
 
     def _use(self, budget: ThreadBudget, probe: bool) -> None:
         self.intra = budget.intra_op
@@ -340,6 +357,15 @@ class _Process:
             return
         self.threads = blas_threads(self.intra, self.cores, max(self.others), 1 + self.busy)
         self.blas.set(self.threads)
+        self._set_splits(intra_op_splits(self.intra, self.cores, self.threads, 1 + self.busy))
+
+    def _set_splits(self, splits: int) -> None:
+        if splits == self.splits:
+            return
+        self.splits = splits
+        if splits > 1 and (self.intra_pool is None or self.intra_pool.num_threads < splits - 1):
+            self.intra_pool = KernelPool(splits - 1, "tfx-intra-op", counted=False)
+        intra_op.configure(splits, self.intra_pool.try_run if splits > 1 else None)
 
     def refresh(self, budget: ThreadBudget) -> None:
         with self.lock:
@@ -408,9 +434,10 @@ class KernelPool:
     most `num_threads`; `close()` ends them.
     """
 
-    def __init__(self, num_threads: int, name: str = "tfx-inter-op"):
+    def __init__(self, num_threads: int, name: str = "tfx-inter-op", counted: bool = True):
         self.num_threads = max(0, int(num_threads))
         self.name = name
+        self.counted = counted
         self._lock = threading.Lock()
         self._work: queue.SimpleQueue = queue.SimpleQueue()
         self._idle = 0
@@ -445,6 +472,13 @@ class KernelPool:
             fn = self._work.get()
             if fn is None:
                 return
+            if not self.counted:  # intra-op helpers: part of a kernel already counted
+                try:
+                    fn()
+                finally:
+                    with self._lock:
+                        self._idle += 1
+                continue
             process.kernel_started()
             try:
                 fn()

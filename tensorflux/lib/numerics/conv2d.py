@@ -19,7 +19,7 @@ import functools
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tensorflux.lib.numerics import conv_fft
+from tensorflux.lib.numerics import conv_fft, intra_op
 from tensorflux.lib.numerics.window import Window2D
 
 # im2col matrices are built per batch chunk of about this size, so they stay in (L3) cache.
@@ -156,7 +156,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     rows = out_hw[0] * out_hw[1]
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
     for lo, hi, cols in _patch_matrices(x, pads, (kh, kw), out_hw, geo):
-        np.matmul(cols, w2, out=out[lo:hi].reshape((hi - lo) * rows, depth))
+        intra_op.matmul(cols, w2, out=out[lo:hi].reshape((hi - lo) * rows, depth))
         if epilogue is not None:
             epilogue(out[lo:hi])
     return out
@@ -174,7 +174,7 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     part = np.empty_like(dw)
     planar = kw * c < out_hw[1]  # short window rows (few channels)
     for lo, hi, cols in _patch_matrices(x, pads, (kh, kw), out_hw, geo, planar):
-        np.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part if lo else dw)
+        intra_op.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part if lo else dw)
         if lo:
             dw += part
     return dw.reshape(kh, kw, c, depth)
@@ -236,7 +236,7 @@ def _backprop_input_per_offset(input_shape, w: np.ndarray, g: np.ndarray, geo) -
         out = part[:(hi - lo) * rows]
         for i in range(kh):
             for j in range(kw):
-                np.matmul(g2, w[i, j].T, out=out)
+                intra_op.matmul(g2, w[i, j].T, out=out)
                 r, s = offset_slices(i, j, out_hw, geo)
                 view = buf[lo:hi, r, s, :]
                 np.add(view, out.reshape(hi - lo, out_hw[0], out_hw[1], c), out=view)
@@ -256,7 +256,8 @@ def _backprop_input_col2im(input_shape, w: np.ndarray, g: np.ndarray, geo,
     w2 = w.reshape(kh * kw * c, depth)
     rows = out_hw[0] * out_hw[1]
     for lo, hi in _batch_chunks(n, rows * kh * kw * c * g.itemsize):
-        cols = (w2 @ g[lo:hi].reshape(-1, depth).T).reshape(kh, kw, c, hi - lo, *out_hw)
+        cols = intra_op.matmul(w2, g[lo:hi].reshape(-1, depth).T)
+        cols = cols.reshape(kh, kw, c, hi - lo, *out_hw)
         for i in range(kh):
             for j in range(kw):
                 r, s = offset_slices(i, j, out_hw, geo)

@@ -15,6 +15,7 @@ from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import intra_op
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
@@ -47,11 +48,12 @@ def _matmul_shape(a, b, *, transpose_a, transpose_b):
 
 @MatMul.kernel(factory=True)
 def _matmul_factory(transpose_a, transpose_b):
+    split = intra_op.matmul
     if not transpose_a and not transpose_b:
-        return np.matmul
+        return split
 
     def matmul_kernel(a, b):
-        return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+        return split(a.T if transpose_a else a, b.T if transpose_b else b)
 
     return matmul_kernel
 

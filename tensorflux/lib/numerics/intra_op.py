@@ -1,0 +1,122 @@
+"""Intra-op split of large matrix products into row chunks run on concurrent threads.
+
+When the process's BLAS runs one thread (the thread budget gives it one when other processes
+keep our cores busy: OpenBLAS's spin-waiting threads collapse under contention), a large
+product still gets one runnable thread, while TF's intra-op pool runs one per core and so
+gets a larger share of the CPUs from the scheduler. `matmul` cuts such a product into row
+chunks of `a` and runs them at once: one in the calling thread, the others on the helpers of
+a `submit(fn) -> bool` callable (NumPy releases the GIL inside BLAS), each chunk with the
+process's single BLAS thread and no spin synchronisation.
+
+The runtime decides the split (`configure(splits, submit)`, from the thread budget); this
+module imports nothing of it. With `splits == 1` (the default, a quiet machine, BLAS with
+several threads) `matmul` is `np.matmul` after one comparison. Chunks are claimed from a
+shared counter, so a helper that never starts (a busy pool) costs nothing: the caller runs
+every chunk nobody claimed, and only waits for chunks a helper is running.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+# A chunk smaller than this many flops is not worth a thread hand-off (~10-50 us).
+MIN_CHUNK_FLOPS = 4_000_000
+
+# Chunks per thread: threads claim chunks as they go, so a thread the scheduler preempts (other
+# processes share our cores) holds back at most one small chunk, not half the product.
+CHUNKS_PER_THREAD = 2
+
+# [splits, submit]: set by the runtime (`configure`); one list so a read is one lookup.
+_STATE = [1, None]
+
+__all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "matmul"]
+
+
+def configure(splits: int, submit=None) -> None:
+    """Sets how many row chunks a large product is cut into and where the others run.
+
+    Args:
+        splits: chunks per large product (1: never split).
+        submit: `submit(fn) -> bool` runs `fn()` on an idle helper thread or returns False.
+    """
+    splits = max(1, int(splits))
+    _STATE[:] = [splits if submit is not None else 1, submit]
+
+
+def splits() -> int:
+    """The chunks a large product is cut into now (1: no split)."""
+    return _STATE[0]
+
+
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """`np.matmul(a, b, out=out)` for 2-D `a` and `b`, split by rows of `a` or columns of `b`
+    (the larger) when large.
+
+    Args:
+        a: `[m, k]` matrix.
+        b: `[k, n]` matrix.
+        out: optional `[m, n]` result buffer.
+
+    Returns:
+        The `[m, n]` product (`out` when given).
+    """
+    threads = _STATE[0]
+    if threads > 1 and a.ndim == 2 and b.ndim == 2:
+        m, k = a.shape
+        flops = 2 * m * k * b.shape[1]
+        parts = min(threads * CHUNKS_PER_THREAD, flops // MIN_CHUNK_FLOPS, max(m, b.shape[1]))
+        if parts > 1:
+            return _split_matmul(a, b, out, int(parts), min(threads, int(parts)), _STATE[1])
+    if out is None:
+        return np.matmul(a, b)
+    return np.matmul(a, b, out=out)
+
+
+def _split_matmul(a, b, out, parts: int, threads: int, submit) -> np.ndarray:
+    m, n = a.shape[0], b.shape[1]
+    if out is None:
+        out = np.empty((m, n), dtype=np.result_type(a, b))
+    elif out.shape != (m, n):
+        raise ValueError(f"matmul: output shape {out.shape} is not {(m, n)}")
+    # NOTE: BLAS packs the whole right operand of each call: cut the larger of rows of `a`
+    # and columns of `b`, so the operand packed again per chunk is the small one.
+    by_rows = m >= n
+    size = m if by_rows else n
+    bounds = [size * i // parts for i in range(parts + 1)]
+    lock = threading.Lock()
+    finished = threading.Condition(lock)
+    state = {"next": 0, "done": 0, "error": None}
+
+    def work() -> None:
+        while True:
+            with lock:
+                i = state["next"]
+                if i >= parts:
+                    return
+                state["next"] = i + 1
+            lo, hi = bounds[i], bounds[i + 1]
+            try:
+                if by_rows:
+                    np.matmul(a[lo:hi], b, out=out[lo:hi])
+                else:
+                    np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+            except BaseException as err:  # NOTE: re-raised in the caller's thread
+                with lock:
+                    state["error"] = state["error"] or err
+            with lock:
+                state["done"] += 1
+                if state["done"] == parts:
+                    finished.notify_all()
+
+    for _ in range(threads - 1):
+        if not submit(work):
+            break
+    work()
+    with lock:
+        while state["done"] < parts:
+            finished.wait()
+        if state["error"] is not None:
+            raise state["error"]
+    return out
