@@ -301,7 +301,8 @@ def _apply_unary(code, a, r, one):
     elif code == 18:
         for j in range(m):
             x = a[j]
-            r[j] = x if (x >= 0 or x != x) else 0
+            # NOTE: x > 0, not x >= 0: np.maximum(-0.0, 0) is +0.0 (the Relu kernel's answer).
+            r[j] = x if (x > 0 or x != x) else 0
     elif code == 19:
         for j in range(m):
             x = a[j]
@@ -401,7 +402,7 @@ def _scalar(code, x, y, one):
         e = np.exp(-abs(x))
         return one / (one + e) if x >= 0 else e / (one + e)
     if code == 18:
-        return x if (x >= 0 or x != x) else one - one
+        return x if (x > 0 or x != x) else one - one
     if code == 19:
         return x if x != x else min(max(x, 0), 6)
     if code == 20:
