@@ -7,6 +7,8 @@ take one serialized `tf.Example` string tensor as input (TF's rule); a PredictOu
 
 from __future__ import annotations
 
+import abc
+
 from tensorflux.framework import dtypes
 from tensorflux.framework.graph import Tensor
 from tensorflux.saved_model import signature_def_utils
@@ -14,11 +16,12 @@ from tensorflux.saved_model import signature_def_utils
 __all__ = ["ExportOutput", "ClassificationOutput", "RegressionOutput", "PredictOutput"]
 
 
-class ExportOutput:
+class ExportOutput(abc.ABC):
     """Base of the outputs a model_fn may export (one serving signature each)."""
 
+    @abc.abstractmethod
     def as_signature_def(self, receiver_tensors):
-        raise NotImplementedError(f"{type(self).__name__}.as_signature_def")
+        ...
 
 
 def _single_string_input(receiver_tensors, what):

@@ -9,6 +9,7 @@ FinalExporter only after the last evaluation.
 
 from __future__ import annotations
 
+import abc
 import glob
 import os
 import shutil
@@ -19,19 +20,19 @@ from tensorflux.summary import writer as summary_writer
 __all__ = ["Exporter", "LatestExporter", "BestExporter", "FinalExporter"]
 
 
-class Exporter:
+class Exporter(abc.ABC):
     """Exports a model at the end of an evaluation (the base class)."""
 
     @property
+    @abc.abstractmethod
     def name(self):
         """The directory name under `<model_dir>/export/` this exporter writes into."""
-        raise NotImplementedError(f"{type(self).__name__}.name")
 
+    @abc.abstractmethod
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
         """Exports `checkpoint_path` under `export_path`; returns the export directory or
         None."""
-        raise NotImplementedError(f"{type(self).__name__}.export")
 
 
 class _SavedModelExporter(Exporter):

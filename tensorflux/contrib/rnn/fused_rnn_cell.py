@@ -4,6 +4,8 @@ state)`, with time-major 3-D inputs or a list of steps."""
 
 from __future__ import annotations
 
+import abc
+
 from tensorflux.layers.rnn_cell import static_rnn
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import padding as pad_ops
@@ -12,12 +14,13 @@ from tensorflux.ops.nn import rnn
 __all__ = ["FusedRNNCell", "FusedRNNCellAdaptor", "TimeReversedFusedRNN"]
 
 
-class FusedRNNCell:
+class FusedRNNCell(abc.ABC):
     """The interface of fused RNN cells."""
 
+    @abc.abstractmethod
     def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
                  scope=None):
-        raise NotImplementedError
+        ...
 
 
 class FusedRNNCellAdaptor(FusedRNNCell):

@@ -7,6 +7,8 @@ TensorArrays; the loop ends when every batch entry has finished (or after
 
 from __future__ import annotations
 
+import abc
+
 from tensorflux.contrib.seq2seq.helper import transpose_batch_time
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -24,7 +26,7 @@ from tensorflux.ops.state import variable_scope as vs
 __all__ = ["Decoder", "dynamic_decode"]
 
 
-class Decoder:
+class Decoder(abc.ABC):
     """The decoder interface `dynamic_decode` runs.
 
     Properties `batch_size`, `output_size` (structure of per-example TensorShapes) and
@@ -34,29 +36,35 @@ class Decoder:
     """
 
     @property
+    @abc.abstractmethod
     def batch_size(self):
-        raise NotImplementedError
+        ...
 
     @property
+    @abc.abstractmethod
     def output_size(self):
-        raise NotImplementedError
+        ...
 
     @property
+    @abc.abstractmethod
     def output_dtype(self):
-        raise NotImplementedError
+        ...
 
     @property
     def tracks_own_finished(self):
         return False
 
+    @abc.abstractmethod
     def initialize(self, name=None):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def step(self, time, inputs, state, name=None):
-        raise NotImplementedError
+        ...
 
     def finalize(self, outputs, final_state, sequence_lengths):
-        raise NotImplementedError
+        """Optional last pass over the stacked outputs (beam search backtracks here)."""
+        return outputs, final_state
 
 
 def _batch_shape(batch_size, size):

@@ -8,6 +8,8 @@ instead of reading past the data.
 
 from __future__ import annotations
 
+import abc
+
 from tensorflux.framework import dtypes, nest, scopes
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -57,29 +59,35 @@ def _embedding_fn(embedding):
     return lambda ids: nn_impl.embedding_lookup(embedding, ids)  # variables: sparse grads
 
 
-class Helper:
+class Helper(abc.ABC):
     """The helper interface a `BasicDecoder` drives."""
 
     @property
+    @abc.abstractmethod
     def batch_size(self):
-        raise NotImplementedError("batch_size has not been implemented")
+        ...
 
     @property
+    @abc.abstractmethod
     def sample_ids_shape(self):
-        raise NotImplementedError("sample_ids_shape has not been implemented")
+        ...
 
     @property
+    @abc.abstractmethod
     def sample_ids_dtype(self):
-        raise NotImplementedError("sample_ids_dtype has not been implemented")
+        ...
 
+    @abc.abstractmethod
     def initialize(self, name=None):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def sample(self, time, outputs, state, name=None):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
-        raise NotImplementedError
+        ...
 
 
 class CustomHelper(Helper):

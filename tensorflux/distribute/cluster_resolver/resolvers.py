@@ -9,6 +9,7 @@ is (`task_type`, `task_id`) and the session target of a task (`master()`).
 
 from __future__ import annotations
 
+import abc
 import json
 import os
 
@@ -24,14 +25,16 @@ def _format_master(address: str, rpc_layer) -> str:
     return f"{rpc_layer}://{address}" if rpc_layer else address
 
 
-class ClusterResolver:
+class ClusterResolver(abc.ABC):
     """The resolver interface: cluster_spec(), master(), task_type, task_id, environment."""
 
+    @abc.abstractmethod
     def cluster_spec(self) -> ClusterSpec:
-        raise NotImplementedError(f"{type(self).__name__}.cluster_spec")
+        ...
 
+    @abc.abstractmethod
     def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
-        raise NotImplementedError(f"{type(self).__name__}.master")
+        ...
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict:
         """Accelerators per type on a task: tensorflux runs on CPUs, so none."""

@@ -23,6 +23,7 @@ reachable again as soon as it listens.
 
 from __future__ import annotations
 
+import abc
 import queue
 import threading
 
@@ -176,7 +177,7 @@ class StepFeeds:
         return proto
 
 
-class WorkerClient:
+class WorkerClient(abc.ABC):
     """How a master or a worker talks to a task's worker service, in this process or not.
 
     Contract: `call` is a unary call with a deadline; `call_async` and `run_graph` return at
@@ -190,12 +191,15 @@ class WorkerClient:
     address: str
     needs_health_checks = True
 
+    @abc.abstractmethod
     def call(self, method: str, request, timeout=None, wait_for_ready=False):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def call_async(self, method: str, request, timeout, done):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def run_graph(self, request, feeds: StepFeeds, feed_indices, deadline, timeout, done,
                   submit=None):
         """Runs a registered graph for one step; `done(error, {fetch index: ndarray})`.
@@ -212,13 +216,13 @@ class WorkerClient:
         Returns:
             A future to cancel, or None.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def recv_tensor_async(self, step_id: int, key: str, done):
-        raise NotImplementedError
+        ...
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 - optional: only channels have something to close
+        """Releases the transport (nothing to release in process)."""
 
 
 class InProcessWorkerClient(WorkerClient):

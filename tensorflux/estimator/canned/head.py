@@ -11,6 +11,8 @@ by `loss_reduction` (TF1 canned estimators: SUM over the batch).
 
 from __future__ import annotations
 
+import abc
+
 from tensorflux import losses as losses_lib
 from tensorflux import metrics as metrics_lib
 from tensorflux import summary as summary_lib
@@ -91,7 +93,7 @@ def _labels_2d(labels, dimension):
     return shape_ops.reshape(labels, [-1, dimension])
 
 
-class _Head:
+class _Head(abc.ABC):
     """The shared mode logic; subclasses say how logits become predictions and loss."""
 
     def __init__(self, weight_column, loss_reduction, name=None, loss_fn=None):
@@ -126,8 +128,9 @@ class _Head:
         return self._loss_fn(labels=labels, logits=logits, **kwargs)
 
     @property
+    @abc.abstractmethod
     def logits_dimension(self) -> int:
-        raise NotImplementedError
+        ...
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
                               trainable_variables=None, train_op_fn=None, update_ops=None,
