@@ -19,7 +19,6 @@ from tensorflux.framework.behavior import (
     enable_resource_variables,
     resource_variables_enabled,
 )
-from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.scopes import init_scope
 from tensorflux.framework.tensor import Tensor
@@ -75,38 +74,16 @@ class ResourceVariable(variables.Variable):
             ValueError: no initial value, or its shape is not fully defined while
                 `validate_shape` is true.
         """
-        synchronization, aggregation, trainable = \
-            variables.validate_synchronization_aggregation_trainable(
-                synchronization, aggregation, trainable, name)
-        self._trainable = trainable
-        self._synchronization = synchronization
-        self._aggregation = aggregation
-        self._constraint = constraint
-        self._save_slice_info = None
-        self._caching_device = caching_device
         self._cached_value = None
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        if variable_def is not None:
-            if initial_value is not None:
-                raise ValueError("variable_def and initial_value are mutually exclusive.")
-            self._init_from_def(variable_def, import_scope)
-            return
-        self._init_from_args(initial_value, collections, validate_shape, caching_device, name,
-                             dtype, shape)
+        # The checks and the def/args dispatch are tf.Variable's; `_init_from_args` and
+        # `_init_from_def` below are the resource versions.
+        super().__init__(initial_value, trainable, collections, validate_shape, caching_device,
+                         name, variable_def, dtype, None, import_scope, constraint, True,
+                         synchronization, aggregation, shape)
 
     def _init_from_args(self, initial_value, collections, validate_shape, caching_device, name,
                         dtype, shape):
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(f"collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
-        collections = list(collections)
-        if self._trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        collections = self._checked_collections(initial_value, collections)
         graph = graph_mod.get_default_graph()
         with init_scope(), graph.name_scope(name or "Variable") as scope:
             handle_name = scope[:-1]

@@ -169,8 +169,8 @@ class Variable:
         self._init_from_args(initial_value, collections, validate_shape, caching_device, name,
                              dtype, shape)
 
-    def _init_from_args(self, initial_value, collections, validate_shape, caching_device, name,
-                        dtype, shape):
+    def _checked_collections(self, initial_value, collections) -> list:
+        """The collections a new variable joins (TRAINABLE_VARIABLES added when trainable)."""
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if collections is None:
@@ -181,6 +181,11 @@ class Variable:
         collections = list(collections)
         if self._trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        return collections
+
+    def _init_from_args(self, initial_value, collections, validate_shape, caching_device, name,
+                        dtype, shape):
+        collections = self._checked_collections(initial_value, collections)
         graph = graph_mod.get_default_graph()
         with init_scope(), graph.name_scope(name or "Variable") as scope:
             true_name = scope[:-1]
