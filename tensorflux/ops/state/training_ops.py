@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework.op_def import define_op
+from tensorflux.lib.numerics import update_jit
 
 _FLOATS = "{float16, bfloat16, float32, float64, complex64, complex128}"
 _INDICES = "Tindices: {int32, int64}"
@@ -50,7 +51,10 @@ ApplyGradientDescent = _define("ApplyGradientDescent", ["*var", "alpha", "delta"
 @ApplyGradientDescent.kernel
 def _apply_gradient_descent(var, alpha, delta):
     buf = var.read()
-    buf -= alpha * delta
+    if update_jit.supports(buf, delta):
+        update_jit.gradient_descent(buf, alpha, delta)
+    else:
+        buf -= alpha * delta
     return var
 
 
@@ -80,6 +84,9 @@ ApplyMomentum = _define("ApplyMomentum", ["*var", "*accum", "lr", "grad", "momen
 @ApplyMomentum.kernel
 def _apply_momentum(var, accum, lr, grad, momentum, *, use_nesterov):
     buf, acc = _bufs(var, accum)
+    if update_jit.supports(buf, acc, grad):
+        update_jit.momentum(buf, acc, lr, grad, momentum, use_nesterov)
+        return var
     acc *= momentum
     acc += grad
     if use_nesterov:
@@ -276,6 +283,9 @@ def _apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
                 use_nesterov):
     buf, m_buf, v_buf = _bufs(var, m, v)
     lr_t = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    if update_jit.supports(buf, m_buf, v_buf, grad):
+        update_jit.adam(buf, m_buf, v_buf, lr_t, beta1, beta2, epsilon, grad, use_nesterov)
+        return var
     m_buf += (grad - m_buf) * (1 - beta1)
     v_buf += (grad * grad - v_buf) * (1 - beta2)
     if use_nesterov:

@@ -1,0 +1,92 @@
+"""Compiled dense optimizer updates: each variable element read and written once.
+
+NumPy needs a temporary and a pass per operator of an update: `var -= lr * grad` reads the
+gradient, writes `lr * grad`, then reads both and writes the variable (two passes over 4 MB
+for a 1024x1024 float32 kernel); Adam's update takes nine. These loops do one pass with the
+same arithmetic, in the variable's dtype and in the reference kernels' order (no fused
+multiply-add: numba's `fastmath` is off), so results are bit-identical to the NumPy kernels in
+ops/state/training_ops.py, which stay the reference and the fallback.
+
+Callers check `supports(...)` first: numba on, float32/float64, C-contiguous buffers of one
+shape and dtype, and enough elements to be worth leaving NumPy (small variables stay there).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorflux.lib.numerics import jit as jit_mod
+
+__all__ = ["supports", "gradient_descent", "momentum", "adam"]
+
+SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+MIN_ELEMENTS = 4096
+
+
+def supports(var: np.ndarray, *others: np.ndarray) -> bool:
+    """True when the compiled update may run on `var` and the same-shaped `others`."""
+    if (var.dtype not in SUPPORTED_TYPES or var.size < MIN_ELEMENTS
+            or not var.flags.c_contiguous or not var.flags.writeable
+            or not jit_mod.available()):
+        return False
+    for other in others:
+        if (other.dtype != var.dtype or other.shape != var.shape
+                or not other.flags.c_contiguous):
+            return False
+    return True
+
+
+def gradient_descent(var: np.ndarray, alpha, delta: np.ndarray) -> None:
+    """`var -= alpha * delta` in place (ApplyGradientDescent)."""
+    _gradient_descent(var.reshape(-1), var.dtype.type(alpha), delta.reshape(-1))
+
+
+def momentum(var: np.ndarray, accum: np.ndarray, lr, grad: np.ndarray, mu,
+             use_nesterov: bool) -> None:
+    """ApplyMomentum in place: `accum = accum * mu + grad`, then the variable step."""
+    kind = var.dtype.type
+    _momentum(var.reshape(-1), accum.reshape(-1), kind(lr), grad.reshape(-1), kind(mu),
+              bool(use_nesterov))
+
+
+def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, lr_t, beta1, beta2, epsilon,
+         grad: np.ndarray, use_nesterov: bool) -> None:
+    """ApplyAdam in place, given the bias-corrected step size `lr_t`."""
+    kind = var.dtype.type
+    one = kind(1)
+    _adam(var.reshape(-1), m.reshape(-1), v.reshape(-1), kind(lr_t), kind(beta1),
+          kind(one - kind(beta1)), kind(one - kind(beta2)), kind(epsilon), grad.reshape(-1),
+          bool(use_nesterov))
+
+
+@jit_mod.jit
+def _gradient_descent(var, alpha, delta):
+    for i in range(var.size):
+        var[i] = var[i] - alpha * delta[i]
+
+
+@jit_mod.jit
+def _momentum(var, accum, lr, grad, mu, nesterov):
+    for i in range(var.size):
+        acc = accum[i] * mu
+        acc = acc + grad[i]
+        accum[i] = acc
+        if nesterov:
+            var[i] = var[i] - lr * (grad[i] + mu * acc)
+        else:
+            var[i] = var[i] - lr * acc
+
+
+@jit_mod.jit
+def _adam(var, m, v, lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon, grad, nesterov):
+    for i in range(var.size):
+        g = grad[i]
+        mi = m[i] + (g - m[i]) * one_minus_beta1
+        vi = v[i] + (g * g - v[i]) * one_minus_beta2
+        m[i] = mi
+        v[i] = vi
+        if nesterov:
+            step = lr_t * (mi * beta1 + one_minus_beta1 * g)
+        else:
+            step = lr_t * mi
+        var[i] = var[i] - step / (np.sqrt(vi) + epsilon)
