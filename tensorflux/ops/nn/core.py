@@ -143,16 +143,29 @@ def _sparse_softmax_xent_kernel(features, labels):
             None, None, f"Received a label value of {labels[bad][0]} which is outside the valid "
                         f"range of [0, {classes}).  Label values: "
                         f"{' '.join(str(v) for v in labels.tolist())}")
-    # Three passes over the logits: shift, exp (in place), normalise (in place).
-    backprop = features - np.max(features, axis=-1, keepdims=True)
+    backprop = np.empty_like(features)
+    loss = np.empty(labels.shape, features.dtype)
+    # Blocks of rows that stay in cache across the three passes (shift, exp, normalise); each
+    # row's arithmetic is the same as on the whole array, so results do not depend on the block.
+    block = max(1, _XENT_BLOCK_ELEMENTS // max(classes, 1))
+    for start in range(0, labels.shape[0], block):
+        _sparse_xent_rows(features[start:start + block], labels[start:start + block],
+                          backprop[start:start + block], loss[start:start + block])
+    return loss, backprop
+
+
+_XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
+
+
+def _sparse_xent_rows(features, labels, backprop, loss):
+    np.subtract(features, np.max(features, axis=-1, keepdims=True), out=backprop)
     rows = np.arange(labels.shape[0])
     picked = backprop[rows, labels]
     np.exp(backprop, out=backprop)
     sums = np.sum(backprop, axis=-1, keepdims=True)
     backprop /= sums
-    loss = np.log(sums[:, 0]) - picked
+    loss[...] = np.log(sums[:, 0]) - picked
     backprop[rows, labels] -= 1
-    return loss, backprop
 
 
 @SparseSoftmaxCrossEntropyWithLogits.gradient
