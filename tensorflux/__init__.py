@@ -144,3 +144,4 @@ from tensorflux.ops.autodiff.tape import *  # noqa: F403
 from tensorflux.framework.tensor_spec import *  # noqa: F403
 from tensorflux.ops.ragged.ragged_tensor import RaggedTensor
 from tensorflux import ragged
+from tensorflux import raw_ops

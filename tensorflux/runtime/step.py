@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 
 from tensorflux.framework import errors
@@ -74,6 +75,20 @@ _PYTHON_TO_STATUS = (
 )
 
 
+_BROADCAST_RE = re.compile(r"operands could not be broadcast together with shapes "
+                           r"\(([\d,]*)\) \(([\d,]*)\)")
+
+
+def _python_error_message(err: BaseException) -> str:
+    """A kernel's Python error as TF words it: NumPy's broadcast failure of two operands is
+    TF's "Incompatible shapes: [2] vs. [3]"."""
+    match = _BROADCAST_RE.search(str(err)) if isinstance(err, ValueError) else None
+    if match:
+        x, y = ([int(d) for d in group.split(",") if d] for group in match.groups())
+        return f"Incompatible shapes: {x} vs. {y}"
+    return f"{type(err).__name__}: {err}"
+
+
 def node_error(node, err: BaseException) -> errors.OpError:
     """Wraps a kernel failure as an OpError naming the node and its creating source line."""
     if isinstance(err, errors.OpError):
@@ -87,7 +102,7 @@ def node_error(node, err: BaseException) -> errors.OpError:
             if isinstance(err, py_types):
                 cls = status
                 break
-        message = f"{type(err).__name__}: {err}"
+        message = _python_error_message(err)
     where = node.where() if node is not None else "<unknown>"
     name = node.name if node is not None else "<unknown>"
     op_type = node.op if node is not None else "?"

@@ -55,6 +55,24 @@ def spatial_pair(values, data_format: str, what: str, allow_nonspatial: bool = F
     return (h, w)
 
 
+def nonspatial(values, data_format: str) -> bool:
+    """True when a 4-element window attr is not 1 in its batch or depth dimension."""
+    values = tuple(values)
+    if len(values) != 4:
+        return False
+    c = 3 if data_format == "NHWC" else 1
+    return values[0] != 1 or values[c] != 1
+
+
+def spatial_only(values, data_format: str) -> tuple:
+    """A 4-element window attr with its batch and depth entries set to 1 (TF's shape functions
+    read only the spatial ones; the kernels reject the others at run time)."""
+    values = list(values)
+    if len(values) == 4:
+        values[0] = values[3 if data_format == "NHWC" else 1] = 1
+    return tuple(values)
+
+
 def explicit_pairs(explicit_paddings, padding: str, data_format: str) -> tuple:
     """((top, bottom), (left, right)) from the 8-element `explicit_paddings` attr."""
     values = tuple(explicit_paddings)

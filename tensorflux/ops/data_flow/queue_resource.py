@@ -125,8 +125,8 @@ class QueueResource:
     def _validate(self, components, many: bool) -> tuple:
         if len(components) != len(self.dtypes):
             raise errors.InvalidArgumentError(
-                None, None, f"{self.describe()}: expected {len(self.dtypes)} components, got "
-                f"{len(components)}")
+                None, None, f"Signature mismatch: {self.describe()} expects "
+                f"{len(self.dtypes)} components, got {len(components)}")
         values = []
         count = None
         for i, (value, np_dtype, shape) in enumerate(zip(components, self.np_dtypes,

@@ -95,9 +95,21 @@ PaddingFIFOQueueV2.kernel(ctx=True, factory=True)(
     _simple_queue_factory(PaddingFIFOQueueResource))
 
 
+def _failing_kernel(message: str):
+    def kernel(ctx, *args):
+        raise errors.InvalidArgumentError(None, None, message)
+
+    return kernel
+
+
 @RandomShuffleQueueV2.kernel(ctx=True, factory=True)
 def _random_shuffle_queue_factory(component_types, shapes, capacity, min_after_dequeue, seed,
                                   seed2, container, shared_name, node_name):
+    if min_after_dequeue >= capacity > 0:
+        bad = (f"RandomShuffleQueue '{node_name}': min_after_dequeue {min_after_dequeue} must "
+               f"be < capacity {capacity}")
+        return _failing_kernel(bad)
+
     def make(name):
         return RandomShuffleQueueResource(name, node_name, component_types, list(shapes),
                                           capacity, min_after_dequeue, seed, seed2)
@@ -172,6 +184,10 @@ def _components_many_shape(handle, n, *, component_types):
     return [[TensorShape(None)] * len(component_types)]
 
 
+def _components_up_to_shape(handle, n, *, component_types):
+    return [[TensorShape(None)] * len(component_types)]  # TF checks `n` in the kernel only
+
+
 QueueEnqueueV2.shape_fn(_no_outputs)
 QueueEnqueueManyV2.shape_fn(_no_outputs)
 QueueCloseV2.shape_fn(_no_outputs)
@@ -179,7 +195,7 @@ QueueSizeV2.shape_fn(_scalar_shape)
 QueueIsClosedV2.shape_fn(_scalar_shape)
 QueueDequeueV2.shape_fn(_components_shape)
 QueueDequeueManyV2.shape_fn(value_inputs=("n",))(_components_many_shape)
-QueueDequeueUpToV2.shape_fn(value_inputs=("n",))(_components_many_shape)
+QueueDequeueUpToV2.shape_fn(value_inputs=("n",))(_components_up_to_shape)
 
 
 @QueueEnqueueV2.kernel(asynchronous=True)
@@ -206,6 +222,10 @@ def _dequeue_factory(many: bool, allow_less: bool):
         def kernel(ctx, handle, *n, done):
             _check_types(handle, component_types)
             count = int(n[0]) if n else 1
+            if count < 0:
+                op = "DequeueUpToOp" if allow_less else "DequeueManyOp"
+                raise errors.InvalidArgumentError(
+                    None, None, f"{op} requested {count} < 0 elements")
             handle.dequeue(ctx, count, many, allow_less, done, node_name)
 
         return kernel
@@ -359,7 +379,9 @@ class QueueBase:
                                  f"({self._describe()})")
             if not isinstance(vals, (list, tuple)):
                 vals = [vals]
-        if len(vals) != len(self._dtypes):
+        # NOTE: as TF, too few values build an op that the kernel refuses (run time); too many
+        # fail here (TF drops the extra values silently).
+        if len(vals) > len(self._dtypes):
             raise ValueError(f"{self._describe()} has {len(self._dtypes)} components, but "
                              f"{len(vals)} values were given to enqueue")
         tensors = []

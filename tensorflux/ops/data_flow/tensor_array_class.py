@@ -146,7 +146,8 @@ class TensorArray:
     def write(self, index, value, name=None) -> TensorArray:
         """Writes `value` at `index`; returns the TensorArray with the new flow."""
         with self._scope(name, "TensorArrayWrite"):
-            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            # NOTE: as TF, a value of another dtype is refused by the kernel (run time).
+            value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
             self._merge_element_shape(value.shape)
             with self._colocate():
                 flow = k.TensorArrayWriteV3(self._handle, index, value, self._flow)

@@ -391,7 +391,10 @@ def _scan(name, numpy_fn, identity):
         out = T.as_numpy_dtype
 
         def kernel(x, axis):
-            axis = int(np.asarray(axis).reshape(-1)[0])
+            if np.ndim(axis) != 0:
+                raise errors.InvalidArgumentError(
+                    None, None, f"{name}: axis must be a scalar, not {list(np.shape(axis))}")
+            axis = int(axis)
             if not -x.ndim <= axis < x.ndim:
                 raise errors.InvalidArgumentError(
                     None, None, f"{name} axis {axis} out of range for input of rank {x.ndim}: "

@@ -151,12 +151,26 @@ Conv2D = define_op(
 @Conv2D.shape_fn
 def _conv2d_shape(input, filter, *, strides, padding, explicit_paddings, data_format,
                   dilations):
-    geo = _window(strides, padding, explicit_paddings, data_format, dilations)
+    # NOTE: as in TF, batch/depth strides and dilations pass graph construction (the shape
+    # uses the spatial ones) and fail when the kernel runs.
+    geo = _window(conv_util.spatial_only(strides, data_format), padding, explicit_paddings,
+                  data_format, conv_util.spatial_only(dilations, data_format))
     return _conv_out_shape(input, filter, geo, depthwise=False)
+
+
+def _unimplemented(message: str):
+    def kernel(*args):
+        raise errors.UnimplementedError(None, None, message)
+
+    return kernel
 
 
 @Conv2D.kernel(factory=True)
 def _conv2d_kernel(strides, padding, explicit_paddings, data_format, dilations):
+    for what, values in (("strides", strides), ("dilations", dilations)):
+        if conv_util.nonspatial(values, data_format):
+            return _unimplemented(f"Conv2D: Current implementation does not yet support {what} "
+                                  f"in the batch and depth dimensions (got {list(values)}).")
     geo = _window(strides, padding, explicit_paddings, data_format, dilations)
 
     def conv2d(x, w):

@@ -47,9 +47,20 @@ def log_softmax_array(x: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 
 
+def _check_logits_rank(op: str, logits: np.ndarray) -> None:
+    if logits.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"{op}: logits must have >= 1 dimension, got {list(logits.shape)}")
+
+
 Softmax = define_op("Softmax", inputs=["logits: T"], outputs=["softmax: T"], attrs=[_FLOAT])
 Softmax.shape_fn(_at_least_rank1)
-Softmax.kernel(softmax_array)
+
+
+@Softmax.kernel
+def _softmax_kernel(logits):
+    _check_logits_rank("Softmax", logits)
+    return softmax_array(logits)
 
 
 @Softmax.gradient
@@ -61,7 +72,12 @@ def _softmax_grad(op, grad):
 LogSoftmax = define_op("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"],
                        attrs=[_FLOAT])
 LogSoftmax.shape_fn(_at_least_rank1)
-LogSoftmax.kernel(log_softmax_array)
+
+
+@LogSoftmax.kernel
+def _log_softmax_kernel(logits):
+    _check_logits_rank("LogSoftmax", logits)
+    return log_softmax_array(logits)
 
 
 @LogSoftmax.gradient
@@ -208,6 +224,9 @@ def _bias_add_shape(value, bias, *, data_format):
 
 @BiasAdd.kernel
 def _bias_add_kernel(value, bias, *, data_format):
+    if value.ndim < 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"BiasAdd: Input tensor must be at least 2D: {list(value.shape)}")
     axis = bias_axis(value.ndim, data_format)
     if bias.ndim != 1 or value.shape[axis] != bias.shape[0]:
         raise errors.InvalidArgumentError(

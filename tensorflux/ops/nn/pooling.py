@@ -36,6 +36,20 @@ def _window(ksize, strides, padding, data_format, explicit_paddings=()):
                             explicit_paddings)
 
 
+_BATCH_POOLING = "Pooling is not yet supported on the batch dimension"
+
+
+def _pools_batch(ksize, strides) -> bool:
+    return len(ksize) == 4 and len(strides) == 4 and (ksize[0] != 1 or strides[0] != 1)
+
+
+def _unimplemented(message: str):
+    def kernel(*args):
+        raise errors.UnimplementedError(None, None, message)
+
+    return kernel
+
+
 def _pool_shape(input: TensorShape, geo) -> TensorShape:
     n, h, w, c = conv_util.split_nhwc(input, geo.data_format)
     out_h = conv_util.output_size(h, geo.ksize[0], geo.strides[0], 1, geo.padding,
@@ -105,6 +119,8 @@ def _depth_pool(x: np.ndarray, k: int, data_format: str) -> np.ndarray:
 
 
 def _pool_output_shape(input, ksize, strides, padding, data_format, explicit_paddings=()):
+    if _pools_batch(ksize, strides):  # NOTE: as TF, fails when the kernel runs, not here
+        ksize, strides = (1, *ksize[1:]), (1, *strides[1:])
     k = _depth_window(ksize, strides, data_format)
     if k is not None:
         return _depth_pool_shape(input, k, data_format)
@@ -126,6 +142,9 @@ def _max_pool_shape(input, *, ksize, strides, padding, explicit_paddings, data_f
 
 @MaxPool.kernel(factory=True)
 def _max_pool_kernel(ksize, strides, padding, explicit_paddings, data_format):
+    if _pools_batch(ksize, strides):
+        return _unimplemented(f"MaxPool: {_BATCH_POOLING} (ksize {list(ksize)}, strides "
+                              f"{list(strides)}).")
     k = _depth_window(ksize, strides, data_format)
     if k is not None:
         return lambda x: _depth_pool(x, k, data_format)
@@ -327,11 +346,21 @@ AvgPool = define_op(
 
 @AvgPool.shape_fn
 def _avg_pool_shape(value, *, ksize, strides, padding, data_format):
-    return _pool_shape(value, _window(ksize, strides, padding, data_format))
+    # NOTE: as in TF, batch or depth windows pass construction and fail when the kernel runs.
+    return _pool_shape(value, _window(conv_util.spatial_only(ksize, data_format),
+                                      conv_util.spatial_only(strides, data_format), padding,
+                                      data_format))
 
 
 @AvgPool.kernel(factory=True)
 def _avg_pool_kernel(ksize, strides, padding, data_format):
+    if _pools_batch(ksize, strides):
+        return _unimplemented(f"AvgPool: {_BATCH_POOLING} (ksize {list(ksize)}, strides "
+                              f"{list(strides)}).")
+    if conv_util.nonspatial(ksize, data_format) or conv_util.nonspatial(strides, data_format):
+        return _unimplemented("AvgPool: pooling across depth is not supported: pool exactly "
+                              "one of depth or width/height (ksize "
+                              f"{list(ksize)}, strides {list(strides)}).")
     geo = _window(ksize, strides, padding, data_format)
 
     kernels = pooling_jit if jit.available() else conv_kernels

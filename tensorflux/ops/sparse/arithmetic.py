@@ -435,6 +435,7 @@ def sparse_add(a, b, threshold=None, thresh=None):
     with graph_mod.get_default_graph().name_scope("SparseAdd"):
         if a_sparse and b_sparse:
             a, b = as_sparse(a, "a"), as_sparse(b, "b")
+            a.shape.merge_with(b.shape)  # as TF: static shapes that differ fail here
             real = a.dtype.base_dtype.real_dtype if a.dtype.is_complex else a.dtype.base_dtype
             thresh_t = convert_to_tensor(0 if threshold is None else threshold, dtype=real,
                                          name="threshold")

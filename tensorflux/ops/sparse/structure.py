@@ -9,7 +9,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import gather_scatter as gather_ops
@@ -82,6 +82,24 @@ def _sparse_reshape_kernel(input_indices, input_shape, new_shape):
     return unlinear(linear(indices, dims), resolved), resolved
 
 
+def _check_static_reshape(dense_shape, shape) -> None:
+    """TF's construction-time checks of sparse_reshape when the shapes are constant."""
+    if shape is None:
+        return
+    wanted = [int(d) for d in np.asarray(shape).reshape(-1)]
+    if wanted.count(-1) > 1:
+        raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
+    if dense_shape is None:
+        return
+    size = int(np.prod(np.asarray(dense_shape, np.int64)))
+    known = int(np.prod([d for d in wanted if d != -1], dtype=np.int64))
+    fits = size % known == 0 if -1 in wanted and known else size == known
+    if not fits:
+        shown = [None if d == -1 else d for d in wanted]
+        raise ValueError(f"Cannot reshape a tensor with {size} elements to shape {shown} "
+                         f"({known} elements).")
+
+
 def sparse_reshape(sp_input, shape, name=None):
     """The SparseTensor of `sp_input` reshaped to `shape` (row-major, one -1 allowed).
 
@@ -91,6 +109,7 @@ def sparse_reshape(sp_input, shape, name=None):
     """
     sp_input = as_sparse(sp_input)
     shape = convert_to_tensor(shape, dtype=dtypes.int64, name="shape")
+    _check_static_reshape(constant_value(sp_input.dense_shape), constant_value(shape))
     out = SparseReshape(sp_input.indices, sp_input.dense_shape, shape,
                         name=name or "SparseReshape")
     return SparseTensor(out.output_indices, sp_input.values, out.output_shape)

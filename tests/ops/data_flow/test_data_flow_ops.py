@@ -129,7 +129,11 @@ def test_graph_construction_errors_name_the_queue(graph):
     with pytest.raises(TypeError, match="myq.*component 0"):
         q.enqueue(["a", [1.0, 2.0]])
     with pytest.raises(ValueError, match="myq.*2 components"):
-        q.enqueue([1])
+        q.enqueue([1, [1.0, 2.0], 3])
+    too_few = q.enqueue([1])  # as TF: the kernel refuses it when it runs
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="Signature mismatch.*myq.*2 components"):
+        sess.run(too_few)
     with pytest.raises(ValueError, match="rank at least 1"):
         q.enqueue_many([1, [[1.0, 2.0]]])
     with pytest.raises(ValueError, match="elements"):

@@ -39,10 +39,16 @@ def test_sparse_reshape():
     np.testing.assert_array_equal(dense_value(value), dense_value(run(_sp())).reshape(1, 9))
     value = run(tf.sparse.reshape(_sp(), [9]))
     np.testing.assert_array_equal(value.indices, [[0], [2], [7]])
+    # Constant shapes are checked at construction, as TF does; fed ones when the kernel runs.
+    with pytest.raises(ValueError, match=r"9 elements to shape \[2, 5\] \(10 elements\)"):
+        tf.sparse_reshape(_sp(), [2, 5])
+    with pytest.raises(ValueError, match="At most one dimension can be inferred"):
+        tf.sparse_reshape(_sp(), [-1, -1])
+    shape = tf.placeholder(tf.int64, [2])
     with pytest.raises(errors.InvalidArgumentError, match="dense values"):
-        run(tf.sparse_reshape(_sp(), [2, 5]))
+        run(tf.sparse_reshape(_sp(), shape), {shape: [2, 5]})
     with pytest.raises(errors.InvalidArgumentError, match="only one"):
-        run(tf.sparse_reshape(_sp(), [-1, -1]))
+        run(tf.sparse_reshape(_sp(), shape), {shape: [-1, -1]})
 
 
 @settings(max_examples=15, deadline=None)
