@@ -1,0 +1,1 @@
+"""The machinery behind `tf.test`: TestCase and its assertions, benchmarks, local clusters."""
