@@ -301,7 +301,7 @@ DepthToSpace = define_op("DepthToSpace", inputs=["input: T"], outputs=["output: 
 
 
 def _nhwc(shape: TensorShape, data_format: str):
-    dims = list(shape.with_rank(4).dims)
+    dims = list(shape.with_rank(4).dims) if shape.ndims is not None else [None] * 4
     return dims if data_format == "NHWC" else [dims[0], dims[2], dims[3], dims[1]]
 
 
@@ -315,7 +315,8 @@ def _div(value, block, what):
     if value is None:
         return None
     if value % block:
-        raise ValueError(f"{what} ({value}) must be divisible by {block}")
+        raise ValueError(f"Dimension size must be evenly divisible by {block} but is {value} "
+                         f"({what.lower()})")
     return value // block
 
 
@@ -325,8 +326,6 @@ def _mul(value, block):
 
 @SpaceToDepth.shape_fn
 def _space_to_depth_shape(input, *, block_size, data_format):
-    if input.ndims is None:
-        return TensorShape(None)
     n, h, w, c = _nhwc(input, data_format)
     return _from_nhwc([n, _div(h, block_size, "Image height"),
                        _div(w, block_size, "Image width"), _mul(c, block_size * block_size)],
@@ -335,8 +334,6 @@ def _space_to_depth_shape(input, *, block_size, data_format):
 
 @DepthToSpace.shape_fn
 def _depth_to_space_shape(input, *, block_size, data_format):
-    if input.ndims is None:
-        return TensorShape(None)
     n, h, w, c = _nhwc(input, data_format)
     return _from_nhwc([n, _mul(h, block_size), _mul(w, block_size),
                        _div(c, block_size * block_size, "Input depth")], data_format)
