@@ -199,7 +199,11 @@ def _matrix_set_diag_shape(input, diagonal):
     if not diagonal.is_compatible_with(expected):
         raise ValueError(f"diagonal shape {diagonal} must be {expected} for input shape "
                          f"{input}")
-    return input
+    if input.ndims is None or diagonal.ndims is None:
+        return input
+    # TF: the batch dims the diagonal knows refine the output's
+    batch = input[:-2].merge_with(diagonal[:-1])
+    return batch.concatenate(input[-2:])
 
 
 @MatrixSetDiag.kernel

@@ -580,11 +580,11 @@ BroadcastArgs = define_op("BroadcastArgs", inputs=["s0: T", "s1: T"], outputs=["
                           attrs=["T: {int32, int64} = int32"], differentiable=False)
 
 
-@BroadcastArgs.shape_fn(value_inputs=("s0", "s1"))
+@BroadcastArgs.shape_fn
 def _broadcast_args_shape(s0, s1):
-    if s0 is None or s1 is None:
-        return TensorShape([None])
-    return TensorShape([max(np.size(s0), np.size(s1))])
+    # The output's length is the longer input's: known when both lengths are (TF).
+    a, b = s0.with_rank(1).dims[0], s1.with_rank(1).dims[0]
+    return TensorShape([None if a is None or b is None else max(a, b)])
 
 
 @BroadcastArgs.kernel
