@@ -369,7 +369,7 @@ def _space_to_depth_kernel(x, *, block_size, data_format):
 @SpaceToDepth.gradient
 def _space_to_depth_grad(op, grad):
     return depth_to_space(grad, op.get_attr("block_size"),
-                            data_format=op.get_attr("data_format"))
+                            data_format=op.get_attr_str("data_format"))
 
 
 @DepthToSpace.kernel
@@ -387,7 +387,7 @@ def _depth_to_space_kernel(x, *, block_size, data_format):
 @DepthToSpace.gradient
 def _depth_to_space_grad(op, grad):
     return space_to_depth(grad, op.get_attr("block_size"),
-                            data_format=op.get_attr("data_format"))
+                            data_format=op.get_attr_str("data_format"))
 
 
 def space_to_depth(input, block_size, name=None, data_format="NHWC"):

@@ -239,7 +239,7 @@ def _mirror_pad_kernel(mode):
 
 @MirrorPad.gradient
 def _mirror_pad_grad(op, grad):
-    return [MirrorPadGrad(dense_gradient(grad), op.inputs[1], mode=op.get_attr("mode")), None]
+    return [MirrorPadGrad(dense_gradient(grad), op.inputs[1], mode=op.get_attr_str("mode")), None]
 
 
 @MirrorPadGrad.kernel(factory=True)
@@ -270,7 +270,7 @@ def _mirror_pad_grad_kernel(mode):
 
 @MirrorPadGrad.gradient
 def _mirror_pad_grad_grad(op, grad):
-    return [MirrorPad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
+    return [MirrorPad(grad, op.inputs[1], mode=op.get_attr_str("mode")), None]
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
