@@ -64,6 +64,37 @@ def attr_to_proto(value, kind: str | None = None):
     return proto
 
 
+def attr_public_value(value, kind: str | None = None):
+    """A stored attr value as TF's `Operation.get_attr` returns it (from its AttrValue).
+
+    bytes for strings, DType for types, TensorShapeProto for shapes, TensorProto for tensors,
+    NameAttrList for functions, Python lists for lists; an unset shape is the unknown shape.
+    """
+    if value is None:
+        if kind == "shape":
+            return TensorShape(None).as_proto()
+        return None
+    if kind is None:
+        kind = _infer_kind(value)
+    if kind in ("int", "bool", "type"):
+        return value  # stored as TF returns them: skip the proto
+    proto = attr_to_proto(value, kind)
+    which = proto.WhichOneof("value")
+    if which == "list":
+        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            items = getattr(proto.list, field)
+            if items:
+                if field == "type":
+                    return [dtypes.as_dtype(t) for t in items]
+                return list(items)
+        return []
+    if which == "type":
+        return dtypes.as_dtype(proto.type)
+    if which is None:
+        return []
+    return getattr(proto, which)
+
+
 def _infer_kind(value) -> str:
     if isinstance(value, dtypes.DType):
         return "type"

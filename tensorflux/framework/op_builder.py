@@ -3,7 +3,7 @@
 Kernels receive list inputs (`N * T`, type lists) flattened into their positional arguments, in
 signature order. Shape functions receive one TensorShape per single input and a list of
 TensorShapes per list input; inputs named in `value_inputs` arrive as constant ndarrays (or
-None when not constant).
+None when not constant), those in `static_inputs` as `StaticInput`s.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import OpDef, coerce_attr
+from tensorflux.framework.static_values import StaticInput
 from tensorflux.framework.tensor import Tensor, user_location
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
@@ -242,6 +243,9 @@ def _infer_shapes(op_def: OpDef, op_name: str, grouped: list, attrs: dict, n_out
                 shape_args.append([constant_value(t) for t in item])
             else:
                 shape_args.append(constant_value(item))
+        elif i in op_def.static_inputs:
+            shape_args.append([StaticInput(t) for t in item] if isinstance(item, list)
+                              else StaticInput(item))
         elif isinstance(item, list):
             shape_args.append([t.shape for t in item])
         else:

@@ -251,6 +251,7 @@ class OpDef:
         self.shape_rule = None
         self.shape_attr_names: tuple = ()
         self.value_inputs: tuple = ()
+        self.static_inputs: tuple = ()
         self._output_tuple = None
 
     def __repr__(self) -> str:
@@ -265,8 +266,13 @@ class OpDef:
                                 f"'{attr}', which the op does not have "
                                 f"(attrs: {', '.join(self.attrs) or 'none'}).")
 
-    def shape_fn(self, fn=None, *, value_inputs: tuple = ()):
-        """Registers the shape function; `value_inputs` get constant values, not shapes."""
+    def shape_fn(self, fn=None, *, value_inputs: tuple = (), static_inputs: tuple = ()):
+        """Registers the shape function.
+
+        Inputs named in `value_inputs` arrive as constant ndarrays (None when not constant);
+        those in `static_inputs` as `static_values.StaticInput` (shape, constant, partial and
+        shape-tensor values); the others as TensorShapes.
+        """
 
         def register(fn):
             if self.shape_rule is not None:
@@ -274,12 +280,13 @@ class OpDef:
             names = _keyword_only(fn)
             self._check_attr_names(fn, names, "Shape function")
             input_names = [a.name for a in self.inputs]
-            for name in value_inputs:
+            for name in (*value_inputs, *static_inputs):
                 if name not in input_names:
                     raise TypeError(f"Shape function of '{self.name}': no input '{name}'.")
             self.shape_rule = fn
             self.shape_attr_names = names
             self.value_inputs = tuple(input_names.index(n) for n in value_inputs)
+            self.static_inputs = tuple(input_names.index(n) for n in static_inputs)
             return fn
 
         return register(fn) if fn is not None else register

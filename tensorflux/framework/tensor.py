@@ -206,11 +206,37 @@ class Operation:
         self._device = canonical_name(device) if not isinstance(device, str) or device else ""
 
     def get_attr(self, name: str):
+        """The value of attr `name` as TensorFlow returns it.
+
+        Strings are bytes (lists of them lists of bytes), types DTypes, shapes
+        `TensorShapeProto`s, tensors `TensorProto`s, functions `NameAttrList`s, lists Python
+        lists; ints, floats (float32-rounded) and bools as they are.
+
+        Raises:
+            ValueError: the op has no such attr ("Operation 'x' has no attr named 'y'.").
+        """
         try:
-            return self._attrs[name]
+            value = self._attrs[name]
         except KeyError:
-            raise ValueError(f"Operation '{self._name}' ({self._type}) has no attr named "
-                             f"'{name}'.") from None
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
+        # cycle: framework.graph_io -> tensor_util imports this module (at import time)
+        from tensorflux.framework import graph_io
+
+        spec = self._op_def.attrs.get(name) if self._op_def is not None else None
+        return graph_io.attr_public_value(value, spec.kind if spec is not None else None)
+
+    def get_attr_str(self, name: str):
+        """`get_attr` with strings decoded to `str` (lists of strings to lists of `str`).
+
+        For code comparing string attrs (padding "SAME", data_format "NHWC", ...); other kinds
+        come back as `get_attr` gives them.
+        """
+        value = self.get_attr(name)
+        if isinstance(value, bytes):
+            return value.decode()
+        if isinstance(value, list) and value and isinstance(value[0], bytes):
+            return [v.decode() for v in value]
+        return value
 
     def _set_attr(self, name: str, value) -> None:
         self._attrs[name] = value

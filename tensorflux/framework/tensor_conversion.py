@@ -185,7 +185,7 @@ def _compute_constant(tensor: Tensor, depth: int):
     op = tensor.op
     kind = op.type
     if kind == "Const":
-        return op.get_attr("value")
+        return op._attrs["value"]
     if depth > 64 or op.op_def.is_stateful or op.op_def.is_control_flow:
         return _NOT_CONSTANT
     if kind in ("Shape", "Size", "Rank"):

@@ -19,6 +19,7 @@ import shutil
 from google.protobuf import any_pb2, text_format
 
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework import tensor_util
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.ops.state import variables
 from tensorflux.platform import tf_logging as logging
@@ -39,7 +40,7 @@ def _asset_path_from_tensor(path_tensor) -> str:
         raise TypeError("Asset path tensor must be of type constant.")
     if path_tensor.dtype.base_dtype.name != "string":
         raise TypeError("Asset path tensor must be of type string.")
-    values = path_tensor.op.get_attr("value")
+    values = tensor_util.make_ndarray(path_tensor.op.get_attr("value"))
     if getattr(values, "size", 1) != 1:
         raise TypeError("Asset path tensor must be a scalar.")
     value = values.reshape(-1)[0] if hasattr(values, "reshape") else values

@@ -97,7 +97,7 @@ def test_device_scopes_and_colocation():
         assert c.device == "/device:CPU:3"
         with tf.get_default_graph().colocate_with(a.op):
             d = tf.constant(5.0)
-        assert d.op.get_attr("_class") == ("loc:@" + a.op.name,)
+        assert d.op.get_attr("_class") == [("loc:@" + a.op.name).encode()]
         assert d.device == a.device
 
 

@@ -198,7 +198,7 @@ PreventGradient.kernel(_identity_kernel)
 
 @PreventGradient.gradient
 def _prevent_gradient_grad(op, grad):
-    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr_str('message')}")
 
 
 def prevent_gradient(input, message="", name=None):

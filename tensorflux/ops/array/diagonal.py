@@ -199,7 +199,11 @@ def _matrix_set_diag_shape(input, diagonal):
     if not diagonal.is_compatible_with(expected):
         raise ValueError(f"diagonal shape {diagonal} must be {expected} for input shape "
                          f"{input}")
-    return input
+    if input.ndims is None or diagonal.ndims is None:
+        return input
+    # TF: the batch dims the diagonal knows refine the output's
+    batch = input[:-2].merge_with(diagonal[:-1])
+    return batch.concatenate(input[-2:])
 
 
 @MatrixSetDiag.kernel
@@ -301,7 +305,7 @@ DepthToSpace = define_op("DepthToSpace", inputs=["input: T"], outputs=["output: 
 
 
 def _nhwc(shape: TensorShape, data_format: str):
-    dims = list(shape.with_rank(4).dims)
+    dims = list(shape.with_rank(4).dims) if shape.ndims is not None else [None] * 4
     return dims if data_format == "NHWC" else [dims[0], dims[2], dims[3], dims[1]]
 
 
@@ -315,7 +319,8 @@ def _div(value, block, what):
     if value is None:
         return None
     if value % block:
-        raise ValueError(f"{what} ({value}) must be divisible by {block}")
+        raise ValueError(f"Dimension size must be evenly divisible by {block} but is {value} "
+                         f"({what.lower()})")
     return value // block
 
 
@@ -325,8 +330,6 @@ def _mul(value, block):
 
 @SpaceToDepth.shape_fn
 def _space_to_depth_shape(input, *, block_size, data_format):
-    if input.ndims is None:
-        return TensorShape(None)
     n, h, w, c = _nhwc(input, data_format)
     return _from_nhwc([n, _div(h, block_size, "Image height"),
                        _div(w, block_size, "Image width"), _mul(c, block_size * block_size)],
@@ -335,8 +338,6 @@ def _space_to_depth_shape(input, *, block_size, data_format):
 
 @DepthToSpace.shape_fn
 def _depth_to_space_shape(input, *, block_size, data_format):
-    if input.ndims is None:
-        return TensorShape(None)
     n, h, w, c = _nhwc(input, data_format)
     return _from_nhwc([n, _mul(h, block_size), _mul(w, block_size),
                        _div(c, block_size * block_size, "Input depth")], data_format)
@@ -368,7 +369,7 @@ def _space_to_depth_kernel(x, *, block_size, data_format):
 @SpaceToDepth.gradient
 def _space_to_depth_grad(op, grad):
     return depth_to_space(grad, op.get_attr("block_size"),
-                            data_format=op.get_attr("data_format"))
+                            data_format=op.get_attr_str("data_format"))
 
 
 @DepthToSpace.kernel
@@ -386,7 +387,7 @@ def _depth_to_space_kernel(x, *, block_size, data_format):
 @DepthToSpace.gradient
 def _depth_to_space_grad(op, grad):
     return space_to_depth(grad, op.get_attr("block_size"),
-                            data_format=op.get_attr("data_format"))
+                            data_format=op.get_attr_str("data_format"))
 
 
 def space_to_depth(input, block_size, name=None, data_format="NHWC"):

@@ -8,7 +8,7 @@ from tensorflux.framework import errors
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
-from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.framework.tensor_shape import TensorShape, unknown_shape
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import shapes as shape_ops
@@ -34,8 +34,12 @@ Gather = define_op(
 
 
 def _gather_dims(params: TensorShape, indices: TensorShape, axis, batch_dims: int):
-    if params.ndims is None or indices.ndims is None or axis is None:
+    if params.ndims is None or indices.ndims is None:
         return TensorShape(None)
+    if axis is None:  # TF: the rank is still known
+        if batch_dims < 0:
+            batch_dims += indices.ndims
+        return unknown_shape(params.ndims + indices.ndims - 1 - batch_dims)
     rank = params.ndims
     if not -rank <= axis < rank:
         raise ValueError(f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but "

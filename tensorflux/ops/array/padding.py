@@ -26,19 +26,33 @@ Tile = define_op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=[
                  attrs=["T: type", f"Tmultiples: {_INDEX_TYPES}"])
 
 
-@Tile.shape_fn(value_inputs=("multiples",))
+def _multiply_dims(d, m):
+    """A dimension times a multiple, either possibly unknown (0 and 1 decide alone)."""
+    if d == 0 or m == 0:
+        return 0
+    if d == 1:
+        return m
+    if m == 1:
+        return d
+    return None if d is None or m is None else d * m
+
+
+@Tile.shape_fn(static_inputs=("multiples",))
 def _tile_shape(input, multiples):
-    if multiples is None:
-        return unknown_shape(input.ndims)
-    multiples = [int(m) for m in np.reshape(multiples, [-1])]
-    if input.ndims is not None and input.ndims != len(multiples):
-        raise ValueError(f"Shape must be rank {input.ndims} but is rank {len(multiples)}: "
-                         f"multiples {multiples} must have one entry per input dimension")
-    if any(m < 0 for m in multiples):
-        raise ValueError(f"Expected multiples to be non-negative, got {multiples}")
-    if input.ndims is None:
-        return unknown_shape(len(multiples))
-    return TensorShape([None if d is None else d * m for d, m in zip(input.dims, multiples)])
+    multiples.shape.with_rank(1)
+    known = multiples.as_shape()  # partly known multiples give the dims they can (TF)
+    if known.ndims is None:
+        known = unknown_shape(multiples.shape.dims[0] if input.ndims is None else input.ndims)
+    if input.ndims is not None and known.ndims is not None and input.ndims != known.ndims:
+        raise ValueError(f"Shape must be rank {input.ndims} but is rank {known.ndims}: "
+                         f"multiples {known} must have one entry per input dimension")
+    if known.ndims is None:
+        return TensorShape(None)
+    value = multiples.value
+    if value is not None and np.size(value) and np.min(value) < 0:
+        raise ValueError(f"Expected multiples to be non-negative, got {value.tolist()}")
+    in_dims = input.dims if input.ndims is not None else [None] * known.ndims
+    return TensorShape([_multiply_dims(d, m) for d, m in zip(in_dims, known.dims)])
 
 
 @Tile.kernel
@@ -75,28 +89,18 @@ def _tile_grad(op, grad):
 
 
 def tile(input, multiples, name=None):
-    """Repeats `input` `multiples[i]` times along each dimension i."""
-    result = Tile(input, multiples, name=name)
-    if not result.shape.is_fully_defined() and result.shape.ndims is not None:
-        # As TF's shape function: entries of a packed multiples vector known statically
-        # still give their output dimensions ([4, 3] tiled by [2, m] is [8, ?]).
-        known = _packed_values(result.op.inputs[1])
-        if known is not None and len(known) == result.shape.ndims:
-            in_dims = result.op.inputs[0].shape.dims
-            result.set_shape([d * m if d is not None and m is not None else None
-                              for d, m in zip(in_dims, known)])
-    return result
+    """Repeats `input` `multiples[i]` times along each dimension i.
 
+    Args:
+        input: a Tensor of any rank.
+        multiples: a 1-D int32/int64 tensor, one non-negative entry per dimension of `input`.
+            Entries known while the graph is built (a `tf.stack` of constants and tensors)
+            give the output dimensions they can.
 
-def _packed_values(tensor):
-    """The statically known entries of a `Pack` of scalars (None elsewhere), or None."""
-    if tensor.op.type != "Pack":
-        return None
-    values = []
-    for item in tensor.op.inputs:
-        value = constant_value(item)
-        values.append(None if value is None or np.ndim(value) else int(value))
-    return values
+    Returns:
+        A Tensor of `input`'s dtype, dimension i of size `input.shape[i] * multiples[i]`.
+    """
+    return Tile(input, multiples, name=name)
 
 
 # -- Pad, PadV2, MirrorPad, MirrorPadGrad -------------------------------------------------------
@@ -115,54 +119,66 @@ MirrorPadGrad = define_op("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddi
                                  "mode: {'REFLECT', 'SYMMETRIC'}"])
 
 
-def _paddings_list(paddings, rank) -> list | None:
-    array = np.asarray(paddings)
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"paddings must be a matrix with 2 columns, got shape "
-                         f"{list(array.shape)}")
-    if rank is not None and array.shape[0] != rank:
-        raise ValueError(f"Shape must be rank 1 but is rank {array.shape[0]}: paddings has "
-                         f"{array.shape[0]} rows for an input of rank {rank}")
-    if array.size and array.min() < 0:
-        raise ValueError(f"paddings must be non-negative, got {array.tolist()}")
-    return array.tolist()
+def _pad_rank(input, paddings) -> int | None:
+    """The output rank: the input's, or the rows of the [rank, 2] paddings matrix."""
+    pad_shape = paddings.shape.with_rank(2)
+    if pad_shape.dims[1] is not None and pad_shape.dims[1] != 2:
+        raise ValueError(f"Dimension 1 in both shapes must be equal, but are "
+                         f"{pad_shape.dims[1]} and 2: paddings must be a matrix with 2 columns, "
+                         f"got shape {pad_shape}")
+    rows = pad_shape.dims[0]
+    if rows is not None and input.ndims is not None and rows != input.ndims:
+        raise ValueError(f"Shape must be rank {rows} but is rank {input.ndims}: paddings has "
+                         f"{rows} rows for an input of rank {input.ndims}")
+    return input.ndims if input.ndims is not None else rows
 
 
 def _pad_shape_common(input, paddings, sign=1):
-    if paddings is None:
-        return unknown_shape(input.ndims)
-    pads = _paddings_list(paddings, input.ndims)
-    dims = input.dims if input.ndims is not None else [None] * len(pads)
+    """The padded (sign 1) or unpadded (sign -1) shape; unknown where a row or dim is."""
+    rank = _pad_rank(input, paddings)
+    if rank is None:
+        return TensorShape(None)
+    value = paddings.value
+    if value is not None:
+        pads = np.asarray(value)
+        if pads.size and pads.min() < 0:
+            raise ValueError(f"paddings must be non-negative, got {pads.tolist()}")
+    else:
+        pads = paddings.partial  # TF's tf.pad: rows known at graph build still count
+        if pads is None:
+            return unknown_shape(rank)
+    dims = input.dims if input.ndims is not None else [None] * rank
     out = []
-    for d, (a, b) in zip(dims, pads):
-        if d is None:
+    for d, row in zip(dims, pads.tolist()):
+        if d is None or any(p is None for p in row):
             out.append(None)
-        else:
-            size = d + sign * (a + b)
-            if size < 0:
-                raise ValueError(f"paddings {pads} are larger than the input {input}")
-            out.append(size)
+            continue
+        size = d + sign * (row[0] + row[1])
+        if size < 0:
+            raise ValueError(f"paddings {np.asarray(pads).tolist()} are larger than the input "
+                             f"{input}")
+        out.append(size)
     return TensorShape(out)
 
 
-@Pad.shape_fn(value_inputs=("paddings",))
+@Pad.shape_fn(static_inputs=("paddings",))
 def _pad_shape(input, paddings):
     return _pad_shape_common(input, paddings)
 
 
-@PadV2.shape_fn(value_inputs=("paddings",))
+@PadV2.shape_fn(static_inputs=("paddings",))
 def _pad_v2_shape(input, paddings, constant_values):
     constant_values.with_rank(0)
     return _pad_shape_common(input, paddings)
 
 
-@MirrorPad.shape_fn(value_inputs=("paddings",))
+@MirrorPad.shape_fn(static_inputs=("paddings",))
 def _mirror_pad_shape(input, paddings, *, mode):
     # NOTE: paddings too large for the mode fail at run time (InvalidArgumentError), as in TF.
     return _pad_shape_common(input, paddings)
 
 
-@MirrorPadGrad.shape_fn(value_inputs=("paddings",))
+@MirrorPadGrad.shape_fn(static_inputs=("paddings",))
 def _mirror_pad_grad_shape(input, paddings, *, mode):
     return _pad_shape_common(input, paddings, sign=-1)
 
@@ -223,7 +239,7 @@ def _mirror_pad_kernel(mode):
 
 @MirrorPad.gradient
 def _mirror_pad_grad(op, grad):
-    return [MirrorPadGrad(dense_gradient(grad), op.inputs[1], mode=op.get_attr("mode")), None]
+    return [MirrorPadGrad(dense_gradient(grad), op.inputs[1], mode=op.get_attr_str("mode")), None]
 
 
 @MirrorPadGrad.kernel(factory=True)
@@ -254,7 +270,7 @@ def _mirror_pad_grad_kernel(mode):
 
 @MirrorPadGrad.gradient
 def _mirror_pad_grad_grad(op, grad):
-    return [MirrorPad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
+    return [MirrorPad(grad, op.inputs[1], mode=op.get_attr_str("mode")), None]
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):

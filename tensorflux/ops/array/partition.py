@@ -8,7 +8,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import gather_scatter as gather_ops
@@ -110,25 +110,32 @@ ParallelDynamicStitch = define_op(
 
 
 def _stitch_shape(indices, data):
+    """[max index + 1 when every index tensor is constant, else ?] + data's trailing dims."""
     inner = None
-    for index_shape, shape in zip(indices, data):
-        if index_shape.ndims is None or shape.ndims is None:
+    for index, shape in zip(indices, data):
+        index_shape = index.shape
+        if index_shape.ndims is None:
             continue
         rank = index_shape.ndims
-        if shape.ndims < rank or not shape[:rank].is_compatible_with(index_shape):
+        if shape.ndims is not None and (shape.ndims < rank or
+                                        not shape[:rank].is_compatible_with(index_shape)):
             raise ValueError(f"data shape {shape} must start with indices shape {index_shape}")
-        rest = shape[rank:]
+        rest = shape[rank:] if shape.ndims is not None else TensorShape(None)
         if inner is not None and not inner.is_compatible_with(rest):
             raise ValueError(f"All data inputs must have the same trailing shape, got {inner} "
                              f"and {rest}")
         inner = rest if inner is None else inner.merge_with(rest)
-    if inner is None:
+    if inner is None or inner.ndims is None:
         return TensorShape(None)
-    return TensorShape([None]).concatenate(inner)
+    values = [index.value for index in indices]
+    size = None
+    if all(v is not None for v in values):
+        size = max((int(np.max(v)) + 1 for v in values if np.size(v)), default=0)
+    return TensorShape([size]).concatenate(inner)
 
 
-DynamicStitch.shape_fn(_stitch_shape)
-ParallelDynamicStitch.shape_fn(_stitch_shape)
+DynamicStitch.shape_fn(_stitch_shape, static_inputs=("indices",))
+ParallelDynamicStitch.shape_fn(_stitch_shape, static_inputs=("indices",))
 
 
 def _stitch_kernel(*args):
@@ -177,15 +184,6 @@ ParallelDynamicStitch.kernel(_stitch_kernel)
 ParallelDynamicStitch.gradient(_stitch_grad)
 
 
-def _static_first_dim(merged, indices):
-    """Sets the first dimension when every index tensor is a constant (as TF infers)."""
-    values = [constant_value(t) for t in merged.op.inputs[:len(indices)]]
-    if merged.shape.ndims is not None and all(v is not None for v in values):
-        size = max((int(np.max(v)) + 1 for v in values if np.size(v)), default=0)
-        merged.set_shape([size] + [None] * (merged.shape.ndims - 1))
-    return merged
-
-
 def dynamic_stitch(indices, data, name=None):
     """Interleaves `data` into one tensor: `merged[indices[m][i]] = data[m][i]`.
 
@@ -200,13 +198,12 @@ def dynamic_stitch(indices, data, name=None):
     Example:
         >>> tf.dynamic_stitch([[0, 2], [1]], [[1, 3], [2]])   # -> [1, 2, 3]
     """
-    return _static_first_dim(DynamicStitch(list(indices), list(data), name=name), indices)
+    return DynamicStitch(list(indices), list(data), name=name)
 
 
 def parallel_dynamic_stitch(indices, data, name=None):
     """Like `dynamic_stitch`; the winner among duplicate indices is unspecified."""
-    return _static_first_dim(ParallelDynamicStitch(list(indices), list(data), name=name),
-                             indices)
+    return ParallelDynamicStitch(list(indices), list(data), name=name)
 
 
 # -- Unique, UniqueWithCounts ------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Shape ops: Shape/Size/Rank, Reshape, ExpandDims, Squeeze, Transpose, BroadcastTo, and
-`constant_value_as_shape` (the partially known shape a shape tensor denotes)."""
+"""Shape ops: Shape/Size/Rank, Reshape, ExpandDims, Squeeze, Transpose, BroadcastTo, and the
+StridedSlice rule of `constant_value_as_shape` (re-exported from framework.static_values)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as _scope
+from tensorflux.framework.static_values import constant_value_as_shape, register_shape_value_rule
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant as _constant
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -23,47 +24,23 @@ __all__ = ["shape", "shape_n", "size", "rank", "reshape", "expand_dims", "squeez
            "matrix_transpose", "invert_permutation", "broadcast_to", "broadcast_static_shape",
            "broadcast_dynamic_shape"]
 
-def constant_value_as_shape(tensor) -> TensorShape:
-    """The (partially) known shape a 1-D shape tensor describes; -1 or unknown entries are None.
+@register_shape_value_rule("StridedSlice")
+def _strided_slice_shape_value(op):
+    """The dims a constant slice of a shape tensor picks (`tf.shape(x)[1:]`)."""
+    source = constant_value_as_shape(op.inputs[0])
+    begin, end, strides = (constant_value(t) for t in op.inputs[1:])
+    if (source.ndims is None or begin is None or end is None or strides is None
+            or op.get_attr("new_axis_mask")):
+        return None
+    # cycle: ops.array.slicing -> ops.array.gather_scatter imports this module
+    from tensorflux.ops.array.slicing import slice_spec
 
-    Follows Shape, Pack, ConcatV2 and constant subgraphs, so `tf.stack([tf.shape(x)[0], 3])`
-    gives `[None, 3]`.
-    """
-    tensor = convert_to_tensor(tensor)
-    if tensor.shape.ndims == 0:
-        return TensorShape(None)  # a scalar shape tensor (-1) stands for an unknown rank
-    value = constant_value(tensor)
-    if value is not None:
-        return TensorShape([None if int(d) < 0 else int(d) for d in np.reshape(value, [-1])])
-    op = tensor.op
-    if op.type == "Shape":
-        return op.inputs[0].shape
-    if op.type == "Pack":
-        dims = []
-        for item in op.inputs:
-            item_value = constant_value(item)
-            dims.append(None if item_value is None or int(item_value) < 0 else int(item_value))
-        return TensorShape(dims)
-    if op.type == "ConcatV2":
-        result = TensorShape([])
-        for item in op.inputs[:-1]:
-            result = result.concatenate(constant_value_as_shape(item))
-        return result
-    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
-        source = op.inputs[0].op.inputs[0].shape
-        begin, end, strides = (constant_value(t) for t in op.inputs[1:])
-        if (source.ndims is not None and begin is not None and end is not None
-            and strides is not None and not op.get_attr("new_axis_mask")):
-            # cycle: ops.array.slicing -> ops.array.gather_scatter imports this module
-            from tensorflux.ops.array.slicing import slice_spec
-
-            masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",
-                                                 "new_axis_mask", "shrink_axis_mask")}
-            picked = np.arange(source.ndims)[slice_spec(begin, end, strides, **masks)]
-            if np.ndim(picked) == 1:
-                return TensorShape([source.dims[int(i)] for i in picked])
-    length = tensor.shape.with_rank(1).dims[0]
-    return unknown_shape(length)
+    masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                         "new_axis_mask", "shrink_axis_mask")}
+    picked = np.arange(source.ndims)[slice_spec(begin, end, strides, **masks)]
+    if np.ndim(picked) != 1:
+        return None
+    return TensorShape([source.dims[int(i)] for i in picked])
 
 
 # -- Shape, ShapeN, Size, Rank ---------------------------------------------------------------
@@ -603,11 +580,11 @@ BroadcastArgs = define_op("BroadcastArgs", inputs=["s0: T", "s1: T"], outputs=["
                           attrs=["T: {int32, int64} = int32"], differentiable=False)
 
 
-@BroadcastArgs.shape_fn(value_inputs=("s0", "s1"))
+@BroadcastArgs.shape_fn
 def _broadcast_args_shape(s0, s1):
-    if s0 is None or s1 is None:
-        return TensorShape([None])
-    return TensorShape([max(np.size(s0), np.size(s1))])
+    # The output's length is the longer input's: known when both lengths are (TF).
+    a, b = s0.with_rank(1).dims[0], s1.with_rank(1).dims[0]
+    return TensorShape([None if a is None or b is None else max(a, b)])
 
 
 @BroadcastArgs.kernel

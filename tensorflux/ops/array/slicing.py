@@ -41,10 +41,18 @@ Slice = define_op("Slice", inputs=["input: T", "begin: Index", "size: Index"],
                   outputs=["output: T"], attrs=["T: type", f"Index: {_INDEX_TYPES}"])
 
 
-@Slice.shape_fn(value_inputs=("begin", "size"))
+@Slice.shape_fn(static_inputs=("begin", "size"))
 def _slice_shape(input, begin, size):
-    if size is None:
-        return unknown_shape(input.ndims)
+    begin_length = begin.shape.with_rank(1).dims[0]
+    if size.value is None:
+        # TF: a partly known size vector still gives its known entries (-1 counts as unknown)
+        known = size.as_shape()
+        if known.ndims is None:
+            return unknown_shape(input.ndims if input.ndims is not None else begin_length)
+        input.with_rank(known.ndims)
+        return known
+    begin = begin.value
+    size = size.value
     sizes = [int(s) for s in np.reshape(size, [-1])]
     if input.ndims is not None and len(sizes) != input.ndims:
         raise ValueError(f"Shape must be rank {input.ndims} but is rank {len(sizes)}: size "

@@ -33,51 +33,80 @@ def _blocks_and_pads(block_shape, pads, what):
     return block, pads.astype(np.int64).tolist()
 
 
+def _block_layout(input, block_shape, pads, what):
+    """(input dims, M, block ints or None, [M, 2] pad ints or None) for the shape functions.
+
+    `block_shape` and `pads` are StaticInputs (block_shape may be a plain list: the 4-D ops'
+    block_size attr); M, the number of block dimensions, comes from block_shape's length.
+    Returns None when M or the input rank is unknown.
+    """
+    if isinstance(block_shape, list):
+        m, block = len(block_shape), block_shape
+    else:
+        m = block_shape.shape.with_rank(1).dims[0]
+        block = block_shape.value
+    pad_shape = pads.shape.with_rank(2)
+    if m is None:
+        m = pad_shape.dims[0]
+    if pad_shape.dims[1] not in (None, 2) or pad_shape.dims[0] not in (None, m):
+        raise ValueError(f"{what} must have shape [{m}, 2] (one row per block dimension), got "
+                         f"{pad_shape}")
+    if m is None or input.ndims is None:
+        return None
+    dims = list(input.with_rank_at_least(m + 1).dims)
+    pad_value = pads.value
+    if block is not None and pad_value is not None:
+        block, pad_value = _blocks_and_pads(block, pad_value, what)
+    elif block is not None:
+        block = [int(b) for b in np.reshape(block, [-1])]
+        if any(b < 1 for b in block):
+            raise ValueError(f"block_shape must be positive, got {block}")
+    return dims, m, block, pad_value
+
+
 def _space_to_batch_shape_common(input, block_shape, paddings):
-    if block_shape is None or paddings is None or input.ndims is None:
+    layout = _block_layout(input, block_shape, paddings, "paddings")
+    if layout is None:
         return TensorShape(None) if input.ndims is None else TensorShape([None] * input.ndims)
-    block, pads = _blocks_and_pads(block_shape, paddings, "paddings")
-    m = len(block)
-    input = input.with_rank_at_least(m + 1)
-    dims = list(input.dims)
-    spatial = []
-    for i, (size, b, (lo, hi)) in enumerate(zip(dims[1:m + 1], block, pads)):
-        if size is None:
-            spatial.append(None)
-            continue
-        padded = size + lo + hi
-        if padded % b:
-            raise ValueError(f"Dimension size must be evenly divisible by {b} but is {padded} "
-                             f"(padded spatial dimension {i}: {size} + {lo} + {hi})")
-        spatial.append(padded // b)
-    batch = None if dims[0] is None else dims[0] * int(np.prod(block))
+    dims, m, block, pads = layout
+    batch = None if dims[0] is None or block is None else dims[0] * int(np.prod(block))
+    spatial = [None] * m
+    if block is not None and pads is not None:
+        for i, (size, b, (lo, hi)) in enumerate(zip(dims[1:m + 1], block, pads)):
+            if size is None:
+                continue
+            padded = size + lo + hi
+            if padded % b:
+                raise ValueError(f"Dimension size must be evenly divisible by {b} but is "
+                                 f"{padded} (padded spatial dimension {i}: {size} + {lo} + {hi})")
+            spatial[i] = padded // b
     return TensorShape([batch, *spatial, *dims[m + 1:]])
 
 
 def _batch_to_space_shape_common(input, block_shape, crops):
-    if block_shape is None or crops is None or input.ndims is None:
+    layout = _block_layout(input, block_shape, crops, "crops")
+    if layout is None:
         return TensorShape(None) if input.ndims is None else TensorShape([None] * input.ndims)
-    block, crop = _blocks_and_pads(block_shape, crops, "crops")
-    m = len(block)
-    input = input.with_rank_at_least(m + 1)
-    dims = list(input.dims)
-    total = int(np.prod(block))
+    dims, m, block, crop = layout
     batch = dims[0]
-    if batch is not None:
+    if block is None:
+        batch = None
+    elif batch is not None:
+        total = int(np.prod(block))
         if batch % total:
             raise ValueError(f"Dimension size must be evenly divisible by {total} but is "
                              f"{batch} (input batch dimension; block_shape {block})")
         batch //= total
-    spatial = []
-    for i, (size, b, (lo, hi)) in enumerate(zip(dims[1:m + 1], block, crop)):
-        if size is None:
-            spatial.append(None)
-            continue
-        out = size * b - lo - hi
-        if out < 0:
-            raise ValueError(f"crops {[lo, hi]} are larger than spatial dimension {i} "
-                             f"({size} * {b} = {size * b})")
-        spatial.append(out)
+    spatial = [None] * m
+    if block is not None and crop is not None:
+        for i, (size, b, (lo, hi)) in enumerate(zip(dims[1:m + 1], block, crop)):
+            if size is None:
+                continue
+            out = size * b - lo - hi
+            if out < 0:
+                raise ValueError(f"crops {[lo, hi]} are larger than spatial dimension {i} "
+                                 f"({size} * {b} = {size * b})")
+            spatial[i] = out
     return TensorShape([batch, *spatial, *dims[m + 1:]])
 
 
@@ -167,23 +196,23 @@ BatchToSpace = define_op(
     attrs=["T: type", "block_size: int >= 2", f"Tidx: {_INDEX} = int32"])
 
 
-@SpaceToBatchND.shape_fn(value_inputs=("block_shape", "paddings"))
+@SpaceToBatchND.shape_fn(static_inputs=("block_shape", "paddings"))
 def _space_to_batch_nd_shape(input, block_shape, paddings):
     return _space_to_batch_shape_common(input, block_shape, paddings)
 
 
-@BatchToSpaceND.shape_fn(value_inputs=("block_shape", "crops"))
+@BatchToSpaceND.shape_fn(static_inputs=("block_shape", "crops"))
 def _batch_to_space_nd_shape(input, block_shape, crops):
     return _batch_to_space_shape_common(input, block_shape, crops)
 
 
-@SpaceToBatch.shape_fn(value_inputs=("paddings",))
+@SpaceToBatch.shape_fn(static_inputs=("paddings",))
 def _space_to_batch_shape(input, paddings, *, block_size):
     input = input.with_rank(4)
     return _space_to_batch_shape_common(input, [block_size] * 2, paddings)
 
 
-@BatchToSpace.shape_fn(value_inputs=("crops",))
+@BatchToSpace.shape_fn(static_inputs=("crops",))
 def _batch_to_space_shape(input, crops, *, block_size):
     input = input.with_rank(4)
     return _batch_to_space_shape_common(input, [block_size] * 2, crops)

@@ -267,7 +267,7 @@ def _loop_grad(op, grads, loop: str):
     if not body_grad.outputs:
         return result
     dys = function_call.output_gradients(op, grads, body_grad.float_outputs)
-    cond = op.get_attr("cond") if loop == "while" else body
+    cond = function.resolve(graph, op.get_attr("cond")) if loop == "while" else body
     values = _FunctionalLoopGrad(list(op.inputs), dys, Tgrad=[d.dtype.base_dtype for d in dys],
                                  cond=cond, body=body, body_grad=body_grad, loop=loop,
                                  name=f"{op.name.split('/')[-1]}_grad")

@@ -30,7 +30,7 @@ from __future__ import annotations
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.autodiff import gradients as gradients_impl
 from tensorflux.ops.control_flow import util
@@ -59,9 +59,8 @@ def _resource_variable(tensor):
     op = tensor.op
     for _ in range(100):
         if op.type == "VarHandleOp":
-            shape = op.get_attr("shape")
-            ok = _trainable(op.get_attr("dtype")) and shape is not None and \
-                shape.is_fully_defined()
+            shape = as_shape(op.get_attr("shape"))
+            ok = _trainable(op.get_attr("dtype")) and shape.is_fully_defined()
             return op if ok else None
         if op.type not in ("Enter", "Identity", "Switch", "Merge") or not op.inputs:
             return None
@@ -81,7 +80,8 @@ def _invariant_zeros(enter):
     handle = _resource_variable(enter.inputs[0]) if \
         enter.outputs[0].dtype.base_dtype.name == "resource" else None
     if handle is not None:
-        return array_ops.zeros(handle.get_attr("shape").as_list(), handle.get_attr("dtype"))
+        return array_ops.zeros(as_shape(handle.get_attr("shape")).as_list(),
+                               handle.get_attr("dtype"))
     return array_ops.zeros_like(enter.inputs[0])
 
 

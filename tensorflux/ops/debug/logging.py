@@ -229,7 +229,7 @@ def _check_numerics_kernel(tensor, *, message):
 @CheckNumerics.gradient
 def _check_numerics_grad(op, grad):
     return check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in "
-                          f"gradient. {op.get_attr('message')}")
+                          f"gradient. {op.get_attr_str('message')}")
 
 
 def check_numerics(tensor, message, name=None):

@@ -166,7 +166,7 @@ def _crop_and_resize_kernel(image, boxes, box_ind, crop_size, *, method, extrapo
 @CropAndResize.gradient
 def _crop_and_resize_grad(op, grad):
     image, boxes, box_ind, _ = op.inputs
-    method = op.get_attr("method")
+    method = op.get_attr_str("method")
     grad_image = None
     if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
         grad_image = CropAndResizeGradImage(grad, boxes, box_ind, array_ops.shape(image),

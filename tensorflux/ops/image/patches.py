@@ -94,7 +94,7 @@ def _extract_patches_kernel(images, *, ksizes, strides, rates, padding):
 @ExtractImagePatches.gradient
 def _extract_patches_grad(op, grad):
     images = op.inputs[0]
-    attrs = {name: op.get_attr(name) for name in ("ksizes", "strides", "rates", "padding")}
+    attrs = {name: op.get_attr_str(name) for name in ("ksizes", "strides", "rates", "padding")}
     shape = array_ops.shape(images, out_type=dtypes.int64)
     batch, rows, cols, depth = (shape[i] for i in range(4))
     pixels = rows * cols

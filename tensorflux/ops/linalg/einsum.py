@@ -222,7 +222,7 @@ def _operand_grad(grad, out_term, x, term, others):
 
 @Einsum.gradient
 def _einsum_grad(op, grad):
-    terms, out = parse_equation(op.get_attr("equation"), len(op.inputs))
+    terms, out = parse_equation(op.get_attr_str("equation"), len(op.inputs))
     inputs = list(op.inputs)
     grads = []
     for i, (term, x) in enumerate(zip(terms, inputs)):

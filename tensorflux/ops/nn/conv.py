@@ -189,7 +189,7 @@ _WINDOW_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dila
 
 
 def _attrs(op, names=_WINDOW_ATTRS) -> dict:
-    return {name: op.get_attr(name) for name in names}
+    return {name: op.get_attr_str(name) for name in names}
 
 
 def _conv_attrs_of(op) -> dict:

@@ -156,7 +156,7 @@ def _conv3d_backprop_filter_kernel(strides, padding, data_format, dilations):
 
 
 def _attrs(op) -> dict:
-    return {name: op.get_attr(name)
+    return {name: op.get_attr_str(name)
             for name in ("strides", "padding", "data_format", "dilations")}
 
 

@@ -239,7 +239,7 @@ def _bias_add_kernel(value, bias, *, data_format):
 
 @BiasAdd.gradient
 def _bias_add_grad(op, grad):
-    return grad, BiasAddGrad(grad, data_format=op.get_attr("data_format"))
+    return grad, BiasAddGrad(grad, data_format=op.get_attr_str("data_format"))
 
 
 BiasAddGrad = define_op(
@@ -278,7 +278,7 @@ def _bias_add_grad_kernel(g, *, data_format):
 def _bias_add_grad_grad(op, grad):
     out_backprop = op.inputs[0]
     return BiasAdd(array_ops.zeros_like(out_backprop), grad,
-                          data_format=op.get_attr("data_format"))
+                          data_format=op.get_attr_str("data_format"))
 
 
 # -- L2Loss ---------------------------------------------------------------------------------

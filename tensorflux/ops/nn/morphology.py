@@ -162,7 +162,7 @@ def _dilation2d_backprop_filter_kernel(input, filter, out_backprop, *, strides, 
 
 @Dilation2D.gradient
 def _dilation2d_grad(op, grad):
-    attrs = {name: op.get_attr(name) for name in ("strides", "rates", "padding")}
+    attrs = {name: op.get_attr_str(name) for name in ("strides", "rates", "padding")}
     x, f = op.inputs
     return [Dilation2DBackpropInput(x, f, grad, **attrs),
             Dilation2DBackpropFilter(x, f, grad, **attrs)]

@@ -246,7 +246,7 @@ def batch_norm_grad_composite(grad_y, x, scale, mean, variance, epsilon, data_fo
 def _fused_batch_norm_grad_grad(op, grad_dx, grad_dscale, grad_doffset, *unused):
     grad_y, x, scale, mean, variance = op.inputs[:5]
     outs = batch_norm_grad_composite(grad_y, x, scale, mean, variance, op.get_attr("epsilon"),
-                                     op.get_attr("data_format"), op.get_attr("is_training"))
+                                     op.get_attr_str("data_format"), op.get_attr("is_training"))
     pairs = [(o, g) for o, g in zip(outs, (grad_dx, grad_dscale, grad_doffset))
              if not is_zero(g)]
     if not pairs:
@@ -304,7 +304,7 @@ def _lrn_kernel(x, *, depth_radius, bias, alpha, beta):
 
 
 def _attrs(op, names) -> dict:
-    return {name: op.get_attr(name) for name in names}
+    return {name: op.get_attr_str(name) for name in names}
 
 
 @LRN.gradient

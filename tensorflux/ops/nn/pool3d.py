@@ -194,7 +194,7 @@ def _avg_pool3d_grad_kernel(ksize, strides, padding, data_format):
 
 
 def _attrs(op) -> dict:
-    return {name: op.get_attr(name) for name in ("ksize", "strides", "padding", "data_format")}
+    return {name: op.get_attr_str(name) for name in ("ksize", "strides", "padding", "data_format")}
 
 
 @MaxPool3D.gradient

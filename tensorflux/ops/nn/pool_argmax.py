@@ -145,7 +145,7 @@ def _max_pool_grad_grad_with_argmax_kernel(ksize, strides, padding, include_batc
 
 
 def _attrs(op) -> dict:
-    return {name: op.get_attr(name)
+    return {name: op.get_attr_str(name)
             for name in ("ksize", "strides", "padding", "include_batch_in_index")}
 
 

@@ -164,7 +164,7 @@ _WINDOW_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dila
 
 
 def _attrs(op, names=_WINDOW_ATTRS) -> dict:
-    return {name: op.get_attr(name) for name in names}
+    return {name: op.get_attr_str(name) for name in names}
 
 
 def _shape(tensor):
@@ -319,7 +319,8 @@ def _max_pool_grad_v2_kernel(x, y, g, ksize, strides, *, padding, data_format):
 def _max_pool_v2_grad(op, grad):
     x, ksize, strides = op.inputs
     return (MaxPoolGradV2(x, op.outputs[0], grad, ksize, strides,
-                          padding=op.get_attr("padding"), data_format=op.get_attr("data_format")),
+                          padding=op.get_attr_str("padding"),
+                          data_format=op.get_attr_str("data_format")),
             None, None)
 
 
@@ -333,7 +334,7 @@ def _max_pool_grad_v2_grad(op, grad):
         raise ValueError(f"The gradient of {op.name} (MaxPoolGradV2) needs constant ksize and "
                          "strides")
     attrs = dict(ksize=[int(v) for v in k], strides=[int(v) for v in st],
-                 padding=op.get_attr("padding"), data_format=op.get_attr("data_format"))
+                 padding=op.get_attr_str("padding"), data_format=op.get_attr_str("data_format"))
     return (zeros_like(x), zeros_like(y), MaxPoolGradGrad(x, y, grad, **attrs), None, None)
 
 

@@ -50,10 +50,14 @@ def _dims(shape) -> tuple:
 
 
 def _shape_from_value(shape) -> TensorShape:
-    """Static output shape from the constant value of a `shape` input (None: unknown)."""
-    if shape is None:
-        return TensorShape(None)
-    shape = np.asarray(shape)
+    """Static output shape from a `shape` input (a StaticInput): its constant value, else the
+    dims known while the graph is built (`tf.stack([n, 5])` gives [?, 5], as TF's
+    shape-tensor rule)."""
+    if shape.shape.ndims is not None and shape.shape.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {shape.shape.ndims}")
+    if shape.value is None:
+        return shape.as_shape()
+    shape = np.asarray(shape.value)
     if shape.ndim != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {shape.ndim}")
     dims = [int(d) for d in shape]
@@ -77,7 +81,7 @@ RandomUniform = define_op(
     stateful=True, differentiable=False)
 
 
-@RandomUniform.shape_fn(value_inputs=("shape",))
+@RandomUniform.shape_fn(static_inputs=("shape",))
 def _random_uniform_shape(shape):
     return _shape_from_value(shape)
 
@@ -107,7 +111,7 @@ RandomUniformInt = define_op(
     stateful=True, differentiable=False)
 
 
-@RandomUniformInt.shape_fn(value_inputs=("shape",))
+@RandomUniformInt.shape_fn(static_inputs=("shape",))
 def _random_uniform_int_shape(shape, minval, maxval):
     for name, value in (("minval", minval), ("maxval", maxval)):
         if value.ndims is not None and value.ndims != 0:
@@ -142,7 +146,7 @@ RandomStandardNormal = define_op(
     stateful=True, differentiable=False)
 
 
-@RandomStandardNormal.shape_fn(value_inputs=("shape",))
+@RandomStandardNormal.shape_fn(static_inputs=("shape",))
 def _random_standard_normal_shape(shape):
     return _shape_from_value(shape)
 
@@ -165,7 +169,7 @@ TruncatedNormal = define_op(
     stateful=True, differentiable=False)
 
 
-@TruncatedNormal.shape_fn(value_inputs=("shape",))
+@TruncatedNormal.shape_fn(static_inputs=("shape",))
 def _truncated_normal_shape(shape):
     return _shape_from_value(shape)
 
@@ -294,7 +298,7 @@ def _prefix_shape(shape_value, param: TensorShape) -> TensorShape:
     return _shape_from_value(shape_value).concatenate(param)
 
 
-@RandomGamma.shape_fn(value_inputs=("shape",))
+@RandomGamma.shape_fn(static_inputs=("shape",))
 def _random_gamma_shape(shape, alpha):
     return _prefix_shape(shape, alpha)
 
@@ -323,7 +327,7 @@ RandomPoissonV2 = define_op(
     stateful=True, differentiable=False)
 
 
-@RandomPoissonV2.shape_fn(value_inputs=("shape",))
+@RandomPoissonV2.shape_fn(static_inputs=("shape",))
 def _random_poisson_shape(shape, rate):
     return _prefix_shape(shape, rate)
 

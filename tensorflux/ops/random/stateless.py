@@ -72,14 +72,14 @@ def _generator(seed) -> np.random.Generator:
     return np.random.Generator(np.random.Philox(key=key))
 
 
-@StatelessRandomUniform.shape_fn(value_inputs=("shape",))
+@StatelessRandomUniform.shape_fn(static_inputs=("shape",))
 def _stateless_shaped(shape, seed):
     _check_seed_shape(seed)
     return _shape_from_value(shape)
 
 
-StatelessRandomNormal.shape_fn(value_inputs=("shape",))(_stateless_shaped)
-StatelessTruncatedNormal.shape_fn(value_inputs=("shape",))(_stateless_shaped)
+StatelessRandomNormal.shape_fn(static_inputs=("shape",))(_stateless_shaped)
+StatelessTruncatedNormal.shape_fn(static_inputs=("shape",))(_stateless_shaped)
 
 
 @StatelessRandomUniform.kernel
@@ -111,7 +111,7 @@ def _stateless_truncated_normal_kernel(shape, seed, *, dtype):
     return values.astype(dtype.as_numpy_dtype, copy=False)
 
 
-@StatelessRandomUniformInt.shape_fn(value_inputs=("shape",))
+@StatelessRandomUniformInt.shape_fn(static_inputs=("shape",))
 def _stateless_random_uniform_int_shape(shape, seed, minval, maxval):
     _check_seed_shape(seed)
     for name, value in (("minval", minval), ("maxval", maxval)):

@@ -317,9 +317,9 @@ def add_sparse_to_tensors_map(sp_input, many: bool = False, name=None):
 
 def take_many_sparse_from_tensors_map(sparse_map_op, sparse_handles, rank=None, name=None):
     """The SparseTensor batch of the values stored under `sparse_handles` (rank + 1 dims)."""
-    shared_name = sparse_map_op.get_attr("shared_name") or sparse_map_op.name
+    shared_name = sparse_map_op.get_attr_str("shared_name") or sparse_map_op.name
     out = TakeManySparseFromTensorsMap(sparse_handles, dtype=sparse_map_op.get_attr("T"),
-                                       container=sparse_map_op.get_attr("container"),
+                                       container=sparse_map_op.get_attr_str("container"),
                                        shared_name=shared_name, name=name)
     if rank is not None:
         out.sparse_indices.set_shape([None, rank + 1])

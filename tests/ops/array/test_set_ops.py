@@ -55,7 +55,7 @@ def test_sparse_forms():
     sa = tf.SparseTensor(*SA)
     dense = np.array([[[1], [2]], [[9], [5]]], np.int32)
     diff = tf.sets.set_difference(sa, dense)
-    assert diff.values.op.get_attr("set_operation") == "b-a"  # swapped: dense first
+    assert diff.values.op.get_attr("set_operation") == b"b-a"  # swapped: dense first
     _check_sparse(diff, [[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 0]], [2, 3, 4, 6], [2, 2, 1],
                   "DenseToSparseSetOperation")
     _check_sparse(tf.sets.set_union(dense, sa),

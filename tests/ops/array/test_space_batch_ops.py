@@ -80,7 +80,7 @@ def test_static_shapes_and_namespaces():
     q = tf.placeholder(tf.float32, [8, 3, None, 5])
     assert tf.batch_to_space_nd(q, [2, 2], [[1, 0], [0, 0]]).shape.as_list() == [2, 5, None, 5]
     dynamic = tf.space_to_batch_nd(p, tf.placeholder(tf.int32, [2]), [[0, 0], [0, 0]])
-    assert dynamic.shape.as_list() == [None] * 4
+    assert dynamic.shape.as_list() == [None, None, None, 2]  # TF: trailing dims stay known
     assert tf.space_to_batch(p, [[0, 0], [0, 0]], 2).op.type == "SpaceToBatchND"
     assert tf.nn.space_to_batch is tf.space_to_batch
     assert tf.nn.depth_to_space is tf.depth_to_space

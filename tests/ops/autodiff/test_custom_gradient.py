@@ -32,7 +32,7 @@ def test_grad_fn_replaces_the_gradient_and_matches_tf_names():
     assert y.name == "IdentityN:0" and y.shape.as_list() == [2]
     ops = tf.get_default_graph().get_operations()
     assert [op.type for op in ops][-2:] == ["Identity", "IdentityN"]
-    assert y.op.get_attr("_gradient_op_type").startswith("CustomGradient-")
+    assert y.op.get_attr("_gradient_op_type").startswith(b"CustomGradient-")
     dx, = tf.gradients(y, x)
     value, grad = _run([y, dx])
     np.testing.assert_allclose(value[0], np.log1p(np.e), rtol=1e-6)

@@ -46,7 +46,7 @@ def test_loop_structure_and_frame():
     types = {op.type for op in tf.get_default_graph().get_operations()}
     assert {"Enter", "Merge", "LoopCond", "Switch", "NextIteration", "Exit"} <= types
     enter = tf.get_default_graph().get_operation_by_name("myloop/Enter")
-    assert enter.get_attr("frame_name") == "myloop/while_context"
+    assert enter.get_attr("frame_name") == b"myloop/while_context"
     assert enter.get_attr("is_constant") is False and enter.get_attr("parallel_iterations") == 10
     assert _run(out) == 3
 
@@ -100,7 +100,7 @@ def test_nested_loops_three_deep():
     total = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + level2(i)), [0, 0])[1]
     expected = sum(k * j for i in range(5) for j in range(i + 1) for k in range(j + 1))
     assert _run(total, {n: 5}) == expected
-    frames = {op.get_attr("frame_name") for op in tf.get_default_graph().get_operations()
+    frames = {op.get_attr_str("frame_name") for op in tf.get_default_graph().get_operations()
               if op.type == "Enter"}
     assert len(frames) == 3
 

@@ -202,7 +202,7 @@ def test_padding_fifo_queue_pads_each_batch(graph):
 def test_priority_queue_dequeues_smallest_priority_first(graph):
     q = tf.PriorityQueue(10, [tf.string], shapes=[[]])
     assert q.dtypes == [tf.int64, tf.string]
-    assert q.queue_ref.op.get_attr("component_types") == (tf.string,)
+    assert q.queue_ref.op.get_attr("component_types") == [tf.string]
     with tf.Session() as sess:
         sess.run(q.enqueue_many([[5, 1, 3, 2], [b"e", b"a", b"c", b"b"]]))
         sess.run(q.enqueue([4, b"d"]))

@@ -152,7 +152,7 @@ def test_gradient_array_aggregates_and_is_per_gradient_call():
     again = tf.gradients(y * 3.0, x)[0]
     grad_ops = [op for op in tf.get_default_graph().get_operations()
                 if op.type == "TensorArrayGradV3"]
-    assert {op.get_attr("source") for op in grad_ops} == {"gradients", "gradients_1"}
+    assert {op.get_attr("source") for op in grad_ops} == {b"gradients", b"gradients_1"}
     np.testing.assert_array_equal(_run([gx, again], {x: A})[1], [[12, 12], [0, 0], [6, 6]])
 
 

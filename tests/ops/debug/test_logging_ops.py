@@ -178,7 +178,7 @@ def test_print_v2_formats_structures(graph, capsys):
     op = tf.print("hello", tf.constant([1, 2]), {"a": tf.constant(1)}, [1, "x"], 3.5,
                   output_stream=sys.stdout, sep="|", end="!\n")
     assert op.type == "PrintV2"
-    assert op.inputs[0].op.get_attr("template") == "hello|{}|{'a': {}}|[1, 'x']|3.5"
+    assert op.inputs[0].op.get_attr_str("template") == "hello|{}|{'a': {}}|[1, 'x']|3.5"
     _run(op)
     assert capsys.readouterr().out == "hello|[1 2]|{'a': 1}|[1, 'x']|3.5!\n"
     _run(tf.print(tf.constant("raw"), summarize=-1))

@@ -194,7 +194,7 @@ def test_conv2d_explicit_padding():
     x = RNG.standard_normal((1, 4, 5, 2))
     f = RNG.standard_normal((3, 3, 2, 2))
     y = tf.nn.conv2d(x, f, strides=1, padding=[[0, 0], [1, 2], [0, 1], [0, 0]])
-    assert y.op.get_attr("padding") == "EXPLICIT"
+    assert y.op.get_attr("padding") == b"EXPLICIT"
     assert list(y.op.get_attr("explicit_paddings")) == [0, 0, 1, 2, 0, 1, 0, 0]
     xp = np.pad(x, ((0, 0), (1, 2), (0, 1), (0, 0)))
     value = run(y)
@@ -618,7 +618,7 @@ def test_convolution_and_atrous_conv2d():
     y = tf.nn.convolution(x, f, "SAME", strides=[2, 2], dilation_rate=[1, 1])
     np.testing.assert_allclose(run(y), ref_conv(x, f, (2, 2), (1, 1), "SAME"), atol=1e-10)
     a = tf.nn.atrous_conv2d(x, f, rate=2, padding="VALID")
-    assert a.op.get_attr("dilations") == (1, 2, 2, 1)
+    assert a.op.get_attr("dilations") == [1, 2, 2, 1]
     np.testing.assert_allclose(run(a), ref_conv(x, f, (1, 1), (2, 2), "VALID"), atol=1e-10)
     with pytest.raises(ValueError, match="rank 3"):
         tf.nn.convolution(np.ones((1, 4, 2)), np.ones((2, 2, 2)), "VALID")

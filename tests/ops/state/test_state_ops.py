@@ -174,7 +174,7 @@ def test_shared_name_and_container(graph):
     y = state_ops.variable_op_v2([], tf.float32, name="y", shared_name="shared")
     with tf.container("other"):
         z = state_ops.variable_op_v2([], tf.float32, name="z", shared_name="shared")
-    assert z.op.get_attr("container") == "other" and x.op.get_attr("container") == ""
+    assert z.op.get_attr("container") == b"other" and x.op.get_attr("container") == b""
     with tf.Session() as sess:
         sess.run(tf.assign(x, 3.0))
         assert sess.run(y) == 3.0

@@ -25,7 +25,7 @@ def test_variable_builds_the_tf1_ops(graph):
     assert v.shape.as_list() == [] and v.get_shape().as_list() == []
     assert v.initializer.name == "v/Assign" and v.value().name == "v/read:0"
     assert v.initial_value.name == "v/initial_value:0" and v.graph is graph
-    assert v.initializer.get_attr("_class") == ("loc:@v",)
+    assert v.initializer.get_attr("_class") == [b"loc:@v"]
     assert repr(v) == "<tf.Variable 'v:0' shape=() dtype=float32_ref>"
     assert tf.Variable(2, name="v").name == "v_1:0"
     assert tf.Variable(0.5).name == "Variable:0"
@@ -35,7 +35,7 @@ def test_callable_initial_value_is_colocated(graph):
     w = tf.Variable(lambda: tf.zeros([2, 3]), name="w")
     init = w.initial_value.op
     assert init.name == "w/Initializer/zeros"
-    assert init.get_attr("_class") == ("loc:@w",)
+    assert init.get_attr("_class") == [b"loc:@w"]
     assert w.shape.as_list() == [2, 3]
     with tf.Session() as sess:
         sess.run(w.initializer)
