@@ -16,9 +16,10 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops.math.select import ClipByValue
 
-__all__ = ["cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16",
+__all__ = ["bitcast", "cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16",
            "saturate_cast"]
 
 Cast = define_op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
@@ -160,3 +161,68 @@ def to_complex64(x, name="ToComplex64"):
 def to_complex128(x, name="ToComplex128"):
     """Casts `x` to complex128 (old name for `tf.cast(x, tf.complex128)`)."""
     return cast(x, dtypes.complex128, name=name)
+
+
+# -- Bitcast ---------------------------------------------------------------------------------
+
+_BITCAST_TYPES = ("{bfloat16, float16, float32, float64, int64, int32, uint8, uint16, uint32, "
+                  "uint64, int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, "
+                  "qint32}")
+Bitcast = define_op("Bitcast", inputs=["input: T"], outputs=["output: type"],
+                    attrs=[f"T: {_BITCAST_TYPES}", f"type: {_BITCAST_TYPES}"],
+                    differentiable=False)
+
+
+def _bitcast_sizes(T, type_) -> tuple[int, int]:
+    return np.dtype(T.as_numpy_dtype).itemsize, np.dtype(type_.as_numpy_dtype).itemsize
+
+
+@Bitcast.shape_fn
+def _bitcast_shape(x, *, T, type):
+    size_in, size_out = _bitcast_sizes(T, type)
+    if size_in == size_out or x.ndims is None:
+        return x if size_in == size_out else TensorShape(None)
+    if size_in > size_out:
+        return x.concatenate([size_in // size_out])
+    if x.ndims == 0:
+        raise ValueError(f"Cannot bitcast from {T.name} to {type.name}: the input must have at "
+                         f"least one dimension (of size {size_out // size_in})")
+    last = x.as_list()[-1]
+    if last is not None and last != size_out // size_in:
+        raise ValueError(f"Cannot bitcast from {T.name} to {type.name}: the last dimension "
+                         f"must be {size_out // size_in}, got {last}")
+    return x[:-1]
+
+
+@Bitcast.kernel(factory=True)
+def _bitcast_factory(T, type):
+    size_in, size_out = _bitcast_sizes(T, type)
+    out = np.dtype(type.as_numpy_dtype)
+
+    def bitcast_kernel(x):
+        x = np.ascontiguousarray(x)
+        if size_in < size_out and (x.ndim == 0 or x.shape[-1] != size_out // size_in):
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot bitcast from {T.name} to {type.name}: shape "
+                            f"{list(x.shape)} must end in {size_out // size_in}")
+        y = x.view(out)
+        if size_in > size_out:
+            return y.reshape(*x.shape, size_in // size_out)
+        if size_in < size_out:
+            return y.reshape(x.shape[:-1])
+        return y
+
+    return bitcast_kernel
+
+
+def bitcast(input, type, name=None):  # noqa: A002 - TF's argument names
+    """Reinterprets the bytes of `input` as `type` without copying values (TF's tf.bitcast).
+
+    Types of one size keep the shape; a wider input gains a last dimension of size
+    `sizeof(T) / sizeof(type)`; a narrower input must end in `sizeof(type) / sizeof(T)`,
+    which is removed.
+
+    Raises:
+        ValueError: the static shape cannot be bitcast.
+    """
+    return Bitcast(input, type=dtypes.as_dtype(type), name=name)
