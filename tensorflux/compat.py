@@ -4,6 +4,8 @@ Programs written `import tensorflow.compat.v1 as tf` run as `import tensorflux.c
 tf`: `tensorflux.compat.v1` is registered as an alias of the `tensorflux` module.
 """
 
+import contextlib
+import datetime
 import numbers
 import os
 import sys
@@ -14,7 +16,8 @@ from tensorflux.framework.tensor_shape import dimension_at_index, dimension_valu
 
 __all__ = ["v1", "as_bytes", "as_text", "as_str", "as_str_any", "path_to_str",
            "dimension_value", "dimension_at_index", "bytes_or_text_types", "integral_types",
-           "real_types", "complex_types"]
+           "real_types", "complex_types", "forward_compatible",
+           "forward_compatibility_horizon"]
 
 # `tf.compat.v1` is the package itself. It is looked up, not imported: a package's object is in
 # sys.modules before any of its submodules runs.
@@ -70,3 +73,23 @@ def path_to_str(path):
     if isinstance(path, os.PathLike):
         return os.fspath(path)
     return path
+
+
+# TF 1.15's forward-compatibility horizon: graphs may use what consumers built after it accept.
+_horizon = [datetime.date(2019, 10, 16)]
+
+
+def forward_compatible(year: int, month: int, day: int) -> bool:
+    """True when the forward-compatibility horizon is past `year-month-day` (TF's check
+    for when a producer may emit a newer op form)."""
+    return _horizon[-1] > datetime.date(year, month, day)
+
+
+@contextlib.contextmanager
+def forward_compatibility_horizon(year: int, month: int, day: int):
+    """Within the block `forward_compatible` compares against `year-month-day` (for tests)."""
+    _horizon.append(datetime.date(year, month, day))
+    try:
+        yield
+    finally:
+        _horizon.pop()

@@ -16,8 +16,9 @@ from tensorflux.ops.state.initializers import he_normal, he_uniform, lecun_norma
 from tensorflux.ops.state.variables import global_variables_initializer as global_variables
 from tensorflux.ops.state.variables import local_variables_initializer as local_variables
 from tensorflux.ops.state.variables import variables_initializer as variables
+from tensorflux.ops.data_flow.lookup import tables_initializer
 
 __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "identity",
            "lecun_normal", "lecun_uniform", "local_variables", "global_variables", "ones",
-           "orthogonal", "random_normal", "random_uniform", "truncated_normal",
+           "orthogonal", "random_normal", "random_uniform", "tables_initializer", "truncated_normal",
            "uniform_unit_scaling", "variables", "variance_scaling", "zeros"]

@@ -128,3 +128,24 @@ def test_assert_near():
         sess.run(default_tol, {x: [1.0, 3.0]})
     with pytest.raises(TypeError, match="float or complex"):
         tf.assert_near([1, 2], [1, 2])
+
+
+def test_forward_compatibility_horizon_and_small_aliases(tmp_path):
+    import datetime
+
+    import tensorflux as tf
+
+    assert tf.compat.forward_compatible(2019, 1, 1)
+    assert not tf.compat.forward_compatible(2030, 1, 1)
+    with tf.compat.forward_compatibility_horizon(2031, 1, 1):
+        assert tf.compat.forward_compatible(2030, 1, 1)
+    assert not tf.compat.forward_compatible(2030, 1, 1)
+    assert isinstance(datetime.date.today(), datetime.date)
+    target = str(tmp_path / "made")
+    tf.gfile.MkDir(target)
+    assert tf.gfile.IsDirectory(target)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.contrib.lookup.index_table_from_tensor(tf.constant(["a", "b"]))
+        ids = table.lookup(tf.constant(["b", "z"]))
+        sess.run(tf.initializers.tables_initializer())
+        assert sess.run(ids).tolist() == [1, -1]

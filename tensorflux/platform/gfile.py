@@ -34,6 +34,7 @@ __all__ = [
     "IsDirectory",
     "ListDirectory",
     "MakeDirs",
+    "MkDir",
     "Mkdir",
     "Open",
     "Remove",
@@ -408,6 +409,7 @@ Stat = stat
 ListDirectory = listdir
 Mkdir = mkdir
 MakeDirs = makedirs
+MkDir = mkdir
 Remove = remove
 DeleteRecursively = rmtree
 Glob = glob
