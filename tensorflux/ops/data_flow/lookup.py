@@ -9,10 +9,9 @@ object adds to the TABLE_INITIALIZERS collection; `tf.tables_initializer()` grou
 Mutable tables (`MutableHashTable`, `DenseHashTable`) are in `lookup_mutable.py`; the table
 resource and the vocabulary-file parser in `lookup_kernels.py`.
 
-NOTE: `StaticVocabularyTable` puts out-of-vocabulary keys into buckets with
-`string_to_hash_bucket_fast`, whose hash is tensorflux's stable BLAKE2b-based one, not
-TensorFlow's FarmHash Fingerprint64 (see `string_codec_ops`): in-vocabulary ids are the same as
-TensorFlow's, OOV bucket ids differ.
+`StaticVocabularyTable` puts out-of-vocabulary keys into buckets with
+`string_to_hash_bucket_fast` (TensorFlow's FarmHash Fingerprint64), so both in-vocabulary and
+OOV ids equal TensorFlow's.
 """
 
 from __future__ import annotations
@@ -496,8 +495,8 @@ class StaticHashTable(LookupInterface):
 class StaticVocabularyTable(LookupInterface):
     """Maps vocabulary keys to their ids and other keys to one of `num_oov_buckets` buckets.
 
-    Ids of unknown keys are `vocab_size + hash(key) % num_oov_buckets` (see the module NOTE on
-    the hash). Integer keys are hashed through their decimal strings.
+    Ids of unknown keys are `vocab_size + fingerprint64(key) % num_oov_buckets`, as in TF.
+    Integer keys are hashed through their decimal strings.
 
     Raises:
         ValueError: `num_oov_buckets` is not positive.

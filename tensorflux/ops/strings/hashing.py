@@ -1,19 +1,17 @@
-"""String hashing into buckets and web-safe base64.
+"""String hashing into buckets (with TensorFlow's hashes, so bucket ids match) and web-safe
+base64.
 
-NOTE: TensorFlow hashes with FarmHash Fingerprint64 (`StringToHashBucketFast`), its legacy
-Hash64 (`StringToHashBucket`) and keyed SipHash (`StringToHashBucketStrong`); those functions are
-not in the Python standard library, so bucket numbers differ from TensorFlow's. Here all three
-use BLAKE2b with an 8-byte digest, read little-endian as an unsigned 64-bit integer, modulo the
-bucket count: stable across runs, processes and machines. The three ops use different BLAKE2b
-`person` strings (and the strong one its 128-bit key), so they give independent hashes, as
-TensorFlow's do.
+`StringToHashBucketFast` uses FarmHash Fingerprint64, `StringToHashBucket` TF's legacy Hash64
+and `StringToHashBucketStrong` SipHash-2-4 under its 128-bit key (lib/numerics/string_hashes.py),
+each modulo the bucket count: the same bucket ids as TensorFlow's, so hashed features of a model
+trained there keep their rows here.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
+import functools
 import re
 
 import numpy as np
@@ -21,19 +19,22 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.lib.numerics import string_hashes
 from tensorflux.ops.strings.conversion import map_bytes
 
 __all__ = ["string_to_hash_bucket_fast", "string_to_hash_bucket", "string_to_hash_bucket_strong",
            "encode_base64", "decode_base64"]
 
 
-def _hash_buckets(strings, num_buckets: int, person: bytes, key: bytes = b"") -> np.ndarray:
-    def digest(text):
-        return hashlib.blake2b(text, digest_size=8, person=person, key=key).digest()
-
+def _hash_buckets(strings, num_buckets: int, hash_fn) -> np.ndarray:
     flat = strings.reshape(-1)
-    hashes = np.frombuffer(b"".join(map(digest, flat)), dtype="<u8")
+    hashes = np.fromiter((hash_fn(text) for text in flat), dtype=np.uint64, count=flat.size)
     return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(strings.shape)
+
+
+# Categorical inputs repeat the same few strings step after step: remember their hashes.
+_fingerprint64 = functools.lru_cache(maxsize=1 << 16)(string_hashes.fingerprint64)
+_hash64 = functools.lru_cache(maxsize=1 << 16)(string_hashes.hash64)
 
 
 def _hash_op(name: str, input_name: str, extra_attrs=()):
@@ -50,12 +51,12 @@ StringToHashBucketStrong = _hash_op("StringToHashBucketStrong", "input", ["key: 
 
 @StringToHashBucketFast.kernel
 def _string_to_hash_bucket_fast_kernel(input, *, num_buckets):
-    return _hash_buckets(input, num_buckets, b"tfx.fast")
+    return _hash_buckets(input, num_buckets, _fingerprint64)
 
 
 @StringToHashBucket.kernel
 def _string_to_hash_bucket_kernel(string_tensor, *, num_buckets):
-    return _hash_buckets(string_tensor, num_buckets, b"tfx.legacy")
+    return _hash_buckets(string_tensor, num_buckets, _hash64)
 
 
 @StringToHashBucketStrong.kernel(factory=True)
@@ -63,14 +64,15 @@ def _string_to_hash_bucket_strong_kernel(num_buckets, key):
     def strong(input):
         if len(key) != 2:
             raise errors.InvalidArgumentError(None, None, "Key must have 2 elements")
-        secret = b"".join(int(k & ((1 << 64) - 1)).to_bytes(8, "little") for k in key)
-        return _hash_buckets(input, num_buckets, b"tfx.strong", secret)
+        key0, key1 = key
+        return _hash_buckets(input, num_buckets,
+                             lambda text: string_hashes.siphash24(text, key0, key1))
 
     return strong
 
 
 def string_to_hash_bucket_fast(input, num_buckets, name=None):
-    """Hashes each string to a bucket in `[0, num_buckets)` (a stable BLAKE2b-based hash).
+    """Hashes each string to a bucket in `[0, num_buckets)` (FarmHash Fingerprint64, as TF).
 
     Args:
         input: a string tensor.
@@ -78,7 +80,7 @@ def string_to_hash_bucket_fast(input, num_buckets, name=None):
         name: optional name.
 
     Returns:
-        An int64 tensor of the same shape. Bucket numbers differ from TensorFlow's FarmHash.
+        An int64 tensor of the same shape.
     """
     return StringToHashBucketFast(convert_to_tensor(input, dtype=dtypes.string),
                                   num_buckets=num_buckets, name=name)

@@ -268,11 +268,10 @@ def test_hash_buckets_are_stable_and_in_range(graph):
     for value in (a, b, c, d):
         assert value.dtype == np.int64 and value.min() >= 0 and value.max() < 1000
         assert value[0] == value[4]
-    import hashlib
-
-    ref = [int.from_bytes(hashlib.blake2b(w, digest_size=8, person=b"tfx.fast").digest(),
-                          "little") % 1000 for w in words]
-    np.testing.assert_array_equal(a, ref)
+    # TensorFlow 2.21's bucket ids for the same words (FarmHash, Hash64, SipHash [1, 2]).
+    assert a.tolist() == [939, 822, 296, 263, 939]
+    assert b.tolist() == [868, 370, 938, 899, 868]
+    assert c.tolist() == [646, 184, 622, 435, 646]
     assert not (np.array_equal(a, b) and np.array_equal(c, d))
     assert _run(tf.string_to_hash_bucket_fast(words, 1)).tolist() == [0] * 5
 
