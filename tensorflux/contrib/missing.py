@@ -43,7 +43,6 @@ REPLACEMENTS = {
     "layers.python": "tf.contrib.layers",
     "learn": "tf.estimator (only tf.contrib.learn.datasets is provided)",
     "linear_optimizer": "tf.estimator.LinearClassifier / LinearRegressor",
-    "lookup": "tf.lookup",
     "losses": "tf.losses",
     "memory_stats": "not supported",
     "mixed_precision": "not supported",

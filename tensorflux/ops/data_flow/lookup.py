@@ -454,13 +454,13 @@ class StaticHashTable(LookupInterface):
         >>> ids = table.lookup(tf.constant(["b", "zz"]))      # [2, -1] once initialized
     """
 
-    def __init__(self, initializer, default_value, name=None):
+    def __init__(self, initializer, default_value, name=None, *, shared_name=None):
         if not isinstance(initializer, TableInitializerBase):
             raise TypeError(f"initializer must be a table initializer, got {initializer!r}")
         graph = graph_mod.get_default_graph()
         self._default_value = convert_to_tensor(default_value, dtype=initializer.value_dtype)
         with graph.name_scope(name or "hash_table") as scope:
-            handle = HashTableV2(shared_name=initializer._shared_name,
+            handle = HashTableV2(shared_name=shared_name or initializer._shared_name,
                                  key_dtype=initializer.key_dtype,
                                  value_dtype=initializer.value_dtype, name=scope)
         super().__init__(initializer.key_dtype, initializer.value_dtype,
