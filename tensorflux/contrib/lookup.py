@@ -20,9 +20,16 @@ from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.array import shapes as shape_ops
-from tensorflux.ops.data_flow.lookup import (KeyValueTensorInitializer, LookupInterface,
-                                             StaticHashTable, TextFileIndex, TextFileInitializer,
-                                             _key_tensor, _rewrap, tables_initializer)
+from tensorflux.ops.data_flow.lookup import (
+    KeyValueTensorInitializer,
+    LookupInterface,
+    StaticHashTable,
+    TextFileIndex,
+    TextFileInitializer,
+    _key_tensor,
+    _rewrap,
+    tables_initializer,
+)
 from tensorflux.ops.data_flow.lookup_mutable import DenseHashTable as MutableDenseHashTable
 from tensorflux.ops.data_flow.lookup_mutable import MutableHashTable
 from tensorflux.ops.math import binary as binary_ops
