@@ -29,3 +29,15 @@ def gradient_case(fn, *shapes, seed=0):
         return fn(tf, *xs), xs, values
 
     return build
+
+
+def check_error_row(build, phase, error, words, run_fetch=None):
+    """One row of a family's error table: `build()` raises `error` matching `words` at graph
+    construction (`phase == "build"`), or returns (fetch, feed) whose run raises it."""
+    if phase == "build":
+        with pytest.raises(error, match=words):
+            build()
+        return
+    fetch, feed = build()
+    with pytest.raises(error, match=words):
+        (run_fetch or run)(fetch, feed)

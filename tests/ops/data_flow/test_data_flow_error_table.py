@@ -7,7 +7,7 @@ row's fetches may be a list of steps run one after the other (close, then dequeu
 
 import numpy as np
 import pytest
-from op_helpers import graph, run  # noqa: F401
+from op_helpers import check_error_row, graph, run  # noqa: F401
 
 import tensorflux as tf
 
@@ -160,17 +160,16 @@ ERROR_TABLE = [
 @pytest.mark.parametrize("build,phase,error,words", [r[1:] for r in ERROR_TABLE],
                          ids=[r[0] for r in ERROR_TABLE])
 def test_data_flow_error_table(build, phase, error, words):
-    if phase == "build":
-        with pytest.raises(error, match=words):
-            build()
-        return
-    fetch, feed = build()
+    check_error_row(build, phase, error, words, run_fetch=_run_steps)
+
+
+def _run_steps(fetch, feed):
+    """Runs the set-up steps of a list fetch, then its last step (the one that fails)."""
     steps = fetch if isinstance(fetch, list) else [fetch]
     with tf.Session() as sess:
         for step in steps[:-1]:
             sess.run(step)
-        with pytest.raises(error, match=words):
-            sess.run(steps[-1], feed)
+        sess.run(steps[-1], feed)
 
 
 def test_valid_queue_and_tensor_array_values():

@@ -6,7 +6,7 @@ Each row: (id, builder -> (fetch, feed), phase "build" | "run", error class, reg
 
 import numpy as np
 import pytest
-from op_helpers import graph, run  # noqa: F401
+from op_helpers import check_error_row, graph, run  # noqa: F401
 
 import tensorflux as tf
 
@@ -184,13 +184,7 @@ ERROR_TABLE = [
 @pytest.mark.parametrize("build,phase,error,words", [r[1:] for r in ERROR_TABLE],
                          ids=[r[0] for r in ERROR_TABLE])
 def test_nn_error_table(build, phase, error, words):
-    if phase == "build":
-        with pytest.raises(error, match=words):
-            build()
-        return
-    fetch, feed = build()
-    with pytest.raises(error, match=words):
-        run(fetch, feed)
+    check_error_row(build, phase, error, words)
 
 
 def test_non_spatial_windows_keep_spatial_static_shapes():
