@@ -36,7 +36,8 @@ class ArrayAssertions:
     """Assertions on nested structures of arrays (mixed into `tf.test.TestCase`)."""
 
     def _as_ndarray(self, value) -> np.ndarray:
-        if isinstance(value, Tensor):
+        # Tensors and Variables (anything a session can fetch as a graph element) are run.
+        if isinstance(value, Tensor) or callable(getattr(value, "_as_graph_element", None)):
             value = self.evaluate(value)
         if isinstance(value, np.ndarray):
             return value

@@ -61,6 +61,16 @@ class AllCloseTest(tf.test.TestCase):
         self.assertAllClose(tf.constant([1.5, 2.5]) * 2.0, [3.0, 5.0])
         self.assertAllEqual(tf.constant([[1, 2]]), np.array([[1, 2]]))
 
+    def test_variables_are_read_in_the_default_session(self):
+        with self.cached_session():
+            ref = tf.Variable([[1.0, 2.0, 3.0]], name="ref")
+            res = tf.Variable([4, 5], use_resource=True, name="res")
+            self.evaluate(tf.global_variables_initializer())
+            self.assertAllEqual(ref, np.array([[1.0, 2.0, 3.0]]))
+            self.assertAllClose(res, [4, 5])
+            with self.assertRaisesRegex(AssertionError, "Shape mismatch"):
+                self.assertAllEqual(ref, [1.0, 2.0, 3.0])
+
 
 class EqualityAndRangeTest(tf.test.TestCase):
 

@@ -5,6 +5,10 @@ from tensorflux.contrib.framework.arg_scope import *  # noqa: F403
 from tensorflux.contrib.framework.tensor_checks import *  # noqa: F403
 from tensorflux.contrib.framework.variables import *  # noqa: F403
 from tensorflux.contrib import missing as _missing
+from tensorflux.ops.state.conv_initializers import (convolutional_delta_orthogonal,
+                                                    convolutional_orthogonal_1d,
+                                                    convolutional_orthogonal_2d,
+                                                    convolutional_orthogonal_3d)
 from tensorflux.ops.state.variable_scope import VariableScope
 from tensorflux.train.checkpoint_utils import (init_from_checkpoint, list_variables,
                                                load_checkpoint, load_variable)

@@ -74,7 +74,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
             flat = array.reshape(-1)
             array = np.concatenate([flat, np.repeat(flat[-1:], count - flat.size)]).reshape(shape)
         else:
-            raise TypeError(f"Too many elements provided. Needed at most {count}, but received "
+            raise ValueError(f"Too many elements provided. Needed at most {count}, but received "
                             f"{array.size}")
     array = np.array(array, copy=True)
     return Const(value=array, dtype=dtype or dtypes.as_dtype(array.dtype), name=name)

@@ -335,7 +335,16 @@ def _scatter_nd_shape(indices, updates, shape):
 
 @ScatterNd.kernel
 def _scatter_nd_kernel(indices, updates, shape):
-    out = np.zeros(shape, dtype=updates.dtype)
+    if updates.dtype == object:  # strings: empty where nothing lands, duplicates concatenated
+        out = np.full([int(d) for d in shape], b"", dtype=object)
+    else:
+        out = np.zeros(shape, dtype=updates.dtype)
+    if out.size == 0:
+        if indices.size or updates.size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Indices and updates specified for empty output shape "
+                            f"{list(out.shape)}")
+        return out
     expected = indices.shape[:-1] + out.shape[indices.shape[-1]:] if indices.ndim else None
     if expected is None or updates.shape != expected:
         raise errors.InvalidArgumentError(

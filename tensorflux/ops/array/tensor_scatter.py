@@ -96,7 +96,29 @@ for _op, _ufunc in ((TensorScatterUpdate, None), (TensorScatterAdd, np.add),
     _op.shape_fn(_scatter_shape)
     _op.kernel(_make_kernel(_ufunc))
 ScatterNdNonAliasingAdd.shape_fn(_scatter_shape)
-ScatterNdNonAliasingAdd.kernel(_make_kernel(np.add))  # np.add of bools is or
+_non_aliasing_add = _make_kernel(np.add)  # np.add of bools is or
+
+
+@ScatterNdNonAliasingAdd.kernel
+def _scatter_nd_non_aliasing_add_kernel(input, indices, updates):  # noqa: A002 - TF's name
+    if input.size == 0:
+        if indices.size or updates.size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Indices and updates specified for empty output shape "
+                            f"{list(input.shape)}")
+        return input.copy()
+    return _non_aliasing_add(input, indices, updates)
+
+
+def scatter_nd_non_aliasing_add(input, indices, updates, name=None):  # noqa: A002 - TF's name
+    """A copy of `input` with `updates` added at `indices` (duplicates summed; bools or-ed).
+
+    TF's `array_ops.scatter_nd_non_aliasing_add`; `input` itself is never changed.
+
+    Raises:
+        ValueError: statically known shapes that do not fit (see `tensor_scatter_nd_add`).
+    """
+    return ScatterNdNonAliasingAdd(input, indices, updates, name=name)
 
 
 def _dense(grad):

@@ -97,7 +97,7 @@ class Ones(Initializer):
 
 class Constant(Initializer):
     """Initializes to `value`: a scalar (filled), or a list/array (the last element repeats
-    when shorter than the shape; more elements than the shape is a TypeError).
+    when shorter than the shape; more elements than the shape is a ValueError).
 
     Example:
         >>> tf.get_variable("c", [2, 2], initializer=tf.constant_initializer([1, 2, 3]))

@@ -136,6 +136,12 @@ class _PartitionInfo:
     so they draw from the full shape (fans, identity offsets)."""
 
     def __init__(self, full_shape, var_offset):
+        if not isinstance(full_shape, (list, tuple)):
+            raise TypeError(f"`full_shape` must be a sequence (like tuple or list) instead of "
+                            f"{type(full_shape).__name__}")
+        if not isinstance(var_offset, (list, tuple)):
+            raise TypeError(f"`var_offset` must be a sequence (like tuple or list) instead of "
+                            f"{type(var_offset).__name__}")
         full_shape = list(full_shape)
         var_offset = list(var_offset)
         if len(var_offset) != len(full_shape):
@@ -163,6 +169,9 @@ class _PartitionInfo:
         Raises:
             ValueError: `shape` does not fit at the offset, or differs along several axes.
         """
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError(f"`shape` must be a sequence (like tuple or list) instead of "
+                            f"{type(shape).__name__}")
         shape = list(shape)
         if len(shape) != len(self._full_shape):
             raise ValueError(f"Expected equal length, but received shape={shape} of length "

@@ -312,7 +312,7 @@ def _scatter_nd(name: str, fn, types: str, locking: str):
         if depth is None:
             return ref
         if depth > ref.ndims:
-            raise ValueError(f"indices.shape[-1] = {depth} must be <= rank of ref ({ref.ndims})")
+            return ref  # as TF's shape function: the kernel reports it (InvalidArgumentError)
         expected = indices[:-1].concatenate(ref[depth:])
         if not updates.is_compatible_with(expected):
             raise ValueError(f"updates shape {updates} must be indices.shape[:-1] + "
@@ -323,6 +323,10 @@ def _scatter_nd(name: str, fn, types: str, locking: str):
         buffer = ref.read()
         indices = np.asarray(indices)
         depth = indices.shape[-1] if indices.ndim else 0
+        if buffer.ndim == 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{name}: Output must be at least 1-D, got shape: [] (variable "
+                f"'{ref.name}')")
         if indices.ndim == 0 or depth > buffer.ndim:
             raise errors.InvalidArgumentError(
                 None, None, f"{name}: indices must be at least 1-D with indices.shape[-1] <= "

@@ -169,8 +169,12 @@ class _VariableStore:
                     init_val = initializer
                     variable_dtype = None
                 else:
-                    raise ValueError(f"Shape of a new variable ({name}) must be fully defined, "
-                                     f"but instead was {shape}.")
+                    raise ValueError(
+                        "The initializer passed is not valid. It should be a callable with no "
+                        "arguments and the shape should not be provided or an instance of "
+                        "`tf.keras.initializers.*' and `shape` should be fully defined. (Shape "
+                        f"of a new variable ({name}) must be fully defined, but instead was "
+                        f"{shape}.)")
         var = variables.Variable(
             initial_value=init_val, name=name, trainable=trainable, collections=collections,
             caching_device=caching_device, dtype=variable_dtype, validate_shape=validate_shape,

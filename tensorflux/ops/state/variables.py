@@ -70,12 +70,8 @@ def validate_synchronization_aggregation_trainable(synchronization, aggregation,
     if not isinstance(synchronization, VariableSynchronization):
         raise ValueError(f"Invalid variable synchronization mode: {synchronization} for "
                          f"variable: {name}")
-    if trainable is None:
+    if trainable is None:  # ON_READ defaults to non-trainable; an explicit True is kept
         trainable = synchronization != VariableSynchronization.ON_READ
-    elif trainable and synchronization == VariableSynchronization.ON_READ:
-        raise ValueError("Synchronization value can be set to VariableSynchronization.ON_READ "
-                         f"only for non-trainable variables. You have specified trainable=True "
-                         f"and synchronization=VariableSynchronization.ON_READ for {name}.")
     return synchronization, aggregation, trainable
 
 

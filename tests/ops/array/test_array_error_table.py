@@ -57,7 +57,7 @@ ERROR_TABLE = [
     ("roll run-time sizes",
      lambda: _fed(lambda s: tf.roll(tf.constant(X), s, tf.constant([0])), [1, 2]),
      tf.errors.InvalidArgumentError, "shift and axis must have the same size"),
-    ("constant too many", lambda: (tf.constant([1, 2, 3], shape=[2]), None), TypeError,
+    ("constant too many", lambda: (tf.constant([1, 2, 3], shape=[2]), None), ValueError,
      "Too many elements provided. Needed at most 2, but received 3"),
     ("constant ragged", lambda: (tf.constant([[1, 2], [3]]), None), ValueError,
      "Argument must be a dense tensor"),

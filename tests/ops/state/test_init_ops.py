@@ -37,7 +37,7 @@ def test_constant_initializer(graph):
     np.testing.assert_array_equal(_value(tf.constant_initializer(np.eye(2)), [2, 2]), np.eye(2))
     with pytest.raises(TypeError, match="Expected Tensor's shape"):
         tf.constant_initializer([1, 2, 3], verify_shape=True)([2, 2])
-    with pytest.raises(TypeError, match="Too many elements"):
+    with pytest.raises(ValueError, match="Too many elements"):
         tf.constant_initializer([1, 2, 3])([2])
     with pytest.raises(TypeError, match="Invalid type for initial value"):
         tf.constant_initializer({"a": 1})
@@ -160,3 +160,9 @@ def test_initializers_namespace(graph):
         sess.run(tf.initializers.global_variables())
         assert sess.run(v) == 1.0
         sess.run(tf.initializers.variables([v]))
+
+
+def test_constant_initializer_with_too_many_values_raises_value_error_in_get_variable(graph):
+    init = tf.constant_initializer(np.arange(8).reshape(2, 4), dtype=tf.int32)
+    with pytest.raises(ValueError, match="Needed at most 6, but received 8"):
+        tf.get_variable("too_many", shape=[2, 3], initializer=init)
