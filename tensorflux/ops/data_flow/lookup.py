@@ -9,10 +9,9 @@ object adds to the TABLE_INITIALIZERS collection; `tf.tables_initializer()` grou
 Mutable tables (`MutableHashTable`, `DenseHashTable`) are in `lookup_mutable.py`; the table
 resource and the vocabulary-file parser in `lookup_kernels.py`.
 
-NOTE: `StaticVocabularyTable` puts out-of-vocabulary keys into buckets with
-`string_to_hash_bucket_fast`, whose hash is tensorflux's stable BLAKE2b-based one, not
-TensorFlow's FarmHash Fingerprint64 (see `string_codec_ops`): in-vocabulary ids are the same as
-TensorFlow's, OOV bucket ids differ.
+`StaticVocabularyTable` puts out-of-vocabulary keys into buckets with
+`string_to_hash_bucket_fast` (FarmHash Fingerprint64, as TensorFlow): OOV bucket ids are
+TensorFlow's too.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """String hashing into buckets and web-safe base64.
 
-NOTE: TensorFlow hashes with FarmHash Fingerprint64 (`StringToHashBucketFast`), its legacy
-Hash64 (`StringToHashBucket`) and keyed SipHash (`StringToHashBucketStrong`); those functions are
-not in the Python standard library, so bucket numbers differ from TensorFlow's. Here all three
-use BLAKE2b with an 8-byte digest, read little-endian as an unsigned 64-bit integer, modulo the
-bucket count: stable across runs, processes and machines. The three ops use different BLAKE2b
+`StringToHashBucketFast` is TensorFlow's: FarmHash Fingerprint64 (`lib/hashing/farmhash.py`)
+modulo the bucket count, so its buckets (and the hash-bucket and OOV ids of feature columns and
+lookup tables built on it) equal TensorFlow's. TensorFlow's legacy Hash64 (`StringToHashBucket`)
+and keyed SipHash (`StringToHashBucketStrong`) are not reproduced: those two use BLAKE2b with an
+8-byte digest, read little-endian as an unsigned 64-bit integer, modulo the bucket count (stable
+across runs, processes and machines, but not TensorFlow's numbers). They use different BLAKE2b
 `person` strings (and the strong one its 128-bit key), so they give independent hashes, as
 TensorFlow's do.
 """
@@ -21,6 +22,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.lib.hashing.farmhash import fingerprint64
 from tensorflux.ops.strings.conversion import map_bytes
 
 __all__ = ["string_to_hash_bucket_fast", "string_to_hash_bucket", "string_to_hash_bucket_strong",
@@ -50,7 +52,9 @@ StringToHashBucketStrong = _hash_op("StringToHashBucketStrong", "input", ["key: 
 
 @StringToHashBucketFast.kernel
 def _string_to_hash_bucket_fast_kernel(input, *, num_buckets):
-    return _hash_buckets(input, num_buckets, b"tfx.fast")
+    flat = input.reshape(-1)
+    hashes = np.fromiter((fingerprint64(text) for text in flat), np.uint64, len(flat))
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(input.shape)
 
 
 @StringToHashBucket.kernel
@@ -70,7 +74,7 @@ def _string_to_hash_bucket_strong_kernel(num_buckets, key):
 
 
 def string_to_hash_bucket_fast(input, num_buckets, name=None):
-    """Hashes each string to a bucket in `[0, num_buckets)` (a stable BLAKE2b-based hash).
+    """Hashes each string to a bucket in `[0, num_buckets)` (FarmHash Fingerprint64, TF's).
 
     Args:
         input: a string tensor.
