@@ -159,6 +159,13 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
             raise ValueError(f"Items of feature_columns must be a _DenseColumn. You can wrap a "
                              f"categorical column with an embedding_column or indicator_column. "
                              f"Given: {column}")
+        if getattr(column, "_is_sequence", False) or getattr(
+                getattr(column, "categorical_column", None), "_is_sequence", False):
+            raise ValueError(f"In {type(column).__name__}: {column.name}. categorical_column "
+                             f"must not be a sequence column. Suggested fix A: If you wish to "
+                             f"use input_layer, use a non-sequence categorical_column_with_*. "
+                             f"Suggested fix B: If you wish to create sequence input, use "
+                             f"sequence_input_layer instead of input_layer.")
     names = [c.name for c in feature_columns]
     if len(set(names)) != len(names):
         raise ValueError(f"Duplicate feature column names in input_layer: {sorted(names)}")
