@@ -1,6 +1,10 @@
 """FarmHash Fingerprint64 / FingerprintCat64 against values TensorFlow 2.21 computed."""
 
-from tensorflux.lib.hashing.farmhash import fingerprint64, fingerprint_cat64
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tensorflux.lib.hashing.farmhash import fingerprint64, fingerprint64_array, fingerprint_cat64
 
 # Every length branch of the algorithm: 0, 1-3, 4-7, 8-16, 17-32, 33-64, > 64 (one and several
 # 64-byte blocks).
@@ -28,3 +32,15 @@ def test_fingerprint_cat64_is_order_sensitive_and_64_bit():
     # features enter the fold as their own bits).
     key = 0xDECAFCAFFE
     assert fingerprint_cat64(fingerprint_cat64(key, fingerprint64(b"x")), 3) % 1000 == 960
+
+
+def test_fingerprint64_array_matches_tensorflow_values():
+    got = fingerprint64_array(_STRINGS) % np.uint64(2**63 - 1)
+    assert got.tolist() == _TF_MOD_INT64_MAX
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.binary(max_size=150), max_size=40))
+def test_fingerprint64_array_equals_the_scalar_algorithm(items):
+    got = fingerprint64_array(items)
+    assert got.dtype == np.uint64 and got.tolist() == [fingerprint64(s) for s in items]

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["fingerprint64", "fingerprint_cat64"]
+import numpy as np
+
+__all__ = ["fingerprint64", "fingerprint64_array", "fingerprint_cat64"]
 
 _M = (1 << 64) - 1
 _K0 = 0xC3A5C85C97CB3127
@@ -160,3 +162,88 @@ def fingerprint_cat64(fp1: int, fp2: int) -> int:
     result = (result * _KMUL) & _M
     result = (_shift_mix(result) * _KMUL) & _M
     return _shift_mix(result)
+
+
+# -- vectorised over many strings ------------------------------------------------------------
+# Strings of one length share every branch of the algorithm, so each length group is hashed
+# with NumPy uint64 arithmetic (wrapping like C++); strings over 64 bytes use the scalar loop.
+
+_NK0, _NK1, _NK2 = np.uint64(_K0), np.uint64(_K1), np.uint64(_K2)
+
+
+def _vrot(v, shift: int):
+    return (v >> np.uint64(shift)) | (v << np.uint64(64 - shift))
+
+
+def _vmix(v):
+    return v ^ (v >> np.uint64(47))
+
+
+def _vlen16(u, v, mul):
+    a = _vmix((u ^ v) * mul)
+    b = _vmix((v ^ a) * mul)
+    return b * mul
+
+
+def _vfetch64(rows, i: int):
+    return np.ascontiguousarray(rows[:, i:i + 8]).view("<u8")[:, 0].astype(np.uint64)
+
+
+def _vfetch32(rows, i: int):
+    return np.ascontiguousarray(rows[:, i:i + 4]).view("<u4")[:, 0].astype(np.uint64)
+
+
+def _vgroup(rows, n: int):
+    """Fingerprints of the equal-length (n <= 64) byte rows `rows` ([m, n] uint8)."""
+    m = rows.shape[0]
+    mul = np.uint64(_K2 + n * 2)
+    if n == 0:
+        return np.full(m, _NK2, np.uint64)
+    if n < 4:
+        a, b, c = (rows[:, k].astype(np.uint64) for k in (0, n >> 1, n - 1))
+        y = (a + (b << np.uint64(8))) & np.uint64(0xFFFFFFFF)
+        z = (np.uint64(n) + (c << np.uint64(2))) & np.uint64(0xFFFFFFFF)
+        return _vmix((y * _NK2) ^ (z * _NK0)) * _NK2
+    if n < 8:
+        a = _vfetch32(rows, 0)
+        return _vlen16(np.uint64(n) + (a << np.uint64(3)), _vfetch32(rows, n - 4), mul)
+    if n <= 16:
+        a = _vfetch64(rows, 0) + _NK2
+        b = _vfetch64(rows, n - 8)
+        c = _vrot(b, 37) * mul + a
+        d = (_vrot(a, 25) + b) * mul
+        return _vlen16(c, d, mul)
+    if n <= 32:
+        a = _vfetch64(rows, 0) * _NK1
+        b = _vfetch64(rows, 8)
+        c = _vfetch64(rows, n - 8) * mul
+        d = _vfetch64(rows, n - 16) * _NK2
+        return _vlen16(_vrot(a + b, 43) + _vrot(c, 30) + d, a + _vrot(b + _NK2, 18) + c, mul)
+    a = _vfetch64(rows, 0) * _NK2
+    b = _vfetch64(rows, 8)
+    c = _vfetch64(rows, n - 8) * mul
+    d = _vfetch64(rows, n - 16) * _NK2
+    y = _vrot(a + b, 43) + _vrot(c, 30) + d
+    z = _vlen16(y, a + _vrot(b + _NK2, 18) + c, mul)
+    e = _vfetch64(rows, 16) * mul
+    f = _vfetch64(rows, 24)
+    g = (y + _vfetch64(rows, n - 32)) * mul
+    h = (z + _vfetch64(rows, n - 24)) * mul
+    return _vlen16(_vrot(e + f, 43) + _vrot(g, 30) + h, e + _vrot(f + a, 18) + g, mul)
+
+
+def fingerprint64_array(strings) -> np.ndarray:
+    """`fingerprint64` of every item of `strings` (bytes), as a flat uint64 array."""
+    items = [bytes(s) for s in strings]
+    out = np.empty(len(items), np.uint64)
+    lengths = np.fromiter(map(len, items), np.int64, len(items))
+    with np.errstate(over="ignore"):
+        for n in np.unique(lengths):
+            where = np.flatnonzero(lengths == n)
+            if n > 64:
+                out[where] = [fingerprint64(items[i]) for i in where]
+                continue
+            joined = b"".join(items[i] for i in where)
+            rows = np.frombuffer(joined, np.uint8).reshape(len(where), int(n))
+            out[where] = _vgroup(rows, int(n))
+    return out

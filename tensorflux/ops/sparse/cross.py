@@ -21,7 +21,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.lib.hashing.farmhash import fingerprint64
+from tensorflux.lib.hashing.farmhash import fingerprint64_array
 from tensorflux.ops.math.casting import cast
 
 __all__ = ["sparse_cross", "sparse_cross_hashed"]
@@ -61,7 +61,7 @@ def _cat64(fp1: np.ndarray, fp2: np.ndarray) -> np.ndarray:
 
 def _feature_hashes(values: np.ndarray) -> np.ndarray:
     if values.dtype == object:
-        return np.fromiter((fingerprint64(v) for v in values), np.uint64, len(values))
+        return fingerprint64_array(values)
     return values.astype(np.int64).view(np.uint64)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.lib.hashing.farmhash import fingerprint64
+from tensorflux.lib.hashing.farmhash import fingerprint64_array
 from tensorflux.ops.strings.conversion import map_bytes
 
 __all__ = ["string_to_hash_bucket_fast", "string_to_hash_bucket", "string_to_hash_bucket_strong",
@@ -52,8 +52,7 @@ StringToHashBucketStrong = _hash_op("StringToHashBucketStrong", "input", ["key: 
 
 @StringToHashBucketFast.kernel
 def _string_to_hash_bucket_fast_kernel(input, *, num_buckets):
-    flat = input.reshape(-1)
-    hashes = np.fromiter((fingerprint64(text) for text in flat), np.uint64, len(flat))
+    hashes = fingerprint64_array(input.reshape(-1))
     return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(input.shape)
 
 
