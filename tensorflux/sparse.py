@@ -19,6 +19,8 @@ from tensorflux.ops.sparse.arithmetic import sparse_softmax as softmax
 from tensorflux.ops.sparse.arithmetic import sparse_tensor_dense_matmul as matmul
 from tensorflux.ops.sparse.arithmetic import sparse_tensor_dense_matmul as sparse_dense_matmul
 from tensorflux.ops.sparse.core import sparse_placeholder as placeholder
+from tensorflux.ops.sparse.cross import sparse_cross as cross
+from tensorflux.ops.sparse.cross import sparse_cross_hashed as cross_hashed
 from tensorflux.ops.sparse.core import sparse_tensor_to_dense as to_dense
 from tensorflux.ops.sparse.structure import sparse_concat as concat
 from tensorflux.ops.sparse.structure import sparse_fill_empty_rows as fill_empty_rows
@@ -30,7 +32,8 @@ from tensorflux.ops.sparse.segment import sparse_segment_mean as segment_mean
 from tensorflux.ops.sparse.segment import sparse_segment_sqrt_n as segment_sqrt_n
 from tensorflux.ops.sparse.segment import sparse_segment_sum as segment_sum
 
-__all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "expand_dims", "eye",
+__all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed",
+           "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "mask", "matmul", "maximum", "merge", "minimum",
            "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
            "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n",

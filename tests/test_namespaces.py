@@ -115,7 +115,24 @@ NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "Tr
                        "DNNLinearCombinedEstimator"]
 NAMES["distribute"] = ["cluster_resolver"]
 NAMES["keras"] = NAMES["keras"] + ["estimator"]
-NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column"]
+NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column", "crossed_column",
+                           "categorical_column_with_vocabulary_file",
+                           "weighted_categorical_column", "shared_embedding_columns",
+                           "sequence_categorical_column_with_identity",
+                           "sequence_categorical_column_with_hash_bucket",
+                           "sequence_categorical_column_with_vocabulary_list",
+                           "sequence_categorical_column_with_vocabulary_file",
+                           "sequence_numeric_column"]
+NAMES["data"] = NAMES["data"] + ["Options", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+NAMES["data.experimental"] = [
+    "OptimizationOptions", "ThreadingOptions", "StatsOptions",
+    "DistributeOptions", "MapVectorizationOptions", "make_csv_dataset",
+    "make_batched_features_dataset", "scan", "unique", "group_by_reducer", "Reducer",
+    "get_next_as_optional", "Optional", "TFRecordWriter", "cardinality", "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY", "rejection_resample", "take_while"]
+NAMES["contrib.feature_column"] = ["sequence_input_layer", "sequence_numeric_column",
+                                   "sequence_categorical_column_with_identity"]
+NAMES["sparse"] = NAMES["sparse"] + ["cross", "cross_hashed"]
 ROOT += ["function", "GradientTape", "TensorSpec", "RaggedTensor", "ragged"]
 NAMES["ragged"] = ["constant", "range", "RaggedTensorValue"]
 
@@ -127,6 +144,8 @@ def test_root_names():
 
 @pytest.mark.parametrize("namespace", sorted(NAMES))
 def test_namespace_names(namespace):
-    module = getattr(tf, namespace)
+    module = tf
+    for part in namespace.split("."):
+        module = getattr(module, part)
     missing = [name for name in NAMES[namespace] if not hasattr(module, name)]
     assert not missing, f"tf.{namespace} lacks {missing}"

@@ -28,7 +28,6 @@ REPLACEMENTS = {
     "eager": "not supported (tensorflux runs graph mode only)",
     "estimator": "tf.estimator",
     "factorization": "not supported",
-    "feature_column": "tf.feature_column",
     "ffmpeg": "not supported",
     "gan": "not supported (build the GAN losses with core ops)",
     "graph_editor": "not supported (rebuild the graph, or tf.import_graph_def with input_map)",

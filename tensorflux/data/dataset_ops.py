@@ -259,6 +259,25 @@ class Dataset:
                             f"{type(result).__name__}")
         return result
 
+    def with_options(self, options):
+        """The same elements, with `options` (a `tf.data.Options`) merged into `options()`.
+
+        Raises:
+            TypeError: `options` is not a tf.data.Options.
+            ValueError: an option already set to another value upstream.
+        """
+        return options_module().OptionsDataset(self, options)
+
+    def options(self):
+        """The `tf.data.Options` of this dataset: those given to `with_options` anywhere
+        upstream, merged."""
+        merged = options_module().Options()
+        for dataset in self._walk():
+            own = getattr(dataset, "_own_options", None)
+            if own is not None:
+                merged = merged.merge(own)
+        return merged
+
     # -- iterators -------------------------------------------------------------------------
 
     def make_one_shot_iterator(self):
@@ -346,6 +365,11 @@ class RangeDataset(Dataset):
             yield (np.array(value, dtype=np.int64),)
 
 
+def options_module():
+    """`tensorflux.data.options` (imported below, after Dataset exists)."""
+    return options
+
+
 __all__ = ["Dataset"]
 
 # The transformation modules subclass Dataset, so they are imported once it exists.
@@ -353,6 +377,7 @@ from tensorflux.data import (  # noqa: E402
     batching,
     cache,
     iterator_ops,
+    options,
     ordering,
     sources,
     transformations,

@@ -7,11 +7,24 @@ accepted and do not change the elements produced.
 from __future__ import annotations
 
 from tensorflux.data.batching import UnbatchDataset
+from tensorflux.data.cardinality import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, cardinality
 from tensorflux.data.dataset_ops import RangeDataset
 from tensorflux.data.grouping import bucket_by_sequence_length, group_by_window
 from tensorflux.data.iterator_ops import get_single_element
+from tensorflux.data.optional import Optional, get_next_as_optional
+from tensorflux.data.options import (
+    DistributeOptions,
+    MapVectorizationOptions,
+    OptimizationOptions,
+    StatsOptions,
+    ThreadingOptions,
+)
 from tensorflux.data.ordering import ChooseFromDatasets, IgnoreErrorsDataset, SampleFromDatasets
+from tensorflux.data.readers import make_batched_features_dataset, make_csv_dataset
+from tensorflux.data.scan import Reducer, group_by_reducer, scan
+from tensorflux.data.selection import rejection_resample, take_while, unique
 from tensorflux.data.sources import CsvDataset
+from tensorflux.data.writers import TFRecordWriter
 from tensorflux.framework import dtypes
 from tensorflux.ops.io.parsing import parse_example
 from tensorflux.ops.math.casting import cast
@@ -96,4 +109,8 @@ __all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "parallel_interlea
            "ignore_errors", "enumerate_dataset", "Counter", "choose_from_datasets",
            "sample_from_datasets", "group_by_window", "bucket_by_sequence_length",
            "get_single_element", "prefetch_to_device", "copy_to_device",
-           "parse_example_dataset", "CsvDataset"]
+           "parse_example_dataset", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "cardinality", "Optional", "get_next_as_optional", "DistributeOptions",
+           "MapVectorizationOptions", "OptimizationOptions", "StatsOptions", "ThreadingOptions",
+           "make_batched_features_dataset", "make_csv_dataset", "Reducer", "group_by_reducer",
+           "scan", "rejection_resample", "take_while", "unique", "TFRecordWriter"]

@@ -320,15 +320,8 @@ class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple
                 array_ops.constant(vocab,
                                    keys.dtype), array_ops.constant(np.arange(size,
                                                                              dtype=np.int64))), -1)
-            ids = table.lookup(keys)
-            missing = math_ops.equal(ids, -1)
-            if self.num_oov_buckets:
-                text = keys if keys.dtype == dtypes.string else strings_conversion.as_string(keys)
-                oov = size + strings_hashing.string_to_hash_bucket_fast(text, self.num_oov_buckets)
-            else:
-                oov = array_ops.fill(array_ops.shape(ids),
-                                     array_ops.constant(self.default_value, dtypes.int64))
-            ids = math_ops.where(missing, oov, ids)
+            ids = _with_oov(keys, table.lookup(keys), size, self.num_oov_buckets,
+                            self.default_value)
         return _with_values(sp, ids)
 
 
@@ -337,8 +330,8 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, de
     """Ids from an in-memory vocabulary; unknown values get `default_value` or an OOV bucket.
 
     With `num_oov_buckets` > 0, an unknown value v gets id
-    `len(vocabulary_list) + hash(v) % num_oov_buckets` (see categorical_column_with_hash_bucket
-    for the hash caveat); `default_value` must then be -1.
+    `len(vocabulary_list) + fingerprint64(str(v)) % num_oov_buckets` (TF's ids);
+    `default_value` must then be -1.
 
     Raises:
         ValueError: empty or duplicate vocabulary, bad dtype, or conflicting OOV settings.
@@ -365,6 +358,18 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, de
     default_value = -1 if default_value is None else default_value
     return VocabularyListCategoricalColumn(key, vocabulary_list, dtype, int(default_value),
                                            int(num_oov_buckets))
+
+
+def _with_oov(keys, ids, vocabulary_size, num_oov_buckets, default_value):
+    """Table ids with the misses (-1) replaced: by `vocabulary_size + hash(key) %
+    num_oov_buckets` (FarmHash of the key's string, as TF) or by `default_value`."""
+    missing = math_ops.equal(ids, -1)
+    if num_oov_buckets:
+        text = keys if keys.dtype == dtypes.string else strings_conversion.as_string(keys)
+        oov = vocabulary_size + strings_hashing.string_to_hash_bucket_fast(text, num_oov_buckets)
+    else:
+        oov = array_ops.fill(array_ops.shape(ids), array_ops.constant(default_value, dtypes.int64))
+    return math_ops.where(missing, oov, ids)
 
 
 class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(

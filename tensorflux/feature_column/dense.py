@@ -18,7 +18,8 @@ __all__ = ["embedding_column", "indicator_column", "input_layer", "make_parse_ex
 
 class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn",
                                                            ["categorical_column"])):
-    """Multi-hot float `[batch, num_buckets]`: the count of each id in the example."""
+    """Multi-hot float `[batch, num_buckets]`: the count of each id in the example (the sum
+    of its weights for a weighted column)."""
 
     @property
     def name(self):
@@ -33,10 +34,13 @@ class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn",
         return self.categorical_column._parse_example_spec
 
     def _transform_feature(self, builder):
-        ids = self.categorical_column._get_sparse_tensors(builder).id_tensor
-        dense_ids = sparse_core.sparse_tensor_to_dense(ids, default_value=-1)
+        pair = self.categorical_column._get_sparse_tensors(builder)
+        dense_ids = sparse_core.sparse_tensor_to_dense(pair.id_tensor, default_value=-1)
         one_hot = array_ops.one_hot(dense_ids, self.categorical_column._num_buckets, 1.0, 0.0,
                                     dtype=dtypes.float32)
+        if pair.weight_tensor is not None:  # a weighted column: the weights summed per id
+            weights = sparse_core.sparse_tensor_to_dense(pair.weight_tensor, default_value=0.0)
+            one_hot = one_hot * array_ops.expand_dims(math_ops.cast(weights, dtypes.float32), -1)
         return math_ops.reduce_sum(one_hot, axis=-2)
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
@@ -155,6 +159,13 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
             raise ValueError(f"Items of feature_columns must be a _DenseColumn. You can wrap a "
                              f"categorical column with an embedding_column or indicator_column. "
                              f"Given: {column}")
+        if getattr(column, "_is_sequence", False) or getattr(
+                getattr(column, "categorical_column", None), "_is_sequence", False):
+            raise ValueError(f"In {type(column).__name__}: {column.name}. categorical_column "
+                             f"must not be a sequence column. Suggested fix A: If you wish to "
+                             f"use input_layer, use a non-sequence categorical_column_with_*. "
+                             f"Suggested fix B: If you wish to create sequence input, use "
+                             f"sequence_input_layer instead of input_layer.")
     names = [c.name for c in feature_columns]
     if len(set(names)) != len(names):
         raise ValueError(f"Duplicate feature column names in input_layer: {sorted(names)}")
@@ -165,7 +176,8 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
         builder = _LazyBuilder(features)
         outputs, batch_sizes = [], []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with variable_scope.variable_scope(None, default_name=column.name) as scope:
+            scope_name = getattr(column, "_var_scope_name", column.name)
+            with variable_scope.variable_scope(None, default_name=scope_name) as scope:
                 tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
                                                   trainable=trainable)
                 width = column._variable_shape.num_elements()

@@ -60,6 +60,9 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
             raise ValueError(f"Items of feature_columns must be a _FeatureColumn. Given "
                              f"(type {type(column)}): {column}.")
+        if getattr(column, "_is_sequence", False):
+            raise ValueError(f"linear_model does not support sequence columns. Given: "
+                             f"{column.name}")
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner must be one of 'sum', 'mean', 'sqrtn'. Given: "
                          f"{sparse_combiner}")

@@ -1,9 +1,10 @@
-"""TensorFlow's string hashes (lib/numerics/string_hashes.py) against values TensorFlow 2.21
+"""TensorFlow's string hashes (lib/hashing/) against values TensorFlow 2.21
 computed for the same strings, one string per length class of each algorithm."""
 
+import numpy as np
 import pytest
 
-from tensorflux.lib.numerics import string_hashes
+from tensorflux.lib.hashing import farmhash, legacy_hash, siphash
 
 STRINGS = [b"", b"x", b"abcd", b"hello world", b"0123456789abcdefg",
            b"The quick brown fox jumps over the lazy dog", b"z" * 64, b"y" * 65, bytes(range(200))]
@@ -25,17 +26,24 @@ INT63 = (1 << 63) - 1
 @pytest.mark.parametrize("index", range(len(STRINGS)))
 def test_hashes_equal_tensorflow(index):
     data = STRINGS[index]
-    assert string_hashes.fingerprint64(data) == FINGERPRINTS[index]
-    assert string_hashes.hash64(data) % INT63 == LEGACY[index]
-    assert string_hashes.siphash24(data, *STRONG_KEY) % INT63 == STRONG[index]
+    assert farmhash.fingerprint64(data) == FINGERPRINTS[index]
+    assert legacy_hash.hash64(data) % INT63 == LEGACY[index]
+    assert siphash.siphash24(data, *STRONG_KEY) % INT63 == STRONG[index]
 
 
 def test_text_is_hashed_as_utf8_and_cat64_mixes_both_sides():
-    assert string_hashes.fingerprint64("héllo") == string_hashes.fingerprint64("héllo".encode())
-    a, b = string_hashes.fingerprint64(b"a"), string_hashes.fingerprint64(b"b")
-    ab, ba = string_hashes.fingerprint_cat64(a, b), string_hashes.fingerprint_cat64(b, a)
+    assert farmhash.fingerprint64("héllo") == farmhash.fingerprint64("héllo".encode())
+    a, b = farmhash.fingerprint64(b"a"), farmhash.fingerprint64(b"b")
+    ab, ba = farmhash.fingerprint_cat64(a, b), farmhash.fingerprint_cat64(b, a)
     assert ab != ba and 0 <= ab < 2 ** 64
     # SparseCross's hashed cross of ("a", "b") with hash_key 123, 1000 buckets (TF: 238).
     key = 123
-    assert string_hashes.fingerprint_cat64(string_hashes.fingerprint_cat64(key, a), b) % 1000 \
+    assert farmhash.fingerprint_cat64(farmhash.fingerprint_cat64(key, a), b) % 1000 \
         == 238
+
+
+def test_vectorised_fingerprints_equal_the_scalar_ones():
+    strings = np.array(STRINGS + [b"ab", b"abcdefgh", bytes(range(100, 233))], dtype=object)
+    want = [farmhash.fingerprint64(s) for s in strings]
+    assert farmhash.fingerprint64_array(strings).tolist() == want
+    assert want[:len(FINGERPRINTS)] == FINGERPRINTS

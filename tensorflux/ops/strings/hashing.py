@@ -2,7 +2,7 @@
 base64.
 
 `StringToHashBucketFast` uses FarmHash Fingerprint64, `StringToHashBucket` TF's legacy Hash64
-and `StringToHashBucketStrong` SipHash-2-4 under its 128-bit key (lib/numerics/string_hashes.py),
+and `StringToHashBucketStrong` SipHash-2-4 under its 128-bit key (lib/hashing/),
 each modulo the bucket count: the same bucket ids as TensorFlow's, so hashed features of a model
 trained there keep their rows here.
 """
@@ -19,7 +19,7 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.lib.numerics import string_hashes
+from tensorflux.lib.hashing import farmhash, legacy_hash, siphash
 from tensorflux.ops.strings.conversion import map_bytes
 
 __all__ = ["string_to_hash_bucket_fast", "string_to_hash_bucket", "string_to_hash_bucket_strong",
@@ -33,8 +33,7 @@ def _hash_buckets(strings, num_buckets: int, hash_fn) -> np.ndarray:
 
 
 # Categorical inputs repeat the same few strings step after step: remember their hashes.
-_fingerprint64 = functools.lru_cache(maxsize=1 << 16)(string_hashes.fingerprint64)
-_hash64 = functools.lru_cache(maxsize=1 << 16)(string_hashes.hash64)
+_hash64 = functools.lru_cache(maxsize=1 << 16)(legacy_hash.hash64)
 
 
 def _hash_op(name: str, input_name: str, extra_attrs=()):
@@ -51,7 +50,8 @@ StringToHashBucketStrong = _hash_op("StringToHashBucketStrong", "input", ["key: 
 
 @StringToHashBucketFast.kernel
 def _string_to_hash_bucket_fast_kernel(input, *, num_buckets):
-    return _hash_buckets(input, num_buckets, _fingerprint64)
+    hashes = farmhash.fingerprint64_array(input.reshape(-1))
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(input.shape)
 
 
 @StringToHashBucket.kernel
@@ -66,7 +66,7 @@ def _string_to_hash_bucket_strong_kernel(num_buckets, key):
             raise errors.InvalidArgumentError(None, None, "Key must have 2 elements")
         key0, key1 = key
         return _hash_buckets(input, num_buckets,
-                             lambda text: string_hashes.siphash24(text, key0, key1))
+                             lambda text: siphash.siphash24(text, key0, key1))
 
     return strong
 

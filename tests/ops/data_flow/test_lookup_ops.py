@@ -238,8 +238,7 @@ def test_text_file_missing_and_constructor_errors(graph, tmp_path):
 # -- vocabulary tables ---------------------------------------------------------------------------
 
 def test_static_vocabulary_table_oov_buckets(graph):
-    # OOV ids are vocab_size + string_to_hash_bucket_fast(key): tensorflux's stable BLAKE2b
-    # hash, so they differ from TensorFlow's FarmHash buckets; in-vocabulary ids are TF's.
+    # OOV ids are vocab_size + string_to_hash_bucket_fast(key) (FarmHash, as TensorFlow).
     init = tf.lookup.KeyValueTensorInitializer(["a", "b"], [0, 1], value_dtype=tf.int64)
     table = tf.lookup.StaticVocabularyTable(init, 3)
     words = ["a", "zz", "b", "q", "zz"]

@@ -1,0 +1,1 @@
+"""Hash functions whose values must match TensorFlow's (bucket ids, feature crosses)."""
