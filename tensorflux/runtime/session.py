@@ -114,10 +114,10 @@ class BaseSession:
         np_dtype = dtype.as_numpy_dtype
         if dtype is dtypes.resource and not isinstance(value, np.ndarray):
             return value  # a resource object (e.g. a lookup table) passed by reference
-        if isinstance(value, np.ndarray) and value.dtype == np_dtype:
+        if dtype is dtypes.string:
+            array = _string_array(value)  # object arrays may hold str: fed as UTF-8 bytes
+        elif isinstance(value, np.ndarray) and value.dtype == np_dtype:
             array = value
-        elif dtype is dtypes.string:
-            array = _string_array(value)
         else:
             if _is_python_int(value) and dtype.is_integer:
                 info = np.iinfo(np_dtype)

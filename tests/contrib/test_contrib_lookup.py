@@ -85,3 +85,15 @@ def test_hash_table_tf1_names_and_errors():
         with pytest.raises(tf.errors.FailedPreconditionError):
             with tf.Session() as sess:
                 sess.run(table.lookup(tf.constant(["a"])))
+
+
+def test_object_arrays_of_text_feed_as_utf8_bytes():
+    with tf.Graph().as_default():
+        words = tf.placeholder(tf.string, [None])
+        table = lookup.index_table_from_tensor(["a", "bé"])
+        fed = np.array(["bé", "a", "z"], dtype=object)
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            got, ids = sess.run([words, table.lookup(words)], {words: fed})
+    assert got.tolist() == [b"b\xc3\xa9", b"a", b"z"] and ids.tolist() == [1, 0, -1]
+    assert fed.tolist() == ["bé", "a", "z"]  # the caller's array is not changed
