@@ -8,7 +8,10 @@ need to mutate it (inputs declared `Ref(T)`), through the conversion function re
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import inspect
+import threading
 
 from tensorflux.framework import dtypes, tensor_util
 from tensorflux.framework import graph as graph_mod
@@ -35,7 +38,8 @@ __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggrega
            "trainable_variables", "moving_average_variables", "variables_initializer",
            "initialize_variables", "global_variables_initializer", "initialize_all_variables",
            "local_variables_initializer", "initialize_local_variables",
-           "report_uninitialized_variables", "assert_variables_initialized"]
+           "report_uninitialized_variables", "assert_variables_initialized",
+           "variable_creator_scope"]
 
 
 class VariableSynchronization(enum.Enum):
@@ -75,7 +79,62 @@ def validate_synchronization_aggregation_trainable(synchronization, aggregation,
     return synchronization, aggregation, trainable
 
 
-class Variable:
+_creators = threading.local()  # per thread: {id(graph): [creator, ...]}
+
+
+def _creator_stack(graph) -> list:
+    stacks = getattr(_creators, "stacks", None)
+    if stacks is None:
+        stacks = _creators.stacks = {}
+    return stacks.setdefault(id(graph), [])
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Within the block, `tf.Variable(...)` (and so `get_variable`) calls `variable_creator`.
+
+    `variable_creator(next_creator, **kwargs)` receives the constructor's arguments as keywords
+    and `next_creator`, the creator of the enclosing scope (ultimately the default one); it
+    returns the variable, usually `next_creator(**kwargs)` with arguments changed. Scopes nest
+    (the innermost creator is called first) and belong to the default graph and this thread.
+    """
+    stack = _creator_stack(graph_mod.get_default_graph())
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+class _VariableMeta(type):
+    """Routes direct `tf.Variable(...)` calls through the variable creator scopes (as TF1's
+    VariableMetaclass); subclasses constructed by name are built directly."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        creators = _creator_stack(graph_mod.get_default_graph())
+        if not creators:
+            return super().__call__(*args, **kwargs)
+        bound = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()  # creators see every argument, as TF passes them
+        arguments = dict(bound.arguments)
+        arguments.pop("self")
+
+        def default_creator(**kw):
+            return type.__call__(Variable, **kw)
+
+        chain = default_creator
+        for creator in list(creators):
+            chain = _chained(creator, chain)
+        return chain(**arguments)
+
+
+def _chained(creator, next_creator):
+    return lambda **kw: creator(next_creator, **kw)
+
+
+class Variable(metaclass=_VariableMeta):
     """A TF1 reference variable: state that persists across `Session.run` calls.
 
     Contract: the value lives in each session's device (two sessions on one graph have their
@@ -442,6 +501,7 @@ class Variable:
 
 
 VariableV1 = Variable
+_VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 RefVariable = Variable
 
 _USE_RESOURCE_POSITION = 11  # of `use_resource` in Variable.__init__'s positional arguments
