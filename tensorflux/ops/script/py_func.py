@@ -39,7 +39,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
-__all__ = ["py_func", "numpy_function", "py_function"]
+__all__ = ["py_func", "numpy_function", "py_function", "eager_py_func"]
 
 
 class _FuncEntry:
@@ -80,6 +80,7 @@ class FuncRegistry:
 
 
 _REGISTRY = FuncRegistry()
+_py_funcs = _REGISTRY  # TF's script_ops name for the registry (tests read its size())
 
 _SIGNATURE = dict(inputs=["input: Tin"], outputs=["output: Tout"],
                   attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"])
@@ -295,6 +296,10 @@ def _internal_py_func(func, inp, Tout, op_def, eager: bool, name):  # noqa: N803
     op_name = graph.unique_name(name or op_def.name)
     outputs = op_def(list(inp), token=token, Tout=tout, name=op_name + "/")
     if not tout:
+        # As TF's generated wrappers: a stateless op gives its (empty) list of outputs, the
+        # stateful ones their Operation.
+        if op_def is PyFuncStateless:
+            return []
         return graph.get_operation_by_name(op_name)
     return outputs if is_list else outputs[0]
 
@@ -341,3 +346,6 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF n
         for an empty or None `Tout`.
     """
     return _internal_py_func(func, inp, Tout, EagerPyFunc, True, name)
+
+
+eager_py_func = py_function  # TF 1.x's script_ops name for `tf.py_function`
