@@ -503,3 +503,18 @@ def test_input_pipeline_hogwild_training_and_checkpoint_steps(graph, tmp_path):
     assert final_steps == 20 * 16 // 8
     np.testing.assert_allclose(final_w, np.full(4, 16 * sum(range(1, 21)), np.float32))
     assert saved
+
+
+def test_run_time_shape_mismatch_prints_shapes_as_tf(graph):
+    q = tf.FIFOQueue(4, [tf.int32, tf.int32], shapes=[[2], [2, 3]])
+    a = tf.placeholder(tf.int32)
+    b = tf.placeholder(tf.int32)
+    one, many = q.enqueue([a, b]), q.enqueue_many([a, b])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"component 1\. Expected \[2,3\], got \[3,2\]"):
+            sess.run(one, {a: [1, 2], b: np.zeros((3, 2), np.int32)})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"component 1\. Expected \[4,2,3\], got \[4,2,4\]"):
+            sess.run(many, {a: np.zeros((4, 2), np.int32), b: np.zeros((4, 2, 4), np.int32)})
+        assert sess.run(q.size()) == 0
