@@ -518,3 +518,30 @@ def test_run_time_shape_mismatch_prints_shapes_as_tf(graph):
                            match=r"component 1\. Expected \[4,2,3\], got \[4,2,4\]"):
             sess.run(many, {a: np.zeros((4, 2), np.int32), b: np.zeros((4, 2, 4), np.int32)})
         assert sess.run(q.size()) == 0
+
+
+def test_closing_the_session_names_the_blocked_queue_op(graph):
+    empty = tf.FIFOQueue(2, [tf.int64], shapes=[[]])
+    full = tf.FIFOQueue(1, [tf.int64], shapes=[[]])
+    sess = tf.Session()
+    sess.run(full.enqueue([7]))
+    errors_seen = {}
+
+    def blocked(key, fetch):
+        try:
+            sess.run(fetch)
+        except tf.errors.OpError as err:
+            errors_seen[key] = err
+
+    threads = [threading.Thread(target=blocked, args=(k, f)) for k, f in
+               (("dequeue", empty.dequeue()), ("enqueue", full.enqueue([8])))]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    sess.close()
+    for t in threads:
+        t.join(5)
+    assert isinstance(errors_seen["dequeue"], tf.errors.CancelledError)
+    assert "Dequeue operation was cancelled" in errors_seen["dequeue"].message
+    assert isinstance(errors_seen["enqueue"], tf.errors.CancelledError)
+    assert "Enqueue operation was cancelled" in errors_seen["enqueue"].message
