@@ -153,7 +153,7 @@ class QueueResource:
             if shape is not None and not shape.is_compatible_with(element_shape):
                 # TF's wording: shapes as [2,3], with the batch size in front for EnqueueMany
                 batch = [value.shape[0]] if many else []
-                expected = batch + _dims(shape) if shape.rank is not None else "?"
+                expected = batch + shape.as_list() if shape.rank is not None else "?"
                 raise errors.InvalidArgumentError(
                     None, None, f"Shape mismatch in tuple component {i}. Expected "
                     f"{_tf_shape(expected)}, got {_tf_shape(list(value.shape))} "
@@ -425,7 +425,9 @@ class PriorityQueueResource(QueueResource):
 
 def _tf_shape(dims) -> str:
     """A shape as TF's messages print it: [2,3] (? for an unknown rank)."""
-    return dims if isinstance(dims, str) else "[" + ",".join(str(d) for d in dims) + "]"
+    if isinstance(dims, str):
+        return dims
+    return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in dims) + "]"
 
 
 def _dims(shape) -> list:

@@ -545,3 +545,24 @@ def test_closing_the_session_names_the_blocked_queue_op(graph):
     assert "Dequeue operation was cancelled" in errors_seen["dequeue"].message
     assert isinstance(errors_seen["enqueue"], tf.errors.CancelledError)
     assert "Enqueue operation was cancelled" in errors_seen["enqueue"].message
+
+
+def test_padding_queue_needs_a_list_of_shapes(graph):
+    for bad in (None, [], (3, 2), [None]):
+        with pytest.raises(ValueError, match="a list of shapes must be provided"):
+            tf.PaddingFIFOQueue(4, tf.float32, shapes=bad)
+    q = tf.PaddingFIFOQueue(4, [tf.float32], shapes=[(None, 2)])
+    assert q.shapes[0].as_list() == [None, 2]
+
+
+def test_unknown_dims_print_as_question_marks(graph):
+    q = tf.PaddingFIFOQueue(4, [tf.int32], shapes=[(None, 3)])
+    p = tf.placeholder(tf.int32)
+    one, many = q.enqueue([p]), q.enqueue_many([p])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected \[\?,3\], got \[5,2\]"):
+            sess.run(one, {p: np.zeros((5, 2), np.int32)})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected \[2,\?,3\], got \[2,1,4\]"):
+            sess.run(many, {p: np.zeros((2, 1, 4), np.int32)})
