@@ -33,9 +33,10 @@ import weakref
 
 import numpy as np
 
-from tensorflux.framework import dtypes, errors
+from tensorflux.framework import dtypes, errors, function
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
@@ -45,11 +46,13 @@ __all__ = ["py_func", "numpy_function", "py_function", "eager_py_func"]
 class _FuncEntry:
     """A registered callable (a weak-referenceable holder for any callable)."""
 
-    __slots__ = ("func", "eager", "__weakref__")
+    __slots__ = ("func", "eager", "builds_ops", "traces", "__weakref__")
 
     def __init__(self, func, eager: bool):
         self.func = func
         self.eager = eager
+        self.builds_ops = False  # an EagerPyFunc whose function returned TF ops
+        self.traces: dict = {}  # input signature -> traced DefinedFunction
 
 
 class FuncRegistry:
@@ -204,7 +207,7 @@ def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
     def kernel(ctx, *inputs, done):
         def work():
             try:
-                result = call(*inputs)
+                result = call(*inputs, ctx=ctx)
             except Exception as err:  # noqa: BLE001 - reported through the step
                 done(error=err)
                 return
@@ -218,7 +221,7 @@ def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
 def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
     n_out = len(Tout)
 
-    def call(*inputs):
+    def call(*inputs, ctx=None):
         # NOTE: looked up per call, so a graph imported before its function was registered
         # (or whose function was collected) reports the missing token at run time.
         entry = _REGISTRY.get(token)
@@ -227,9 +230,13 @@ def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
                 None, None, f"Could not find callback with key={token} in the registry "
                             "(a py_func's Python function lives only in the process that "
                             "built the graph; it is never serialized).")
-        args = [_as_argument(value, entry.eager) for value in inputs]
         try:
-            ret = entry.func(*args)
+            if entry.eager and ctx is not None:
+                ret = _eager_call(ctx, entry, token, inputs)
+            else:
+                ret = entry.func(*[_as_argument(value, entry.eager) for value in inputs])
+        except _BodyFailed as failed:
+            raise failed.error from None
         except Exception as err:  # noqa: BLE001 - every Python failure maps to a status
             raise _status_error(err) from err
         results = _check_results(token, ret, Tout)
@@ -238,6 +245,55 @@ def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
         return results if n_out else None
 
     return call
+
+
+class _BodyFailed(Exception):
+    """A traced EagerPyFunc body failed as a step: its OpError is reported as it is."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _builds_ops(ret) -> bool:
+    items = ret if isinstance(ret, (list, tuple)) else [ret]
+    return any(isinstance(item, Tensor) for item in items)
+
+
+def _eager_call(ctx, entry, token, inputs):
+    """Calls an `EagerPyFunc`'s function. TF runs it eagerly; here a function that returns TF
+    ops (`tf.matmul(a, x)`) is traced, once per input signature, into a function of its
+    inputs that the step runs (`ctx.run_function`); others get NumPy values as before. A trial
+    call builds its ops in a throwaway graph, never in the graph being run."""
+    args = [_as_argument(value, True) for value in inputs]
+    if not entry.builds_ops:
+        with function.FuncGraph(f"{token}_trial").as_default():
+            ret = entry.func(*args)
+        if not _builds_ops(ret):
+            return ret
+        entry.builds_ops = True
+    arrays = [np.asarray(value) for value in inputs]
+    signature = tuple((a.dtype.str, a.shape) for a in arrays)
+    defined = entry.traces.get(signature)
+    if defined is None:
+        markers = [object() for _ in arrays]
+        specs = {id(m): (dtypes.as_dtype(a.dtype), TensorShape(a.shape))
+                 for m, a in zip(markers, arrays)}
+        defined, structure = function.trace(
+            entry.func, tuple(markers), {}, lambda leaf: specs.get(id(leaf)),
+            function.unique_name(token), outer_graph=graph_mod.Graph())
+        defined.structure = structure
+        entry.traces[signature] = defined
+    try:
+        values = ctx.run_function(defined, arrays)
+    except errors.OpError as err:
+        raise _BodyFailed(err) from err
+    structure = defined.structure
+    if structure is None:
+        return None
+    if isinstance(structure, (list, tuple)):
+        return [values[i] for i in structure]
+    return values[structure]
 
 
 # ctx=True also keeps PyFuncStateless out of plan-time constant folding: the function runs

@@ -67,3 +67,22 @@ def test_get_gradient_function_follows_override_map():
     with g.gradient_override_map({"Square": "Identity"}):
         s = tf.square(a)
     assert get_gradient_function(s.op) is get_gradient_function(tf.identity(a).op)
+
+
+def test_eager_py_func_running_tf_ops_computes_their_values():
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]], tf.float64)
+    b = tf.placeholder(tf.float64, [2, 1])
+    out = script_ops.eager_py_func(lambda m, v: tf.matmul(m, v) + 1.0, [a, b], tf.float64)
+    pair = script_ops.eager_py_func(lambda m, v: [tf.reduce_sum(m), v * 3.0], [a, b],
+                                    [tf.float64, tf.float64])
+    graph_ops = len(tf.get_default_graph().get_operations())
+    with tf.Session() as sess:
+        for col in ([[1.0], [-1.0]], [[0.5], [2.0]]):
+            col = np.array(col)
+            got = sess.run(out, {b: col})
+            np.testing.assert_allclose(got, np.array([[1.0, 2.0], [3.0, 4.0]]) @ col + 1.0)
+            total, tripled = sess.run(pair, {b: col})
+            assert total == 10.0
+            np.testing.assert_allclose(tripled, col * 3.0)
+    # the function's ops never land in the graph being run
+    assert len(tf.get_default_graph().get_operations()) == graph_ops
