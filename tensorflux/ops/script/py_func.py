@@ -17,9 +17,11 @@ UnimplementedError, anything else -> UnknownError.
 
 `tf.py_function` builds an `EagerPyFunc`. With no eager mode here, its function also gets NumPy
 arrays; they have a `.numpy()` method returning themselves, so TF2-style code that calls
-`x.numpy()` runs unchanged. Its gradient traces the function once more on the op's graph
-inputs (there is no tape): exact for functions of TF ops and operators; others raise
-LookupError (use `gradient_override_map` as with `PyFunc`).
+`x.numpy()` runs unchanged; a function that returns TF ops instead (`tf.matmul(a, x)`, which
+TF would run eagerly) is traced once per input signature and run by the step. Its gradient
+traces the function once more on the op's graph inputs (there is no tape): exact for
+functions of TF ops and operators; others raise LookupError (use `gradient_override_map` as
+with `PyFunc`).
 
 `PyFunc`/`PyFuncStateless` are not differentiable; `Graph.gradient_override_map({"PyFunc": ...})`
 gives them a gradient.
