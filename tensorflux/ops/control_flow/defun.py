@@ -152,14 +152,25 @@ def For(start, limit, delta, inputs, body, name=None, hostmem=None,  # noqa: N80
         result = functional_control.for_(start, limit, delta, inputs, _callable(body),
                                          name=name)
     else:
-        result = _for_as_while(start, limit, delta, inputs, _callable(body), name)
+        result = _for_as_while(start, limit, delta, inputs, body, name)
     return result if inputs else []  # TF: no loop values, an empty list
+
+
+def _named_trace(fn, tensors, name):
+    markers = [object() for _ in tensors]
+    specs = {id(m): (t.dtype.base_dtype, t.shape) for m, t in zip(markers, tensors)}
+    defined, _ = function.trace(fn, tuple(markers), {}, lambda leaf: specs.get(id(leaf)), name)
+    return defined
 
 
 def _for_as_while(start, limit, delta, inputs, body, name):
     start = convert_to_tensor(start, dtype=dtypes.int32)
     limit = convert_to_tensor(limit, dtype=dtypes.int32)
     delta = convert_to_tensor(delta, dtype=dtypes.int32)
+    inputs = [convert_to_tensor(t) for t in inputs]
+    named = isinstance(body, DefunFunction) and not body.captured_inputs
+    if not named:
+        body = _callable(body)
 
     def cond(i, lim, dlt, *_):
         up = math_ops.logical_and(math_ops.greater(dlt, 0), math_ops.less(i, lim))
@@ -171,8 +182,11 @@ def _for_as_while(start, limit, delta, inputs, body, name):
         out = [] if out is None else list(out) if isinstance(out, (list, tuple)) else [out]
         return [i + dlt, lim, dlt] + out
 
-    result = functional_control.while_([start, limit, delta] + list(inputs), cond, step,
-                                       name=name or "While")
+    loop_vars = [start, limit, delta] + list(inputs)
+    if named:  # as TF, the loop's functions are <body>_Cond and <body>_Body in the library
+        cond = _named_trace(cond, loop_vars, f"{body.name}_Cond")
+        step = _named_trace(step, loop_vars, f"{body.name}_Body")
+    result = functional_control.while_(loop_vars, cond, step, name=name or "While")
     return result[3:] if isinstance(result, list) else result
 
 

@@ -177,3 +177,17 @@ def test_remote_call_on_a_second_cpu():
     config = tf.ConfigProto(device_count={"CPU": 2})
     with tf.Session(config=config) as sess:
         assert sess.run(out) == -42
+
+
+def test_for_rewritten_as_while_names_its_functions_after_the_body():
+    @defun.Defun(tf.int32, tf.float32, func_name="Accumulate")
+    def body(i, acc):
+        return acc * 0.5 + tf.cast(i, tf.float32)
+
+    (out,) = defun.For(0, 5, 1, [tf.constant(8.0)], body, rewrite_with_while=True)
+    names = {f.signature.name for f in tf.get_default_graph().as_graph_def().library.function}
+    assert {"Accumulate", "Accumulate_Cond", "Accumulate_Body"} <= names
+    expected = 8.0
+    for i in range(5):
+        expected = expected * 0.5 + i
+    assert _run(out) == pytest.approx(expected)
