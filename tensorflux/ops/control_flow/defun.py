@@ -157,6 +157,11 @@ def For(start, limit, delta, inputs, body, name=None, hostmem=None,  # noqa: N80
 
 
 def _named_trace(fn, tensors, name):
+    library = graph_mod.get_default_graph()._functions
+    found = library.get(name)
+    if found is not None and [t.dtype.base_dtype for t in found.inputs] == [
+            t.dtype.base_dtype for t in tensors]:
+        return found  # another loop over the same body
     markers = [object() for _ in tensors]
     specs = {id(m): (t.dtype.base_dtype, t.shape) for m, t in zip(markers, tensors)}
     defined, _ = function.trace(fn, tuple(markers), {}, lambda leaf: specs.get(id(leaf)), name)

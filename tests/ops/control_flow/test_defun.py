@@ -191,3 +191,13 @@ def test_for_rewritten_as_while_names_its_functions_after_the_body():
     for i in range(5):
         expected = expected * 0.5 + i
     assert _run(out) == pytest.approx(expected)
+
+
+def test_two_rewritten_fors_share_the_body_functions():
+    @defun.Defun(tf.int32, tf.float32, func_name="Sum")
+    def body(i, acc):
+        return acc + tf.cast(i, tf.float32)
+
+    (up,) = defun.For(1, 21, 1, [0.0], body, rewrite_with_while=True)
+    (down,) = defun.For(100, 0, -1, [0.0], body, rewrite_with_while=True)
+    assert _run([up, down]) == [210.0, 5050.0]
