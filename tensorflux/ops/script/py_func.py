@@ -37,7 +37,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes, errors, function
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.op_def import define_op
+from tensorflux.framework.op_def import KernelDef, define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -298,10 +298,18 @@ def _eager_call(ctx, entry, token, inputs):
     return values[structure]
 
 
-# ctx=True also keeps PyFuncStateless out of plan-time constant folding: the function runs
-# when the step runs, where its errors are reported.
 for _op in (PyFunc, PyFuncStateless):
     _op.kernel(factory=True, ctx=True, asynchronous=True)(_py_func_kernel)
+
+
+def _py_func_fold(token, Tout):  # noqa: N803 - TF attr names
+    return _py_func_call(token, Tout)
+
+
+# As TF's constant folding does, a stateless py_func whose inputs are constants (or which has
+# none) runs once, when a step's plan is built, and every run of that plan reuses its value;
+# if it fails then, the node stays and reports the failure when the step runs.
+PyFuncStateless.fold_kernel = KernelDef(_py_func_fold, factory=True, attr_names=("token", "Tout"))
 
 
 @EagerPyFunc.kernel(factory=True, ctx=True, asynchronous=True)

@@ -86,3 +86,20 @@ def test_eager_py_func_running_tf_ops_computes_their_values():
             np.testing.assert_allclose(tripled, col * 3.0)
     # the function's ops never land in the graph being run
     assert len(tf.get_default_graph().get_operations()) == graph_ops
+
+
+def test_stateless_py_func_folds_once_per_plan_and_failures_surface_at_run_time():
+    calls = []
+
+    def count():
+        calls.append(1)
+        return np.int64(len(calls))
+
+    x = script_ops.py_func(count, [], tf.int64, stateful=False)
+    bad = script_ops.py_func(lambda: int("nope"), [], tf.int64, stateful=False)
+    with tf.Session() as sess:
+        assert [sess.run(x) for _ in range(3)] == [1, 1, 1]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="invalid literal"):
+            sess.run(bad)
+    with tf.Session() as sess:
+        assert sess.run(x) == 2  # a new session plans (and folds) again
