@@ -125,6 +125,7 @@ class _Step(StepCore):
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.in_flight = 0
         self.error = None
+        self._outside_cancel = False  # the error is a cancellation from outside the step
 
     # -- driver ----------------------------------------------------------------------------
 
@@ -247,11 +248,18 @@ class _Step(StepCore):
             return
         kind = message[0]
         if kind == "cancel":
+            if self.error is None:
+                self._outside_cancel = True
             self._abort(message[1])
         elif kind == "done":
             _, item, frame, it, outputs, error, is_dead = message
             self.in_flight -= 1
             if error is not None:
+                if self._outside_cancel:
+                    # As TF: a step cancelled from outside (Session.close) reports what its
+                    # blocked kernel says ("Dequeue operation was cancelled").
+                    self._outside_cancel = False
+                    self.error = node_error(item.node, error)
                 self._abort(node_error(item.node, error))
                 self._node_done(item, frame, it)
             elif self.error is None:

@@ -6,7 +6,9 @@
    evaluated once, at plan time, if its result is at most `max_folded_constant_in_bytes`
    (10 MiB when 0). The frontier of each folded subgraph is replaced by `Const` nodes that
    keep the control inputs of the subgraph (so a constant in an untaken branch stays dead).
-   A kernel that fails is left alone: the step reports the error when it runs.
+   A kernel that fails is left alone: the step reports the error when it runs. An op may
+   give its own plan-time kernel (`op_def.fold_kernel`, a stateless py_func's), used even
+   when it has no inputs, as TF folds it.
 2. **Dead branches.** A `Switch` whose predicate is a `Const` (with no control inputs) is
    removed: its taken output is the data input, everything that is dead because of the
    untaken output is deleted, and `Merge`s lose their dead inputs (a Merge left with one
@@ -188,7 +190,12 @@ def _const_attrs(value: np.ndarray, dtype, like) -> dict:
 # -- constant folding ----------------------------------------------------------------------
 
 def _foldable_kernel(node):
-    if not _is_pure(node) or not node.inputs or not node.output_dtypes:
+    if not _is_pure(node) or not node.output_dtypes:
+        return None
+    folding = getattr(node.op_def, "fold_kernel", None)
+    if folding is not None:
+        return folding  # the op's own plan-time kernel (a stateless py_func), inputs or not
+    if not node.inputs:
         return None
     kernel_def = node.op_def.kernels.get("CPU")
     if kernel_def is None or kernel_def.ctx or kernel_def.asynchronous:

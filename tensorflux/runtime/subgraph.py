@@ -24,8 +24,14 @@ def prune_ops(fetch_tensors, target_ops, fed) -> list:
         for tensor in op._inputs:
             if tensor not in fed:
                 stack.append(tensor.op)
-        stack.extend(op._control_inputs)
+        stack.extend(c for c in op._control_inputs if not _fed_placeholder(c, fed))
     return sorted(needed, key=lambda op: op._id)
+
+
+def _fed_placeholder(op, fed) -> bool:
+    """A control input on a fed Placeholder waits for the feed, which is there when the step
+    starts (TF moves such edges onto the feed): the Placeholder itself never runs."""
+    return op._type in ("Placeholder", "PlaceholderV2") and op._outputs[0] in fed
 
 
 def build_step_graph(graph, feeds, fetches, targets):

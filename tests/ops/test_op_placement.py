@@ -50,6 +50,8 @@ HELPER_MODULES = {
     "debug/shape_checks.py": "tf.debugging.assert_shapes, composed from the assert ops",
     "state/variable_def.py": "VariableDef protos of tf.Variable (to_proto / from_proto)",
     "control_flow/polymorphic_function.py": "tf.function tracing (its call ops: function_call)",
+    "control_flow/defun.py": "TF1 function.Defun and functional_ops wrappers over the call and "
+                             "functional control-flow ops",
     "ragged/ragged_tensor.py": "the RaggedTensor composite (values + row_splits)",
     "ragged/factories.py": "tf.ragged factories composed from array and math ops",
     "state/variable_scope.py": "tf.variable_scope / tf.get_variable",

@@ -56,8 +56,9 @@ def _dynamic_partition_kernel(num_partitions):
         if flat.size and (flat.min() < 0 or flat.max() >= num_partitions):
             bad = np.flatnonzero((flat < 0) | (flat >= num_partitions))[0]
             position = ",".join(map(str, np.unravel_index(int(bad), partitions.shape)))
+            where = f"[{position}]" if partitions.ndim else ""  # TF: "partitions = 17"
             raise errors.InvalidArgumentError(
-                None, None, f"partitions[{position}] = {flat[bad]} is not in [0, "
+                None, None, f"partitions{where} = {flat[bad]} is not in [0, "
                             f"{num_partitions})")
         rows = data.reshape((flat.size,) + data.shape[partitions.ndim:])
         order = np.argsort(flat, kind="stable")

@@ -30,7 +30,7 @@ from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 
 __all__ = ["gradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
-           "AggregationMethod", "stop_gradient_ops", "hessians"]
+           "AggregationMethod", "stop_gradient_ops", "hessians", "get_gradient_function"]
 
 _CONTROL_FLOW_HOOKS = [None]
 
@@ -87,6 +87,23 @@ def _gradient_function(op: Operation):
     if op.type in GRADIENTS:
         return GRADIENTS.lookup(op.type), True
     return None, not op.op_def.differentiable
+
+
+def get_gradient_function(op: Operation):
+    """The gradient function `tf.gradients` would use for `op` (TF's `ops.get_gradient_function`).
+
+    Honours `gradient_override_map`. Returns None for an op without inputs and for op types
+    declared not differentiable.
+
+    Raises:
+        LookupError: no gradient is registered for the op's type.
+    """
+    if not op.inputs:
+        return None
+    fn, known = _gradient_function(op)
+    if fn is None and not known:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
+    return fn
 
 
 def _gate(graph, grads) -> list:

@@ -14,4 +14,5 @@ from tensorflux.ops.control_flow import (
     function_call,
     functional_control,
     polymorphic_function,
+    defun,
 )

@@ -146,13 +146,21 @@ def _case_kernel(ctx, branch_index, *inputs, branches):
     return as_outputs(ctx.run_function(branches[index], inputs))
 
 
-def _loop_values(values, inputs):
+def _loop_values(values, inputs, loop: str = "While"):
     if len(values) != len(inputs):
         raise errors.InvalidArgumentError(
-            None, None, f"The loop body returned {len(values)} values for {len(inputs)} loop "
-            "variables.")
+            None, None, f"{loop} loop body returned {len(values)} arguments. Expected: "
+            f"{len(inputs)}.")
     # A ref loop variable (a captured variable) is passed through: it stays the variable.
     return [old if hasattr(old, "read") else new for old, new in zip(inputs, values)]
+
+
+def _cond_value(results):
+    if len(results) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Expected a single scalar return value from the While loop's cond, got "
+            f"{len(results)} tensors.")
+    return results[0]
 
 
 @While.kernel(ctx=True)
@@ -160,7 +168,7 @@ def _loop_values(values, inputs):
 def _while_kernel(ctx, *inputs, cond, body):
     values = list(inputs)
     deadline = _deadline(ctx)
-    while _truthy(ctx.run_function(cond, values)[0]):
+    while _truthy(_cond_value(ctx.run_function(cond, values))):
         _check_cancelled(ctx, deadline)
         values = _loop_values(ctx.run_function(body, values), inputs)
     return as_outputs(values)
@@ -168,17 +176,21 @@ def _while_kernel(ctx, *inputs, cond, body):
 
 @For.kernel(ctx=True)
 def _for_kernel(ctx, start, limit, delta, *inputs, body):
+    for arg, value in (("start", start), ("limit", limit), ("delta", delta)):
+        if np.ndim(value) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"For: {arg} must be a scalar, got shape {list(np.shape(value))}.")
     start, limit, delta = int(start), int(limit), int(delta)
     if delta == 0 or (start < limit and delta < 0) or (start > limit and delta > 0):
         if delta == 0 or start != limit:
             raise errors.InvalidArgumentError(
-                None, None, f"For: start={start}, limit={limit} and delta={delta} do not make "
-                "a finite range (delta must move start towards limit).")
+                None, None, f"Invalid start/limit/delta: {start} {limit} {delta} (For: not a "
+                "finite range; delta must move start towards limit).")
     values = list(inputs)
     deadline = _deadline(ctx)
     for i in range(start, limit, delta):
         _check_cancelled(ctx, deadline)
-        values = _loop_values(ctx.run_function(body, [np.int32(i)] + values), inputs)
+        values = _loop_values(ctx.run_function(body, [np.int32(i)] + values), inputs, "For")
     return as_outputs(values)
 
 
@@ -412,7 +424,8 @@ def while_(inputs, cond, body, parallel_iterations=10, name=None):
     inputs = [convert_to_tensor(t) for t in inputs]
     (cond_fn, body_fn), captures = _trace_all([cond, body], inputs, passthrough=(1,))
     types = [t.dtype.base_dtype for t in inputs + captures]
-    if body_fn.output_types != types:
+    # As in TF, a body returning another number of values fails when the loop runs.
+    if len(body_fn.output_types) == len(types) and body_fn.output_types != types:
         raise TypeError(f"While: the body returns {body_fn.output_types} for loop variables "
                         f"of types {types}.")
     _register([cond_fn, body_fn])

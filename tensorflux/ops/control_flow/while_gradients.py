@@ -357,6 +357,14 @@ class ControlFlowState:
         graph = op.graph
         with graph.name_scope(f"{loop.name.split('/')[0]}_grad"):
             results = build_backward_loop(loop, exit_grads, group.enters)
+            # As TF: every trainable loop invariant of a differentiated loop gets a gradient,
+            # zeros when no output that is differentiated depends on it.
+            done = {id(tensor) for tensor, _ in results}
+            for e in group.enters:
+                if util.is_loop_constant_enter(e) and _invariant_trainable(e) and \
+                        id(e.inputs[0]) not in done:
+                    done.add(id(e.inputs[0]))
+                    results.append((e.inputs[0], _invariant_zeros(e)))
         for tensor, grad in results:
             if tensor.shape.is_fully_defined() and not grad.shape.is_fully_defined():
                 grad.set_shape(tensor.shape)

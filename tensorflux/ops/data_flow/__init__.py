@@ -8,6 +8,7 @@ from tensorflux.ops.data_flow import (
     queue_resource,
     queue_store,
     accumulators,
+    barrier,
     lookup,
     lookup_table,
     lookup_mutable,

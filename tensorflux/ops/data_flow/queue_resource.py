@@ -151,9 +151,13 @@ class QueueResource:
                         f"has {value.shape[0]}")
                 element_shape = value.shape[1:]
             if shape is not None and not shape.is_compatible_with(element_shape):
+                # TF's wording: shapes as [2,3], with the batch size in front for EnqueueMany
+                batch = [value.shape[0]] if many else []
+                expected = batch + shape.as_list() if shape.rank is not None else "?"
                 raise errors.InvalidArgumentError(
                     None, None, f"Shape mismatch in tuple component {i}. Expected "
-                    f"{_dims(shape)}, got {list(element_shape)} ({self.describe()})")
+                    f"{_tf_shape(expected)}, got {_tf_shape(list(value.shape))} "
+                    f"({self.describe()})")
             values.append(value)
         return tuple(values), (count if many else 1)
 
@@ -417,6 +421,13 @@ class PriorityQueueResource(QueueResource):
         order = np.argsort(priorities, kind="stable")[:n]
         chunk = self._store.take_indices(order)
         return chunk
+
+
+def _tf_shape(dims) -> str:
+    """A shape as TF's messages print it: [2,3] (? for an unknown rank)."""
+    if isinstance(dims, str):
+        return dims
+    return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in dims) + "]"
 
 
 def _dims(shape) -> list:

@@ -263,6 +263,11 @@ def _as_type_list(dtypes) -> list:
 
 def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
     """Normalises `shapes` to one TensorShape per dtype (None when shapes is None)."""
+    if unknown_dim_allowed and (
+            not isinstance(shapes, (list, tuple)) or not shapes
+            or any(s is None or isinstance(s, (int, Dimension)) for s in shapes)):
+        # As TF: partial shapes (a PaddingFIFOQueue's) must come as a list of shapes.
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
     if shapes is None:
         return None
     if isinstance(shapes, TensorShape):

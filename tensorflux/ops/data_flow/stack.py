@@ -8,6 +8,8 @@ lives for one step (step_resources.py).
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
@@ -109,13 +111,19 @@ StackPop = define_op("StackPop", inputs=["handle: Ref(string)"], outputs=["elem:
                      step_scoped=True)
 StackClose = define_op("StackClose", inputs=["handle: Ref(string)"], stateful=True,
                        differentiable=False, step_scoped=True)
-StackOp.shape_fn(lambda: TensorShape([]))
+StackOp.shape_fn(lambda: TensorShape([2]))
 StackPush.shape_fn(_stack_push_shape)
 StackPop.shape_fn(_stack_pop_shape)
 StackClose.shape_fn(_stack_close_shape)
-StackPush.kernel(ctx=True)(_stack_push_kernel)
-StackPop.kernel(ctx=True)(_stack_pop_kernel)
-StackClose.kernel(ctx=True)(_stack_close_kernel)
+
+# As in TF, a legacy handle is a string vector [container, name]; the kernels below turn it
+# back into the step resource it names.
+
+
+def _legacy_ref(handle):
+    container, name = (v.decode() if isinstance(v, bytes) else str(v)
+                       for v in np.asarray(handle, dtype=object).reshape(-1)[:2])
+    return step_resources.StepResourceHandle(container, name, _KIND)
 
 
 @StackOp.kernel(ctx=True, factory=True)
@@ -123,9 +131,25 @@ def _legacy_stack_kernel(elem_type, stack_name, node_name):
     base = stack_name or node_name
 
     def legacy_stack(ctx):
-        return step_resources.create(ctx, _KIND, base, Stack(base, elem_type, -1))
+        ref = step_resources.create(ctx, _KIND, base, Stack(base, elem_type, -1))[()]
+        return np.array([ref.container.encode(), ref.name.encode()], dtype=object)
 
     return legacy_stack
+
+
+@StackPush.kernel(ctx=True)
+def _legacy_push_kernel(ctx, handle, elem):
+    return _stack_push_kernel(ctx, _legacy_ref(handle), elem)
+
+
+@StackPop.kernel(ctx=True)
+def _legacy_pop_kernel(ctx, handle):
+    return _stack_pop_kernel(ctx, _legacy_ref(handle))
+
+
+@StackClose.kernel(ctx=True)
+def _legacy_close_kernel(ctx, handle):
+    step_resources.delete(ctx, _legacy_ref(handle))
 
 
 def stack(elem_type, max_size=-1, stack_name="", name=None):

@@ -102,6 +102,8 @@ class TensorArrayStore:
         index = int(index)
         self._check_index(index, "write to")
         value = np.asarray(value)
+        if self.np_dtype == np.object_ and value.dtype.kind in "SU":
+            value = value.astype(object)  # fixed-width NumPy strings are TF strings too
         if value.dtype != self.np_dtype:
             raise self._fail(f"Could not write to TensorArray index {index} because the value "
                              f"dtype is {value.dtype} but the TensorArray dtype is "
@@ -121,8 +123,9 @@ class TensorArrayStore:
                 raise self._fail(f"Could not write to TensorArray index {index} because it "
                                  "has already been written to.")
             if old.shape != value.shape:
-                raise self._fail(f"Could not aggregate to TensorArray index {index}: shapes "
-                                 f"{list(old.shape)} and {list(value.shape)} differ.")
+                raise self._fail(f"Could not aggregate to TensorArray index {index} because "
+                                 f"the existing shape is {_dims(old.shape)} but the new input "
+                                 f"shape is {_dims(value.shape)}.")
             value = old + value
         self.values[index] = value
 
@@ -198,9 +201,10 @@ class TensorArrayStore:
                 raise self._fail(f"Concat saw a scalar shape at index {i} but requires at "
                                  "least vectors.")
             if value.shape[1:] != values[0].shape[1:]:
-                raise self._fail(f"Concat: element {i} has shape {list(value.shape)}, "
-                                 f"incompatible with element 0's {list(values[0].shape)} "
-                                 "beyond the first dimension.")
+                raise self._fail(f"TensorArray has inconsistent shapes.  Index 0 has "
+                                 f"(excepting dimension 0) shape: {_dims(values[0].shape[1:])} "
+                                 f"but index {i} has (excepting dimension 0) shape: "
+                                 f"{_dims(value.shape[1:])}")
         lengths = np.array([v.shape[0] for v in values], np.int64)
         return np.concatenate(values), lengths
 
@@ -280,6 +284,11 @@ def _close_shape(handle):
 _FLOW = np.float32(0.0)
 
 
+def _dims(shape) -> str:
+    """A shape as TF's TensorArray messages print it: [2,3]."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
 def _store(ctx, handle) -> TensorArrayStore:
     return step_resources.lookup(ctx, handle, KIND)
 
@@ -295,7 +304,9 @@ def _tensor_array_kernel(dtype, element_shape, dynamic_size, clear_after_read,
             raise errors.InvalidArgumentError(None, None, f"Size should be >= 0, got {size}")
         store = TensorArrayStore(base, dtype, size, dynamic_size, clear_after_read,
                                  element_shape, identical_element_shapes)
-        return step_resources.create(ctx, KIND, base, store), _FLOW
+        handle = step_resources.create(ctx, KIND, base, store)
+        store.name = handle[()].name  # as TF, errors name the array "foo_<n>"
+        return handle, _FLOW
 
     return create
 

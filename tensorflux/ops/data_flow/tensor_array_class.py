@@ -206,7 +206,9 @@ class TensorArray:
         """Splits `value` along dimension 0 into pieces of `lengths`, one per element."""
         with self._scope(name, "TensorArraySplit"):
             value = convert_to_tensor(value, dtype=self._dtype, name="value")
-            lengths = convert_to_tensor(lengths, dtype=dtypes.int64, name="lengths")
+            lengths = convert_to_tensor(lengths, name="lengths")
+            if lengths.dtype.base_dtype != dtypes.int64:  # TF casts int32 lengths
+                lengths = math_ops.cast(lengths, dtypes.int64)
             static = constant_value(lengths)
             if value.shape.ndims is not None and value.shape.ndims > 0 and static is not None \
                     and static.size and bool((static == static.reshape(-1)[0]).all()):

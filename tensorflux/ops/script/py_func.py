@@ -17,9 +17,11 @@ UnimplementedError, anything else -> UnknownError.
 
 `tf.py_function` builds an `EagerPyFunc`. With no eager mode here, its function also gets NumPy
 arrays; they have a `.numpy()` method returning themselves, so TF2-style code that calls
-`x.numpy()` runs unchanged. Its gradient traces the function once more on the op's graph
-inputs (there is no tape): exact for functions of TF ops and operators; others raise
-LookupError (use `gradient_override_map` as with `PyFunc`).
+`x.numpy()` runs unchanged; a function that returns TF ops instead (`tf.matmul(a, x)`, which
+TF would run eagerly) is traced once per input signature and run by the step. Its gradient
+traces the function once more on the op's graph inputs (there is no tape): exact for
+functions of TF ops and operators; others raise LookupError (use `gradient_override_map` as
+with `PyFunc`).
 
 `PyFunc`/`PyFuncStateless` are not differentiable; `Graph.gradient_override_map({"PyFunc": ...})`
 gives them a gradient.
@@ -33,23 +35,26 @@ import weakref
 
 import numpy as np
 
-from tensorflux.framework import dtypes, errors
+from tensorflux.framework import dtypes, errors, function
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.op_def import define_op
+from tensorflux.framework.op_def import KernelDef, define_op
+from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
-__all__ = ["py_func", "numpy_function", "py_function"]
+__all__ = ["py_func", "numpy_function", "py_function", "eager_py_func"]
 
 
 class _FuncEntry:
     """A registered callable (a weak-referenceable holder for any callable)."""
 
-    __slots__ = ("func", "eager", "__weakref__")
+    __slots__ = ("func", "eager", "builds_ops", "traces", "__weakref__")
 
     def __init__(self, func, eager: bool):
         self.func = func
         self.eager = eager
+        self.builds_ops = False  # an EagerPyFunc whose function returned TF ops
+        self.traces: dict = {}  # input signature -> traced DefinedFunction
 
 
 class FuncRegistry:
@@ -80,6 +85,7 @@ class FuncRegistry:
 
 
 _REGISTRY = FuncRegistry()
+_py_funcs = _REGISTRY  # TF's script_ops name for the registry (tests read its size())
 
 _SIGNATURE = dict(inputs=["input: Tin"], outputs=["output: Tout"],
                   attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"])
@@ -203,7 +209,7 @@ def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
     def kernel(ctx, *inputs, done):
         def work():
             try:
-                result = call(*inputs)
+                result = call(*inputs, ctx=ctx)
             except Exception as err:  # noqa: BLE001 - reported through the step
                 done(error=err)
                 return
@@ -217,7 +223,7 @@ def _py_func_kernel(token, Tin, Tout):  # noqa: N803 - TF attr names
 def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
     n_out = len(Tout)
 
-    def call(*inputs):
+    def call(*inputs, ctx=None):
         # NOTE: looked up per call, so a graph imported before its function was registered
         # (or whose function was collected) reports the missing token at run time.
         entry = _REGISTRY.get(token)
@@ -226,9 +232,13 @@ def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
                 None, None, f"Could not find callback with key={token} in the registry "
                             "(a py_func's Python function lives only in the process that "
                             "built the graph; it is never serialized).")
-        args = [_as_argument(value, entry.eager) for value in inputs]
         try:
-            ret = entry.func(*args)
+            if entry.eager and ctx is not None:
+                ret = _eager_call(ctx, entry, token, inputs)
+            else:
+                ret = entry.func(*[_as_argument(value, entry.eager) for value in inputs])
+        except _BodyFailed as failed:
+            raise failed.error from None
         except Exception as err:  # noqa: BLE001 - every Python failure maps to a status
             raise _status_error(err) from err
         results = _check_results(token, ret, Tout)
@@ -239,10 +249,67 @@ def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
     return call
 
 
-# ctx=True also keeps PyFuncStateless out of plan-time constant folding: the function runs
-# when the step runs, where its errors are reported.
+class _BodyFailed(Exception):
+    """A traced EagerPyFunc body failed as a step: its OpError is reported as it is."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _builds_ops(ret) -> bool:
+    items = ret if isinstance(ret, (list, tuple)) else [ret]
+    return any(isinstance(item, Tensor) for item in items)
+
+
+def _eager_call(ctx, entry, token, inputs):
+    """Calls an `EagerPyFunc`'s function. TF runs it eagerly; here a function that returns TF
+    ops (`tf.matmul(a, x)`) is traced, once per input signature, into a function of its
+    inputs that the step runs (`ctx.run_function`); others get NumPy values as before. A trial
+    call builds its ops in a throwaway graph, never in the graph being run."""
+    args = [_as_argument(value, True) for value in inputs]
+    if not entry.builds_ops:
+        with function.FuncGraph(f"{token}_trial").as_default():
+            ret = entry.func(*args)
+        if not _builds_ops(ret):
+            return ret
+        entry.builds_ops = True
+    arrays = [np.asarray(value) for value in inputs]
+    signature = tuple((a.dtype.str, a.shape) for a in arrays)
+    defined = entry.traces.get(signature)
+    if defined is None:
+        markers = [object() for _ in arrays]
+        specs = {id(m): (dtypes.as_dtype(a.dtype), TensorShape(a.shape))
+                 for m, a in zip(markers, arrays)}
+        defined, structure = function.trace(
+            entry.func, tuple(markers), {}, lambda leaf: specs.get(id(leaf)),
+            function.unique_name(token), outer_graph=graph_mod.Graph())
+        defined.structure = structure
+        entry.traces[signature] = defined
+    try:
+        values = ctx.run_function(defined, arrays)
+    except errors.OpError as err:
+        raise _BodyFailed(err) from err
+    structure = defined.structure
+    if structure is None:
+        return None
+    if isinstance(structure, (list, tuple)):
+        return [values[i] for i in structure]
+    return values[structure]
+
+
 for _op in (PyFunc, PyFuncStateless):
     _op.kernel(factory=True, ctx=True, asynchronous=True)(_py_func_kernel)
+
+
+def _py_func_fold(token, Tout):  # noqa: N803 - TF attr names
+    return _py_func_call(token, Tout)
+
+
+# As TF's constant folding does, a stateless py_func whose inputs are constants (or which has
+# none) runs once, when a step's plan is built, and every run of that plan reuses its value;
+# if it fails then, the node stays and reports the failure when the step runs.
+PyFuncStateless.fold_kernel = KernelDef(_py_func_fold, factory=True, attr_names=("token", "Tout"))
 
 
 @EagerPyFunc.kernel(factory=True, ctx=True, asynchronous=True)
@@ -295,6 +362,10 @@ def _internal_py_func(func, inp, Tout, op_def, eager: bool, name):  # noqa: N803
     op_name = graph.unique_name(name or op_def.name)
     outputs = op_def(list(inp), token=token, Tout=tout, name=op_name + "/")
     if not tout:
+        # As TF's generated wrappers: a stateless op gives its (empty) list of outputs, the
+        # stateful ones their Operation.
+        if op_def is PyFuncStateless:
+            return []
         return graph.get_operation_by_name(op_name)
     return outputs if is_list else outputs[0]
 
@@ -341,3 +412,6 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF n
         for an empty or None `Tout`.
     """
     return _internal_py_func(func, inp, Tout, EagerPyFunc, True, name)
+
+
+eager_py_func = py_function  # TF 1.x's script_ops name for `tf.py_function`

@@ -274,7 +274,7 @@ class ResourceVariable(variables.Variable):
     # -- updates ----------------------------------------------------------------------------
 
     def _read_after(self, op):
-        graph = self._handle.graph
+        graph = op.graph  # the function graph when the update is in a function body
         with graph.control_dependencies([op]), graph.colocate_with(self._handle.op):
             return self._read_variable_op()
 

@@ -134,3 +134,17 @@ GRADIENT_CASES = [
     ("ParallelDynamicStitch", _case(lambda tf, a, b: tf.parallel_dynamic_stitch(
         [[3, 1], [0, 2]], [a, b]), [2], [2])),
 ]
+
+
+def test_scalar_partition_out_of_range_names_no_index():
+    data = tf.constant([4.0, -1.0, 2.5])
+    parts = tf.dynamic_partition(data, 9, num_partitions=3)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"partitions = 9 is not in \[0, 3\)"):
+            sess.run(parts)
+    ok = tf.dynamic_partition(data, 1, num_partitions=3)
+    with tf.Session() as sess:
+        got = sess.run(ok)
+    assert [g.shape for g in got] == [(0, 3), (1, 3), (0, 3)]
+    np.testing.assert_array_equal(got[1], [[4.0, -1.0, 2.5]])

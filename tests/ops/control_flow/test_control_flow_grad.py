@@ -236,3 +236,21 @@ def test_gradient_of_a_value_inside_a_loop_from_outside_is_an_error():
     tf.while_loop(lambda i, v: i < 3, body, [0, x])
     with pytest.raises(ValueError, match="inside while loop"):
         tf.gradients(inside[0], x)
+
+
+def test_unused_loop_invariant_gets_a_zero_gradient():
+    # TF differentiates a loop as a whole: a trainable invariant whose outputs are cut off by
+    # stop_gradient still gets a gradient (zeros), so it can be fetched with the others.
+    a = tf.Variable(1.5, name="a")
+    b = tf.Variable(-2.0, name="b")
+    first, second = tf.scan(lambda acc, e: (acc[0] + a * e, b * e), tf.constant([1.0, 2.0, 4.0]),
+                            initializer=(0.0, 0.0))
+    loss = tf.reduce_sum(first) + tf.reduce_sum(tf.stop_gradient(second))
+    ga, gb = tf.gradients(loss, [a, b])
+    assert gb is not None
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_a, got_b = sess.run([ga, gb])
+    # sum over t of cumsum(a * e)[t] = a * (1*3 + 2*2 + 4*1)
+    assert got_a == pytest.approx(3 + 4 + 4)
+    assert got_b == 0.0

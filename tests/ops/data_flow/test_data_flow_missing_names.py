@@ -144,7 +144,7 @@ ERROR_TABLE = [
      r"Shape mismatch in tuple component 0. Expected \[2\], got \[3\]"),
     ("enqueue_many run-time shape", lambda: _queue_enqueue([[1.0, 2.0, 3.0]], many=True),
      tf.errors.InvalidArgumentError,
-     r"Shape mismatch in tuple component 0. Expected \[2\], got \[3\]"),
+     r"Shape mismatch in tuple component 0. Expected \[1,2\], got \[1,3\]"),
     ("stack pop empty",
      lambda: (stack_ops.StackPop(stack_ops.StackOp(elem_type=tf.int32), elem_type=tf.int32),
               None), tf.errors.InvalidArgumentError, "empty"),

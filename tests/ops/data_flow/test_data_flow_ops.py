@@ -503,3 +503,66 @@ def test_input_pipeline_hogwild_training_and_checkpoint_steps(graph, tmp_path):
     assert final_steps == 20 * 16 // 8
     np.testing.assert_allclose(final_w, np.full(4, 16 * sum(range(1, 21)), np.float32))
     assert saved
+
+
+def test_run_time_shape_mismatch_prints_shapes_as_tf(graph):
+    q = tf.FIFOQueue(4, [tf.int32, tf.int32], shapes=[[2], [2, 3]])
+    a = tf.placeholder(tf.int32)
+    b = tf.placeholder(tf.int32)
+    one, many = q.enqueue([a, b]), q.enqueue_many([a, b])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"component 1\. Expected \[2,3\], got \[3,2\]"):
+            sess.run(one, {a: [1, 2], b: np.zeros((3, 2), np.int32)})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"component 1\. Expected \[4,2,3\], got \[4,2,4\]"):
+            sess.run(many, {a: np.zeros((4, 2), np.int32), b: np.zeros((4, 2, 4), np.int32)})
+        assert sess.run(q.size()) == 0
+
+
+def test_closing_the_session_names_the_blocked_queue_op(graph):
+    empty = tf.FIFOQueue(2, [tf.int64], shapes=[[]])
+    full = tf.FIFOQueue(1, [tf.int64], shapes=[[]])
+    sess = tf.Session()
+    sess.run(full.enqueue([7]))
+    errors_seen = {}
+
+    def blocked(key, fetch):
+        try:
+            sess.run(fetch)
+        except tf.errors.OpError as err:
+            errors_seen[key] = err
+
+    threads = [threading.Thread(target=blocked, args=(k, f)) for k, f in
+               (("dequeue", empty.dequeue()), ("enqueue", full.enqueue([8])))]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    sess.close()
+    for t in threads:
+        t.join(5)
+    assert isinstance(errors_seen["dequeue"], tf.errors.CancelledError)
+    assert "Dequeue operation was cancelled" in errors_seen["dequeue"].message
+    assert isinstance(errors_seen["enqueue"], tf.errors.CancelledError)
+    assert "Enqueue operation was cancelled" in errors_seen["enqueue"].message
+
+
+def test_padding_queue_needs_a_list_of_shapes(graph):
+    for bad in (None, [], (3, 2), [None]):
+        with pytest.raises(ValueError, match="a list of shapes must be provided"):
+            tf.PaddingFIFOQueue(4, tf.float32, shapes=bad)
+    q = tf.PaddingFIFOQueue(4, [tf.float32], shapes=[(None, 2)])
+    assert q.shapes[0].as_list() == [None, 2]
+
+
+def test_unknown_dims_print_as_question_marks(graph):
+    q = tf.PaddingFIFOQueue(4, [tf.int32], shapes=[(None, 3)])
+    p = tf.placeholder(tf.int32)
+    one, many = q.enqueue([p]), q.enqueue_many([p])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected \[\?,3\], got \[5,2\]"):
+            sess.run(one, {p: np.zeros((5, 2), np.int32)})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected \[2,\?,3\], got \[2,1,4\]"):
+            sess.run(many, {p: np.zeros((2, 1, 4), np.int32)})

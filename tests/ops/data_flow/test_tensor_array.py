@@ -212,3 +212,30 @@ GRADIENT_CASES = [
     ("TensorArraySplitV3", _split_concat_case),
     ("TensorArrayWriteV3", _loop_case),
 ]
+
+
+def test_tensor_array_tf_wording_names_and_input_kinds(graph):
+    # Split lengths may be int32 (TF casts them); fixed-width NumPy bytes fill string arrays.
+    ta = tf.TensorArray(tf.float64, size=3, infer_shape=False)
+    parts = ta.split(np.array([1.0, 2.0, 3.0, 4.0]), tf.constant([1, 0, 3], tf.int32))
+    strings = tf.TensorArray(tf.string, size=2).unstack(np.array([b"ab", b"c"]))
+    named = tf.TensorArray(tf.float32, size=2, tensor_array_name="acc", infer_shape=False)
+    twice = named.write(0, 1.0).write(0, 2.0)
+    grad = named.grad("g")
+    mismatch = grad.write(1, 1.0).write(1, [1.0])
+    ragged = tf.TensorArray(tf.float32, size=2, infer_shape=False)
+    ragged = ragged.write(0, [[1.0, 2.0]]).write(1, [[1.0], [2.0]])
+    with tf.Session() as sess:
+        got = sess.run([parts.read(0), parts.read(1), parts.read(2)])
+        assert [g.tolist() for g in got] == [[1.0], [], [2.0, 3.0, 4.0]]
+        assert sess.run(strings.stack()).tolist() == [b"ab", b"c"]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"TensorArray acc_\d+: Could not write to TensorArray index 0"):
+            sess.run(twice.flow)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"existing shape is \[\] but the new input shape is \[1\]"):
+            sess.run(mismatch.flow)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"inconsistent shapes.*shape: \[2\] but index 1 has "
+                                 r"\(excepting dimension 0\) shape: \[1\]"):
+            sess.run(ragged.concat())
