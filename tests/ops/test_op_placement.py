@@ -59,6 +59,7 @@ HELPER_MODULES = {
     "state/partitioned.py": "partitioned variables (shards of one logical variable)",
     "state/template.py": "tf.make_template",
     "state/initializers.py": "the TF1 initializer classes",
+    "state/conv_initializers.py": "the convolutional orthogonal/delta initializer classes",
     # resources the kernels operate on (no graph code)
     "data_flow/queue_resource.py": "the queue resource the queue kernels share",
     "data_flow/queue_store.py": "element storage of the queue resource",
