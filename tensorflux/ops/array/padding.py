@@ -168,7 +168,7 @@ def _mirror_pad_grad_shape(input, paddings, *, mode):
 
 
 def _check_paddings(x, paddings):
-    if paddings.shape != (x.ndim, 2) or (paddings.size and paddings.min() < 0):
+    if paddings.shape != (x.ndim, 2) or min(paddings.reshape(-1).tolist(), default=0) < 0:
         raise errors.InvalidArgumentError(
             None, None, f"paddings must be a non-negative matrix of shape [{x.ndim}, 2], got "
                         f"{paddings.tolist()}")
@@ -184,7 +184,10 @@ def _constant_pad(x, paddings, constant_values=0):
         return np.pad(x, paddings, constant_values=constant_values)
     pads = paddings.tolist()
     shape = tuple(d + a + b for d, (a, b) in zip(x.shape, pads))
-    out = np.full(shape, constant_values, dtype=x.dtype)
+    if isinstance(constant_values, int) and constant_values == 0:
+        out = np.zeros(shape, dtype=x.dtype)
+    else:
+        out = np.full(shape, constant_values, dtype=x.dtype)
     out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, pads))] = x
     return out
 
