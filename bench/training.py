@@ -155,7 +155,7 @@ def lstm_graph(tf, batch=32, steps=20, vocab=10000, size=256):
 
 def word2vec_inputs(rng, batch, vocab):
     """Center and context word ids, Zipf-like as text8's frequency-sorted ids are."""
-    ids = np.minimum(rng.zipf(1.3, size=2 * batch) - 1, vocab - 1)
+    ids = np.minimum(rng.zipf(1.3, size=2 * batch) - 1, vocab - 1).astype(np.int32)
     return ids[:batch], ids[batch:].reshape(batch, 1)
 
 
@@ -195,25 +195,25 @@ def graph_framework(tf, model: str, steps: int, jit: str = "default"):
 
 
 def log_uniform_unique(rng, num_sampled: int, vocab: int) -> tuple:
-    """(distinct ids, tries) as TF's LogUniformCandidateSampler with unique=True draws them."""
+    """(distinct ids, tries) as TF's LogUniformCandidateSampler with unique=True draws them:
+    the first `num_sampled` distinct values of an i.i.d. log-uniform stream."""
     log_range = np.log(vocab + 1.0)
-    seen: dict = {}
-    tries = 0
-    while len(seen) < num_sampled:
-        draws = (np.exp(rng.rand(num_sampled) * log_range) - 1).astype(np.int64) % vocab
-        for value in draws:
-            tries += 1
-            seen.setdefault(int(value), None)
-            if len(seen) == num_sampled:
-                break
-    return np.fromiter(seen, np.int64, num_sampled), tries
+    stream = np.empty(0, np.int64)
+    while True:
+        draws = (np.exp(rng.rand(2 * num_sampled) * log_range) - 1).astype(np.int64) % vocab
+        stream = np.concatenate([stream, draws])
+        _, first = np.unique(stream, return_index=True)
+        if first.size >= num_sampled:
+            first = np.sort(first)[:num_sampled]
+            return stream[first], int(first[-1]) + 1
 
 
 def torch_word2vec(torch, steps: int, batch=128, vocab=50000, size=128, num_sampled=64):
     """word2vec_basic in PyTorch: sparse embeddings, TF's NCE loss and sampler, sparse SGD."""
     nn = torch.nn
     rng = np.random.RandomState(0)
-    centers, contexts = (torch.tensor(a) for a in word2vec_inputs(rng, batch, vocab))
+    centers, contexts = (torch.tensor(a.astype(np.int64))
+                         for a in word2vec_inputs(rng, batch, vocab))
     embeddings = nn.Embedding(vocab, size, sparse=True)
     nn.init.uniform_(embeddings.weight, -1.0, 1.0)
     weights = nn.Embedding(vocab, size, sparse=True)

@@ -8,10 +8,10 @@ scatter kernels (which loop over the indices) and as the reference `ufunc.at`.
 `ufunc.at` is slow (~20 ns per element, ~0.5 ms for the 192 rows x 128 of a word2vec NCE
 update). Two faster paths keep its results bit for bit:
 
-- Distinct indices (no row written twice): one fancy-indexed pass,
+- With numba (`jit.available()`), add and subtract of float32/float64/int32/int64 rows: a
+  compiled loop over the indices in order (`_add_rows` / `_subtract_rows`).
+- Otherwise, distinct indices (no row written twice): one fancy-indexed pass,
   `buffer[idx] = ufunc(buffer[idx], updates)`.
-- Duplicates, with numba (`jit.available()`), for add and subtract of float32/float64/int32/
-  int64 rows: a compiled loop over the indices in order (`_add_rows` / `_subtract_rows`).
 
 Everything else (other ufuncs and dtypes, scalar updates, no numba) runs `ufunc.at` itself.
 Indices must already be checked to lie in `[0, buffer.shape[0])`: the compiled loop does not
@@ -72,9 +72,6 @@ def scatter_at(ufunc, buffer: np.ndarray, indices: np.ndarray, updates: np.ndarr
         return
     flat = indices.reshape(-1)
     rows = updates.reshape((flat.size,) + buffer.shape[1:])
-    if _distinct(flat):
-        buffer[flat] = ufunc(buffer[flat], rows)
-        return
     compiled = _COMPILED.get(ufunc)
     if (compiled is not None and buffer.dtype in _COMPILED_TYPES and buffer.flags.c_contiguous
             and jit_mod.available()):
@@ -82,5 +79,8 @@ def scatter_at(ufunc, buffer: np.ndarray, indices: np.ndarray, updates: np.ndarr
         globals()[compiled](buffer.reshape(buffer.shape[0], width),
                             flat.astype(np.int64, copy=False),
                             np.ascontiguousarray(rows).reshape(flat.size, width))
+        return
+    if _distinct(flat):
+        buffer[flat] = ufunc(buffer[flat], rows)
         return
     ufunc.at(buffer, indices, updates)

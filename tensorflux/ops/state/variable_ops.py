@@ -200,6 +200,8 @@ AssignSub = _dense_update("AssignSub", np.subtract)
 # -- Scatter ops -----------------------------------------------------------------------------
 
 def _check_indices(indices: np.ndarray, limit: int, what: str) -> None:
+    if indices.size == 0 or (indices.min() >= 0 and indices.max() < limit):
+        return
     bad = (indices < 0) | (indices >= limit)
     if bad.any():
         flat = int(np.argmax(bad.reshape(-1)))
