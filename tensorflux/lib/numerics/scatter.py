@@ -13,7 +13,8 @@ update). Two faster paths keep its results bit for bit:
 - Otherwise, distinct indices (no row written twice): one fancy-indexed pass,
   `buffer[idx] = ufunc(buffer[idx], updates)`.
 
-Everything else (other ufuncs and dtypes, scalar updates, no numba) runs `ufunc.at` itself.
+Everything else (duplicates with no compiled loop for them, scalar or differently typed
+updates, fewer than 4 indices) runs `ufunc.at` itself.
 Indices must already be checked to lie in `[0, buffer.shape[0])`: the compiled loop does not
 check them.
 """
