@@ -1,4 +1,4 @@
-"""Training-step throughput: an MLP, a CNN and an LSTM language model, quiet or contended.
+"""Training-step throughput: an MLP, a CNN, an LSTM language model, word2vec; quiet or contended.
 
 The same TF1 graph code runs on tensorflux and, when importable, on TensorFlow's tf.compat.v1
 in the same process; PyTorch runs equivalent eager models when importable. Frameworks run
@@ -13,10 +13,12 @@ session of their own as another user's programs would be; they are killed at exi
 each worker a client running an mnist_replica-shaped MLP (784-100-10, batch 100, Adam,
 variables on the PS) against its own task.
 
-    python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm] [--contend K]
+    python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm,word2vec] [--contend K]
                              [--jit default|off|on]
     python bench/training.py --cluster [--steps N] [--contend K]
 
+`word2vec` is TF1's word2vec_basic step (50000x128 embedding, batch 128, NCE loss with 64
+log-uniform negatives, sparse SGD); it is not in the default `--models`.
 `--jit` sets tensorflux's `global_jit_level` (elementwise fusion); `first ms` is the first
 training step's wall time (plan building plus compiled-kernel loading or compiling).
 """
@@ -151,7 +153,29 @@ def lstm_graph(tf, batch=32, steps=20, vocab=10000, size=256):
     return train, feed, batch
 
 
-GRAPHS = {"mlp": mlp_graph, "cnn": cnn_graph, "lstm": lstm_graph}
+def word2vec_inputs(rng, batch, vocab):
+    """Center and context word ids, Zipf-like as text8's frequency-sorted ids are."""
+    ids = np.minimum(rng.zipf(1.3, size=2 * batch) - 1, vocab - 1).astype(np.int32)
+    return ids[:batch], ids[batch:].reshape(batch, 1)
+
+
+def word2vec_graph(tf, batch=128, vocab=50000, size=128, num_sampled=64):
+    """TF1's word2vec_basic: skip-gram with NCE loss and sparse SGD updates."""
+    train_inputs = tf.placeholder(tf.int32, [batch])
+    train_labels = tf.placeholder(tf.int32, [batch, 1])
+    embeddings = tf.Variable(tf.random_uniform([vocab, size], -1.0, 1.0))
+    embed = tf.nn.embedding_lookup(embeddings, train_inputs)
+    nce_weights = tf.Variable(tf.truncated_normal([vocab, size], stddev=1.0 / np.sqrt(size)))
+    nce_biases = tf.Variable(tf.zeros([vocab]))
+    loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_weights, biases=nce_biases,
+                                         labels=train_labels, inputs=embed,
+                                         num_sampled=num_sampled, num_classes=vocab))
+    train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+    centers, contexts = word2vec_inputs(np.random.RandomState(0), batch, vocab)
+    return train, {train_inputs: centers, train_labels: contexts}, batch
+
+
+GRAPHS = {"mlp": mlp_graph, "cnn": cnn_graph, "lstm": lstm_graph, "word2vec": word2vec_graph}
 
 
 def graph_framework(tf, model: str, steps: int, jit: str = "default"):
@@ -170,8 +194,63 @@ def graph_framework(tf, model: str, steps: int, jit: str = "default"):
         return (*_median_step(lambda: sess.run(train, feed), steps), batch)
 
 
+def log_uniform_unique(rng, num_sampled: int, vocab: int) -> tuple:
+    """(distinct ids, tries) as TF's LogUniformCandidateSampler with unique=True draws them:
+    the first `num_sampled` distinct values of an i.i.d. log-uniform stream."""
+    log_range = np.log(vocab + 1.0)
+    stream = np.empty(0, np.int64)
+    while True:
+        draws = (np.exp(rng.rand(2 * num_sampled) * log_range) - 1).astype(np.int64) % vocab
+        stream = np.concatenate([stream, draws])
+        _, first = np.unique(stream, return_index=True)
+        if first.size >= num_sampled:
+            first = np.sort(first)[:num_sampled]
+            return stream[first], int(first[-1]) + 1
+
+
+def torch_word2vec(torch, steps: int, batch=128, vocab=50000, size=128, num_sampled=64):
+    """word2vec_basic in PyTorch: sparse embeddings, TF's NCE loss and sampler, sparse SGD."""
+    nn = torch.nn
+    rng = np.random.RandomState(0)
+    centers, contexts = (torch.tensor(a.astype(np.int64))
+                         for a in word2vec_inputs(rng, batch, vocab))
+    embeddings = nn.Embedding(vocab, size, sparse=True)
+    nn.init.uniform_(embeddings.weight, -1.0, 1.0)
+    weights = nn.Embedding(vocab, size, sparse=True)
+    std = 1.0 / np.sqrt(size)
+    nn.init.trunc_normal_(weights.weight, std=std, a=-2 * std, b=2 * std)
+    biases = nn.Embedding(vocab, 1, sparse=True)
+    nn.init.zeros_(biases.weight)
+    optimizer = torch.optim.SGD([embeddings.weight, weights.weight, biases.weight], lr=1.0)
+    log_range = np.log(vocab + 1.0)
+
+    def expected_count(ids, tries):
+        p = np.log((ids + 2.0) / (ids + 1.0)) / log_range
+        return torch.tensor(-np.expm1(tries * np.log1p(-p)), dtype=torch.float32)
+
+    def step():
+        sampled, tries = log_uniform_unique(rng, num_sampled, vocab)
+        true_ids = contexts[:, 0]
+        embed = embeddings(centers)
+        true_logits = ((embed * weights(true_ids)).sum(1) + biases(true_ids)[:, 0]
+                       - torch.log(expected_count(true_ids.numpy(), tries)))
+        sampled_t = torch.tensor(sampled)
+        sampled_logits = (embed @ weights(sampled_t).T + biases(sampled_t)[:, 0]
+                          - torch.log(expected_count(sampled, tries)))
+        bce = nn.functional.binary_cross_entropy_with_logits
+        loss = (bce(true_logits, torch.ones_like(true_logits), reduction="sum")
+                + bce(sampled_logits, torch.zeros_like(sampled_logits), reduction="sum")) / batch
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+    return (*_median_step(step, steps), batch)
+
+
 def torch_framework(torch, model: str, steps: int):
     nn = torch.nn
+    if model == "word2vec":
+        return torch_word2vec(torch, steps)
     rng = np.random.RandomState(0)
     if model == "mlp":
         net = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
@@ -327,7 +406,7 @@ def main() -> None:
     frameworks = _frameworks(args)
     if len(frameworks) == 1:
         print("# neither TensorFlow nor PyTorch is importable: tensorflux only")
-    print(f"{'model':<8}{'framework':<14}{'ms/step':>10}{'examples/s':>13}{'vs TF':>8}"
+    print(f"{'model':<10}{'framework':<14}{'ms/step':>10}{'examples/s':>13}{'vs TF':>8}"
           f"{'first ms':>10}")
     for model in args.models.split(","):
         rounds: dict = {name: [] for name in frameworks}
@@ -340,7 +419,7 @@ def main() -> None:
         reference = results.get("tensorflow", (None,))[0]
         for name, (seconds, first, batch) in results.items():
             ratio = f"{seconds / reference:.2f}x" if reference else "-"
-            print(f"{model:<8}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"
+            print(f"{model:<10}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"
                   f"{ratio:>8}{first * 1e3:>10.0f}", flush=True)
     print(f"# after: {machine_load()}")
 

@@ -299,7 +299,17 @@ def _split_v_kernel(value, size_splits, split_dim):
         sizes = _resolve_sizes(size_splits.tolist(), value.shape[axis], "SplitV")
     except ValueError as err:
         raise errors.InvalidArgumentError(None, None, str(err)) from None
-    return _as_outputs(np.split(value, np.cumsum(sizes[:-1]), axis=axis))
+    if axis < 0:
+        axis += value.ndim
+    # Views, as np.split gives, without its generic per-call overhead.
+    pieces = []
+    index = [slice(None)] * value.ndim
+    start = 0
+    for size in sizes:
+        index[axis] = slice(start, start + size)
+        pieces.append(value[tuple(index)])
+        start += size
+    return _as_outputs(pieces)
 
 
 @SplitV.gradient

@@ -228,7 +228,7 @@ def _reshape_kernel(tensor, shape):
         if missing is not None:
             return tensor.reshape([missing if d == -1 else d for d in dims])
     try:
-        return tensor.reshape(shape)
+        return tensor.reshape(dims)
     except (ValueError, TypeError):
         dims = np.asarray(shape).tolist()
         known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))

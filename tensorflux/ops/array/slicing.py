@@ -76,20 +76,20 @@ def _slice_shape(input, begin, size):
 
 @Slice.kernel
 def _slice_kernel(x, begin, size):
-    dims = np.array(x.shape, dtype=np.int64)
-    begin = begin.astype(np.int64, copy=False)
-    if begin.shape != dims.shape or size.shape != dims.shape:
+    if begin.shape != (x.ndim,) or size.shape != (x.ndim,):
         raise errors.InvalidArgumentError(
             None, None, f"Expected begin and size arguments to be 1-D tensors of size "
                         f"{x.ndim}, but got shapes {list(begin.shape)} and {list(size.shape)}")
-    end = np.where(size == -1, dims, begin + size)
-    bad = (begin < 0) | (begin > dims) | (end > dims) | (end < begin)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise errors.InvalidArgumentError(
-            None, None, f"Expected size[{i}] in [0, {dims[i] - begin[i]}], but got {size[i]} "
-                        f"(begin[{i}] = {begin[i]}, input dimension {dims[i]})")
-    return x[tuple(map(_pyslice, begin.tolist(), end.tolist()))]
+    # Python ints: a handful of NumPy calls on 2-element vectors cost more than the slice.
+    spec = []
+    for i, (dim, b, s) in enumerate(zip(x.shape, begin.tolist(), size.tolist())):
+        end = dim if s == -1 else b + s
+        if b < 0 or b > dim or end > dim or end < b:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected size[{i}] in [0, {dim - b}], but got {s} "
+                            f"(begin[{i}] = {b}, input dimension {dim})")
+        spec.append(_pyslice(b, end))
+    return x[tuple(spec)]
 
 
 @Slice.gradient

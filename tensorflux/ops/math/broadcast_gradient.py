@@ -22,19 +22,21 @@ def _broadcast_gradient_args(s0: np.ndarray, s1: np.ndarray):
     """Axes to sum each operand's gradient over (TF's rule, including all-ones axes)."""
     s0 = np.asarray(s0)
     s1 = np.asarray(s1)
-    if s0.shape == s1.shape and np.array_equal(s0, s1):
+    # Python ints: shape vectors are short, and NumPy calls on them cost more than the work.
+    d0 = s0.reshape(-1).tolist()
+    d1 = s1.reshape(-1).tolist()
+    if s0.shape == s1.shape and d0 == d1:
         empty = np.zeros([0], s0.dtype)
         return empty, empty.copy()
-    rank = max(s0.size, s1.size)
-    p0 = np.concatenate([np.ones(rank - s0.size, s0.dtype), s0])
-    p1 = np.concatenate([np.ones(rank - s1.size, s1.dtype), s1])
-    bad = (p0 != p1) & (p0 != 1) & (p1 != 1)
-    if bad.any():
+    rank = max(len(d0), len(d1))
+    p0 = [1] * (rank - len(d0)) + d0
+    p1 = [1] * (rank - len(d1)) + d1
+    if any(a != b and a != 1 and b != 1 for a, b in zip(p0, p1)):
         raise errors.InvalidArgumentError(
-            None, None, f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
-                        f"[{','.join(map(str, s1))}]")
-    r0 = np.flatnonzero(p0 == 1).astype(s0.dtype)
-    r1 = np.flatnonzero(p1 == 1).astype(s1.dtype)
+            None, None, f"Incompatible shapes: [{','.join(map(str, d0))}] vs. "
+                        f"[{','.join(map(str, d1))}]")
+    r0 = np.array([i for i, d in enumerate(p0) if d == 1], dtype=s0.dtype)
+    r1 = np.array([i for i, d in enumerate(p1) if d == 1], dtype=s1.dtype)
     return r0, r1
 
 

@@ -51,19 +51,17 @@ def _reduction(name, types, differentiable=True):
 
 def _normalize_axes(axes, ndim: int) -> tuple:
     """Axes as a tuple of non-negative ints; InvalidArgumentError for bad or repeated ones."""
-    flat = np.asarray(axes).reshape(-1)
-    if flat.size == 0:
-        return ()
-    bad = (flat < -ndim) | (flat >= ndim)
-    if bad.any():
-        raise errors.InvalidArgumentError(
-            None, None, f"Invalid reduction dimension ({flat[bad][0]} for input with {ndim} "
-                        f"dimension(s)")
-    result = tuple(int(a) % ndim for a in flat)
+    flat = np.asarray(axes).reshape(-1).tolist()  # Python ints: cheaper than NumPy on a few
+    for a in flat:
+        if not -ndim <= a < ndim:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid reduction dimension ({a} for input with {ndim} "
+                            f"dimension(s)")
+    result = tuple(a % ndim for a in flat)
     if len(set(result)) != len(result):
         raise errors.InvalidArgumentError(
             None, None, f"Invalid reduction arguments: Axes contains duplicate dimension: "
-                        f"{flat.tolist()}")
+                        f"{flat}")
     return result
 
 
@@ -109,8 +107,9 @@ def _sum_factory(keep_dims, T):
     acc = _accumulator(out)
 
     def sum_kernel(x, axes):
-        return np.sum(x, axis=_normalize_axes(axes, x.ndim), dtype=acc,
-                      keepdims=keep_dims).astype(out, copy=False)
+        # np.add.reduce is what np.sum runs, without its Python wrapper.
+        return np.add.reduce(x, axis=_normalize_axes(axes, x.ndim), dtype=acc,
+                             keepdims=keep_dims).astype(out, copy=False)
 
     return sum_kernel
 

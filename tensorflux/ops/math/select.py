@@ -44,13 +44,38 @@ def _select_shape(condition, t, e):
     return out.merge_with(condition)
 
 
+# Below this many elements np.where's branches cost less than the bitwise passes.
+_BITWISE_MIN_SIZE = 1024
+_BITWISE_KINDS = frozenset("biuf")
+
+
+def _where(condition, t, e):
+    """`np.where(condition, t, e)` for arrays of one shape. Large numeric ones pick bits
+    instead: `e ^ ((t ^ e) & mask)` with `mask` all ones where `condition` holds is the same
+    value bit for bit (NaN payloads and -0.0 included) and has no data-dependent branch, which
+    np.where mispredicts on mixed conditions (~4x slower on random signs)."""
+    if (condition.size < _BITWISE_MIN_SIZE or t.dtype != e.dtype
+            or t.dtype.kind not in _BITWISE_KINDS or t.dtype.itemsize not in (1, 2, 4, 8)
+            or condition.dtype != np.bool_):
+        return np.where(condition, t, e)
+    bits = np.dtype(f"u{t.dtype.itemsize}")
+    mask = np.negative(condition.view(np.uint8), dtype=bits)  # True -> all ones
+    e_bits = e.view(bits)
+    out = np.bitwise_xor(t.view(bits), e_bits)
+    out &= mask
+    out ^= e_bits
+    return out.view(t.dtype)
+
+
 @Select.kernel
 def _select_kernel(condition, t, e):
     if np.shape(t) != np.shape(e):
         raise errors.InvalidArgumentError(
             None, None, f"'t' and 'e' must have the same shape: {list(np.shape(t))} vs "
                         f"{list(np.shape(e))}")
-    if condition.ndim == 0 or condition.shape == np.shape(t):
+    if condition.shape == np.shape(t):
+        return _where(condition, t, e)
+    if condition.ndim == 0:
         return np.where(condition, t, e)
     if condition.ndim == 1 and np.ndim(t) >= 1 and condition.shape[0] == np.shape(t)[0]:
         rows = condition.reshape((-1,) + (1,) * (np.ndim(t) - 1))
@@ -71,6 +96,8 @@ def _select_v2_shape(condition, t, e):
 
 @SelectV2.kernel
 def _select_v2_kernel(condition, t, e):
+    if condition.shape == np.shape(t) == np.shape(e):
+        return _where(condition, t, e)
     return np.where(condition, t, e)
 
 

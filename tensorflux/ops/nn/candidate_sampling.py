@@ -57,15 +57,15 @@ def _expected_count(p: np.ndarray, num_sampled: int, num_tries: int) -> np.ndarr
 
 def _draw_unique(draw, num_sampled: int):
     """(the first `num_sampled` distinct values of an i.i.d. stream, draws consumed)."""
-    stream = np.empty(0, np.int64)
     chunk = 2 * num_sampled + 16
+    stream = draw(chunk)
     while True:
-        stream = np.concatenate([stream, draw(chunk)])
         _, first = np.unique(stream, return_index=True)
         if first.size >= num_sampled:
             first = np.sort(first)[:num_sampled]
             return stream[first], int(first[-1]) + 1
         chunk *= 2
+        stream = np.concatenate([stream, draw(chunk)])
 
 
 class _Sampler(abc.ABC):
@@ -102,10 +102,13 @@ class _Sampler(abc.ABC):
                 sampled, tries = _draw_unique(self.draw, num_sampled)
             else:
                 sampled, tries = self.draw(num_sampled), num_sampled
-            sampled_count = _expected_count(self.probability(sampled), num_sampled, tries)
-            true_count = _expected_count(self.probability(true_classes.reshape(-1)),
-                                         num_sampled, tries).reshape(true_classes.shape)
-            self.update(true_classes.reshape(-1))
+            # One elementwise pass over both id lists (the sampled ones first).
+            true_ids = true_classes.reshape(-1)
+            counts = _expected_count(self.probability(np.concatenate([sampled, true_ids])),
+                                     num_sampled, tries)
+            sampled_count = counts[:num_sampled]
+            true_count = counts[num_sampled:].reshape(true_classes.shape)
+            self.update(true_ids)
         return sampled.astype(np.int64), true_count, sampled_count
 
 

@@ -9,6 +9,7 @@ later readers of the same step. Each Session has its own devices, hence its own 
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -18,6 +19,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics.scatter import scatter_at
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
            "scatter_mul", "scatter_div", "scatter_max", "scatter_min", "scatter_nd_update",
@@ -198,6 +200,8 @@ AssignSub = _dense_update("AssignSub", np.subtract)
 # -- Scatter ops -----------------------------------------------------------------------------
 
 def _check_indices(indices: np.ndarray, limit: int, what: str) -> None:
+    if indices.size == 0 or (indices.min() >= 0 and indices.max() < limit):
+        return
     bad = (indices < 0) | (indices >= limit)
     if bad.any():
         flat = int(np.argmax(bad.reshape(-1)))
@@ -225,12 +229,14 @@ def _scatter_update_at(buffer, indices, updates):
 
 _SCATTER_FNS = {
     "ScatterUpdate": (_scatter_update_at, "type", "True"),
-    "ScatterAdd": (np.add.at, "numbertype", "False"),
-    "ScatterSub": (np.subtract.at, "numbertype", "False"),
-    "ScatterMul": (np.multiply.at, "numbertype", "False"),
+    "ScatterAdd": (functools.partial(scatter_at, np.add), "numbertype", "False"),
+    "ScatterSub": (functools.partial(scatter_at, np.subtract), "numbertype", "False"),
+    "ScatterMul": (functools.partial(scatter_at, np.multiply), "numbertype", "False"),
     "ScatterDiv": (None, "numbertype", "False"),
-    "ScatterMax": (np.maximum.at, "{float16, bfloat16, float32, float64, int32, int64}", "False"),
-    "ScatterMin": (np.minimum.at, "{float16, bfloat16, float32, float64, int32, int64}", "False"),
+    "ScatterMax": (functools.partial(scatter_at, np.maximum),
+                   "{float16, bfloat16, float32, float64, int32, int64}", "False"),
+    "ScatterMin": (functools.partial(scatter_at, np.minimum),
+                   "{float16, bfloat16, float32, float64, int32, int64}", "False"),
 }
 
 

@@ -268,3 +268,34 @@ GRADIENT_CASES = [
     ("ReverseSequence", _case(lambda tf, x: tf.reverse_sequence(
         x, [2, 3], seq_axis=1, batch_axis=0), [2, 3])),
 ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=3), st.data(),
+       st.sampled_from([np.float32, np.float64, np.int32, np.uint8, np.bool_, np.complex64,
+                        np.object_]))
+def test_constant_pad_equals_np_pad(dims, data, dtype):
+    # Pad/PadV2's kernel fills and copies instead of np.pad: same values, dtype, -0.0 and NaN.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    x = rng.standard_normal(dims)
+    if dtype == np.object_:
+        x = np.array([str(v).encode() for v in x.reshape(-1)], object).reshape(dims)
+    else:
+        x = x.astype(dtype)
+    if x.dtype.kind == "f" and x.size:
+        x.reshape(-1)[0] = data.draw(st.sampled_from([np.nan, -0.0, np.inf]))
+    paddings = np.array(data.draw(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)),
+                                           min_size=len(dims), max_size=len(dims))),
+                        np.int64).reshape(len(dims), 2)
+    constant = np.asarray(b"" if dtype == np.object_ else 7, dtype=x.dtype)
+    for value in ([0] if dtype == np.object_ else [0, constant]):
+        got = pad_ops._constant_pad(x, paddings, value)
+        if not dims:  # a scalar pads to itself (np.pad rejects the empty paddings)
+            assert got.dtype == x.dtype and got.shape == ()
+            np.testing.assert_array_equal(got, x)
+            continue
+        want = np.pad(x, paddings.tolist(), constant_values=value)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        if got.dtype.kind == "f":
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

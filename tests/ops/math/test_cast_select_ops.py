@@ -193,3 +193,26 @@ GRADIENT_CASES = [
                                                                        hi * 0.2 + 1),
                           [6], [], [6])),
 ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([np.float32, np.float64, np.float16, np.int8, np.int32, np.int64,
+                        np.uint16, np.bool_]),
+       st.sampled_from([(1023,), (1024,), (40, 33), (3, 20, 30)]),
+       st.booleans(), st.integers(0, 2**31))
+def test_select_bit_picking_equals_np_where(dtype, shape, strided, seed):
+    # Large Select/SelectV2 inputs pick bits instead of np.where: same values bit for bit,
+    # NaN payloads, -0.0 and non-contiguous inputs included.
+    rng = np.random.default_rng(seed)
+    raw = rng.integers(0, 256, size=shape + (2,) + (np.dtype(dtype).itemsize,), dtype=np.uint8)
+    pair = raw.view(dtype).reshape(shape + (2,)) if dtype != np.bool_ else raw[..., 0] % 2 == 1
+    t, e = (pair[..., 0], pair[..., 1]) if strided else (pair[..., 0].copy(), pair[..., 1].copy())
+    if np.dtype(dtype).kind == "f":
+        t.reshape(-1)[:4] = [np.nan, -0.0, np.inf, 0.0]
+        e.reshape(-1)[:4] = [-0.0, np.nan, 0.0, -np.inf]
+    condition = rng.random(shape) < 0.5
+    for kernel in (select_ops._select_kernel, select_ops._select_v2_kernel):
+        got = kernel(condition, t, e)
+        want = np.where(condition, t, e)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
