@@ -204,9 +204,13 @@ def test_benchmark_shaped_convolutions_split_and_equal_unsplit(helpers, path, mo
     np.testing.assert_allclose(split[0], direct, rtol=1e-4, atol=1e-3)
 
 
-def test_im2col_chunks_depend_on_shapes_only():
+def test_im2col_chunks_depend_on_shapes_only(monkeypatch):
+    monkeypatch.setattr(conv2d, "_PATCH_BYTES", 6 << 20)
     chunks = conv2d._batch_chunks(64, 307200, 4_915_200)
-    assert chunks == [(0, 16), (16, 32), (32, 48), (48, 64)]
+    assert chunks == [(0, 16), (16, 32), (32, 48), (48, 64)]  # 4 balanced, not 20 + 20 + 20 + 4
+    assert conv2d._im2col_units(1, 32, 307200, 4_915_200) == [(0, 1, 0, 32)]  # little work
+    bands = conv2d._im2col_units(1, 32, 307200, 49_152_000)  # one large image: row bands
+    assert bands == [(0, 1, 0, 8), (0, 1, 8, 16), (0, 1, 16, 24), (0, 1, 24, 32)]
     assert conv2d._batch_chunks(1, 10 << 20, 1 << 40) == [(0, 1)]
     assert conv2d._batch_chunks(3, 100, 10) == [(0, 3)]  # little work: one chunk
 

@@ -26,11 +26,13 @@ from numpy.lib.stride_tricks import as_strided
 from tensorflux.lib.numerics import conv_fft, intra_op
 from tensorflux.lib.numerics.window import Window2D
 
-# im2col matrices are built per batch chunk of about this size, so they stay in (L3) cache.
-# NOTE: every chunk is one more multithreaded BLAS call, and a call stalls while one of its
-# threads is descheduled by other load: 4-8 MB measured best on a shared 2-core machine (2 MB
-# loses to call overhead, 16 MB and more to cache misses).
-_PATCH_BYTES = 6 << 20
+# im2col matrices are built per batch chunk of about this size, so they stay in (L2/L3) cache.
+# NOTE: every chunk is one more BLAS call, and a multithreaded call stalls while one of its
+# threads is descheduled by other load: 4-8 MB was measured best with 2 BLAS threads on a
+# shared 2-core machine (2 MB lost to call overhead); with one BLAS thread per chunk (a loaded
+# machine, intra-op split on) 1-2 MB chunks took 20-25% less CPU than 6 MB for the CNN
+# benchmark's first layer (other processes evict a larger matrix between pack and product).
+_PATCH_BYTES = 2 << 20
 # ... and in at least this many chunks when each gets intra_op.MIN_CHUNK_FLOPS of work.
 _MIN_CHUNKS = 4
 # Input gradients with at least this many channels avoid col2im (see conv2d_backprop_input);
