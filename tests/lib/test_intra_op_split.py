@@ -178,6 +178,14 @@ def test_split_convolutions_equal_unsplit(helpers, small_thresholds, monkeypatch
     unsplit, split, _ = _split_and_unsplit(kernels, helpers)
     _assert_same(unsplit, split)
     np.testing.assert_allclose(unsplit[1], unsplit[0] + bias, rtol=1e-5, atol=1e-5)
+    # ... and right: the direct sums over the windows, in float64.
+    out_hw, pads = geo.geometry(shape[1], shape[2], *filter_shape[:2])
+    xp = np.pad(x.astype(np.float64), ((0, 0), pads[:2], pads[2:], (0, 0)))
+    windows = conv2d.patches(xp, filter_shape[:2], out_hw, geo)
+    tol = dict(rtol=1e-3, atol=1e-3) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(split[0], np.einsum("nhwijc,ijcd->nhwd", windows, w), **tol)
+    g = np.cos(unsplit[0]).astype(np.float64)
+    np.testing.assert_allclose(split[2], np.einsum("nhwijc,nhwd->ijcd", windows, g), **tol)
 
 
 @pytest.mark.parametrize("path", ["im2col", "fft"])
