@@ -35,9 +35,10 @@ step costs one comparison):
   is free. TF's Eigen pool steals work and does not need this.
 
 Intra-op split: when BLAS gets fewer threads than the kernel may use (`intra_op_splits`),
-large products (MatMul, _FusedMatMul, the im2col GEMMs of Conv2D and its backprops) are cut
-into chunks run at once on a small helper pool (`lib/numerics/intra_op.py`), one BLAS thread
-each, so a loaded machine still gives a product as many runnable threads as the budget allows.
+large kernels (MatMul, _FusedMatMul, Conv2D, _FusedConv2D and the backprops on either path,
+im2col or frequency domain, and the compiled pooling kernels) are cut into parts run at once
+on a small helper pool (`lib/numerics/intra_op.py`), one BLAS thread each, so a loaded
+machine still gives a kernel as many runnable threads as the budget allows.
 
 The limits hold while a session (or a server) of the process lives; the original BLAS
 thread counts come back when the last one closes. numba kernels call `intra_op_threads()`

@@ -1,8 +1,11 @@
 """NumPy compute for 2-D convolution and pooling, in NHWC with explicit paddings.
 
 Convolution is im2col plus BLAS matmuls: the patches of the padded input are a strided view
-(no Python loop over pixels) copied, one batch chunk of about `_PATCH_BYTES` at a time, into
-a reused `[pixels, kh * kw * in_depth]` matrix that stays in cache while its matmul reads it.
+(no Python loop over pixels) copied, one batch chunk of about `_PATCH_BYTES` at a time (bands
+of output rows for a single image), into a reused `[pixels, kh * kw * in_depth]` matrix that
+stays in cache while its matmul reads it. When the intra-op split is on (a loaded machine,
+`intra_op.py`) the chunks are packed and multiplied at once on the helpers, each into its own
+buffer; the chunks depend on the shapes only, so the values are the unsplit ones.
 The filter gradient is `patches^T @ grad`. The input gradient of a stride-1 convolution is the
 convolution of the padded gradient with the flipped filter; otherwise it is `grad @ filter^T`
 added back per kernel offset (or, for few channels, one matmul scattered back by col2im).
@@ -15,6 +18,7 @@ over batch chunks and the kh * kw window offsets, never over pixels.
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -22,11 +26,15 @@ from numpy.lib.stride_tricks import as_strided
 from tensorflux.lib.numerics import conv_fft, intra_op
 from tensorflux.lib.numerics.window import Window2D
 
-# im2col matrices are built per batch chunk of about this size, so they stay in (L3) cache.
-# NOTE: every chunk is one more multithreaded BLAS call, and a call stalls while one of its
-# threads is descheduled by other load: 4-8 MB measured best on a shared 2-core machine (2 MB
-# loses to call overhead, 16 MB and more to cache misses).
-_PATCH_BYTES = 6 << 20
+# im2col matrices are built per batch chunk of about this size, so they stay in (L2/L3) cache.
+# NOTE: every chunk is one more BLAS call, and a multithreaded call stalls while one of its
+# threads is descheduled by other load: 4-8 MB was measured best with 2 BLAS threads on a
+# shared 2-core machine (2 MB lost to call overhead); with one BLAS thread per chunk (a loaded
+# machine, intra-op split on) 1-2 MB chunks took 20-25% less CPU than 6 MB for the CNN
+# benchmark's first layer (other processes evict a larger matrix between pack and product).
+_PATCH_BYTES = 2 << 20
+# ... and in at least this many chunks when each gets intra_op.MIN_CHUNK_FLOPS of work.
+_MIN_CHUNKS = 4
 # Input gradients with at least this many channels avoid col2im (see conv2d_backprop_input);
 # strided ones use one matmul per kernel offset, each into a buffer of at most _OFFSET_BYTES.
 _PER_OFFSET_MIN_DEPTH = 8
@@ -73,15 +81,50 @@ def patches(xp: np.ndarray, k_hw, out_hw, geo) -> np.ndarray:
     return as_strided(xp, shape, strides, writeable=False)
 
 
-def _batch_chunks(n: int, per_item_bytes: int):
-    step = max(1, _PATCH_BYTES // max(per_item_bytes, 1))
-    return [(start, min(n, start + step)) for start in range(0, n, step)]
+def _batch_chunks(n: int, per_item_bytes: int, per_item_flops: int = 0):
+    """Balanced batch chunks of about `_PATCH_BYTES` of patches at most, and at least
+    `_MIN_CHUNKS` when the batch and the work allow (so the intra-op split has parts to share).
+    They depend on the shapes only, never on the split: split and unsplit runs make the very
+    same products, so their results are equal."""
+    count = -(-n * per_item_bytes // _PATCH_BYTES)
+    count = max(count, min(_MIN_CHUNKS, n * per_item_flops // intra_op.MIN_CHUNK_FLOPS))
+    return intra_op.balanced_parts(n, count)
 
 
-def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, planar: bool = False):
-    """Yields (lo, hi, cols): the `[(hi - lo) * oh * ow, kh * kw * c]` im2col matrix of each
-    batch chunk of `x` padded by `pads`, copied into one reused buffer (small enough to stay
-    in cache).
+def _im2col_units(n: int, out_h: int, per_item_bytes: int, per_item_flops: int) -> list:
+    """The `(lo, hi, r0, r1)` pieces (batch items `lo:hi`, output rows `r0:r1`) an im2col
+    kernel packs and multiplies one at a time: batch chunks (`_batch_chunks`), or for a single
+    image bands of output rows, chosen the same way. Each piece's rows of the output are
+    contiguous (one image, or whole images)."""
+    if n != 1:
+        return [(lo, hi, 0, out_h) for lo, hi in _batch_chunks(n, per_item_bytes,
+                                                               per_item_flops)]
+    per_row = max(1, out_h)
+    bands = _batch_chunks(out_h, per_item_bytes // per_row, per_item_flops // per_row)
+    return [(0, 1, r0, r1) for r0, r1 in bands] or [(0, 1, 0, out_h)]
+
+
+def _patch_matrix(x: np.ndarray, xp, unit, pads, k_hw, out_hw, geo, planar: bool,
+                  buf: np.ndarray) -> np.ndarray:
+    """The im2col matrix of one piece `unit = (lo, hi, r0, r1)` of `x` (`xp`: `x` padded,
+    unless `planar`), copied into `buf` (see `_patch_matrices`)."""
+    lo, hi, r0, r1 = unit
+    c = x.shape[3]
+    if planar:
+        view = _plane_patches(x[lo:hi], pads, k_hw, out_hw, geo)[:, :, :, :, r0:r1]
+    else:
+        view = patches(xp[lo:hi], k_hw, out_hw, geo)[:, r0:r1]
+    cols = buf[:view.size].reshape(view.shape)
+    np.copyto(cols, view)
+    if planar:
+        return cols.reshape(k_hw[0] * k_hw[1] * c, -1).T
+    return cols.reshape((hi - lo) * (r1 - r0) * out_hw[1], -1)
+
+
+def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool = False):
+    """Yields (unit, cols): the `[pixels, kh * kw * c]` im2col matrix of each piece of
+    `_im2col_units` of `x` padded by `pads`, copied into one reused buffer (small enough to
+    stay in cache).
 
     `planar` builds the matrix transposed, one shifted output plane per (kernel offset,
     channel) from a channels-first copy of the chunk, and yields a transposed view: the copy
@@ -89,22 +132,39 @@ def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, planar: bool = False
     (the filter gradient's `cols.T @ g` then reads it in its natural layout; measured slower
     for the forward product, so conv2d does not ask for it).
     """
-    n, c = x.shape[0], x.shape[3]
-    per_item = out_hw[0] * out_hw[1] * k_hw[0] * k_hw[1] * c
-    chunks = _batch_chunks(n, per_item * x.itemsize)
-    buf = np.empty((chunks[0][1] - chunks[0][0]) * per_item if chunks else 0, dtype=x.dtype)
+    buf = np.empty(_unit_size(units, out_hw, k_hw, x.shape[3]), dtype=x.dtype)
     xp = None if planar else pad_nhwc(x, pads)
-    for lo, hi in chunks:
-        if planar:
-            view = _plane_patches(x[lo:hi], pads, k_hw, out_hw, geo)
-        else:
-            view = patches(xp[lo:hi], k_hw, out_hw, geo)
-        cols = buf[:(hi - lo) * per_item].reshape(view.shape)
-        np.copyto(cols, view)
-        if planar:
-            yield lo, hi, cols.reshape(k_hw[0] * k_hw[1] * c, -1).T
-        else:
-            yield lo, hi, cols.reshape((hi - lo) * out_hw[0] * out_hw[1], -1)
+    for unit in units:
+        yield unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar, buf)
+
+
+def _unit_size(units, out_hw, k_hw, c: int) -> int:
+    """Items of the largest im2col matrix of `units`."""
+    pixels = max(((hi - lo) * (r1 - r0) for lo, hi, r0, r1 in units), default=0) * out_hw[1]
+    return pixels * k_hw[0] * k_hw[1] * c
+
+
+def _rows_of(a: np.ndarray, unit) -> np.ndarray:
+    """The `[pixels, depth]` matrix of an NHWC array's piece `unit` (a view: see
+    `_im2col_units`)."""
+    lo, hi, r0, r1 = unit
+    return a[lo:hi, r0:r1].reshape(-1, a.shape[3])
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(size: int, dtype) -> np.ndarray:
+    """A flat buffer of at least `size` items of `dtype`, reused by the calling thread (the
+    intra-op helpers pack their pieces into their own)."""
+    dtype = np.dtype(dtype)
+    buffers = getattr(_SCRATCH, "buffers", None)
+    if buffers is None:
+        buffers = _SCRATCH.buffers = {}
+    buf = buffers.get(dtype)
+    if buf is None or buf.size < size:
+        buf = buffers[dtype] = np.empty(size, dtype=dtype)
+    return buf
 
 
 def _plane_patches(x: np.ndarray, pads, k_hw, out_hw, geo) -> np.ndarray:
@@ -153,30 +213,65 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
     w2 = w.reshape(kh * kw * c, depth)
-    rows = out_hw[0] * out_hw[1]
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
-    for lo, hi, cols in _patch_matrices(x, pads, (kh, kw), out_hw, geo):
-        intra_op.matmul(cols, w2, out=out[lo:hi].reshape((hi - lo) * rows, depth))
+    per_item = out_hw[0] * out_hw[1] * kh * kw * c
+    units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
+
+    def finish(unit, cols) -> None:
+        # NOTE: np.matmul, never a split product: the pieces are the split (equal values).
+        np.matmul(cols, w2, out=_rows_of(out, unit))
         if epilogue is not None:
-            epilogue(out[lo:hi])
+            lo, hi, r0, r1 = unit
+            epilogue(out[lo:hi, r0:r1])
+
+    _run_units(x, pads, (kh, kw), out_hw, geo, units, False, finish)
     return out
 
 
+def _run_units(x, pads, k_hw, out_hw, geo, units, planar: bool, finish) -> None:
+    """`finish(unit, cols)` on the im2col matrix of every piece: one after another in one
+    reused buffer, or at once on the intra-op helpers (each packing into its own buffer)."""
+    if len(units) > 1 and intra_op.splits() > 1:
+        xp = None if planar else pad_nhwc(x, pads)
+        size = _unit_size(units, out_hw, k_hw, x.shape[3])
+
+        def part(i: int) -> None:
+            unit = units[i]
+            finish(unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar,
+                                       _scratch(size, x.dtype)))
+
+        intra_op.run_parts(part, len(units))
+        return
+    for unit, cols in _patch_matrices(x, pads, k_hw, out_hw, geo, units, planar):
+        finish(unit, cols)
+
+
 def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> np.ndarray:
-    """d(conv2d)/d(filter) for output gradient g [n, oh, ow, out]: patches^T @ g."""
+    """d(conv2d)/d(filter) for output gradient g [n, oh, ow, out]: patches^T @ g.
+
+    One partial product per im2col piece, summed in the pieces' order (whether the pieces
+    ran one after another or at once on the intra-op helpers)."""
     plan = fft_plan(x.shape, filter_shape, geo, np.result_type(x, g), "filter")
     if plan is not None:
         return conv_fft.conv2d_backprop_filter(x, filter_shape, g, plan)
     n, h, wd, c = x.shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    dw = np.zeros((kh * kw * c, depth), dtype=g.dtype)
-    part = np.empty_like(dw)
     planar = kw * c < out_hw[1]  # short window rows (few channels)
-    for lo, hi, cols in _patch_matrices(x, pads, (kh, kw), out_hw, geo, planar):
-        intra_op.matmul(cols.T, g[lo:hi].reshape(-1, depth), out=part if lo else dw)
-        if lo:
-            dw += part
+    per_item = out_hw[0] * out_hw[1] * kh * kw * c
+    units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
+    partials = np.empty((len(units), kh * kw * c, depth), dtype=g.dtype)
+    index = {unit: i for i, unit in enumerate(units)}
+
+    def finish(unit, cols) -> None:
+        np.matmul(cols.T, _rows_of(g, unit), out=partials[index[unit]])
+
+    if not units:  # an empty batch
+        return np.zeros((kh, kw, c, depth), dtype=g.dtype)
+    _run_units(x, pads, (kh, kw), out_hw, geo, units, planar, finish)
+    dw = partials[0]
+    for partial in partials[1:]:
+        dw += partial
     return dw.reshape(kh, kw, c, depth)
 
 
@@ -254,14 +349,19 @@ def _backprop_input_col2im(input_shape, w: np.ndarray, g: np.ndarray, geo,
     top, bottom, left, right = pads
     buf = np.zeros((c, n, h + top + bottom, wd + left + right), dtype=g.dtype)
     w2 = w.reshape(kh * kw * c, depth)
-    rows = out_hw[0] * out_hw[1]
-    for lo, hi in _batch_chunks(n, rows * kh * kw * c * g.itemsize):
-        cols = intra_op.matmul(w2, g[lo:hi].reshape(-1, depth).T)
+    per_item = out_hw[0] * out_hw[1] * kh * kw * c
+    chunks = _batch_chunks(n, per_item * g.itemsize, 2 * per_item * depth)
+
+    def chunk(k: int) -> None:  # each chunk scatters into its own images of `buf`
+        lo, hi = chunks[k]
+        cols = np.matmul(w2, g[lo:hi].reshape(-1, depth).T)
         cols = cols.reshape(kh, kw, c, hi - lo, *out_hw)
         for i in range(kh):
             for j in range(kw):
                 r, s = offset_slices(i, j, out_hw, geo)
                 buf[:, lo:hi, r, s] += cols[i, j]
+
+    intra_op.run_parts(chunk, len(chunks))
     buf = buf[:, :, top:top + h, left:left + wd]
     order = (1, 0, 2, 3) if channels_first_out else (1, 2, 3, 0)
     return np.ascontiguousarray(buf.transpose(order))

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tensorflux.lib.numerics import intra_op
+
 # Spectra of at most about this many bytes are built at once (larger batches go in chunks).
 _SPECTRUM_BYTES = 16 << 20
 
@@ -138,14 +140,18 @@ def _tap_phases(plan: Plan, sign: float, dtype) -> np.ndarray:
 # -- transforms -----------------------------------------------------------------------------
 
 
-def spectrum(a: np.ndarray, plan: Plan, offsets) -> np.ndarray:
-    """[n, bins, 2 * c] block spectrum of NHWC `a` placed at `offsets` in the padded frame."""
+def spectrum(a: np.ndarray, plan: Plan, offsets, out=None) -> np.ndarray:
+    """[n, bins, 2 * c] block spectrum of NHWC `a` placed at `offsets` in the padded frame
+    (written into the C-contiguous `out` when given)."""
     n, h, w, c = a.shape
     lh, lw = plan.lengths
     half = lh // 2 + 1
     rows = np.matmul(_half_forward(h, lh, offsets[0], a.dtype), a.reshape(n, h, w * c))
     full = _full_forward(w, lw, offsets[1], a.dtype)
-    return np.matmul(full, rows.reshape(n * half, 2 * w, c)).reshape(n, half * lw, 2 * c)
+    if out is None:
+        out = np.empty((n, half * lw, 2 * c), dtype=rows.dtype)
+    np.matmul(full, rows.reshape(n * half, 2 * w, c), out=out.reshape(n * half, 2 * lw, c))
+    return out
 
 
 def inverse(spec: np.ndarray, plan: Plan, out_hw, offsets, out=None) -> np.ndarray:
@@ -184,12 +190,31 @@ def _chunks(n: int, per_item_bytes: int):
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
+def _split(n: int, plan: Plan) -> tuple:
+    """(item ranges, bin ranges) of a batch chunk of `n` items for the intra-op helpers, or
+    None when the split is off (or there is one item).
+
+    The transforms are per item and the products per bin: cutting either into ranges makes
+    the very products of the unsplit loop, so split results equal unsplit ones.
+    """
+    threads = intra_op.splits()
+    if threads <= 1 or n <= 1:
+        return None
+    parts = threads * intra_op.CHUNKS_PER_THREAD
+    return intra_op.balanced_parts(n, parts), intra_op.balanced_parts(plan.bins, parts)
+
+
 def _apply(a: np.ndarray, blocks: np.ndarray, plan: Plan, in_offsets, out_hw, out_offsets,
            out: np.ndarray, epilogue=None) -> np.ndarray:
     """out = inverse(spectrum(a) @ blocks) per batch chunk; `epilogue` runs on each chunk."""
     n = a.shape[0]
     c_out2 = blocks.shape[2]
     for lo, hi in _chunks(n, plan.bins * 2 * max(a.shape[3], c_out2 // 2) * a.itemsize):
+        split = _split(hi - lo, plan)
+        if split is not None:
+            _apply_split(a[lo:hi], blocks, plan, in_offsets, out_hw, out_offsets, out[lo:hi],
+                         epilogue, *split)
+            continue
         spec = spectrum(a[lo:hi], plan, in_offsets)
         prod = np.empty((hi - lo, plan.bins, c_out2), dtype=a.dtype)
         np.matmul(spec.transpose(1, 0, 2), blocks, out=prod.transpose(1, 0, 2))
@@ -197,6 +222,34 @@ def _apply(a: np.ndarray, blocks: np.ndarray, plan: Plan, in_offsets, out_hw, ou
         if epilogue is not None:
             epilogue(out[lo:hi])
     return out
+
+
+def _apply_split(a, blocks, plan: Plan, in_offsets, out_hw, out_offsets, out, epilogue, items,
+                 bins) -> None:
+    """`_apply` of one batch chunk in three phases run on the intra-op helpers: transforms
+    over item ranges, products over bin ranges, inverse transforms (and epilogues) over
+    item ranges."""
+    spec = np.empty((a.shape[0], plan.bins, 2 * a.shape[3]), dtype=a.dtype)
+    prod = np.empty((a.shape[0], plan.bins, blocks.shape[2]), dtype=a.dtype)
+
+    def transform(i: int) -> None:
+        lo, hi = items[i]
+        spectrum(a[lo:hi], plan, in_offsets, out=spec[lo:hi])
+
+    def product(i: int) -> None:
+        lo, hi = bins[i]
+        np.matmul(spec[:, lo:hi].transpose(1, 0, 2), blocks[lo:hi],
+                  out=prod[:, lo:hi].transpose(1, 0, 2))
+
+    def back(i: int) -> None:
+        lo, hi = items[i]
+        inverse(prod[lo:hi], plan, out_hw, out_offsets, out=out[lo:hi])
+        if epilogue is not None:
+            epilogue(out[lo:hi])
+
+    intra_op.run_parts(transform, len(items))
+    intra_op.run_parts(product, len(bins))
+    intra_op.run_parts(back, len(items))
 
 
 # -- the three convolution ops --------------------------------------------------------------
@@ -225,9 +278,13 @@ def conv2d_backprop_filter(x: np.ndarray, k_shape, g: np.ndarray, plan: Plan) ->
     acc = np.zeros((plan.bins, 2 * c_in, 2 * c_out), dtype=x.dtype)
     part = np.empty_like(acc)
     for lo, hi in _chunks(n, plan.bins * 2 * max(c_in, c_out) * x.itemsize):
-        xs = spectrum(x[lo:hi], plan, plan.offsets)
-        gs = spectrum(g[lo:hi], plan, (0, 0))
-        np.matmul(xs.transpose(1, 2, 0), gs.transpose(1, 0, 2), out=part if lo else acc)
+        split = _split(hi - lo, plan)
+        if split is None:
+            xs = spectrum(x[lo:hi], plan, plan.offsets)
+            gs = spectrum(g[lo:hi], plan, (0, 0))
+            np.matmul(xs.transpose(1, 2, 0), gs.transpose(1, 0, 2), out=part if lo else acc)
+        else:
+            _filter_product_split(x[lo:hi], g[lo:hi], plan, part if lo else acc, *split)
         if lo:
             acc += part
     p = acc.reshape(plan.bins, 2, c_in, 2, c_out)
@@ -247,3 +304,23 @@ def _filter_inverse(plan: Plan, dtype) -> np.ndarray:
     taps = _tap_phases(plan, 1.0, np.float64)  # cos, sin of +phase
     m = np.concatenate([taps[0].T * weight, -taps[1].T * weight], axis=1)
     return m.astype(dtype)
+
+
+def _filter_product_split(x, g, plan: Plan, out, items, bins) -> None:
+    """`out[bin] = X[bin]^T conj-block G[bin]` of one batch chunk on the intra-op helpers:
+    both transforms over item ranges, then the products over bin ranges."""
+    xs = np.empty((x.shape[0], plan.bins, 2 * x.shape[3]), dtype=x.dtype)
+    gs = np.empty((g.shape[0], plan.bins, 2 * g.shape[3]), dtype=g.dtype)
+
+    def transform(i: int) -> None:
+        lo, hi = items[i]
+        spectrum(x[lo:hi], plan, plan.offsets, out=xs[lo:hi])
+        spectrum(g[lo:hi], plan, (0, 0), out=gs[lo:hi])
+
+    def product(i: int) -> None:
+        lo, hi = bins[i]
+        np.matmul(xs[:, lo:hi].transpose(1, 2, 0), gs[:, lo:hi].transpose(1, 0, 2),
+                  out=out[lo:hi])
+
+    intra_op.run_parts(transform, len(items))
+    intra_op.run_parts(product, len(bins))

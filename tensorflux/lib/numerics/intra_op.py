@@ -1,18 +1,26 @@
-"""Intra-op split of large matrix products into row chunks run on concurrent threads.
+"""Intra-op split: large kernels cut into parts run on concurrent threads.
 
 When the process's BLAS runs one thread (the thread budget gives it one when other processes
 keep our cores busy: OpenBLAS's spin-waiting threads collapse under contention), a large
-product still gets one runnable thread, while TF's intra-op pool runs one per core and so
-gets a larger share of the CPUs from the scheduler. `matmul` cuts such a product into row
-chunks of `a` and runs them at once: one in the calling thread, the others on the helpers of
-a `submit(fn) -> bool` callable (NumPy releases the GIL inside BLAS), each chunk with the
-process's single BLAS thread and no spin synchronisation.
+kernel still gets one runnable thread, while TF's intra-op pool runs one per core and so
+gets a larger share of the CPUs from the scheduler. Kernels here are cut into parts run at
+once: one in the calling thread, the others on the helpers of a `submit(fn) -> bool`
+callable, each part with the process's single BLAS thread and no spin synchronisation.
+
+- `matmul` cuts a product into row chunks of `a` (or column chunks of `b`).
+- `run_parts(fn, parts)` runs any `fn(i)` over parts: the convolutions (`conv2d`,
+  `conv_fft`: im2col pieces, transforms per batch range, products per frequency bin) and the
+  compiled pooling kernels (`pooling_jit`: batch ranges) use it. Their parts are the very
+  products and loops of the unsplit kernel (only the thread running them differs), so split
+  values equal unsplit ones bit for bit; `matmul`'s row chunks equal them only as far as BLAS
+  gives each row the same sums whatever the row count (it does at these sizes in practice).
+  The bulk of a part must release the GIL (BLAS, NumPy copies, numba `nogil` kernels).
 
 The runtime decides the split (`configure(splits, submit)`, from the thread budget); this
 module imports nothing of it. With `splits == 1` (the default, a quiet machine, BLAS with
-several threads) `matmul` is `np.matmul` after one comparison. Chunks are claimed from a
-shared counter, so a helper that never starts (a busy pool) costs nothing: the caller runs
-every chunk nobody claimed, and only waits for chunks a helper is running.
+several threads) `matmul` is `np.matmul` and `run_parts` a loop after one comparison. Parts
+are claimed from a shared counter, so a helper that never starts (a busy pool) costs nothing:
+the caller runs every part nobody claimed, and only waits for parts a helper is running.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ CHUNKS_PER_THREAD = 2
 # [splits, submit]: set by the runtime (`configure`); one list so a read is one lookup.
 _STATE = [1, None]
 
-__all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "matmul"]
+__all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "matmul", "run_parts",
+           "balanced_parts"]
 
 
 def configure(splits: int, submit=None) -> None:
@@ -85,6 +94,47 @@ def _split_matmul(a, b, out, parts: int, threads: int, submit) -> np.ndarray:
     by_rows = m >= n
     size = m if by_rows else n
     bounds = [size * i // parts for i in range(parts + 1)]
+
+    def part(i: int) -> None:
+        lo, hi = bounds[i], bounds[i + 1]
+        if by_rows:
+            np.matmul(a[lo:hi], b, out=out[lo:hi])
+        else:
+            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+
+    _run(part, parts, threads, submit)
+    return out
+
+
+def run_parts(fn, parts: int) -> None:
+    """Calls `fn(i)` for every `i` in `range(parts)`, on the caller and up to `splits() - 1`
+    helpers at once (inline, in order, when the split is off or there is one part).
+
+    Parts are claimed from a shared counter, so a helper that never starts costs nothing;
+    `fn` must release the GIL for its bulk (BLAS, NumPy copies, numba `nogil` kernels) and
+    write only its own part of the result. The first error of any part is raised here once
+    every claimed part has finished.
+
+    Args:
+        fn: `fn(i) -> None`, one part of the work.
+        parts: the number of parts.
+    """
+    threads = min(_STATE[0], parts)
+    if threads <= 1:
+        for i in range(parts):
+            fn(i)
+        return
+    _run(fn, parts, threads, _STATE[1])
+
+
+def balanced_parts(size: int, parts: int) -> list:
+    """`parts` contiguous `(lo, hi)` ranges covering `range(size)`, sizes differing by at most 1
+    (fewer when `size < parts`; none when `size == 0`)."""
+    parts = max(1, min(int(parts), size))
+    return [(size * i // parts, size * (i + 1) // parts) for i in range(parts)] if size else []
+
+
+def _run(fn, parts: int, threads: int, submit) -> None:
     lock = threading.Lock()
     finished = threading.Condition(lock)
     state = {"next": 0, "done": 0, "error": None}
@@ -96,12 +146,8 @@ def _split_matmul(a, b, out, parts: int, threads: int, submit) -> np.ndarray:
                 if i >= parts:
                     return
                 state["next"] = i + 1
-            lo, hi = bounds[i], bounds[i + 1]
             try:
-                if by_rows:
-                    np.matmul(a[lo:hi], b, out=out[lo:hi])
-                else:
-                    np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+                fn(i)
             except BaseException as err:  # NOTE: re-raised in the caller's thread
                 with lock:
                     state["error"] = state["error"] or err
@@ -119,4 +165,3 @@ def _split_matmul(a, b, out, parts: int, threads: int, submit) -> np.ndarray:
             finished.wait()
         if state["error"] is not None:
             raise state["error"]
-    return out

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.lib.numerics import intra_op
 from tensorflux.lib.numerics import jit as jit_mod
 
 SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# Inputs of at least this many bytes are pooled in batch ranges on the intra-op helpers (when
+# the split is on); smaller ones are not worth a thread hand-off.
+SPLIT_MIN_BYTES = 512 << 10
 
 
 def supports(*arrays) -> bool:
@@ -45,11 +49,25 @@ def _check_grad(g: np.ndarray, x_shape, oh: int, ow: int, what: str) -> None:
                          f"{list(g.shape)}")
 
 
+def _batches(fn, n: int, nbytes: int) -> None:
+    """`fn(lo, hi)` over the whole batch, or over batch ranges on the intra-op helpers when
+    the split is on and the input large. Every kernel here computes each batch item on its
+    own, so ranges give the very values of one call."""
+    threads = intra_op.splits()
+    if threads <= 1 or n <= 1 or nbytes < SPLIT_MIN_BYTES:
+        fn(0, n)
+        return
+    ranges = intra_op.balanced_parts(n, threads * intra_op.CHUNKS_PER_THREAD)
+    intra_op.run_parts(lambda i: fn(*ranges[i]), len(ranges))
+
+
 def max_pool(x: np.ndarray, geo) -> np.ndarray:
     """MaxPool of NHWC `x` (see `conv2d.max_pool`)."""
     kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
     out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
-    _max_pool(np.ascontiguousarray(x), kh, kw, sh, sw, top, left, out)
+    x = np.ascontiguousarray(x)
+    _batches(lambda lo, hi: _max_pool(x[lo:hi], kh, kw, sh, sw, top, left, out[lo:hi]),
+             x.shape[0], x.nbytes)
     return out
 
 
@@ -59,8 +77,9 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
     n, h, wd, c = x.shape
     dx = np.zeros((n, h * wd, c), dtype=g.dtype)
-    _max_pool_grad(np.ascontiguousarray(x), np.ascontiguousarray(g), kh, kw, sh, sw, top,
-                   left, dx)
+    x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
+    _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
+                                           dx[lo:hi]), n, x.nbytes)
     return dx.reshape(x.shape)
 
 
@@ -68,7 +87,9 @@ def avg_pool(x: np.ndarray, geo) -> np.ndarray:
     """AvgPool of NHWC `x`: each window's real inputs averaged (see `conv2d.avg_pool`)."""
     kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
     out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
-    _avg_pool(np.ascontiguousarray(x), kh, kw, sh, sw, top, left, out)
+    x = np.ascontiguousarray(x)
+    _batches(lambda lo, hi: _avg_pool(x[lo:hi], kh, kw, sh, sw, top, left, out[lo:hi]),
+             x.shape[0], x.nbytes)
     return out
 
 
@@ -77,7 +98,9 @@ def avg_pool_grad(input_shape, g: np.ndarray, geo) -> np.ndarray:
     kh, kw, sh, sw, top, left, oh, ow = _window(tuple(input_shape), geo)
     _check_grad(g, tuple(input_shape), oh, ow, "AvgPoolGrad")
     dx = np.zeros(tuple(input_shape), dtype=g.dtype)
-    _avg_pool_grad(np.ascontiguousarray(g), kh, kw, sh, sw, top, left, dx)
+    g = np.ascontiguousarray(g)
+    _batches(lambda lo, hi: _avg_pool_grad(g[lo:hi], kh, kw, sh, sw, top, left, dx[lo:hi]),
+             dx.shape[0], dx.nbytes)
     return dx
 
 

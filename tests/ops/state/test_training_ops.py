@@ -172,3 +172,31 @@ def test_update_requires_a_variable():
             from tensorflux.ops.state import training_ops
 
             training_ops.ApplyGradientDescent(tf.constant(VAR), LR, GRAD)
+
+
+@pytest.mark.parametrize("shape", [(600, 513), (1 << 18,), (3, 7)])
+@pytest.mark.parametrize("splits", [1, 3])
+def test_large_gradient_descent_update_in_ranges_equals_one_pass(shape, splits):
+    """Large ApplyGradientDescent updates run in row ranges (on the intra-op helpers when the
+    split is on): the values are those of `var - alpha * delta` in one pass."""
+    from tensorflux.lib.numerics import intra_op
+    from tensorflux.ops.state import training_ops
+    from tensorflux.runtime import thread_budget
+
+    rng = np.random.RandomState(1)
+    var0 = rng.standard_normal(shape).astype(np.float32)
+    delta = rng.standard_normal(shape).astype(np.float32)
+    alpha = np.float32(0.37)
+    pool = thread_budget.KernelPool(2, "test-gd", counted=False)
+    with tf.Graph().as_default():
+        v = tf.Variable(var0)
+        update = training_ops.ApplyGradientDescent(v, alpha, delta)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            intra_op.configure(splits, pool.try_run)
+            try:
+                sess.run(update.op)
+            finally:
+                intra_op.configure(1)
+                pool.close()
+            np.testing.assert_array_equal(sess.run(v), var0 - alpha * delta)
