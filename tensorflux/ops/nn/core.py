@@ -13,7 +13,8 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -447,17 +448,47 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF1 signature
     return TopKV2(input, k, sorted=sorted, name=name)
 
 
-def _pick_axis(axis, dim) -> int:
+def _pick_axis(axis, dim):
+    """The axis as an int, or as an int32 Tensor when its value is only known at run time."""
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
     axis = dim if axis is None else axis
-    return -1 if axis is None else int(axis)
+    if axis is None:
+        return -1
+    if isinstance(axis, (int, np.integer)):
+        return int(axis)
+    axis = convert_to_tensor(axis, name="axis")
+    value = constant_value(axis)
+    return axis if value is None else int(value)
 
 
-def _on_axis(op_def, logits, axis: int, name):
+def _on_dynamic_axis(op_def, logits, axis, name):
+    """`_on_axis` for an axis Tensor: swaps it with the last axis through a run-time perm.
+
+    An axis outside [-rank, rank) makes the perm invalid, so Transpose fails at run time with
+    InvalidArgumentError, as in TF.
+    """
+    rank = array_ops.rank(logits)
+    axis = math_ops.cast(axis, dtypes.int32)
+    axis = array_ops.where(math_ops.less(axis, 0), axis + rank, axis)
+    axis = array_ops.where(math_ops.less(axis, 0), rank, axis)  # still negative: out of range
+    positions = math_ops.range(rank)
+    last = rank - 1
+    perm = array_ops.where(math_ops.equal(positions, axis), array_ops.fill([rank], last),
+                           array_ops.where(math_ops.equal(positions, last),
+                                           array_ops.fill([rank], axis), positions))
+    swapped = op_def(array_ops.transpose(logits, perm))
+    result = array_ops.transpose(swapped, perm, name=name)
+    result.set_shape(logits.shape)
+    return result
+
+
+def _on_axis(op_def, logits, axis, name):
     """Applies a last-axis op along `axis` by swapping it with the last axis (static rank)."""
 
     logits = convert_to_tensor(logits)
+    if isinstance(axis, Tensor):
+        return _on_dynamic_axis(op_def, logits, axis, name)
     rank = logits.shape.ndims
     if axis == -1 or (rank is not None and axis == rank - 1):
         return op_def(logits, name=name)
