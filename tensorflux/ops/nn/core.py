@@ -96,9 +96,10 @@ SoftmaxCrossEntropyWithLogits = define_op(
 
 @SoftmaxCrossEntropyWithLogits.shape_fn
 def _softmax_xent_shape(features, labels):
-    if features.ndims not in (None, 2) or labels.ndims not in (None, 2):
-        raise ValueError(f"logits and labels must be rank 2 (broadcastable), got shapes "
-                         f"{features} and {labels}")
+    for what, shape in (("logits", features), ("labels", labels)):
+        if shape.ndims not in (None, 2):
+            raise ValueError(f"Shape must be rank 2, but is rank {shape.ndims}: {what} of shape "
+                             f"{shape} (logits and labels are broadcastable matrices)")
     both = broadcast_shape(features.with_rank(2), labels.with_rank(2))
     return [TensorShape([both.dims[0]]), both]
 
@@ -148,11 +149,16 @@ def _sparse_softmax_xent_shape(features, labels):
 
 @SparseSoftmaxCrossEntropyWithLogits.kernel
 def _sparse_softmax_xent_kernel(features, labels):
-    if features.ndim != 2 or labels.ndim != 1 or features.shape[0] != labels.shape[0]:
+    if features.ndim != 2:
         raise errors.InvalidArgumentError(
-            None, None, f"logits must be 2-D and labels 1-D with the same first dimension, got "
-                        f"logits shape {list(features.shape)} and labels shape "
-                        f"{list(labels.shape)}")
+            None, None, f"logits must be 2-D, but got shape {list(features.shape)}")
+    if labels.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"labels must be 1-D, but got shape {list(labels.shape)}")
+    if features.shape[0] != labels.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits and labels must have the same first dimension, got logits "
+                        f"shape {list(features.shape)} and labels shape {list(labels.shape)}")
     classes = features.shape[1]
     bad = (labels < 0) | (labels >= classes)
     if bad.any():
