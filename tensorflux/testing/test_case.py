@@ -229,6 +229,10 @@ class TestCase(ArrayAssertions, unittest.TestCase):
         with manager as sess:
             yield sess
 
+    def _GetNdArray(self, a):  # noqa: N802 - TF's private helper, used by its kernel tests
+        """`a` as an ndarray."""
+        return a if isinstance(a, np.ndarray) else np.array(a)
+
     def evaluate(self, tensors):
         """Runs a (nested structure of) Tensors in the default session and returns the values.
 
