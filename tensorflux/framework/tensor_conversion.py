@@ -73,7 +73,7 @@ def _infer_numpy(value, dtype):
                 raise TypeError(f"Value {value!r} does not fit in {dtype.name}.")
         return array.astype(np_dtype)
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "US":
+        if value.dtype.kind in "USO":  # object arrays of Python str/bytes are string tensors
             return _string_array(value)
         return value
     if isinstance(value, np.generic):

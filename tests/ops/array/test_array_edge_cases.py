@@ -75,3 +75,17 @@ def test_shapes_and_dimensions_convert_to_int_constants():
 def test_reshape_indivisible_names_the_divisor():
     with pytest.raises(ValueError, match="evenly divisible by 7 but is 30"):
         tf.reshape(tf.zeros([5, 6]), [7, -1])
+
+
+def test_object_arrays_of_python_strings_are_string_tensors():
+    words = np.array([["ab", "c"], ["", "d"]], dtype=object)
+    suffix = np.array("!", dtype=object)
+    t = tf.constant(words)
+    assert t.dtype == tf.string
+    got = run([t + suffix, words + tf.constant(suffix), tf.equal(words, t)])
+    expected = np.array([[w.encode() + b"!" for w in row] for row in words], dtype=object)
+    np.testing.assert_array_equal(got[0], expected)
+    np.testing.assert_array_equal(got[1], expected)
+    assert got[2].all()
+    with pytest.raises(TypeError, match="Expected string"):
+        tf.constant(np.array([1, None], dtype=object))
