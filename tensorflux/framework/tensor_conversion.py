@@ -12,6 +12,7 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor import Operation, Tensor
+from tensorflux.framework.tensor_shape import Dimension, TensorShape
 
 _CONVERSION_FUNCTIONS: list = []  # (priority, base_type, fn)
 
@@ -22,8 +23,25 @@ def register_tensor_conversion_function(base_type, conversion_func, priority: in
     _CONVERSION_FUNCTIONS.sort(key=lambda item: item[0])
 
 
+def _shape_values(value):
+    """`TensorShape`s and `Dimension`s (also inside lists) as ints, as TF converts them."""
+    if isinstance(value, TensorShape):
+        if not value.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
+        return value.as_list()
+    if isinstance(value, Dimension):
+        if value.value is None:
+            raise ValueError("Cannot convert an unknown Dimension to a Tensor.")
+        return value.value
+    if isinstance(value, (list, tuple)) and any(
+            isinstance(v, (Dimension, TensorShape, list, tuple)) for v in value):
+        return [_shape_values(v) for v in value]
+    return value
+
+
 def _infer_numpy(value, dtype):
     """Returns an ndarray for a Python/NumPy value with TF's dtype inference."""
+    value = _shape_values(value)
     if dtype is not None:
         np_dtype = dtype.as_numpy_dtype
         if dtype.base_dtype is dtypes.string:
@@ -55,7 +73,7 @@ def _infer_numpy(value, dtype):
                 raise TypeError(f"Value {value!r} does not fit in {dtype.name}.")
         return array.astype(np_dtype)
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "US":
+        if value.dtype.kind in "USO":  # object arrays of Python str/bytes are string tensors
             return _string_array(value)
         return value
     if isinstance(value, np.generic):

@@ -18,6 +18,7 @@ from tensorflux.ops.nn import core as _nn_core
 from tensorflux.ops.nn import functions as _nn_functions
 from tensorflux.ops.nn import activations as _nn_activations
 from tensorflux.ops.control_flow import primitives as _control_flow
+from tensorflux.ops.math import weights_broadcast as _weights_broadcast
 
 
 
@@ -69,9 +70,16 @@ def _squeeze_labels(labels, logits, weights):
         labels = _control_flow.cond(same_rank, lambda: _array_ops.squeeze(labels, [-1]),
                                     lambda: labels)
     weights = _convert_to_tensor(_checked_weights(weights))
-    if labels.shape.ndims is not None and weights.shape.ndims is not None and \
-            weights.shape.ndims - labels.shape.ndims == 1:
-        weights = _array_ops.squeeze(weights, [-1])
+    weights_rank = weights.shape.ndims
+    if weights_rank == 0:
+        return labels, logits, weights
+    if labels.shape.ndims is not None and weights_rank is not None:
+        if weights_rank - labels.shape.ndims == 1:
+            weights = _array_ops.squeeze(weights, [-1])
+    elif weights_rank is None or weights.shape[-1].is_compatible_with(1):
+        rank_diff = _array_ops.rank(weights) - _array_ops.rank(labels)
+        weights = _control_flow.cond(_math_ops.equal(1, rank_diff),
+                                     lambda: _array_ops.squeeze(weights, [-1]), lambda: weights)
     return labels, logits, weights
 
 
@@ -82,6 +90,20 @@ def _num_present(losses, weights):
     return _math_ops.reduce_sum(present)
 
 
+def _reduce_weighted(losses, weights, reduction):
+    weighted = _math_ops.multiply(losses, weights)
+    if reduction == Reduction.NONE:
+        return weighted
+    loss = _math_ops.reduce_sum(weighted)
+    if reduction == Reduction.MEAN:
+        return _safe_div(loss, _math_ops.reduce_sum(_array_ops.ones_like(losses) * weights))
+    if reduction in (Reduction.SUM_BY_NONZERO_WEIGHTS, Reduction.SUM_OVER_NONZERO_WEIGHTS):
+        return _safe_div(loss, _num_present(losses, weights))
+    if reduction == Reduction.SUM_OVER_BATCH_SIZE:
+        return _safe_div(loss, _math_ops.cast(_array_ops.size(losses), loss.dtype))
+    return loss
+
+
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weights, reduces and collects per-element `losses`."""
@@ -89,22 +111,13 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
     graph = graph_mod.get_default_graph()
     with graph.name_scope(scope or "weighted_loss"):
         losses = _convert_to_tensor(losses)
+        weights = _convert_to_tensor(_checked_weights(weights))
+        check = _weights_broadcast.assert_broadcastable(weights, losses)
         dtype = losses.dtype.base_dtype
         losses = _math_ops.cast(losses, _dtypes.float32) if dtype != _dtypes.float64 else losses
-        weights = _math_ops.cast(_convert_to_tensor(_checked_weights(weights)),
-                          losses.dtype.base_dtype)
-        weighted = _math_ops.multiply(losses, weights)
-        if reduction == Reduction.NONE:
-            loss = weighted
-        else:
-            loss = _math_ops.reduce_sum(weighted)
-            if reduction == Reduction.MEAN:
-                loss = _safe_div(loss, _math_ops.reduce_sum(_array_ops.ones_like(losses) * weights))
-            elif reduction in (Reduction.SUM_BY_NONZERO_WEIGHTS,
-                               Reduction.SUM_OVER_NONZERO_WEIGHTS):
-                loss = _safe_div(loss, _num_present(losses, weights))
-            elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_div(loss, _math_ops.cast(_array_ops.size(losses), loss.dtype))
+        weights = _math_ops.cast(weights, losses.dtype.base_dtype)
+        with graph.control_dependencies([check]):
+            loss = _reduce_weighted(losses, weights, reduction)
         loss = _math_ops.cast(loss, dtype) if dtype != loss.dtype.base_dtype and dtype.is_floating \
             else loss
         if loss_collection is not None:
@@ -152,6 +165,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         if label_smoothing > 0:
             classes = _math_ops.cast(_array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             labels = labels * (1 - label_smoothing) + label_smoothing / classes
+        logits.shape.assert_is_compatible_with(labels.shape)
         losses = _nn_functions.softmax_cross_entropy_with_logits_v2(
             labels=_array_ops.stop_gradient(labels), logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -175,6 +189,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
         labels = _math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
         if label_smoothing > 0:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
+        logits.shape.assert_is_compatible_with(labels.shape)
         losses = _nn_functions.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
                                                                  name="xentropy")
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -186,6 +201,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
     with _scope(scope, "mean_squared_error") as name:
         predictions = _convert_to_tensor(predictions)
         labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        predictions.shape.assert_is_compatible_with(labels.shape)
         losses = _math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
@@ -196,6 +212,7 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
     with _scope(scope, "absolute_difference") as name:
         predictions = _convert_to_tensor(predictions)
         labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        predictions.shape.assert_is_compatible_with(labels.shape)
         losses = _math_ops.abs(predictions - labels)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
@@ -206,6 +223,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
     with _scope(scope, "huber_loss") as name:
         predictions = _convert_to_tensor(predictions)
         labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        predictions.shape.assert_is_compatible_with(labels.shape)
         error = _math_ops.abs(predictions - labels)
         quadratic = _math_ops.minimum(error, delta)
         linear = error - quadratic
@@ -218,6 +236,7 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
     with _scope(scope, "log_loss") as name:
         predictions = _convert_to_tensor(predictions)
         labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        predictions.shape.assert_is_compatible_with(labels.shape)
         losses = -_math_ops.multiply(labels,
                                      _math_ops.log(predictions + epsilon)) - _math_ops.multiply(
             1 - labels, _math_ops.log(1 - predictions + epsilon))
@@ -229,6 +248,7 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKey
     with _scope(scope, "hinge_loss") as name:
         logits = _convert_to_tensor(logits)
         labels = _math_ops.cast(labels, logits.dtype.base_dtype)
+        logits.shape.assert_is_compatible_with(labels.shape)
         signed = 2 * labels - 1
         losses = _nn_activations.relu(1 - signed * logits)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
@@ -243,6 +263,7 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     with _scope(scope, "cosine_distance_loss") as name:
         predictions = _convert_to_tensor(predictions)
         labels = _math_ops.cast(labels, predictions.dtype.base_dtype)
+        predictions.shape.assert_is_compatible_with(labels.shape)
         losses = 1 - _math_ops.reduce_sum(labels * predictions, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, name, loss_collection, reduction)
 
@@ -257,19 +278,22 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
         labels = _math_ops.cast(labels, _dtypes.float32)
         predictions = _math_ops.cast(predictions, _dtypes.float32)
         predictions.shape.assert_is_compatible_with(labels.shape)
-        diffs = predictions - labels
-        axis = _math_ops.range(1, _array_ops.rank(diffs))
-        present = _math_ops.where(_math_ops.equal(weights, 0.0), _array_ops.zeros_like(weights),
-                           _array_ops.ones_like(weights)) * _array_ops.ones_like(diffs)
-        count = _math_ops.reduce_sum(present, axis=axis, keepdims=True)
-        sum_sq = _math_ops.reduce_sum(_math_ops.square(diffs), axis=axis, keepdims=True)
-        term1 = 2.0 * _math_ops.div_no_nan(sum_sq, count - 1, name="value")
-        sum_diff = _math_ops.reduce_sum(diffs, axis=axis, keepdims=True)
-        term2 = 2.0 * _math_ops.div_no_nan(_math_ops.square(sum_diff), count * (count - 1),
-                                           name="value")
-        loss = _math_ops.reduce_sum((term1 - term2) * weights)
-        mean_loss = _math_ops.where(_math_ops.reduce_sum(count) > 0, loss,
-                                    _array_ops.zeros_like(loss), name="value")
-        if loss_collection is not None:
-            graph_mod.get_default_graph().add_to_collection(loss_collection, mean_loss)
-        return mean_loss
+        check = _weights_broadcast.assert_broadcastable(weights, labels)
+        with graph_mod.get_default_graph().control_dependencies([check]):
+            diffs = predictions - labels
+            axis = _math_ops.range(1, _array_ops.rank(diffs))
+            present = _math_ops.where(_math_ops.equal(weights, 0.0),
+                                      _array_ops.zeros_like(weights),
+                                      _array_ops.ones_like(weights)) * _array_ops.ones_like(diffs)
+            count = _math_ops.reduce_sum(present, axis=axis, keepdims=True)
+            sum_sq = _math_ops.reduce_sum(_math_ops.square(diffs), axis=axis, keepdims=True)
+            term1 = 2.0 * _math_ops.div_no_nan(sum_sq, count - 1, name="value")
+            sum_diff = _math_ops.reduce_sum(diffs, axis=axis, keepdims=True)
+            term2 = 2.0 * _math_ops.div_no_nan(_math_ops.square(sum_diff), count * (count - 1),
+                                               name="value")
+            loss = _math_ops.reduce_sum((term1 - term2) * weights)
+            mean_loss = _math_ops.where(_math_ops.reduce_sum(count) > 0, loss,
+                                        _array_ops.zeros_like(loss), name="value")
+            if loss_collection is not None:
+                graph_mod.get_default_graph().add_to_collection(loss_collection, mean_loss)
+            return mean_loss

@@ -136,3 +136,58 @@ def test_softmax_cross_entropy_flattens_labels_to_logits_shape():
                                                       logits=tf.constant(LOGITS))
     assert loss.shape.as_list() == [3]
     np.testing.assert_allclose(run(loss), -(_log_softmax(LOGITS) * labels).sum(-1), rtol=1e-5)
+
+
+RAW = np.arange(24, dtype=np.float64).reshape(3, 2, 4)
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 2), (2, 2, 2, 2), (1, 2)])
+def test_compute_weighted_loss_rejects_weights_that_do_not_broadcast(shape):
+    weights = np.ones(shape)
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        tf.losses.compute_weighted_loss(RAW, weights=weights)
+    fed = tf.placeholder(tf.float64)
+    loss = tf.losses.compute_weighted_loss(RAW, weights=fed)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="can not be broadcast"):
+        run(loss, {fed: weights})
+
+
+def test_compute_weighted_loss_with_fed_broadcastable_weights():
+    weights = np.array([[[2.0]], [[0.0]], [[1.0]]])
+    fed = tf.placeholder(tf.float64)
+    loss = tf.losses.compute_weighted_loss(RAW, weights=fed)
+    expected = (RAW * weights).sum() / np.count_nonzero(weights * np.ones_like(RAW))
+    np.testing.assert_allclose(run(loss, {fed: weights}), expected)
+
+
+def test_softmax_cross_entropy_rejects_per_class_weights():
+    labels = np.eye(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="weights can not be broadcast"):
+        tf.losses.softmax_cross_entropy(labels, LOGITS[:, :3], weights=np.ones([3, 3]))
+
+
+@pytest.mark.parametrize("loss_fn", [tf.losses.hinge_loss, tf.losses.mean_squared_error,
+                                     tf.losses.absolute_difference, tf.losses.log_loss,
+                                     tf.losses.sigmoid_cross_entropy, tf.losses.huber_loss])
+def test_losses_reject_labels_of_another_shape(loss_fn):
+    with pytest.raises(ValueError, match="incompatible"):
+        loss_fn(tf.constant([0.0, 1.0]), tf.constant([[0.3], [0.6]]))
+
+
+def test_sparse_softmax_weights_of_unknown_rank_lose_their_column():
+    fed_weights = tf.placeholder(tf.float32)
+    loss = tf.losses.sparse_softmax_cross_entropy(IDS.reshape(3, 1), LOGITS, fed_weights)
+    weights = np.array([[1.5], [0.0], [2.0]], np.float32)
+    per_row = -_log_softmax(LOGITS)[np.arange(3), IDS]
+    expected = (per_row * weights[:, 0]).sum() / 2.0
+    np.testing.assert_allclose(run(loss, {fed_weights: weights}), expected, rtol=1e-6)
+
+
+def test_mean_pairwise_squared_error_weights_must_broadcast_to_labels():
+    labels = np.zeros([2, 3, 3], np.float32)
+    with pytest.raises(ValueError, match="weights can not be broadcast"):
+        tf.losses.mean_pairwise_squared_error(labels, labels + 1, weights=np.ones(2))
+    fed = tf.placeholder(tf.float32)
+    loss = tf.losses.mean_pairwise_squared_error(labels, labels + 1, weights=fed)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="can not be broadcast"):
+        run(loss, {fed: np.ones(2)})

@@ -33,6 +33,7 @@ HELPER_MODULES = {
     "control_flow/util.py": "nested structures and context queries for control flow",
     "random/seed.py": "graph- and op-level seed rules (TF1 get_seed)",
     "linalg/batch_matrix.py": "shape and kernel helpers of the batched-matrix ops",
+    "math/weights_broadcast.py": "loss/metric weights checks (Assert) and broadcast, from ops",
     # graph construction that is not an op
     "autodiff/gradients.py": "tf.gradients: the backprop driver over registered gradients",
     "autodiff/custom_gradient.py": "tf.custom_gradient (gradient overrides of subgraphs)",

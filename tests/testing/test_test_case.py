@@ -239,6 +239,24 @@ class LifecycleTest(tf.test.TestCase):
         with self.assertRaises(RuntimeError):
             sess_a.run(tf.constant(1.0))
 
+    def test_test_session_is_skipped_in_set_up_and_entered_lazily(self):
+        opened = []
+
+        class OwnSetUp(tf.test.TestCase):
+            def setUp(self):  # noqa: N802 - overrides without calling TestCase.setUp
+                pass
+
+            def test_x(self):
+                with self.test_session() as sess:
+                    opened.append(sess.run(tf.constant(3)))
+
+        result = _run(OwnSetUp)
+        # With its own setUp, the collected `test_session` only builds a context manager
+        # (nothing entered, no session): it passes, as in TF.
+        self.assertEqual((result.testsRun, len(result.skipped)), (2, 0))
+        self.assertEqual(result.errors + result.failures, [])
+        self.assertEqual(opened, [3])
+
     def test_checked_thread_propagates_exception_on_join(self):
         def boom():
             raise ValueError("from the thread")

@@ -272,13 +272,14 @@ UniqueWithCountsV2 = define_op(
 def _unique_axis(axis, rank, error):
     """The axis of a UniqueV2 `axis` vector (None: the 1-D case), checked as TF does."""
     values = [int(v) for v in np.asarray(axis).reshape(-1)]
-    if np.ndim(axis) > 1 or len(values) > 1:
-        raise error(f"axis expects a 1D vector with at most one element, got {values}")
+    if np.ndim(axis) > 1:
+        raise error(f"axis expects a 1D vector, got shape {list(np.shape(axis))}")
+    if len(values) > 1:
+        raise error(f"axis does not support input tensors larger than 1 elements, got {values}")
     if not values:
         return None
     if rank is not None and not -rank <= values[0] < rank:
-        raise error(f"axis = {values[0]} is out of range for a tensor of rank {rank} "
-                    f"(expected [{-rank}, {rank}))")
+        raise error(f"axis expects to be in the range [{-rank}, {rank}), got {values[0]}")
     return values[0] % rank if rank else values[0]
 
 
@@ -290,7 +291,8 @@ def _unique_v2_shapes(x, axis, with_counts):
         return [TensorShape(None), TensorShape([None])] + counts
     a = _unique_axis(axis, x.ndims, ValueError)
     if a is None:
-        x.with_rank(1)
+        if x.ndims != 1:
+            raise ValueError(f"x expects a 1D vector when axis is empty, got shape {x}")
         return [TensorShape([None]), x] + ([TensorShape([None])] if with_counts else [])
     dims = x.as_list()
     dims[a] = None

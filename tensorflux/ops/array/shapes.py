@@ -197,8 +197,9 @@ def _reshape_dims(input: TensorShape, dims: list) -> list:
             out[unknown[0]] = missing
     elif len(unknown) == 1 and known > 0:
         if count % known:
-            raise ValueError(f"Cannot reshape a tensor with {count} elements to shape {dims}: "
-                             f"{count} is not divisible by {known}")
+            raise ValueError(f"Dimension size must be evenly divisible by {known} but is "
+                             f"{count}: cannot reshape a tensor with {count} elements to "
+                             f"shape {dims}")
         out[unknown[0]] = count // known
     return out
 

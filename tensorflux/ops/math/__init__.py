@@ -30,6 +30,7 @@ from tensorflux.ops.math import (
     clip,
     nan_safe,
     broadcast_gradient,
+    weights_broadcast,
 )
 
 __all__ = [name for module in (binary, casting, comparison, matrix_product, reduction, segment,

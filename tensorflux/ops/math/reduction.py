@@ -70,6 +70,9 @@ def _reduction_shape(input, reduction_indices, *, keep_dims):
         if keep_dims and input.ndims is not None:
             return TensorShape([None] * input.ndims)
         return TensorShape(None)
+    if np.ndim(reduction_indices) > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank "
+                         f"{np.ndim(reduction_indices)} (reduction_indices)")
     axes = np.asarray(reduction_indices).reshape(-1)
     if input.ndims is None:
         return TensorShape(None) if axes.size else input

@@ -62,6 +62,33 @@ def _accumulate(kind, data, ids, rows):
     return out
 
 
+def check_sorted_segment_ids(ids: np.ndarray, rows: int) -> None:
+    """TF's run-time checks of sorted segment ids, in its order: the last id is >= 0; then, for
+    each run of equal ids, the next run's id is larger and this run's id is in [0, rows).
+
+    Raises:
+        InvalidArgumentError: naming the first rule broken.
+    """
+    if ids.size == 0:
+        return
+    if ids[-1] < 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"segment ids must be >= 0, got {int(ids[-1])} as the last id")
+    runs = ids[np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])]
+    decreasing = np.r_[runs[:-1] > runs[1:], False]
+    outside = (runs < 0) | (runs >= rows)
+    bad = decreasing | outside
+    if bad.any():
+        i = int(np.argmax(bad))
+        if decreasing[i]:
+            raise errors.InvalidArgumentError(
+                None, None, f"segment ids are not increasing: {int(runs[i])} is followed by "
+                            f"{int(runs[i + 1])}")
+        raise errors.InvalidArgumentError(
+            None, None, f"Segment id {int(runs[i])} out of range [0, {rows}), possibly because "
+                        "'segment_ids' input is not sorted.")
+
+
 def _sorted_kernel(kind):
     def kernel(data, segment_ids):
         ids = np.asarray(segment_ids)
@@ -72,12 +99,8 @@ def _sorted_kernel(kind):
                             f"{list(ids.shape)})")
         if ids.size == 0:
             return np.zeros((0,) + data.shape[1:], data.dtype)
-        if ids[0] < 0:
-            raise errors.InvalidArgumentError(None, None,
-                                              f"segment ids must be >= 0, got {ids[0]}")
-        if np.any(ids[1:] < ids[:-1]):
-            raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
         rows = int(ids[-1]) + 1
+        check_sorted_segment_ids(ids, rows)
         if kind == "mean":
             total = _accumulate("sum", data.astype(_acc(data.dtype), copy=False), ids, rows)
             counts = np.bincount(ids, minlength=rows).reshape((rows,) + (1,) * (data.ndim - 1))

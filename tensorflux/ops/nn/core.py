@@ -13,7 +13,8 @@ import numpy as np
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -95,9 +96,10 @@ SoftmaxCrossEntropyWithLogits = define_op(
 
 @SoftmaxCrossEntropyWithLogits.shape_fn
 def _softmax_xent_shape(features, labels):
-    if features.ndims not in (None, 2) or labels.ndims not in (None, 2):
-        raise ValueError(f"logits and labels must be rank 2 (broadcastable), got shapes "
-                         f"{features} and {labels}")
+    for what, shape in (("logits", features), ("labels", labels)):
+        if shape.ndims not in (None, 2):
+            raise ValueError(f"Shape must be rank 2, but is rank {shape.ndims}: {what} of shape "
+                             f"{shape} (logits and labels are broadcastable matrices)")
     both = broadcast_shape(features.with_rank(2), labels.with_rank(2))
     return [TensorShape([both.dims[0]]), both]
 
@@ -147,11 +149,16 @@ def _sparse_softmax_xent_shape(features, labels):
 
 @SparseSoftmaxCrossEntropyWithLogits.kernel
 def _sparse_softmax_xent_kernel(features, labels):
-    if features.ndim != 2 or labels.ndim != 1 or features.shape[0] != labels.shape[0]:
+    if features.ndim != 2:
         raise errors.InvalidArgumentError(
-            None, None, f"logits must be 2-D and labels 1-D with the same first dimension, got "
-                        f"logits shape {list(features.shape)} and labels shape "
-                        f"{list(labels.shape)}")
+            None, None, f"logits must be 2-D, but got shape {list(features.shape)}")
+    if labels.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"labels must be 1-D, but got shape {list(labels.shape)}")
+    if features.shape[0] != labels.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits and labels must have the same first dimension, got logits "
+                        f"shape {list(features.shape)} and labels shape {list(labels.shape)}")
     classes = features.shape[1]
     bad = (labels < 0) | (labels >= classes)
     if bad.any():
@@ -447,17 +454,47 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF1 signature
     return TopKV2(input, k, sorted=sorted, name=name)
 
 
-def _pick_axis(axis, dim) -> int:
+def _pick_axis(axis, dim):
+    """The axis as an int, or as an int32 Tensor when its value is only known at run time."""
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
     axis = dim if axis is None else axis
-    return -1 if axis is None else int(axis)
+    if axis is None:
+        return -1
+    if isinstance(axis, (int, np.integer)):
+        return int(axis)
+    axis = convert_to_tensor(axis, name="axis")
+    value = constant_value(axis)
+    return axis if value is None else int(value)
 
 
-def _on_axis(op_def, logits, axis: int, name):
+def _on_dynamic_axis(op_def, logits, axis, name):
+    """`_on_axis` for an axis Tensor: swaps it with the last axis through a run-time perm.
+
+    An axis outside [-rank, rank) makes the perm invalid, so Transpose fails at run time with
+    InvalidArgumentError, as in TF.
+    """
+    rank = array_ops.rank(logits)
+    axis = math_ops.cast(axis, dtypes.int32)
+    axis = array_ops.where(math_ops.less(axis, 0), axis + rank, axis)
+    axis = array_ops.where(math_ops.less(axis, 0), rank, axis)  # still negative: out of range
+    positions = math_ops.range(rank)
+    last = rank - 1
+    perm = array_ops.where(math_ops.equal(positions, axis), array_ops.fill([rank], last),
+                           array_ops.where(math_ops.equal(positions, last),
+                                           array_ops.fill([rank], axis), positions))
+    swapped = op_def(array_ops.transpose(logits, perm))
+    result = array_ops.transpose(swapped, perm, name=name)
+    result.set_shape(logits.shape)
+    return result
+
+
+def _on_axis(op_def, logits, axis, name):
     """Applies a last-axis op along `axis` by swapping it with the last axis (static rank)."""
 
     logits = convert_to_tensor(logits)
+    if isinstance(axis, Tensor):
+        return _on_dynamic_axis(op_def, logits, axis, name)
     rank = logits.shape.ndims
     if axis == -1 or (rank is not None and axis == rank - 1):
         return op_def(logits, name=name)

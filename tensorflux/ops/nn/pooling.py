@@ -50,6 +50,15 @@ def _unimplemented(message: str):
     return kernel
 
 
+def _refuse_batch_pooling(op_name: str, ksize, strides) -> None:
+    """Raised when the kernel is built, before any op of the step runs (TF's kernel
+    constructor check), so it comes before e.g. an unfed placeholder's error."""
+    if _pools_batch(ksize, strides):
+        raise errors.UnimplementedError(
+            None, None, f"{op_name}: {_BATCH_POOLING} (ksize {list(ksize)}, strides "
+                        f"{list(strides)}).")
+
+
 def _pool_shape(input: TensorShape, geo) -> TensorShape:
     n, h, w, c = conv_util.split_nhwc(input, geo.data_format)
     out_h = conv_util.output_size(h, geo.ksize[0], geo.strides[0], 1, geo.padding,
@@ -90,8 +99,8 @@ def _depth_window(ksize, strides, data_format):
         raise ValueError(f"Pooling is not yet supported on the batch dimension (ksize "
                          f"{list(ksize)}, strides {list(strides)})")
     if ksize[c] != strides[c]:
-        raise ValueError(f"Depthwise max pooling requires the depth window ({ksize[c]}) to "
-                         f"equal the depth stride ({strides[c]})")
+        raise ValueError(f"Depthwise max pooling requires the depth window to equal the depth "
+                         f"stride (window {ksize[c]}, stride {strides[c]})")
     return ksize[c]
 
 
@@ -100,10 +109,8 @@ def _depth_pool_shape(input: TensorShape, k: int, data_format: str) -> TensorSha
     c = 1 if data_format == "NCHW" else 3
     dims = list(input.as_list()) if input.ndims is not None else [None] * 4
     if dims[c] is not None:
-        if dims[c] % k:
-            raise ValueError(f"Depthwise max pooling requires the depth window ({k}) to evenly "
-                             f"divide the input depth ({dims[c]})")
-        dims[c] //= k
+        # NOTE: a window that does not divide the depth fails when the kernel runs, as in TF
+        dims[c] = None if dims[c] % k else dims[c] // k
     return TensorShape(dims)
 
 
@@ -121,14 +128,21 @@ def _depth_pool(x: np.ndarray, k: int, data_format: str) -> np.ndarray:
 def _pool_output_shape(input, ksize, strides, padding, data_format, explicit_paddings=()):
     if _pools_batch(ksize, strides):  # NOTE: as TF, fails when the kernel runs, not here
         ksize, strides = (1, *ksize[1:]), (1, *strides[1:])
-    k = _depth_window(ksize, strides, data_format)
+    try:
+        k = _depth_window(ksize, strides, data_format)
+    except ValueError:  # NOTE: as in TF, a bad depth window fails when the kernel runs
+        batch = input.with_rank(4).dims[0] if input.ndims is not None else None
+        return TensorShape([batch, None, None, None])
     if k is not None:
         return _depth_pool_shape(input, k, data_format)
     return _pool_shape(input, _window(ksize, strides, padding, data_format, explicit_paddings))
 
 
 def _max_pool_value(x, ksize, strides, padding, data_format, explicit_paddings=()):
-    k = _depth_window(ksize, strides, data_format)
+    try:
+        k = _depth_window(ksize, strides, data_format)
+    except ValueError as err:
+        raise errors.UnimplementedError(None, None, str(err)) from None
     if k is not None:
         return _depth_pool(x, k, data_format)
     geo = _window(ksize, strides, padding, data_format, explicit_paddings)
@@ -142,10 +156,11 @@ def _max_pool_shape(input, *, ksize, strides, padding, explicit_paddings, data_f
 
 @MaxPool.kernel(factory=True)
 def _max_pool_kernel(ksize, strides, padding, explicit_paddings, data_format):
-    if _pools_batch(ksize, strides):
-        return _unimplemented(f"MaxPool: {_BATCH_POOLING} (ksize {list(ksize)}, strides "
-                              f"{list(strides)}).")
-    k = _depth_window(ksize, strides, data_format)
+    _refuse_batch_pooling("MaxPool", ksize, strides)
+    try:
+        k = _depth_window(ksize, strides, data_format)
+    except ValueError as err:
+        return _unimplemented(f"MaxPool: {err}")
     if k is not None:
         return lambda x: _depth_pool(x, k, data_format)
     geo = _window(ksize, strides, padding, data_format, explicit_paddings)
@@ -355,9 +370,7 @@ def _avg_pool_shape(value, *, ksize, strides, padding, data_format):
 
 @AvgPool.kernel(factory=True)
 def _avg_pool_kernel(ksize, strides, padding, data_format):
-    if _pools_batch(ksize, strides):
-        return _unimplemented(f"AvgPool: {_BATCH_POOLING} (ksize {list(ksize)}, strides "
-                              f"{list(strides)}).")
+    _refuse_batch_pooling("AvgPool", ksize, strides)
     if conv_util.nonspatial(ksize, data_format) or conv_util.nonspatial(strides, data_format):
         return _unimplemented("AvgPool: pooling across depth is not supported: pool exactly "
                               "one of depth or width/height (ksize "

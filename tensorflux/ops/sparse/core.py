@@ -21,6 +21,7 @@ from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import slicing as slicing_ops
 from tensorflux.ops.array.constants import constant, placeholder
+from tensorflux.ops.array.shapes import constant_value_as_shape
 from tensorflux.ops.math import reduction as reduction_ops
 
 __all__ = ["SparseTensor", "SparseTensorValue", "sparse_to_dense", "sparse_tensor_to_dense",
@@ -37,7 +38,10 @@ SparseToDense = define_op(
 @SparseToDense.shape_fn(value_inputs=("output_shape",))
 def _sparse_to_dense_shape(sparse_indices, output_shape, sparse_values, default_value):
     if output_shape is not None:
-        return TensorShape([int(d) for d in np.reshape(output_shape, [-1])])
+        if np.ndim(output_shape) != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {np.ndim(output_shape)} "
+                             "(output_shape)")
+        return TensorShape([int(d) for d in output_shape])
     return TensorShape(None)
 
 
@@ -68,8 +72,8 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
     values = np.asarray(sparse_values)
     if values.ndim not in (0, 1) or (values.ndim == 1 and values.shape[0] != n):
         raise errors.InvalidArgumentError(
-            None, None, f"sparse_values has shape {list(values.shape)}; expected a scalar or "
-            f"a vector of {n} values")
+            None, None, f"sparse_values has incorrect shape [{_row_text(values.shape)}], "
+            f"should be [] or [{n}]")
     dense = np.full(shape, default_value, dtype=values.dtype)
     if n == 0:
         return dense
@@ -127,8 +131,14 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
                                 name="default_value")
     indices = convert_to_tensor(sparse_indices, name="sparse_indices")
     shape = convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype, name="output_shape")
-    return SparseToDense(indices, shape, values, default, validate_indices=validate_indices,
-                         name=name)
+    if shape.shape.ndims not in (None, 1):
+        raise ValueError(f"SparseToDense: Shape must be rank 1 but is rank {shape.shape.ndims} "
+                         f"(output_shape {shape.shape})")
+    dense = SparseToDense(indices, shape, values, default, validate_indices=validate_indices,
+                          name=name)
+    if dense.shape.ndims is None:
+        dense.set_shape(constant_value_as_shape(shape))  # [?, ?, ?] from a [3] shape
+    return dense
 
 
 def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):

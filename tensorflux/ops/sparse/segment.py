@@ -44,8 +44,6 @@ def _check(data, indices, segment_ids, num_segments):
         raise errors.InvalidArgumentError(
             None, None, f"Bad: indices[{i}] == {int(indices[i])} out of range "
             f"[0, {data.shape[0]})")
-    if ids.size and (ids[0] < 0 or np.any(ids[1:] < ids[:-1])):
-        raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
     if num_segments is None:
         rows = int(ids[-1]) + 1 if ids.size else 0
     else:
@@ -53,6 +51,7 @@ def _check(data, indices, segment_ids, num_segments):
         if ids.size and ids[-1] >= rows:
             raise errors.InvalidArgumentError(
                 None, None, f"segment ids must be < num_segments: {int(ids[-1])} >= {rows}")
+    segment_ops.check_sorted_segment_ids(ids, rows)
     return indices.astype(np.int64), ids.astype(np.int64), rows
 
 
@@ -117,6 +116,30 @@ SparseSegmentSqrtNWithNumSegments = _op("SparseSegmentSqrtNWithNumSegments", "sq
                                         _FLOATS, True)
 
 
+def _check_grad_ids(grad, indices, ids, rows):
+    """TF's checks: enough gradient rows for the segments, then per position i (in order)
+    indices[i] in [0, output_dim0) and segment_ids[i] in [0, last id + 1)."""
+    if indices.shape != ids.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"segment_ids and indices should have same size, got {ids.size} and "
+                        f"{indices.size}")
+    segments = int(ids[-1]) + 1 if ids.size else 0
+    if segments > grad.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid number of segments: the last segment id needs {segments} "
+                        f"gradient rows, got {grad.shape[0]}")
+    bad_index = (indices < 0) | (indices >= rows)
+    bad_id = (ids < 0) | (ids >= segments)
+    bad = bad_index | bad_id
+    if bad.any():
+        i = int(np.argmax(bad))
+        if bad_index[i]:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index {int(indices[i])} out of range [0, {rows}).")
+        raise errors.InvalidArgumentError(
+            None, None, f"Segment id {int(ids[i])} out of range [0, {segments}).")
+
+
 def _grad_op(name, kind):
     op = define_op(name, inputs=["grad: T", "indices: Tidx", "segment_ids: Tsegmentids",
                                  "output_dim0: int32"], outputs=["output: T"],
@@ -133,12 +156,7 @@ def _grad_op(name, kind):
         rows = int(np.asarray(output_dim0).reshape(-1)[0])
         indices = np.asarray(indices, np.int64).reshape(-1)
         ids = np.asarray(segment_ids, np.int64).reshape(-1)
-        if indices.size and (indices.min() < 0 or indices.max() >= rows):
-            raise errors.InvalidArgumentError(
-                None, None, f"Index {int(indices.max())} out of range [0, {rows})")
-        if ids.size and (ids.min() < 0 or ids.max() >= grad.shape[0]):
-            raise errors.InvalidArgumentError(
-                None, None, f"Segment id {int(ids.max())} out of range [0, {grad.shape[0]})")
+        _check_grad_ids(grad, indices, ids, rows)
         acc = _acc(grad.dtype)
         scale = _scale(kind, ids, grad.shape[0], acc)
         scaled = grad.astype(acc, copy=False) / scale.reshape((-1,) + (1,) * (grad.ndim - 1))
@@ -182,6 +200,9 @@ SparseSegmentSqrtNWithNumSegments.gradient(_scaled_grad(SparseSegmentSqrtNGrad))
 def _call(plain, with_num, data, indices, segment_ids, name, num_segments):
     data = convert_to_tensor(data, name="data")
     if num_segments is not None:
+        if isinstance(num_segments, (int, np.integer)) and num_segments < 0:
+            raise ValueError(f"Cannot specify a negative value for num_segments, got "
+                             f"{num_segments}")
         return with_num(data, indices, segment_ids, num_segments, name=name)
     return plain(data, indices, segment_ids, name=name)
 
@@ -208,3 +229,20 @@ def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=No
     """Sum of the rows `data[indices]` of each segment divided by sqrt(segment size)."""
     return _call(SparseSegmentSqrtN, SparseSegmentSqrtNWithNumSegments, data, indices,
                  segment_ids, name, num_segments)
+
+
+def sparse_segment_sum_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+    """`sparse_segment_sum` with `num_segments` output rows (TF 1.x math_ops name)."""
+    return sparse_segment_sum(data, indices, segment_ids, name=name, num_segments=num_segments)
+
+
+def sparse_segment_mean_with_num_segments(data, indices, segment_ids, num_segments, name=None):
+    """`sparse_segment_mean` with `num_segments` output rows (TF 1.x math_ops name)."""
+    return sparse_segment_mean(data, indices, segment_ids, name=name, num_segments=num_segments)
+
+
+def sparse_segment_sqrt_n_with_num_segments(data, indices, segment_ids, num_segments,
+                                            name=None):
+    """`sparse_segment_sqrt_n` with `num_segments` output rows (TF 1.x math_ops name)."""
+    return sparse_segment_sqrt_n(data, indices, segment_ids, name=name,
+                                 num_segments=num_segments)

@@ -49,3 +49,43 @@ def test_index_with_numpy_ints_and_dimensions():
 def test_index_with_unknown_dimension_is_type_error():
     with pytest.raises(TypeError):
         tf.constant([1, 2])[tf.Dimension(None)]
+
+
+def test_reshape_to_dimensions_and_tensor_shapes():
+    v = np.arange(6, dtype=np.float32).reshape(1, 6)
+    x = tf.constant(v)
+    dims = tf.reshape(x, [tf.Dimension(3), tf.Dimension(2)])
+    shape = tf.reshape(x, tf.TensorShape([2, 3]))
+    assert dims.shape.as_list() == [3, 2] and shape.shape.as_list() == [2, 3]
+    got = run([dims, shape])
+    np.testing.assert_array_equal(got[0], v.reshape(3, 2))
+    np.testing.assert_array_equal(got[1], v.reshape(2, 3))
+
+
+def test_shapes_and_dimensions_convert_to_int_constants():
+    assert run(tf.constant(tf.TensorShape([4, 7]))).tolist() == [4, 7]
+    assert run(tf.constant([[tf.Dimension(2)], [tf.Dimension(5)]])).tolist() == [[2], [5]]
+    assert int(run(tf.convert_to_tensor(tf.Dimension(9)))) == 9
+    with pytest.raises(ValueError, match="partially known"):
+        tf.constant(tf.TensorShape([None, 3]))
+    with pytest.raises(ValueError, match="unknown Dimension"):
+        tf.constant(tf.Dimension(None))
+
+
+def test_reshape_indivisible_names_the_divisor():
+    with pytest.raises(ValueError, match="evenly divisible by 7 but is 30"):
+        tf.reshape(tf.zeros([5, 6]), [7, -1])
+
+
+def test_object_arrays_of_python_strings_are_string_tensors():
+    words = np.array([["ab", "c"], ["", "d"]], dtype=object)
+    suffix = np.array("!", dtype=object)
+    t = tf.constant(words)
+    assert t.dtype == tf.string
+    got = run([t + suffix, words + tf.constant(suffix), tf.equal(words, t)])
+    expected = np.array([[w.encode() + b"!" for w in row] for row in words], dtype=object)
+    np.testing.assert_array_equal(got[0], expected)
+    np.testing.assert_array_equal(got[1], expected)
+    assert got[2].all()
+    with pytest.raises(TypeError, match="Expected string"):
+        tf.constant(np.array([1, None], dtype=object))

@@ -59,13 +59,17 @@ def test_unique_v2_empty_axis_is_1d_unique():
 
 
 def test_unique_v2_bad_axis():
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(ValueError, match=r"in the range \[-2, 2\), got 2"):
         partition.UniqueV2(tf.zeros([2, 2]), tf.constant([2], tf.int64))
-    with pytest.raises(ValueError, match="at most one element"):
+    with pytest.raises(ValueError, match="larger than 1 elements"):
         partition.UniqueV2(tf.zeros([2, 2]), tf.constant([0, 1], tf.int64))
+    with pytest.raises(ValueError, match="axis expects a 1D vector"):
+        partition.UniqueV2(tf.zeros([2, 2]), tf.constant([[0]], tf.int64))
+    with pytest.raises(ValueError, match="x expects a 1D vector"):
+        partition.UniqueV2(tf.zeros([2, 2]), tf.constant([], tf.int64))
     p = tf.placeholder(tf.int64, [None])
     y, _ = partition.UniqueV2(tf.zeros([2, 2]), p)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="in the range"):
         run(y, {p: [-3]})
 
 

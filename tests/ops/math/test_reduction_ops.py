@@ -164,8 +164,10 @@ def test_segment_errors():
         ids = tf.placeholder(tf.int32)
         with pytest.raises(errors.InvalidArgumentError, match="not increasing"):
             _fetch(tf.segment_sum([1, 2, 3], ids), {ids: [0, 2, 1]})
-        with pytest.raises(errors.InvalidArgumentError, match=">= 0"):
+        with pytest.raises(errors.InvalidArgumentError, match=r"Segment id -1 out of range"):
             _fetch(tf.segment_sum([1, 2, 3], ids), {ids: [-1, 0, 1]})
+        with pytest.raises(errors.InvalidArgumentError, match=">= 0"):
+            _fetch(tf.segment_sum([1, 2, 3], ids), {ids: [0, 0, -1]})
         with pytest.raises(errors.InvalidArgumentError, match="out of range"):
             _fetch(tf.unsorted_segment_sum([1, 2, 3], ids, 4), {ids: [0, 5, 2]})
         # As TF: a length mismatch is reported when the op runs.

@@ -9,6 +9,7 @@ import pytest
 from op_helpers import check_error_row, graph, run  # noqa: F401
 
 import tensorflux as tf
+from tensorflux.ops.nn import core as nn_core
 
 X = np.ones([1, 4, 4, 3], np.float32)
 F = np.ones([2, 2, 3, 2], np.float32)
@@ -102,10 +103,26 @@ ERROR_TABLE = [
      "build", ValueError, "Softmax.*rank at least 1"),
     ("softmax scalar fed", lambda: _fed(tf.nn.softmax, np.float32(1.0)),
      "run", BAD, r"Softmax: logits must have >= 1 dimension, got \[\]"),
+    ("softmax axis tensor beyond the rank",
+     _const(lambda: tf.nn.softmax([1.0, 2.0], axis=tf.placeholder_with_default(7, []))),
+     "run", BAD, "perm"),
     ("log_softmax scalar", _const(lambda: tf.nn.log_softmax(tf.constant(1.0))),
      "build", ValueError, "LogSoftmax.*rank at least 1"),
     ("log_softmax scalar fed", lambda: _fed(tf.nn.log_softmax, np.float32(1.0)),
      "run", BAD, r"LogSoftmax: logits must have >= 1 dimension, got \[\]"),
+    ("raw xent rank 3",
+     _const(lambda: nn_core.SoftmaxCrossEntropyWithLogits(np.ones([2, 1, 4], np.float32),
+                                                          np.ones([2, 1, 4], np.float32))),
+     "build", ValueError, "SoftmaxCrossEntropyWithLogits.*rank 2, but is rank 3"),
+    ("raw sparse xent scalar labels fed",
+     lambda: _fed(lambda p: nn_core.SparseSoftmaxCrossEntropyWithLogits(
+         np.ones([1, 3], np.float32), p), np.int32(0), tf.int32),
+     "run", BAD, r"labels must be 1-D, but got shape \[\]"),
+    ("raw sparse xent batch mismatch fed",
+     lambda: _fed(lambda p: nn_core.SparseSoftmaxCrossEntropyWithLogits(
+         np.ones([2, 3], np.float32), p), np.array([0, 1, 2]), tf.int32),
+     "run", BAD, r"must have the same first dimension, got logits shape \[2, 3\] and labels "
+                 r"shape \[3\]"),
     ("sparse xent label out of range",
      _const(lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
          labels=tf.constant([0, 5]), logits=np.ones([2, 3], np.float32))),

@@ -45,14 +45,29 @@ def test_depth_window_max_pool(data_format, k):
     np.testing.assert_array_equal(run(y), want)
 
 
-def test_depth_window_errors():
-    x = tf.zeros([1, 2, 2, 6])
-    with pytest.raises(ValueError, match="exactly one of pooling across depth"):
-        tf.nn.max_pool(x, [1, 2, 1, 2], [1, 1, 1, 2], "VALID")
-    with pytest.raises(ValueError, match="depth stride"):
-        tf.nn.max_pool(x, [1, 1, 1, 2], [1, 1, 1, 1], "VALID")
-    with pytest.raises(ValueError, match="evenly divide"):
-        tf.nn.max_pool(x, [1, 1, 1, 4], [1, 1, 1, 4], "VALID")
+@pytest.mark.parametrize("ksize,strides,message", [
+    ([1, 2, 1, 2], [1, 1, 1, 2], "exactly one of pooling across depth"),
+    ([1, 1, 1, 2], [1, 1, 1, 1], "depth stride"),
+    ([1, 1, 1, 4], [1, 1, 1, 4], "evenly divide")])
+def test_depth_window_errors_come_from_the_kernel(ksize, strides, message):
+    # As in TF, the graph is built (depth and spatial dims unknown) and the kernel refuses.
+    y = tf.nn.max_pool(tf.zeros([1, 2, 2, 6]), ksize, strides, "VALID")
+    assert y.shape.as_list() == [1, None, None, None] or message == "evenly divide"
+    with pytest.raises(tf.errors.UnimplementedError, match=message):
+        run(y)
+
+
+def test_batch_pooling_is_refused_when_the_kernel_is_built():
+    # TF's kernel constructor check: the input's producer never runs.
+    for pool in (tf.nn.max_pool, tf.nn.avg_pool):
+        p = tf.placeholder(tf.float32)
+        y = pool(tf.py_func(lambda v: pytest.fail("ran"), [p], tf.float32), [1, 1, 1, 1],
+                 [2, 1, 1, 1], "SAME")
+        with pytest.raises(tf.errors.UnimplementedError, match="batch dimension"):
+            run(y, {p: np.zeros([2, 2, 2, 1], np.float32)})
+
+
+def test_depth_window_fed_depth():
     p = tf.placeholder(tf.float32, [1, 2, 2, None])
     y = tf.nn.max_pool(p, [1, 1, 1, 4], [1, 1, 1, 4], "VALID")
     with pytest.raises(tf.errors.UnimplementedError, match="evenly divide"):

@@ -122,3 +122,16 @@ def test_namespace():
              "convert_to_tensor_or_sparse_tensor"]
     assert [n for n in roots if not hasattr(tf, n)] == []
     assert tf.nn.embedding_lookup_sparse and tf.nn.safe_embedding_lookup_sparse
+
+
+def test_sparse_to_dense_static_shape_from_output_shape():
+    indices = tf.placeholder(tf.int64)
+    known = tf.sparse_to_dense(indices, [4, 5, 6], 1, 0)
+    assert known.shape.as_list() == [4, 5, 6]
+    fed_shape = tf.placeholder(tf.int64, shape=[3])
+    partial = tf.sparse_to_dense(indices, fed_shape, 1, 0)
+    assert partial.shape.as_list() == [None, None, None]
+    got = run(partial, {indices: [[0, 1, 2], [1, 0, 0]], fed_shape: [2, 2, 3]})
+    expected = np.zeros([2, 2, 3], np.int32)
+    expected[0, 1, 2] = expected[1, 0, 0] = 1
+    np.testing.assert_array_equal(got, expected)
