@@ -6,6 +6,9 @@ and `reserve_space_2` carry the batch mean and biased variance to the gradient o
 `exponential_avg_factor` f != 1 the reported statistics are `(1 - f) * running + f * batch`.
 In inference mode the given mean and variance are used and passed through.
 
+LRN and LRNGrad run the compiled one-pass kernels of `lib/numerics/lrn_jit.py` on float32 and
+float64 when numba is available; the NumPy kernels here are their reference and fallback.
+
 NOTE: TensorFlow's CPU kernels accept only float32 (and half types) here; float64 is also
 accepted so gradients can be checked in double precision.
 """
