@@ -4,8 +4,10 @@ Each case runs a single op (or a Conv2D -> BiasAdd -> Relu chain, which both sys
 one kernel) on inputs held in variables (so nothing is fed or folded) as a session target (so
 no output is copied out), at the shapes the training benchmark's CNN uses:
 conv5x5x32 on 64x32x32x3 and conv5x5x64 on 64x16x16x32, 2x2 max pooling, bias/ReLU, fc and a
-640x10000 softmax cross entropy. TensorFlow's tf.compat.v1 runs the same ops (tf.raw_ops) in
-the same process when it is importable, and the last column is the ratio to it.
+640x10000 softmax cross entropy; and the CIFAR-10 tutorial's (labels "cifar ...": 5x5 convs on
+128x24x24x3 and 128x12x12x64, 3x3/2 SAME max pooling, LRN and their gradients).
+TensorFlow's tf.compat.v1 runs the same ops (tf.raw_ops) in the same process when it is
+importable, and the last column is the ratio to it.
 tensorflux runs each case twice, interleaved: with its NumPy kernels (`TFX_JIT=0`) and with
 the numba-compiled ones where they exist (the others are the same NumPy code in both).
 
@@ -71,6 +73,36 @@ def _cases() -> list:
         ("xent 640x10000", "SparseSoftmaxCrossEntropyWithLogits",
          [("features", (640, 10000)),
           ("labels", np.random.RandomState(1).randint(0, 10000, 640).astype(np.int64))], {}),
+        *_cifar10_cases(),
+    ]
+
+
+def _cifar10_cases() -> list:
+    """The CIFAR-10 tutorial's ops (batch 128 of 24x24x3, bench/training.py --models cifar10)."""
+    x1, w1, y1 = (128, 24, 24, 3), (5, 5, 3, 64), (128, 24, 24, 64)
+    x2, w2 = (128, 12, 12, 64), (5, 5, 64, 64)
+    sizes = np.array
+    pool = dict(ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME")
+    lrn = dict(depth_radius=4, bias=1.0, alpha=0.001 / 9.0, beta=0.75)
+    return [
+        ("cifar conv1 +BiasAdd+Relu", _conv_bias_relu,
+         [("input", x1), ("filter", w1), ("bias", (64,))], {}),
+        ("cifar conv1 BackpropFilter", "Conv2DBackpropFilter",
+         [("input", x1), ("filter_sizes", sizes(w1, np.int32)), ("out_backprop", y1)], _SAME5),
+        ("cifar conv2 +BiasAdd+Relu", _conv_bias_relu,
+         [("input", x2), ("filter", w2), ("bias", (64,))], {}),
+        ("cifar conv2 BackpropInput", "Conv2DBackpropInput",
+         [("input_sizes", sizes(x2, np.int32)), ("filter", w2), ("out_backprop", x2)], _SAME5),
+        ("cifar conv2 BackpropFilter", "Conv2DBackpropFilter",
+         [("input", x2), ("filter_sizes", sizes(w2, np.int32)), ("out_backprop", x2)], _SAME5),
+        ("cifar pool1 MaxPool 3x3/2", "MaxPool", [("input", y1)], pool),
+        ("cifar pool1 MaxPoolGrad", "MaxPoolGrad",
+         [("orig_input", y1), ("orig_output", x2), ("grad", x2)], pool),
+        ("cifar conv1 ReluGrad", "ReluGrad", [("gradients", y1), ("features", y1)], {}),
+        ("cifar conv1 BiasAddGrad", "BiasAddGrad", [("out_backprop", y1)], {}),
+        ("cifar norm1 LRN", "LRN", [("input", x2)], lrn),
+        ("cifar norm1 LRNGrad", "LRNGrad",
+         [("input_grads", x2), ("input_image", x2), ("output_image", x2)], lrn),
     ]
 
 

@@ -1,4 +1,5 @@
-"""Training-step throughput: an MLP, a CNN, an LSTM language model, word2vec; quiet or contended.
+"""Training-step throughput: an MLP, a CNN, an LSTM language model, word2vec and the CIFAR-10
+tutorial's model, quiet or contended.
 
 The same TF1 graph code runs on tensorflux and, when importable, on TensorFlow's tf.compat.v1
 in the same process; PyTorch runs equivalent eager models when importable. Frameworks run
@@ -13,8 +14,8 @@ session of their own as another user's programs would be; they are killed at exi
 each worker a client running an mnist_replica-shaped MLP (784-100-10, batch 100, Adam,
 variables on the PS) against its own task.
 
-    python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm,word2vec] [--contend K]
-                             [--jit default|off|on]
+    python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm,word2vec,cifar10]
+                             [--contend K] [--jit default|off|on]
     python bench/training.py --cluster [--steps N] [--contend K]
 
 `word2vec` is TF1's word2vec_basic step (50000x128 embedding, batch 128, NCE loss with 64
@@ -175,14 +176,108 @@ def word2vec_graph(tf, batch=128, vocab=50000, size=128, num_sampled=64):
     return train, {train_inputs: centers, train_labels: contexts}, batch
 
 
-GRAPHS = {"mlp": mlp_graph, "cnn": cnn_graph, "lstm": lstm_graph, "word2vec": word2vec_graph}
+def cifar10_graph(tf, batch=128):
+    """The CIFAR-10 tutorial's model and training op (tensorflow/models tutorials/image/cifar10:
+    cifar10.inference, loss and train), fed from placeholders instead of the input queues.
+
+    Returns the train op and the loss (the tutorial's logging hook fetches the loss each step)
+    and, as a periodic fetch, the merged summaries, which the tutorial's MonitoredTrainingSession
+    writes every 100 steps.
+    """
+    def variable(name, shape, initializer):
+        with tf.device("/cpu:0"):
+            return tf.get_variable(name, shape, initializer=initializer, dtype=tf.float32)
+
+    def decayed_variable(name, shape, stddev, wd):
+        var = variable(name, shape, tf.truncated_normal_initializer(stddev=stddev))
+        if wd is not None:
+            tf.add_to_collection("losses", tf.multiply(tf.nn.l2_loss(var), wd,
+                                                       name="weight_loss"))
+        return var
+
+    def activation_summary(x):
+        tf.summary.histogram(x.op.name + "/activations", x)
+        tf.summary.scalar(x.op.name + "/sparsity", tf.nn.zero_fraction(x))
+
+    def conv_layer(name, x, shape, bias):
+        with tf.variable_scope(name) as scope:
+            kernel = decayed_variable("weights", shape, 5e-2, 0.0)
+            conv = tf.nn.conv2d(x, kernel, [1, 1, 1, 1], padding="SAME")
+            biases = variable("biases", shape[-1:], tf.constant_initializer(bias))
+            out = tf.nn.relu(tf.nn.bias_add(conv, biases), name=scope.name)
+        activation_summary(out)
+        return out
+
+    def local_layer(name, x, shape, wd, relu=True):
+        with tf.variable_scope(name) as scope:
+            weights = decayed_variable("weights", shape, 0.04 if relu else 1 / 192.0, wd)
+            biases = variable("biases", shape[-1:], tf.constant_initializer(0.1 if relu else 0))
+            if relu:
+                out = tf.nn.relu(tf.matmul(x, weights) + biases, name=scope.name)
+            else:
+                out = tf.add(tf.matmul(x, weights), biases, name=scope.name)
+        activation_summary(out)
+        return out
+
+    images = tf.placeholder(tf.float32, [batch, 24, 24, 3])
+    labels = tf.placeholder(tf.int32, [batch])
+    global_step = tf.train.get_or_create_global_step()
+    conv1 = conv_layer("conv1", images, [5, 5, 3, 64], 0.0)
+    pool1 = tf.nn.max_pool(conv1, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME",
+                           name="pool1")
+    norm1 = tf.nn.lrn(pool1, 4, bias=1.0, alpha=0.001 / 9.0, beta=0.75, name="norm1")
+    conv2 = conv_layer("conv2", norm1, [5, 5, 64, 64], 0.1)
+    norm2 = tf.nn.lrn(conv2, 4, bias=1.0, alpha=0.001 / 9.0, beta=0.75, name="norm2")
+    pool2 = tf.nn.max_pool(norm2, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME",
+                           name="pool2")
+    reshape = tf.reshape(pool2, [batch, -1])
+    local3 = local_layer("local3", reshape, [reshape.get_shape().as_list()[1], 384], 0.004)
+    local4 = local_layer("local4", local3, [384, 192], 0.004)
+    logits = local_layer("softmax_linear", local4, [192, 10], 0.0, relu=False)
+
+    cross_entropy = tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.cast(labels, tf.int64), logits=logits, name="cross_entropy_per_example")
+    tf.add_to_collection("losses", tf.reduce_mean(cross_entropy, name="cross_entropy"))
+    total_loss = tf.add_n(tf.get_collection("losses"), name="total_loss")
+
+    decay_steps = int(50000 / batch * 350.0)
+    lr = tf.train.exponential_decay(0.1, global_step, decay_steps, 0.1, staircase=True)
+    tf.summary.scalar("learning_rate", lr)
+    loss_averages = tf.train.ExponentialMovingAverage(0.9, name="avg")
+    losses = tf.get_collection("losses")
+    loss_averages_op = loss_averages.apply(losses + [total_loss])
+    for each in losses + [total_loss]:
+        tf.summary.scalar(each.op.name + " (raw)", each)
+        tf.summary.scalar(each.op.name, loss_averages.average(each))
+    with tf.control_dependencies([loss_averages_op]):
+        opt = tf.train.GradientDescentOptimizer(lr)
+        grads = opt.compute_gradients(total_loss)
+    apply_gradient_op = opt.apply_gradients(grads, global_step=global_step)
+    for var in tf.trainable_variables():
+        tf.summary.histogram(var.op.name, var)
+    for grad, var in grads:
+        if grad is not None:
+            tf.summary.histogram(var.op.name + "/gradients", grad)
+    variable_averages = tf.train.ExponentialMovingAverage(0.9999, global_step)
+    variables_averages_op = variable_averages.apply(tf.trainable_variables())
+    with tf.control_dependencies([apply_gradient_op, variables_averages_op]):
+        train_op = tf.no_op(name="train")
+
+    rng = np.random.RandomState(0)
+    feed = {images: rng.standard_normal((batch, 24, 24, 3)).astype(np.float32),
+            labels: rng.randint(0, 10, batch)}
+    return [train_op, total_loss], feed, batch, (tf.summary.merge_all(), 100)
+
+
+GRAPHS = {"mlp": mlp_graph, "cnn": cnn_graph, "lstm": lstm_graph, "word2vec": word2vec_graph,
+          "cifar10": cifar10_graph}
 
 
 def graph_framework(tf, model: str, steps: int, jit: str = "default"):
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(0)
-        train, feed, batch = GRAPHS[model](tf)
+        train, feed, batch, *periodic = GRAPHS[model](tf)
         init = tf.global_variables_initializer()
     config = None
     if jit != "default":
@@ -191,7 +286,17 @@ def graph_framework(tf, model: str, steps: int, jit: str = "default"):
             global_jit_level=levels.ON_1 if jit == "on" else levels.OFF)))
     with tf.Session(graph=graph, config=config) as sess:
         sess.run(init)
-        return (*_median_step(lambda: sess.run(train, feed), steps), batch)
+        if not periodic:
+            return (*_median_step(lambda: sess.run(train, feed), steps), batch)
+        # A fetch the program runs every `every` steps (summaries), counted from the first.
+        extra, every = periodic[0]
+        counter = iter(range(1 << 62))
+
+        def step():
+            fetches = train if next(counter) % every else [train, extra]
+            sess.run(fetches, feed)
+
+        return (*_median_step(step, steps), batch)
 
 
 def log_uniform_unique(rng, num_sampled: int, vocab: int) -> tuple:
@@ -266,6 +371,19 @@ def torch_framework(torch, model: str, steps: int):
         x = torch.tensor(rng.rand(64, 3, 32, 32).astype(np.float32))
         y = torch.tensor(rng.randint(0, 10, 64))
         batch = 64
+    elif model == "cifar10":
+        # The tutorial's model; TF's SAME 3x3/2 pooling pads bottom/right only, padding=1 both
+        # sides (same output size). LocalResponseNorm divides alpha by size: 0.001/9 * 9.
+        lrn = dict(size=9, alpha=0.001, beta=0.75, k=1.0)
+        net = nn.Sequential(nn.Conv2d(3, 64, 5, padding=2), nn.ReLU(),
+                            nn.MaxPool2d(3, 2, padding=1), nn.LocalResponseNorm(**lrn),
+                            nn.Conv2d(64, 64, 5, padding=2), nn.ReLU(),
+                            nn.LocalResponseNorm(**lrn), nn.MaxPool2d(3, 2, padding=1),
+                            nn.Flatten(), nn.Linear(6 * 6 * 64, 384), nn.ReLU(),
+                            nn.Linear(384, 192), nn.ReLU(), nn.Linear(192, 10))
+        x = torch.tensor(rng.standard_normal((128, 3, 24, 24)).astype(np.float32))
+        y = torch.tensor(rng.randint(0, 10, 128))
+        batch = 128
     else:
         class LM(nn.Module):
             def __init__(self):
@@ -284,11 +402,19 @@ def torch_framework(torch, model: str, steps: int):
         batch = 32
     optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
     loss_fn = nn.CrossEntropyLoss()
+    decayed = [net[i].weight for i in (9, 11)] if model == "cifar10" else []
+    averages = [p.detach().clone() for p in net.parameters()] if model == "cifar10" else []
 
     def step():
         optimizer.zero_grad()
-        loss_fn(net(x), y).backward()
+        loss = loss_fn(net(x), y)
+        for weight in decayed:  # the tutorial's weight decay on local3 and local4
+            loss = loss + 0.004 * 0.5 * weight.pow(2).sum()
+        loss.backward()
         optimizer.step()
+        with torch.no_grad():  # the tutorial's moving averages of the variables
+            for average, param in zip(averages, net.parameters()):
+                average.lerp_(param, 1 - 0.9999)
 
     return (*_median_step(step, steps), batch)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorflux.framework.op_def import define_op
+from tensorflux.lib.numerics import activation_jit, jit
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 
@@ -40,11 +41,11 @@ def _activation(name: str, kernel, types: str = _FLOAT, attrs=()):
 
 
 def _activation_grad(name: str, kernel, second: str = "features", types: str = _FLOAT,
-                     attrs=()):
+                     attrs=(), factory: bool = False):
     op = define_op(name, inputs=["gradients: T", f"{second}: T"], outputs=["backprops: T"],
                    attrs=[types, *attrs])
     op.shape_fn(_same_shape)
-    op.kernel(kernel)
+    op.kernel(kernel, factory=factory)
     return op
 
 
@@ -123,7 +124,20 @@ def _softsign_grad(op, grad):
 
 
 def _relu_grad_kernel(g, f):
+    """The NumPy reference (and fallback) of the compiled `activation_jit.relu_grad`."""
     return g * (f > 0)
+
+
+def _relu_grad_kernel_factory():
+    if not jit.available():
+        return _relu_grad_kernel
+
+    def relu_grad(g, f):
+        if activation_jit.supports(g, f):
+            return activation_jit.relu_grad(g, f)
+        return _relu_grad_kernel(g, f)
+
+    return relu_grad
 
 
 def _relu6_grad_kernel(g, f):
@@ -151,7 +165,7 @@ def _softsign_grad_kernel(g, f):
     return g / np.square(1 + np.abs(f))
 
 
-ReluGrad = _activation_grad("ReluGrad", _relu_grad_kernel, types=_REAL)
+ReluGrad = _activation_grad("ReluGrad", _relu_grad_kernel_factory, types=_REAL, factory=True)
 Relu6Grad = _activation_grad("Relu6Grad", _relu6_grad_kernel, types=_REAL)
 EluGrad = _activation_grad("EluGrad", _elu_grad_kernel, second="outputs")
 SeluGrad = _activation_grad("SeluGrad", _selu_grad_kernel, second="outputs")

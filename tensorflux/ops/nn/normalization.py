@@ -6,6 +6,9 @@ and `reserve_space_2` carry the batch mean and biased variance to the gradient o
 `exponential_avg_factor` f != 1 the reported statistics are `(1 - f) * running + f * batch`.
 In inference mode the given mean and variance are used and passed through.
 
+LRN and LRNGrad run the compiled one-pass kernels of `lib/numerics/lrn_jit.py` on float32 and
+float64 when numba is available; the NumPy kernels here are their reference and fallback.
+
 NOTE: TensorFlow's CPU kernels accept only float32 (and half types) here; float64 is also
 accepted so gradients can be checked in double precision.
 """
@@ -17,6 +20,7 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import jit, lrn_jit
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array.gradient_helpers import is_zero
@@ -296,11 +300,25 @@ def _lrn_shape(input):
     return input.with_rank(4)
 
 
-@LRN.kernel
 def _lrn_kernel(x, *, depth_radius, bias, alpha, beta):
+    """The NumPy reference (and fallback) of the compiled `lrn_jit.lrn`."""
     _check_lrn_input(x)
     norm = _lrn_norm(x, depth_radius, bias, alpha)
     return (x * np.power(norm, -beta)).astype(x.dtype, copy=False)
+
+
+@LRN.kernel(factory=True)
+def _lrn_kernel_factory(depth_radius, bias, alpha, beta):
+    attrs = {"depth_radius": depth_radius, "bias": bias, "alpha": alpha, "beta": beta}
+    compiled = jit.available()
+
+    def lrn(x):
+        if compiled and lrn_jit.supports(x):
+            _check_lrn_input(x)
+            return lrn_jit.lrn(x, **attrs)
+        return _lrn_kernel(x, **attrs)
+
+    return lrn
 
 
 def _attrs(op, names) -> dict:
@@ -323,11 +341,27 @@ def _lrn_grad_shape(input_grads, input_image, output_image):
         output_image.with_rank(4))
 
 
-@LRNGrad.kernel
 def _lrn_grad_kernel(dy, x, y, *, depth_radius, bias, alpha, beta):
-    """dx_j = dy_j N_j^-beta - 2 alpha beta x_j * sum over windows i holding j of dy_i y_i/N_i."""
+    """dx_j = dy_j N_j^-beta - 2 alpha beta x_j * sum over windows i holding j of dy_i y_i/N_i.
+
+    The NumPy reference (and fallback) of the compiled `lrn_jit.lrn_grad`.
+    """
     _check_lrn_input(x)
     norm = _lrn_norm(x, depth_radius, bias, alpha)
     spread = depth_window_sum(dy * y / norm, depth_radius)
     dx = dy * np.power(norm, -beta) - (2 * alpha * beta) * x * spread
     return dx.astype(x.dtype, copy=False)
+
+
+@LRNGrad.kernel(factory=True)
+def _lrn_grad_kernel_factory(depth_radius, bias, alpha, beta):
+    attrs = {"depth_radius": depth_radius, "bias": bias, "alpha": alpha, "beta": beta}
+    compiled = jit.available()
+
+    def lrn_grad(dy, x, y):
+        if compiled and lrn_jit.supports(dy, x, y) and dy.shape == x.shape == y.shape:
+            _check_lrn_input(x)
+            return lrn_jit.lrn_grad(dy, x, y, **attrs)
+        return _lrn_grad_kernel(dy, x, y, **attrs)
+
+    return lrn_grad
