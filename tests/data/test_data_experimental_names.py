@@ -6,6 +6,8 @@ import pytest
 
 import tensorflux as tf
 
+COVERED_OPS = {"DatasetToTFRecord", "IteratorGetNextAsOptional"}
+
 exp = tf.data.experimental
 
 

@@ -39,10 +39,10 @@ def _multiply_dims(d, m):
 
 @Tile.shape_fn(static_inputs=("multiples",))
 def _tile_shape(input, multiples):
-    multiples.shape.with_rank(1)
+    length = multiples.shape.with_rank(1).as_list()[0]
     known = multiples.as_shape()  # partly known multiples give the dims they can (TF)
     if known.ndims is None:
-        known = unknown_shape(multiples.shape.dims[0] if input.ndims is None else input.ndims)
+        known = unknown_shape(length if input.ndims is None else input.ndims)
     if input.ndims is not None and known.ndims is not None and input.ndims != known.ndims:
         raise ValueError(f"Shape must be rank {input.ndims} but is rank {known.ndims}: "
                          f"multiples {known} must have one entry per input dimension")

@@ -152,3 +152,11 @@ def test_gather_set_diag_and_broadcast_args():
     assert y.shape.as_list() == [2, 3, None]
     b = tf.broadcast_dynamic_shape(tf.constant([2, 1]), tf.stack([k := ph([], tf.int32), 3]))
     assert _check(b, [2], {k: 2}).tolist() == [2, 3]
+
+
+def test_tile_with_unknown_ranks_keeps_what_is_known():
+    unknown = tf.placeholder(tf.float32)
+    assert tf.tile(unknown, tf.placeholder(tf.int32)).shape.ndims is None
+    assert tf.tile(unknown, tf.placeholder(tf.int32, [3])).shape.as_list() == [None] * 3
+    assert tf.tile(tf.placeholder(tf.float32, [None, 2]),
+                   tf.placeholder(tf.int32)).shape.as_list() == [None, None]

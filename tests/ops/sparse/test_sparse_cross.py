@@ -6,6 +6,8 @@ import pytest
 import tensorflux as tf
 from tensorflux.ops.sparse.cross import sparse_cross, sparse_cross_hashed
 
+COVERED_OPS = {"SparseCross"}
+
 
 def _inputs():
     a = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [1, 1]], tf.constant([b"u", b"v", b"w", b"x"]),
