@@ -12,6 +12,10 @@ Y_BINARY = (X[:, 0] + 2 * X[:, 1] > 0).astype(np.int64)
 COLUMNS = [tf.feature_column.numeric_column("x", shape=(2,))]
 
 
+# A graph seed makes the shuffled input order and the initial weights of a test repeatable.
+SEEDED = tf.estimator.RunConfig(tf_random_seed=3)
+
+
 def inputs(x, y=None, batch_size=50, epochs=None, shuffle=True):
     return tf.estimator.inputs.numpy_input_fn(x, y, batch_size=batch_size, num_epochs=epochs,
                                               shuffle=shuffle)
@@ -44,7 +48,7 @@ def test_linear_regressor_recovers_known_weights(tmp_path):
 
 def test_dnn_classifier_separates_and_predicts_with_tf_keys(tmp_path):
     est = tf.estimator.DNNClassifier(hidden_units=[8, 4], feature_columns=COLUMNS,
-                                     model_dir=str(tmp_path), optimizer="Adam")
+                                     model_dir=str(tmp_path), optimizer="Adam", config=SEEDED)
     est.train(inputs({"x": X}, Y_BINARY), steps=80)
     names = est.get_variable_names()
     assert "dnn/hiddenlayer_0/kernel" in names and "dnn/logits/bias" in names
@@ -129,7 +133,7 @@ def test_wide_and_deep_trains_both_parts_with_one_step_each(tmp_path):
     features = {"a": X[:, 0], "x": X}
     est = tf.estimator.DNNLinearCombinedClassifier(
         model_dir=str(tmp_path), linear_feature_columns=[bucket], dnn_feature_columns=COLUMNS,
-        dnn_hidden_units=[6])
+        dnn_hidden_units=[6], config=SEEDED)
     est.train(inputs(features, Y_BINARY), steps=60)
     assert est.get_variable_value("global_step") == 60
     linear_w = est.get_variable_value("linear/linear_model/a_bucketized/weights")
