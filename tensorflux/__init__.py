@@ -149,3 +149,4 @@ from tensorflux.ops.ragged.ragged_tensor import RaggedTensor
 from tensorflux import ragged
 from tensorflux import raw_ops
 from tensorflux import manip, resource_loader, sysconfig, version
+from tensorflux.ops.data_flow.session_ops import *  # noqa: F403

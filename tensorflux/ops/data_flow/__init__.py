@@ -16,4 +16,5 @@ from tensorflux.ops.data_flow import (
     stack,
     step_resources,
     hang_watch,
+    session_ops,
 )
