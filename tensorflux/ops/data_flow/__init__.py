@@ -17,4 +17,5 @@ from tensorflux.ops.data_flow import (
     step_resources,
     hang_watch,
     session_ops,
+    critical_section,
 )
