@@ -151,3 +151,5 @@ from tensorflux import raw_ops
 from tensorflux import manip, resource_loader, sysconfig, version
 from tensorflux.ops.data_flow.session_ops import *  # noqa: F403
 from tensorflux.ops.data_flow.critical_section import CriticalSection
+from tensorflux.ops.array.fake_quant import *  # noqa: F403
+from tensorflux import quantization

@@ -1,0 +1,10 @@
+"""`tf.quantization`: fake quantization (and, as they land, quantize/dequantize ops)."""
+
+from tensorflux.ops.array.fake_quant import (
+    fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient,
+    fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient,
+    fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient,
+)
