@@ -153,3 +153,5 @@ from tensorflux.ops.data_flow.session_ops import *  # noqa: F403
 from tensorflux.ops.data_flow.critical_section import CriticalSection
 from tensorflux.ops.array.fake_quant import *  # noqa: F403
 from tensorflux import quantization
+from tensorflux.framework.load_library import *  # noqa: F403
+from tensorflux.ops.io.tensor_codec import decode_json_example, parse_tensor, serialize_tensor

@@ -133,3 +133,11 @@ def test_resource_loader(tmp_path):
     with pytest.raises(IOError):
         tf.resource_loader.load_resource("no/such/file")
     assert tf.resource_loader.readahead_file_path(str(tmp_path)) == str(tmp_path)
+
+
+def test_io_aliases_at_the_root():
+    assert tf.decode_json_example is tf.io.decode_json_example
+    assert tf.parse_tensor is tf.io.parse_tensor
+    assert tf.serialize_tensor is tf.io.serialize_tensor
+    x = np.arange(6, dtype=np.int64).reshape(2, 3)
+    np.testing.assert_array_equal(run(tf.parse_tensor(tf.serialize_tensor(x), tf.int64)), x)
