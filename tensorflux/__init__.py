@@ -155,3 +155,4 @@ from tensorflux.ops.array.fake_quant import *  # noqa: F403
 from tensorflux import quantization
 from tensorflux.framework.load_library import *  # noqa: F403
 from tensorflux.ops.io.tensor_codec import decode_json_example, parse_tensor, serialize_tensor
+from tensorflux import audio
