@@ -156,3 +156,4 @@ from tensorflux import quantization
 from tensorflux.framework.load_library import *  # noqa: F403
 from tensorflux.ops.io.tensor_codec import decode_json_example, parse_tensor, serialize_tensor
 from tensorflux import audio
+from tensorflux.ops.array.quantize import dequantize, quantize, quantize_v2, quantized_concat

@@ -1,4 +1,4 @@
-"""`tf.quantization`: fake quantization (and, as they land, quantize/dequantize ops)."""
+"""`tf.quantization`: fake quantization, quantize/dequantize and quantized concatenation."""
 
 from tensorflux.ops.array.fake_quant import (
     fake_quant_with_min_max_args,
@@ -8,3 +8,4 @@ from tensorflux.ops.array.fake_quant import (
     fake_quant_with_min_max_vars_per_channel,
     fake_quant_with_min_max_vars_per_channel_gradient,
 )
+from tensorflux.ops.array.quantize import dequantize, quantize, quantized_concat

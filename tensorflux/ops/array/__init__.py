@@ -29,6 +29,7 @@ from tensorflux.ops.array import (
     sets,
     gradient_helpers,
     fake_quant,
+    quantize,
 )
 from tensorflux.ops.array import forwarding  # noqa: E402,F401 - Snapshot, GuaranteeConst, Ref*
 # TensorFlow's array_ops also exposes tf.where (defined with the selects).
