@@ -157,3 +157,4 @@ from tensorflux.framework.load_library import *  # noqa: F403
 from tensorflux.ops.io.tensor_codec import decode_json_example, parse_tensor, serialize_tensor
 from tensorflux import audio
 from tensorflux.ops.array.quantize import dequantize, quantize, quantize_v2, quantized_concat
+from tensorflux.ops.array.fingerprint import fingerprint
