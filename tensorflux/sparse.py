@@ -30,9 +30,12 @@ from tensorflux.ops.sparse.segment import sparse_segment_mean as segment_mean
 from tensorflux.ops.sparse.segment import sparse_segment_sqrt_n as segment_sqrt_n
 from tensorflux.ops.sparse.segment import sparse_segment_sum as segment_sum
 
+from tensorflux.ops.sparse.cross import sparse_cross as cross
+from tensorflux.ops.sparse.cross import sparse_cross_hashed as cross_hashed
 __all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "mask", "matmul", "maximum", "merge", "minimum",
            "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
            "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n",
            "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split", "to_dense",
            "to_indicator", "transpose"]
+__all__ += ["cross", "cross_hashed"]

@@ -14,4 +14,5 @@ from tensorflux.ops.sparse import (
     segment,
     util,
     edit_distance,
+    cross,
 )
