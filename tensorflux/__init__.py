@@ -158,3 +158,4 @@ from tensorflux.ops.io.tensor_codec import decode_json_example, parse_tensor, se
 from tensorflux import audio
 from tensorflux.ops.array.quantize import dequantize, quantize, quantize_v2, quantized_concat
 from tensorflux.ops.array.fingerprint import fingerprint
+from tensorflux.ops.image.volume_patches import extract_volume_patches

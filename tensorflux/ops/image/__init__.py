@@ -13,6 +13,7 @@ from tensorflux.ops.image import (
     quality,
     nms,
     patches,
+    volume_patches,
     resize,
     util,
 )
