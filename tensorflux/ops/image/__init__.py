@@ -14,6 +14,7 @@ from tensorflux.ops.image import (
     nms,
     patches,
     volume_patches,
+    jpeg_ops,
     resize,
     util,
 )
