@@ -159,3 +159,4 @@ from tensorflux import audio
 from tensorflux.ops.array.quantize import dequantize, quantize, quantize_v2, quantized_concat
 from tensorflux.ops.array.fingerprint import fingerprint
 from tensorflux.ops.image.volume_patches import extract_volume_patches
+from tensorflux import user_ops
