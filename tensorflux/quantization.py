@@ -8,4 +8,5 @@ from tensorflux.ops.array.fake_quant import (
     fake_quant_with_min_max_vars_per_channel,
     fake_quant_with_min_max_vars_per_channel_gradient,
 )
-from tensorflux.ops.array.quantize import dequantize, quantize, quantized_concat
+from tensorflux.ops.array.quantize import (dequantize, quantize, quantize_and_dequantize,
+                                          quantized_concat)

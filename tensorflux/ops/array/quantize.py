@@ -18,7 +18,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
 
-__all__ = ["quantize", "quantize_v2", "dequantize", "quantized_concat"]
+__all__ = ["quantize", "quantize_v2", "dequantize", "quantized_concat", "quantize_and_dequantize"]
 
 _QTYPES = "{qint8, quint8, qint32, qint16, quint16}"
 _MODES = "{'MIN_COMBINED', 'MIN_FIRST', 'SCALED'}"
@@ -249,3 +249,89 @@ def quantized_concat(concat_dim, values, input_mins, input_maxes, name=None):
         `(output, output_min, output_max)`.
     """
     return QuantizedConcat(concat_dim, values, input_mins, input_maxes, name=name)
+
+
+# -- QuantizeAndDequantizeV2 --------------------------------------------------------------------
+
+QuantizeAndDequantizeV2 = define_op(
+    "QuantizeAndDequantizeV2", inputs=["input: T", "input_min: T", "input_max: T"],
+    outputs=["output: T"],
+    attrs=["signed_input: bool = True", "num_bits: int = 8", "range_given: bool = False",
+           "T: {bfloat16, float16, float32, float64}",
+           "round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'",
+           "narrow_range: bool = False"])
+
+
+@QuantizeAndDequantizeV2.shape_fn
+def _quantize_and_dequantize_shape(input, input_min, input_max, *, num_bits):  # noqa: A002
+    input_min.with_rank(0)
+    input_max.with_rank(0)
+    return input
+
+
+@QuantizeAndDequantizeV2.kernel
+def _quantize_and_dequantize_kernel(input, input_min, input_max, *, signed_input,  # noqa: A002
+                                    num_bits, range_given, round_mode, narrow_range):
+    limit = 63 if signed_input else 62
+    if not 0 < num_bits <= limit:
+        raise errors.InvalidArgumentError(None, None, f"num_bits is out of range: {num_bits} "
+                                          f"with signed_input {signed_input}")
+    t = input.dtype.type
+    if input.size == 0:
+        return input.copy()
+    if range_given:
+        low, high = t(input_min), t(input_max)
+        if low > high:
+            raise errors.InvalidArgumentError(None, None, f"Invalid range: input_min {low} > "
+                                              f"input_max {high}")
+    else:
+        low, high = input.min(), input.max()
+    if signed_input:
+        q_min = -(1 << (num_bits - 1)) + (1 if narrow_range else 0)
+        q_max = (1 << (num_bits - 1)) - 1
+    else:
+        q_min, q_max = 0, (1 << num_bits) - 1
+    big = np.finfo(t).max
+    from_min = t(q_min) / low if q_min * low > 0 else big
+    from_max = t(q_max) / high if q_max * high > 0 else big
+    # The side that decides the scale keeps its end; the other end moves to match.
+    if from_min < from_max:
+        scale, inverse = t(from_min), t(low / t(q_min))
+        high = t(q_max) * inverse
+    else:
+        scale, inverse = t(from_max), t(high / t(q_max))
+        low = t(q_min) * inverse
+    # min with the top first, then max with the bottom: the bottom wins if they cross.
+    scaled = np.maximum(np.minimum(input, high), low) * scale
+    rounded = np.rint(scaled) if round_mode == "HALF_TO_EVEN" else np.floor(scaled + t(0.5))
+    return (rounded * inverse).astype(input.dtype)
+
+
+@QuantizeAndDequantizeV2.gradient
+def _quantize_and_dequantize_grad(op, grad):
+    # TF 1.15's straight-through estimator: the gradient passes unchanged (none to the range).
+    return [grad, None, None]
+
+
+def quantize_and_dequantize(input, input_min, input_max, signed_input=True,  # noqa: A002
+                            num_bits=8, range_given=False, round_mode="HALF_TO_EVEN",
+                            name=None, narrow_range=False):
+    """Quantizes then dequantizes `input`: the values a `num_bits` fixed-point grid through 0
+    can hold (the gradient passes straight through).
+
+    Args:
+        input: a floating tensor.
+        input_min, input_max: the range when `range_given` (else the input's own min/max).
+        signed_input: a signed grid [-2**(b-1), 2**(b-1) - 1] or unsigned [0, 2**b - 1].
+        num_bits: the grid's bit width.
+        range_given: use input_min/input_max instead of the data's range.
+        round_mode: "HALF_TO_EVEN" or "HALF_UP".
+        name: optional name.
+        narrow_range: drop the most negative signed level (symmetric grid).
+
+    Returns:
+        A tensor like `input`.
+    """
+    return QuantizeAndDequantizeV2(input, input_min, input_max, signed_input=signed_input,
+                                   num_bits=num_bits, range_given=range_given,
+                                   round_mode=round_mode, narrow_range=narrow_range, name=name)

@@ -3,11 +3,19 @@ hand from the definitions; they agree with TensorFlow 2.21 on these inputs)."""
 
 import numpy as np
 import pytest
-from op_helpers import graph, run  # noqa: F401 - autouse fixture
+from op_helpers import gradient_case, graph, run  # noqa: F401 - autouse fixture
 
 import tensorflux as tf
 
-COVERED_OPS = {"QuantizeV2", "Dequantize", "QuantizedConcat"}
+COVERED_OPS = {"QuantizeV2", "Dequantize", "QuantizedConcat", "QuantizeAndDequantizeV2"}
+
+# With 60 bits over the data's own range the float64 grid is finer than float64 itself, so the
+# op is the identity and finite differences see the straight-through gradient of 1.
+GRADIENT_CASES = [
+    ("QuantizeAndDequantizeV2", gradient_case(
+        lambda tf, x: tf.quantization.quantize_and_dequantize(x, 0.0, 0.0, num_bits=60),
+        (2, 3))),
+]
 
 X = np.array([-2.0, -1.0, -0.5, 0.0, 0.3, 0.5, 1.0, 2.0, 5.0], np.float32)
 
@@ -87,3 +95,48 @@ def test_quantized_concat_requantizes_into_the_union_range():
     np.testing.assert_array_equal(run(same.output), [[0, 10, 255], [3, 128, 200]])
     with pytest.raises(ValueError):
         tf.quantization.quantized_concat(2, [a, b], [0.0, 0.0], [1.0, 1.0])
+
+
+def _qdq_reference(x, lo, hi, signed, bits, half_to_even, narrow):
+    q_min = (-(2 ** (bits - 1)) + narrow) if signed else 0
+    q_max = 2 ** (bits - 1) - 1 if signed else 2 ** bits - 1
+    big = np.inf
+    from_min = q_min / lo if q_min * lo > 0 else big
+    from_max = q_max / hi if q_max * hi > 0 else big
+    if from_min < from_max:
+        scale, inverse = from_min, lo / q_min
+        hi = q_max * inverse
+    else:
+        scale, inverse = from_max, hi / q_max
+        lo = q_min * inverse
+    scaled = np.clip(x, lo, hi) * scale
+    return (np.rint(scaled) if half_to_even else np.floor(scaled + 0.5)) * inverse
+
+
+@pytest.mark.parametrize("signed,bits,narrow", [(True, 8, False), (True, 4, True),
+                                                (False, 3, False)])
+@pytest.mark.parametrize("round_mode", ["HALF_TO_EVEN", "HALF_UP"])
+def test_quantize_and_dequantize(signed, bits, narrow, round_mode):
+    x = np.random.RandomState(1).uniform(-3, 3, 50)
+    x = x if signed else np.abs(x)
+    given = tf.quantization.quantize_and_dequantize(
+        x, -1.0, 2.0, signed_input=signed, num_bits=bits, range_given=True,
+        round_mode=round_mode, narrow_range=narrow)
+    own = tf.quantization.quantize_and_dequantize(
+        x, 0.0, 0.0, signed_input=signed, num_bits=bits, round_mode=round_mode,
+        narrow_range=narrow)
+    g, o = run([given, own])
+    even = round_mode == "HALF_TO_EVEN"
+    np.testing.assert_allclose(g, _qdq_reference(x, -1.0, 2.0, signed, bits, even, narrow),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(o, _qdq_reference(x, x.min(), x.max(), signed, bits, even,
+                                                 narrow), rtol=1e-12, atol=1e-12)
+    grad = run(tf.gradients(tf.reduce_sum(given * 3.0), given.op.inputs[0])[0])
+    np.testing.assert_array_equal(grad, np.full(50, 3.0))
+
+
+def test_quantize_and_dequantize_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="range"):
+        run(tf.quantization.quantize_and_dequantize([1.0], 2.0, 1.0, range_given=True))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_bits"):
+        run(tf.quantization.quantize_and_dequantize([1.0], 0.0, 1.0, num_bits=0))
