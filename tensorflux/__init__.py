@@ -39,6 +39,9 @@ from tensorflux.platform import app, gfile
 from tensorflux.platform import flags
 from tensorflux.platform import tf_logging as logging
 from tensorflux.platform.version import GIT_VERSION, VERSION, __version__
+from tensorflux.platform.version import (COMPILER_VERSION, CXX11_ABI_FLAG, GRAPH_DEF_VERSION,
+                                         GRAPH_DEF_VERSION_MIN_CONSUMER,
+                                         GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD)
 from tensorflux.framework.graph_io import attr_to_proto as _attr_to_proto  # noqa: F401
 
 bool = bool_  # noqa: A001,F405
@@ -145,3 +148,15 @@ from tensorflux.framework.tensor_spec import *  # noqa: F403
 from tensorflux.ops.ragged.ragged_tensor import RaggedTensor
 from tensorflux import ragged
 from tensorflux import raw_ops
+from tensorflux import manip, resource_loader, sysconfig, version
+from tensorflux.ops.data_flow.session_ops import *  # noqa: F403
+from tensorflux.ops.data_flow.critical_section import CriticalSection
+from tensorflux.ops.array.fake_quant import *  # noqa: F403
+from tensorflux import quantization
+from tensorflux.framework.load_library import *  # noqa: F403
+from tensorflux.ops.io.tensor_codec import decode_json_example, parse_tensor, serialize_tensor
+from tensorflux import audio
+from tensorflux.ops.array.quantize import dequantize, quantize, quantize_v2, quantized_concat
+from tensorflux.ops.array.fingerprint import fingerprint
+from tensorflux.ops.image.volume_patches import extract_volume_patches
+from tensorflux import user_ops

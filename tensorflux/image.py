@@ -1,5 +1,7 @@
 """`tf.image`: resizing, color adjustments, geometry and codecs under their TF1 names."""
 
+from tensorflux.ops.image.jpeg_ops import (adjust_jpeg_quality, decode_and_crop_jpeg,
+                                            random_jpeg_quality)
 from tensorflux.ops.image.codecs import (
     decode_bmp,
     decode_gif,
@@ -97,3 +99,4 @@ __all__ += [
     "sample_distorted_bounding_box", "combined_non_max_suppression", "extract_glimpse",
     "extract_jpeg_shape",
 ]
+__all__ += ["adjust_jpeg_quality", "decode_and_crop_jpeg", "random_jpeg_quality"]

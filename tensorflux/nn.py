@@ -44,3 +44,4 @@ from tensorflux.ops.nn.ctc import (collapse_repeated, ctc_beam_search_decoder, c
 from tensorflux.ops.nn.morphology import dilation2d, erosion2d
 from tensorflux.ops.nn.conv_composites import (atrous_conv2d_transpose, batch_norm_with_global_normalization, conv_transpose, depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input, with_space_to_batch)  # noqa: E501
 from tensorflux.ops.nn.fractional_pool import fractional_avg_pool, fractional_max_pool
+from tensorflux.losses.replica_scaling import compute_average_loss, scale_regularization_loss

@@ -39,3 +39,4 @@ __all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross
            "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n",
            "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split", "to_dense",
            "to_indicator", "transpose"]
+__all__ += ["cross", "cross_hashed"]

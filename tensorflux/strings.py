@@ -27,8 +27,19 @@ from tensorflux.ops.strings.unicode import (
     unsorted_segment_join,
 )
 
+from tensorflux.ops.strings.unicode_decode import (
+    bytes_split,
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_split,
+    unicode_split_with_offsets,
+)
+
 __all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
            "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
            "to_hash_bucket_strong", "to_number", "upper"]
 __all__ += ["ngrams", "unicode_encode", "unicode_script", "unicode_transcode",
             "unsorted_segment_join"]
+
+__all__ += ["bytes_split", "unicode_decode", "unicode_decode_with_offsets", "unicode_split",
+            "unicode_split_with_offsets"]

@@ -94,3 +94,23 @@ def disable_v2_tensorshape() -> None:
 
 def enable_v2_tensorshape() -> None:
     """No-op: `TensorShape` keeps TF1 `Dimension` items (`dimension_value` reads both)."""
+
+
+_LOG_DEVICE_PLACEMENT = [False]
+
+
+def set_log_device_placement(enabled) -> None:
+    """Records whether device placements should be logged (`tf.debugging`).
+
+    As in TensorFlow 1.15 this is the eager context's switch: graph-mode sessions keep reading
+    `ConfigProto.log_device_placement`, so it changes no session's behaviour.
+
+    Args:
+        enabled: whether to log device placement.
+    """
+    _LOG_DEVICE_PLACEMENT[0] = bool(enabled)
+
+
+def log_device_placement_enabled() -> bool:
+    """The value last given to `set_log_device_placement` (False at start)."""
+    return _LOG_DEVICE_PLACEMENT[0]

@@ -23,6 +23,7 @@ from tensorflux.runtime.fastpath import FastPath, eligible
 from tensorflux.runtime.host_memory import keep_freed_memory
 from tensorflux.runtime.plan import Plan
 from tensorflux.runtime.rendezvous import LocalRendezvous
+from tensorflux.runtime.session_state import SessionTensorStore
 from tensorflux.runtime.step import DEAD, StepContext
 
 _STEP_IDS = itertools.count(1)
@@ -122,6 +123,7 @@ class DirectSession:
         self.default_timeout_ms = int(config.operation_timeout_in_ms) if config else 0
         self.optimizer_options = config.graph_options.optimizer_options if config else None
         self.placement_policy = placement_policy or placer.GreedyPolicy()
+        self.tensor_store = SessionTensorStore()  # tf.get_session_handle's kept tensors
         self._placement_memo: dict = {}
 
     # -- plans -----------------------------------------------------------------------------
@@ -246,6 +248,7 @@ class DirectSession:
             cancellation.start_cancel(error)
         for device in self.devices:
             device.resource_mgr.clear()
+        self.tensor_store.clear()
         self.threads.close()
 
 

@@ -10,8 +10,9 @@ import threading
 
 import numpy as np
 
-from tensorflux.framework import dtypes, errors
+from tensorflux.framework import dtypes, errors, session_handles
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.session_handles import SessionValueHandle
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import _string_array
 from tensorflux.protos import config_pb2
@@ -85,6 +86,8 @@ class BaseSession:
             pairs = expand(key, value) if expand is not None else [(key, value)]
             for feed, feed_value in pairs:
                 tensor = self._feed_tensor(feed)
+                if isinstance(feed_value, SessionValueHandle):
+                    feed_value = self._kept_tensor(tensor, feed_value)
                 array = self._feed_value(tensor, feed_value)
                 if tensor in seen:
                     values[seen[tensor]] = array
@@ -102,6 +105,18 @@ class BaseSession:
         if not self._graph.is_feedable(tensor):
             raise ValueError(f"Tensor {tensor} may not be fed.")
         return tensor
+
+    def _kept_tensor(self, tensor: Tensor, handle: SessionValueHandle):
+        """The value this session keeps under `handle`, fed to `tensor` (same dtype)."""
+        store = getattr(self._backend, "tensor_store", None)
+        if store is None:
+            raise errors.UnimplementedError(
+                None, None, "Feeding a TensorHandle needs a session that keeps tensors "
+                f"(an in-process session); target {self._target!r} does not.")
+        if handle.dtype is not None and tensor.dtype.base_dtype != handle.dtype:
+            raise TypeError(f"Cannot feed a TensorHandle of dtype {handle.dtype.name} to "
+                            f"{tensor.name} of dtype {tensor.dtype.base_dtype.name}.")
+        return store.get(handle.handle)
 
     @staticmethod
     def _feed_value(tensor: Tensor, value):
@@ -180,6 +195,9 @@ class BaseSession:
                 fetch_tensors.append(element)
         values = self._run_flat(tuple(feed_tensors), feed_values, tuple(fetch_tensors),
                                 tuple(targets), options, run_metadata)
+        if session_handles.has_fetch_wrappers(fetch_tensors):
+            values = [session_handles.wrap_fetched(t, v, self)
+                      for t, v in zip(fetch_tensors, values)]
         return handler.build([None if p is None else values[p] for p in positions])
 
     def _run_flat(self, feeds, feed_values, fetches, targets, options, run_metadata):

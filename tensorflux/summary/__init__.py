@@ -17,11 +17,13 @@ from tensorflux.ops.io import summary as summary_ops
 from tensorflux.protos import event_pb2 as _event_pb2
 from tensorflux.protos import summary_pb2 as _summary_pb2
 from tensorflux.summary.writer import FileWriter, FileWriterCache, summary_iterator
+from tensorflux.summary.v2_setup import get_summary_description, initialize
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
            "merge_all", "FileWriter", "FileWriterCache",
            "summary_iterator", "Summary", "SummaryDescription", "Event", "SessionLog",
            "TaggedRunMetadata"]
+__all__ += ["get_summary_description", "initialize"]
 
 _INVALID = re.compile(r"[^-/\w\.]")
 

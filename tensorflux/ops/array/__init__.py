@@ -28,6 +28,9 @@ from tensorflux.ops.array import (
     sorting,
     sets,
     gradient_helpers,
+    fake_quant,
+    quantize,
+    fingerprint,
 )
 from tensorflux.ops.array import forwarding  # noqa: E402,F401 - Snapshot, GuaranteeConst, Ref*
 # TensorFlow's array_ops also exposes tf.where (defined with the selects).

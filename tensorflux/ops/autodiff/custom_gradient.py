@@ -24,7 +24,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.autodiff.gradients import RegisterGradient
 
-__all__ = ["custom_gradient"]
+__all__ = ["custom_gradient", "grad_pass_through"]
 
 _UIDS = itertools.count()
 
@@ -140,3 +140,37 @@ class _Decorated:
 
     def __call__(self, *args, **kwargs):
         return _graph_mode_call(self._f, args, kwargs)
+
+
+def grad_pass_through(f):
+    """Wraps `f` so its results keep `f`'s values but take the gradient of an identity.
+
+    The gradient of `h(*x) = f(*x)` with respect to each `x` is the incoming gradient itself
+    (variables `f` reads get none), e.g. to differentiate through an assignment or a moving
+    average.
+
+    Args:
+        f: a function of tensors returning a Tensor or a nested structure of Tensors, with as
+            many results as arguments.
+
+    Returns:
+        The wrapped function.
+
+    Example:
+        >>> y = tf.grad_pass_through(x.assign)(z ** 2)   # dy/dz = 2 z
+    """
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        @custom_gradient
+        def _pass_through(*inner):
+            def grad(*dys, variables=None):
+                if variables is not None:
+                    return list(dys), [None] * len(variables)
+                return list(dys)
+
+            return f(*inner), grad
+
+        return _pass_through(*args)
+
+    return wrapped

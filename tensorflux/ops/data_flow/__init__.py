@@ -17,4 +17,6 @@ from tensorflux.ops.data_flow import (
     stack,
     step_resources,
     hang_watch,
+    session_ops,
+    critical_section,
 )

@@ -13,6 +13,8 @@ from tensorflux.ops.image import (
     quality,
     nms,
     patches,
+    volume_patches,
+    jpeg_ops,
     resize,
     util,
 )

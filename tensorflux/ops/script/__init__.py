@@ -5,4 +5,5 @@ The family facade: importing it registers every op, kernel and gradient of the f
 
 from tensorflux.ops.script import (
     py_func,
+    user_ops,
 )

@@ -7,4 +7,5 @@ from tensorflux.ops.signal import (
     fft,
     spectral,
     mel,
+    wav,
 )

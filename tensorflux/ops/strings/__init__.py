@@ -8,4 +8,5 @@ from tensorflux.ops.strings import (
     text,
     unicode,
     hashing,
+    unicode_decode,
 )

@@ -5,8 +5,7 @@ Strings are NumPy object arrays of `bytes`; per-string work goes through Python'
 is no vectorised text codec in NumPy), code-point checks and bookkeeping are vectorised.
 Decoding errors are found by Python's decoders, which (like ICU) replace each maximal invalid
 subsequence with one replacement character. The ragged ops (unicode_decode, unicode_split,
-bytes_split) are not provided, and ngrams takes dense input only: tensorflux has no
-RaggedTensor.
+bytes_split) are in `unicode_decode.py`; ngrams takes dense input only.
 """
 
 from __future__ import annotations
