@@ -488,8 +488,6 @@ class Estimator:
         creator = monitored_session.ChiefSessionCreator(
             scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path,
             master=self._config.evaluation_master, config=self._config.session_config)
-        if checkpoint_path:
-            logging.info(f"Restoring parameters from {checkpoint_path}")
         with monitored_session.MonitoredSession(creator, hooks) as session:
             while not session.should_stop():
                 session.run(update_ops)

@@ -23,6 +23,23 @@ __all__ = ["StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError", "Log
            "GlobalStepWaiterHook"]
 
 
+def _tensor_by_name(graph, name: str):
+    """The tensor a hook was given by name, as TF resolves it: "op:0" for a bare op name.
+
+    Raises:
+        ValueError: a bare op name whose op has more than one output (ambiguous).
+    """
+    if ":" in name:
+        return graph.as_graph_element(name)
+    element = graph.as_graph_element(name + ":0")
+    try:
+        graph.as_graph_element(name + ":1")
+    except (KeyError, ValueError):
+        return element
+    raise ValueError(f"Name {name} is ambiguous, as this `Operation` has multiple outputs "
+                     "(at least 2).")
+
+
 def _global_step_tensor(required: bool = True):
     step = training_util.get_global_step()
     if step is None and required:
@@ -105,7 +122,7 @@ class LoggingTensorHook(SessionRunHook):
 
     def begin(self):
         graph = graph_mod.get_default_graph()
-        self._current = {k: graph.as_graph_element(v) if isinstance(v, str) else v
+        self._current = {k: _tensor_by_name(graph, v) if isinstance(v, str) else v
                          for k, v in self._tensors.items()}
         self._iter = 0
         if self._timer is not None:
@@ -116,19 +133,20 @@ class LoggingTensorHook(SessionRunHook):
             self._timer.should_trigger_for_step(self._iter)
         return SessionRunArgs(self._current) if self._should_trigger else None
 
-    def _log(self, values):
+    def _log(self, values, elapsed=None):
         if self._formatter is not None:
             logging.info(self._formatter(values))
             return
-        text = ", ".join(f"{name} = {values[name]}" for name in self._order)
+        with np.printoptions(suppress=True):
+            text = ", ".join(f"{name} = {values[name]}" for name in self._order)
+        if elapsed is not None:
+            text = f"{text} ({elapsed:.3f} sec)"
         logging.info(text)
 
     def after_run(self, run_context, run_values):
         if self._should_trigger:
             elapsed, _ = self._timer.update_last_triggered_step(self._iter)
-            self._log(run_values.results)
-            if elapsed is not None:
-                logging.info(f"({elapsed:.3f} sec)")
+            self._log(run_values.results, elapsed)
         self._iter += 1
 
     def end(self, session):

@@ -238,3 +238,24 @@ def test_warm_start_from_a_checkpoint(tmp_path):
     np.testing.assert_allclose(target.get_variable_value("w"), source.get_variable_value("w"),
                                atol=1e-6)
     assert target.get_variable_value("global_step") == 1
+
+
+def test_evaluate_announces_the_restored_checkpoint_once(tmp_path, caplog):
+    # TF1 logs "Restoring parameters from <ckpt>" once per evaluation (the Saver's line).
+    import logging
+
+    logger = logging.getLogger("tensorflow")
+    old = logger.level
+    tf.logging.set_verbosity(tf.logging.INFO)
+    caplog.set_level(logging.INFO, logger="tensorflow")
+    try:
+        est = make(tmp_path, lr=0.1)
+        est.train(train_input(), max_steps=3)
+        caplog.clear()
+        metrics = est.evaluate(eval_input())
+    finally:
+        logger.setLevel(old)
+    restores = [r.getMessage() for r in caplog.records
+                if r.getMessage().startswith("Restoring parameters from")]
+    assert restores == [f"Restoring parameters from {est.latest_checkpoint()}"]
+    assert metrics["global_step"] == 3
