@@ -489,6 +489,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         except (TypeError, ValueError) as err:
             raise type(err)(f"'true_fn' and 'false_fn' must return the same structure: "
                             f"{err}") from None
+        flat_t, flat_f = _widen_slice_indices(original_t, flat_t, flat_f)
         for t, f in zip(flat_t, flat_f):
             if t.dtype.base_dtype != f.dtype.base_dtype:
                 raise ValueError(
@@ -502,6 +503,30 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             merges.append(output)
         merged = context_t.restore_tensor_arrays(original_t, merges)
         return _restore_composites(nest.pack_sequence_as(original_t, merged))
+
+
+def _index_marks(value):
+    """`value`'s structure with True at the indices of IndexedSlices results, else False."""
+    if isinstance(value, (_SlicesParts, _SlicesPartsNoShape)):
+        return value._replace(**{f: f == "indices" for f in value._fields})
+    if nest.is_nested(value):
+        return nest._rebuild(value, [_index_marks(v) for v in nest._children(value)])
+    return False
+
+
+def _widen_slice_indices(original, flat_t, flat_f):
+    """IndexedSlices results whose branches disagree on int32/int64 indices merge as int64."""
+    marks = nest.flatten(_index_marks(original))
+    if len(marks) != len(flat_t):
+        return flat_t, flat_f
+    widths = {dtypes.int32, dtypes.int64}
+    out_t, out_f = list(flat_t), list(flat_f)
+    for i, (mark, t, f) in enumerate(zip(marks, flat_t, flat_f)):
+        if mark and t.dtype.base_dtype != f.dtype.base_dtype and \
+                {t.dtype.base_dtype, f.dtype.base_dtype} == widths:
+            out_t[i] = math_ops.cast(t, dtypes.int64)
+            out_f[i] = math_ops.cast(f, dtypes.int64)
+    return out_t, out_f
 
 
 def _pick_fn(fn, alias, name: str, alias_name: str):
@@ -613,9 +638,12 @@ def _exclusive_check(preds):
 
 
 def _assert_at_most_one(count, stacked):
-    # cycle: ops.debug.checks imports this module (at import time)
-    from tensorflux.ops.debug import checks as check_ops
+    # Always a run-time Assert (as TF): predicates known at graph construction still build.
+    # cycle: ops.debug.logging imports this module (at import time)
+    from tensorflux.ops.debug import logging as logging_ops
 
-    return check_ops.assert_less_equal(
-        count, 1, message="Input error: exclusive=True but more than 1 conditions "
-        "evaluated as True:", data=[stacked], name="exclusive_check")
+    with graph_mod.get_default_graph().name_scope("exclusive_check"):
+        return logging_ops.Assert(
+            math_ops.less_equal(count, 1),
+            ["Input error: exclusive=True but more than 1 conditions evaluated as True:",
+             stacked])

@@ -8,6 +8,9 @@ that encloses its loop.
 
 from __future__ import annotations
 
+# TF's control_flow_util flag: tensorflux builds TF1 (v1) control flow only.
+ENABLE_CONTROL_FLOW_V2 = False
+
 EXIT_OPS = frozenset({"Exit", "RefExit"})
 ENTER_OPS = frozenset({"Enter", "RefEnter"})
 SWITCH_OPS = frozenset({"Switch", "RefSwitch"})

@@ -268,3 +268,18 @@ GRADIENT_CASES = [
     ("ReverseSequence", _case(lambda tf, x: tf.reverse_sequence(
         x, [2, 3], seq_axis=1, batch_axis=0), [2, 3])),
 ]
+
+
+def test_autopacked_list_is_cast_to_the_requested_dtype():
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32, [])
+        wide = tf.constant([[7, 8]], tf.int64)
+        out = tf.concat([wide, [[i, 3]]], axis=0)
+        assert out.dtype == tf.int64
+        with tf.Session() as sess:
+            got = sess.run(out, {i: 5})
+        np.testing.assert_array_equal(got, [[7, 8], [5, 3]])
+        assert got.dtype == np.int64
+        # a list whose first tensor already has the requested dtype does not cast the others
+        with pytest.raises(TypeError, match="Cannot convert a list containing a tensor"):
+            tf.convert_to_tensor([tf.constant(1, tf.int64), i], dtype=tf.int64)
