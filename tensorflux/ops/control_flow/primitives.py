@@ -117,8 +117,17 @@ def _forward_shape(data):
     return data
 
 
-for _op in (Enter, RefEnter, Exit, RefExit, NextIteration, RefNextIteration):
+for _op in (Exit, RefExit, NextIteration, RefNextIteration):
     _op.shape_fn(_forward_shape)
+
+
+def _enter_shape(data, *, is_constant):
+    """As TF: only a loop constant keeps its shape; `enter()` sets the shape of the others."""
+    return data if is_constant else TensorShape(None)
+
+
+Enter.shape_fn(_enter_shape)
+RefEnter.shape_fn(_enter_shape)
 
 
 @LoopCond.shape_fn
@@ -285,20 +294,28 @@ def merge(inputs, name=None):
             return IndexedSlices(values, indices, shape), index
         if any(isinstance(x, IndexedSlices) for x in inputs):
             inputs = [convert_to_tensor(x) for x in inputs]
+        # the op's (output, value_index) namedtuple, as TF's merge returns
         if all(_is_ref(x) for x in inputs):
-            return builtins.tuple(RefMerge(list(inputs), name=scope))
-        return builtins.tuple(Merge([convert_to_tensor(x) for x in inputs], name=scope))
+            return RefMerge(list(inputs), name=scope)
+        return Merge([convert_to_tensor(x) for x in inputs], name=scope)
 
 
 def enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, name=None):
     """Makes `data` available in the child frame `frame_name` (RefEnter for refs)."""
     op = RefEnter if use_ref and _is_ref(data) else Enter
-    return op(data, frame_name=frame_name, is_constant=is_constant,
-              parallel_iterations=parallel_iterations, name=name or "Enter")
+    result = op(data, frame_name=frame_name, is_constant=is_constant,
+                parallel_iterations=parallel_iterations, name=name or "Enter")
+    result.set_shape(convert_to_tensor(data).shape if not _is_ref(data) else data.shape)
+    return result
 
 
 def exit(data, name=None):  # noqa: A001 - TF's name
-    """Makes `data` available in the parent frame (RefExit for refs)."""
+    """Makes `data` available in the parent frame (RefExit for refs; composites by part)."""
+    if isinstance(data, SparseTensor):
+        return SparseTensor(exit(data.indices), exit(data.values), exit(data.dense_shape))
+    if isinstance(data, IndexedSlices):
+        shape = None if data.dense_shape is None else exit(data.dense_shape)
+        return IndexedSlices(exit(data.values), exit(data.indices), shape)
     return (RefExit if _is_ref(data) else Exit)(data, name=name or "Exit")
 
 
