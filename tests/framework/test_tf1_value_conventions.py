@@ -1,5 +1,6 @@
-"""Integer constants out of their dtype's range wrap around as in TensorFlow
-(`np.array(values).astype(dtype)`), for lists and scalars of every integer dtype."""
+"""TF1 value conventions: integer constants out of their dtype's range wrap around as in TensorFlow
+(`np.array(values).astype(dtype)`), for lists and scalars of every integer dtype; the known
+entries of `TensorShape.dims` answer TF1's `Dimension.value`."""
 
 import numpy as np
 import pytest
@@ -25,3 +26,14 @@ def test_scalar_and_non_integer_inputs():
         assert tf.Session().run(tf.constant(-1, tf.uint8)) == 255
         with pytest.raises(TypeError):
             tf.constant([1.5], tf.uint8)  # floats still need an integral value
+
+
+def test_shape_dims_answer_tf1_dimension_value():
+    shape = tf.TensorShape([4, None, 2])
+    dims = shape.dims
+    assert [d.value if d is not None else None for d in dims] == [4, None, 2]
+    assert dims[0] == 4 and dims[1] is None and dims[2] * 3 == 6
+    assert tf.TensorShape(None).dims is None
+    with tf.Graph().as_default():
+        st = tf.SparseTensor([[0, 1]], [1.0], [3, 5])
+        assert st.dense_shape.get_shape().dims[0].value == 2
