@@ -22,6 +22,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import constants as constant_ops
+from tensorflux.ops.array import forwarding
 from tensorflux.ops.control_flow import util
 from tensorflux.ops.control_flow.context import (
     ControlFlowContext,
@@ -183,7 +184,11 @@ class WhileContext(ControlFlowContext):
         with bare_scope(graph):
             self.pivot = loop_cond(pred)
             self.switches = [switch(m, self.pivot) for m in self.merges]
-            self.body_inputs = [constant_ops.identity(s[1], name="Identity") for s in self.switches]
+            # a ref loop variable stays a ref in the body (RefIdentity), as TF's _Identity
+            self.body_inputs = [forwarding.RefIdentity(s[1], name="Identity")
+                                if s[1].dtype.is_ref_dtype
+                                else constant_ops.identity(s[1], name="Identity")
+                                for s in self.switches]
         for op in [self.pivot.op] + [s[0].op for s in self.switches] + \
                 [t.op for t in self.body_inputs]:
             op._control_flow_context = self

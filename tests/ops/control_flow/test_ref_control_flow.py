@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from tensorflux.ops.array import forwarding
 from tensorflux.ops.control_flow import primitives as cf
 from tensorflux.ops.control_flow import ref_helpers as rh
 
@@ -85,3 +86,20 @@ def test_ref_select_value_and_shape():
         np.testing.assert_allclose(sess.run(chosen, {index: 1}), [[3.0, 4.0]])
         with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
             sess.run(chosen, {index: 2})
+
+
+def test_ref_loop_variable_stays_a_ref_and_carries_gradients():
+    var = tf.Variable(2.5)
+    seen = []
+
+    def body(i, x):
+        seen.append(x.dtype.is_ref_dtype)
+        return i + 1, forwarding.RefIdentity(x)
+
+    i, x = tf.while_loop(lambda i, x: i < 4, body, [tf.constant(0), var._ref()])
+    assert seen == [True]
+    assert x.dtype.is_ref_dtype and not i.dtype.is_ref_dtype
+    grad = tf.gradients([x], [var._ref()], grad_ys=[tf.constant(3.0)])[0]
+    with tf.Session() as sess:
+        sess.run(var.initializer)
+        assert sess.run([i, x, grad]) == [4, 2.5, 3.0]
