@@ -18,6 +18,10 @@ from tensorflux.protos import versions_pb2
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
+# Installed by ops.control_flow (the framework imports no op family): called with each new op
+# that has inputs, raises ValueError when it reads a value from inside a while loop it is not in.
+input_context_check = None
+
 
 class GraphKeys:
     """Standard collection names."""
@@ -562,6 +566,8 @@ def new_operation(graph: Graph, op_def, name: str, inputs: list, output_types: l
     if graph._colocation_stack and graph._colocation_stack[-1].device:
         op._device = graph._colocation_stack[-1].device
     graph._add_op(op)
+    if input_context_check is not None and inputs:
+        input_context_check(op)
     context = graph._control_flow_context
     if context is not None:
         op._control_flow_context = context

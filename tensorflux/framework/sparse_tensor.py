@@ -12,7 +12,7 @@ import collections
 
 import numpy as np
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, static_values
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.composite import register_session_run_conversion_functions
 from tensorflux.framework.tensor import Tensor
@@ -100,8 +100,8 @@ class SparseTensor:
         value = constant_value(self._dense_shape)
         if value is not None:
             return TensorShape([int(d) for d in np.reshape(value, [-1])])
-        rank = self._dense_shape.shape.with_rank(1).dims[0]
-        return TensorShape(None) if rank is None else TensorShape([None] * rank)
+        # partly known, as TF's constant_value_as_shape: concat([x.dense_shape[:-1], [5]])
+        return static_values.constant_value_as_shape(self._dense_shape)
 
     def get_shape(self) -> TensorShape:
         return self.shape

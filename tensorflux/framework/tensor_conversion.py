@@ -67,10 +67,8 @@ def _infer_numpy(value, dtype):
                                          and array.dtype.kind != "b"):
             raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
                             f"'{type(value).__name__}' instead.")
-        if dtype.is_integer and array.size:
-            info = np.iinfo(np_dtype)
-            if array.dtype.kind in "iu" and (array.min() < info.min or array.max() > info.max):
-                raise TypeError(f"Value {value!r} does not fit in {dtype.name}.")
+        # Integers out of the dtype's range wrap around, as TF (np.array(v).astype(dtype)):
+        # constant([-1, 300], tf.uint8) is [255, 44].
         return array.astype(np_dtype)
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "USO":  # object arrays of Python str/bytes are string tensors

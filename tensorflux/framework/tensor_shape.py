@@ -10,6 +10,16 @@ from __future__ import annotations
 from tensorflux.protos import tensor_shape_pb2
 
 
+class _KnownDim(int):
+    """A known entry of `TensorShape.dims`: an int that also has TF1's `.value`."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+
 class Dimension:
     """One dimension of a shape: an int, or unknown (`value is None`)."""
 
@@ -176,8 +186,11 @@ class TensorShape:
 
     @property
     def dims(self):
-        """A tuple of int-or-None, or None when the rank is unknown."""
-        return self._dims
+        """A tuple of int-or-None, or None when the rank is unknown. Known entries are ints
+        that also answer TF1's `Dimension.value` (TF1 code reads `shape.dims[0].value`)."""
+        if self._dims is None:
+            return None
+        return tuple(None if d is None else _KnownDim(d) for d in self._dims)
 
     @property
     def ndims(self):

@@ -121,7 +121,9 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
     if options.fold_constants:
         nodes = fold_constants(nodes, protected, options.max_folded_bytes)
     if options.prune_dead_branches:
-        nodes = prune_dead_branches(nodes, protected)
+        index_fetched = {id(node) for node, port in fetch_points
+                         if node.op in MERGE_OPS and port == 1}
+        nodes = prune_dead_branches(nodes, protected, index_fetched)
     if options.remove_identities:
         nodes = remove_identities(nodes, protected)
     if options.common_subexpressions:
@@ -370,8 +372,11 @@ def _dead_set(switch, untaken: int, consumers) -> set:
     return dead
 
 
-def prune_dead_branches(nodes, protected: set) -> list:
-    """Removes Switches with constant predicates and their dead side (rule 2)."""
+def prune_dead_branches(nodes, protected: set, index_fetched=frozenset()) -> list:
+    """Removes Switches with constant predicates and their dead side (rule 2).
+
+    `index_fetched` holds the Merges whose `value_index` output is fetched: a Switch whose
+    removal would drop inputs of one of them stays (the index could not be kept)."""
     nodes = list(nodes)
     changed = True
     while changed:
@@ -385,10 +390,20 @@ def prune_dead_branches(nodes, protected: set) -> list:
             dead = _dead_set(switch, untaken, consumers)
             if dead & protected:
                 continue
+            if _drops_merge_inputs(nodes, switch, untaken, dead, index_fetched):
+                continue
             nodes = _remove_switch(nodes, switch, taken, dead, consumers, protected)
             changed = True
             break
     return nodes
+
+
+def _drops_merge_inputs(nodes, switch, untaken, dead, merges) -> bool:
+    for node in nodes:
+        if id(node) in merges and any(id(src) in dead or (src is switch and idx == untaken)
+                                      for src, idx in node.inputs):
+            return True
+    return False
 
 
 def _remove_switch(nodes, switch, taken, dead, consumers, protected) -> list:

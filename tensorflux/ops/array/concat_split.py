@@ -507,18 +507,20 @@ def _nested_dtype(value):
     return None
 
 
-def _autopack(value, dtype, name):
+def _autopack(value, dtype, name, cast=False):
     with _scope(name, "packed") as scope:
         items = []
         for i, item in enumerate(value):
             if _is_tensor_item(item):
                 item = convert_to_tensor(item)
+                if cast and item.dtype.base_dtype != dtype:
+                    item = cast_ops.cast(item, dtype)
                 if item.dtype.base_dtype != dtype:
                     raise TypeError(f"Cannot convert a list containing a tensor of dtype "
                                     f"{item.dtype.name} to {dtype.name} (Tensor is: {item!r})")
                 items.append(item)
             elif isinstance(item, (list, tuple)) and _contains_tensor(item):
-                items.append(_autopack(item, dtype, str(i)))
+                items.append(_autopack(item, dtype, str(i), cast))
             else:
                 items.append(convert_to_tensor(item, dtype=dtype, name=str(i)))
         return Pack(items, axis=0, name=scope)
@@ -530,7 +532,9 @@ def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
         return NotImplemented
     inferred = _nested_dtype(value)
     dtype = inferred if dtype is None else dtypes.as_dtype(dtype).base_dtype
-    return _autopack(value, dtype, name or "packed")
+    # As TF: when the caller asks for another dtype than the first tensor's, every tensor of
+    # the list is cast to it (concat([int64_t, [[i]]]) with an int32 `i`).
+    return _autopack(value, dtype, name or "packed", cast=dtype != inferred)
 
 
 register_tensor_conversion_function((list, tuple), _autopacking_conversion, 99)

@@ -61,10 +61,12 @@ def _ref_identity_kernel(ref):
 
 @RefSelect.shape_fn
 def _ref_select_shape(index, inputs):
+    """As TF: the inputs' shape when all are fully defined and equal, else unknown."""
     index.with_rank(0)
     shape = inputs[0]
-    for other in inputs[1:]:
-        shape = shape if shape.is_compatible_with(other) else TensorShape(None)
+    if not shape.is_fully_defined() or \
+            any(not other.is_fully_defined() or other != shape for other in inputs[1:]):
+        return TensorShape(None)
     return shape
 
 

@@ -6,6 +6,7 @@ The family facade: importing it registers every op, kernel and gradient of the f
 
 from tensorflux.ops.control_flow import (
     primitives,
+    ref_helpers,
     context,
     while_gradients,
     util,

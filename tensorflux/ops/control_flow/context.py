@@ -31,13 +31,16 @@ def bare_scope(graph):
     """Creates ops with no control-flow context and no control dependencies (for routing)."""
     saved_ctx = graph._control_flow_context
     saved_deps = graph._control_dependencies_stack
+    saved_routing = getattr(graph, "_tfx_routing", False)
     graph._control_flow_context = None
     graph._control_dependencies_stack = []
+    graph._tfx_routing = True  # the loop machinery may cross frames (util.check_input_contexts)
     try:
         yield
     finally:
         graph._control_flow_context = saved_ctx
         graph._control_dependencies_stack = saved_deps
+        graph._tfx_routing = saved_routing
 
 
 def frame_context(op):

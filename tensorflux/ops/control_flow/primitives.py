@@ -117,8 +117,17 @@ def _forward_shape(data):
     return data
 
 
-for _op in (Enter, RefEnter, Exit, RefExit, NextIteration, RefNextIteration):
+for _op in (Exit, RefExit, NextIteration, RefNextIteration):
     _op.shape_fn(_forward_shape)
+
+
+def _enter_shape(data, *, is_constant):
+    """As TF: only a loop constant keeps its shape; `enter()` sets the shape of the others."""
+    return data if is_constant else TensorShape(None)
+
+
+Enter.shape_fn(_enter_shape)
+RefEnter.shape_fn(_enter_shape)
 
 
 @LoopCond.shape_fn
@@ -285,20 +294,28 @@ def merge(inputs, name=None):
             return IndexedSlices(values, indices, shape), index
         if any(isinstance(x, IndexedSlices) for x in inputs):
             inputs = [convert_to_tensor(x) for x in inputs]
+        # the op's (output, value_index) namedtuple, as TF's merge returns
         if all(_is_ref(x) for x in inputs):
-            return builtins.tuple(RefMerge(list(inputs), name=scope))
-        return builtins.tuple(Merge([convert_to_tensor(x) for x in inputs], name=scope))
+            return RefMerge(list(inputs), name=scope)
+        return Merge([convert_to_tensor(x) for x in inputs], name=scope)
 
 
 def enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, name=None):
     """Makes `data` available in the child frame `frame_name` (RefEnter for refs)."""
     op = RefEnter if use_ref and _is_ref(data) else Enter
-    return op(data, frame_name=frame_name, is_constant=is_constant,
-              parallel_iterations=parallel_iterations, name=name or "Enter")
+    result = op(data, frame_name=frame_name, is_constant=is_constant,
+                parallel_iterations=parallel_iterations, name=name or "Enter")
+    result.set_shape(convert_to_tensor(data).shape if not _is_ref(data) else data.shape)
+    return result
 
 
 def exit(data, name=None):  # noqa: A001 - TF's name
-    """Makes `data` available in the parent frame (RefExit for refs)."""
+    """Makes `data` available in the parent frame (RefExit for refs; composites by part)."""
+    if isinstance(data, SparseTensor):
+        return SparseTensor(exit(data.indices), exit(data.values), exit(data.dense_shape))
+    if isinstance(data, IndexedSlices):
+        shape = None if data.dense_shape is None else exit(data.dense_shape)
+        return IndexedSlices(exit(data.values), exit(data.indices), shape)
     return (RefExit if _is_ref(data) else Exit)(data, name=name or "Exit")
 
 
@@ -489,6 +506,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         except (TypeError, ValueError) as err:
             raise type(err)(f"'true_fn' and 'false_fn' must return the same structure: "
                             f"{err}") from None
+        flat_t, flat_f = _widen_slice_indices(original_t, flat_t, flat_f)
         for t, f in zip(flat_t, flat_f):
             if t.dtype.base_dtype != f.dtype.base_dtype:
                 raise ValueError(
@@ -502,6 +520,30 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             merges.append(output)
         merged = context_t.restore_tensor_arrays(original_t, merges)
         return _restore_composites(nest.pack_sequence_as(original_t, merged))
+
+
+def _index_marks(value):
+    """`value`'s structure with True at the indices of IndexedSlices results, else False."""
+    if isinstance(value, (_SlicesParts, _SlicesPartsNoShape)):
+        return value._replace(**{f: f == "indices" for f in value._fields})
+    if nest.is_nested(value):
+        return nest._rebuild(value, [_index_marks(v) for v in nest._children(value)])
+    return False
+
+
+def _widen_slice_indices(original, flat_t, flat_f):
+    """IndexedSlices results whose branches disagree on int32/int64 indices merge as int64."""
+    marks = nest.flatten(_index_marks(original))
+    if len(marks) != len(flat_t):
+        return flat_t, flat_f
+    widths = {dtypes.int32, dtypes.int64}
+    out_t, out_f = list(flat_t), list(flat_f)
+    for i, (mark, t, f) in enumerate(zip(marks, flat_t, flat_f)):
+        if mark and t.dtype.base_dtype != f.dtype.base_dtype and \
+                {t.dtype.base_dtype, f.dtype.base_dtype} == widths:
+            out_t[i] = math_ops.cast(t, dtypes.int64)
+            out_f[i] = math_ops.cast(f, dtypes.int64)
+    return out_t, out_f
 
 
 def _pick_fn(fn, alias, name: str, alias_name: str):
@@ -613,9 +655,12 @@ def _exclusive_check(preds):
 
 
 def _assert_at_most_one(count, stacked):
-    # cycle: ops.debug.checks imports this module (at import time)
-    from tensorflux.ops.debug import checks as check_ops
+    # Always a run-time Assert (as TF): predicates known at graph construction still build.
+    # cycle: ops.debug.logging imports this module (at import time)
+    from tensorflux.ops.debug import logging as logging_ops
 
-    return check_ops.assert_less_equal(
-        count, 1, message="Input error: exclusive=True but more than 1 conditions "
-        "evaluated as True:", data=[stacked], name="exclusive_check")
+    with graph_mod.get_default_graph().name_scope("exclusive_check"):
+        return logging_ops.Assert(
+            math_ops.less_equal(count, 1),
+            ["Input error: exclusive=True but more than 1 conditions evaluated as True:",
+             stacked])

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
+from tensorflux.framework.indexed_slices import IndexedSlices
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import constants as constant_ops
+from tensorflux.ops.array import forwarding
 from tensorflux.ops.control_flow import util
 from tensorflux.ops.control_flow.context import (
     ControlFlowContext,
@@ -181,7 +184,11 @@ class WhileContext(ControlFlowContext):
         with bare_scope(graph):
             self.pivot = loop_cond(pred)
             self.switches = [switch(m, self.pivot) for m in self.merges]
-            self.body_inputs = [constant_ops.identity(s[1], name="Identity") for s in self.switches]
+            # a ref loop variable stays a ref in the body (RefIdentity), as TF's _Identity
+            self.body_inputs = [forwarding.RefIdentity(s[1], name="Identity")
+                                if s[1].dtype.is_ref_dtype
+                                else constant_ops.identity(s[1], name="Identity")
+                                for s in self.switches]
         for op in [self.pivot.op] + [s[0].op for s in self.switches] + \
                 [t.op for t in self.body_inputs]:
             op._control_flow_context = self
@@ -272,6 +279,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             parallel_iterations <= 0:
         raise ValueError(f"'parallel_iterations' must be a positive integer, got "
                          f"{parallel_iterations!r}.")
+    if any(isinstance(v, _COMPOSITES) for v in nest.flatten(loop_vars)):
+        return _composite_while_loop(cond, body, loop_vars, shape_invariants,
+                                     parallel_iterations, back_prop, swap_memory, name,
+                                     maximum_iterations, return_same_structure)
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "while"):
         loop_vars = nest.map_structure(_convert_loop_var, loop_vars)
@@ -285,6 +296,121 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if maximum_iterations is not None:
             return result[1]
         return result
+
+
+_COMPOSITES = (SparseTensor, IndexedSlices)
+
+
+def _composite_parts(value):
+    """The component tensors a composite loop variable travels through the loop as."""
+    if isinstance(value, SparseTensor):
+        return (value.indices, value.values, value.dense_shape)
+    if isinstance(value, IndexedSlices):
+        if value.dense_shape is None:
+            return (value.values, value.indices)
+        return (value.values, value.indices, value.dense_shape)
+    return value
+
+
+def _part_invariants(value, invariant):
+    """Shape invariants of a loop variable's parts; `invariant` is the user's (or None)."""
+    if isinstance(value, SparseTensor):
+        if invariant is None:  # the number of non-zeros may change between iterations
+            rank = value.indices.shape[1] if value.indices.shape.ndims == 2 else None
+            return (TensorShape([None, rank]), TensorShape([None]), value.dense_shape.shape)
+        # As TF1: a SparseTensor's invariant is the shape of its dense_shape vector, so
+        # TensorShape([None]) lets the rank change and TensorShape([r]) fixes it to r.
+        invariant = as_shape(invariant)
+        if not invariant.is_compatible_with(value.dense_shape.shape):
+            raise ValueError(
+                f"The shape invariant specified for {value.dense_shape.name} is not compatible "
+                f"with the initial shape of the loop variable. It enters the loop with shape "
+                f"{value.dense_shape.shape}, but the specified shape invariant is {invariant}.")
+        rank = invariant[0] if invariant.ndims == 1 else None
+        return (TensorShape([None, rank]), TensorShape([None]), TensorShape([rank]))
+    if isinstance(value, IndexedSlices):
+        if invariant is None:
+            shapes = (value.values.shape, value.indices.shape)
+        else:
+            invariant = as_shape(invariant)
+            first = invariant[0] if invariant.ndims else None
+            shapes = (invariant, TensorShape([first]))
+        if value.dense_shape is None:
+            return shapes
+        rank = None if invariant is None else as_shape(invariant).ndims
+        dense = value.dense_shape.shape if rank is None else TensorShape([rank])
+        return shapes + (dense,)
+    if invariant is not None:
+        return invariant
+    return value.shape if isinstance(value, Tensor) else TensorShape(None)
+
+
+def _rebuild(templates, flat_parts):
+    """Inverse of `_composite_parts` over the flattened loop variables."""
+    leaves, pos = [], 0
+    for template in templates:
+        if isinstance(template, SparseTensor):
+            leaves.append(SparseTensor(*flat_parts[pos:pos + 3]))
+            pos += 3
+        elif isinstance(template, IndexedSlices):
+            width = 2 if template.dense_shape is None else 3
+            leaves.append(IndexedSlices(*flat_parts[pos:pos + width]))
+            pos += width
+        else:
+            leaves.append(flat_parts[pos])
+            pos += 1
+    return leaves
+
+
+def _composite_while_loop(cond, body, loop_vars, shape_invariants, parallel_iterations,
+                          back_prop, swap_memory, name, maximum_iterations,
+                          return_same_structure):
+    """`while_loop` over SparseTensor / IndexedSlices loop variables: each one travels
+    through the loop as its component tensors and is rebuilt around `cond` and `body`."""
+    loop_vars = type(loop_vars)(loop_vars)
+    templates = nest.flatten(loop_vars)
+    if shape_invariants is None:
+        flat_inv = [None] * len(templates)
+    else:
+        try:
+            nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+        except ValueError as err:
+            raise ValueError(f"shape_invariants must have the structure of loop_vars: "
+                             f"{err}") from None
+        flat_inv = nest.flatten(shape_invariants)
+    expanded = nest.pack_sequence_as(loop_vars, [_composite_parts(v) for v in templates])
+    invariants = nest.pack_sequence_as(
+        loop_vars, [_part_invariants(v, s) for v, s in zip(templates, flat_inv)])
+
+    def rebuild(args):
+        return nest.pack_sequence_as(loop_vars, _rebuild(templates, nest.flatten(list(args))))
+
+    def split(result):
+        if len(loop_vars) == 1 and not nest.is_nested(result) or \
+                len(loop_vars) == 1 and isinstance(result, _COMPOSITES):
+            result = [result]
+        flat = nest.flatten(result)
+        if len(flat) != len(templates):
+            raise ValueError(f"The body of the while loop must return the structure of its "
+                             f"loop_vars: {len(templates)} values expected, got {len(flat)}.")
+        parts = []
+        for template, value in zip(templates, flat):
+            if isinstance(template, _COMPOSITES) and not isinstance(value, type(template)):
+                raise TypeError(f"Loop variable {template} must stay a "
+                                f"{type(template).__name__}; the body returned {value!r}.")
+            parts.append(_composite_parts(value))
+        return nest.pack_sequence_as(loop_vars, parts)
+
+    result = while_loop(lambda *args: cond(*rebuild(args)),
+                        lambda *args: split(body(*rebuild(args))),
+                        expanded, shape_invariants=invariants,
+                        parallel_iterations=parallel_iterations, back_prop=back_prop,
+                        swap_memory=swap_memory, name=name,
+                        maximum_iterations=maximum_iterations, return_same_structure=True)
+    packed = rebuild(result)
+    if len(loop_vars) == 1 and not return_same_structure:
+        return packed[0]
+    return packed
 
 
 def _convert_loop_var(value):

@@ -198,8 +198,17 @@ def _rank_assert(default_name, what, static_ok, op_type, x, rank, data, summariz
                                      f"{int(rank_static)}.  Received rank {actual}, shape "
                                      f"{x.shape}")
                 return no_op(name="static_checks_determined_all_ok")
+        rank = _checked_scalar_rank(rank)
         condition = get_op_def(op_type)(get_op_def("Rank")(x), rank)
         return Assert(condition, data, summarize=summarize)
+
+
+def _checked_scalar_rank(rank):
+    """`rank`, usable only once a run-time check found it a scalar (as TF: a rank fed as
+    [n] fails with "Rank must be a scalar" rather than inside the comparison)."""
+    check = Assert(comparison.equal(shapes.rank(rank), 0),
+                   ["Rank must be a scalar. Received rank: ", rank])
+    return with_dependencies([check], rank)
 
 
 def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
@@ -362,6 +371,8 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
         if data is None:
             data = [prefix, f"Tensor {x.name} must have rank in", *ranks, "Received shape: ",
                     shapes.shape(x)]
+        ranks = [r if s is not None else _checked_scalar_rank(r)
+                 for r, s in zip(ranks, static)]
         condition = reduction.reduce_any(comparison.equal(concat_split.stack(ranks),
                                                           shapes.rank(x)))
         return Assert(condition, data, summarize=summarize)

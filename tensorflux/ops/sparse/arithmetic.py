@@ -7,6 +7,8 @@ entries is then 1-D NumPy work (`argsort`, `unique`, `reduceat`, `searchsorted`)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
@@ -149,10 +151,15 @@ def _reduce_plan(shape, axes, keep_dims):
     dims = dims_of(shape)
     rank = len(dims)
     axes = np.asarray(axes, np.int64).reshape(-1)
-    if np.any((axes < -rank) | (axes >= rank)):
+    for axis in axes.tolist():
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid reduction dimension {axis}, for input with {rank} "
+                "dimensions.")
+    if np.any(dims < 0) or math.prod(dims.tolist()) >= 2 ** 63:
         raise errors.InvalidArgumentError(
-            None, None, f"Invalid reduction dimension {axes.tolist()} for input with {rank} "
-            "dimensions")
+            None, None, f"Invalid input_shape {dims.tolist()}: dimensions must be >= 0 and "
+            "their product must fit in int64")
     reduced = np.zeros(rank, bool)
     reduced[axes % rank if rank else axes] = True
     kept = np.flatnonzero(~reduced)
@@ -165,8 +172,8 @@ def _reduce_shape(input_indices, input_values, input_shape, reduction_axes, keep
         return TensorShape(None)
     try:
         _, _, out_shape = _reduce_plan(input_shape, reduction_axes, keep_dims)
-    except errors.InvalidArgumentError as err:
-        raise ValueError(err.message) from None
+    except errors.InvalidArgumentError:
+        return TensorShape(None)  # bad axes or shape fail when run, as TF
     return TensorShape([int(d) for d in out_shape])
 
 
@@ -355,14 +362,20 @@ def _sparse_add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shap
     dims = _same_shapes(a_shape, b_shape)
     a_indices = index_matrix(a_indices, len(dims), "a_indices")
     b_indices = index_matrix(b_indices, len(dims), "b_indices")
-    check_bounds(a_indices, dims, "a_indices")
-    check_bounds(b_indices, dims, "b_indices")
-    flat = np.concatenate([linear(a_indices, dims), linear(b_indices, dims)])
+    # Entries are matched by their index rows, in row-major order, without a bounds check
+    # (as TF: an index outside the dense shape is added like any other).
+    rows = np.concatenate([a_indices, b_indices]).astype(np.int64, copy=False)
     values = np.concatenate([np.asarray(a_values), np.asarray(b_values)])
-    present, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
-    sums = group_sum(inverse.reshape(-1), values, present.size)
+    if len(dims) == 0:
+        present = rows[:1]
+        inverse = np.zeros(len(rows), np.int64)
+        counts = np.array([len(rows)])[:len(present)]
+    else:
+        present, inverse, counts = np.unique(rows, axis=0, return_inverse=True,
+                                             return_counts=True)
+    sums = group_sum(inverse.reshape(-1), values, len(present))
     keep = (counts < 2) | (np.abs(sums) >= thresh)
-    return unlinear(present[keep], dims), sums[keep], dims
+    return present[keep].reshape(-1, len(dims)), sums[keep], dims
 
 
 @SparseAddGrad.shape_fn
@@ -464,6 +477,10 @@ def _row_groups(indices, shape, what):
     if len(dims) < 2:
         raise errors.InvalidArgumentError(
             None, None, f"{what} needs a SparseTensor of rank >= 2, got rank {len(dims)}")
+    if np.any(dims < 0) or math.prod(dims.tolist()) >= 2 ** 63:
+        raise errors.InvalidArgumentError(
+            None, None, f"{what}: invalid sp_shape {dims.tolist()}: dimensions must be >= 0 "
+            "and their product must fit in int64")
     indices = index_matrix(indices, len(dims), "sp_indices")
     check_bounds(indices, dims, "sp_indices")
     _, groups = np.unique(linear(indices[:, :-1], dims[:-1]), return_inverse=True)
@@ -513,12 +530,23 @@ def _sparse_sparse_op(name, fn, types):
 
     @op.shape_fn
     def _shape(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
-        rank = a_shape.with_rank(1).merge_with(b_shape.with_rank(1)).dims[0]
+        a_rank, b_rank = a_shape.with_rank(1).dims[0], b_shape.with_rank(1).dims[0]
+        rank = a_rank if a_rank == b_rank else None  # a mismatch fails when run (as TF)
         return [TensorShape([None, rank]), TensorShape([None])]
 
     @op.kernel
     def _kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
-        dims = _same_shapes(a_shape, b_shape)
+        a_dims, b_dims = dims_of(a_shape), dims_of(b_shape)
+        if a_dims.size != b_dims.size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Operands do not have the same ranks; got shapes: "
+                f"{a_dims.tolist()} and {b_dims.tolist()}")
+        for d, (a, b) in enumerate(zip(a_dims.tolist(), b_dims.tolist())):
+            if a != b:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Operands' shapes do not match: got {a} and {b} for "
+                    f"dimension {d}")
+        dims = a_dims
         a_indices = index_matrix(a_indices, len(dims), "a_indices")
         b_indices = index_matrix(b_indices, len(dims), "b_indices")
         check_bounds(a_indices, dims, "a_indices")

@@ -76,7 +76,9 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
         >>> vals = tf.SparseTensor([[0, 0], [0, 1]], [0.5, 1.5], [1, 2])
         >>> tf.sparse_merge(ids, vals, 10)   # indices [[0, 3], [0, 7]], shape [1, 10]
     """
-    ids_list = list(sp_ids) if isinstance(sp_ids, (list, tuple)) else [sp_ids]
+    # a SparseTensorValue is a namedtuple, but one id tensor
+    several = isinstance(sp_ids, (list, tuple)) and not hasattr(sp_ids, "dense_shape")
+    ids_list = list(sp_ids) if several else [sp_ids]
     sizes = list(vocab_size) if isinstance(vocab_size, (list, tuple)) else [vocab_size]
     if len(ids_list) != len(sizes):
         raise ValueError(f"sp_ids and vocab_size must have the same length, got "
@@ -197,11 +199,17 @@ def sparse_reset_shape(sp_input, new_shape=None):
     sp_input = as_sparse(sp_input)
     with _scope(None, "SparseResetShape"):
         values = array_ops.identity(sp_input.values)
-        if new_shape is None:
+        if new_shape is None:  # no entries: every dimension 0 (never the max of nothing)
+            bound = reduction_ops.reduce_max(sp_input.indices, axis=0) + 1
             return SparseTensor(sp_input.indices, values,
-                                reduction_ops.reduce_max(sp_input.indices, axis=0) + 1)
-        new_shape = convert_to_tensor(new_shape, dtype=dtypes.int64, name="new_shape")
+                                math_ops.maximum(np.int64(0), bound))
+        new_shape = convert_to_tensor(new_shape, name="new_shape")
+        if new_shape.dtype.base_dtype != dtypes.int64:  # TF casts int32 shapes
+            new_shape = cast_ops.cast(new_shape, dtypes.int64)
         new_shape.shape.with_rank(1)
+        if not new_shape.shape[:1].is_compatible_with(sp_input.dense_shape.shape[:1]):
+            raise ValueError(f"Requested new_shape has rank {new_shape.shape[0]} but sp_input "
+                             f"has rank {sp_input.dense_shape.shape[0]}.")
         static_new = constant_value(new_shape)
         old = sp_input.shape
         if static_new is not None and old.is_fully_defined():
@@ -211,8 +219,10 @@ def sparse_reset_shape(sp_input, new_shape=None):
                                  f"sp_input.shape. Found new_shape ({static_new.tolist()}), "
                                  f"sp_input.shape ({old_dims.tolist()}).")
             return SparseTensor(sp_input.indices, values, new_shape)
-        checks = [check_ops.assert_equal(shape_ops.size(new_shape),
-                                         shape_ops.size(sp_input.dense_shape)),
-                  check_ops.assert_less_equal(sp_input.dense_shape, new_shape)]
-        with graph_mod.get_default_graph().control_dependencies(checks):
+        # the rank check runs first: the element-wise one needs equal ranks (as TF)
+        graph = graph_mod.get_default_graph()
+        with graph.control_dependencies([check_ops.assert_equal(
+                shape_ops.shape(new_shape), shape_ops.shape(sp_input.dense_shape))]):
+            larger = check_ops.assert_less_equal(sp_input.dense_shape, new_shape)
+        with graph.control_dependencies([larger]):
             return SparseTensor(sp_input.indices, values, array_ops.identity(new_shape))

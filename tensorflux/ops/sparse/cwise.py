@@ -44,9 +44,11 @@ def _broadcast_gather(indices, shape, dense) -> np.ndarray:
 
 
 def _divide(x, y):
+    if np.any(y == 0):  # as TF, for every dtype
+        raise errors.InvalidArgumentError(
+            None, None, "SparseDenseCwiseDiv cannot divide by zero, but input dense tensor "
+            "contains zero")
     if np.issubdtype(x.dtype, np.integer):
-        if np.any(y == 0):
-            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
         quotient = np.abs(x) // np.abs(y)
         return np.where((x < 0) != (y < 0), -quotient, quotient).astype(x.dtype)
     return (x / y).astype(x.dtype, copy=False)
@@ -103,17 +105,34 @@ SparseDenseCwiseMul.gradient(lambda op, grad: _mul_or_div_grad(op, grad, True))
 SparseDenseCwiseDiv.gradient(lambda op, grad: _mul_or_div_grad(op, grad, False))
 
 
-def _binary(op, name):
+# TF's true division of integers: small ints divide as float32, int32/int64 as float64.
+_TRUEDIV_FLOAT = {dtypes.uint8: dtypes.float32, dtypes.int8: dtypes.float32,
+                  dtypes.uint16: dtypes.float32, dtypes.int16: dtypes.float32,
+                  dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}
+
+
+def _binary(op, name, truediv=False):
     def operator(sp, dense):
         sp = as_sparse(sp)
         with graph_mod.get_default_graph().name_scope(name):
             dense = convert_to_tensor(dense, dtype=sp.dtype.base_dtype, name="y")
-            values = op(sp.indices, sp.values, sp.dense_shape, dense)
+            values = sp.values
+            wide = _TRUEDIV_FLOAT.get(sp.dtype.base_dtype) if truediv else None
+            if wide is not None:
+                values, dense = math_ops.cast(values, wide), math_ops.cast(dense, wide)
+            values = op(sp.indices, values, sp.dense_shape, dense)
         return SparseTensor(sp.indices, values, sp.dense_shape)
 
     return operator
 
 
 SparseTensor.__mul__ = _binary(SparseDenseCwiseMul, "mul")
-SparseTensor.__truediv__ = _binary(SparseDenseCwiseDiv, "truediv")
+SparseTensor.__rmul__ = SparseTensor.__mul__  # dense * sparse: TF's mul dispatch
+SparseTensor.__truediv__ = _binary(SparseDenseCwiseDiv, "truediv", truediv=True)
 SparseTensor.__div__ = _binary(SparseDenseCwiseDiv, "div")
+
+
+def sparse_dense_cwise_add(sp_t, dense_t):
+    """`sp_t + dense_t` at the entries of `sp_t` (dense broadcast to the sparse shape): a
+    SparseTensor with `sp_t`'s indices (TF's sparse_ops.sparse_dense_cwise_add)."""
+    return _binary(SparseDenseCwiseAdd, "SparseDenseCwiseAdd")(sp_t, dense_t)

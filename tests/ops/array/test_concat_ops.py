@@ -299,3 +299,18 @@ def test_constant_pad_equals_np_pad(dims, data, dtype):
         np.testing.assert_array_equal(got, want)
         if got.dtype.kind == "f":
             np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_autopacked_list_is_cast_to_the_requested_dtype():
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32, [])
+        wide = tf.constant([[7, 8]], tf.int64)
+        out = tf.concat([wide, [[i, 3]]], axis=0)
+        assert out.dtype == tf.int64
+        with tf.Session() as sess:
+            got = sess.run(out, {i: 5})
+        np.testing.assert_array_equal(got, [[7, 8], [5, 3]])
+        assert got.dtype == np.int64
+        # a list whose first tensor already has the requested dtype does not cast the others
+        with pytest.raises(TypeError, match="Cannot convert a list containing a tensor"):
+            tf.convert_to_tensor([tf.constant(1, tf.int64), i], dtype=tf.int64)

@@ -43,12 +43,18 @@ def test_sparse_times_and_over_dense(dense):
 
 
 def test_sparse_dense_int_division_and_errors():
-    out = run((_sp(np.array([-7, 7, 6], np.int32)) / np.int32(2)).values)
-    np.testing.assert_array_equal(out, [-3, 3, 3])
+    # true division of int32 values divides as float64, as TF (-7 / 2 = -3.5)
+    quotient = (_sp(np.array([-7, 7, 6], np.int32)) / np.int32(2)).values
+    assert quotient.dtype == tf.float64
+    np.testing.assert_array_equal(run(quotient), [-3.5, 3.5, 3.0])
+    # the TF1 `div` (Python 2 `/`) keeps integers and truncates toward zero
+    truncated = _sp(np.array([-7, 7, 6], np.int32)).__div__(np.int32(2)).values
+    np.testing.assert_array_equal(run(truncated), [-3, 3, 3])
     with pytest.raises(errors.InvalidArgumentError, match="broadcasts dense to sparse only"):
         run((_sp() * np.ones([2, 3, 4], np.float32)).values)
-    with pytest.raises(errors.InvalidArgumentError, match="division by zero"):
-        run((_sp(np.array([1, 2, 3], np.int32)) / np.int32(0)).values)
+    for divisor in (np.int32(0), np.float32(0)):  # a zero divisor fails for every dtype
+        with pytest.raises(errors.InvalidArgumentError, match="cannot divide by zero"):
+            run((_sp(np.array([1, 2, 3], divisor.dtype)) / divisor).values)
 
 
 # -- serialization ------------------------------------------------------------------------------

@@ -143,8 +143,10 @@ def test_reduce_max_ignores_implicit_zeros():
 
 
 def test_reduce_errors():
-    with pytest.raises(ValueError, match="Invalid reduction dimension"):
-        tf.sparse_reduce_sum(_sp(), 2)
+    bad = tf.sparse_reduce_sum(_sp(), 2)  # as TF, an invalid axis fails when run
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Invalid reduction dimension 2, for input with 2 dimensions"):
+        run(bad)
     axis = tf.placeholder(tf.int32, [])
     with pytest.raises(errors.InvalidArgumentError, match="Invalid reduction dimension"):
         run(tf.sparse_reduce_max(_sp(), axis), {axis: -3})

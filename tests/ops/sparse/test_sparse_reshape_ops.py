@@ -69,8 +69,11 @@ def test_sparse_reorder():
     np.testing.assert_array_equal(value.indices, IDX)
     np.testing.assert_array_equal(value.values, VAL)
     assert tf.sparse.reorder is tf.sparse_reorder
-    with pytest.raises(errors.InvalidArgumentError, match="out of bounds"):
-        run(tf.sparse_reorder(_sp(shape=[2, 3])))
+    # as TF, indices outside dense_shape are not checked: rows are ordered all the same
+    outside = run(tf.sparse_reorder(tf.SparseTensor([[5, 0], [0, 9], [2, 1]], [1.0, 2.0, 3.0],
+                                                    [2, 3])))
+    np.testing.assert_array_equal(outside.indices, [[0, 9], [2, 1], [5, 0]])
+    np.testing.assert_array_equal(outside.values, [2.0, 3.0, 1.0])
 
 
 # -- concat ---------------------------------------------------------------------------------
