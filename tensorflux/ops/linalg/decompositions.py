@@ -165,6 +165,36 @@ def _cholesky_grad(op, grad):
     return 0.5 * (s_adj + _adj(s_adj))
 
 
+# CholeskyGrad: the raw op TF1 programs may call directly (gen_linalg_ops.cholesky_grad). Given
+# the factor L and dC/dL it returns the symmetrised dC/dA; only the lower triangles of both
+# inputs are read, as TF's blocked kernel does.
+CholeskyGrad = define_op("CholeskyGrad", inputs=["l: T", "grad: T"], outputs=["output: T"],
+                         attrs=["T: {float64, float32, float16}"])
+
+
+@CholeskyGrad.shape_fn
+def _cholesky_grad_shape(l, grad):
+    return _square_matrices_shape(l.merge_with(grad) if l.is_compatible_with(grad) else l)
+
+
+@CholeskyGrad.kernel
+def _cholesky_grad_kernel(l, grad):
+    check_square(l, "l")
+    if l.shape != grad.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"CholeskyGrad: l and grad must have the same shape, got {l.shape} "
+                        f"and {grad.shape}")
+    low = np.tril(upcast(l))
+    if low.shape[-1] == 0:
+        return np.zeros(l.shape, l.dtype)
+    middle = np.tril(np.swapaxes(low, -1, -2) @ np.tril(upcast(grad)))
+    idx = np.arange(low.shape[-1])
+    middle[..., idx, idx] *= 0.5
+    left = np.linalg.solve(np.swapaxes(low, -1, -2), middle)          # L^-T P
+    s_t = np.linalg.solve(np.swapaxes(low, -1, -2), np.swapaxes(left, -1, -2))  # (L^-T P L^-1)^T
+    return (0.5 * (s_t + np.swapaxes(s_t, -1, -2))).astype(l.dtype, copy=False)
+
+
 # -- Qr ---------------------------------------------------------------------------------------
 
 Qr = define_op("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
