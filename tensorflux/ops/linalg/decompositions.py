@@ -169,7 +169,7 @@ def _cholesky_grad(op, grad):
 # the factor L and dC/dL it returns the symmetrised dC/dA; only the lower triangles of both
 # inputs are read, as TF's blocked kernel does.
 CholeskyGrad = define_op("CholeskyGrad", inputs=["l: T", "grad: T"], outputs=["output: T"],
-                         attrs=["T: {float64, float32, float16}"])
+                         attrs=["T: {float64, float32, float16}"], differentiable=False)
 
 
 @CholeskyGrad.shape_fn

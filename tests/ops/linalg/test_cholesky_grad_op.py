@@ -9,6 +9,8 @@ import tensorflux as tf
 from tensorflux.framework import errors
 from tensorflux.raw_ops import CholeskyGrad
 
+COVERED_OPS = {"CholeskyGrad"}
+
 
 def _spd(rng, batch, n):
     m = rng.randn(*batch, n, n)
