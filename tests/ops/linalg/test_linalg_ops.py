@@ -174,8 +174,14 @@ def test_graph_construction_errors_name_the_op():
                    (tf.self_adjoint_eig, "SelfAdjointEigV2")]:
         with pytest.raises(ValueError, match=f"{op}.*Dimensions must be equal, but are 2 and 3"):
             fn(np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="rank at least 2"):
+    with pytest.raises(ValueError, match="MatrixInverse.*at least rank 2 but is rank 1"):
         tf.matrix_inverse(np.zeros(3))
+    # TF's shape-function wording, which TF1 programs and tests match on.
+    for fn in (tf.qr, tf.svd, tf.cholesky, tf.self_adjoint_eigvals):
+        for value, rank in ((2.0, 0), ([1.0, 2.0], 1)):
+            with pytest.raises(ValueError, match=f"Shape must be at least rank 2 but is rank "
+                                                 f"{rank}"):
+                fn(tf.constant(value))
     with pytest.raises(ValueError, match="MatrixSolve.*Dimensions must be equal"):
         tf.matrix_solve(np.eye(2), np.ones((3, 1)))
     with pytest.raises(ValueError, match="equal rank"):
