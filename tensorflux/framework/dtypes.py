@@ -247,8 +247,16 @@ def as_dtype(type_value) -> DType:
 
 QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32})
 
+# The value range of each NumPy type as images use it (TF's `dtypes.dtype_range`): integers span
+# their full range, floats the unit interval [-1, 1].
+dtype_range = {np.bool_: (False, True), np.float16: (-1, 1), np.float32: (-1, 1),
+               np.float64: (-1, 1)}
+dtype_range.update({t: (np.iinfo(t).min, np.iinfo(t).max)
+                    for t in (np.uint8, np.uint16, np.uint32, np.uint64,
+                              np.int8, np.int16, np.int32, np.int64)})
+
 __all__ = ["DType", "as_dtype", "float16", "half", "float32", "float64", "double", "bfloat16",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_",
            "string", "complex64", "complex128", "qint8", "quint8", "qint16", "quint16", "qint32",
            "resource", "variant", "float32_ref", "float64_ref", "int32_ref", "int64_ref",
-           "bool_ref", "QUANTIZED_DTYPES"]
+           "bool_ref", "QUANTIZED_DTYPES", "dtype_range"]

@@ -72,6 +72,13 @@ class Tensor:
     def get_shape(self) -> TensorShape:
         return self._shape
 
+    def _shape_as_list(self):
+        """The static shape as a list (None for unknown dims), or None if the rank is unknown.
+
+        TF1's private helper, which gradient-checker call sites use.
+        """
+        return None if self._shape.ndims is None else self._shape.as_list()
+
     def set_shape(self, shape) -> None:
         """Merges `shape` into the static shape; ValueError if they are incompatible."""
         shape = as_shape(shape)

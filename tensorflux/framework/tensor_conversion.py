@@ -47,11 +47,12 @@ def _infer_numpy(value, dtype):
         if dtype.base_dtype is dtypes.string:
             return _string_array(value)
         if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+            # NumPy values are cast as NumPy casts them (truncation, wrap-around), as TF's
+            # make_tensor_proto does; only Python values are checked for compatibility.
             array = np.asarray(value)
-            if array.dtype.kind in "fc" and dtype.is_integer:
-                if not np.all(np.equal(np.mod(array, 1), 0)):
-                    raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                                    f"'{type(value).__name__}' instead.")
+            if array.dtype.kind == "c" and dtype.base_dtype not in (dtypes.complex64,
+                                                                    dtypes.complex128):
+                array = array.real
             return array.astype(np_dtype, copy=False)
         array = np.array(value)
         if array.dtype == object:

@@ -165,19 +165,29 @@ def _pad(values: np.ndarray, size: int) -> np.ndarray:
 
 # -- shape functions ----------------------------------------------------------------------------
 
+def _rank(value: TensorShape, rank: int, what: str) -> TensorShape:
+    """`value` with rank `rank`; the ValueError is worded as TF's shape functions word it."""
+    if value.ndims is not None and value.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {value.ndims} "
+                         f"({what} shape {value})")
+    return value.with_rank(rank)
+
+
 def _scalar_shape(value: TensorShape, what: str) -> None:
-    if value.ndims not in (None, 0):
-        raise ValueError(f"{what} must be 0-D, got shape {value}")
+    _rank(value, 0, what)
 
 
 def _boxes_shape(boxes: TensorShape, scores: TensorShape, max_output_size, *scalars) -> None:
-    boxes = boxes.with_rank(2)
+    boxes = _rank(boxes, 2, "boxes")
     if boxes.dims[1] is not None and boxes.dims[1] != 4:
-        raise ValueError(f"boxes must have 4 coordinates per box, got shape {boxes}")
-    scores = scores.with_rank(1)
+        raise ValueError(f"Dimension must be 4 but is {boxes.dims[1]}: boxes must have 4 "
+                         f"coordinates per box, got shape {boxes}")
+    scores = _rank(scores, 1, "scores")
     if boxes.dims[0] is not None and scores.dims[0] is not None and (
             boxes.dims[0] != scores.dims[0]):
-        raise ValueError(f"boxes {boxes} and scores {scores} disagree on the number of boxes")
+        raise ValueError(f"Dimensions must be equal, but are {boxes.dims[0]} and "
+                         f"{scores.dims[0]}: boxes {boxes} and scores {scores} disagree on the "
+                         f"number of boxes")
     for i, value in enumerate((max_output_size, *scalars)):
         _scalar_shape(value, "max_output_size" if i == 0 else "threshold")
 

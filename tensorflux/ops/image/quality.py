@@ -19,6 +19,7 @@ from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array import padding as pad_ops
 from tensorflux.ops.image.color import convert_image_dtype
+from tensorflux.ops.image.util import check, depends
 from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.nn import activations as activation_ops
@@ -162,6 +163,14 @@ def _as_float(a, b, max_val):
     b = convert_to_tensor(b, name="b")
     if not a.shape.is_compatible_with(b.shape):
         raise ValueError(f"images must have compatible shapes, got {a.shape} and {b.shape}")
+    for image in (a, b):
+        image.shape.with_rank_at_least(3)
+    if a.shape.ndims is None or b.shape.ndims is None:
+        # Unknown rank: an Assert stands in for the static check (TF checks at run time too).
+        checks = [op for image in (a, b) for op in check(
+            math_ops.greater_equal(array_ops.rank(image), 3), ValueError,
+            "images must have at least 3 dimensions ([..., height, width, channels])")]
+        a, b = depends(checks, a), depends(checks, b)
     max_val = math_ops.cast(max_val, a.dtype)
     max_val = convert_image_dtype(max_val, dtypes.float32)
     return convert_image_dtype(a, dtypes.float32), convert_image_dtype(b, dtypes.float32), max_val
@@ -201,7 +210,8 @@ def _gaussian_window(size: int, sigma: float) -> np.ndarray:
 def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2):
     """(ssim [..., channels], contrast-structure [..., channels]) of float32 images."""
     for img in (img1, img2):
-        dims = img.shape.with_rank_at_least(3).as_list()[-3:-1]
+        shape = img.shape.with_rank_at_least(3)
+        dims = [] if shape.ndims is None else shape.as_list()[-3:-1]  # unknown: run time
         if any(d is not None and d < filter_size for d in dims):
             raise ValueError(f"ssim: image spatial dims {img.shape} must be at least "
                              f"filter_size {filter_size}")

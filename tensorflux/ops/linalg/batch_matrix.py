@@ -19,7 +19,10 @@ LINALG_TYPES = "T: {float64, float32, float16, complex64, complex128}"
 
 
 def matrix_shape(shape: TensorShape) -> TensorShape:
-    """`shape` checked to be a (batch of) matrices."""
+    """`shape` checked to be a (batch of) matrices (ValueError worded as TF's shape functions)."""
+    if shape.ndims is not None and shape.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {shape.ndims} "
+                         f"(shape {shape})")
     return shape.with_rank_at_least(2)
 
 

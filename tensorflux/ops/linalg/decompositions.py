@@ -165,6 +165,36 @@ def _cholesky_grad(op, grad):
     return 0.5 * (s_adj + _adj(s_adj))
 
 
+# CholeskyGrad: the raw op TF1 programs may call directly (gen_linalg_ops.cholesky_grad). Given
+# the factor L and dC/dL it returns the symmetrised dC/dA; only the lower triangles of both
+# inputs are read, as TF's blocked kernel does.
+CholeskyGrad = define_op("CholeskyGrad", inputs=["l: T", "grad: T"], outputs=["output: T"],
+                         attrs=["T: {float64, float32, float16}"], differentiable=False)
+
+
+@CholeskyGrad.shape_fn
+def _cholesky_grad_shape(l, grad):
+    return _square_matrices_shape(l.merge_with(grad) if l.is_compatible_with(grad) else l)
+
+
+@CholeskyGrad.kernel
+def _cholesky_grad_kernel(l, grad):
+    check_square(l, "l")
+    if l.shape != grad.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"CholeskyGrad: l and grad must have the same shape, got {l.shape} "
+                        f"and {grad.shape}")
+    low = np.tril(upcast(l))
+    if low.shape[-1] == 0:
+        return np.zeros(l.shape, l.dtype)
+    middle = np.tril(np.swapaxes(low, -1, -2) @ np.tril(upcast(grad)))
+    idx = np.arange(low.shape[-1])
+    middle[..., idx, idx] *= 0.5
+    left = np.linalg.solve(np.swapaxes(low, -1, -2), middle)          # L^-T P
+    s_t = np.linalg.solve(np.swapaxes(low, -1, -2), np.swapaxes(left, -1, -2))  # (L^-T P L^-1)^T
+    return (0.5 * (s_t + np.swapaxes(s_t, -1, -2))).astype(l.dtype, copy=False)
+
+
 # -- Qr ---------------------------------------------------------------------------------------
 
 Qr = define_op("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
@@ -287,11 +317,21 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     if not op.get_attr("compute_uv"):
         _, u, v = svd(a, compute_uv=True)
         return math_ops.matmul(u, math_ops.matmul(array_ops.matrix_diag(grad_s), v, adjoint_b=True))
-    if op.get_attr("full_matrices") and m != n:
-        raise ValueError(f"Svd gradient of '{op.name}' is not defined for full_matrices=True "
-                         f"with a non-square input {a.shape} (as in TensorFlow)")
+    full = op.get_attr("full_matrices") and m != n
+    if full and abs(m - n) > 1:
+        raise NotImplementedError(
+            f"Svd gradient of '{op.name}' is not implemented for abs(m - n) > 1 when "
+            f"full_matrices is True (input {a.shape}), as in TensorFlow")
     u, v = op.outputs[1], op.outputs[2]
     grad_u, grad_v = _or_zeros(grad_u, u), _or_zeros(grad_v, v)
+    if full:
+        # One extra singular vector spans the null space of A (m < n) or of A^H (m > n); it
+        # follows the others, so split it off and add its own term at the end.
+        k = min(m, n)
+        if m < n:
+            extra, grad_extra, v, grad_v = v[..., k:], grad_v[..., k:], v[..., :k], grad_v[..., :k]
+        else:
+            extra, grad_extra, u, grad_u = u[..., k:], grad_u[..., k:], u[..., :k], grad_u[..., :k]
     s_mat = array_ops.matrix_diag(s)
     f = _safe_inverse_gap(math_ops.square(s))
     utgu = math_ops.matmul(u, grad_u, adjoint_a=True)
@@ -312,6 +352,15 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
         gv_sinv = math_ops.matmul(grad_v, s_inv)
         proj = gv_sinv - math_ops.matmul(v, math_ops.matmul(v, gv_sinv, adjoint_a=True))
         grad_a = grad_a + math_ops.matmul(u, proj, adjoint_b=True)
+    if full and m < n:
+        # A v_n = 0 gives dv_n = -V1 S^-1 U^H dA v_n, so dL/dA gains -U S^-1 V1^H g_n v_n^H.
+        coupling = math_ops.matmul(math_ops.matmul(v, grad_extra, adjoint_a=True), extra,
+                                   adjoint_b=True)
+        grad_a = grad_a - math_ops.matmul(u, math_ops.matmul(s_inv, coupling))
+    elif full:
+        # The same for A^H: u_m spans the null space of A^H.
+        coupling = math_ops.matmul(extra, math_ops.matmul(grad_extra, u, adjoint_a=True))
+        grad_a = grad_a - math_ops.matmul(coupling, math_ops.matmul(s_inv, v, adjoint_b=True))
     return grad_a
 
 

@@ -142,3 +142,23 @@ def test_color_matches_tensorflow_pixel():
                                atol=1e-6)
     np.testing.assert_allclose(run(tf.image.rgb_to_yuv(pixel)), [0.4559, 0.2185465, -0.2244967],
                                atol=1e-6)
+
+
+def test_unknown_shape_images_give_the_static_results():
+    a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    fed = {a: A, b: B}
+    for fn in (tf.image.ssim, tf.image.psnr):
+        static = run(fn(tf.constant(A), tf.constant(B), 1.0))
+        np.testing.assert_allclose(run(fn(a, b, 1.0), fed), static, rtol=1e-6)
+    big = {a: BIG1, b: BIG2}
+    np.testing.assert_allclose(run(tf.image.ssim_multiscale(a, b, 1.0), big),
+                               run(tf.image.ssim_multiscale(BIG1, BIG2, 1.0)), rtol=1e-5)
+
+
+def test_image_rank_checks_static_and_at_run_time():
+    with pytest.raises(ValueError, match="rank at least 3"):
+        tf.image.ssim(tf.ones([20, 20]), tf.ones([20, 20]), 1.0)
+    a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    for fn in (tf.image.ssim, tf.image.psnr):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="at least 3 dimensions"):
+            run(fn(a, b, 1.0), {a: np.ones(4), b: np.ones(4)})

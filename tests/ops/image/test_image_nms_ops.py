@@ -281,3 +281,16 @@ def test_combined_matches_per_class_reference(seed, classes, per_class, total):
         np.testing.assert_allclose(got_scores[b, :len(picks)], [p[0] for p in picks])
         np.testing.assert_allclose(got_boxes[b, :len(picks)], [boxes[b, p[2], 0] for p in picks])
         np.testing.assert_array_equal(got_scores[b, len(picks):], 0)
+
+
+def test_shape_errors_are_worded_as_tf_shape_functions():
+    box, score = [[0.0, 0.0, 1.0, 1.0]], [0.9]
+    cases = [([0.0, 0.0, 1.0, 1.0], score, 3, 0.5, "Shape must be rank 2 but is rank 1"),
+             ([[0.0, 0.0, 1.0]], score, 3, 0.5, "Dimension must be 4 but is 3"),
+             (box, [0.9, 0.75], 3, 0.5, "Dimensions must be equal, but are 1 and 2"),
+             (box, [[0.9]], 3, 0.5, "Shape must be rank 1 but is rank 2"),
+             (box, score, [3], 0.5, "Shape must be rank 0 but is rank 1"),
+             (box, score, 3, [[0.5]], "Shape must be rank 0 but is rank 2")]
+    for boxes, scores, size, iou, words in cases:
+        with pytest.raises(ValueError, match=words):
+            tf.image.non_max_suppression(tf.constant(boxes), tf.constant(scores), size, iou)

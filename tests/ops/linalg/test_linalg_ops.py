@@ -174,8 +174,14 @@ def test_graph_construction_errors_name_the_op():
                    (tf.self_adjoint_eig, "SelfAdjointEigV2")]:
         with pytest.raises(ValueError, match=f"{op}.*Dimensions must be equal, but are 2 and 3"):
             fn(np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="rank at least 2"):
+    with pytest.raises(ValueError, match="MatrixInverse.*at least rank 2 but is rank 1"):
         tf.matrix_inverse(np.zeros(3))
+    # TF's shape-function wording, which TF1 programs and tests match on.
+    for fn in (tf.qr, tf.svd, tf.cholesky, tf.self_adjoint_eigvals):
+        for value, rank in ((2.0, 0), ([1.0, 2.0], 1)):
+            with pytest.raises(ValueError, match=f"Shape must be at least rank 2 but is rank "
+                                                 f"{rank}"):
+                fn(tf.constant(value))
     with pytest.raises(ValueError, match="MatrixSolve.*Dimensions must be equal"):
         tf.matrix_solve(np.eye(2), np.ones((3, 1)))
     with pytest.raises(ValueError, match="equal rank"):
@@ -333,6 +339,9 @@ GRADIENT_CASES = [
     ("Svd", _case(lambda tf, x: _svd_outputs(tf, x), [4, 3])),
     ("Svd", _case(lambda tf, x: _svd_outputs(tf, x), [2, 3, 4])),
     ("Svd", _case(lambda tf, x: _svd_outputs(tf, x, full=True), [3, 3])),
+    # Full matrices one row / column off square: the extra singular vector spans a null space.
+    ("Svd", _case(lambda tf, x: _svd_outputs(tf, x, full=True), [3, 4])),
+    ("Svd", _case(lambda tf, x: _svd_outputs(tf, x, full=True), [2, 4, 3])),
     ("Svd", _case(lambda tf, x: tf.svd(x, compute_uv=False), [3, 2])),
     ("Svd", _case(lambda tf, x: tf.linalg.pinv(x), [2, 3, 2])),
     ("SelfAdjointEigV2", _case(lambda tf, x: _flat(tf, *[
@@ -360,6 +369,9 @@ def test_gradient_errors():
     q, _ = tf.qr(x, full_matrices=True)
     with pytest.raises(ValueError, match="full_matrices=True"):
         tf.gradients(q, x)
+    _, u, _ = tf.svd(tf.placeholder(tf.float64, [2, 5]), full_matrices=True)
+    with pytest.raises(NotImplementedError, match="abs\\(m - n\\) > 1"):
+        tf.gradients(u, u.op.inputs[0])
     y = tf.matrix_solve_ls(x, tf.ones([3, 1], tf.float64), fast=False)
     with pytest.raises(ValueError, match="fast=True"):
         tf.gradients(y, x)

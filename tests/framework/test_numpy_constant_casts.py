@@ -1,0 +1,38 @@
+"""NumPy values given an explicit dtype are cast as NumPy casts them (TF's make_tensor_proto
+does `values.astype(dtype)`), while Python lists and scalars are still checked."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+
+def _run(t):
+    with tf.Session() as sess:
+        return sess.run(t)
+
+
+def test_numpy_floats_to_integers_truncate_and_wrap():
+    with tf.Graph().as_default():
+        values = np.array([1.5, 300.0, -2.0, 254.9])
+        got = _run(tf.constant(values, tf.uint8))
+        assert got.dtype == np.uint8
+        np.testing.assert_array_equal(got, values.astype(np.uint8))
+        assert _run(tf.constant(np.float64(-7.75), tf.int32)) == -7
+        np.testing.assert_array_equal(_run(tf.constant(np.array([0.0, 0.5]), tf.bool)),
+                                      [False, True])
+
+
+def test_numpy_complex_to_real_keeps_the_real_part():
+    with tf.Graph().as_default():
+        np.testing.assert_allclose(_run(tf.constant(np.array([1.25 - 2j]), tf.float64)), [1.25])
+
+
+def test_numpy_operands_of_ops_are_cast_python_lists_are_checked():
+    with tf.Graph().as_default():
+        np.testing.assert_array_equal(
+            _run(tf.add(tf.constant([1, 2]), np.array([1.5, 2.5]))), [2, 4])
+        with pytest.raises(TypeError, match="int32"):
+            tf.add(tf.constant([1, 2]), [1.5, 2.5])
+        with pytest.raises(TypeError):
+            tf.constant([1.5], tf.uint8)
