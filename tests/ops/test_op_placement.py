@@ -38,7 +38,7 @@ HELPER_MODULES = {
     "autodiff/gradients.py": "tf.gradients: the backprop driver over registered gradients",
     "autodiff/custom_gradient.py": "tf.custom_gradient (gradient overrides of subgraphs)",
     "autodiff/checker.py": "tf.test.compute_gradient: Jacobians against finite differences",
-    "autodiff/gradient_checker_v2.py": "compute_gradient(f, x): the TF2-style checker over checker.py",
+    "autodiff/gradient_checker_v2.py": "compute_gradient(f, x): the TF2-style checker",
     "control_flow/ref_helpers.py": "TF's control_flow_ops wrappers over refs and composites",
     "control_flow/context.py": "control-flow contexts recorded on ops while graphs are built",
     "control_flow/while_loop.py": "tf.while_loop, built from the control-flow primitives",
