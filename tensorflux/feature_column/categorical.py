@@ -72,6 +72,19 @@ def _ignore_value(dtype):
     return "" if dtype == dtypes.string else -1
 
 
+def _vocabulary_keys(builder, key, dtype):
+    """The sparse input of a vocabulary column and its values, checked against `dtype`.
+
+    Raises:
+        ValueError: integer keys for a string column or the reverse.
+    """
+    sp = _to_sparse_input(builder.get(key), _ignore_value(dtype))
+    if dtype.is_integer != sp.values.dtype.is_integer:
+        raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. "
+                         f"key: {key}, column dtype: {dtype}, tensor dtype: {sp.values.dtype}")
+    return sp, sp.values
+
+
 def _with_values(sp, values):
     return SparseTensor(sp.indices, values, sp.dense_shape)
 
@@ -302,12 +315,7 @@ class VocabularyListCategoricalColumn(_CategoricalColumn, collections.namedtuple
         return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
     def _transform_feature(self, builder):
-        sp = _to_sparse_input(builder.get(self.key), _ignore_value(self.dtype))
-        keys = sp.values
-        if self.dtype.is_integer != keys.dtype.is_integer:
-            raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. "
-                             f"key: {self.key}, column dtype: {self.dtype}, "
-                             f"tensor dtype: {keys.dtype}")
+        sp, keys = _vocabulary_keys(builder, self.key, self.dtype)
         if keys.dtype.is_integer:
             keys = math_ops.cast(keys, dtypes.int64)
             vocab = np.asarray(self.vocabulary_list, np.int64)

@@ -10,8 +10,7 @@ import collections
 from tensorflux.feature_column.categorical import (
     _CategoricalColumn,
     _check_key,
-    _ignore_value,
-    _to_sparse_input,
+    _vocabulary_keys,
     _with_oov,
     _with_values,
 )
@@ -43,12 +42,7 @@ class VocabularyFileCategoricalColumn(_CategoricalColumn, collections.namedtuple
         return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
     def _transform_feature(self, builder):
-        sp = _to_sparse_input(builder.get(self.key), _ignore_value(self.dtype))
-        keys = sp.values
-        if self.dtype.is_integer != keys.dtype.is_integer:
-            raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. "
-                             f"key: {self.key}, column dtype: {self.dtype}, "
-                             f"tensor dtype: {keys.dtype}")
+        sp, keys = _vocabulary_keys(builder, self.key, self.dtype)
         key_dtype = dtypes.string
         if keys.dtype.is_integer:
             keys, key_dtype = math_ops.cast(keys, dtypes.int64), dtypes.int64
