@@ -63,7 +63,7 @@ def constant_value_as_shape(tensor) -> TensorShape:
         result = op.inputs[0].shape
     elif op.type == "ShapeN":
         result = op.inputs[tensor.value_index].shape
-    elif op.type == "Pack" and op.inputs and all(t.shape.ndims == 0 for t in op.inputs):
+    elif op.type == "Pack" and op.inputs and all(t.shape.ndims in (0, None) for t in op.inputs):
         result = TensorShape([_known_dim(constant_value(item)) for item in op.inputs])
     elif op.type == "ConcatV2":
         result = TensorShape([])

@@ -115,6 +115,21 @@ def _string_array(value):
     return array
 
 
+def _fits(value, preferred) -> bool:
+    """False for Python integers outside an integer `preferred` dtype's range: an op input whose
+    type attr defaults to int32 then takes the inferred int64 (`reshape(x, [50000**2])`)."""
+    if not preferred.is_integer or isinstance(value, (np.ndarray, np.generic)):
+        return True
+    try:
+        array = np.array(_shape_values(value))
+    except (TypeError, ValueError):
+        return True
+    if array.dtype.kind not in "iu" or not array.size:
+        return True
+    info = np.iinfo(preferred.as_numpy_dtype)
+    return info.min <= int(array.min()) and int(array.max()) <= info.max
+
+
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False,
                       dtype_hint=None) -> Tensor:
     """Converts a Tensor, registered type, or Python/NumPy value to a Tensor.
@@ -144,10 +159,12 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
                                  f"with dtype {result.dtype.name}: {result!r}")
             return result
     if dtype is None and preferred_dtype is not None:
-        try:
-            return constant(value, dtypes.as_dtype(preferred_dtype), name=name)
-        except (TypeError, ValueError):
-            pass
+        preferred = dtypes.as_dtype(preferred_dtype)
+        if _fits(value, preferred):
+            try:
+                return constant(value, preferred, name=name)
+            except (TypeError, ValueError):
+                pass
     return constant(value, dtype, name=name)
 
 

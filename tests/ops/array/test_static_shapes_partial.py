@@ -160,3 +160,13 @@ def test_tile_with_unknown_ranks_keeps_what_is_known():
     assert tf.tile(unknown, tf.placeholder(tf.int32, [3])).shape.as_list() == [None] * 3
     assert tf.tile(tf.placeholder(tf.float32, [None, 2]),
                    tf.placeholder(tf.int32)).shape.as_list() == [None, None]
+
+
+def test_reshape_to_a_packed_list_and_to_sizes_beyond_int32():
+    x = tf.placeholder(tf.float32)
+    assert tf.reshape(x, [tf.placeholder(tf.int32), 37]).shape.as_list() == [None, 37]
+    big = tf.placeholder(tf.bool, [50000, 50000])
+    flat = tf.reshape(big, [50000 ** 2])  # the shape list does not fit int32: int64, as TF
+    assert flat.op.inputs[1].dtype == tf.int64 and flat.shape.as_list() == [50000 ** 2]
+    assert tf.reshape(big, [1, 50000 ** 2]).shape.as_list() == [1, 50000 ** 2]
+    assert tf.reshape(tf.zeros([2, 3]), [6]).op.inputs[1].dtype == tf.int32
