@@ -25,6 +25,7 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import OP_DEFS, get_op_def
 from tensorflux.lib.numerics.elementwise_program import OPCODES
+from tensorflux.runtime import node_edges
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, topological_order
 
 FUSED_OP = "_FusedElementwise"
@@ -47,16 +48,6 @@ def _scalar_constant(node, dtype):
     if node.attrs.get("dtype") != dtype or value is None or np.ndim(value) != 0:
         return None
     return np.asarray(value, dtype=dtype.as_numpy_dtype)
-
-
-def _consumers(nodes) -> dict:
-    found: dict = {id(n): [] for n in nodes}
-    for node in nodes:
-        for k, (src, _) in enumerate(node.inputs):
-            found.setdefault(id(src), []).append((node, k))
-        for src in node.control_inputs:
-            found.setdefault(id(src), []).append((node, -1))
-    return found
 
 
 class _Cluster:
@@ -125,7 +116,7 @@ def fuse_elementwise(nodes, protected: set) -> list:
     """
     if FUSED_OP not in OP_DEFS or any(n.op in CONTROL_FLOW_OPS for n in nodes):
         return list(nodes)
-    consumers = _consumers(nodes)
+    consumers = node_edges.consumers(nodes)
 
     def absorbable(src, reader, dtype) -> bool:
         users = consumers.get(id(src), ())
@@ -155,7 +146,7 @@ def fuse_elementwise(nodes, protected: set) -> list:
     if not removed:
         return list(nodes)
     kept = [n for n in nodes if id(n) not in removed]
-    readers = _consumers(kept)
+    readers = node_edges.consumers(kept)
     unread = {key for key, const in const_candidates.items()
               if key not in protected and not readers.get(key)}
     return [n for n in kept if id(n) not in unread]

@@ -25,17 +25,18 @@
    unused input gradient that `gate_gradients` groups, say) becomes a `NoOp` whose control
    inputs are its former inputs, as TF's dependency optimizer does: ordering is kept, the
    result is never computed.
-6. **Fused products.** `Conv2D` or `MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`] chains whose
-   intermediate results nothing else reads (not fetched, no other consumer, same device)
-   become one `_FusedConv2D` / `_FusedMatMul` node named after the chain's last node, as
-   TF's remapper does: bias and activation run in place on the product, bit-identically.
-7. **Pooled gradients.** `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the backward pass of
-   relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the gradient reaches an
-   input only where it is its window's maximum, so the relu mask there is the pooled
-   output's, applied to the 4x smaller pooled gradient (bit-identical results). A
-   `BiasAddGrad` of such a `MaxPoolGrad` (SAME or VALID) then sums the pooled gradient
-   instead: routing moves each value to exactly one input, so the per-channel sums agree up
-   to float rounding order.
+6. **Fused products** (runtime/remapper.py). `Conv2D` or `MatMul` -> `BiasAdd`
+   [-> `Relu`/`Relu6`] chains whose intermediate results nothing else reads (not fetched,
+   no other consumer, same device) become one `_FusedConv2D` / `_FusedMatMul` node named
+   after the chain's last node, as TF's remapper does: bias and activation run in place on
+   the product, bit-identically.
+7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
+   backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
+   gradient reaches an input only where it is its window's maximum, so the relu mask there
+   is the pooled output's, applied to the 4x smaller pooled gradient (bit-identical
+   results). A `BiasAddGrad` of such a `MaxPoolGrad` (SAME or VALID) then sums the pooled
+   gradient instead: routing moves each value to exactly one input, so the per-channel sums
+   agree up to float rounding order.
 8. **Elementwise fusion** (runtime/elementwise_fusion.py), as TF1's XLA auto-clustering:
    trees of elementwise float ops whose interior results nothing else reads become one
    `_FusedElementwise` node running the tree as a program on a fixed interpreter.
@@ -63,11 +64,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensorflux.framework import dtypes
-from tensorflux.framework.op_def import OP_DEFS, get_op_def
+from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.runtime import node_edges
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
+from tensorflux.runtime.remapper import fuse_products, reorder_pool_gradients
 
 DEFAULT_MAX_FOLDED_BYTES = 10 * 1024 * 1024
 
@@ -150,36 +153,6 @@ def _touches_refs(node) -> bool:
 def _is_pure(node) -> bool:
     return not node.op_def.is_stateful and node.op not in _NEVER_TOUCHED and \
         not _touches_refs(node)
-
-
-def _consumers(nodes) -> dict:
-    """{id(node): [(consumer, input position or -1 for a control edge)]}."""
-    found: dict = {id(n): [] for n in nodes}
-    for node in nodes:
-        for k, (src, _) in enumerate(node.inputs):
-            found.setdefault(id(src), []).append((node, k))
-        for src in node.control_inputs:
-            found.setdefault(id(src), []).append((node, -1))
-    return found
-
-
-def _replace_control(node, old, new_sources) -> None:
-    controls = []
-    for src in node.control_inputs:
-        for item in ([src] if src is not old else new_sources):
-            if item not in controls and item is not node:
-                controls.append(item)
-    node.control_inputs = controls
-
-
-def _unique_name(base: str, names: set) -> str:
-    name = base
-    suffix = 1
-    while name in names:
-        name = f"{base}_{suffix}"
-        suffix += 1
-    names.add(name)
-    return name
 
 
 def _const_attrs(value: np.ndarray, dtype, like) -> dict:
@@ -286,7 +259,7 @@ def fold_constants(nodes, protected: set, limit: int = DEFAULT_MAX_FOLDED_BYTES)
     folded = {key for key in values if key not in consts}
     if not folded:
         return list(nodes)
-    consumers = _consumers(nodes)
+    consumers = node_edges.consumers(nodes)
     names = {n.name for n in nodes}
     const_def = get_op_def("Const")
     added = []
@@ -308,7 +281,7 @@ def fold_constants(nodes, protected: set, limit: int = DEFAULT_MAX_FOLDED_BYTES)
         def const_for(index, node=node, replacements=replacements):
             if index not in replacements:
                 dtype = node.output_dtypes[index].base_dtype
-                name = _unique_name(f"{node.name}/_folded_{index}", names)
+                name = node_edges.unique_name(f"{node.name}/_folded_{index}", names)
                 const = Node(name, "Const",
                              _const_attrs(values[id(node)][index], dtype, node), [],
                              list(sources[id(node)]), node.device, [dtype], [],
@@ -321,13 +294,13 @@ def fold_constants(nodes, protected: set, limit: int = DEFAULT_MAX_FOLDED_BYTES)
             if k >= 0:
                 consumer.inputs[k] = (const_for(consumer.inputs[k][1]), 0)
             else:
-                _replace_control(consumer, node, [const_for(0)])
+                node_edges.replace_control(consumer, node, [const_for(0)])
     return _drop_unused(list(nodes) + added, protected, candidates=set(values))
 
 
 def _drop_unused(nodes, protected: set, candidates: set) -> list:
     """Removes candidate nodes (stateless) that nothing consumes any more, transitively."""
-    consumers = _consumers(nodes)
+    consumers = node_edges.consumers(nodes)
     removed: set = set()
     for node in reversed(topological_order(nodes)):
         if id(node) not in candidates or id(node) in protected:
@@ -381,7 +354,7 @@ def prune_dead_branches(nodes, protected: set, index_fetched=frozenset()) -> lis
     changed = True
     while changed:
         changed = False
-        consumers = _consumers(nodes)
+        consumers = node_edges.consumers(nodes)
         for switch in topological_order(nodes):
             predicate = _constant_predicate(switch)
             if predicate is None or id(switch) in protected:
@@ -415,7 +388,7 @@ def _remove_switch(nodes, switch, taken, dead, consumers, protected) -> list:
         if id(consumer) in dead:
             continue
         if k < 0:
-            _replace_control(consumer, switch, [data[0]])
+            node_edges.replace_control(consumer, switch, [data[0]])
         elif consumer.inputs[k][1] == taken:
             consumer.inputs[k] = data
     for node in nodes:
@@ -454,12 +427,13 @@ def _bypass_merge(merge, kept, consumers, names) -> list:
     index_const = None
     for consumer, k in consumers.get(id(merge), ()):
         if k < 0:
-            _replace_control(consumer, merge, [live[0]])
+            node_edges.replace_control(consumer, merge, [live[0]])
         elif consumer.inputs[k][1] == 0:
             consumer.inputs[k] = live
         else:
             if index_const is None:
-                index_const = Node(_unique_name(f"{merge.name}/_value_index", names), "Const",
+                index_name = node_edges.unique_name(f"{merge.name}/_value_index", names)
+                index_const = Node(index_name, "Const",
                                    {"value": np.array(index, np.int32), "dtype": dtypes.int32},
                                    [], [live[0]], merge.device, [dtypes.int32], [],
                                    merge.location, None, get_op_def("Const"))
@@ -574,7 +548,7 @@ def _dedupe_controls(node, replaced) -> None:
 
 def control_only_to_noop(nodes, protected: set) -> list:
     """Turns stateless nodes whose results only feed control edges into NoOps (rule 5)."""
-    consumers = _consumers(nodes)
+    consumers = node_edges.consumers(nodes)
     noop = None
     for node in nodes:
         users = consumers.get(id(node), ())
@@ -591,122 +565,6 @@ def control_only_to_noop(nodes, protected: set) -> list:
         node.inputs, node.input_dtypes, node.output_dtypes = [], [], []
         node.control_inputs = controls
     return list(nodes)
-
-
-# -- fused products -------------------------------------------------------------------------
-
-_FUSED_PRODUCTS = {"Conv2D": "_FusedConv2D", "MatMul": "_FusedMatMul"}
-_FUSED_ACTIVATIONS = frozenset({"Relu", "Relu6"})
-_FUSED_TYPES = frozenset({dtypes.float32, dtypes.float64})
-
-
-def _sole_reader(node, consumers, protected, op_types):
-    """The one node reading `node`'s output 0 as its first input, if that is all that uses
-    `node` and its op is in `op_types`; else None."""
-    users = consumers.get(id(node), ())
-    if len(users) != 1 or id(node) in protected or node.attrs.get("_class"):
-        return None
-    reader, k = users[0]
-    if k != 0 or reader.op not in op_types or reader.device != node.device or \
-            reader.attrs.get("T") != node.attrs.get("T"):
-        return None
-    return reader
-
-
-def fuse_products(nodes, protected: set) -> list:
-    """Turns product -> BiasAdd [-> activation] chains into fused nodes (rule 6)."""
-    consumers = _consumers(nodes)
-    removed: set = set()
-    for node in nodes:
-        fused = _FUSED_PRODUCTS.get(node.op)
-        if fused is None or fused not in OP_DEFS or node.attrs.get("T") not in _FUSED_TYPES:
-            continue
-        bias_add = _sole_reader(node, consumers, protected, ("BiasAdd",))
-        if bias_add is None or (node.op == "Conv2D" and bias_add.attrs.get("data_format") !=
-                                node.attrs.get("data_format")):
-            continue
-        activation = _sole_reader(bias_add, consumers, protected, _FUSED_ACTIVATIONS)
-        last = activation or bias_add
-        chain = [node, bias_add] + ([activation] if activation else [])
-        controls = []
-        for member in chain:
-            for src in member.control_inputs:
-                if src not in controls:
-                    controls.append(src)
-        attrs = {k: v for k, v in node.attrs.items() if k != "_class"}
-        attrs.update(num_args=1, fused_ops=[n.op for n in chain[1:]], epsilon=0.0001)
-        if last.attrs.get("_class"):
-            attrs["_class"] = last.attrs["_class"]
-        last.op, last.op_def, last.attrs = fused, get_op_def(fused), attrs
-        last.inputs = list(node.inputs) + [bias_add.inputs[1]]
-        last.input_dtypes = list(node.input_dtypes) + [bias_add.input_dtypes[1]]
-        last.control_inputs = controls
-        removed.update(id(member) for member in chain if member is not last)
-    if not removed:
-        return list(nodes)
-    return [n for n in nodes if id(n) not in removed]
-
-
-def _reader_of(node, consumers, protected):
-    """The one (node, position) reading `node` (data edges only), unless `node` is fetched
-    or also feeds a control edge; else None."""
-    users = consumers.get(id(node), ())
-    if len(users) != 1 or id(node) in protected or users[0][1] < 0:
-        return None
-    return users[0]
-
-
-def reorder_pool_gradients(nodes, protected: set) -> list:
-    """Moves relu gradients below max-pool gradients, and bias gradients onto the pooled
-    gradient (rule 7)."""
-    consumers = _consumers(nodes)
-    names = {n.name for n in nodes}
-    removed: set = set()
-    added: dict = {}  # id(MaxPoolGrad) -> the new pooled ReluGrad placed before it
-    for relu_grad in nodes:
-        if relu_grad.op != "ReluGrad" or id(relu_grad) in protected:
-            continue
-        pool_grad, features = relu_grad.inputs
-        pool_grad = pool_grad[0] if pool_grad[1] == 0 else None
-        if pool_grad is None or pool_grad.op != "MaxPoolGrad" or \
-                pool_grad.inputs[0] != features or pool_grad.device != relu_grad.device or \
-                _reader_of(pool_grad, consumers, protected) != (relu_grad, 0) or \
-                relu_grad.control_inputs or relu_grad.attrs.get("_class"):
-            continue
-        pooled = type(relu_grad)(
-            _unique_name(relu_grad.name + "/pooled", names), "ReluGrad",
-            {"T": relu_grad.attrs["T"]}, [pool_grad.inputs[2], pool_grad.inputs[1]], [],
-            device=relu_grad.device, output_dtypes=list(relu_grad.output_dtypes),
-            input_dtypes=[pool_grad.input_dtypes[2], pool_grad.input_dtypes[1]],
-            location=relu_grad.location, source_op=relu_grad.source_op,
-            op_def=relu_grad.op_def)
-        pool_grad.inputs = [pool_grad.inputs[0], pool_grad.inputs[1], (pooled, 0)]
-        for reader, k in consumers.get(id(relu_grad), ()):
-            if k >= 0:
-                reader.inputs[k] = (pool_grad, 0)
-            else:
-                _replace_control(reader, relu_grad, [pool_grad])
-        consumers[id(pool_grad)] = consumers.get(id(relu_grad), [])
-        removed.add(id(relu_grad))
-        added[id(pool_grad)] = pooled
-    for bias_grad in nodes:
-        if bias_grad.op != "BiasAddGrad" or id(bias_grad) in removed:
-            continue
-        src, index = bias_grad.inputs[0]
-        pooled = added.get(id(src))
-        if pooled is None or index != 0 or src.attrs.get("padding") not in ("SAME", "VALID") \
-                or bias_grad.attrs.get("data_format") != src.attrs.get("data_format"):
-            continue
-        bias_grad.inputs = [(pooled, 0)]
-    if not added:
-        return list(nodes)
-    out = []
-    for node in nodes:
-        if id(node) in added:
-            out.append(added[id(node)])
-        if id(node) not in removed:
-            out.append(node)
-    return out
 
 
 __all__ = ["optimize", "RewriteOptions", "fold_constants", "prune_dead_branches",
