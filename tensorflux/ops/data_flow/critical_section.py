@@ -208,9 +208,8 @@ class CriticalSection:
     def __init__(self, name=None, shared_name=None, critical_section_def=None,
                  import_scope=None):
         if critical_section_def is not None:
-            raise NotImplementedError("CriticalSection from a critical_section_def is not "
-                                      "supported; build it with name/shared_name.")
-        del import_scope
+            self._init_from_def(critical_section_def, import_scope)
+            return
         with scopes.name_scope(name, "CriticalSection", []) as scope:
             with scopes.init_scope():
                 graph = graph_mod.get_default_graph()
@@ -219,6 +218,21 @@ class CriticalSection:
                     shared_name = scope
                 self._handle = MutexV2(shared_name=shared_name, container=container, name=scope)
         graph_mod.get_default_graph().add_to_collections([CRITICAL_SECTIONS], self)
+
+    def _init_from_def(self, critical_section_def, import_scope) -> None:
+        """Wraps the mutex an imported graph already holds (a CriticalSectionDef's
+        `mutex_name`, under `import_scope`), as TF's `_init_from_proto` does."""
+        name = critical_section_def.mutex_name
+        if isinstance(name, bytes):
+            name = name.decode()
+        if import_scope:
+            name = f"{import_scope.rstrip('/')}/{name}"
+        graph = graph_mod.get_default_graph()
+        handle = graph.as_graph_element(name if ":" in name else f"{name}:0")
+        if handle.op.type != "MutexV2":
+            raise ValueError(f"critical_section_def names {handle.op.name}, a "
+                             f"{handle.op.type} op, not a MutexV2")
+        self._handle = handle
 
     @property
     def name(self) -> str:

@@ -146,3 +146,24 @@ def test_non_exclusive_sharing_is_allowed():
         sess.run(a)
         sess.run(b)
         assert sess.run(rv.read_value()) == 3.0
+
+
+def test_section_rebuilt_from_its_def_shares_the_mutex_after_import():
+    import collections
+
+    Def = collections.namedtuple("CriticalSectionDef", ["mutex_name"])
+    v = tf.Variable(0, name="counter")
+    cs = tf.CriticalSection(name="guard")
+    graph_def = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="imported")
+        counter = tf.get_default_graph().get_tensor_by_name("imported/counter:0")
+        again = tf.CriticalSection(critical_section_def=Def(cs.name), import_scope="imported")
+        assert again.name == "imported/guard"
+        bump = again.execute(lambda: tf.assign_add(counter, 1))
+        with tf.Session() as sess:
+            sess.run(tf.get_default_graph().get_operation_by_name("imported/counter/Assign"))
+            assert [sess.run(bump) for _ in range(3)] == [1, 2, 3]
+        with pytest.raises(ValueError, match="not a MutexV2"):
+            tf.CriticalSection(critical_section_def=Def("counter"), import_scope="imported")
+    assert v.name == "counter:0"
