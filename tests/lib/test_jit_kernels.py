@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from special_values import floats
 
 from tensorflux.lib.numerics import conv2d, elementwise_program, epilogue_jit, jit, pooling_jit
 from tensorflux.lib.numerics import window as window_lib
@@ -19,15 +20,6 @@ pytestmark = [pytest.mark.jit_compile,
               pytest.mark.skipif(not jit.available(), reason="numba is not available")]
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-
-
-def _with_specials(rng, shape, dtype, specials: bool):
-    x = (rng.standard_normal(shape) * 3).astype(dtype)
-    if specials and x.size:
-        flat = x.reshape(-1)
-        picks = rng.integers(0, flat.size, size=max(1, flat.size // 6))
-        flat[picks] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0], size=picks.size)
-    return x
 
 
 @st.composite
@@ -46,7 +38,7 @@ def pool_cases(draw):
 @given(pool_cases())
 def test_max_pool_matches_reference(case):
     shape, dtype, geo, specials, seed = case
-    x = _with_specials(np.random.default_rng(seed), shape, dtype, specials)
+    x = floats(np.random.default_rng(seed), shape, dtype, specials)
     np.testing.assert_array_equal(pooling_jit.max_pool(x, geo), conv2d.max_pool(x, geo))
 
 
@@ -55,11 +47,11 @@ def test_max_pool_matches_reference(case):
 def test_max_pool_grad_matches_reference(case):
     shape, dtype, geo, specials, seed = case
     rng = np.random.default_rng(seed)
-    x = _with_specials(rng, shape, dtype, specials)
+    x = floats(rng, shape, dtype, specials)
     # Ties too: rounded values repeat inside windows (the first maximum takes the gradient).
     x = np.round(x) if not specials else x
     y = conv2d.max_pool(x, geo)
-    g = _with_specials(rng, y.shape, dtype, specials and seed % 2 == 0)
+    g = floats(rng, y.shape, dtype, specials and seed % 2 == 0)
     got = pooling_jit.max_pool_grad(x, g, geo)
     want = conv2d.max_pool_grad(x, g, geo)
     if all(s >= k for s, k in zip(geo.strides, geo.ksize)):
@@ -73,9 +65,9 @@ def test_max_pool_grad_matches_reference(case):
 def test_avg_pool_and_grad_match_reference(case):
     shape, dtype, geo, specials, seed = case
     rng = np.random.default_rng(seed)
-    x = _with_specials(rng, shape, dtype, specials)
+    x = floats(rng, shape, dtype, specials)
     np.testing.assert_array_equal(pooling_jit.avg_pool(x, geo), conv2d.avg_pool(x, geo))
-    g = _with_specials(rng, conv2d.avg_pool(x, geo).shape, dtype, specials)
+    g = floats(rng, conv2d.avg_pool(x, geo).shape, dtype, specials)
     got = pooling_jit.avg_pool_grad(shape, g, geo)
     np.testing.assert_allclose(got, conv2d.avg_pool_grad(shape, g, geo), rtol=1e-5, atol=1e-6,
                                equal_nan=True)
@@ -125,9 +117,9 @@ def programs(draw, names):
 def _program_values(case):
     codes, operands, n_inputs, n_constants, shape, scalars, specials, dtype, seed = case
     rng = np.random.default_rng(seed)
-    inputs = [_with_specials(rng, () if scalar else shape, dtype, specials)
+    inputs = [floats(rng, () if scalar else shape, dtype, specials)
               for scalar in scalars]
-    constants = _with_specials(rng, (n_constants,), dtype, False)
+    constants = floats(rng, (n_constants,), dtype, False)
     program = elementwise_program.RegisterProgram(codes, operands, n_inputs, n_constants)
     want = elementwise_program.run_numpy(codes, operands, constants, inputs, dtype)
     shape = elementwise_program.compiled_shape(inputs)
@@ -152,9 +144,9 @@ def _intermediate_scale(case, shape):
     of the intermediates' size."""
     codes, operands, n_inputs, n_constants, _, scalars, specials, dtype, seed = case
     rng = np.random.default_rng(seed)
-    inputs = [_with_specials(rng, () if scalar else case[4], dtype, specials)
+    inputs = [floats(rng, () if scalar else case[4], dtype, specials)
               for scalar in scalars]
-    constants = _with_specials(rng, (n_constants,), dtype, False)
+    constants = floats(rng, (n_constants,), dtype, False)
     scale = np.ones(shape, np.float64)
     with np.errstate(all="ignore"):
         for k in range(1, len(codes) + 1):
@@ -222,8 +214,8 @@ def test_tfx_jit_zero_disables_compiled_kernels(monkeypatch):
        st.sampled_from([(1, 1), (7, 3), (2, 5, 4, 6), (0, 3)]), st.integers(0, 2 ** 31 - 1))
 def test_bias_activation_is_bit_identical(activation, dtype, shape, seed):
     rng = np.random.default_rng(seed)
-    y = _with_specials(rng, shape, dtype, True)
-    bias = _with_specials(rng, shape[-1:], dtype, seed % 3 == 0)
+    y = floats(rng, shape, dtype, True)
+    bias = floats(rng, shape[-1:], dtype, seed % 3 == 0)
     want = y + bias
     if activation == "Relu":
         want = np.maximum(want, np.zeros((), dtype))

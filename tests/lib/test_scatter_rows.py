@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from special_values import floats
 
 import tensorflux as tf
 from tensorflux.lib.numerics import jit, scatter
@@ -23,12 +24,7 @@ def _values(rng, shape, dtype, specials):
         info = np.iinfo(dtype)
         # Extremes too, so sums wrap around as NumPy's do.
         return rng.choice([info.min, info.max, -3, 0, 1, 7], size=shape).astype(dtype)
-    x = (rng.standard_normal(shape) * 3).astype(dtype)
-    if specials and x.size:
-        flat = x.reshape(-1)
-        picks = rng.integers(0, flat.size, size=max(1, flat.size // 5))
-        flat[picks] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0], size=picks.size)
-    return x
+    return floats(rng, shape, dtype, specials, every=5)
 
 
 @st.composite

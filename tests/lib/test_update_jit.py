@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from special_values import floats
 
 from tensorflux.lib.numerics import jit, update_jit
 from tensorflux.ops.state import training_ops
@@ -22,15 +23,6 @@ class _Ref:
 
     def read(self):
         return self.buf
-
-
-def _array(rng, shape, dtype, specials):
-    x = (rng.standard_normal(shape) * 2).astype(dtype)
-    if specials:
-        flat = x.reshape(-1)
-        picks = rng.integers(0, flat.size, size=flat.size // 50 + 1)
-        flat[picks] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0], size=picks.size)
-    return x
 
 
 def _run_both(monkeypatch, kernel, n_refs, arrays, scalars, **attrs):
@@ -57,7 +49,7 @@ cases = st.tuples(st.sampled_from([(4096,), (64, 65), (3, 40, 41)]),
 def test_gradient_descent_bit_identical(case):
     shape, dtype, specials, seed = case
     rng = np.random.default_rng(seed)
-    var, delta = _array(rng, shape, dtype, specials), _array(rng, shape, dtype, specials)
+    var, delta = [floats(rng, shape, dtype, specials, scale=2.0, every=50) for _ in range(2)]
     with pytest.MonkeyPatch.context() as mp:
         compiled, reference = _run_both(
             mp, training_ops._apply_gradient_descent, 1, [var, delta],
@@ -71,7 +63,7 @@ def test_gradient_descent_bit_identical(case):
 def test_momentum_bit_identical(case, nesterov):
     shape, dtype, specials, seed = case
     rng = np.random.default_rng(seed)
-    arrays = [_array(rng, shape, dtype, specials) for _ in range(3)]
+    arrays = [floats(rng, shape, dtype, specials, scale=2.0, every=50) for _ in range(3)]
     with pytest.MonkeyPatch.context() as mp:
         compiled, reference = _run_both(
             mp, training_ops._apply_momentum, 2, arrays,
@@ -86,10 +78,10 @@ def test_momentum_bit_identical(case, nesterov):
 def test_adam_bit_identical(case, nesterov):
     shape, dtype, specials, seed = case
     rng = np.random.default_rng(seed)
-    var = _array(rng, shape, dtype, specials)
-    m = _array(rng, shape, dtype, False)
-    v = np.abs(_array(rng, shape, dtype, False))
-    grad = _array(rng, shape, dtype, specials)
+    var = floats(rng, shape, dtype, specials, scale=2.0, every=50)
+    m = floats(rng, shape, dtype, False, scale=2.0, every=50)
+    v = np.abs(floats(rng, shape, dtype, False, scale=2.0, every=50))
+    grad = floats(rng, shape, dtype, specials, scale=2.0, every=50)
     c = lambda x: np.asarray(x, dtype)  # noqa: E731
     with pytest.MonkeyPatch.context() as mp:
         compiled, reference = _run_both(
