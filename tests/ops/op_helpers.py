@@ -41,3 +41,22 @@ def check_error_row(build, phase, error, words, run_fetch=None):
     fetch, feed = build()
     with pytest.raises(error, match=words):
         (run_fetch or run)(fetch, feed)
+
+
+def check_outputs(outputs, expected, feed=None, rtol=1e-6, atol=0.0):
+    """Runs `outputs` (a tensor or a list) and checks each value's dtype and shape, its static
+    shape, and its values against `expected` (floats within rtol/atol, NaN equal to NaN)."""
+    single = not isinstance(outputs, (list, tuple))
+    outs = [outputs] if single else list(outputs)
+    exps = [expected] if single else list(expected)
+    for tensor, value, exp in zip(outs, run(outs, feed), exps):
+        exp = np.asarray(exp)
+        value = np.asarray(value)
+        assert tensor.shape.is_compatible_with(value.shape), (tensor.shape, value.shape)
+        assert value.dtype == tensor.dtype.base_dtype.as_numpy_dtype, (value.dtype, tensor.dtype)
+        assert value.dtype == exp.dtype, (value.dtype, exp.dtype)
+        assert value.shape == exp.shape, (value.shape, exp.shape)
+        if exp.dtype.kind in "fc":
+            np.testing.assert_allclose(value, exp, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(value, exp)

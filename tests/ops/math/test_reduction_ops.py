@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from op_helpers import check_outputs
 
 import tensorflux as tf
 from tensorflux.framework import errors
@@ -25,20 +26,7 @@ def _fetch(outputs, feed=None):
 
 
 def check(outputs, expected, feed=None, rtol=1e-6):
-    single = not isinstance(outputs, (list, tuple))
-    outs = [outputs] if single else list(outputs)
-    exps = [expected] if single else list(expected)
-    for tensor, value, exp in zip(outs, _fetch(outs, feed), exps):
-        exp = np.asarray(exp)
-        value = np.asarray(value)
-        assert tensor.shape.is_compatible_with(value.shape), (tensor.shape, value.shape)
-        assert value.dtype == tensor.dtype.base_dtype.as_numpy_dtype, (value.dtype, tensor.dtype)
-        assert value.dtype == exp.dtype, (value.dtype, exp.dtype)
-        assert value.shape == exp.shape, (value.shape, exp.shape)
-        if exp.dtype.kind in "fc":
-            np.testing.assert_allclose(value, exp, rtol=rtol, equal_nan=True)
-        else:
-            np.testing.assert_array_equal(value, exp)
+    check_outputs(outputs, expected, feed, rtol)
 
 
 def _unknown(value):
