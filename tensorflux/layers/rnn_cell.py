@@ -358,10 +358,9 @@ class MultiRNNCell(RNNCell):
         return [w for cell in self._cells for w in cell.trainable_weights]
 
 
-class _Wrapper(RNNCell):
-    def __init__(self, cell):
-        super().__init__()
-        self._cell = cell
+class CellDelegate:
+    """Mixin of cell wrappers: `state_size`, `output_size` and `zero_state` are those of the
+    wrapped `self._cell` (a wrapper changing one defines it itself)."""
 
     @property
     def state_size(self):
@@ -373,6 +372,12 @@ class _Wrapper(RNNCell):
 
     def zero_state(self, batch_size, dtype):
         return self._cell.zero_state(batch_size, dtype)
+
+
+class _Wrapper(CellDelegate, RNNCell):
+    def __init__(self, cell):
+        super().__init__()
+        self._cell = cell
 
     def __call__(self, inputs, state, scope=None):
         return self.call(inputs, state)

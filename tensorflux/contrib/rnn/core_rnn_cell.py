@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from tensorflux.framework import nest, scopes
-from tensorflux.layers.rnn_cell import RNNCell, _Wrapper
+from tensorflux.layers.rnn_cell import CellDelegate, RNNCell, _Wrapper
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.math import matrix_product as matmul_ops
@@ -47,7 +47,7 @@ def linear(layer, args, output_size, bias=True, bias_initializer=None, kernel_in
     return nn_ops.bias_add(result, biases)
 
 
-class OutputProjectionWrapper(RNNCell):
+class OutputProjectionWrapper(CellDelegate, RNNCell):
     """Projects the wrapped cell's output to `output_size` (kernel/bias in this scope)."""
 
     _default_name = "output_projection_wrapper"
@@ -61,15 +61,8 @@ class OutputProjectionWrapper(RNNCell):
         self._activation = activation
 
     @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
     def output_size(self):
         return self._output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
         output, new_state = self._cell(inputs, state)
@@ -79,7 +72,7 @@ class OutputProjectionWrapper(RNNCell):
         return projected, new_state
 
 
-class InputProjectionWrapper(RNNCell):
+class InputProjectionWrapper(CellDelegate, RNNCell):
     """Projects inputs to `num_proj` before the wrapped cell (kernel/bias in this scope)."""
 
     _default_name = "input_projection_wrapper"
@@ -90,17 +83,6 @@ class InputProjectionWrapper(RNNCell):
         self._num_proj = num_proj
         self._activation = activation
 
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
-
     def call(self, inputs, state):
         projected = linear(self, inputs, self._num_proj)
         if self._activation is not None:
@@ -108,7 +90,7 @@ class InputProjectionWrapper(RNNCell):
         return self._cell(projected, state)
 
 
-class EmbeddingWrapper(RNNCell):
+class EmbeddingWrapper(CellDelegate, RNNCell):
     """Embeds integer inputs ([batch] or [batch, 1]) with an `embedding` variable, then runs
     the wrapped cell."""
 
@@ -123,17 +105,6 @@ class EmbeddingWrapper(RNNCell):
         self._embedding_classes = embedding_classes
         self._embedding_size = embedding_size
         self._initializer = initializer
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def build(self, input_shape):
         # The embedding's dtype is the float type of the state, not the integer inputs.
@@ -172,7 +143,7 @@ class DeviceWrapper(_Wrapper):
             return self._cell.zero_state(batch_size, dtype)
 
 
-class HighwayWrapper(RNNCell):
+class HighwayWrapper(CellDelegate, RNNCell):
     """Highway connection around a cell whose output has its input's size:
     out = input * carry + cell_output * transform, carry = sigmoid(input @ carry_w + carry_b)
     and transform = 1 - carry (or its own `transform_w`/`transform_b`). Like TF's, the
@@ -183,17 +154,6 @@ class HighwayWrapper(RNNCell):
         self._cell = cell
         self._couple = couple_carry_transform_gates
         self._carry_bias_init = carry_bias_init
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def _highway(self, inp, out):
         size = inp.get_shape().with_rank(2)[1].value
