@@ -14,6 +14,7 @@ import numpy as np
 
 from tensorflux.framework import device_spec, errors
 from tensorflux.framework.tensor import Tensor
+from tensorflux.ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 _HALF_TOLERANCE = 1e-3
 _BFLOAT16_TOLERANCE = 1e-2
@@ -30,6 +31,10 @@ def _dtype_name(value) -> str:
 
 def _is_float_kind(array: np.ndarray) -> bool:
     return array.dtype.kind in "fc"
+
+
+def _is_ragged(value) -> bool:
+    return isinstance(value, (RaggedTensor, RaggedTensorValue))
 
 
 class ArrayAssertions:
@@ -184,8 +189,22 @@ class ArrayAssertions:
             self.fail("\n".join(lines))
 
     def assertAllEqual(self, a, b, msg=None):  # noqa: N802
-        """Asserts two arrays (or Tensors, or array-likes) have the same shape and elements."""
+        """Asserts two arrays (or Tensors, or array-likes) have the same shape and elements;
+        a ragged value (RaggedTensor or its fetched value) compares as nested lists."""
+        if _is_ragged(a) or _is_ragged(b):
+            self._assert_ragged_equal(a, b, msg)
+            return
         self._assert_array_equal(self._as_ndarray(a), self._as_ndarray(b), msg)
+
+    def _assert_ragged_equal(self, a, b, msg):
+        values = [self.evaluate(v) if isinstance(v, (RaggedTensor, Tensor)) else v
+                  for v in (a, b)]
+        lists = [v.to_list() if isinstance(v, RaggedTensorValue) else
+                 v.tolist() if isinstance(v, np.ndarray) else v for v in values]
+        self.assertEqual(lists[0], lists[1], msg)
+        if all(isinstance(v, RaggedTensorValue) for v in values):
+            self.assertEqual(values[0].ragged_rank, values[1].ragged_rank,
+                             f"ragged_rank differs. {msg or ''}")
 
     def assertNotAllEqual(self, a, b, msg=None):  # noqa: N802
         """Asserts two arrays differ in shape or in at least one element."""

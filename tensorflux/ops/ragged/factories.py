@@ -32,6 +32,15 @@ def _depth(value) -> tuple:
     return 1 + builtins.max(d for d, _ in children), False
 
 
+def _default_width(flat: np.ndarray) -> np.ndarray:
+    """Python floats are float32 and ints int32, as in tf.constant (an empty list: float32)."""
+    if flat.dtype == np.float64 or flat.size == 0 and flat.dtype.kind != "S":
+        return flat.astype(np.float32)
+    if flat.dtype == np.int64:
+        return flat.astype(np.int32)
+    return flat
+
+
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
              row_splits_dtype=dtypes.int64):
     """A RaggedTensor from nested Python lists (rows may differ in length).
@@ -51,8 +60,11 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
         raise ValueError("tf.ragged.constant expects a list, got a scalar.")
     if ragged_rank is None:
         ragged_rank = builtins.max(depth - 1, 1) if depth > 1 else 1
-    if not 0 < ragged_rank < builtins.max(depth, 2):
-        raise ValueError(f"ragged_rank must be between 1 and {depth - 1}, got {ragged_rank}.")
+    if ragged_rank == 0:  # no ragged dimension: a dense constant, as TF returns
+        value = np.array(pylist, dtype=dtypes.as_dtype(dtype).as_numpy_dtype if dtype else None)
+        return convert_to_tensor(_default_width(value), dtype=dtype)
+    if not 0 <= ragged_rank < builtins.max(depth, 2):
+        raise ValueError(f"ragged_rank must be between 0 and {depth - 1}, got {ragged_rank}.")
     levels = []
     rows = list(pylist)
     for _ in builtins.range(ragged_rank):
@@ -60,12 +72,7 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
         levels.append(splits)
         rows = [item for row in rows for item in row]
     flat = np.array(rows, dtype=dtypes.as_dtype(dtype).as_numpy_dtype if dtype else None)
-    if dtype is None:  # Python floats are float32 and ints int32, as in tf.constant
-        if flat.dtype == np.float64 or flat.size == 0:
-            flat = flat.astype(np.float32)
-        elif flat.dtype == np.int64:
-            flat = flat.astype(np.int32)
-    result = convert_to_tensor(flat, dtype=dtype)
+    result = convert_to_tensor(flat if dtype else _default_width(flat), dtype=dtype)
     for splits in reversed(levels):
         result = RaggedTensor.from_row_splits(result, splits)
     return result

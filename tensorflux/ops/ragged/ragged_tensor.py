@@ -13,13 +13,14 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework.composite import register_session_run_conversion_functions
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array.gather_scatter import gather, scatter_nd
-from tensorflux.ops.math.reduction import cumsum, reduce_max
+from tensorflux.ops.math.reduction import cumsum, reduce_max, reduce_prod
 from tensorflux.ops.math.segment import unsorted_segment_sum
 
 __all__ = ["RaggedTensor", "RaggedTensorValue"]
@@ -227,8 +228,55 @@ class RaggedTensor:
         default = convert_to_tensor(default_value, dtype=values.dtype)
         return scatter_nd(indices, values - default, shape) + default
 
+    def with_flat_values(self, new_values) -> RaggedTensor:
+        """The same nested row splits over `new_values` (whose outer dimension must match the
+        flat values'); `new_values` may itself be a RaggedTensor."""
+        inner = self._values.with_flat_values(new_values) if isinstance(
+            self._values, RaggedTensor) else new_values
+        return RaggedTensor(inner, self._row_splits, internal=True)
+
+    def to_sparse(self, name=None):
+        """The SparseTensor of this tensor's values: one index per flat scalar, in row-major
+        order; `dense_shape` is the bounding shape (longest row in each ragged dimension)."""
+        del name
+        if isinstance(self._values, RaggedTensor):
+            inner = self._values.to_sparse()
+            inner_indices, flat, inner_shape = inner.indices, inner.values, inner.dense_shape
+        else:
+            values = self._values
+            dims = array_ops.shape(values, out_type=dtypes.int64)
+            inner_indices = array_ops.where(array_ops.ones(dims, dtypes.bool_))
+            flat = array_ops.reshape(values, [-1])
+            inner_shape = dims
+        position = inner_indices[:, 0]
+        rowids = gather(self.value_rowids(), position)
+        column = position - gather(self._row_splits, rowids)
+        indices = array_ops.concat([array_ops.stack([rowids, column], axis=1),
+                                    inner_indices[:, 1:]], 1)
+        lengths = self.row_lengths()
+        width = reduce_max(array_ops.concat([lengths, array_ops.zeros([1], dtypes.int64)], 0))
+        shape = array_ops.concat([array_ops.stack([self.nrows(), width]), inner_shape[1:]], 0)
+        return SparseTensor(indices, flat, shape)
+
     def __repr__(self) -> str:
         return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
+
+
+def from_dense_rows(values, dims, rank: int) -> RaggedTensor:
+    """Nests `values` (one row per element of a dense tensor of shape `dims`, row-major) so
+    that the result's outer `rank` dimensions are `dims` (uniform) followed by `values`' own.
+
+    Args:
+        values: a Tensor or RaggedTensor with `prod(dims)` rows.
+        dims: an int64 vector of length `rank` (the dense shape the rows came from).
+        rank: the static length of `dims` (>= 1).
+    """
+    result = values
+    for axis in reversed(range(1, rank)):
+        outer = reduce_prod(dims[:axis])
+        splits = math_ops.range(outer + 1, dtype=dtypes.int64) * dims[axis]
+        result = RaggedTensor.from_row_splits(result, splits, validate=False)
+    return result
 
 
 def _fetch(ragged):

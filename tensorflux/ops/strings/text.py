@@ -20,6 +20,7 @@ from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.ops.ragged.ragged_tensor import RaggedTensor, from_dense_rows
 from tensorflux.ops.strings.conversion import map_bytes, object_array
 
 __all__ = ["substr", "string_strip", "regex_replace", "string_split"]
@@ -446,9 +447,15 @@ def _as_sparse(parts):
 
 
 def _check_result_type(result_type):
-    if result_type != "SparseTensor":
-        raise ValueError(f"result_type must be 'SparseTensor' (RaggedTensor is not supported), "
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError(f"result_type must be 'RaggedTensor' or 'SparseTensor', "
                          f"got {result_type!r}")
+
+
+def _rows_as_ragged(sparse: SparseTensor) -> RaggedTensor:
+    """Row i of a split's sparse result as row i of a RaggedTensor (no padding)."""
+    return RaggedTensor.from_value_rowids(sparse.values, sparse.indices[:, 0],
+                                          nrows=sparse.dense_shape[0], validate=False)
 
 
 def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor",
@@ -460,11 +467,11 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
         sep: the delimiter characters (default " "); "" splits into single bytes.
         skip_empty: drop empty tokens.
         delimiter: deprecated alias of `sep`.
-        result_type: "SparseTensor" (the only supported form).
+        result_type: "SparseTensor" or "RaggedTensor".
         name: optional name.
 
     Returns:
-        A SparseTensor of tokens: row i holds the tokens of `source[i]`.
+        A SparseTensor (or RaggedTensor) of tokens: row i holds the tokens of `source[i]`.
 
     Example:
         >>> tf.string_split(["a b", "c"])   # values [b"a", b"b", b"c"], dense_shape [2, 2]
@@ -475,32 +482,77 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
     with _scope(name, "StringSplit"):
         sep = convert_to_tensor(" " if sep is None else sep, dtype=dtypes.string)
         source = convert_to_tensor(source, dtype=dtypes.string)
-        return _as_sparse(StringSplit(source, sep, skip_empty=skip_empty))
+        sparse = _as_sparse(StringSplit(source, sep, skip_empty=skip_empty))
+        return _rows_as_ragged(sparse) if result_type == "RaggedTensor" else sparse
+
+
+def _split_v2(input, sep, maxsplit):
+    """StringSplitV2 over any rank: a dense input of rank N gives a RaggedTensor of rank
+    N + 1 (a scalar gives a vector of tokens); a RaggedTensor input keeps its row splits."""
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(_split_v2(input.flat_values, sep, maxsplit))
+    rank = input.shape.ndims
+    if rank is None:
+        raise ValueError("string split needs an input of known rank.")
+    if rank == 1:
+        return _rows_as_ragged(_as_sparse(StringSplitV2(input, sep, maxsplit=maxsplit)))
+    flat = get_op_def("Reshape")(input, np.array([-1], np.int32))
+    rows = _rows_as_ragged(_as_sparse(StringSplitV2(flat, sep, maxsplit=maxsplit)))
+    if rank == 0:
+        return rows.values
+    dims = get_op_def("Shape")(input, out_type=dtypes.int64)
+    return from_dense_rows(rows, dims, rank)
+
+
+def _split_input(input, source):
+    if input is None:
+        input = source
+    if isinstance(input, RaggedTensor):
+        return input
+    return convert_to_tensor(input, dtype=dtypes.string, name="input")
 
 
 def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None,
           name=None):
-    """Splits each string at `sep` (whitespace runs when None) (`tf.strings.split`).
+    """Splits each string at `sep` (whitespace runs when None) (`tf.strings.split`, TF1).
 
     Args:
-        input: a string scalar or vector.
+        input: a string tensor of any rank, or a RaggedTensor of strings; a scalar is
+            treated as a vector of one string.
         sep: the separator string; None or "" splits on whitespace and drops empty tokens.
         maxsplit: at most this many splits per string (-1: no limit).
-        result_type: "SparseTensor" (the only supported form).
+        result_type: "SparseTensor" or "RaggedTensor".
         source: deprecated alias of `input`.
         name: optional name.
 
     Returns:
-        A SparseTensor of tokens, one row per input string.
+        The tokens with one more dimension than `input`: a SparseTensor (bounding shape) or
+        a RaggedTensor.
     """
     _check_result_type(result_type)
-    if input is None:
-        input = source
     with _scope(name, "StringSplit"):
-        input = convert_to_tensor(input, dtype=dtypes.string, name="input")
+        input = _split_input(input, source)
         if input.shape.ndims == 0:
             input = get_op_def("Reshape")(input, np.array([1], np.int32))
         sep = convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
-        return _as_sparse(StringSplitV2(input, sep, maxsplit=maxsplit))
+        if result_type == "SparseTensor" and not isinstance(input, RaggedTensor) and \
+                input.shape.ndims == 1:
+            return _as_sparse(StringSplitV2(input, sep, maxsplit=maxsplit))
+        ragged = _split_v2(input, sep, maxsplit)
+        return ragged.to_sparse() if result_type == "SparseTensor" else ragged
 
 
+def split_v2(input=None, sep=None, maxsplit=-1, name=None):
+    """`tf.strings.split` of TF 2 (`tf.compat.v2.strings.split`): a RaggedTensor of rank
+    N + 1 for an input of rank N (a scalar gives a vector of tokens).
+
+    Args:
+        input: a string tensor of any rank, or a RaggedTensor of strings.
+        sep: the separator string; None or "" splits on whitespace and drops empty tokens.
+        maxsplit: at most this many splits per string (-1: no limit).
+        name: optional name.
+    """
+    with _scope(name, "StringSplit"):
+        input = _split_input(input, None)
+        sep = convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
+        return _split_v2(input, sep, maxsplit)

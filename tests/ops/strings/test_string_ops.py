@@ -170,11 +170,11 @@ def test_split_values(graph, build, indices, values, shape):
     np.testing.assert_array_equal(value.dense_shape, shape)
 
 
-def test_split_rejects_bad_ranks_and_ragged(graph):
+def test_split_rejects_bad_ranks_and_result_types(graph):
     with pytest.raises(ValueError, match="rank 1"):
         tf.string_split("abc")
-    with pytest.raises(ValueError, match="RaggedTensor is not supported"):
-        tf.string_split(["a"], result_type="RaggedTensor")
+    with pytest.raises(ValueError, match="'RaggedTensor' or 'SparseTensor'"):
+        tf.string_split(["a"], result_type="Ragged")
 
 
 @settings(max_examples=40, deadline=None)
