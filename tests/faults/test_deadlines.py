@@ -162,8 +162,11 @@ def test_plain_session_timeout_on_a_dequeue_and_inside_a_while_loop():
 
 
 CLIENT = """
-import sys, time
+import signal, sys, time
 import tensorflux as tf
+# A process started from a background job inherits SIGINT ignored (and Python then installs
+# no KeyboardInterrupt handler): the client must be interruptible as a terminal's is.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 with tf.device("/job:ps/task:0"):
     q = tf.FIFOQueue(4, tf.float32, shapes=[], shared_name=sys.argv[2])
     value = q.dequeue()
@@ -189,7 +192,7 @@ def test_a_client_gone_or_interrupted_cancels_its_step_on_the_server(cluster, ho
             client.kill()
         else:
             client.proc.send_signal(signal.SIGINT)
-            client.wait_for("interrupted", timeout=20)  # a bound, not a timing
+            client.wait_for("interrupted", timeout=10)  # a bound, not a timing
         time.sleep(0.3)
         with tf.Graph().as_default():
             with tf.device("/job:ps/task:0"):
