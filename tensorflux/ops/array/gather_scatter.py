@@ -254,6 +254,10 @@ def _gather_nd_kernel(params, indices):
         raise errors.InvalidArgumentError(
             None, None, f"indices.shape[-1] must be <= params.rank, got indices shape "
                         f"{list(indices.shape)} and params shape {list(params.shape)}")
+    if params.size == 0 and int(np.prod(indices.shape[:-1])) > 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Requested more than 0 entries, but params is empty.  Params shape: "
+                        f"[{','.join(str(d) for d in params.shape)}]")
     if indices.shape[-1] == 0:
         return np.broadcast_to(params, indices.shape[:-1] + params.shape)
     return params[_nd_coords(indices, params.shape, "param")]

@@ -214,6 +214,12 @@ def test_gather_shapes_and_errors():
         _fetch(tf.scatter_nd([[5]], [1.0], [3]))
     with pytest.raises(ValueError, match="indices.shape"):
         tf.gather_nd(M, [[0, 0, 0]])
+    # Empty params: no index can be valid; zero requested slices are still fine.
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Requested more than 0 entries, but params is empty.*\[0,4\]"):
+        _fetch(tf.gather_nd(np.zeros([0, 4], np.float32), np.zeros([3, 1], np.int32)))
+    empty = _fetch(tf.gather_nd(np.zeros([0, 4], np.float32), np.zeros([0, 2], np.int32)))
+    assert empty.shape == (0,)
 
 
 def test_gather_gradient_is_indexed_slices_on_axis_0():
