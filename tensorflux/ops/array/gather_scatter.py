@@ -197,6 +197,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
         >>> tf.gather([[1, 2], [3, 4], [5, 6]], [2, 0])   # -> [[5, 6], [1, 2]]
     """
     del validate_indices
+    if batch_dims is None:
+        batch_dims = 0
     if axis is None:
         axis = batch_dims
     if hasattr(params, "sparse_read") and axis == 0 and batch_dims == 0:

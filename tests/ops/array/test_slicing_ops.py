@@ -235,6 +235,14 @@ def test_zero_d_integer_arrays_index_like_ints():
         tf.constant(M)[np.asarray(1.0)]
 
 
+def test_gather_batch_dims_none_means_zero():
+    params = np.arange(12).reshape(3, 4)
+    got = _fetch([tf.gather(params, [3, 0], axis=1, batch_dims=None),
+                  tf.gather(params, [2, 2], batch_dims=None)])
+    np.testing.assert_array_equal(got[0], params[:, [3, 0]])
+    np.testing.assert_array_equal(got[1], params[[2, 2]])
+
+
 def test_fed_tensor_with_too_few_dims_for_the_slice():
     p = tf.placeholder(tf.int32)
     with pytest.raises(errors.InvalidArgumentError,
