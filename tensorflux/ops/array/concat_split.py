@@ -135,15 +135,24 @@ ConcatOffset = define_op("ConcatOffset", inputs=["concat_dim: int32", "shape: N 
 
 @ConcatOffset.shape_fn
 def _concat_offset_shape(concat_dim, shape):
-    concat_dim.with_rank(0)
-    merged = TensorShape([None])
-    for s in shape:
-        merged = merged.merge_with(s.with_rank(1))  # all shape vectors of one length
-    return [[merged] * len(shape)]
+    # As TF: each offset has its shape input's shape; the kernel checks ranks and sizes.
+    return [list(shape)]
+
+
+def _vector_text(values) -> str:
+    return "[" + " ".join(str(v) for v in values) + "]"
 
 
 @ConcatOffset.kernel
 def _concat_offset_kernel(concat_dim, *shapes):
+    if np.ndim(concat_dim) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Concat dim tensor should be a scalar, but got shape "
+                        f"{list(np.shape(concat_dim))}")
+    for i, shape in enumerate(shapes):
+        if shape.ndim != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should be a vector, but got shape {list(shape.shape)}")
     rank = shapes[0].size
     axis = int(concat_dim) + rank if int(concat_dim) < 0 else int(concat_dim)
     if not 0 <= axis < rank:
@@ -151,14 +160,15 @@ def _concat_offset_kernel(concat_dim, *shapes):
             None, None, f"Concat dim is out of range: {int(concat_dim)} vs. {rank}")
     first = shapes[0].tolist()
     for i, shape in enumerate(shapes[1:], 1):
-        if shape.ndim != 1 or shape.size != rank:
+        if shape.size != rank:
             raise errors.InvalidArgumentError(
                 None, None, f"input {i} should contain {rank} elements, but got "
                             f"{shape.size}")
         if any(a != b for j, (a, b) in enumerate(zip(first, shape.tolist())) if j != axis):
             raise errors.InvalidArgumentError(
                 None, None, f"All dimensions except {axis} must match. Input {i} has shape "
-                            f"{shape.tolist()} and doesn't match input 0 with shape {first}.")
+                            f"{_vector_text(shape.tolist())} and doesn't match input 0 with "
+                            f"shape {_vector_text(first)}.")
     sizes = np.array([s[axis] for s in shapes], dtype=shapes[0].dtype)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(shapes[0].dtype)
     out = []
