@@ -170,6 +170,10 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
 
 def constant(value, dtype=None, name=None) -> Tensor:
     array = _infer_numpy(value, dtypes.as_dtype(dtype) if dtype is not None else None)
+    if isinstance(value, np.ndarray) and np.may_share_memory(array, value):
+        # The constant owns its value, as TF's TensorProto does: later in-place changes to
+        # the caller's array must not reach the graph.
+        array = array.copy()
     return get_op_def("Const")(value=array, dtype=dtypes.as_dtype(array.dtype)
                                if dtype is None else dtypes.as_dtype(dtype),
                                name=name or "Const")

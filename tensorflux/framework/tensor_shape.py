@@ -186,11 +186,11 @@ class TensorShape:
 
     @property
     def dims(self):
-        """A tuple of int-or-None, or None when the rank is unknown. Known entries are ints
-        that also answer TF1's `Dimension.value` (TF1 code reads `shape.dims[0].value`)."""
+        """A list of int-or-None (TF1 gives a list), or None when the rank is unknown. Known
+        entries are ints that also answer TF1's `Dimension.value` (`shape.dims[0].value`)."""
         if self._dims is None:
             return None
-        return tuple(None if d is None else _KnownDim(d) for d in self._dims)
+        return [None if d is None else _KnownDim(d) for d in self._dims]
 
     @property
     def ndims(self):

@@ -97,3 +97,10 @@ def test_merge_is_compatible_and_most_specific(a, b):
 def test_string_dtype_conversion():
     assert dtypes.as_dtype(np.dtype("S3")) is tf.string
     assert dtypes.as_dtype(np.dtype("U3")) is tf.string
+
+
+def test_dims_is_a_list_like_tf1():
+    assert tf.TensorShape([]).dims == []
+    dims = tf.TensorShape([4, None, 2]).dims
+    assert isinstance(dims, list) and dims == [4, None, 2]
+    assert dims[0].value == 4 and tf.TensorShape(None).dims is None

@@ -36,3 +36,17 @@ def test_numpy_operands_of_ops_are_cast_python_lists_are_checked():
             tf.add(tf.constant([1, 2]), [1.5, 2.5])
         with pytest.raises(TypeError):
             tf.constant([1.5], tf.uint8)
+
+
+@pytest.mark.parametrize("dtype", [None, tf.float32, tf.float64])
+def test_converted_array_is_owned_by_the_graph(dtype):
+    # Changing the caller's array after conversion leaves the constant's value as it was.
+    with tf.Graph().as_default():
+        values = np.arange(6, dtype=np.float32).reshape(2, 3)
+        before = values.copy()
+        converted = [tf.convert_to_tensor(values, dtype=dtype),
+                     tf.add(values, np.float32(0)) if dtype is None else tf.identity(
+                         tf.convert_to_tensor(values, dtype=dtype))]
+        values += 100
+        for got in _run(converted):
+            np.testing.assert_array_equal(got, before.astype(got.dtype))

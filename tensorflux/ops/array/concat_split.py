@@ -135,15 +135,24 @@ ConcatOffset = define_op("ConcatOffset", inputs=["concat_dim: int32", "shape: N 
 
 @ConcatOffset.shape_fn
 def _concat_offset_shape(concat_dim, shape):
-    concat_dim.with_rank(0)
-    merged = TensorShape([None])
-    for s in shape:
-        merged = merged.merge_with(s.with_rank(1))  # all shape vectors of one length
-    return [[merged] * len(shape)]
+    # As TF: each offset has its shape input's shape; the kernel checks ranks and sizes.
+    return [list(shape)]
+
+
+def _vector_text(values) -> str:
+    return "[" + " ".join(str(v) for v in values) + "]"
 
 
 @ConcatOffset.kernel
 def _concat_offset_kernel(concat_dim, *shapes):
+    if np.ndim(concat_dim) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Concat dim tensor should be a scalar, but got shape "
+                        f"{list(np.shape(concat_dim))}")
+    for i, shape in enumerate(shapes):
+        if shape.ndim != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should be a vector, but got shape {list(shape.shape)}")
     rank = shapes[0].size
     axis = int(concat_dim) + rank if int(concat_dim) < 0 else int(concat_dim)
     if not 0 <= axis < rank:
@@ -151,14 +160,15 @@ def _concat_offset_kernel(concat_dim, *shapes):
             None, None, f"Concat dim is out of range: {int(concat_dim)} vs. {rank}")
     first = shapes[0].tolist()
     for i, shape in enumerate(shapes[1:], 1):
-        if shape.ndim != 1 or shape.size != rank:
+        if shape.size != rank:
             raise errors.InvalidArgumentError(
                 None, None, f"input {i} should contain {rank} elements, but got "
                             f"{shape.size}")
         if any(a != b for j, (a, b) in enumerate(zip(first, shape.tolist())) if j != axis):
             raise errors.InvalidArgumentError(
                 None, None, f"All dimensions except {axis} must match. Input {i} has shape "
-                            f"{shape.tolist()} and doesn't match input 0 with shape {first}.")
+                            f"{_vector_text(shape.tolist())} and doesn't match input 0 with "
+                            f"shape {_vector_text(first)}.")
     sizes = np.array([s[axis] for s in shapes], dtype=shapes[0].dtype)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(shapes[0].dtype)
     out = []
@@ -214,7 +224,8 @@ def _split_shape(split_dim, value, *, num_split):
     if dims[axis] is not None:
         if dims[axis] % num_split:
             raise ValueError(f"Dimension size must be evenly divisible by {num_split} but is "
-                             f"{dims[axis]}")
+                             f"{dims[axis]}\n\tNumber of ways to split should evenly divide the "
+                             f"split dimension (split_dim {axis}, num_split {num_split})")
         dims[axis] //= num_split
     return [[TensorShape(dims)] * num_split]
 
@@ -294,7 +305,15 @@ def _split_v_shape(value, size_splits, split_dim, *, num_split):
 
 @SplitV.kernel
 def _split_v_kernel(value, size_splits, split_dim):
-    axis = int(split_dim)
+    if np.size(split_dim) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"split_dim_tensor must have exactly one element, got shape "
+                        f"{list(np.shape(split_dim))}")
+    axis = int(np.reshape(split_dim, []))
+    if not -value.ndim <= axis < value.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"-input rank(-{value.ndim}) <= split_dim < input rank ({value.ndim}), "
+                        f"but got {axis}")
     try:
         sizes = _resolve_sizes(size_splits.tolist(), value.shape[axis], "SplitV")
     except ValueError as err:
@@ -341,15 +360,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             num_or_size_splits, bool):
         return Split(axis, value, num_split=int(num_or_size_splits), name=name)
     size_splits = convert_to_tensor(num_or_size_splits, preferred_dtype=dtypes.int32)
-    if size_splits.shape.ndims == 0 and size_splits.dtype.is_integer:
-        count = constant_value(size_splits)
-        if count is None:
-            raise ValueError("Cannot infer the number of splits from a non-constant scalar "
-                             "num_or_size_splits")
-        return Split(axis, value, num_split=int(count), name=name)
+    if size_splits.shape.ndims == 0:
+        raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument "
+                         f"to split. Argument provided: {num_or_size_splits}")
     if num is None:
         size_splits.shape.with_rank(1)
-        num = size_splits.shape.dims[0]
+        num = size_splits.shape.dims[0] if size_splits.shape.ndims is not None else None
         if num is None:
             raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
     return SplitV(value, size_splits, axis, num_split=num, name=name)

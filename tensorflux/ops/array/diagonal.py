@@ -31,11 +31,24 @@ MatrixBandPart = define_op(
     outputs=["band: T"], attrs=["T: type", "Tindex: {int32, int64} = int64"])
 
 
+def _at_least(shape, rank: int):
+    """`shape` with rank >= `rank`, else TF's shape-function error."""
+    if shape.ndims is not None and shape.ndims < rank:
+        raise ValueError(f"Shape must be at least rank {rank} but is rank {shape.ndims}")
+    return shape.with_rank_at_least(rank)
+
+
+def _check_kernel_rank(x, rank: int) -> None:
+    if x.ndim < rank:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must be at least {rank}-dim, received shape: {list(x.shape)}")
+
+
 @MatrixBandPart.shape_fn
 def _matrix_band_part_shape(input, num_lower, num_upper):
     num_lower.with_rank(0)
     num_upper.with_rank(0)
-    return input.with_rank_at_least(2)
+    return _at_least(input, 2)
 
 
 @MatrixBandPart.kernel
@@ -150,7 +163,7 @@ MatrixSetDiag = define_op("MatrixSetDiag", inputs=["input: T", "diagonal: T"],
 
 @MatrixDiag.shape_fn
 def _matrix_diag_shape(diagonal):
-    diagonal = diagonal.with_rank_at_least(1)
+    diagonal = _at_least(diagonal, 1)
     if diagonal.ndims is None:
         return TensorShape(None)
     return diagonal.concatenate([diagonal.dims[-1]])
@@ -158,6 +171,7 @@ def _matrix_diag_shape(diagonal):
 
 @MatrixDiag.kernel
 def _matrix_diag_kernel(d):
+    _check_kernel_rank(d, 1)
     n = d.shape[-1]
     out = np.zeros(d.shape + (n,), dtype=d.dtype)
     i = np.arange(n)
@@ -172,7 +186,7 @@ def _matrix_diag_grad(op, grad):
 
 @MatrixDiagPart.shape_fn
 def _matrix_diag_part_shape(input):
-    input = input.with_rank_at_least(2)
+    input = _at_least(input, 2)
     if input.ndims is None:
         return TensorShape(None)
     rows, cols = input.dims[-2:]
@@ -182,6 +196,7 @@ def _matrix_diag_part_shape(input):
 
 @MatrixDiagPart.kernel
 def _matrix_diag_part_kernel(x):
+    _check_kernel_rank(x, 2)
     return np.diagonal(x, axis1=-2, axis2=-1)
 
 
@@ -196,6 +211,7 @@ def _matrix_diag_part_grad(op, grad):
 @MatrixSetDiag.shape_fn
 def _matrix_set_diag_shape(input, diagonal):
     expected = _matrix_diag_part_shape(input)
+    diagonal = _at_least(diagonal, 1)
     if not diagonal.is_compatible_with(expected):
         raise ValueError(f"diagonal shape {diagonal} must be {expected} for input shape "
                          f"{input}")
@@ -208,6 +224,7 @@ def _matrix_set_diag_shape(input, diagonal):
 
 @MatrixSetDiag.kernel
 def _matrix_set_diag_kernel(x, d):
+    _check_kernel_rank(x, 2)
     n = min(x.shape[-2:]) if x.ndim >= 2 else 0
     if x.ndim < 2 or d.shape != x.shape[:-2] + (n,):
         raise errors.InvalidArgumentError(

@@ -197,6 +197,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
         >>> tf.gather([[1, 2], [3, 4], [5, 6]], [2, 0])   # -> [[5, 6], [1, 2]]
     """
     del validate_indices
+    if batch_dims is None:
+        batch_dims = 0
     if axis is None:
         axis = batch_dims
     if hasattr(params, "sparse_read") and axis == 0 and batch_dims == 0:
@@ -254,6 +256,10 @@ def _gather_nd_kernel(params, indices):
         raise errors.InvalidArgumentError(
             None, None, f"indices.shape[-1] must be <= params.rank, got indices shape "
                         f"{list(indices.shape)} and params shape {list(params.shape)}")
+    if params.size == 0 and int(np.prod(indices.shape[:-1])) > 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Requested more than 0 entries, but params is empty.  Params shape: "
+                        f"[{','.join(str(d) for d in params.shape)}]")
     if indices.shape[-1] == 0:
         return np.broadcast_to(params, indices.shape[:-1] + params.shape)
     return params[_nd_coords(indices, params.shape, "param")]

@@ -315,12 +315,47 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     mode = mode.upper()
     if mode == "CONSTANT":
         if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
-            return Pad(tensor, paddings, name=name)
-        tensor = convert_to_tensor(tensor)
-        return PadV2(tensor, paddings, constant_values, name=name)
-    if mode in ("REFLECT", "SYMMETRIC"):
-        return MirrorPad(tensor, paddings, mode=mode, name=name)
-    raise ValueError(f"Unknown padding mode: {mode}")
+            result = Pad(tensor, paddings, name=name)
+        else:
+            tensor = convert_to_tensor(tensor)
+            result = PadV2(tensor, paddings, constant_values, name=name)
+    elif mode in ("REFLECT", "SYMMETRIC"):
+        result = MirrorPad(tensor, paddings, mode=mode, name=name)
+    else:
+        raise ValueError(f"Unknown padding mode: {mode}")
+    _refine_from_padding_rows(result, paddings)
+    return result
+
+
+def _static_row(row):
+    """`[before, after]` as ints when both are known now, else None."""
+    if isinstance(row, Tensor):
+        row = constant_value(row)
+        return None if row is None or np.shape(row) != (2,) else [int(v) for v in row]
+    if not isinstance(row, (list, tuple, np.ndarray)) or len(row) != 2:
+        return None
+    values = []
+    for v in row:
+        v = constant_value(v) if isinstance(v, Tensor) else v
+        if v is None or np.ndim(v) != 0:
+            return None
+        values.append(int(v))
+    return values
+
+
+def _refine_from_padding_rows(result, paddings):
+    """Static output dims from the rows of a Python `paddings` list known now (a list mixing
+    constant rows with fed ones still gives the constant rows' dims, as TF1's `pad` does)."""
+    if not isinstance(paddings, (list, tuple)) or result.shape.is_fully_defined():
+        return
+    in_shape = result.op.inputs[0].shape
+    if in_shape.ndims is None or in_shape.ndims != len(paddings):
+        return
+    dims = []
+    for row, dim in zip(paddings, in_shape.as_list()):
+        known = _static_row(row)
+        dims.append(None if known is None or dim is None else dim + sum(known))
+    result.set_shape(dims)
 
 
 # -- ReverseV2, ReverseSequence ---------------------------------------------------------------

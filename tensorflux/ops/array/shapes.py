@@ -417,8 +417,10 @@ def _check_perm(perm: list, rank: int) -> None:
     if len(perm) != rank:
         raise ValueError(f"transpose expects a vector of size {rank}. But input(1) is a vector "
                          f"of size {len(perm)}")
-    if sorted(perm) != list(range(rank)):
-        raise ValueError(f"perm {perm} is not a permutation of [0, {rank})")
+    for p in perm:
+        if not 0 <= p < rank:
+            raise ValueError(f"perm dim {p} is out of range of input rank {rank}")
+    # A repeated entry is found by the kernel (as TF: "2 is missing from {0,1,1}").
 
 
 @Transpose.shape_fn(value_inputs=("perm",))
@@ -434,6 +436,13 @@ def _transpose_shape(x, perm):
 
 
 def _transpose_kernel(x, perm):
+    values = np.reshape(perm, [-1]).tolist()
+    if len(values) == np.ndim(x) and all(-len(values) <= p < len(values) for p in values):
+        seen = {p % len(values) for p in values}
+        for d in range(len(values)):
+            if d not in seen:
+                raise errors.InvalidArgumentError(
+                    None, None, f"{d} is missing from {{{','.join(str(p) for p in values)}}}.")
     try:
         return np.transpose(x, perm)
     except (ValueError, np.exceptions.AxisError):

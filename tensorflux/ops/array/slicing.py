@@ -209,6 +209,11 @@ def _strided_slice_shape(input, begin, end, strides, *, begin_mask, end_mask, el
 
 
 def _slice_error(x, spec, err):
+    dims_used = sum(1 for item in spec if item is not None and item is not Ellipsis)
+    if dims_used > np.ndim(x):
+        return errors.InvalidArgumentError(
+            None, None, f"Index out of range using input dim {np.ndim(x)}; input has only "
+                        f"{np.ndim(x)} dims (strided slice {_spec_text(spec)})")
     return errors.InvalidArgumentError(
         None, None, f"strided slice {_spec_text(spec)} out of bounds for a tensor of shape "
                     f"{list(np.shape(x))}: {err}")
@@ -361,6 +366,8 @@ def _check_index(index):
         if index.dtype.base_dtype in (dtypes.int32, dtypes.int64) and \
                 index.shape.ndims in (None, 0):
             return
+    if isinstance(index, np.ndarray) and index.ndim == 0 and index.dtype in (np.int32, np.int64):
+        return  # a 0-d int32/int64 array indexes as the integer it holds (TF1 _check_index)
     raise TypeError(_INDEX_ERROR.format(index))
 
 

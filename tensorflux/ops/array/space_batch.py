@@ -327,7 +327,9 @@ def space_to_batch(input, paddings, block_size=None, name=None,  # noqa: A002 - 
         ValueError: both or neither of `block_size` and `block_shape` are given.
     """
     block = _square_block(block_size, block_shape, "space_to_batch")
-    return SpaceToBatchND(input, block, paddings, name=name)
+    result = SpaceToBatchND(input, block, paddings, name=name)
+    result.set_shape(result.shape.with_rank(4))  # the 4-D form: rank 4 even when unknown
+    return result
 
 
 def batch_to_space(input, crops, block_size, name=None, block_shape=None):  # noqa: A002
@@ -339,4 +341,6 @@ def batch_to_space(input, crops, block_size, name=None, block_shape=None):  # no
         ValueError: both or neither of `block_size` and `block_shape` are given.
     """
     block = _square_block(block_size, block_shape, "batch_to_space")
-    return BatchToSpaceND(input, block, crops, name=name)
+    result = BatchToSpaceND(input, block, crops, name=name)
+    result.set_shape(result.shape.with_rank(4))
+    return result

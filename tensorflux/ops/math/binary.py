@@ -20,8 +20,10 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.op_stats import RegisterStatistics, output_elements_flops
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.math import comparison as comparison_ops
 from tensorflux.ops.math import select as select_ops
@@ -114,6 +116,11 @@ DivNoNan = _binary("DivNoNan", types="{floattype, complex64, complex128}")
 Atan2 = define_op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=["T: {floattype}"])
 Atan2.shape_fn(broadcast_shape)
 Atan2.kernel(np.arctan2)
+
+# One flop per output element for the element-wise arithmetic TF1 profiles.
+for _name in ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow",
+              "SquaredDifference"):
+    RegisterStatistics(_name, "flops")(output_elements_flops)
 
 
 @Pow.kernel(factory=True)
@@ -508,14 +515,35 @@ def add_n(inputs, name=None):
 
 
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
-    """Sums a list of tensors (TF1's accumulate_n; computed here with AddN)."""
-    if shape is not None or tensor_dtype is not None:
-        values = [convert_to_tensor(v, dtype=tensor_dtype) for v in inputs]
-        for v in values:
-            if shape is not None:
-                v.shape.assert_is_compatible_with(shape)
-        inputs = values
-    return add_n(inputs, name=name)
+    """Sums a list of tensors of one dtype and shape (TF1's accumulate_n; computed with AddN).
+
+    Args:
+        inputs: a non-empty list of tensors (or IndexedSlices) of the same dtype and shape.
+        shape: optional expected shape of every input (and of the result).
+        tensor_dtype: optional expected dtype of every input.
+        name: optional name.
+
+    Raises:
+        ValueError: `inputs` is empty or not a list, the inputs' dtypes differ, or their
+            shapes (or `shape`) are incompatible.
+        TypeError: `tensor_dtype` differs from the inputs' dtype.
+    """
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape")
+    values = [v if isinstance(v, IndexedSlices) else convert_to_tensor(v) for v in inputs]
+    first = values[0].dtype.base_dtype
+    if any(v.dtype.base_dtype != first for v in values):
+        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape")
+    merged = as_shape(shape) if shape is not None else TensorShape(None)
+    for v in values:
+        if isinstance(v, Tensor):
+            merged = merged.merge_with(v.shape)
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != first:
+        raise TypeError(f"tensor_dtype is {dtypes.as_dtype(tensor_dtype).name}, but input is "
+                        f"of type {first.name}")
+    return add_n(values, name=name)
 
 
 # -- operator overloads ----------------------------------------------------------------------

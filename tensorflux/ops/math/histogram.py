@@ -21,7 +21,7 @@ from tensorflux.ops.math import segment as segment_ops
 from tensorflux.ops.math import unary as unary_ops
 
 __all__ = ["bincount", "histogram_fixed_width", "histogram_fixed_width_bins",
-           "confusion_matrix"]
+           "confusion_matrix", "remove_squeezable_dimensions"]
 MATH_ONLY = ["zero_fraction"]
 
 _COUNT_TYPES = "{int32, int64, float32, float64}"
@@ -199,9 +199,11 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
     """
     dtype = dtypes.as_dtype(dtype)
     with _scope(name, "confusion_matrix"):
-        labels = math_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
-        predictions = math_ops.cast(convert_to_tensor(predictions, name="predictions"),
-                                    dtypes.int64)
+        labels, predictions = remove_squeezable_dimensions(
+            convert_to_tensor(labels, name="labels"),
+            convert_to_tensor(predictions, name="predictions"))
+        labels = math_ops.cast(labels, dtypes.int64)
+        predictions = math_ops.cast(predictions, dtypes.int64)
         checks = [check_ops.assert_non_negative(labels, message="`labels` contains negative "
                                                 "values"),
                   check_ops.assert_non_negative(predictions, message="`predictions` contains "
@@ -228,6 +230,52 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         n = constant_value(num_classes)
         shape = [int(n), int(n)] if n is not None else array_ops.stack([num_classes] * 2)
         return array_ops.reshape(cells, shape)
+
+
+def _drop_last_if(x, drop):
+    """`x` without its last dimension where the scalar bool tensor `drop` holds, else `x`."""
+    keep = math_ops.subtract(array_ops.rank(x), math_ops.cast(drop, dtypes.int32))
+    return array_ops.reshape(x, array_ops.slice(array_ops.shape(x), [0],
+                                                array_ops.reshape(keep, [1])))
+
+
+def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name=None):
+    """Drops a trailing size-1 dimension so that `rank(predictions) - rank(labels)` becomes
+    `expected_rank_diff` (TF1 `confusion_matrix.remove_squeezable_dimensions`).
+
+    Only a rank difference of exactly `expected_rank_diff + 1` (squeeze `predictions`) or
+    `expected_rank_diff - 1` (squeeze `labels`) is corrected; other pairs pass unchanged.
+    With static ranks the decision is made now (`squeeze`); otherwise at run time.
+
+    Args:
+        labels: label tensor (or value convertible to one).
+        predictions: prediction tensor.
+        expected_rank_diff: the wanted `rank(predictions) - rank(labels)`.
+        name: optional name scope.
+
+    Returns:
+        `(labels, predictions)`, possibly with one of them squeezed.
+    """
+    with _scope(name, "remove_squeezable_dimensions"):
+        predictions = convert_to_tensor(predictions, name="predictions")
+        labels = convert_to_tensor(labels, name="labels")
+        p_shape, l_shape = predictions.shape, labels.shape
+        p_rank, l_rank = p_shape.ndims, l_shape.ndims
+        if p_rank is not None and l_rank is not None:
+            diff = p_rank - l_rank
+            if diff == expected_rank_diff + 1 and p_shape.as_list()[-1] in (1, None):
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif diff == expected_rank_diff - 1 and l_shape.as_list()[-1] in (1, None):
+                labels = array_ops.squeeze(labels, [-1])
+            return labels, predictions
+        diff = math_ops.subtract(array_ops.rank(predictions), array_ops.rank(labels))
+        if p_rank is None or p_shape.as_list()[-1] in (1, None):
+            predictions = _drop_last_if(predictions, comparison_ops.equal(
+                diff, np.int32(expected_rank_diff + 1)))
+        if l_rank is None or l_shape.as_list()[-1] in (1, None):
+            labels = _drop_last_if(labels, comparison_ops.equal(
+                diff, np.int32(expected_rank_diff - 1)))
+        return labels, predictions
 
 
 def zero_fraction(value, name=None):

@@ -399,8 +399,8 @@ def _scan(name, numpy_fn, identity):
             axis = int(axis)
             if not -x.ndim <= axis < x.ndim:
                 raise errors.InvalidArgumentError(
-                    None, None, f"{name} axis {axis} out of range for input of rank {x.ndim}: "
-                                f"expected in [{-x.ndim}, {x.ndim})")
+                    None, None, f"{name}: Expected scan axis in the range [{-x.ndim}, "
+                                f"{x.ndim}), but got {axis}")
             axis %= x.ndim
             if reverse:
                 x = np.flip(x, axis)

@@ -137,6 +137,28 @@ def test_split_shapes_and_errors():
         _fetch(tf.split(p, [2, 2]), {p: np.zeros(3)})
 
 
+def test_split_scalar_tensor_sizes_and_bad_fed_axis():
+    # A rank-0 tensor is neither a count nor a size list (TF1 split raises ValueError).
+    with pytest.raises(ValueError, match="Rank-0 tensors are not supported"):
+        tf.split(X, tf.constant(2), 0)
+    with pytest.raises(ValueError, match="should evenly divide the split dimension"):
+        tf.split([0, 1, 2, 3, 4], 2)
+    # An unknown-shape size tensor: the number of outputs cannot be known.
+    with pytest.raises(ValueError, match="Cannot infer num"):
+        tf.split(X, tf.placeholder(tf.int32), 2)
+    axis = tf.placeholder(tf.int32)
+    value = np.arange(24.0).reshape(4, 6)
+    parts = tf.split(value, tf.placeholder_with_default([1, 2, 3], [3]), axis=axis)
+    got = _fetch(parts, {axis: 1})
+    for piece, ref in zip(got, np.split(value, [1, 3], axis=1)):
+        np.testing.assert_array_equal(piece, ref)
+    with pytest.raises(errors.InvalidArgumentError, match="must have exactly one element"):
+        _fetch(parts, {axis: np.zeros([0], np.int32)})
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"split_dim < input rank \(2\), but got 2"):
+        _fetch(parts, {axis: 2})
+
+
 def test_stack_unstack_shapes_and_errors():
     p = tf.placeholder(tf.float32, [None, 3])
     assert tf.stack([p, p], axis=1).shape.as_list() == [None, 2, 3]

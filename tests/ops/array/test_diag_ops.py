@@ -86,6 +86,25 @@ def test_shapes_and_errors():
         _fetch(tf.matrix_band_part(A, 0, 5))
 
 
+def test_matrix_diag_family_rank_errors():
+    # Build time: TF's shape-function wording; run time (unknown rank): the kernel's.
+    with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
+        tf.matrix_diag(3.0)
+    with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
+        tf.matrix_diag_part([1.0, 2.0])
+    with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
+        tf.matrix_set_diag([[1.0, 2.0]], 5.0)
+    p = tf.placeholder(tf.float32)
+    for build, rank in ((tf.matrix_diag, 1), (tf.matrix_diag_part, 2),
+                        (lambda t: tf.matrix_set_diag(t, [t]), 2)):
+        with pytest.raises(errors.InvalidArgumentError,
+                           match=rf"input must be at least {rank}-dim, received shape: \[\]"):
+            _fetch(build(p), {p: 1.5})
+    got = _fetch([tf.matrix_diag(p), tf.matrix_diag_part(p)], {p: [[1.0, 2.0], [3.0, 4.0]]})
+    np.testing.assert_array_equal(got[0], [[[1, 0], [0, 2]], [[3, 0], [0, 4]]])
+    np.testing.assert_array_equal(got[1], [1, 4])
+
+
 def test_eye_forms():
     assert tf.eye(3).op.name == "eye/diag"
     n = tf.placeholder(tf.int32, [])

@@ -214,6 +214,41 @@ def test_gather_shapes_and_errors():
         _fetch(tf.scatter_nd([[5]], [1.0], [3]))
     with pytest.raises(ValueError, match="indices.shape"):
         tf.gather_nd(M, [[0, 0, 0]])
+    # Empty params: no index can be valid; zero requested slices are still fine.
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Requested more than 0 entries, but params is empty.*\[0,4\]"):
+        _fetch(tf.gather_nd(np.zeros([0, 4], np.float32), np.zeros([3, 1], np.int32)))
+    empty = _fetch(tf.gather_nd(np.zeros([0, 4], np.float32), np.zeros([0, 2], np.int32)))
+    assert empty.shape == (0,)
+
+
+def test_zero_d_integer_arrays_index_like_ints():
+    # np.asarray(k) of int32/int64 is a valid index (TF1); other 0-d/1-d arrays are not.
+    for dtype in (np.int32, np.int64):
+        k = np.asarray(2, dtype)
+        got = _fetch([tf.constant(M)[k], tf.constant(M)[k:k + 1, k]])
+        np.testing.assert_array_equal(got[0], M[2])
+        np.testing.assert_array_equal(got[1], M[2:3, 2])
+    with pytest.raises(TypeError, match="valid indices"):
+        tf.constant(M)[np.asarray([1])]
+    with pytest.raises(TypeError, match="valid indices"):
+        tf.constant(M)[np.asarray(1.0)]
+
+
+def test_gather_batch_dims_none_means_zero():
+    params = np.arange(12).reshape(3, 4)
+    got = _fetch([tf.gather(params, [3, 0], axis=1, batch_dims=None),
+                  tf.gather(params, [2, 2], batch_dims=None)])
+    np.testing.assert_array_equal(got[0], params[:, [3, 0]])
+    np.testing.assert_array_equal(got[1], params[[2, 2]])
+
+
+def test_fed_tensor_with_too_few_dims_for_the_slice():
+    p = tf.placeholder(tf.int32)
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Index out of range using input dim 1; input has only 1 dims"):
+        _fetch(p[1:, 0:], {p: [4, 5, 6]})
+    np.testing.assert_array_equal(_fetch(p[1:, 0:], {p: [[4, 5], [6, 7]]}), [[6, 7]])
 
 
 def test_gather_gradient_is_indexed_slices_on_axis_0():

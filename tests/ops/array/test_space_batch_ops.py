@@ -87,6 +87,20 @@ def test_static_shapes_and_namespaces():
     assert tf.nn.space_to_depth is tf.space_to_depth
 
 
+def test_square_block_forms_are_rank_4_for_unknown_inputs():
+    x, pads = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
+    s2b = tf.space_to_batch(x, pads, block_size=2)
+    b2s = tf.batch_to_space(x, pads, block_size=2)
+    assert s2b.shape.ndims == 4 and b2s.shape.ndims == 4
+    value = np.arange(32.0).reshape(2, 4, 2, 2)
+    zero = np.zeros([2, 2], np.int32)
+    batched = _fetch(s2b, {x: value, pads: zero})
+    np.testing.assert_array_equal(batched, _space_to_batch_ref(value, [2, 2], zero))
+    np.testing.assert_array_equal(_fetch(b2s, {x: batched, pads: zero}), value)
+    with pytest.raises(ValueError):
+        tf.space_to_batch(tf.placeholder(tf.float32, [None, 4]), pads, block_size=2)
+
+
 def test_errors():
     with pytest.raises(ValueError, match="evenly divisible by 2 but is 5"):
         tf.space_to_batch_nd(IMG, [2, 2], [[0, 1], [0, 0]])

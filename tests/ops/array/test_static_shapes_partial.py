@@ -62,6 +62,19 @@ def test_pad_partial_paddings():
                                                 mode="reflect"))
 
 
+def test_pad_python_rows_with_a_fed_row_of_unknown_shape():
+    # A Python list whose one row is a placeholder of unknown shape: the other rows'
+    # dims are still known (TF1's pad reads the list's rows directly).
+    x, anything = ph([5, 2]), tf.placeholder(tf.int32)
+    for mode in ("CONSTANT", "SYMMETRIC"):
+        y = tf.pad(x, [[2, 0], anything], mode=mode)
+        value = _check(y, [7, None], {x: np.ones([5, 2]), anything: [1, 1]})
+        np.testing.assert_array_equal(value, np.pad(np.ones([5, 2]), [[2, 0], [1, 1]],
+                                                    mode=mode.lower()))
+    y = tf.pad(x, [[anything, 1], [tf.constant(3), 0]])
+    _check(y, [None, 5], {x: np.ones([5, 2]), anything: 0})
+
+
 def test_pad_unknown_paddings_or_input():
     paddings = ph([2, 2], tf.int32)
     assert tf.pad(ph([None, 3]), paddings).shape.as_list() == [None, None]
