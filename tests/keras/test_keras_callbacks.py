@@ -172,3 +172,26 @@ def test_early_stopping_verbose_announces_the_stop(capsys):
     model.fit(x, y, epochs=10, batch_size=40, verbose=0, callbacks=[stop])
     assert capsys.readouterr().out.splitlines() == [
         "Restoring model weights from the end of the best epoch.", "Epoch 00002: early stopping"]
+
+
+def test_fit_and_evaluate_print_keras_progress_lines(capsys):
+    x, y = _data()
+    model = _model()
+    history = model.fit(x[:30], y[:30], epochs=2, batch_size=10, verbose=1,
+                        validation_data=(x[30:], y[30:]))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Train on 30 samples, validate on 10 samples"
+    assert lines[1] == "Epoch 1/2" and lines[3] == "Epoch 2/2" and len(lines) == 5
+    for line, epoch in ((lines[2], 0), (lines[4], 1)):
+        assert line.startswith("30/30 [" + "=" * 30 + "] - ")
+        logs = {k: history.history[k][epoch] for k in ("loss", "val_loss")}
+        expected = "".join(f" - {k}: {v:.4f}" if abs(v) > 1e-3 else f" - {k}: {v:.4e}"
+                           for k, v in logs.items())
+        assert line.endswith(expected)
+    model.fit(x, y, epochs=1, batch_size=40, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Epoch 1/1" and lines[1].startswith("40/40 - ")
+    loss = model.evaluate(x, y, verbose=1)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("40/40 [") and line.endswith(
+        f" - loss: {loss:.4f}" if abs(loss) > 1e-3 else f" - loss: {loss:.4e}")
