@@ -36,7 +36,6 @@ REPLACEMENTS = {
     "image": "tf.image",
     "input_pipeline": "tf.data",
     "integrate": "not supported",
-    "keras": "tf.keras",
     "kernel_methods": "not supported",
     "labeled_tensor": "not supported",
     "layers.python": "tf.contrib.layers",
