@@ -22,7 +22,6 @@ REPLACEMENTS = {
     "copy_graph": "tf.train.export_meta_graph / tf.train.import_meta_graph",
     "crf": "not supported (write the CRF with core ops)",
     "cudnn_rnn": "tf.nn.rnn_cell.LSTMCell / tf.contrib.rnn.LSTMBlockCell (no GPU kernels)",
-    "data": "tf.data",
     "deprecated": "tf.summary",
     "distribute": "tf.train.replica_device_setter and tf.train.SyncReplicasOptimizer",
     "eager": "not supported (tensorflux runs graph mode only)",

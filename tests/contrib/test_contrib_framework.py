@@ -159,8 +159,9 @@ def test_missing_names_raise_with_replacement():
     with pytest.raises(AttributeError, match=r"tf\.contrib\.learn\.Experiment is not provided "
                                              r"by tensorflux: use tf\.estimator"):
         _ = tf.contrib.learn.Experiment
-    with pytest.raises(tf.contrib.ContribNotProvidedError, match="use tf.data instead"):
-        _ = tf.contrib.data
+    with pytest.raises(tf.contrib.ContribNotProvidedError,
+                       match="use tf.data.TextLineDataset instead"):
+        _ = tf.contrib.data.TextLineDataset
     with pytest.raises(AttributeError, match="graph mode only"):
         _ = tf.contrib.eager
     with pytest.raises(AttributeError, match=r"tf\.contrib\.layers\.conv3d .*tf\.layers\.conv3d"):
