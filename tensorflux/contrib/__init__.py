@@ -12,18 +12,27 @@ import importlib
 
 from tensorflux.contrib.missing import REPLACEMENTS, ContribNotProvidedError
 
-__all__ = ["PROVIDED", "ContribNotProvidedError"]
+__all__ = ["ALIASES", "PROVIDED", "ContribNotProvidedError"]
 
 # The submodules tensorflux provides (each is `tensorflux.contrib.<name>`).
-PROVIDED = ("distributions", "feature_column", "framework", "layers", "learn", "legacy_seq2seq",
-            "lookup", "losses", "metrics", "opt", "rnn", "seq2seq", "slim", "tensorboard", "training")
+PROVIDED = ("data", "distributions", "feature_column", "framework", "layers", "learn",
+            "legacy_seq2seq", "lookup", "losses", "metrics", "opt", "rnn", "seq2seq", "slim",
+            "tensorboard", "training")
 
 _UNBUILT = {"rnn": "tf.nn.rnn_cell and tf.nn.static_rnn / tf.nn.dynamic_rnn",
             "seq2seq": "tf.nn.dynamic_rnn with a hand-written decoder loop",
             "legacy_seq2seq": "tf.nn.static_rnn with a hand-written decoder"}
 
 
+# TF 1.15's contrib modules that are plain aliases of a core module.
+ALIASES = {"keras": "tensorflux.keras"}
+
+
 def __getattr__(name):  # noqa: N807 - module hook
+    if name in ALIASES:
+        module = importlib.import_module(ALIASES[name])
+        globals()[name] = module
+        return module
     if name in PROVIDED:
         full = f"tensorflux.contrib.{name}"
         try:
@@ -41,4 +50,4 @@ def __getattr__(name):  # noqa: N807 - module hook
 
 
 def __dir__():
-    return sorted(set(globals()) | set(PROVIDED))
+    return sorted(set(globals()) | set(PROVIDED) | set(ALIASES))

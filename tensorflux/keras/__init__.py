@@ -12,6 +12,7 @@ from tensorflux.keras import (
     activations,
     backend,
     constraints,
+    datasets,
     initializers,
     layers,
     losses,

@@ -14,6 +14,7 @@ import numpy as np
 
 from tensorflux.keras import backend
 from tensorflux.ops.io.summary import histogram_proto
+from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import summary_pb2
 from tensorflux.summary.writer import FileWriter
 
@@ -120,6 +121,9 @@ class EarlyStopping(Callback):
     def on_epoch_end(self, epoch, logs=None):
         current = (logs or {}).get(self.monitor)
         if current is None:
+            logging.warning(f"Early stopping conditioned on metric `{self.monitor}` which is "
+                            f"not available. Available metrics are: "
+                            f"{','.join(list((logs or {}).keys()))}")
             return
         if self._op(current - self.min_delta, self.best):
             self.best, self.wait = current, 0
@@ -131,7 +135,13 @@ class EarlyStopping(Callback):
             self.stopped_epoch = epoch
             self.model.stop_training = True
             if self.restore_best_weights and self.best_weights is not None:
+                if self.verbose > 0:
+                    print("Restoring model weights from the end of the best epoch.")
                 self.model.set_weights(self.best_weights)
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1:05d}: early stopping")
 
 
 class ModelCheckpoint(Callback):
@@ -154,6 +164,7 @@ class ModelCheckpoint(Callback):
         if save_freq != "epoch":
             raise ValueError("ModelCheckpoint: only save_freq='epoch' is supported.")
         self.filepath, self.monitor, self.save_best_only = filepath, monitor, save_best_only
+        self.verbose = verbose
         self.period = int(period)
         self._op, self.best = _better(mode, monitor)
 
@@ -164,9 +175,21 @@ class ModelCheckpoint(Callback):
         path = self.filepath.format(epoch=epoch + 1, **logs)
         if self.save_best_only:
             current = logs.get(self.monitor)
-            if current is None or not self._op(current, self.best):
+            if current is None:
+                logging.warning(f"Can save best model only with {self.monitor} available, "
+                                f"skipping.")
                 return
+            if not self._op(current, self.best):
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from "
+                          f"{self.best:0.5f}")
+                return
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1:05d}: {self.monitor} improved from "
+                      f"{self.best:0.5f} to {current:0.5f}, saving model to {path}")
             self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1:05d}: saving model to {path}")
         if self.save_weights_only:
             self.model.save_weights(path)
         else:

@@ -1,10 +1,12 @@
-"""`tf.keras.utils`: `to_categorical` and `normalize`."""
+"""`tf.keras.utils`: `to_categorical`, `normalize`, `get_file`, `Sequence`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["to_categorical", "normalize", "Sequence"]
+from tensorflux.keras.file_cache import get_file
+
+__all__ = ["to_categorical", "normalize", "get_file", "Sequence"]
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):

@@ -14,7 +14,7 @@ from tensorflux.framework.graph import GraphKeys
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import config_pb2, event_pb2, summary_pb2
 from tensorflux.summary.writer import FileWriterCache
-from tensorflux.train import training_util
+from tensorflux.train import meta_graph, training_util
 from tensorflux.train.session_run_hook import SecondOrStepTimer, SessionRunArgs, SessionRunHook
 
 __all__ = ["StopAtStepHook", "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
@@ -195,9 +195,17 @@ class CheckpointSaverHook(SessionRunHook):
 
         step = int(session.run(self._global_step))
         os.makedirs(self._checkpoint_dir, exist_ok=True)
-        graph_def = graph_mod.get_default_graph().as_graph_def(add_shapes=True)
+        graph = graph_mod.get_default_graph()
+        graph_def = graph.as_graph_def(add_shapes=True)
         with open(os.path.join(self._checkpoint_dir, "graph.pbtxt"), "w") as handle:
             handle.write(text_format.MessageToString(graph_def))
+        # As TF: the events file of the checkpoint directory carries the graph and the meta
+        # graph (with the saver's SaverDef), which TensorBoard's graph view reads.
+        saver = self._get_saver()
+        self._summary_writer.add_graph(graph)
+        self._summary_writer.add_meta_graph(meta_graph.export_meta_graph(
+            graph_def=graph_def, saver_def=saver.saver_def if saver is not None else None,
+            graph=graph))
         self._save(session, step)
         self._timer.update_last_triggered_step(step)
 

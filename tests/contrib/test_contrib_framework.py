@@ -159,8 +159,9 @@ def test_missing_names_raise_with_replacement():
     with pytest.raises(AttributeError, match=r"tf\.contrib\.learn\.Experiment is not provided "
                                              r"by tensorflux: use tf\.estimator"):
         _ = tf.contrib.learn.Experiment
-    with pytest.raises(tf.contrib.ContribNotProvidedError, match="use tf.data instead"):
-        _ = tf.contrib.data
+    with pytest.raises(tf.contrib.ContribNotProvidedError,
+                       match="use tf.data.TextLineDataset instead"):
+        _ = tf.contrib.data.TextLineDataset
     with pytest.raises(AttributeError, match="graph mode only"):
         _ = tf.contrib.eager
     with pytest.raises(AttributeError, match=r"tf\.contrib\.layers\.conv3d .*tf\.layers\.conv3d"):
@@ -185,3 +186,20 @@ def test_provided_modules_load_lazily_and_are_listed():
     assert tf.contrib.slim.metrics is tf.contrib.metrics
     assert tf.contrib.distributions.Normal is tf.distributions.Normal
     assert tf.contrib.framework.init_from_checkpoint is tf.train.init_from_checkpoint
+
+
+def test_contrib_keras_is_the_tf_keras_alias_of_tf_1_15():
+    from tensorflux.contrib import keras as contrib_keras
+
+    assert contrib_keras is tf.keras and tf.contrib.keras is tf.keras
+    assert "keras" in dir(tf.contrib)
+    assert tf.contrib.keras.utils.get_file is tf.keras.utils.get_file
+    layer = tf.contrib.keras.layers.Dense(
+        2, kernel_initializer=tf.constant_initializer([[1.0, -1.0], [0.5, 2.0]]),
+        bias_initializer=tf.constant_initializer([0.25, 0.0]))
+    x = np.array([[1.0, 2.0], [-3.0, 0.5]], np.float32)
+    y = layer(tf.constant(x))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y), x @ np.array([[1.0, -1.0], [0.5, 2.0]]) +
+                                   [0.25, 0.0], rtol=1e-6)

@@ -136,3 +136,62 @@ def test_reduce_lr_on_plateau():
     model.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
     with pytest.raises(ValueError, match='must have a "lr" variable'):
         model.fit(x, y, epochs=1, verbose=0, callbacks=[K.callbacks.ReduceLROnPlateau()])
+
+
+def test_model_checkpoint_verbose_reports_each_save_as_keras_does(tmp_path, capsys):
+    x, y = _data()
+    model = _model()
+    losses = []
+    path = str(tmp_path / "cp.ckpt")
+    model.fit(x, y, epochs=2, batch_size=40, verbose=0, callbacks=[
+        K.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: losses.append(logs["loss"])),
+        K.callbacks.ModelCheckpoint(path, monitor="loss", save_weights_only=True, verbose=1)])
+    out = capsys.readouterr().out
+    assert out == (f"\nEpoch 00001: saving model to {path}\n"
+                   f"\nEpoch 00002: saving model to {path}\n")
+    # save_best_only: "improved from inf", then "did not improve" when the loss goes up.
+    model = _model()
+    best = K.callbacks.ModelCheckpoint(path, monitor="loss", save_best_only=True,
+                                       save_weights_only=True, verbose=1)
+    best.set_model(model)
+    best.on_epoch_end(0, {"loss": 0.5})
+    best.on_epoch_end(1, {"loss": 0.75})
+    best.on_epoch_end(2, {"loss": 0.25})
+    assert capsys.readouterr().out.splitlines()[1::2] == [
+        f"Epoch 00001: loss improved from inf to 0.50000, saving model to {path}",
+        "Epoch 00002: loss did not improve from 0.50000",
+        f"Epoch 00003: loss improved from 0.50000 to 0.25000, saving model to {path}"]
+    assert losses[1] < losses[0]
+
+
+def test_early_stopping_verbose_announces_the_stop(capsys):
+    x, y = _data()
+    model = _model()
+    stop = K.callbacks.EarlyStopping(monitor="loss", patience=1, min_delta=10.0,
+                                     restore_best_weights=True, verbose=1)
+    model.fit(x, y, epochs=10, batch_size=40, verbose=0, callbacks=[stop])
+    assert capsys.readouterr().out.splitlines() == [
+        "Restoring model weights from the end of the best epoch.", "Epoch 00002: early stopping"]
+
+
+def test_fit_and_evaluate_print_keras_progress_lines(capsys):
+    x, y = _data()
+    model = _model()
+    history = model.fit(x[:30], y[:30], epochs=2, batch_size=10, verbose=1,
+                        validation_data=(x[30:], y[30:]))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Train on 30 samples, validate on 10 samples"
+    assert lines[1] == "Epoch 1/2" and lines[3] == "Epoch 2/2" and len(lines) == 5
+    for line, epoch in ((lines[2], 0), (lines[4], 1)):
+        assert line.startswith("30/30 [" + "=" * 30 + "] - ")
+        logs = {k: history.history[k][epoch] for k in ("loss", "val_loss")}
+        expected = "".join(f" - {k}: {v:.4f}" if abs(v) > 1e-3 else f" - {k}: {v:.4e}"
+                           for k, v in logs.items())
+        assert line.endswith(expected)
+    model.fit(x, y, epochs=1, batch_size=40, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Epoch 1/1" and lines[1].startswith("40/40 - ")
+    loss = model.evaluate(x, y, verbose=1)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("40/40 [") and line.endswith(
+        f" - loss: {loss:.4f}" if abs(loss) > 1e-3 else f" - loss: {loss:.4e}")

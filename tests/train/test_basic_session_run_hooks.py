@@ -76,3 +76,33 @@ def test_unknown_name_raises_key_error():
         hook = tf.train.LoggingTensorHook({"v": "no_such_op"}, every_n_iter=1)
         with pytest.raises(KeyError, match="no_such_op"):
             hook.begin()
+
+
+def test_checkpoint_saver_writes_graph_and_meta_graph_events(tmp_path):
+    # TensorBoard's graph view reads the graph from the events file of the checkpoint dir.
+    with tf.Graph().as_default() as g:
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable([1.5, -2.0], name="w")
+        train = tf.group(tf.assign_add(step, 1), tf.assign_sub(w, [0.5, 0.5]))
+        hooks = [tf.train.StopAtStepHook(last_step=3)]
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=hooks,
+                                               save_summaries_steps=None,
+                                               save_summaries_secs=None) as sess:
+            while not sess.should_stop():
+                sess.run(train)
+        node_names = {op.name for op in g.get_operations()}
+    events = [e for f in sorted(tmp_path.glob("events.out.tfevents.*"))
+              for e in tf.train.summary_iterator(str(f))]
+    graphs = [e for e in events if e.HasField("graph_def")]
+    metas = [e for e in events if e.HasField("meta_graph_def")]
+    assert len(graphs) == 1 and len(metas) == 1
+    graph_def = tf.GraphDef()
+    graph_def.ParseFromString(graphs[0].graph_def)
+    assert {n.name for n in graph_def.node} == node_names
+    meta = tf.MetaGraphDef()
+    meta.ParseFromString(metas[0].meta_graph_def)
+    assert meta.saver_def.filename_tensor_name.endswith(":0")
+    assert {n.name for n in meta.graph_def.node} == node_names
+    # The checkpoint it saved holds the trained value: 1.5 - 3 * 0.5, -2.0 - 3 * 0.5.
+    reader = tf.train.NewCheckpointReader(tf.train.latest_checkpoint(str(tmp_path)))
+    np.testing.assert_allclose(reader.get_tensor("w"), [0.0, -3.5])

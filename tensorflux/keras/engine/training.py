@@ -17,6 +17,7 @@ from tensorflux import train
 from tensorflux.framework import scopes
 from tensorflux.keras import backend, losses, metrics, optimizers
 from tensorflux.keras.callbacks import History
+from tensorflux.keras.engine import progress
 from tensorflux.keras.engine.base_layer import keras_history
 from tensorflux.keras.engine.training_generator import (
     GeneratorMixin,
@@ -455,8 +456,12 @@ class TrainingMixin(GeneratorMixin):
         for callback in callbacks:
             callback.on_train_begin({})
         count = self._num_samples(x)
+        if verbose and validation_data is not None:
+            sys.stdout.write(progress.train_header(count, self._num_samples(validation_data[0])))
         for epoch in range(initial_epoch, epochs):
             began = time.time()
+            if verbose:
+                sys.stdout.write(f"Epoch {epoch + 1}/{epochs}\n")
             for callback in callbacks:
                 callback.on_epoch_begin(epoch, {})
             order = np.random.permutation(count) if shuffle else None
@@ -473,11 +478,7 @@ class TrainingMixin(GeneratorMixin):
             for callback in callbacks:
                 callback.on_epoch_end(epoch, logs)
             if verbose:
-                line = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
-                sys.stdout.write(
-                    f"Epoch {epoch + 1}/{epochs}\n{count}/{count} - "
-                    f"{time.time() - began:.0f}s - {line}\n"
-                )
+                sys.stdout.write(progress.epoch_line(count, time.time() - began, logs, verbose))
             if self.stop_training:
                 break
         for callback in callbacks:
@@ -493,6 +494,7 @@ class TrainingMixin(GeneratorMixin):
         self._ensure_training(x)
         fetches = [self._train["loss"]] + self._train["metrics"]
         y = self._targets(y)
+        began = time.time()
         values = self._run_batches(
             fetches,
             x,
@@ -503,7 +505,8 @@ class TrainingMixin(GeneratorMixin):
         )
         if verbose:
             names = ["loss"] + self._train["metric_names"]
-            sys.stdout.write(" - ".join(f"{k}: {v:.4f}" for k, v in zip(names, values)) + "\n")
+            sys.stdout.write(progress.epoch_line(self._num_samples(x), time.time() - began,
+                                                 dict(zip(names, values)), 1))
         values = [float(v) for v in values]
         return values[0] if len(values) == 1 else values
 

@@ -8,6 +8,7 @@ batch-size-weighted means of the batch losses and metrics, as in `fit`.
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from tensorflux.data.iterator_ops import Iterator
 from tensorflux.framework import errors
 from tensorflux.keras import backend
 from tensorflux.keras.callbacks import History
+from tensorflux.keras.engine import progress
 from tensorflux.keras.utils import Sequence
 
 __all__ = ["GeneratorMixin", "is_generator_like", "dataset_batches"]
@@ -152,6 +154,9 @@ class GeneratorMixin:
         for callback in callbacks:
             callback.on_train_begin({})
         for epoch in range(initial_epoch, epochs):
+            began = time.time()
+            if verbose:
+                sys.stdout.write(f"Epoch {epoch + 1}/{epochs}\n")
             for callback in callbacks:
                 callback.on_epoch_begin(epoch, {})
             totals, count, names = 0.0, 0, None
@@ -176,11 +181,8 @@ class GeneratorMixin:
             for callback in callbacks:
                 callback.on_epoch_end(epoch, logs)
             if verbose:
-                sys.stdout.write(
-                    f"Epoch {epoch + 1}/{epochs} - "
-                    + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
-                    + "\n"
-                )
+                sys.stdout.write(progress.epoch_line(step + 1, time.time() - began, logs,
+                                                     verbose, unit="step"))
             if self.stop_training:
                 break
         for callback in callbacks:

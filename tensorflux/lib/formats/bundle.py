@@ -47,7 +47,7 @@ import threading
 import numpy as np
 
 from tensorflux.framework import errors
-from tensorflux.lib.formats import atomic_files, crc32c
+from tensorflux.lib.formats import atomic_files, crc32c, tf_bundle_index
 
 _MAGIC = b"TFLXCKPT"
 _VERSION = 1
@@ -386,9 +386,16 @@ class BundleReader:
             raise errors.NotFoundError(
                 None, None, f"Checkpoint index file not found: {self.index_path}"
             ) from e
-        self._entries = _parse_index(self.index_path, blob)
+        self._tf_format = tf_bundle_index.is_tf_index(blob) and not blob.startswith(_MAGIC)
+        if self._tf_format:
+            # A checkpoint written by TensorFlow itself (its sorted-table index).
+            self._entries = self._tf_entries(blob)
+            candidates = []
+        else:
+            self._entries = _parse_index(self.index_path, blob)
+            candidates = _data_candidates(self.index_path,
+                                          _parse_document(self.index_path, blob))
         directory = os.path.dirname(self.prefix)
-        candidates = _data_candidates(self.index_path, _parse_document(self.index_path, blob))
         self._file = None
         # The first named file that exists: a pending file of a committed save, else the
         # standard name (the module docstring says why this is always the index's data).
@@ -407,6 +414,19 @@ class BundleReader:
                     None, None, f"Checkpoint data file not found: {self.data_path}"
                 ) from e
         self._lock = threading.Lock()
+
+    def _tf_entries(self, blob: bytes) -> dict[str, dict]:
+        entries, num_shards = tf_bundle_index.parse_tf_index(self.index_path, blob)
+        if num_shards != 1:
+            raise errors.UnimplementedError(
+                None, None, f"{self.index_path}: a TensorFlow checkpoint in {num_shards} "
+                f"shards; tensorflux reads single-shard TF checkpoints")
+        for entry in entries.values():
+            if (entry["dtype"] not in _KNOWN_ENUMS or entry["shard_id"] != 0
+                    or any(d < 0 for d in entry["shape"])):
+                raise _data_loss(f"{self.index_path}: malformed entry for tensor "
+                                 f"'{entry['name']}'")
+        return entries
 
     def keys(self) -> list[str]:
         """Returns the sorted tensor names."""
@@ -446,6 +466,8 @@ class BundleReader:
                 f"checkpoints do not support",
             )
         buffer = self._read(entry)
+        if enum == _DT_STRING and self._tf_format:
+            return self._parse_tf_strings(name, buffer, shape, entry["crc32c"])
         actual = crc32c.value(buffer)
         if actual != crc32c.unmask(entry["crc32c"]):
             raise _data_loss(
@@ -505,6 +527,50 @@ class BundleReader:
         with self._lock:
             self._file.seek(offset)
             return self._file.readinto(view)
+
+    def _parse_tf_strings(self, name: str, buffer: np.ndarray, shape: tuple,
+                          masked_crc: int) -> np.ndarray:
+        """TF's string layout: a varint64 length per element, a masked CRC32C of the lengths,
+        then the elements' bytes back to back. TF checksums each length as a little-endian
+        uint32 (uint64 above 2**32 - 1), not as its varint; the tensor's checksum covers those
+        length words, the 4 checksum bytes and the elements' bytes."""
+        data = buffer.tobytes()
+        count = math.prod(shape)
+        lengths, position = [], 0
+        try:
+            for _ in range(count):
+                length = shift = 0
+                while True:
+                    byte = data[position]
+                    position += 1
+                    length |= (byte & 0x7F) << shift
+                    shift += 7
+                    if not byte & 0x80:
+                        break
+                lengths.append(length)
+            checksum_bytes = data[position:position + _CRC.size]
+            (stored,) = _CRC.unpack(checksum_bytes)
+        except (IndexError, struct.error):
+            stored = None
+        crc = 0
+        for length in lengths:
+            crc = crc32c.extend(crc, struct.pack("<I" if length <= 0xFFFFFFFF else "<Q",
+                                                 length))
+        if stored is None or crc32c.unmask(stored) != crc:
+            raise _data_loss(f"Tensor '{name}' in {self.data_path}: malformed string lengths "
+                             f"(length checksum mismatch)")
+        position += _CRC.size
+        if position + sum(lengths) != len(data):
+            raise _data_loss(f"Tensor '{name}' in {self.data_path}: malformed string tensor "
+                             f"data (expected {count} elements in {len(data)} bytes)")
+        crc = crc32c.extend(crc32c.extend(crc, checksum_bytes), data[position:])
+        if crc != crc32c.unmask(masked_crc):
+            raise _data_loss(f"Checksum mismatch for tensor '{name}' in {self.data_path}")
+        result = np.empty(count, dtype=object)
+        for i, length in enumerate(lengths):
+            result[i] = data[position:position + length]
+            position += length
+        return result.reshape(shape)
 
     def _parse_strings(self, name: str, buffer: np.ndarray, shape: tuple) -> np.ndarray:
         data = buffer.tobytes()

@@ -136,6 +136,74 @@ def _parse_single_example_kernel(num_sparse, sparse_keys, dense_keys, sparse_typ
     return kernel
 
 
+# TF >= 1.15 graphs (and compat.v1 graphs written by TF 2) hold ParseExampleV2: the keys are
+# 1-D string tensors and `serialized` may be a scalar (one Example) or a vector. Only its
+# graph form is provided, so such graphs import and run; ragged keys are refused at run time.
+ParseExampleV2 = define_op(
+    "ParseExampleV2",
+    inputs=["serialized: string", "names: string", "sparse_keys: string", "dense_keys: string",
+            "ragged_keys: string", "dense_defaults: Tdense"],
+    outputs=["sparse_indices: num_sparse * int64", "sparse_values: sparse_types",
+             "sparse_shapes: num_sparse * int64", "dense_values: Tdense",
+             "ragged_values: ragged_value_types", "ragged_row_splits: ragged_split_types"],
+    attrs=["Tdense: list(type) >= 0", "num_sparse: int >= 0", "sparse_types: list(type) >= 0",
+           "ragged_value_types: list(type) >= 0", "ragged_split_types: list(type) >= 0",
+           "dense_shapes: list(shape) >= 0"],
+    differentiable=False)
+
+
+@ParseExampleV2.shape_fn
+def _parse_example_v2_shape(serialized, names, sparse_keys, dense_keys, ragged_keys,
+                            dense_defaults, *, num_sparse, dense_shapes, ragged_value_types,
+                            ragged_split_types):
+    if serialized.rank is not None and serialized.rank > 1:
+        raise ValueError(f"ParseExampleV2: serialized must be a scalar or a vector, got "
+                         f"shape {serialized}")
+    prefix = [] if serialized.rank == 0 else [None if serialized.rank is None
+                                              else serialized.dims[0]]
+    rank = None if serialized.rank is None else serialized.rank + 1
+    return [[TensorShape([None, rank])] * num_sparse, [TensorShape([None])] * num_sparse,
+            [TensorShape([rank])] * num_sparse,
+            [_dense_out_shape(prefix, s) for s in dense_shapes],
+            [TensorShape([None])] * len(ragged_value_types),
+            [TensorShape([None])] * len(ragged_split_types)]
+
+
+@ParseExampleV2.kernel(factory=True)
+def _parse_example_v2_kernel(Tdense, num_sparse, sparse_types, ragged_value_types,
+                             ragged_split_types, dense_shapes):  # noqa: N803 - TF attr names
+    types = tuple(dtypes.as_dtype(t) for t in sparse_types)
+    dense_types = tuple(dtypes.as_dtype(t) for t in Tdense)
+    shapes = _shape_dims(dense_shapes)
+
+    def kernel(serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults):
+        if ragged_value_types or np.asarray(ragged_keys).size:
+            raise errors.UnimplementedError(
+                None, None, "ParseExampleV2: ragged features are not supported by tensorflux")
+        sparse_keys = tuple(_text(k) for k in np.asarray(sparse_keys).reshape(-1))
+        dense_keys = tuple(_text(k) for k in np.asarray(dense_keys).reshape(-1))
+        if len(sparse_keys) != num_sparse or len(dense_keys) != len(dense_types):
+            raise errors.InvalidArgumentError(
+                None, None, f"ParseExampleV2: got {len(sparse_keys)} sparse and "
+                            f"{len(dense_keys)} dense keys for num_sparse={num_sparse} and "
+                            f"{len(dense_types)} dense types")
+        spec = ParseSpec(sparse_keys, types, dense_keys, dense_types, shapes)
+        records = np.asarray(serialized)
+        indices, values, sparse_shapes, dense = parse_examples(
+            records.reshape(-1), np.asarray(names).reshape(-1), spec, defaults)
+        if records.ndim == 0:  # one Example: no batch dimension, as ParseSingleExample
+            indices = [i[:, 1:] for i in indices]
+            sparse_shapes = [sh[1:] for sh in sparse_shapes]
+            dense = [d.reshape(d.shape[1:]) for d in dense]
+        return _flat_outputs(indices, values, sparse_shapes, dense)
+
+    return kernel
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def _key(value) -> str:
     value = np.asarray(value).reshape(-1)[0]
     return value.decode() if isinstance(value, bytes) else str(value)
