@@ -301,14 +301,18 @@ def _is_one(node, dtype) -> bool:
     return array.size > 0 and bool(np.all(array == 1))
 
 
-def _keeps_shape(node, x, x_index, one) -> bool:
-    """Whether node's result has x's shape: the one is a scalar, or both static shapes are
-    fully known and equal (the one then broadcasts into x)."""
+def _keeps_shape(node, position: int, one) -> bool:
+    """Whether node's result has the shape of its input at `position`: the one is a scalar,
+    or the static shapes of that input (as the client graph has it: a feed is checked
+    against it) and of the result are fully known and equal."""
     if np.ndim(one.attrs["value"]) == 0:
         return True
+    op = node.source_op
+    if op is None or len(op._inputs) != len(node.inputs):
+        return False
     out_shape = static_shape(node, 0)
-    x_shape = static_shape(x, x_index)
-    if out_shape is None or x_shape is None:
+    x_shape = op._inputs[position].shape
+    if out_shape is None:
         return False
     return out_shape.is_fully_defined() and x_shape.is_fully_defined() and \
         out_shape.as_list() == x_shape.as_list()
@@ -332,7 +336,7 @@ def simplify_arithmetic(nodes, protected: set) -> list:
         for k in positions:
             one, _ = node.inputs[k]
             x, x_index = node.inputs[1 - k]
-            if not _is_one(one, dtype) or not _keeps_shape(node, x, x_index, one):
+            if not _is_one(one, dtype) or not _keeps_shape(node, 1 - k, one):
                 continue
             identity = identity or get_op_def("Identity")
             node.op, node.op_def = "Identity", identity
