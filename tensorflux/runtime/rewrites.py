@@ -51,7 +51,13 @@ given Nodes (the per-signature copies the session made) and return the new node 
 
 `OptimizerOptions` (as in TF, L1 = 0 is the default level): at L1 every rewrite runs. At L0
 (opt_level = -1) only those explicitly asked for run: `do_constant_folding` enables 1 and 2,
-`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only. Rule 8
+`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only.
+`GraphOptions.rewrite_options` (a `RewriterConfig`, grappler's switches) can then turn rules
+off (never on): `constant_folding = OFF` turns off 1 and 2 (TF's two folding passes are one
+here), `arithmetic_optimization = OFF` the multiplications by one of 1,
+`dependency_optimization = OFF` 3 and 5, `common_subgraph_elimination = OFF` 4,
+`remapping = OFF` 6 and 7; `disable_meta_optimizer` turns off what grappler alone does here
+(3, 5, 6, 7 and the multiplications by one) and keeps what `OptimizerOptions` asks for. Rule 8
 follows `global_jit_level` at any level: ON_1 and ON_2 enable it; OFF and DEFAULT (as in TF1,
 where auto-clustering is opt-in) leave today's kernels. NOTE: DEFAULT stays off: the training
 steps of bench/training.py's models did not measurably change with it (they are BLAS- and
@@ -62,7 +68,7 @@ numba cache (LSTM 7.5 s on a shared 2-core machine). Chains of many small ops ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -87,9 +93,12 @@ _COMMUTATIVE = frozenset({"Add", "AddV2", "Mul", "Maximum", "Minimum", "Equal", 
                           "SquaredDifference"})
 
 
+_OFF = 2  # RewriterConfig.Toggle.OFF
+
+
 @dataclass(frozen=True)
 class RewriteOptions:
-    """Which rewrites run, derived from `OptimizerOptions`."""
+    """Which rewrites run, derived from `OptimizerOptions` and `RewriterConfig`."""
 
     fold_constants: bool = True
     prune_dead_branches: bool = True
@@ -99,36 +108,59 @@ class RewriteOptions:
     control_only_to_noop: bool = True
     fuse_products: bool = True
     fuse_elementwise: bool = False
+    simplify_arithmetic: bool = True
 
     @classmethod
-    def from_proto(cls, options) -> RewriteOptions:
-        if options is None:
-            return cls()
-        fuse_elementwise = int(options.global_jit_level) > 0
-        level_one = options.opt_level >= 0
-        fold = level_one or options.do_constant_folding
-        cse = level_one or options.do_common_subexpression_elimination
-        limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
-        return cls(fold, fold, cse, cse, limit, control_only_to_noop=cse,
-                   fuse_products=level_one, fuse_elementwise=fuse_elementwise)
+    def from_proto(cls, options, rewrite_options=None) -> RewriteOptions:
+        """The rewrites `options` (OptimizerOptions) and `rewrite_options` (RewriterConfig)
+        leave on; either may be None (its defaults)."""
+        result = cls()
+        if options is not None:
+            fuse_elementwise = int(options.global_jit_level) > 0
+            level_one = options.opt_level >= 0
+            fold = level_one or options.do_constant_folding
+            cse = level_one or options.do_common_subexpression_elimination
+            limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
+            result = cls(fold, fold, cse, cse, limit, control_only_to_noop=cse,
+                         fuse_products=level_one, fuse_elementwise=fuse_elementwise,
+                         simplify_arithmetic=fold)
+        if rewrite_options is None:
+            return result
+        config = rewrite_options
+        meta_off = bool(config.disable_meta_optimizer)
+        folding = config.constant_folding != _OFF
+        dependency = config.dependency_optimization != _OFF and not meta_off
+        return replace(
+            result,
+            fold_constants=result.fold_constants and folding,
+            prune_dead_branches=result.prune_dead_branches and folding,
+            simplify_arithmetic=result.simplify_arithmetic and folding and not meta_off
+            and config.arithmetic_optimization != _OFF,
+            remove_identities=result.remove_identities and dependency,
+            control_only_to_noop=result.control_only_to_noop and dependency,
+            common_subexpressions=result.common_subexpressions
+            and config.common_subgraph_elimination != _OFF,
+            fuse_products=result.fuse_products and not meta_off and config.remapping != _OFF)
 
 
-def optimize(nodes, fetch_points, optimizer_options=None) -> list:
+def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) -> list:
     """Runs the enabled rewrites (see the module docstring); returns the new node list.
 
     Args:
         nodes: the step's runtime Nodes.
         fetch_points: [(Node, output index)] the step fetches; those Nodes stay.
         optimizer_options: a `tf.OptimizerOptions` (None: everything at L1).
+        rewrite_options: a `RewriterConfig` (GraphOptions.rewrite_options; None: defaults).
 
     Example:
         >>> print(graph_ir.dump(optimize(nodes, [(y, 0)], tf.OptimizerOptions())))
     """
-    options = RewriteOptions.from_proto(optimizer_options)
+    options = RewriteOptions.from_proto(optimizer_options, rewrite_options)
     protected = {id(node) for node, _ in fetch_points}
     nodes = list(nodes)
     if options.fold_constants:
         nodes = fold_constants(nodes, protected, options.max_folded_bytes)
+    if options.simplify_arithmetic:
         nodes = simplify_arithmetic(nodes, protected)
     if options.prune_dead_branches:
         index_fetched = {id(node) for node, port in fetch_points

@@ -220,3 +220,64 @@ def test_fast_path_calls_no_const_or_pass_through(graph):
     with tf.Session() as sess:
         sess.run(init)
         assert sess.run(v)[0] == 1.0
+
+
+def _config(**toggles):
+    config = tf.ConfigProto()
+    for name, value in toggles.items():
+        setattr(config.graph_options.rewrite_options, name, value)
+    return config
+
+
+def test_rewriter_config_switches_rewrites_off(graph):
+    from tensorflux.protos.rewriter_config_pb2 import RewriterConfig
+
+    x = tf.placeholder(tf.float32, [2], name="x")
+    folded = tf.add(tf.constant(2.0) * tf.constant(3.0), 1.0, name="folded")
+    shape = tf.raw_ops.Shape(input=tf.exp(x), name="shape")
+    one = tf.multiply(x, tf.constant(1.0), name="one")
+    kept = tf.identity(tf.identity(x * folded), name="kept")
+
+    def ops_with(config):
+        options = rewrites.RewriteOptions.from_proto(config.graph_options.optimizer_options,
+                                                     config.graph_options.rewrite_options)
+        nodes, points, _ = subgraph.build_step_graph(tf.get_default_graph(), [x],
+                                                     [shape, one, kept], [])
+        by_name = {n.name: n.op for n in rewrites.optimize(nodes, points, None,
+                                                           config.graph_options.rewrite_options)}
+        return options, by_name
+
+    options, ops = ops_with(_config())
+    assert (ops["shape"], ops["one"], ops["kept"]) == ("Const", "Identity", "Identity")
+    assert "folded" not in ops  # folded into its consumer
+    options, ops = ops_with(_config(constant_folding=RewriterConfig.OFF))
+    assert not options.fold_constants and not options.simplify_arithmetic
+    assert (ops["shape"], ops["one"], ops["folded"]) == ("Shape", "Mul", "AddV2")
+    options, ops = ops_with(_config(arithmetic_optimization=RewriterConfig.OFF))
+    assert options.fold_constants and (ops["shape"], ops["one"]) == ("Const", "Mul")
+    options, _ = ops_with(_config(disable_meta_optimizer=True))
+    assert options.fold_constants and options.common_subexpressions
+    assert not (options.remove_identities or options.fuse_products or
+                options.simplify_arithmetic or options.control_only_to_noop)
+    options, _ = ops_with(_config(dependency_optimization=RewriterConfig.OFF,
+                                  common_subgraph_elimination=RewriterConfig.OFF,
+                                  remapping=RewriterConfig.OFF))
+    assert not (options.remove_identities or options.common_subexpressions or
+                options.fuse_products) and options.fold_constants
+    feed = {x: np.array([1.5, -2.0], np.float32)}
+    want = _run([shape, one, kept], feed)
+    with tf.Session(config=_config(constant_folding=RewriterConfig.OFF,
+                                   disable_meta_optimizer=True)) as sess:
+        for got, expected in zip(sess.run([shape, one, kept], feed), want):
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_rewrite_options_are_graph_options_field_10():
+    from tensorflux.protos.rewriter_config_pb2 import RewriterConfig
+
+    options = tf.GraphOptions()
+    options.rewrite_options.constant_folding = RewriterConfig.OFF
+    # field 10, length-delimited (0x52), holding field 3 varint (0x18) = OFF (2)
+    assert options.SerializeToString() == b"\x52\x02\x18\x02"
+    assert tf.GraphOptions.FromString(b"\x52\x02\x18\x02").rewrite_options.constant_folding \
+        == RewriterConfig.OFF
