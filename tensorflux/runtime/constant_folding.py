@@ -20,9 +20,10 @@ of the subgraph (so a constant in an untaken branch stays dead). A kernel that f
 alone: the step reports the error when it runs.
 
 `simplify_arithmetic(nodes, protected)` then removes multiplications by one (`Mul(x, 1)`,
-`Mul(1, x)`, `RealDiv(x, 1)`, `Div(x, 1)`) of real numbers when the result has `x`'s shape: the
-node becomes an `Identity` of `x` (bit for bit the same value), which the identity rewrite or
-the fast path then drop. `x + 0` stays: `-0.0 + 0.0` is `+0.0`.
+`Mul(1, x)`, `RealDiv(x, 1)`, `Div(x, 1)`) of real numbers when the result has `x`'s shape, and
+`Reshape`/`BroadcastTo` of `x` to a constant shape that is `x`'s own (static shapes, fully
+known): the node becomes an `Identity` of `x` (bit for bit the same value), which the identity
+rewrite or the fast path then drop. `x + 0` stays: `-0.0 + 0.0` is `+0.0`.
 """
 
 from __future__ import annotations
@@ -318,15 +319,48 @@ def _keeps_shape(node, position: int, one) -> bool:
         out_shape.as_list() == x_shape.as_list()
 
 
+_SAME_SHAPE_OPS = frozenset({"Reshape", "BroadcastTo"})
+
+
+def _redundant_reshape(node) -> bool:
+    """A Reshape/BroadcastTo to a constant shape that is its input's (static shapes of the
+    client graph, both fully known)."""
+    if node.op not in _SAME_SHAPE_OPS or len(node.inputs) != 2 or not is_pure(node):
+        return False
+    target = node.inputs[1][0]
+    op = node.source_op
+    if target.op != "Const" or target.inputs or op is None or len(op._inputs) != 2:
+        return False
+    out_shape = static_shape(node, 0)
+    in_shape = op._inputs[0].shape
+    return out_shape is not None and out_shape.is_fully_defined() and \
+        in_shape.is_fully_defined() and out_shape.as_list() == in_shape.as_list()
+
+
+def _to_identity(node, position: int, dropped) -> None:
+    node.op, node.op_def = "Identity", get_op_def("Identity")
+    node.attrs = {"T": node.input_dtypes[position].base_dtype,
+                  **({"_class": node.attrs["_class"]} if node.attrs.get("_class") else {})}
+    node.inputs = [node.inputs[position]]
+    node.input_dtypes = [node.input_dtypes[position]]
+    node.control_inputs = _merged_controls([node.control_inputs, dropped.control_inputs])
+
+
 def simplify_arithmetic(nodes, protected: set) -> list:
-    """Turns multiplications and divisions by one into Identities (see the module docstring).
+    """Turns multiplications and divisions by one, and reshapes to the input's own shape, into
+    Identities (see the module docstring).
 
     Returns:
-        The node list: the same nodes, rewired in place, less the ones nothing reads any more.
+        The node list: the same nodes, rewired in place, less the constants nothing reads any
+        more.
     """
-    identity = None
-    ones: set = set()
+    dropped: set = set()
     for node in nodes:
+        if _redundant_reshape(node):
+            target = node.inputs[1][0]
+            _to_identity(node, 0, target)
+            dropped.add(id(target))
+            continue
         positions = _TIMES_ONE.get(node.op)
         if positions is None or len(node.inputs) != 2 or not is_pure(node):
             continue
@@ -334,19 +368,11 @@ def simplify_arithmetic(nodes, protected: set) -> list:
         if dtype not in _REAL_TYPES or (node.op == "RealDiv" and not dtype.is_floating):
             continue
         for k in positions:
-            one, _ = node.inputs[k]
-            x, x_index = node.inputs[1 - k]
-            if not _is_one(one, dtype) or not _keeps_shape(node, 1 - k, one):
-                continue
-            identity = identity or get_op_def("Identity")
-            node.op, node.op_def = "Identity", identity
-            node.attrs = {key: value for key, value in node.attrs.items()
-                          if key in ("T", "_class")}
-            node.inputs = [(x, x_index)]
-            node.input_dtypes = [node.input_dtypes[1 - k]]
-            node.control_inputs = _merged_controls([node.control_inputs, one.control_inputs])
-            ones.add(id(one))
-            break
-    if not ones:
+            one = node.inputs[k][0]
+            if _is_one(one, dtype) and _keeps_shape(node, 1 - k, one):
+                _to_identity(node, 1 - k, one)
+                dropped.add(id(one))
+                break
+    if not dropped:
         return list(nodes)
-    return _drop_unused(nodes, protected, candidates=ones)
+    return _drop_unused(nodes, protected, candidates=dropped)

@@ -11,7 +11,8 @@
    left alone: the step reports the error when it runs. An op may give its own plan-time
    kernel (`op_def.fold_kernel`, a stateless py_func's), used even when it has no inputs, as
    TF folds it. Multiplications (and divisions) of real numbers by a constant one that keep
-   their input's shape then become Identities, as grappler's arithmetic simplification does.
+   their input's shape, and reshapes to the input's own shape, then become Identities, as
+   grappler's arithmetic optimizer does.
 2. **Dead branches.** A `Switch` whose predicate is a `Const` (with no control inputs) is
    removed: its taken output is the data input, everything that is dead because of the
    untaken output is deleted, and `Merge`s lose their dead inputs (a Merge left with one
@@ -54,10 +55,10 @@ given Nodes (the per-signature copies the session made) and return the new node 
 `do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only.
 `GraphOptions.rewrite_options` (a `RewriterConfig`, grappler's switches) can then turn rules
 off (never on): `constant_folding = OFF` turns off 1 and 2 (TF's two folding passes are one
-here), `arithmetic_optimization = OFF` the multiplications by one of 1,
+here), `arithmetic_optimization = OFF` the Identities of 1,
 `dependency_optimization = OFF` 3 and 5, `common_subgraph_elimination = OFF` 4,
 `remapping = OFF` 6 and 7; `disable_meta_optimizer` turns off what grappler alone does here
-(3, 5, 6, 7 and the multiplications by one) and keeps what `OptimizerOptions` asks for. Rule 8
+(3, 5, 6, 7 and the Identities of 1) and keeps what `OptimizerOptions` asks for. Rule 8
 follows `global_jit_level` at any level: ON_1 and ON_2 enable it; OFF and DEFAULT (as in TF1,
 where auto-clustering is opt-in) leave today's kernels. NOTE: DEFAULT stays off: the training
 steps of bench/training.py's models did not measurably change with it (they are BLAS- and

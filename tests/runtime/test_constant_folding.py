@@ -122,6 +122,24 @@ def test_multiplication_by_one_becomes_an_identity(graph):
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
+def test_reshapes_to_the_inputs_own_shape_become_identities(graph):
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    y = tf.sin(x, name="y")
+    same = tf.reshape(y, [-1, 3], name="same")
+    same_bcast = tf.broadcast_to(y, [2, 3], name="same_bcast")
+    other = tf.reshape(y, [3, 2], name="other")
+    grown = tf.broadcast_to(y, [4, 2, 3], name="grown")
+    fed = tf.placeholder(tf.float32, None, name="fed")
+    unknown = tf.reshape(fed, [-1], name="unknown")
+    fetches = [same, same_bcast, other, grown, unknown]
+    lines, _ = _optimized_ops(fetches, [x, fed])
+    ops = {line.split(" = ")[0]: line.split(" = ")[1].split("(")[0] for line in lines}
+    assert (ops["same"], ops["same_bcast"]) == ("Identity", "Identity")
+    assert (ops["other"], ops["grown"], ops["unknown"]) == ("Reshape", "BroadcastTo", "Reshape")
+    feed = {x: np.arange(6, dtype=np.float32).reshape(2, 3), fed: np.ones(4, np.float32)}
+    _assert_same_with_folding_on_and_off(fetches, feed)
+
+
 def test_multiplications_that_change_values_or_shapes_stay(graph):
     x = tf.placeholder(tf.float32, [3], name="x")
     grows = tf.multiply(x, tf.ones([2, 3]), name="grows")  # broadcasting enlarges x
