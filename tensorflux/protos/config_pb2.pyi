@@ -2,6 +2,7 @@ from tensorflux.protos import cluster_pb2 as _cluster_pb2
 from tensorflux.protos import cost_graph_pb2 as _cost_graph_pb2
 from tensorflux.protos import debug_pb2 as _debug_pb2
 from tensorflux.protos import graph_pb2 as _graph_pb2
+from tensorflux.protos import rewriter_config_pb2 as _rewriter_config_pb2
 from tensorflux.protos import step_stats_pb2 as _step_stats_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -89,7 +90,7 @@ class OptimizerOptions(_message.Message):
     def __init__(self, do_common_subexpression_elimination: _Optional[bool] = ..., do_constant_folding: _Optional[bool] = ..., max_folded_constant_in_bytes: _Optional[int] = ..., do_function_inlining: _Optional[bool] = ..., opt_level: _Optional[_Union[OptimizerOptions.Level, str]] = ..., global_jit_level: _Optional[_Union[OptimizerOptions.GlobalJitLevel, str]] = ..., cpu_global_jit: _Optional[bool] = ...) -> None: ...
 
 class GraphOptions(_message.Message):
-    __slots__ = ("enable_recv_scheduling", "optimizer_options", "build_cost_model", "build_cost_model_after", "infer_shapes", "place_pruned_graph", "enable_bfloat16_sendrecv", "timeline_step")
+    __slots__ = ("enable_recv_scheduling", "optimizer_options", "build_cost_model", "build_cost_model_after", "infer_shapes", "place_pruned_graph", "enable_bfloat16_sendrecv", "timeline_step", "rewrite_options")
     ENABLE_RECV_SCHEDULING_FIELD_NUMBER: _ClassVar[int]
     OPTIMIZER_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     BUILD_COST_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +99,7 @@ class GraphOptions(_message.Message):
     PLACE_PRUNED_GRAPH_FIELD_NUMBER: _ClassVar[int]
     ENABLE_BFLOAT16_SENDRECV_FIELD_NUMBER: _ClassVar[int]
     TIMELINE_STEP_FIELD_NUMBER: _ClassVar[int]
+    REWRITE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     enable_recv_scheduling: bool
     optimizer_options: OptimizerOptions
     build_cost_model: int
@@ -106,7 +108,8 @@ class GraphOptions(_message.Message):
     place_pruned_graph: bool
     enable_bfloat16_sendrecv: bool
     timeline_step: int
-    def __init__(self, enable_recv_scheduling: _Optional[bool] = ..., optimizer_options: _Optional[_Union[OptimizerOptions, _Mapping]] = ..., build_cost_model: _Optional[int] = ..., build_cost_model_after: _Optional[int] = ..., infer_shapes: _Optional[bool] = ..., place_pruned_graph: _Optional[bool] = ..., enable_bfloat16_sendrecv: _Optional[bool] = ..., timeline_step: _Optional[int] = ...) -> None: ...
+    rewrite_options: _rewriter_config_pb2.RewriterConfig
+    def __init__(self, enable_recv_scheduling: _Optional[bool] = ..., optimizer_options: _Optional[_Union[OptimizerOptions, _Mapping]] = ..., build_cost_model: _Optional[int] = ..., build_cost_model_after: _Optional[int] = ..., infer_shapes: _Optional[bool] = ..., place_pruned_graph: _Optional[bool] = ..., enable_bfloat16_sendrecv: _Optional[bool] = ..., timeline_step: _Optional[int] = ..., rewrite_options: _Optional[_Union[_rewriter_config_pb2.RewriterConfig, _Mapping]] = ...) -> None: ...
 
 class ThreadPoolOptionProto(_message.Message):
     __slots__ = ("num_threads", "global_name")

@@ -122,6 +122,8 @@ class DirectSession:
         self.log_placement = bool(config.log_device_placement) if config else False
         self.default_timeout_ms = int(config.operation_timeout_in_ms) if config else 0
         self.optimizer_options = config.graph_options.optimizer_options if config else None
+        self.rewrite_options = config.graph_options.rewrite_options \
+            if config is not None and config.graph_options.HasField("rewrite_options") else None
         self.placement_policy = placement_policy or placer.GreedyPolicy()
         self.tensor_store = SessionTensorStore()  # tf.get_session_handle's kept tensors
         self._placement_memo: dict = {}
@@ -170,7 +172,8 @@ class DirectSession:
         return RunPlan(partitions, fetch_map, copy_flags, len(nodes))
 
     def _rewrite(self, nodes, fetch_points):
-        return rewrites.optimize(nodes, fetch_points, self.optimizer_options)
+        return rewrites.optimize(nodes, fetch_points, self.optimizer_options,
+                                 self.rewrite_options)
 
     # -- steps -----------------------------------------------------------------------------
 

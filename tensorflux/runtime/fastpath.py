@@ -1,6 +1,12 @@
 """The straight-line fast path: a plan with no control flow and no asynchronous kernel is
 compiled once into one Python function, so a step costs one call per op and nothing else.
 
+Two kinds of node cost no call at all: a `Const` (its kernel returns the same read-only array
+every step, so that array is bound once, as namespace data) and a pass-through whose kernel
+returns its input unchanged (`Identity`, `StopGradient`, ...: its consumers read the input's
+variable; a ref input is read in its place, as the kernel would have received it). Control
+edges need no code: the function runs the plan's topological order.
+
 Security contract: the generated source is made ONLY of fixed text and identifiers built from
 `int` counters of our own enumeration (`v<n>` values, `k<n>` kernels, `a<n>` feed positions):
 no name, attr or other value of the graph ever becomes source text. Kernels and feed positions
@@ -15,6 +21,7 @@ import itertools
 import operator
 
 from tensorflux.framework import errors
+from tensorflux.framework.op_def import get_op_def
 from tensorflux.runtime.executor import end_step
 from tensorflux.runtime.plan import ARG, CTX, NOOP, Plan
 from tensorflux.runtime.step import node_error
@@ -31,6 +38,20 @@ def _ident(prefix: str, number: int) -> str:
     if type(number) is not int:  # noqa: E721 - bool, str and int subclasses are all refused
         raise TypeError(f"fast path identifiers are built from ints only, got {number!r}")
     return f"{prefix}{number}"
+
+
+def _pass_through_kernel():
+    """The kernel function of ops returning their input unchanged (Identity's)."""
+    return get_op_def("Identity").kernels["CPU"].fn
+
+
+def _constant_value(item):
+    """The array a Const item's kernel returns every step, or None for other items."""
+    if item.node.op != "Const" or item.node.inputs or item.n_outputs != 1:
+        return None
+    value = item.kernel()
+    return value if getattr(value, "flags", None) is not None and \
+        not value.flags.writeable else None
 
 
 def _feed_position(item) -> int:
@@ -65,8 +86,26 @@ class FastPath:
             lines.append("    " + text)
             line_nodes.append(item)
 
+        pass_through = _pass_through_kernel()
         for position, item in enumerate(plan.items):
             node = item.node
+            if item.kind == NOOP:
+                continue
+            if item.kernel is pass_through and item.n_inputs == 1 and item.n_outputs == 1 \
+                    and item.mode != CTX:
+                src, idx = node.inputs[0]
+                var = names[(id(src), idx)]
+                if 0 in item.deref:
+                    var = _ident("v", len(names))
+                    emit(f"{var} = {names[(id(src), idx)]}.read()", item)
+                names[(id(node), 0)] = var
+                continue
+            value = _constant_value(item)
+            if value is not None:
+                const = _ident("c", position)
+                namespace[const] = value
+                names[(id(node), 0)] = const
+                continue
             outs = []
             for idx in range(item.n_outputs):
                 if uses.get((id(node), idx)):
@@ -83,8 +122,6 @@ class FastPath:
                 feed = _ident("a", position)
                 namespace[feed] = _feed_position(item)
                 emit(f"{outs[0]} = feeds[{feed}]", item)
-                continue
-            if item.kind == NOOP:
                 continue
             kernel = _ident("k", position)
             namespace[kernel] = item.kernel

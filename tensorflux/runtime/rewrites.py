@@ -2,13 +2,17 @@
 
 `optimize(nodes, fetch_points, optimizer_options)` applies, in order:
 
-1. **Constant folding.** A stateless node with a CPU kernel whose inputs are all constant is
-   evaluated once, at plan time, if its result is at most `max_folded_constant_in_bytes`
-   (10 MiB when 0). The frontier of each folded subgraph is replaced by `Const` nodes that
-   keep the control inputs of the subgraph (so a constant in an untaken branch stays dead).
-   A kernel that fails is left alone: the step reports the error when it runs. An op may
-   give its own plan-time kernel (`op_def.fold_kernel`, a stateless py_func's), used even
-   when it has no inputs, as TF folds it.
+1. **Constant folding** (runtime/constant_folding.py). A stateless node with a CPU kernel
+   whose inputs are all constant is evaluated once, at plan time, if its result is at most
+   `max_folded_constant_in_bytes` (10 MiB when 0); so are `Shape`/`ShapeN`/`Size`/`Rank` of
+   tensors whose static shape is fully known (not fed, not read from a variable). The
+   frontier of each folded subgraph is replaced by `Const` nodes that keep the control inputs
+   of the subgraph (so a constant in an untaken branch stays dead). A kernel that fails is
+   left alone: the step reports the error when it runs. An op may give its own plan-time
+   kernel (`op_def.fold_kernel`, a stateless py_func's), used even when it has no inputs, as
+   TF folds it. Multiplications (and divisions) of real numbers by a constant one that keep
+   their input's shape, and reshapes to the input's own shape, then become Identities, as
+   grappler's arithmetic optimizer does.
 2. **Dead branches.** A `Switch` whose predicate is a `Const` (with no control inputs) is
    removed: its taken output is the data input, everything that is dead because of the
    untaken output is deleted, and `Merge`s lose their dead inputs (a Merge left with one
@@ -48,7 +52,13 @@ given Nodes (the per-signature copies the session made) and return the new node 
 
 `OptimizerOptions` (as in TF, L1 = 0 is the default level): at L1 every rewrite runs. At L0
 (opt_level = -1) only those explicitly asked for run: `do_constant_folding` enables 1 and 2,
-`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only. Rule 8
+`do_common_subexpression_elimination` enables 3, 4 and 5; 6 and 7 run at L1 only.
+`GraphOptions.rewrite_options` (a `RewriterConfig`, grappler's switches) can then turn rules
+off (never on): `constant_folding = OFF` turns off 1 and 2 (TF's two folding passes are one
+here), `arithmetic_optimization = OFF` the Identities of 1,
+`dependency_optimization = OFF` 3 and 5, `common_subgraph_elimination = OFF` 4,
+`remapping = OFF` 6 and 7; `disable_meta_optimizer` turns off what grappler alone does here
+(3, 5, 6, 7 and the Identities of 1) and keeps what `OptimizerOptions` asks for. Rule 8
 follows `global_jit_level` at any level: ON_1 and ON_2 enable it; OFF and DEFAULT (as in TF1,
 where auto-clustering is opt-in) leave today's kernels. NOTE: DEFAULT stays off: the training
 steps of bench/training.py's models did not measurably change with it (they are BLAS- and
@@ -59,7 +69,7 @@ numba cache (LSTM 7.5 s on a shared 2-core machine). Chains of many small ops ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -67,23 +77,29 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.runtime import node_edges
+from tensorflux.runtime.constant_folding import (
+    DEFAULT_MAX_FOLDED_BYTES,
+    fold_constants,
+    simplify_arithmetic,
+)
+from tensorflux.runtime.constant_folding import is_pure as _is_pure
+from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import fuse_products, reorder_pool_gradients
 
-DEFAULT_MAX_FOLDED_BYTES = 10 * 1024 * 1024
-
-_NEVER_TOUCHED = frozenset({"_Arg", "_Send", "_Recv", "_HostSend", "_HostRecv", "Placeholder",
-                            "PlaceholderV2", "PlaceholderWithDefault"}) | CONTROL_FLOW_OPS
 _COMMUTATIVE = frozenset({"Add", "AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual",
                           "LogicalAnd", "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
                           "SquaredDifference"})
 
 
+_OFF = 2  # RewriterConfig.Toggle.OFF
+
+
 @dataclass(frozen=True)
 class RewriteOptions:
-    """Which rewrites run, derived from `OptimizerOptions`."""
+    """Which rewrites run, derived from `OptimizerOptions` and `RewriterConfig`."""
 
     fold_constants: bool = True
     prune_dead_branches: bool = True
@@ -93,36 +109,60 @@ class RewriteOptions:
     control_only_to_noop: bool = True
     fuse_products: bool = True
     fuse_elementwise: bool = False
+    simplify_arithmetic: bool = True
 
     @classmethod
-    def from_proto(cls, options) -> RewriteOptions:
-        if options is None:
-            return cls()
-        fuse_elementwise = int(options.global_jit_level) > 0
-        level_one = options.opt_level >= 0
-        fold = level_one or options.do_constant_folding
-        cse = level_one or options.do_common_subexpression_elimination
-        limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
-        return cls(fold, fold, cse, cse, limit, control_only_to_noop=cse,
-                   fuse_products=level_one, fuse_elementwise=fuse_elementwise)
+    def from_proto(cls, options, rewrite_options=None) -> RewriteOptions:
+        """The rewrites `options` (OptimizerOptions) and `rewrite_options` (RewriterConfig)
+        leave on; either may be None (its defaults)."""
+        result = cls()
+        if options is not None:
+            fuse_elementwise = int(options.global_jit_level) > 0
+            level_one = options.opt_level >= 0
+            fold = level_one or options.do_constant_folding
+            cse = level_one or options.do_common_subexpression_elimination
+            limit = int(options.max_folded_constant_in_bytes) or DEFAULT_MAX_FOLDED_BYTES
+            result = cls(fold, fold, cse, cse, limit, control_only_to_noop=cse,
+                         fuse_products=level_one, fuse_elementwise=fuse_elementwise,
+                         simplify_arithmetic=fold)
+        if rewrite_options is None:
+            return result
+        config = rewrite_options
+        meta_off = bool(config.disable_meta_optimizer)
+        folding = config.constant_folding != _OFF
+        dependency = config.dependency_optimization != _OFF and not meta_off
+        return replace(
+            result,
+            fold_constants=result.fold_constants and folding,
+            prune_dead_branches=result.prune_dead_branches and folding,
+            simplify_arithmetic=result.simplify_arithmetic and folding and not meta_off
+            and config.arithmetic_optimization != _OFF,
+            remove_identities=result.remove_identities and dependency,
+            control_only_to_noop=result.control_only_to_noop and dependency,
+            common_subexpressions=result.common_subexpressions
+            and config.common_subgraph_elimination != _OFF,
+            fuse_products=result.fuse_products and not meta_off and config.remapping != _OFF)
 
 
-def optimize(nodes, fetch_points, optimizer_options=None) -> list:
+def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) -> list:
     """Runs the enabled rewrites (see the module docstring); returns the new node list.
 
     Args:
         nodes: the step's runtime Nodes.
         fetch_points: [(Node, output index)] the step fetches; those Nodes stay.
         optimizer_options: a `tf.OptimizerOptions` (None: everything at L1).
+        rewrite_options: a `RewriterConfig` (GraphOptions.rewrite_options; None: defaults).
 
     Example:
         >>> print(graph_ir.dump(optimize(nodes, [(y, 0)], tf.OptimizerOptions())))
     """
-    options = RewriteOptions.from_proto(optimizer_options)
+    options = RewriteOptions.from_proto(optimizer_options, rewrite_options)
     protected = {id(node) for node, _ in fetch_points}
     nodes = list(nodes)
     if options.fold_constants:
         nodes = fold_constants(nodes, protected, options.max_folded_bytes)
+    if options.simplify_arithmetic:
+        nodes = simplify_arithmetic(nodes, protected)
     if options.prune_dead_branches:
         index_fetched = {id(node) for node, port in fetch_points
                          if node.op in MERGE_OPS and port == 1}
@@ -140,174 +180,6 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
         # NOTE: a NoOp would carry deadness differently inside conds and loops; skip them.
         nodes = control_only_to_noop(nodes, protected)
     return nodes
-
-
-# -- helpers -------------------------------------------------------------------------------
-
-def _touches_refs(node) -> bool:
-    if any(dtype.is_ref_dtype for dtype in node.output_dtypes):
-        return True
-    return any(src.output_dtypes[idx].is_ref_dtype for src, idx in node.inputs)
-
-
-def _is_pure(node) -> bool:
-    return not node.op_def.is_stateful and node.op not in _NEVER_TOUCHED and \
-        not _touches_refs(node)
-
-
-def _const_attrs(value: np.ndarray, dtype, like) -> dict:
-    attrs = {"value": value, "dtype": dtype}
-    if like is not None and like.attrs.get("_class"):
-        attrs["_class"] = like.attrs["_class"]
-    return attrs
-
-
-# -- constant folding ----------------------------------------------------------------------
-
-def _foldable_kernel(node):
-    if not _is_pure(node) or not node.output_dtypes:
-        return None
-    folding = getattr(node.op_def, "fold_kernel", None)
-    if folding is not None:
-        return folding  # the op's own plan-time kernel (a stateless py_func), inputs or not
-    if not node.inputs:
-        return None
-    kernel_def = node.op_def.kernels.get("CPU")
-    if kernel_def is None or kernel_def.ctx or kernel_def.asynchronous:
-        return None
-    return kernel_def
-
-
-def _const_value(node):
-    value = node.attrs.get("value")
-    dtype = node.attrs.get("dtype")
-    if value is None or dtype is None:
-        return None
-    array = np.asarray(value)
-    np_dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
-    if array.dtype != np_dtype and np_dtype != np.object_:
-        array = array.astype(np_dtype)
-    return (array,)
-
-
-def _static_bytes(node) -> int:
-    """Bytes of the node's outputs by their static shapes (0 when some shape is unknown)."""
-    op = node.source_op
-    if op is None or len(op._outputs) != len(node.output_dtypes):
-        return 0
-    total = 0
-    for tensor, dtype in zip(op._outputs, node.output_dtypes):
-        if not tensor.shape.is_fully_defined():
-            return 0
-        itemsize = np.dtype(dtype.base_dtype.as_numpy_dtype).itemsize
-        total += int(np.prod(tensor.shape.as_list(), dtype=np.int64)) * max(itemsize, 1)
-    return total
-
-
-def _evaluate(node, kernel_def, values, limit):
-    if _static_bytes(node) > limit:
-        return None  # NOTE: known too big before running the kernel (tf.zeros of a big shape)
-    args = [values[id(src)][idx] for src, idx in node.inputs]
-    try:
-        kernel = kernel_def.instantiate(node.attrs, node.name)
-        result = kernel(*args)
-    except Exception:  # noqa: BLE001 - leave the node; the step reports the error
-        return None
-    outputs = (result,) if len(node.output_dtypes) == 1 else tuple(result)
-    arrays = []
-    for value, dtype in zip(outputs, node.output_dtypes):
-        array = np.asarray(value)
-        np_dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
-        if array.dtype != np_dtype and np_dtype != np.object_:
-            array = array.astype(np_dtype)
-        size = array.size * 8 if array.dtype == np.object_ else array.nbytes
-        if size > limit:
-            return None
-        arrays.append(array)
-    return tuple(arrays)
-
-
-def fold_constants(nodes, protected: set, limit: int = DEFAULT_MAX_FOLDED_BYTES) -> list:
-    """Replaces constant subgraphs by `Const` nodes (rule 1 of the module docstring)."""
-    order = topological_order(nodes)
-    values: dict = {}
-    sources: dict = {}  # id(node) -> control inputs the folded value must keep
-    for node in order:
-        if node.op == "Const" and not node.inputs:
-            value = _const_value(node)
-            if value is not None:
-                values[id(node)] = value
-                sources[id(node)] = list(node.control_inputs)
-            continue
-        kernel_def = _foldable_kernel(node)
-        if kernel_def is None or any(id(src) not in values for src, _ in node.inputs):
-            continue
-        result = _evaluate(node, kernel_def, values, limit)
-        if result is None:
-            continue
-        values[id(node)] = result
-        keep = []
-        for src, _ in node.inputs:
-            for control in sources[id(src)]:
-                if control not in keep:
-                    keep.append(control)
-        for control in node.control_inputs:
-            if control not in keep:
-                keep.append(control)
-        sources[id(node)] = keep
-    consts = {id(n) for n in nodes if n.op == "Const"}
-    folded = {key for key in values if key not in consts}
-    if not folded:
-        return list(nodes)
-    consumers = node_edges.consumers(nodes)
-    names = {n.name for n in nodes}
-    const_def = get_op_def("Const")
-    added = []
-    for node in order:
-        if id(node) not in folded:
-            continue
-        outside = [(c, k) for c, k in consumers.get(id(node), ()) if id(c) not in values]
-        if id(node) in protected and len(node.output_dtypes) == 1:
-            dtype = node.output_dtypes[0].base_dtype
-            node.op, node.op_def = "Const", const_def
-            node.attrs = _const_attrs(values[id(node)][0], dtype, node)
-            node.inputs, node.input_dtypes = [], []
-            node.control_inputs = list(sources[id(node)])
-            continue
-        if not outside:
-            continue
-        replacements: dict = {}
-
-        def const_for(index, node=node, replacements=replacements):
-            if index not in replacements:
-                dtype = node.output_dtypes[index].base_dtype
-                name = node_edges.unique_name(f"{node.name}/_folded_{index}", names)
-                const = Node(name, "Const",
-                             _const_attrs(values[id(node)][index], dtype, node), [],
-                             list(sources[id(node)]), node.device, [dtype], [],
-                             node.location, None, const_def)
-                added.append(const)
-                replacements[index] = const
-            return replacements[index]
-
-        for consumer, k in outside:
-            if k >= 0:
-                consumer.inputs[k] = (const_for(consumer.inputs[k][1]), 0)
-            else:
-                node_edges.replace_control(consumer, node, [const_for(0)])
-    return _drop_unused(list(nodes) + added, protected, candidates=set(values))
-
-
-def _drop_unused(nodes, protected: set, candidates: set) -> list:
-    """Removes candidate nodes (stateless) that nothing consumes any more, transitively."""
-    consumers = node_edges.consumers(nodes)
-    removed: set = set()
-    for node in reversed(topological_order(nodes)):
-        if id(node) not in candidates or id(node) in protected:
-            continue
-        if all(id(c) in removed for c, _ in consumers.get(id(node), ())):
-            removed.add(id(node))
-    return [n for n in nodes if id(n) not in removed]
 
 
 # -- dead branches -------------------------------------------------------------------------

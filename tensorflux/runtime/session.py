@@ -81,11 +81,18 @@ class BaseSession:
         tensors = []
         values = []
         seen = {}
+        graph = self._graph
         for key, value in _flat_feed_items(feed_dict):
-            expand = fetch_mod.feed_expansion(key)
-            pairs = expand(key, value) if expand is not None else [(key, value)]
+            if type(key) is Tensor:
+                pairs = ((key, value),)  # the common case: no expansion, no name to resolve
+            else:
+                expand = fetch_mod.feed_expansion(key)
+                pairs = expand(key, value) if expand is not None else [(key, value)]
             for feed, feed_value in pairs:
-                tensor = self._feed_tensor(feed)
+                if type(feed) is Tensor and feed.graph is graph and graph.is_feedable(feed):
+                    tensor = feed
+                else:
+                    tensor = self._feed_tensor(feed)
                 if isinstance(feed_value, SessionValueHandle):
                     feed_value = self._kept_tensor(tensor, feed_value)
                 array = self._feed_value(tensor, feed_value)
@@ -145,7 +152,7 @@ class BaseSession:
                 raise TypeError(f"Cannot feed value {value!r} to tensor {tensor.name} of dtype "
                                 f"{dtype.name}: {err}") from None
         shape = tensor.get_shape()
-        if not shape.is_compatible_with(array.shape):
+        if not _shape_matches(shape, array.shape):
             raise ValueError(f"Cannot feed value of shape {array.shape!r} for Tensor "
                              f"{tensor.name!r}, which has shape {str(shape)!r}")
         return array
@@ -293,9 +300,30 @@ class BaseSession:
             raise errors.InvalidArgumentError(None, None, f"No reset for target {target!r}")
 
 
+def _shape_matches(shape, dims: tuple) -> bool:
+    """`shape.is_compatible_with(dims)` for the int tuple of an array's shape, without
+    building a TensorShape per feed."""
+    if shape.ndims is None:
+        return True
+    static = shape.as_list()
+    if len(static) != len(dims):
+        return False
+    for want, have in zip(static, dims):
+        if want is not None and want != have:
+            return False
+    return True
+
+
 def _flat_feed_items(feed_dict):
-    """Yields (key, value) feed pairs, pairing nested tuple keys (e.g. an RNN state) with the
+    """The (key, value) feed pairs, pairing nested tuple keys (e.g. an RNN state) with the
     same structure of values, as TF1's session does."""
+    for key in feed_dict:
+        if isinstance(key, tuple):
+            return _nested_feed_items(feed_dict)
+    return feed_dict.items()
+
+
+def _nested_feed_items(feed_dict):
     stack = list(reversed(list(feed_dict.items())))
     while stack:
         key, value = stack.pop()

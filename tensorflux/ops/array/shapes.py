@@ -315,12 +315,16 @@ def _expand_dims_shape(input, dim):
 @ExpandDims.kernel
 def _expand_dims_kernel(x, dim):
     axis = int(dim) if np.ndim(dim) == 0 else int(np.reshape(dim, [-1])[0])
-    try:
-        return np.expand_dims(x, axis)
-    except np.exceptions.AxisError:
+    x = np.asarray(x)
+    rank = x.ndim
+    if not -rank - 1 <= axis <= rank:
         raise errors.InvalidArgumentError(
-            None, None, f"Tried to expand dim index {axis} for tensor with {np.ndim(x)} "
-                        "dimensions.") from None
+            None, None, f"Tried to expand dim index {axis} for tensor with {rank} "
+                        "dimensions.")
+    if axis < 0:
+        axis += rank + 1
+    # A view with a new unit axis, as np.expand_dims makes, without its Python wrapper.
+    return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
 @ExpandDims.gradient

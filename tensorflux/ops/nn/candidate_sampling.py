@@ -52,7 +52,27 @@ def _expected_count(p: np.ndarray, num_sampled: int, num_tries: int) -> np.ndarr
     p = np.asarray(p, np.float32)
     if num_tries == num_sampled:
         return p * np.float32(num_sampled)
-    return (-np.expm1(num_tries * np.log1p(-p.astype(np.float64)))).astype(np.float32)
+    # -expm1(num_tries * log1p(-p)) in float64, each pass in place (the same operations).
+    q = p.astype(np.float64)
+    np.negative(q, out=q)
+    np.log1p(q, out=q)
+    q *= num_tries
+    np.expm1(q, out=q)
+    np.negative(q, out=q)
+    return q.astype(np.float32)
+
+
+def _first_distinct(stream: np.ndarray) -> np.ndarray:
+    """Ascending positions of the first occurrence of each distinct value of `stream` (what
+    `np.unique(stream, return_index=True)[1]`, sorted, gives, without its wrapper)."""
+    order = np.argsort(stream, kind="stable")
+    ordered = stream[order]
+    first = np.empty(ordered.size, np.bool_)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    positions = order[first]
+    positions.sort()
+    return positions
 
 
 def _draw_unique(draw, num_sampled: int):
@@ -60,9 +80,9 @@ def _draw_unique(draw, num_sampled: int):
     chunk = 2 * num_sampled + 16
     stream = draw(chunk)
     while True:
-        _, first = np.unique(stream, return_index=True)
+        first = _first_distinct(stream)
         if first.size >= num_sampled:
-            first = np.sort(first)[:num_sampled]
+            first = first[:num_sampled]
             return stream[first], int(first[-1]) + 1
         chunk *= 2
         stream = np.concatenate([stream, draw(chunk)])
@@ -121,13 +141,24 @@ class _Uniform(_Sampler):
 
 
 class _LogUniform(_Sampler):
+    def __init__(self, range_max, rng):
+        super().__init__(range_max, rng)
+        self.log_range = np.log1p(range_max)
+
     def draw(self, n):
-        values = np.exp(self.rng.random(n) * np.log1p(self.range)).astype(np.int64) - 1
-        return values % self.range
+        values = np.exp(self.rng.random(n) * self.log_range).astype(np.int64)
+        values -= 1  # in [0, range]: range only when exp rounds up to range + 1
+        if values.size and values.max() >= self.range:
+            values %= self.range
+        return values
 
     def probability(self, ids):
         ids = np.asarray(ids, np.float64)
-        return (np.log((ids + 2.0) / (ids + 1.0)) / np.log1p(self.range)).astype(np.float32)
+        ratio = ids + 2.0
+        ratio /= ids + 1.0
+        np.log(ratio, out=ratio)
+        ratio /= self.log_range
+        return ratio.astype(np.float32)
 
 
 class _Weighted(_Sampler):

@@ -4,6 +4,8 @@ computation for fixed samples, and gradients that stay sparse."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensorflux as tf
 from tensorflux.ops.nn import candidate_sampling as cs
@@ -348,3 +350,24 @@ def test_default_sampler_path():
     assert np.all(np.isfinite(a)) and np.all(a > 0) and np.all(np.isfinite(b))
     ops = {op.type for op in tf.get_default_graph().get_operations()}
     assert {"LogUniformCandidateSampler", "ComputeAccidentalHits"} <= ops
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=80), st.integers(0, 2**31 - 1),
+       st.sampled_from([1, 2, 7, 50000, 2**31 - 1]))
+def test_log_uniform_pieces_equal_their_numpy_formulas(stream, seed, range_max):
+    stream = np.array(stream, np.int64)
+    np.testing.assert_array_equal(cs._first_distinct(stream),
+                                  np.sort(np.unique(stream, return_index=True)[1]))
+    sampler = cs._LogUniform(range_max, np.random.default_rng(seed))
+    uniform = np.random.default_rng(seed).random(100)
+    want = (np.exp(uniform * np.log1p(range_max)).astype(np.int64) - 1) % range_max
+    np.testing.assert_array_equal(sampler.draw(100), want)
+    ids = np.concatenate([want, stream])
+    probability = (np.log((ids + 2.0) / (ids + 1.0)) / np.log1p(range_max)).astype(np.float32)
+    assert sampler.probability(ids).tobytes() == probability.tobytes()
+    tries = 3 + seed % 200
+    with np.errstate(divide="ignore"):  # range 1: p = 1, log1p(-1) = -inf, count 1
+        counts = (-np.expm1(tries * np.log1p(-probability.astype(np.float64))))
+        got = cs._expected_count(probability, 2, tries)
+    assert got.tobytes() == counts.astype(np.float32).tobytes()
