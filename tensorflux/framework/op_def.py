@@ -91,13 +91,16 @@ class KernelDef:
     factory: bool = False
     attr_names: tuple = ()
     wants_node_name: bool = False
+    wants_input_names: bool = False
 
-    def instantiate(self, attrs: dict, node_name: str = ""):
-        """Binds attrs (and `node_name` when the rule declares it) once; returns the per-step
-        callable."""
+    def instantiate(self, attrs: dict, node_name: str = "", input_names: tuple = ()):
+        """Binds attrs (and `node_name` / `input_names`, TF's "node:port" input edge names,
+        when the rule declares them) once; returns the per-step callable."""
         bound = {k: attrs[k] for k in self.attr_names}
         if self.wants_node_name:
             bound["node_name"] = node_name
+        if self.wants_input_names:
+            bound["input_names"] = tuple(input_names)
         if self.factory:
             return self.fn(**bound)
         if not bound:
@@ -302,10 +305,12 @@ class OpDef:
             names = _keyword_only(fn) if not factory else tuple(
                 p.name for p in inspect.signature(fn).parameters.values())
             wants_node_name = "node_name" in names  # resources default to their node's name
-            names = tuple(n for n in names if n not in ("done", "node_name"))
+            wants_input_names = "input_names" in names  # messages naming an input edge
+            names = tuple(n for n in names if n not in ("done", "node_name", "input_names"))
             self._check_attr_names(fn, names, "Kernel")
             self.kernels[device] = KernelDef(fn, device, ctx or asynchronous, asynchronous,
-                                             factory, names, wants_node_name)
+                                             factory, names, wants_node_name,
+                                             wants_input_names)
             return fn
 
         return register(fn) if fn is not None else register

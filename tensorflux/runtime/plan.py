@@ -98,6 +98,11 @@ class FrameTemplate:
         self.dead_first: list = []
 
 
+def _input_names(node) -> tuple:
+    """TF's input edge names: "src" for output 0, "src:k" otherwise."""
+    return tuple(src.name if idx == 0 else f"{src.name}:{idx}" for src, idx in node.inputs)
+
+
 def _kernel_for(node, device, kernel_cache):
     kernel_def = node.op_def.kernels.get(device.device_type) or node.op_def.kernels.get("CPU")
     if kernel_def is None:
@@ -113,10 +118,10 @@ def _kernel_for(node, device, kernel_cache):
                tuple(sorted((k, repr(v)) for k, v in node.attrs.items())))
         kernel = kernel_cache.get(key)
         if kernel is None:
-            kernel = kernel_def.instantiate(node.attrs, node.name)
+            kernel = kernel_def.instantiate(node.attrs, node.name, _input_names(node))
             kernel_cache[key] = kernel
         return kernel, mode
-    return kernel_def.instantiate(node.attrs, node.name), mode
+    return kernel_def.instantiate(node.attrs, node.name, _input_names(node)), mode
 
 
 def _topological(nodes) -> list:

@@ -218,14 +218,18 @@ def _ensure_shape_shape(input, *, shape):
 
 
 @EnsureShape.kernel(factory=True)
-def _ensure_shape_kernel(shape):
+def _ensure_shape_kernel(shape, input_names=()):
     expected = shape
+    expected_text = "[" + ",".join("?" if d is None else str(d)
+                                   for d in (expected.as_list() or [])) + "]" \
+        if expected.ndims is not None else "<unknown>"
+    tensor = f"{input_names[0]} " if input_names else ""
 
     def ensure_shape(x):
         if not expected.is_compatible_with(x.shape):
             raise errors.InvalidArgumentError(
-                None, None, f"Shape of tensor {list(x.shape)} is not compatible with expected "
-                            f"shape {expected}.")
+                None, None, f"Shape of tensor {tensor}[{','.join(map(str, x.shape))}] is not "
+                            f"compatible with expected shape {expected_text}.")
         return x
 
     return ensure_shape

@@ -221,6 +221,13 @@ def test_ensure_shape_fails_at_run_time():
         _fetch(out, {p: np.zeros([2, 3])})
     with pytest.raises(ValueError, match="incompatible"):
         tf.ensure_shape(X, [2, 3])
+    # The message names the input edge and prints both shapes as TF does.
+    ratio = tf.div(tf.placeholder_with_default(np.ones([2, 1], np.float32), None), 2.0,
+                   name="MyDivide")
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Shape of tensor MyDivide \[2,1\] is not compatible with "
+                             r"expected shape \[\?,\?,3\]\."):
+        _fetch(tf.ensure_shape(ratio, [None, None, 3]))
 
 
 def test_prevent_gradient_raises_lookup_error():
