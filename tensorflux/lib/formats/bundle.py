@@ -17,6 +17,11 @@ For a prefix `P` a bundle is two files:
 JSON rather than a protobuf keeps this layer free of generated code; loading it executes
 nothing. Any corruption is a `DataLossError`.
 
+`BundleReader` also reads checkpoints written by TensorFlow itself (single shard, no slices):
+an index ending in TF's table magic is parsed by `tf_bundle_index`, and its string tensors use
+TF's layout (varint lengths, a checksum of the lengths, then the bytes). Writing stays in the
+format above.
+
 Crash safety (the invariant): at every instant, the index at `P.index` and the data file it
 leads to form one complete bundle, the previous one or the new one. A save (`write_bundle`,
 serialized per directory by `atomic_files.directory_lock`):
