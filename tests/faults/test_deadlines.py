@@ -18,7 +18,9 @@ from fault_helpers import ScriptProcess, TaskProcess, make_cluster
 
 import tensorflux as tf
 
-BOUND = (1.0, 1.5)  # seconds, for a 1 s timeout (TensorFlow: 1.0-1.16 s)
+# seconds, for a 1 s timeout (TensorFlow: 1.0-1.16 s quiet). The upper end is a bound that
+# a loaded 2-core machine still meets, not a speed target: an ignored deadline takes 10 s.
+BOUND = (1.0, 3.0)
 
 
 @pytest.fixture(scope="module")
