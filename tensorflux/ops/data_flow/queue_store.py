@@ -91,13 +91,7 @@ class DenseStore:
         self._reserve(1)
         slot = self._phys(self._count)
         for buf, comp in zip(self._bufs, element):
-            if comp.ndim > 1 and not comp.flags.c_contiguous:
-                # A strided view (a transposed, cropped or flipped image): copy in the order of
-                # its memory, not element by element of the slot's last axis.
-                order = sorted(range(comp.ndim), key=lambda a: -abs(comp.strides[a]))
-                buf[slot].transpose(order)[...] = comp.transpose(order)
-            else:
-                buf[slot, ...] = comp  # NOTE: `buf[slot] = a0d` would store the array object
+            buf[slot, ...] = comp  # NOTE: `buf[slot] = a0d` would store the array object
         self._count += 1
 
     def push_front(self, chunk) -> None:
