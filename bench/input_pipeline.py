@@ -7,12 +7,19 @@ Cases (records or examples per second, higher is better):
   - batched pipeline: read_up_to(256) + parse_example + shuffle_batch(enqueue_many=True);
   - training a small MLP whose batches come from the batched pipeline's queue; from a queue
     that batches in-memory arrays (tf.train.batch, 2 threads); and from the same arrays with
-    feed_dict.
+    feed_dict;
+  - the CIFAR-10 tutorial's input (images/s): FixedLengthRecordReader over binary records
+    (1 label byte + 3x32x32 pixel bytes), decode, random 24x24 crop, random flip, brightness
+    and contrast, per-image standardization, then shuffle_batch with `--cifar-threads` runner
+    threads (16 as in the tutorial) into batches of 128; the queue is first filled to
+    min_after_dequeue, then batches are drained with no model (the pipeline's own rate, and
+    its process CPU seconds per batch).
 
 Prints one table; TensorFlow (tf.compat.v1) runs the same cases in the same process when it is
 importable, and the last lines say which feeding method wins.
 
-    python bench/input_pipeline.py [--records N] [--batch B]
+    python bench/input_pipeline.py [--records N] [--batch B] [--cifar-threads T]
+                                   [--cifar-batches K] [--only-cifar]
 """
 
 from __future__ import annotations
@@ -100,6 +107,62 @@ def _drain(tf, sess, fetch, count_of) -> tuple:
     return items, elapsed
 
 
+CIFAR_RECORD = 1 + 32 * 32 * 3
+
+
+def write_cifar_records(directory: str, count: int) -> str:
+    """`count` random records in the CIFAR-10 binary format; returns the file's path."""
+    rng = np.random.default_rng(0)
+    records = rng.integers(0, 256, (count, CIFAR_RECORD), dtype=np.uint8)
+    records[:, 0] %= 10
+    path = os.path.join(directory, "cifar_batch.bin")
+    records.tofile(path)
+    return path
+
+
+def cifar_pipeline(tf, path, batch, threads, min_after_dequeue):
+    """The tutorial's distorted training input, written out with TF1 calls."""
+    filenames = tf.train.string_input_producer([path])
+    reader = tf.FixedLengthRecordReader(record_bytes=CIFAR_RECORD)
+    _, value = reader.read(filenames)
+    record = tf.decode_raw(value, tf.uint8)
+    label = tf.cast(tf.strided_slice(record, [0], [1]), tf.int32)
+    pixels = tf.reshape(tf.strided_slice(record, [1], [CIFAR_RECORD]), [3, 32, 32])
+    image = tf.cast(tf.transpose(pixels, [1, 2, 0]), tf.float32)
+    image = tf.random_crop(image, [24, 24, 3])
+    image = tf.image.random_flip_left_right(image)
+    image = tf.image.random_brightness(image, max_delta=63)
+    image = tf.image.random_contrast(image, lower=0.2, upper=1.8)
+    image = tf.image.per_image_standardization(image)
+    image.set_shape([24, 24, 3])
+    label.set_shape([1])
+    return tf.train.shuffle_batch([image, label], batch_size=batch, num_threads=threads,
+                                  capacity=min_after_dequeue + 3 * batch,
+                                  min_after_dequeue=min_after_dequeue)
+
+
+def run_cifar(tf, path, batch: int, threads: int, batches: int) -> dict:
+    """Images per second of the CIFAR-10 input, and process CPU seconds per batch."""
+    min_after_dequeue = 20 * batch
+    with tf.Graph().as_default():
+        images, labels = cifar_pipeline(tf, path, batch, threads, min_after_dequeue)
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            runners = tf.train.start_queue_runners(sess=sess, coord=coord)
+            sess.run([images, labels])  # blocks until min_after_dequeue images are in
+            cpu, start = time.process_time(), time.perf_counter()
+            for _ in range(batches):
+                sess.run([images, labels])
+            elapsed = time.perf_counter() - start
+            cpu = time.process_time() - cpu
+            coord.request_stop()
+            coord.join(runners, stop_grace_period_secs=5)
+    return {f"CIFAR-10 distorted input, {threads} threads (images/s)": batches * batch / elapsed,
+            "CIFAR-10 distorted input, ms per batch of "
+            f"{batch}": elapsed / batches * 1e3,
+            "CIFAR-10 distorted input, CPU ms per batch": cpu / batches * 1e3}
+
+
 def run_cases(tf, paths, xs, ys, batch: int) -> dict:
     results = {}
     for label, build in (("per-record pipeline (records/s)", per_record_pipeline),
@@ -150,33 +213,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=20000)
     parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--cifar-threads", type=int, default=16)
+    parser.add_argument("--cifar-batches", type=int, default=30)
+    parser.add_argument("--only-cifar", action="store_true", help="skip the TFRecord cases")
     args = parser.parse_args()
     import tensorflux
 
-    columns = {}
+    frameworks = {"tensorflux": tensorflux}
+    try:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow.compat.v1 as tf1
+
+        tf1.disable_v2_behavior()
+        tf1.logging.set_verbosity(tf1.logging.ERROR)
+        frameworks["tensorflow (tf.compat.v1)"] = tf1
+    except ImportError:
+        pass
+    columns = {name: {} for name in frameworks}
     directory = tempfile.mkdtemp(prefix="tfx-bench-")
     try:
-        paths, xs, ys = write_records(tensorflux, directory, args.records)
-        columns["tensorflux"] = run_cases(tensorflux, paths, xs, ys, args.batch)
-        try:
-            os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-            import tensorflow.compat.v1 as tf1
-
-            tf1.disable_v2_behavior()
-            tf1.logging.set_verbosity(tf1.logging.ERROR)
-            columns["tensorflow (tf.compat.v1)"] = run_cases(tf1, paths, xs, ys, args.batch)
-        except ImportError:
-            pass
+        cifar = write_cifar_records(directory, 10000)
+        if not args.only_cifar:
+            paths, xs, ys = write_records(tensorflux, directory, args.records)
+        for name, tf in frameworks.items():
+            if not args.only_cifar:
+                columns[name].update(run_cases(tf, paths, xs, ys, args.batch))
+            columns[name].update(run_cifar(tf, cifar, args.batch, args.cifar_threads,
+                                           args.cifar_batches))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     rows = list(columns["tensorflux"])
     names = list(columns)
     width = max(len(r) for r in rows) + 2
-    print(f"{args.records} records, batch {args.batch}")
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"{args.records} records, batch {args.batch}; load average {load} at the end")
     print("case".ljust(width) + "".join(n.rjust(28) for n in names))
     for row in rows:
         print(row.ljust(width) + "".join(f"{columns[n][row]:.0f}".rjust(28) for n in names))
     for name, result in columns.items():
+        if args.only_cifar:
+            continue
         queue = result["training fed by a queue of arrays (examples/s)"]
         feed = result["training fed by feed_dict (examples/s)"]
         winner = "the queue" if queue > feed else "feed_dict"

@@ -81,17 +81,41 @@ class ReaderResource:
             return
         request = _Read(ctx, queue, n, many, done)
         with self._lock:
+            # Nobody reading and a work item open: serve now, with nothing to cancel (one
+            # record per step is what a preprocessing thread asks for).
+            now = not self._busy and not self._pending and self.work is not None
+            if now:
+                self._busy = True
+                request.active = True
+        if now:
+            result = self._read_records(request)
+            if result is not None:
+                request.finished = True
+                outputs, error = result
+                if error is not None:
+                    done(error=error)
+                else:
+                    done(outputs)
+                self._pump()  # serves reads that arrived meanwhile; clears _busy
+                return
+            request.active = False  # the work item ended: wait in line like any read
+        with self._lock:
             token = ctx.cancellation.register(lambda error: self._on_cancel(request))
             if token is None:
                 request.finished = True
             else:
                 request.token = token
-                self._pending.append(request)
-                if self._busy:
+                if now:  # reads that came while ours was served arrived after it
+                    self._pending.appendleft(request)
+                else:
+                    self._pending.append(request)
+                if self._busy and not now:
                     return
                 self._busy = True
         if request.finished:
             done(error=errors.CancelledError(None, None, "Read operation was cancelled"))
+            if now:
+                self._pump()
             return
         self._pump()
 
@@ -157,27 +181,32 @@ class ReaderResource:
                 if error is not None:
                     self._complete(request, error=error)
                 continue
-            try:
-                with self._io_lock:
-                    keys, values, at_end = self._read(request.n)
-                    self.records_produced += len(keys)
-                    if at_end:
-                        self._stop_work()
-                        self.work = None
-                        self.work_units_completed += 1
-            except errors.OpError as err:
-                with self._io_lock:
+            result = self._read_records(request)
+            if result is not None:
+                outputs, error = result
+                self._complete(request, outputs, error)
+
+    def _read_records(self, request):
+        """Reads for `request` from the current work item: (outputs, None), (None, error), or
+        None when the item ended without a record (the pump then dequeues the next)."""
+        try:
+            with self._io_lock:
+                keys, values, at_end = self._read(request.n)
+                self.records_produced += len(keys)
+                if at_end:
                     self._stop_work()
                     self.work = None
-                self._complete(request, error=err)
-                continue
-            if not keys:
-                continue
-            if request.many:
-                outputs = (_strings(keys), _strings(values))
-            else:
-                outputs = (_scalar(keys[0]), _scalar(values[0]))
-            self._complete(request, outputs)
+                    self.work_units_completed += 1
+        except errors.OpError as err:
+            with self._io_lock:
+                self._stop_work()
+                self.work = None
+            return None, err
+        if not keys:
+            return None
+        if request.many:
+            return (_strings(keys), _strings(values)), None
+        return (_scalar(keys[0]), _scalar(values[0])), None
 
     def _next_work(self, request):
         """Dequeues a work item for `request`: (True, None) when the answer comes later (the

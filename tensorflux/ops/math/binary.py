@@ -49,7 +49,7 @@ def _binary(name: str, types: str = _ARITH, differentiable: bool = True):
 
 
 def _int_zero_check(y):
-    if not np.all(y):
+    if not (y.all() if type(y) is np.ndarray else np.all(y)):  # the method: no dispatch layer
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 

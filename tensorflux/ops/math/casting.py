@@ -53,6 +53,14 @@ def _cast_factory(SrcT, DstT):
             return x.astype(out, copy=False) if isinstance(x, np.ndarray) else np.asarray(
                 x).astype(out)
 
+    if (SrcT.is_integer or SrcT.is_bool) and (DstT.is_integer or DstT.base_dtype in (
+            dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)):
+        # Integers wrap and fit these floats: no floating-point flag to silence.
+        def exact_cast_kernel(x):
+            return x.astype(out, copy=False) if isinstance(x, np.ndarray) else np.asarray(
+                x).astype(out)
+
+        return exact_cast_kernel
     return cast_kernel
 
 

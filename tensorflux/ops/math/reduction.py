@@ -8,6 +8,8 @@ TensorFlow).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tensorflux.framework import dtypes, errors
@@ -220,14 +222,17 @@ def _mean_factory(keep_dims, T):
 
     def mean_kernel(x, axes):
         axis = _normalize_axes(axes, x.ndim)
-        total = np.sum(x, axis=axis, dtype=acc, keepdims=keep_dims)
-        count = int(np.prod([x.shape[a] for a in axis], dtype=np.int64))
+        # np.add.reduce is what np.sum runs, without its Python wrapper.
+        total = np.add.reduce(x, axis=axis, dtype=acc, keepdims=keep_dims)
+        count = math.prod([x.shape[a] for a in axis])
         if integer:
             if count == 0:
                 return np.zeros_like(total)
             # NOTE: TF's integer mean is C division: it truncates toward zero.
             quotient = np.abs(total) // count
             return np.where(total < 0, -quotient, quotient).astype(out, copy=False)
+        if count:  # dividing by a positive count raises no floating-point flag
+            return (total / count).astype(out, copy=False)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (total / count).astype(out, copy=False)
 

@@ -42,7 +42,7 @@ def _dims(shape) -> tuple:
         raise errors.InvalidArgumentError(
             None, None, f"shape must be a vector of {{int32,int64}}, got shape "
                         f"[{','.join(str(d) for d in shape.shape)}]")
-    dims = tuple(int(d) for d in shape)
+    dims = tuple(shape.tolist())  # Python ints, cheaper than int() of each NumPy scalar
     for d in dims:
         if d < 0:
             raise errors.InvalidArgumentError(None, None, f"Dimension {d} must be >= 0")
@@ -130,10 +130,11 @@ def _random_uniform_int_kernel(seed, seed2, Tout):
             if np.ndim(value) != 0:
                 raise errors.InvalidArgumentError(
                     None, None, f"{name} must be 0-D, got shape {list(np.shape(value))}")
-        if int(minval) >= int(maxval):
+        low, high = int(minval), int(maxval)
+        if low >= high:
             raise errors.InvalidArgumentError(
-                None, None, f"Need minval < maxval, got {int(minval)} >= {int(maxval)}")
-        return rng.integers(int(minval), int(maxval), size=dims, dtype=out_type)
+                None, None, f"Need minval < maxval, got {low} >= {high}")
+        return rng.integers(low, high, size=dims, dtype=out_type)
 
     return uniform_int
 

@@ -295,6 +295,17 @@ def _decode_raw_kernel(out_type, little_endian):
     native = np.dtype(out_type.as_numpy_dtype)
 
     def decode_raw(data):
+        if data.size == 1:  # one record per step (a reader's value): no join, no length scan
+            record = data.reshape(-1)[0]
+            if len(record) % itemsize:
+                raise _invalid(f"Input to DecodeRaw has length {len(record)} that is not a "
+                               f"multiple of {itemsize}, the size of {out_type.name}")
+            values = np.frombuffer(record, dtype=wire)
+            if out_type.base_dtype == dtypes.bfloat16:
+                values = (values.astype(np.uint32) << 16).view(np.float32)
+            elif out_type.base_dtype == dtypes.bool_:
+                values = values != 0
+            return values.astype(native).reshape(data.shape + (len(record) // itemsize,))
         flat = data.reshape(-1)
         if flat.size == 0:
             return np.zeros(data.shape + (0,), native)

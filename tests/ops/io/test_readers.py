@@ -205,3 +205,40 @@ def test_read_write_and_match_files(graph, tmp_path):
         assert sess.run(several).tolist() == [str(tmp_path / "x1.txt").encode()]
         with pytest.raises(tf.errors.NotFoundError, match="No such file"):
             sess.run(tf.read_file(str(tmp_path / "absent")))
+
+
+def test_concurrent_fixed_length_reads_deliver_every_record_once(graph, tmp_path):
+    # Reads served at once (a work item open, nobody reading) and reads that wait for the
+    # next file mix across threads; every record comes once, keys name file and index.
+    paths = []
+    for k in range(5):
+        path = tmp_path / f"r{k}.bin"
+        path.write_bytes(b"".join(bytes([k, i, 255 - i]) for i in range(40 + k)))
+        paths.append(str(path))
+    queue = tf.FIFOQueue(8, [tf.string], shapes=[[]])
+    reader = tf.FixedLengthRecordReader(record_bytes=3)
+    key, value = reader.read(queue)
+    got, lock = [], threading.Lock()
+    with tf.Session() as sess:
+        sess.run(queue.enqueue_many([paths]))
+        sess.run(queue.close())
+
+        def work():
+            while True:
+                try:
+                    k, v = sess.run([key, value])
+                except tf.errors.OutOfRangeError:
+                    return
+                with lock:
+                    got.append((k, v))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        counts = sess.run([reader.num_records_produced(), reader.num_work_units_completed()])
+    expected = sorted((f"{paths[k]}:{i}".encode(), bytes([k, i, 255 - i]))
+                      for k in range(5) for i in range(40 + k))
+    assert sorted(got) == expected
+    assert counts == [len(expected), 5]

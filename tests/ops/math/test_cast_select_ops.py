@@ -216,3 +216,18 @@ def test_select_bit_picking_equals_np_where(dtype, shape, strided, seed):
         want = np.where(condition, t, e)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("src", [np.int8, np.uint8, np.int32, np.int64, np.uint64, np.bool_])
+@pytest.mark.parametrize("dst", [tf.float32, tf.float64, tf.complex64, tf.int8, tf.uint16,
+                                 tf.int64])
+def test_integer_casts_wrap_or_round_as_numpy_and_warn_nothing(src, dst):
+    # These casts run without np.errstate: no floating-point flag can arise from them.
+    info = np.iinfo(src) if src is not np.bool_ else None
+    values = np.array([0, 1, True] if info is None else [info.min, info.max, 0, 1, 7], src)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.as_dtype(src), [None])
+        with tf.Session() as sess, np.errstate(all="raise"):
+            got = sess.run(tf.cast(x, dst), {x: values})
+    np.testing.assert_array_equal(got, values.astype(dst.as_numpy_dtype))
+    assert got.dtype == dst.as_numpy_dtype

@@ -346,3 +346,20 @@ def test_reduce_join_single_axis_matches_python(array, data):
     rows = moved.reshape(-1, array.shape[axis])
     expected = _obj([b"|".join(row) for row in rows]).reshape(moved.shape[:-1])
     np.testing.assert_array_equal(np.asarray(value, dtype=object), expected)
+
+
+@pytest.mark.parametrize("dtype", [tf.uint8, tf.bool, tf.float16, tf.bfloat16, tf.int64,
+                                   tf.complex64])
+@pytest.mark.parametrize("little", [True, False])
+def test_decode_raw_one_record_matches_a_batch_of_records(graph, dtype, little):
+    # One record per step (a reader's value) takes its own path; it must decode as a row of a
+    # batch does, for every element type and byte order, into a writable array.
+    records = [bytes(range(16)), bytes(range(100, 116))]
+    batch = _run(tf.decode_raw(_obj(records), dtype, little_endian=little))
+    for shape in [(), (1,), (1, 1)]:
+        record = np.empty(shape, object)
+        record[...] = records[1]
+        one = _run(tf.decode_raw(record, dtype, little_endian=little))
+        assert one.shape == shape + batch.shape[1:] and one.dtype == batch.dtype
+        np.testing.assert_array_equal(one.reshape(-1), batch[1])
+        one.reshape(-1)[0] = one.reshape(-1)[1]  # writable, as TF's outputs are
