@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
@@ -18,6 +18,7 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import intra_op
 from tensorflux.ops import array as array_ops
+from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
 from tensorflux.ops.math.unary import Conj, conj
@@ -207,7 +208,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a, b: tensors of the same numeric dtype, rank >= 2.
         transpose_a, transpose_b: transpose the last two dimensions first.
         adjoint_a, adjoint_b: conjugate-transpose the last two dimensions first.
-        a_is_sparse, b_is_sparse: hints, ignored (dense kernels).
+        a_is_sparse, b_is_sparse: hints that an operand is mostly zeros: float32/bfloat16
+            2-D operands then use SparseMatMul (a float32 product, cast back to bfloat16
+            when both are bfloat16), as TF1 does.
         name: op name (default "MatMul").
 
     Returns:
@@ -240,6 +243,21 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             a, transpose_a = conj(a), True
         if adjoint_b:
             b, transpose_b = conj(b), True
+        a_type, b_type = a.dtype.base_dtype, b.dtype.base_dtype
+        sparse_types = (dtypes.float32, dtypes.bfloat16)
+        # As TF1: sparsity hints on float32/bfloat16 operands, or a bfloat16 operand mixed
+        # with another dtype (MatMul takes one dtype), use SparseMatMul (float32 product).
+        if ((a_is_sparse or b_is_sparse) and a_type in sparse_types and b_type in sparse_types) \
+                or (dtypes.bfloat16 in (a_type, b_type) and a_type != b_type):
+            # cycle: ops.sparse (its package facade) imports ops.math, which imports this module
+            from tensorflux.ops.sparse.matmul import SparseMatMul
+
+            product = SparseMatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b,
+                                   a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse,
+                                   name=scope)
+            if a_type == dtypes.bfloat16 and b_type == dtypes.bfloat16:
+                product = cast_ops.cast(product, dtypes.bfloat16)
+            return product
         return MatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, name=scope)
 
 

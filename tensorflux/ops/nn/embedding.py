@@ -6,6 +6,7 @@ from __future__ import annotations
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -153,6 +154,13 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
     _check_combiner(combiner)
     sparse_ids = _sparse(sparse_ids, "sparse_ids")
+    if sparse_weights is not None:
+        # TF1: every shard takes the weights' dtype (a shard of another dtype is an error).
+        weights_dtype = _sparse(sparse_weights, "sparse_weights").dtype.base_dtype
+        embedding_weights = [
+            w if hasattr(w, "sparse_read") and w.dtype.base_dtype == weights_dtype
+            else convert_to_tensor(w, dtype=weights_dtype)
+            for w in embedding_weights]
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "embedding_lookup"):
         original_shape = sparse_ids.dense_shape
@@ -192,3 +200,13 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         final.set_shape(TensorShape(None if outer_rank is None else [None] * outer_rank)
                         .concatenate(result.shape[1:]))
         return final
+
+
+def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None,
+                                    combiner="mean", default_id=None, max_norm=None,
+                                    name=None):
+    """TF2's `safe_embedding_lookup_sparse` signature: always the "div" partition strategy
+    (the TF1 default), no `partition_strategy` argument."""
+    return safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights,
+                                        combiner=combiner, default_id=default_id, name=name,
+                                        partition_strategy="div", max_norm=max_norm)

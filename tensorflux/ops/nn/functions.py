@@ -461,6 +461,18 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ValueError: no params, or an unknown `partition_strategy`.
     """
     del validate_indices
+    return _embedding_lookup_and_transform(params, ids, partition_strategy, name=name,
+                                           max_norm=max_norm)
+
+
+def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=None,
+                                    max_norm=None, transform_fn=None):
+    """`embedding_lookup` that applies `transform_fn` to each shard's gathered rows (after
+    `max_norm` clipping) before they are stitched together (TF1's private helper).
+
+    `transform_fn` maps a [k, ...] tensor of rows to [k, ...'] rows; the result then has
+    shape `ids.shape + rows'.shape[1:]`.
+    """
     if isinstance(params, (list, tuple)):
         params = list(params)
     elif hasattr(params, "_get_variable_list"):
@@ -471,14 +483,20 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         raise ValueError("Need at least one param")
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
+
+    def rows_of(p, g):
+        rows = _clip(array_ops.gather(p, g), g, max_norm)
+        return rows if transform_fn is None else transform_fn(rows)
+
     graph = graph_mod.get_default_graph()
     with _scope(name, "embedding_lookup") as scope:
         params = [convert_to_tensor(p, name="params") for p in params]
         ids = convert_to_tensor(ids, name="ids")
-        if len(params) == 1:
+        if len(params) == 1 and (transform_fn is None or ids.shape.ndims == 1):
             with graph.colocate_with(params[0]):
-                rows = _clip(array_ops.gather(params[0], ids), ids, max_norm)
+                rows = rows_of(params[0], ids)
             return array_ops.identity(rows, name=scope)
+        # Several shards, or a transform that must see [k, ...] rows: flatten the ids.
         flat_ids = array_ops.reshape(ids, [-1])
         original = math_ops.range(array_ops.size(flat_ids))
         assign, new_ids = _partition(flat_ids, params, partition_strategy)
@@ -488,10 +506,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         parts = []
         for p, g in zip(params, gather_ids):
             with graph.colocate_with(p):
-                parts.append(_clip(array_ops.gather(p, g), g, max_norm))
+                parts.append(rows_of(p, g))
         merged = array_ops.dynamic_stitch(positions, parts)
         element = TensorShape(None)
-        for p in params:
+        sources = params if transform_fn is None else parts
+        for p in sources:
             element = element.merge_with(p.shape[1:]) if p.shape.ndims is not None else element
         if element.is_fully_defined() and isinstance(ids, Tensor):
             target = array_ops.concat([array_ops.shape(ids),

@@ -181,3 +181,27 @@ GRADIENT_CASES = [
     ("BatchMatMul", _case(lambda tf, a, b: matmul_ops.BatchMatMul(a, b, adj_x=True, adj_y=True),
                           [2, 3, 2], [2, 2, 3])),
 ]
+
+
+def test_sparsity_hints_and_mixed_bfloat16_use_sparse_matmul():
+    rng = np.random.RandomState(2)
+    a = (rng.randint(-8, 8, size=(4, 3)) / 4.0).astype(np.float32)   # exact in bfloat16
+    b = (rng.randint(-8, 8, size=(5, 3)) / 4.0).astype(np.float32)
+    with tf.Graph().as_default():
+        a16, b16 = tf.cast(a, tf.bfloat16), tf.cast(b, tf.bfloat16)
+        hinted = tf.matmul(a, b, transpose_b=True, a_is_sparse=True)
+        mixed = tf.matmul(a16, tf.constant(b), transpose_b=True)
+        both16 = tf.matmul(a16, b16, transpose_b=True, b_is_sparse=True)
+        plain = tf.matmul(a, b, transpose_b=True)
+        assert hinted.op.type == "SparseMatMul" and mixed.op.type == "SparseMatMul"
+        assert plain.op.type == "MatMul"
+        assert (hinted.dtype, mixed.dtype, both16.dtype) == (tf.float32, tf.float32,
+                                                             tf.bfloat16)
+        (da,) = tf.gradients(tf.reduce_sum(mixed), [a16])
+        with tf.Session() as sess:
+            got = sess.run([hinted, mixed, tf.cast(both16, tf.float32), da])
+    ref = a @ b.T
+    for value in got[:3]:
+        np.testing.assert_allclose(value, ref, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(got[3], np.float32),
+                               np.tile(b.sum(axis=0), (4, 1)), rtol=1e-2)
