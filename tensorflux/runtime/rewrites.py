@@ -29,7 +29,9 @@
    [-> `Relu`/`Relu6`] chains whose intermediate results nothing else reads (not fetched,
    no other consumer, same device) become one `_FusedConv2D` / `_FusedMatMul` node named
    after the chain's last node, as TF's remapper does: bias and activation run in place on
-   the product, bit-identically.
+   the product, bit-identically. Before that, sums of products (`AddN` of `MatMul`s, or of
+   `BiasAddGrad`s: a shared weight's gradient in an unrolled RNN) become one product over
+   concatenated operands (`merge_product_sums`; values differ by summation order only).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -70,7 +72,7 @@ from tensorflux.runtime import node_edges
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
-from tensorflux.runtime.remapper import fuse_products, reorder_pool_gradients
+from tensorflux.runtime.remapper import fuse_products, merge_product_sums, reorder_pool_gradients
 
 DEFAULT_MAX_FOLDED_BYTES = 10 * 1024 * 1024
 
@@ -132,6 +134,7 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
     if options.common_subexpressions:
         nodes = eliminate_common_subexpressions(nodes, protected)
     if options.fuse_products:
+        nodes = merge_product_sums(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
     if options.fuse_elementwise:
