@@ -16,6 +16,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import intra_op
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array.gradient_helpers import is_zero
@@ -169,15 +170,26 @@ def _sparse_softmax_xent_kernel(features, labels):
     backprop = np.empty_like(features)
     loss = np.empty(labels.shape, features.dtype)
     # Blocks of rows that stay in cache across the three passes (shift, exp, normalise); each
-    # row's arithmetic is the same as on the whole array, so results do not depend on the block.
+    # row's arithmetic is the same as on the whole array, so results do not depend on the block
+    # nor on the thread running it (blocks run on the intra-op threads the budget gives).
     block = max(1, _XENT_BLOCK_ELEMENTS // max(classes, 1))
-    for start in range(0, labels.shape[0], block):
+    starts = range(0, labels.shape[0], block)
+
+    def rows(i: int) -> None:
+        start = starts[i]
         _sparse_xent_rows(features[start:start + block], labels[start:start + block],
                           backprop[start:start + block], loss[start:start + block])
+
+    if features.size >= _XENT_SPLIT_ELEMENTS:
+        intra_op.run_elementwise(rows, len(starts))
+    else:
+        for i in range(len(starts)):
+            rows(i)
     return loss, backprop
 
 
 _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
+_XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
 
 
 def _sparse_xent_rows(features, labels, backprop, loss):
