@@ -31,7 +31,9 @@
    after the chain's last node, as TF's remapper does: bias and activation run in place on
    the product, bit-identically. Before that, sums of products (`AddN` of `MatMul`s, or of
    `BiasAddGrad`s: a shared weight's gradient in an unrolled RNN) become one product over
-   concatenated operands (`merge_product_sums`; values differ by summation order only).
+   concatenated operands (`merge_product_sums`; values differ by summation order only), and
+   a constant per-row `Mul` of the sparse softmax cross-entropy's backprop (the gradient of
+   a mean loss) is taken inside the op (`fuse_xent_scale`, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -72,7 +74,12 @@ from tensorflux.runtime import node_edges
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
-from tensorflux.runtime.remapper import fuse_products, merge_product_sums, reorder_pool_gradients
+from tensorflux.runtime.remapper import (
+    fuse_products,
+    fuse_xent_scale,
+    merge_product_sums,
+    reorder_pool_gradients,
+)
 
 DEFAULT_MAX_FOLDED_BYTES = 10 * 1024 * 1024
 
@@ -135,6 +142,7 @@ def optimize(nodes, fetch_points, optimizer_options=None) -> list:
         nodes = eliminate_common_subexpressions(nodes, protected)
     if options.fuse_products:
         nodes = merge_product_sums(nodes, protected)
+        nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
     if options.fuse_elementwise:

@@ -150,6 +150,25 @@ def _sparse_softmax_xent_shape(features, labels):
 
 @SparseSoftmaxCrossEntropyWithLogits.kernel
 def _sparse_softmax_xent_kernel(features, labels):
+    return sparse_softmax_xent(features, labels)
+
+
+def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) -> tuple:
+    """SparseSoftmaxCrossEntropyWithLogits' kernel: (loss, backprop), with the backprop rows
+    multiplied by `scale` when given (`_SparseSoftmaxCrossEntropyWithLogitsScaled`, the
+    remapper's fusion of the gradient's `Mul`: the same products, taken while in cache).
+
+    Args:
+        features: `[batch, classes]` logits.
+        labels: `[batch]` int class ids in `[0, classes)`.
+        scale: None, or an array broadcastable to `[batch, 1]` of `features`' dtype.
+
+    Returns:
+        (loss `[batch]`, backprop `[batch, classes]`).
+
+    Raises:
+        InvalidArgumentError: bad ranks or shapes, or a label out of range.
+    """
     if features.ndim != 2:
         raise errors.InvalidArgumentError(
             None, None, f"logits must be 2-D, but got shape {list(features.shape)}")
@@ -167,6 +186,13 @@ def _sparse_softmax_xent_kernel(features, labels):
             None, None, f"Received a label value of {labels[bad][0]} which is outside the valid "
                         f"range of [0, {classes}).  Label values: "
                         f"{' '.join(str(v) for v in labels.tolist())}")
+    if scale is not None:
+        try:
+            scale = np.broadcast_to(scale, (labels.shape[0], 1))
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Incompatible shapes: {list(np.shape(scale))} vs. "
+                            f"{list(features.shape)}") from None
     backprop = np.empty_like(features)
     loss = np.empty(labels.shape, features.dtype)
     # Blocks of rows that stay in cache across the three passes (shift, exp, normalise); each
@@ -176,9 +202,10 @@ def _sparse_softmax_xent_kernel(features, labels):
     starts = range(0, labels.shape[0], block)
 
     def rows(i: int) -> None:
-        start = starts[i]
-        _sparse_xent_rows(features[start:start + block], labels[start:start + block],
-                          backprop[start:start + block], loss[start:start + block])
+        part = slice(starts[i], starts[i] + block)
+        _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
+        if scale is not None:
+            np.multiply(scale[part], backprop[part], out=backprop[part])
 
     if features.size >= _XENT_SPLIT_ELEMENTS:
         intra_op.run_elementwise(rows, len(starts))
