@@ -170,6 +170,7 @@ def _summand(src, add_n, position, consumers, protected):
     if src.op not in ("MatMul", "BiasAddGrad") or id(src) in protected or \
             src.attrs.get("_class") or src.device != add_n.device or \
             src.attrs.get("T") != add_n.attrs.get("T") or \
+            any(dtype.is_ref_dtype for dtype in src.input_dtypes) or \
             _data_readers(src, consumers) != [(reader, position)]:
         return None
     removed.append(src)
@@ -292,7 +293,9 @@ _SCALED_XENT = "_SparseSoftmaxCrossEntropyWithLogitsScaled"
 
 def _row_scale(node, dtype):
     """True when `node` is a Const of `dtype` with one value per row: shape [], [1] or [k, 1]."""
-    if node.op != "Const" or node.inputs or node.attrs.get("dtype") != dtype:
+    # NOTE: no control inputs either: a folded Const may wait for nodes after the op.
+    if node.op != "Const" or node.inputs or node.control_inputs or \
+            node.attrs.get("dtype") != dtype:
         return False
     shape = np.shape(node.attrs.get("value"))
     return len(shape) == 0 or (len(shape) <= 2 and shape[-1] == 1)
