@@ -38,10 +38,11 @@ Intra-op split: when BLAS gets fewer threads than the kernel may use (`intra_op_
 large kernels (MatMul, _FusedMatMul, Conv2D, _FusedConv2D and the backprops on either path,
 im2col or frequency domain, and the compiled pooling kernels) are cut into parts run at once
 on a small helper pool (`lib/numerics/intra_op.py`), one BLAS thread each, so a loaded
-machine still gives a kernel as many runnable threads as the budget allows. Kernels without
-BLAS calls (compiled updates and epilogues, the softmax cross-entropy's row blocks) split over
-`max(splits, blas)` threads (`intra_op.run_elementwise`): on a quiet machine BLAS's threads are
-idle while they run, and TF's Eigen kernels use its intra-op pool the same way.
+machine still gives a kernel as many runnable threads as the budget allows. On a quiet
+machine (BLAS with several threads) large kernels without BLAS calls (compiled updates and
+epilogues, the softmax cross-entropy's row blocks) split over BLAS's thread count instead
+(`intra_op.run_elementwise`): BLAS's threads are idle while they run, and TF's Eigen kernels
+use its intra-op pool the same way.
 
 The limits hold while a session (or a server) of the process lives; the original BLAS
 thread counts come back when the last one closes. numba kernels call `intra_op_threads()`
@@ -363,19 +364,17 @@ class _Process:
         self.threads = blas_threads(self.intra, self.cores, max(self.others), 1 + self.busy)
         self.blas.set(self.threads)
         splits = intra_op_splits(self.intra, self.cores, self.threads, 1 + self.busy)
-        # Kernels without BLAS calls may use BLAS's threads too (idle while they run).
-        self._set_splits(splits, max(splits, self.threads))
+        # Kernels without BLAS calls use BLAS's threads when it has several (free cores).
+        self._set_splits(splits, self.threads)
 
     def _set_splits(self, splits: int, elementwise: int = 1) -> None:
-        elementwise = max(splits, elementwise)
         if (splits, elementwise) == (self.splits, self.elementwise):
             return
         self.splits, self.elementwise = splits, elementwise
-        if elementwise > 1 and (self.intra_pool is None or
-                                self.intra_pool.num_threads < elementwise - 1):
-            self.intra_pool = KernelPool(elementwise - 1, "tfx-intra-op", counted=False)
-        intra_op.configure(splits, self.intra_pool.try_run if elementwise > 1 else None,
-                           elementwise)
+        helpers = max(splits, elementwise) - 1
+        if helpers and (self.intra_pool is None or self.intra_pool.num_threads < helpers):
+            self.intra_pool = KernelPool(helpers, "tfx-intra-op", counted=False)
+        intra_op.configure(splits, self.intra_pool.try_run if helpers else None, elementwise)
 
     def refresh(self, budget: ThreadBudget) -> None:
         with self.lock:

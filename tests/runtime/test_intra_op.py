@@ -109,6 +109,7 @@ def test_process_splits_under_load_and_resets_on_release():
     try:
         process.acquire(budget)
         assert process.threads == 1 and intra_op.splits() == 2
+        assert intra_op.elementwise_splits() == 1  # under load they stay inline
         process.kernel_started()  # an inter-op kernel runs too: no split
         assert intra_op.splits() == 1
         process.kernel_finished()
