@@ -19,7 +19,7 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.lib.numerics import conv2d as conv_kernels
-from tensorflux.lib.numerics import epilogue_jit, intra_op, jit
+from tensorflux.lib.numerics import epilogue_jit, jit
 from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.nn import conv as conv_ops
 from tensorflux.ops.nn import core as nn_core
@@ -126,7 +126,7 @@ def _fused_matmul_kernel(transpose_a, transpose_b, num_args, fused_ops, epsilon)
     epilogue = _epilogue(fused_ops, "_FusedMatMul")
 
     def fused_matmul(a, b, bias):
-        y = intra_op.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+        y = matmul_ops.product(a, b, transpose_a, transpose_b)
         _check_bias(bias, y.shape[1], "_FusedMatMul")
         epilogue(y, bias)
         return y
