@@ -33,7 +33,11 @@
    [-> `Relu`/`Relu6`] chains whose intermediate results nothing else reads (not fetched,
    no other consumer, same device) become one `_FusedConv2D` / `_FusedMatMul` node named
    after the chain's last node, as TF's remapper does: bias and activation run in place on
-   the product, bit-identically.
+   the product, bit-identically. Before that, sums of products (`AddN` of `MatMul`s, or of
+   `BiasAddGrad`s: a shared weight's gradient in an unrolled RNN) become one product over
+   concatenated operands (`merge_product_sums`; values differ by summation order only), and
+   a constant per-row `Mul` of the sparse softmax cross-entropy's backprop (the gradient of
+   a mean loss) is taken inside the op (`fuse_xent_scale`, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -87,7 +91,12 @@ from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
-from tensorflux.runtime.remapper import fuse_products, reorder_pool_gradients
+from tensorflux.runtime.remapper import (
+    fuse_products,
+    fuse_xent_scale,
+    merge_product_sums,
+    reorder_pool_gradients,
+)
 
 _COMMUTATIVE = frozenset({"Add", "AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual",
                           "LogicalAnd", "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
@@ -172,6 +181,8 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
     if options.common_subexpressions:
         nodes = eliminate_common_subexpressions(nodes, protected)
     if options.fuse_products:
+        nodes = merge_product_sums(nodes, protected)
+        nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
     if options.fuse_elementwise:

@@ -38,7 +38,11 @@ Intra-op split: when BLAS gets fewer threads than the kernel may use (`intra_op_
 large kernels (MatMul, _FusedMatMul, Conv2D, _FusedConv2D and the backprops on either path,
 im2col or frequency domain, and the compiled pooling kernels) are cut into parts run at once
 on a small helper pool (`lib/numerics/intra_op.py`), one BLAS thread each, so a loaded
-machine still gives a kernel as many runnable threads as the budget allows.
+machine still gives a kernel as many runnable threads as the budget allows. On a quiet
+machine (BLAS with several threads) large kernels without BLAS calls (compiled updates and
+epilogues, the softmax cross-entropy's row blocks) split over BLAS's thread count instead
+(`intra_op.run_elementwise`): BLAS's threads are idle while they run, and TF's Eigen kernels
+use its intra-op pool the same way.
 
 The limits hold while a session (or a server) of the process lives; the original BLAS
 thread counts come back when the last one closes. numba kernels call `intra_op_threads()`
@@ -324,6 +328,7 @@ class _Process:
         self.next_probe = 0.0
         self.threads = 1
         self.splits = 1
+        self.elementwise = 1
         self.intra_pool = None
         self.global_pools: dict = {}
 
@@ -358,15 +363,18 @@ class _Process:
             return
         self.threads = blas_threads(self.intra, self.cores, max(self.others), 1 + self.busy)
         self.blas.set(self.threads)
-        self._set_splits(intra_op_splits(self.intra, self.cores, self.threads, 1 + self.busy))
+        splits = intra_op_splits(self.intra, self.cores, self.threads, 1 + self.busy)
+        # Kernels without BLAS calls use BLAS's threads when it has several (free cores).
+        self._set_splits(splits, self.threads)
 
-    def _set_splits(self, splits: int) -> None:
-        if splits == self.splits:
+    def _set_splits(self, splits: int, elementwise: int = 1) -> None:
+        if (splits, elementwise) == (self.splits, self.elementwise):
             return
-        self.splits = splits
-        if splits > 1 and (self.intra_pool is None or self.intra_pool.num_threads < splits - 1):
-            self.intra_pool = KernelPool(splits - 1, "tfx-intra-op", counted=False)
-        intra_op.configure(splits, self.intra_pool.try_run if splits > 1 else None)
+        self.splits, self.elementwise = splits, elementwise
+        helpers = max(splits, elementwise) - 1
+        if helpers and (self.intra_pool is None or self.intra_pool.num_threads < helpers):
+            self.intra_pool = KernelPool(helpers, "tfx-intra-op", counted=False)
+        intra_op.configure(splits, self.intra_pool.try_run if helpers else None, elementwise)
 
     def refresh(self, budget: ThreadBudget) -> None:
         with self.lock:

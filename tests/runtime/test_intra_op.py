@@ -109,6 +109,7 @@ def test_process_splits_under_load_and_resets_on_release():
     try:
         process.acquire(budget)
         assert process.threads == 1 and intra_op.splits() == 2
+        assert intra_op.elementwise_splits() == 1  # under load they stay inline
         process.kernel_started()  # an inter-op kernel runs too: no split
         assert intra_op.splits() == 1
         process.kernel_finished()
@@ -119,11 +120,75 @@ def test_process_splits_under_load_and_resets_on_release():
         process.next_probe = 0.0
         process.refresh(budget)
         assert process.threads == 2 and intra_op.splits() == 1
+        assert intra_op.elementwise_splits() == 2  # kernels without BLAS use BLAS's threads
         load[0] = 2.0
         process.next_probe = 0.0
         process.refresh(budget)
         assert intra_op.splits() == 2
     finally:
         process.release()
-    assert intra_op.splits() == 1
+    assert intra_op.splits() == 1 and intra_op.elementwise_splits() == 1
     process.intra_pool.close()
+
+
+def test_one_thread_budget_never_splits_elementwise_kernels():
+    process = tb._Process(probe=lambda cores: 0.0, blas=_FakeBlas())
+    try:
+        process.acquire(tb.ThreadBudget(2, 1, 2))  # intra_op_parallelism_threads=1
+        assert intra_op.splits() == 1 and intra_op.elementwise_splits() == 1
+    finally:
+        process.release()
+
+
+@pytest.fixture
+def elementwise_two():
+    """A quiet machine: products unsplit (BLAS has the threads), elementwise kernels on 2."""
+    pool = tb.KernelPool(1, "test-intra-op", counted=False)
+    used = []
+
+    def submit(fn):
+        ran = pool.try_run(fn)
+        used.append(ran)
+        return ran
+
+    intra_op.configure(1, submit, elementwise=2)
+    yield used
+    intra_op.configure(1)
+    pool.close()
+
+
+def test_elementwise_parts_run_on_helpers_while_products_stay_whole(elementwise_two):
+    assert intra_op.splits() == 1 and intra_op.elementwise_splits() == 2
+    a, b = _rand(256, 300), _rand(300, 200, seed=1)
+    np.testing.assert_array_equal(intra_op.matmul(a, b), a @ b)
+    intra_op.run_parts(lambda i: None, 4)
+    assert elementwise_two == []  # run_parts follows the product split: inline
+    done = []
+    intra_op.run_elementwise(done.append, 5)
+    assert sorted(done) == [0, 1, 2, 3, 4] and elementwise_two == [True]
+    with pytest.raises(ZeroDivisionError):
+        intra_op.run_elementwise(lambda i: 1 // (i - 3), 6)
+
+
+def test_split_xent_and_epilogue_equal_inline(elementwise_two):
+    from tensorflux.lib.numerics import epilogue_jit, jit
+    from tensorflux.ops.nn import core
+    rng = np.random.default_rng(4)
+    logits = _rand(70, 9000, seed=2)
+    logits[3, 5], logits[9, :] = np.nan, -np.inf
+    labels = rng.integers(0, 9000, 70)
+    loss, backprop = core._sparse_softmax_xent_kernel(logits, labels)
+    y = _rand(300, 1000, seed=3)
+    bias = _rand(1000, seed=4)
+    split_y = y.copy()
+    if jit.available():
+        epilogue_jit.bias_activation(split_y, bias, "Relu")
+    assert elementwise_two  # both ran on the helper
+    intra_op.configure(1)
+    with np.errstate(all="ignore"):
+        want_loss, want_backprop = core._sparse_softmax_xent_kernel(logits, labels)
+    np.testing.assert_array_equal(loss, want_loss)
+    np.testing.assert_array_equal(backprop, want_backprop)
+    if jit.available():
+        epilogue_jit.bias_activation(y, bias, "Relu")
+        np.testing.assert_array_equal(split_y, y)

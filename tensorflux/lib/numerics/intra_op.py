@@ -16,7 +16,14 @@ callable, each part with the process's single BLAS thread and no spin synchronis
   gives each row the same sums whatever the row count (it does at these sizes in practice).
   The bulk of a part must release the GIL (BLAS, NumPy copies, numba `nogil` kernels).
 
-The runtime decides the split (`configure(splits, submit)`, from the thread budget); this
+- `run_elementwise(fn, parts)` is `run_parts` for parts that call no BLAS (compiled loops,
+  NumPy elementwise passes) on a quiet machine: when BLAS has several threads (cores are
+  free, `splits() == 1`), such a kernel runs on as many, as TF's Eigen kernels do on its
+  intra-op pool. Under load (BLAS with one thread) it stays inline: a 2-3 ms kernel split
+  over a helper that waits for a time slice took 2-3x longer (median) at load 8 on 2 cores.
+
+The runtime decides the split (`configure(splits, submit, elementwise)`, from the thread
+budget); this
 module imports nothing of it. With `splits == 1` (the default, a quiet machine, BLAS with
 several threads) `matmul` is `np.matmul` and `run_parts` a loop after one comparison. Parts
 are claimed from a shared counter, so a helper that never starts (a busy pool) costs nothing:
@@ -36,27 +43,38 @@ MIN_CHUNK_FLOPS = 4_000_000
 # processes share our cores) holds back at most one small chunk, not half the product.
 CHUNKS_PER_THREAD = 2
 
-# [splits, submit]: set by the runtime (`configure`); one list so a read is one lookup.
-_STATE = [1, None]
+# [splits, submit, elementwise splits]: set by the runtime (`configure`); one list so a read
+# is one lookup.
+_STATE = [1, None, 1]
 
-__all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "matmul", "run_parts",
-           "balanced_parts"]
+__all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "elementwise_splits",
+           "matmul", "run_parts", "run_elementwise", "balanced_parts"]
 
 
-def configure(splits: int, submit=None) -> None:
+def configure(splits: int, submit=None, elementwise: int | None = None) -> None:
     """Sets how many row chunks a large product is cut into and where the others run.
 
     Args:
         splits: chunks per large product (1: never split).
         submit: `submit(fn) -> bool` runs `fn()` on an idle helper thread or returns False.
+        elementwise: threads a kernel without BLAS calls may use (`run_elementwise`; default
+            1: inline).
     """
     splits = max(1, int(splits))
-    _STATE[:] = [splits if submit is not None else 1, submit]
+    elementwise = max(1, int(elementwise or 1))
+    if submit is None:
+        splits = elementwise = 1
+    _STATE[:] = [splits, submit, elementwise]
 
 
 def splits() -> int:
     """The chunks a large product is cut into now (1: no split)."""
     return _STATE[0]
+
+
+def elementwise_splits() -> int:
+    """The threads a kernel without BLAS calls may run on now (1: inline)."""
+    return _STATE[2]
 
 
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -120,6 +138,21 @@ def run_parts(fn, parts: int) -> None:
         parts: the number of parts.
     """
     threads = min(_STATE[0], parts)
+    if threads <= 1:
+        for i in range(parts):
+            fn(i)
+        return
+    _run(fn, parts, threads, _STATE[1])
+
+
+def run_elementwise(fn, parts: int) -> None:
+    """`run_parts` for parts that call no BLAS: on up to `elementwise_splits()` threads.
+
+    Args:
+        fn: `fn(i) -> None`, one part of the work (releasing the GIL for its bulk).
+        parts: the number of parts.
+    """
+    threads = min(_STATE[2], parts)
     if threads <= 1:
         for i in range(parts):
             fn(i)

@@ -1,5 +1,7 @@
 """`_FusedConv2D` and `_FusedMatMul`: a convolution or matrix product followed by BiasAdd and
-optionally an activation, in one kernel (TF's grappler remapper makes the same ops).
+optionally an activation, in one kernel (TF's grappler remapper makes the same ops); and
+`_SparseSoftmaxCrossEntropyWithLogitsScaled`: the sparse softmax cross-entropy with its
+gradient's constant `Mul` applied to the backprop rows while they are in cache.
 
 Users never build these: the runtime's rewrites (runtime/rewrites.py, rule 6) replace a
 `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`/`Elu`] chain whose intermediate results
@@ -17,9 +19,10 @@ import numpy as np
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.lib.numerics import conv2d as conv_kernels
-from tensorflux.lib.numerics import epilogue_jit, intra_op, jit
+from tensorflux.lib.numerics import epilogue_jit, jit
 from tensorflux.ops.math import matrix_product as matmul_ops
 from tensorflux.ops.nn import conv as conv_ops
+from tensorflux.ops.nn import core as nn_core
 
 __all__: list = []
 
@@ -123,9 +126,29 @@ def _fused_matmul_kernel(transpose_a, transpose_b, num_args, fused_ops, epsilon)
     epilogue = _epilogue(fused_ops, "_FusedMatMul")
 
     def fused_matmul(a, b, bias):
-        y = intra_op.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+        y = matmul_ops.product(a, b, transpose_a, transpose_b)
         _check_bias(bias, y.shape[1], "_FusedMatMul")
         epilogue(y, bias)
         return y
 
     return fused_matmul
+
+
+# -- _SparseSoftmaxCrossEntropyWithLogitsScaled -----------------------------------------------
+
+SparseSoftmaxXentScaled = define_op(
+    "_SparseSoftmaxCrossEntropyWithLogitsScaled",
+    inputs=["features: T", "labels: Tlabels", "scale: T"], outputs=["loss: T", "backprop: T"],
+    attrs=[_TYPES, "Tlabels: {int32, int64} = int64"], differentiable=False)
+
+
+@SparseSoftmaxXentScaled.shape_fn
+def _scaled_xent_shape(features, labels, scale):
+    return nn_core._sparse_softmax_xent_shape(features, labels)
+
+
+@SparseSoftmaxXentScaled.kernel
+def _scaled_xent_kernel(features, labels, scale):
+    """SparseSoftmaxCrossEntropyWithLogits whose backprop is `scale * backprop` (`scale`
+    broadcasts to `[batch, 1]`), bit-identical to the op followed by that `Mul`."""
+    return nn_core.sparse_softmax_xent(features, labels, scale)

@@ -60,14 +60,41 @@ def _matmul_shape(a, b, *, transpose_a, transpose_b):
     return TensorShape([rows, cols])
 
 
+# `a @ b.T` with few rows in `a` runs as `(b @ a.T).T`: OpenBLAS packs a transposed large
+# operand slowly, the small one cheaply (single thread: [32, 1024] @ [1024, 512]^T 0.89 ->
+# 0.61 ms, [128, 1024] @ [1024, 1024]^T 3.9 -> 3.4 ms; the same dot products, equal bits in
+# every shape measured). Not for short inner or output dimensions, where it is slower.
+_SWAP_MAX_ROWS = 128
+_SWAP_MIN_INNER = 32
+_BLAS_FLOATS = (np.float32, np.float64)
+
+
+def product(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
+            transpose_b: bool = False) -> np.ndarray:
+    """MatMul's kernel: `op(a) @ op(b)` for 2-D arrays, through `intra_op.matmul`.
+
+    Args:
+        a, b: matrices of one dtype.
+        transpose_a, transpose_b: transpose an operand first (a view, no copy).
+
+    Returns:
+        The C-contiguous product.
+    """
+    if transpose_b and not transpose_a and a.ndim == 2 and b.ndim == 2 and \
+            a.shape[0] <= _SWAP_MAX_ROWS and b.shape[0] >= 2 * a.shape[0] and \
+            a.shape[1] >= _SWAP_MIN_INNER and a.dtype.type in _BLAS_FLOATS and \
+            b.dtype == a.dtype and b.flags.c_contiguous:
+        return np.ascontiguousarray(intra_op.matmul(b, a.T).T)
+    return intra_op.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+
 @MatMul.kernel(factory=True)
 def _matmul_factory(transpose_a, transpose_b):
-    split = intra_op.matmul
     if not transpose_a and not transpose_b:
-        return split
+        return intra_op.matmul
 
     def matmul_kernel(a, b):
-        return split(a.T if transpose_a else a, b.T if transpose_b else b)
+        return product(a, b, transpose_a, transpose_b)
 
     return matmul_kernel
 

@@ -18,7 +18,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.lib.numerics import erf_gamma
+from tensorflux.lib.numerics import activation_jit, erf_gamma
 from tensorflux.ops.array import constants as constant_ops
 from tensorflux.ops.math import binary as binary_ops
 from tensorflux.ops.math import special as special_ops
@@ -63,6 +63,13 @@ def _float64_kernel(fn):
 
 
 def _sigmoid(x):
+    if activation_jit.supports_float(x):
+        return activation_jit.sigmoid(x)  # bit-identical to the reference
+    return sigmoid_reference(x)
+
+
+def sigmoid_reference(x):
+    """Sigmoid's NumPy kernel: the reference of (and fallback for) the compiled one."""
     if np.iscomplexobj(x):
         return 1 / (1 + np.exp(-x))
     e = np.exp(-np.abs(x))
@@ -187,12 +194,16 @@ def _complex_factory(Tout):
 
 # -- fused gradient ops (y is the forward output, dy the incoming gradient) -------------------
 
-def _grad_op(name, fn):
+def _grad_op(name, fn, compiled=None):
+    """A gradient op `fn(y, dy)`; `compiled(y, dy)` (bit-identical) runs instead on float
+    operands of one shape when numba is on."""
     op = define_op(name, inputs=["y: T", "dy: T"], outputs=["z: T"],
                    attrs=[f"T: {_FLOAT_COMPLEX}"])
     op.shape_fn(broadcast_shape)
 
     def kernel(y, dy):
+        if compiled is not None and activation_jit.supports(dy, y):
+            return compiled(y, dy)
         with np.errstate(all="ignore"):
             return fn(np.conj(y) if np.iscomplexobj(y) else y, dy)
 
@@ -207,8 +218,9 @@ SqrtGrad = _grad_op("SqrtGrad", lambda y, dy: 0.5 * dy / y)
 RsqrtGrad = _grad_op("RsqrtGrad", lambda y, dy: -0.5 * (dy * y) * (y * y))
 ReciprocalGrad = _grad_op("ReciprocalGrad", lambda y, dy: -dy * y * y)
 InvGrad = _grad_op("InvGrad", lambda y, dy: -dy * y * y)
-TanhGrad = _grad_op("TanhGrad", lambda y, dy: dy * (1 - y * y))
-SigmoidGrad = _grad_op("SigmoidGrad", lambda y, dy: dy * y * (1 - y))
+TanhGrad = _grad_op("TanhGrad", lambda y, dy: dy * (1 - y * y), activation_jit.tanh_grad)
+SigmoidGrad = _grad_op("SigmoidGrad", lambda y, dy: dy * y * (1 - y),
+                       activation_jit.sigmoid_grad)
 
 
 # -- gradients --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import intra_op
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array.gradient_helpers import is_zero
@@ -149,6 +150,25 @@ def _sparse_softmax_xent_shape(features, labels):
 
 @SparseSoftmaxCrossEntropyWithLogits.kernel
 def _sparse_softmax_xent_kernel(features, labels):
+    return sparse_softmax_xent(features, labels)
+
+
+def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) -> tuple:
+    """SparseSoftmaxCrossEntropyWithLogits' kernel: (loss, backprop), with the backprop rows
+    multiplied by `scale` when given (`_SparseSoftmaxCrossEntropyWithLogitsScaled`, the
+    remapper's fusion of the gradient's `Mul`: the same products, taken while in cache).
+
+    Args:
+        features: `[batch, classes]` logits.
+        labels: `[batch]` int class ids in `[0, classes)`.
+        scale: None, or an array broadcastable to `[batch, 1]` of `features`' dtype.
+
+    Returns:
+        (loss `[batch]`, backprop `[batch, classes]`).
+
+    Raises:
+        InvalidArgumentError: bad ranks or shapes, or a label out of range.
+    """
     if features.ndim != 2:
         raise errors.InvalidArgumentError(
             None, None, f"logits must be 2-D, but got shape {list(features.shape)}")
@@ -166,18 +186,37 @@ def _sparse_softmax_xent_kernel(features, labels):
             None, None, f"Received a label value of {labels[bad][0]} which is outside the valid "
                         f"range of [0, {classes}).  Label values: "
                         f"{' '.join(str(v) for v in labels.tolist())}")
+    if scale is not None:
+        try:
+            scale = np.broadcast_to(scale, (labels.shape[0], 1))
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Incompatible shapes: {list(np.shape(scale))} vs. "
+                            f"{list(features.shape)}") from None
     backprop = np.empty_like(features)
     loss = np.empty(labels.shape, features.dtype)
     # Blocks of rows that stay in cache across the three passes (shift, exp, normalise); each
-    # row's arithmetic is the same as on the whole array, so results do not depend on the block.
+    # row's arithmetic is the same as on the whole array, so results do not depend on the block
+    # nor on the thread running it (blocks run on the intra-op threads the budget gives).
     block = max(1, _XENT_BLOCK_ELEMENTS // max(classes, 1))
-    for start in range(0, labels.shape[0], block):
-        _sparse_xent_rows(features[start:start + block], labels[start:start + block],
-                          backprop[start:start + block], loss[start:start + block])
+    starts = range(0, labels.shape[0], block)
+
+    def rows(i: int) -> None:
+        part = slice(starts[i], starts[i] + block)
+        _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
+        if scale is not None:
+            np.multiply(scale[part], backprop[part], out=backprop[part])
+
+    if features.size >= _XENT_SPLIT_ELEMENTS:
+        intra_op.run_elementwise(rows, len(starts))
+    else:
+        for i in range(len(starts)):
+            rows(i)
     return loss, backprop
 
 
 _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
+_XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
 
 
 def _sparse_xent_rows(features, labels, backprop, loss):

@@ -49,7 +49,8 @@ ApplyGradientDescent = _define("ApplyGradientDescent", ["*var", "alpha", "delta"
 
 
 # Updates of at least this many elements go in cache-sized row ranges, on the intra-op helpers
-# when the split is on (a loaded machine): one pass over memory instead of two.
+# when the budget gives the kernel more than one thread (the product split under load, BLAS's
+# thread count on a quiet machine): one pass over memory instead of two.
 _CHUNKED_UPDATE_ELEMENTS = 1 << 18
 _UPDATE_CHUNK_ELEMENTS = 1 << 16
 
@@ -71,7 +72,9 @@ def _apply_gradient_descent(var, alpha, delta):
             else:
                 np.subtract(flat[lo:hi], alpha * step[lo:hi], out=flat[lo:hi])
 
-        intra_op.run_parts(update, len(ranges))
+        # On the product split's helpers under load, on BLAS's threads when cores are free.
+        run = intra_op.run_parts if intra_op.splits() > 1 else intra_op.run_elementwise
+        run(update, len(ranges))
         return var
     if compiled:
         update_jit.gradient_descent(buf, alpha, delta)
