@@ -20,5 +20,5 @@ from tensorflux.ops.data_flow.lookup import tables_initializer
 
 __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "identity",
            "lecun_normal", "lecun_uniform", "local_variables", "global_variables", "ones",
-           "orthogonal", "random_normal", "random_uniform", "tables_initializer", "truncated_normal",
-           "uniform_unit_scaling", "variables", "variance_scaling", "zeros"]
+           "orthogonal", "random_normal", "random_uniform", "tables_initializer",
+           "truncated_normal", "uniform_unit_scaling", "variables", "variance_scaling", "zeros"]
