@@ -163,7 +163,9 @@ def test_compiled_program_matches_on_transcendentals(case):
     both_nan = np.isnan(got) & np.isnan(want)
     same = (got == want) | both_nan
     eps = np.finfo(case[7]).eps
-    bound = 64 * eps * _intermediate_scale(case, want.shape)
+    # exp's condition number is |x|: a last-bit difference in an argument near float32's
+    # overflow (|x| ~ 88) becomes ~88 eps of relative error in the result, twice in a chain.
+    bound = 256 * eps * _intermediate_scale(case, want.shape)
     with np.errstate(all="ignore"):
         close = np.abs(got.astype(np.float64) - want.astype(np.float64)) <= bound
     assert np.all(same | close), (got[~(same | close)], want[~(same | close)])
