@@ -8,6 +8,10 @@ raised is the root cause rather than the cancellations it caused, and names its 
 raised only once every task that still answers has ended its part of the step, so nothing of
 a failed step keeps running (an orphaned dequeue would consume an element nobody receives).
 
+Sends of a remote task to the master's task named in its plan's `push_keys` (`push_plan`)
+come back with its RunGraph answer and are handed to the master task's rendezvous here, before
+the task counts as finished; the receives of those keys wait for them instead of pulling.
+
 A step has no deadline unless one is given (`RunOptions.timeout_in_ms`, else
 `ConfigProto.operation_timeout_in_ms`): then every partition, local and remote, is cancelled
 when it passes and the step fails with DeadlineExceededError. A step that runs longer than
@@ -22,7 +26,7 @@ import threading
 import time
 
 from tensorflux.distributed.rpc.server_pools import ElasticExecutor
-from tensorflux.distributed.rpc.transport import StepFeeds
+from tensorflux.distributed.rpc.transport import PUSHED, StepFeeds
 from tensorflux.framework import errors
 from tensorflux.protos import worker_pb2
 
@@ -48,8 +52,11 @@ def fanout_pool():
 class StepRun:
     """The state of one running step: finished tasks, fetched values, failures."""
 
-    def __init__(self, plans, step_id: int, incarnations: dict, on_failure):
+    def __init__(self, plans, step_id: int, incarnations: dict, on_failure,
+                 local_rendezvous=None):
         self.plans = plans
+        # step id -> the rendezvous of the step on the master's task (for pushed sends).
+        self.local_rendezvous = local_rendezvous
         self.step_id = step_id
         self.incarnations = incarnations
         self.started = self.checked = time.monotonic()
@@ -109,6 +116,22 @@ def _as_op_error(err, task: str):
     return error
 
 
+def _finished(step: StepRun, plan, error, values, local) -> None:
+    """A task's RunGraph answer: its pushed sends go to the local rendezvous first."""
+    if error is not None:
+        step.finish(plan, _as_op_error(error, plan.task), None)
+        return
+    if plan.push_keys:
+        pushed = values.pop(PUSHED, None) or {}
+        for key in plan.push_keys:
+            item = pushed.get(key)
+            if item is None:  # not sent, or too large: pulled as usual
+                local.pull_instead(key)
+            else:
+                local.send(key, item[0], item[1])
+    step.finish(plan, None, values)
+
+
 def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -> dict:
     """Runs one step on every task of `step.plans` (see the module docstring).
 
@@ -132,6 +155,12 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
     step_feeds = StepFeeds(feeds)
     call_timeout = None if timeout is None else timeout + DEADLINE_GRACE_SECS
     watched = any(plan.client.needs_health_checks for plan in plans)
+    local = None
+    for plan in plans:  # before anything runs: the receives of pushed keys wait for them
+        if plan.push_keys:
+            if local is None:
+                local = step.local_rendezvous(step.step_id)
+            local.expect_pushes(plan.push_keys)
     if watched:
         health.watch(step)
     try:
@@ -140,13 +169,14 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
             request = worker_pb2.RunGraphRequest(session_handle=session_handle,
                                                  graph_handle=plan.handle,
                                                  step_id=step.step_id)
+            if plan.push_keys:
+                request.recv_key.extend(plan.push_keys)
             submit = None if position == len(plans) - 1 else fanout_pool().submit
             try:
                 future = plan.client.run_graph(
                     request, step_feeds, plan.feed_indices, deadline, call_timeout,
-                    lambda error, values, plan=plan: step.finish(
-                        plan, None if error is None else _as_op_error(error, plan.task),
-                        values),
+                    lambda error, values, plan=plan: _finished(step, plan, error, values,
+                                                               local),
                     submit)
             except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
                 step.finish(plan, _as_op_error(err, plan.task), None)

@@ -11,7 +11,8 @@ client implements `WorkerClient`, so callers never ask which transport they hold
   registered graph for a step and calls `done(error, {fetch index: ndarray})`. In process the
   ndarrays go straight in and out (run in the caller's thread or on `submit`); over gRPC the
   feeds are encoded once per step (`StepFeeds`) and fetched tensors too large for a unary
-  message are pulled afterwards over RecvTensor (see `Worker.run_graph`);
+  message are pulled afterwards over RecvTensor (see `Worker.run_graph`); sends named in the
+  request's `recv_key` come back under `values[PUSHED]` (`push_plan`);
 - `recv_tensor_async(step_id, key, done)`: starts a transfer and calls
   `done(error, value, is_dead, sender_incarnation)` once; returns a handle with `cancel()`.
 
@@ -159,6 +160,12 @@ class _Handle:
                            False, 0))
         if cancel is not None:
             cancel()
+
+
+# The `values` entry of a RunGraph answer holding the sends it returned (`recv_key`):
+# {rendezvous key: (value, is_dead), or None when the receiver must pull it}.
+PUSHED = "pushed"
+_PUSH_MARKS = frozenset("=!?")
 
 
 class StepFeeds:
@@ -345,6 +352,13 @@ class GrpcWorkerClient(WorkerClient):
             "/tensorflux.WorkerService/RecvTensor",
             request_serializer=worker_pb2.RecvTensorRequest.SerializeToString,
             response_deserializer=None)
+        # RunGraph read as a one-message stream: the call is polled by the thread that waits
+        # for it (no channel thread is started for it, as a future's would be), and the
+        # server's unary answer is the same on the wire.
+        self._run_graph = self._channel.unary_stream(
+            "/tensorflux.WorkerService/RunGraph",
+            request_serializer=worker_pb2.RunGraphRequest.SerializeToString,
+            response_deserializer=worker_pb2.RunGraphResponse.FromString)
         self._timeout = default_timeout
 
     def call(self, method: str, request, timeout=None, wait_for_ready=False):
@@ -403,8 +417,17 @@ class GrpcWorkerClient(WorkerClient):
                 return
             values = {}
             pulls = []
+            pushed = None
             for item in response.recv:
-                index, _, key = item.name.partition(";")
+                name = item.name
+                if name[:1] in _PUSH_MARKS:  # a send named in recv_key (Worker._push_sends)
+                    if pushed is None:
+                        pushed = values[PUSHED] = {}
+                    mark, key = name[0], name[1:]
+                    pushed[key] = None if mark == "?" else (None, True) if mark == "!" else \
+                        (decode_tensor(item.tensor), False)
+                    continue
+                index, _, key = name.partition(";")
                 if key:
                     pulls.append((int(index), key))
                 else:
@@ -414,7 +437,33 @@ class GrpcWorkerClient(WorkerClient):
                 return
             self._pull_fetches(step_id, pulls, values, done)
 
-        return self.call_async("run_graph", request, timeout, finished)
+        return self._single_call(self._run_graph, "RunGraph", request, timeout, finished)
+
+    def _single_call(self, multi_callable, name, request, timeout, done):
+        """Starts a call answered by one message; a pool thread waits for it and calls
+        `done(error, response)`. Returns the call (its `cancel()` ends it)."""
+        import grpc
+
+        call = multi_callable(request, timeout=timeout, metadata=self._metadata)
+
+        def wait():
+            try:
+                response = next(call)
+                for _ in call:  # the status (it came with the message)
+                    raise errors.InternalError(None, None, f"{name} answered twice")
+            except grpc.RpcError as err:
+                done(_translate(err, self.task, self.address, name), None)
+            except StopIteration:
+                done(errors.UnavailableError(
+                    None, None, f"{name} to task {self.task} at {self.address} ended without "
+                    "an answer"), None)
+            except errors.OpError as err:
+                done(err, None)
+            else:
+                done(None, response)
+
+        _PULLS.submit(wait)
+        return call
 
     def _pull_fetches(self, step_id, pulls, values, done) -> None:
         lock = threading.Lock()
