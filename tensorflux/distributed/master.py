@@ -61,10 +61,10 @@ class RemoteDevice:
 
 class _TaskPlan:
     __slots__ = ("task", "client", "handle", "feed_indices", "fetch_indices", "graph_def",
-                 "push_keys")
+                 "push_keys", "receives")
 
     def __init__(self, task, client, handle, feed_indices, fetch_indices, graph_def=None,
-                 push_keys=()):
+                 push_keys=(), receives=True):
         self.task = task
         self.client = client
         self.handle = handle
@@ -73,6 +73,7 @@ class _TaskPlan:
         self.graph_def = graph_def
         # Sends to the master's task that come back with this task's RunGraph (push_plan).
         self.push_keys = push_keys
+        self.receives = receives  # whether its partition waits for another task's sends
 
 
 class MasterSession:
@@ -199,7 +200,8 @@ class MasterSession:
                                    wait_for_ready=True)
             status_mod.raise_if_error(response.status, f"registering on {task}")
             plans.append(_TaskPlan(task, client, response.graph_handle, feed_indices,
-                                   fetch_indices, graph_def, pushes.get(task, ())))
+                                   fetch_indices, graph_def, pushes.get(task, ()),
+                                   any(n.op == "_Recv" for n in task_nodes)))
         return plans
 
     def invalidate(self) -> None:

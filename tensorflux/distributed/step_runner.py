@@ -10,7 +10,12 @@ a failed step keeps running (an orphaned dequeue would consume an element nobody
 
 Sends of a remote task to the master's task named in its plan's `push_keys` (`push_plan`)
 come back with its RunGraph answer and are handed to the master task's rendezvous here, before
-the task counts as finished; the receives of those keys wait for them instead of pulling.
+the task counts as finished; the receives of those keys wait for them instead of pulling. When
+such a task's partition receives nothing and the step has no deadline, the step's own thread
+waits for its answer before running the in-process partition that needs it, so the values
+are there when that partition starts (no thread hand-off). A failure of that task cancels the
+call at once; any other failure cancels it ABORT_GRACE_SECS later if it has not answered the
+abort by then, as a settling step's other calls are.
 
 A step has no deadline unless one is given (`RunOptions.timeout_in_ms`, else
 `ConfigProto.operation_timeout_in_ms`): then every partition, local and remote, is cancelled
@@ -68,6 +73,9 @@ class StepRun:
         self._running = {plan.task for plan in plans}
         self._lock = threading.Lock()
         self._on_failure = on_failure
+        # task -> the RunGraph call the step's own thread waits for (cancelled if the task
+        # fails, or ABORT_GRACE_SECS after another failure if it has not answered by then).
+        self.waiting_here: dict = {}
 
     def finish(self, plan, error, values) -> None:
         """A task's RunGraph is over (`values` is {fetch index: ndarray} when it succeeded)."""
@@ -90,6 +98,18 @@ class StepRun:
         self.done.set()
         if first:
             self._on_failure(error)
+        if self.waiting_here:
+            call = self.waiting_here.get(task)
+            if call is not None and not isinstance(error, errors.CancelledError):
+                call.cancel()  # dead or hung: it may never answer
+            elif first:
+                timer = threading.Timer(ABORT_GRACE_SECS, self._cancel_waiting)
+                timer.daemon = True
+                timer.start()
+
+    def _cancel_waiting(self) -> None:
+        for call in list(self.waiting_here.values()):
+            call.cancel()
 
     def settling(self) -> bool:
         """Whether tasks that have not failed are still finishing (after the abort)."""
@@ -114,6 +134,25 @@ def _as_op_error(err, task: str):
     error = errors.InternalError(None, None, f"{type(err).__name__} on task {task}: {err}")
     error._tfx_task = task
     return error
+
+
+def _start(step: StepRun, plan, session_handle, step_feeds, deadline, call_timeout, local,
+           submit, wait):
+    """Starts one task's RunGraph of the step; returns its call (or None)."""
+    request = worker_pb2.RunGraphRequest(session_handle=session_handle,
+                                         graph_handle=plan.handle, step_id=step.step_id)
+    if plan.push_keys:
+        request.recv_key.extend(plan.push_keys)
+    try:
+        future = plan.client.run_graph(
+            request, step_feeds, plan.feed_indices, deadline, call_timeout,
+            lambda error, values: _finished(step, plan, error, values, local), submit, wait)
+    except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
+        step.finish(plan, _as_op_error(err, plan.task), None)
+        return None
+    if future is not None:
+        step.futures.append(future)
+    return future
 
 
 def _finished(step: StepRun, plan, error, values, local) -> None:
@@ -164,25 +203,24 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
     if watched:
         health.watch(step)
     try:
-        # Every partition starts at once; the last runs in this thread when it can.
-        for position, plan in enumerate(plans):
-            request = worker_pb2.RunGraphRequest(session_handle=session_handle,
-                                                 graph_handle=plan.handle,
-                                                 step_id=step.step_id)
-            if plan.push_keys:
-                request.recv_key.extend(plan.push_keys)
-            submit = None if position == len(plans) - 1 else fanout_pool().submit
-            try:
-                future = plan.client.run_graph(
-                    request, step_feeds, plan.feed_indices, deadline, call_timeout,
-                    lambda error, values, plan=plan: _finished(step, plan, error, values,
-                                                               local),
-                    submit)
-            except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
-                step.finish(plan, _as_op_error(err, plan.task), None)
+        # Every partition starts at once, except an in-process last one, which runs in this
+        # thread after the answers this thread waits for itself (see the module docstring).
+        last = plans[-1] if plans and not plans[-1].client.needs_health_checks else None
+        answers = []
+        for plan in plans:
+            if plan is last:
                 continue
-            if future is not None:
-                step.futures.append(future)
+            here = deadline is None and plan.push_keys and not plan.receives and \
+                plan.client.needs_health_checks
+            call = _start(step, plan, session_handle, step_feeds, deadline, call_timeout,
+                          local, fanout_pool().submit, answers.append if here else None)
+            if here and call is not None:
+                step.waiting_here[plan.task] = call
+        for answer in answers:
+            answer()
+        if last is not None:
+            _start(step, last, session_handle, step_feeds, deadline, call_timeout, local,
+                   None, None)
         if deadline is None:
             step.done.wait()
         elif not step.done.wait(max(0.0, deadline - time.monotonic())):

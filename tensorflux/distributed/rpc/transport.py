@@ -7,7 +7,7 @@ UnavailableError (or DeadlineExceededError) naming the task and its address. Eve
 client implements `WorkerClient`, so callers never ask which transport they hold:
 
 - `call(method, request, timeout)` / `call_async(method, request, timeout, done)`: unary calls;
-- `run_graph(request, feeds, feed_indices, deadline, timeout, done, submit)`: runs a
+- `run_graph(request, feeds, feed_indices, deadline, timeout, done, submit, wait)`: runs a
   registered graph for a step and calls `done(error, {fetch index: ndarray})`. In process the
   ndarrays go straight in and out (run in the caller's thread or on `submit`); over gRPC the
   feeds are encoded once per step (`StepFeeds`) and fetched tensors too large for a unary
@@ -16,9 +16,10 @@ client implements `WorkerClient`, so callers never ask which transport they hold
 - `recv_tensor_async(step_id, key, done)`: starts a transfer and calls
   `done(error, value, is_dead, sender_incarnation)` once; returns a handle with `cancel()`.
 
-gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads; unary calls that
-finish asynchronously (RunGraph, GetStatus) use gRPC futures, so a step waits on no thread of
-ours. Channels retry a lost connection within about a second, so a restarted task is
+gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads. A RunGraph is
+read as a one-message stream by the thread that waits for it (a reusable one, or the step's
+own thread: `wait`), so no gRPC channel thread is started per step; GetStatus and Abort use
+gRPC futures. Channels retry a lost connection within about a second, so a restarted task is
 reachable again as soon as it listens.
 """
 
@@ -208,7 +209,7 @@ class WorkerClient(abc.ABC):
 
     @abc.abstractmethod
     def run_graph(self, request, feeds: StepFeeds, feed_indices, deadline, timeout, done,
-                  submit=None):
+                  submit=None, wait=None):
         """Runs a registered graph for one step; `done(error, {fetch index: ndarray})`.
 
         Args:
@@ -219,6 +220,8 @@ class WorkerClient(abc.ABC):
             done: the callback.
             submit: where to run a blocking in-process partition (an executor's `submit`);
                 None runs it in the calling thread.
+            wait: where a remote call waits for its answer: called with a function that
+                waits and then calls `done` (None: a pool thread). In process: unused.
 
         Returns:
             A future to cancel, or None.
@@ -253,7 +256,8 @@ class InProcessWorkerClient(WorkerClient):
         else:
             done(None, response)
 
-    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None):
+    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None,
+                  wait=None):
         worker = self._worker
         local_feeds = {index: feeds.values[index] for index in feed_indices}
 
@@ -400,13 +404,15 @@ class GrpcWorkerClient(WorkerClient):
         future.add_done_callback(finished)
         return future
 
-    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None):
+    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None,
+                  wait=None):
         for index in feed_indices:
             request.send.add(name=str(index)).tensor.CopyFrom(feeds.proto(index))
-        return self.run_graph_async(request, timeout, done)
+        return self.run_graph_async(request, timeout, done, wait)
 
-    def run_graph_async(self, request, timeout, done):
-        """Starts a RunGraph; `done(error, values)` once every fetched value is here."""
+    def run_graph_async(self, request, timeout, done, wait=None):
+        """Starts a RunGraph; `done(error, values)` once every fetched value is here (the
+        answer is waited for by `wait(fn)`, default a pool thread)."""
         step_id = request.step_id
 
         def finished(error, response):
@@ -437,16 +443,17 @@ class GrpcWorkerClient(WorkerClient):
                 return
             self._pull_fetches(step_id, pulls, values, done)
 
-        return self._single_call(self._run_graph, "RunGraph", request, timeout, finished)
+        return self._single_call(self._run_graph, "RunGraph", request, timeout, finished, wait)
 
-    def _single_call(self, multi_callable, name, request, timeout, done):
-        """Starts a call answered by one message; a pool thread waits for it and calls
-        `done(error, response)`. Returns the call (its `cancel()` ends it)."""
+    def _single_call(self, multi_callable, name, request, timeout, done, wait=None):
+        """Starts a call answered by one message; `wait(fn)` (default: a pool thread) runs
+        the function that waits for it and calls `done(error, response)`. Returns the call
+        (its `cancel()` ends it, from any thread)."""
         import grpc
 
         call = multi_callable(request, timeout=timeout, metadata=self._metadata)
 
-        def wait():
+        def answer():
             try:
                 response = next(call)
                 for _ in call:  # the status (it came with the message)
@@ -462,7 +469,7 @@ class GrpcWorkerClient(WorkerClient):
             else:
                 done(None, response)
 
-        _PULLS.submit(wait)
+        (wait or _PULLS.submit)(answer)
         return call
 
     def _pull_fetches(self, step_id, pulls, values, done) -> None:
