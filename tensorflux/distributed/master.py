@@ -4,8 +4,8 @@ A `MasterSession` holds the client's graph (shipped as GraphDef, extended increm
 new signature it prunes, places over every device of every task, partitions with `_Send` /
 `_Recv`, and registers each task's partitions on its worker once; every step is then one
 `RunGraph` per task with a fresh step id (`step_runner`). A remote task whose partition ends
-on its own returns its small sends to this task with its RunGraph answer (`push_plan`). While a step runs the master checks
-its tasks' health (GetStatus, `task_health`); a dead or restarted task aborts the step
+on its own returns its small sends to this task with its RunGraph answer (`push_plan`).
+While a step runs the master checks its tasks' health (GetStatus, `task_health`); a dead or restarted task aborts the step
 everywhere, and the client gets UnavailableError or AbortedError naming the task. The plans
 and the cluster's devices are refreshed then, so the session works again once the task is
 back (under its new incarnation: transfers keyed with the old one are refused). A task known
@@ -27,8 +27,8 @@ import random
 import threading
 import time
 
-from tensorflux.distributed import status as status_mod
 from tensorflux.distributed import push_plan, step_runner, task_health
+from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rendezvous_mgr import task_of
 from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
 from tensorflux.framework import errors, function
