@@ -5,8 +5,9 @@ new signature it prunes, places over every device of every task, partitions with
 `_Recv`, and registers each task's partitions on its worker once; every step is then one
 `RunGraph` per task with a fresh step id (`step_runner`). A remote task whose partition ends
 on its own returns its small sends to this task with its RunGraph answer (`push_plan`).
-While a step runs the master checks its tasks' health (GetStatus, `task_health`); a dead or restarted task aborts the step
-everywhere, and the client gets UnavailableError or AbortedError naming the task. The plans
+While a step runs the master checks its tasks' health (GetStatus, `task_health`); a dead or
+restarted task aborts the step everywhere, and the client gets UnavailableError or
+AbortedError naming the task. The plans
 and the cluster's devices are refreshed then, so the session works again once the task is
 back (under its new incarnation: transfers keyed with the old one are refused). A task known
 dead (it stopped answering heartbeats) fails the steps that need it at once, until it answers.
