@@ -430,8 +430,11 @@ def cluster_worker(steps: int, backend: str = "tensorflux") -> None:
 
     cluster = json.loads(os.environ["TFX_CLUSTER"])
     task = int(os.environ["TFX_TASK_INDEX"])
-    if backend == "tensorflow":
-        tf = _tf_compat_v1()
+    if backend in ("tensorflow", "tensorflux-server"):
+        if backend == "tensorflow":
+            tf = _tf_compat_v1()
+        else:
+            import tensorflux as tf
         server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker",
                                  task_index=task)
         target = server.target
@@ -494,19 +497,23 @@ def _tf_compat_v1():
     return tf1
 
 
-def cluster_ps_tf() -> None:
-    """The PS task of `run_cluster_tf` (reads TFX_CLUSTER); serves until killed."""
+def cluster_ps(backend: str) -> None:
+    """The PS task of `run_cluster_tasks` (reads TFX_CLUSTER); serves until killed."""
     import json
 
-    tf = _tf_compat_v1()
+    if backend == "tensorflow":
+        tf = _tf_compat_v1()
+    else:
+        import tensorflux as tf
     server = tf.train.Server(tf.train.ClusterSpec(json.loads(os.environ["TFX_CLUSTER"])),
                              job_name="ps", task_index=0)
     server.join()
 
 
-def run_cluster_tf(steps: int) -> tuple[float, float]:
-    """`run_cluster` with TensorFlow's gRPC runtime: 1 PS and 2 worker processes on
-    loopback, each worker training the same model against its own task."""
+def run_cluster_tasks(steps: int, backend: str) -> tuple[float, float]:
+    """`run_cluster` as TF1's mnist_replica runs: 1 PS and 2 worker processes on loopback,
+    each worker process a server and a client training against it (`backend` "tensorflow"
+    or "tensorflux-server")."""
     import json
     import socket
 
@@ -519,11 +526,11 @@ def run_cluster_tf(steps: int) -> tuple[float, float]:
                "worker": [f"localhost:{free_port()}" for _ in range(2)]}
     env = dict(os.environ, TFX_CLUSTER=json.dumps(cluster), TF_CPP_MIN_LOG_LEVEL="3")
     script = os.path.abspath(__file__)
-    ps = subprocess.Popen([sys.executable, script, "--cluster-ps-tf"], env=env,
+    ps = subprocess.Popen([sys.executable, script, "--cluster-ps", "--backend", backend], env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         workers = [subprocess.Popen(
-            [sys.executable, script, "--cluster-worker", "--backend", "tensorflow", "--steps",
+            [sys.executable, script, "--cluster-worker", "--backend", backend, "--steps",
              str(steps)], env=dict(env, TFX_TASK_INDEX=str(task)), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True) for task in range(2)]
         outs = [w.communicate(timeout=600) for w in workers]
@@ -533,7 +540,7 @@ def run_cluster_tf(steps: int) -> tuple[float, float]:
     marks = [line.split()[1:] for out, _ in outs for line in out.splitlines()
              if line.startswith(MARK)]
     if len(marks) != 2:
-        raise RuntimeError(f"the TensorFlow cluster run failed:\n{outs[0][1][-2000:]}")
+        raise RuntimeError(f"the {backend} cluster run failed:\n{outs[0][1][-2000:]}")
     return (statistics.median(float(m[1]) for m in marks),
             statistics.median(float(m[2]) for m in marks))
 
@@ -575,14 +582,14 @@ def main() -> None:
     parser.add_argument("--cluster", action="store_true",
                         help="time a local cluster (1 PS + 2 workers, mnist_replica MLP)")
     parser.add_argument("--cluster-worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--cluster-ps-tf", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cluster-ps", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--backend", default="tensorflux", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cluster_worker:
         cluster_worker(args.steps, args.backend)
         return
-    if args.cluster_ps_tf:
-        cluster_ps_tf()
+    if args.cluster_ps:
+        cluster_ps(args.backend)
         return
     if args.contend:
         start_contention(args.contend, args.contend_kind, args.contend_session == "own")
@@ -594,25 +601,25 @@ def main() -> None:
 
         pythonpath = os.environ.get("PYTHONPATH") or REPO
         with_tf = importlib.util.find_spec("tensorflow") is not None
-        rows, tf_rows = [], []
-        for _ in range(args.rounds):  # the two systems alternate: the same machine load
-            rows.append(run_cluster(args.steps, pythonpath))
-            if with_tf:
-                tf_rows.append(run_cluster_tf(args.steps))
-        print(f"{'case':<22}{'framework':<14}{'ms/step':>10}{'first ms':>10}{'vs TF':>8}")
-        medians = {}
-        for name, found in (("tensorflux", rows), ("tensorflow", tf_rows)):
-            if found:
-                medians[name] = statistics.median(r[0] for r in found)
-                first = statistics.median(r[1] for r in found)
-                ratio = f"{medians[name] / medians['tensorflow']:8.2f}" \
-                    if "tensorflow" in medians else ""
-                print(f"{'cluster 1ps+2w mlp':<22}{name:<14}{medians[name] * 1e3:>10.1f}"
-                      f"{first * 1e3:>10.0f}{ratio}")
-        if "tensorflow" in medians:
-            print(f"# tensorflux / TensorFlow: "
-                  f"{medians['tensorflux'] / medians['tensorflow']:.2f}")
-        else:
+        runs = {"tensorflux cli": lambda: run_cluster(args.steps, pythonpath),
+                "tensorflux": lambda: run_cluster_tasks(args.steps, "tensorflux-server")}
+        if with_tf:
+            runs["tensorflow"] = lambda: run_cluster_tasks(args.steps, "tensorflow")
+        rows: dict = {name: [] for name in runs}
+        for _ in range(args.rounds):  # the systems alternate: the same machine load
+            for name, run in runs.items():
+                rows[name].append(run())
+        medians = {name: statistics.median(r[0] for r in found)
+                   for name, found in rows.items()}
+        print(f"{'case':<22}{'framework':<16}{'ms/step':>10}{'first ms':>10}{'vs TF':>8}")
+        for name, found in rows.items():
+            first = statistics.median(r[1] for r in found)
+            ratio = f"{medians[name] / medians['tensorflow']:8.2f}" if with_tf else ""
+            print(f"{'cluster 1ps+2w mlp':<22}{name:<16}{medians[name] * 1e3:>10.1f}"
+                  f"{first * 1e3:>10.0f}{ratio}")
+        print("# tensorflux cli: `tensorflux cluster` (tasks and clients in 5 processes); "
+              "tensorflux, tensorflow: 3 processes, each worker a server and its client")
+        if not with_tf:
             print("# tensorflow's gRPC runtime is not importable here: no side-by-side row")
         return
     frameworks = _frameworks(args)

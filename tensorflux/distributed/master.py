@@ -172,8 +172,10 @@ class MasterSession:
         for device_name, part_nodes in groups.items():
             per_task.setdefault(task_of(device_name), []).extend(part_nodes)
         remote = [t for t in per_task if self.master.client_for(t).needs_health_checks]
-        push_plan.forward_feeds(per_task, self.master.task, remote,
-                                {id(node) for node, _ in fetch_points})
+        fetched = {id(node) for node, _ in fetch_points}
+        push_plan.copy_constants(per_task, remote, fetched)
+        push_plan.move_control_relays(per_task, remote)
+        push_plan.forward_feeds(per_task, self.master.task, remote, fetched)
         pushes = push_plan.push_keys(per_task, self.master.task, remote, bool(graph._functions))
         plans = []
         for task, task_nodes in sorted(per_task.items()):

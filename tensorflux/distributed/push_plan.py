@@ -13,15 +13,19 @@ sends can instead wait for S's RunGraph answer, which carries the small values (
 did not send, are pulled as before once the answer is in (`Worker._push_sends`,
 `RemoteRendezvous.expect_pushes` / `pull_instead`).
 
-Contract of `push_keys`: it names, per remote task S, the rendezvous keys of S's sends to M,
-and only when waiting for S's whole partition cannot deadlock or stall the step:
+Contract of `push_keys`: it names, per remote task S, rendezvous keys of S's sends to M,
+only where waiting for S's whole partition cannot deadlock or stall the step:
 - S's partition has no control flow (its sends are once per step, keyed at frame "0:0"), no
   function calls and no blocking (asynchronous) kernel other than `_Recv`;
-- each `_Recv` of S receives from M, and none of M's sends to S depends (through data or
-  control edges within M's partition) on a `_Recv` of M: S never waits for anything that
-  waits for S.
-S's partition then ends without waiting on any other partition of the step, and M's receives
-see the same values, only later by the time S takes to end its partition.
+- each `_Recv` of S receives from M; when S receives anything, a send is named only if no
+  `_Send` of M depends (through data or control edges within M's partition) on its `_Recv`:
+  what S waits for never waits for S's end.
+S's partition then ends once M's sends arrive, and M's receives of the named keys see the
+same values, only later by the time S takes to end its partition (a training step's control
+edges back to the worker, say, while the parameters it reads are still pulled at once).
+
+Constants (`copy_constants`): a `Const` sent to another task is copied into the receiving
+partition instead of crossing every step.
 """
 
 from __future__ import annotations
@@ -103,21 +107,22 @@ def _blocks(node) -> bool:
     return bool(kernel.asynchronous) and node.op != "_Recv"
 
 
-def _sends_depend_on_recvs(nodes, target_task: str) -> bool:
-    """Whether a `_Send` of `nodes` to `target_task` has a `_Recv` among its ancestors."""
-    stack = [n for n in nodes if n.op == "_Send"
-             and task_of(n.attrs["recv_device"]) == target_task]
+def _recvs_feeding_sends(nodes) -> set:
+    """Names of the `_Recv`s of `nodes` that some `_Send` of `nodes` depends on (through data
+    or control edges)."""
+    stack = [n for n in nodes if n.op == "_Send"]
     seen = set()
+    found = set()
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if node.op == "_Recv":
-            return True
+            found.add(node.attrs["tensor_name"])
         stack.extend(src for src, _ in node.inputs)
         stack.extend(node.control_inputs)
-    return False
+    return found
 
 
 def push_keys(per_task: dict, master_task: str, remote_tasks, has_functions: bool) -> dict:
@@ -134,6 +139,7 @@ def push_keys(per_task: dict, master_task: str, remote_tasks, has_functions: boo
     if not mine or has_functions:
         return {}
     result = {}
+    feeding = None
     for task in remote_tasks:
         nodes = per_task.get(task)
         if task == master_task or not nodes:
@@ -145,9 +151,156 @@ def push_keys(per_task: dict, master_task: str, remote_tasks, has_functions: boo
         recvs = [n for n in nodes if n.op == "_Recv"]
         if any(task_of(n.attrs["send_device"]) != master_task for n in recvs):
             continue
-        if recvs and _sends_depend_on_recvs(mine, task):
-            continue
-        result[task] = tuple(
-            create_key(n.attrs["send_device"], int(n.attrs["send_device_incarnation"]),
-                       n.attrs["recv_device"], n.attrs["tensor_name"]) for n in sends)
+        if recvs:  # S waits for M: only what no send of M waits for may wait for S's end
+            if feeding is None:
+                feeding = _recvs_feeding_sends(mine)
+            sends = [n for n in sends if n.attrs["tensor_name"] not in feeding]
+        if sends:
+            result[task] = tuple(
+                create_key(n.attrs["send_device"], int(n.attrs["send_device_incarnation"]),
+                           n.attrs["recv_device"], n.attrs["tensor_name"]) for n in sends)
     return result
+
+
+def copy_constants(per_task: dict, remote_tasks, keep=()) -> None:
+    """Rewrites `per_task` ({task: nodes}) in place: a `_Recv` of a `Const`'s value sent by
+    another task, where either task is in `remote_tasks`, becomes a copy of that `Const`; the
+    `_Send` (and the `Const`, when nothing else uses it and its id is not in `keep`) leave
+    the sender's partition."""
+    remote = set(remote_tasks)
+    sends = {}
+    for task, nodes in per_task.items():
+        for node in nodes:
+            if node.op == "_Send" and not node.control_inputs and len(node.inputs) == 1 and \
+                    node.inputs[0][0].op == "Const" and not node.inputs[0][0].control_inputs:
+                sends[node.attrs["tensor_name"]] = (task, node)
+    dropped: dict = {}
+    for task, nodes in per_task.items():
+        for recv in [n for n in nodes if n.op == "_Recv"]:
+            found = sends.get(recv.attrs["tensor_name"])
+            if found is None or recv.control_inputs or found[0] == task or \
+                    (found[0] not in remote and task not in remote):
+                continue
+            const = found[1].inputs[0][0]
+            copy = Node(recv.name, "Const", dict(const.attrs), [], [], recv.device,
+                        list(const.output_dtypes), [], recv.location, recv.source_op,
+                        const.op_def)
+            copy.assigned_device = recv.assigned_device
+            _replace(nodes, recv, copy)
+            dropped.setdefault(found[0], {})[id(found[1])] = const
+    for task, gone in dropped.items():
+        nodes = [n for n in per_task[task] if id(n) not in gone]
+        used = set(keep)
+        for node in nodes:
+            used.update(id(src) for src, _ in node.inputs)
+            used.update(id(src) for src in node.control_inputs)
+        unused = {id(c) for c in gone.values()} - used
+        nodes = [n for n in nodes if id(n) not in unused]
+        if nodes:
+            per_task[task] = nodes
+        else:
+            del per_task[task]
+
+
+def move_control_relays(per_task: dict, remote_tasks) -> None:
+    """Rewrites `per_task` in place: a `NoOp` of task T that only waits for control edges
+    from one task S (a `_Recv` each, used by nothing else) and only signals S back (or
+    nothing) runs on S instead, with the waits and signals local there.
+
+    A training step's `update` group on the worker (it waits for the PS's ApplyAdam ops and
+    gates the PS's global-step increment) then costs no transfer; the ops it orders, and
+    when they run relative to each other, stay the same.
+    """
+    remote = set(remote_tasks)
+    sends, recvs = {}, {}
+    for task, nodes in per_task.items():
+        for node in nodes:
+            if node.op == "_Send":
+                sends[node.attrs["tensor_name"]] = (task, node)
+            elif node.op == "_Recv":
+                recvs[node.attrs["tensor_name"]] = (task, node)
+    for task in list(per_task):
+        nodes = per_task.get(task)
+        if not nodes:
+            continue
+        users = _users(nodes)
+        for noop in [n for n in nodes if n.op == "NoOp" and not n.inputs and n.control_inputs]:
+            plan = _relay_plan(noop, task, users, sends, recvs, per_task, remote)
+            if plan is not None:
+                _move_relay(noop, task, plan, per_task)
+
+
+def _users(nodes) -> dict:
+    found: dict = {}
+    for node in nodes:
+        for src, _ in node.inputs:
+            found.setdefault(id(src), []).append(node)
+        for src in node.control_inputs:
+            found.setdefault(id(src), []).append(node)
+    return found
+
+
+def _relay_plan(noop, task, users, sends, recvs, per_task, remote):
+    """(source task S, [(recv on T, send on S, dummy on S)], [(dummy on T, send on T, recv on
+    S, S's users of that recv)]) when `noop` is a relay that may move to S, else None."""
+    waits = []
+    source = None
+    for recv in noop.control_inputs:
+        if recv.op != "_Recv" or recv.control_inputs or users.get(id(recv)) != [noop]:
+            return None
+        found = sends.get(recv.attrs["tensor_name"])
+        if found is None:
+            return None
+        sender_task, send = found
+        dummy = send.inputs[0][0] if len(send.inputs) == 1 else None
+        if source not in (None, sender_task) or sender_task == task or dummy is None or \
+                dummy.op != "Const" or dummy.inputs or send.control_inputs:
+            return None
+        source = sender_task
+        waits.append((recv, send, dummy))
+    if source is None or (source not in remote and task not in remote):
+        return None
+    source_users = _users(per_task[source])
+    if any(source_users.get(id(dummy)) != [send] for _, send, dummy in waits):
+        return None
+    signals = []
+    for dummy in users.get(id(noop), []):
+        if dummy.op != "Const" or dummy.inputs or dummy.control_inputs != [noop]:
+            return None
+        chain = users.get(id(dummy), [])
+        if len(chain) != 1 or chain[0].op != "_Send":
+            return None
+        found = recvs.get(chain[0].attrs["tensor_name"])
+        if found is None or found[0] != source:
+            return None
+        recv = found[1]
+        targets = source_users.get(id(recv), [])
+        if any(any(src is recv for src, _ in t.inputs) for t in targets):
+            return None  # used as data: not a plain control edge
+        signals.append((dummy, chain[0], recv, targets))
+    return source, waits, signals
+
+
+def _move_relay(noop, task, plan, per_task) -> None:
+    source, waits, signals = plan
+    origins = []
+    for _, _, dummy in waits:
+        origins.extend(dummy.control_inputs)
+    moved = Node(noop.name, "NoOp", dict(noop.attrs), [], origins, noop.device, [], [],
+                 noop.location, noop.source_op, noop.op_def)
+    moved.assigned_device = waits[0][1].assigned_device
+    gone_here = {id(noop)}
+    gone_there = set()
+    for recv, send, dummy in waits:
+        gone_here.add(id(recv))
+        gone_there.update((id(send), id(dummy)))
+    for dummy, send, recv, targets in signals:
+        gone_here.update((id(dummy), id(send)))
+        gone_there.add(id(recv))
+        for target in targets:
+            target.control_inputs = [moved if src is recv else src
+                                     for src in target.control_inputs]
+    per_task[task] = [n for n in per_task[task] if id(n) not in gone_here]
+    per_task[source] = [n for n in per_task[source] if id(n) not in gone_there] + [moved]
+    if not per_task[task]:
+        del per_task[task]
