@@ -146,3 +146,43 @@ def test_ps_waiting_for_the_worker_keeps_pulling(servers, traffic):
             assert sess.run(update) == 18.0
     assert traffic["pushed"] == []
     assert len(traffic["pulled"]) >= 4  # the read one way, the product the other, per step
+
+
+def _adam_mlp(tf_module, spec=None):
+    """An mnist_replica-shaped step (variables on the PS when `spec` is given)."""
+    tf_module.set_random_seed(3)
+    setter = tf_module.train.replica_device_setter(worker_device=WORKER, cluster=spec) \
+        if spec is not None else None
+    with tf_module.device(setter), tf_module.variable_scope("relay_mlp"):
+        x = tf_module.placeholder(tf_module.float32, [8, 12])
+        y = tf_module.placeholder(tf_module.int64, [8])
+        hidden = tf_module.layers.dense(x, 6, activation=tf_module.nn.relu)
+        logits = tf_module.layers.dense(hidden, 3)
+        loss = tf_module.reduce_mean(tf_module.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=y, logits=logits))
+        step = tf_module.train.get_or_create_global_step()
+        train = tf_module.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
+    return x, y, loss, step, train
+
+
+def test_training_step_moves_only_parameters_and_gradients(servers, traffic):
+    rng = np.random.RandomState(0)
+    data = {"x": rng.rand(8, 12).astype(np.float32), "y": rng.randint(0, 3, 8)}
+    runs = {}
+    for where in ("local", "cluster"):
+        with tf.Graph().as_default():
+            spec = servers[0].cluster_spec if where == "cluster" else None
+            x, y, loss, step, train = _adam_mlp(tf, spec)
+            target = servers[1].target if where == "cluster" else ""
+            with tf.Session(target, config=rpc_config()) as sess:
+                sess.run(tf.global_variables_initializer())
+                traffic["pulled"].clear()
+                losses = [sess.run([loss, train], {x: data["x"], y: data["y"]})[0]
+                          for _ in range(3)]
+                pulled = len(traffic["pulled"])
+                runs[where] = (losses, sess.run(step), pulled)
+    # Same values; per step the PS sends 4 parameters and pulls 4 gradients, nothing else
+    # (Adam's constants are copied, its update group runs on the PS).
+    np.testing.assert_array_equal(runs["cluster"][0], runs["local"][0])
+    assert runs["cluster"][1] == runs["local"][1] == 3
+    assert runs["cluster"][2] == 3 * 8, runs["cluster"][2]
