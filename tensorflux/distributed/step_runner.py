@@ -76,6 +76,7 @@ class StepRun:
         # task -> the RunGraph call the step's own thread waits for (cancelled if the task
         # fails, or ABORT_GRACE_SECS after another failure if it has not answered by then).
         self.waiting_here: dict = {}
+        self._bounded = False
 
     def finish(self, plan, error, values) -> None:
         """A task's RunGraph is over (`values` is {fetch index: ndarray} when it succeeded)."""
@@ -102,10 +103,18 @@ class StepRun:
             call = self.waiting_here.get(task)
             if call is not None and not isinstance(error, errors.CancelledError):
                 call.cancel()  # dead or hung: it may never answer
-            elif first:
-                timer = threading.Timer(ABORT_GRACE_SECS, self._cancel_waiting)
-                timer.daemon = True
-                timer.start()
+            self.bound_waiting()
+
+    def bound_waiting(self) -> None:
+        """After a failure: the calls this step's thread waits for are cancelled if they
+        have not answered within ABORT_GRACE_SECS (once per step)."""
+        with self._lock:
+            if self._bounded or not self.failures:
+                return
+            self._bounded = True
+        timer = threading.Timer(ABORT_GRACE_SECS, self._cancel_waiting)
+        timer.daemon = True
+        timer.start()
 
     def _cancel_waiting(self) -> None:
         for call in list(self.waiting_here.values()):
@@ -216,6 +225,8 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
                           local, fanout_pool().submit, answers.append if here else None)
             if here and call is not None:
                 step.waiting_here[plan.task] = call
+        if answers:
+            step.bound_waiting()  # a failure while the calls started: bounded too
         for answer in answers:
             answer()
         if last is not None:
