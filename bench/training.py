@@ -12,11 +12,12 @@ build, plan, compilation) of each model.
 session of their own as another user's programs would be; they are killed at exit.
 `--cluster` times a local cluster instead: `tensorflux cluster` with one PS and two workers,
 each worker a client running an mnist_replica-shaped MLP (784-100-10, batch 100, Adam,
-variables on the PS) against its own task.
+variables on the PS) against its own task; TensorFlow's gRPC runtime runs the same cluster
+(three processes on loopback) side by side when importable, rounds alternating.
 
     python bench/training.py [--steps N] [--rounds R] [--models mlp,cnn,lstm,word2vec,cifar10]
                              [--contend K] [--jit default|off|on]
-    python bench/training.py --cluster [--steps N] [--contend K]
+    python bench/training.py --cluster [--steps N] [--rounds R] [--contend K]
 
 `word2vec` is TF1's word2vec_basic step (50000x128 embedding, batch 128, NCE loss with 64
 log-uniform negatives, sparse SGD); it is not in the default `--models`.
@@ -421,14 +422,26 @@ def torch_framework(torch, model: str, steps: int):
 
 # -- the local cluster case ----------------------------------------------------------------
 
-def cluster_worker(steps: int) -> None:
-    """One worker client of `tensorflux cluster` (reads TFX_CLUSTER), printing its times."""
+def cluster_worker(steps: int, backend: str = "tensorflux") -> None:
+    """One worker client of `tensorflux cluster` (reads TFX_CLUSTER), printing its times;
+    with backend "tensorflow", a TensorFlow worker task (its own server) of the same
+    cluster shape (`run_cluster_tf`)."""
     import json
-
-    import tensorflux as tf
 
     cluster = json.loads(os.environ["TFX_CLUSTER"])
     task = int(os.environ["TFX_TASK_INDEX"])
+    if backend in ("tensorflow", "tensorflux-server"):
+        if backend == "tensorflow":
+            tf = _tf_compat_v1()
+        else:
+            import tensorflux as tf
+        server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker",
+                                 task_index=task)
+        target = server.target
+    else:
+        import tensorflux as tf
+
+        target = f"grpc://{cluster['worker'][task]}"
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(task)
@@ -445,7 +458,7 @@ def cluster_worker(steps: int) -> None:
         init = tf.global_variables_initializer()
     rng = np.random.RandomState(task)
     feed = {x: rng.rand(100, 784).astype(np.float32), y: rng.randint(0, 10, 100)}
-    with tf.Session(f"grpc://{cluster['worker'][task]}", graph=graph) as sess:
+    with tf.Session(target, graph=graph) as sess:
         if task == 0:
             sess.run(init)
         else:
@@ -470,6 +483,64 @@ def run_cluster(steps: int, pythonpath: str) -> tuple[float, float]:
     if len(marks) != 2:
         raise RuntimeError(f"the cluster run failed:\n{out.stdout[-2000:]}\n"
                            f"{out.stderr[-2000:]}")
+    return (statistics.median(float(m[1]) for m in marks),
+            statistics.median(float(m[2]) for m in marks))
+
+
+def _tf_compat_v1():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.layers
+    import tensorflow.compat.v1 as tf1
+
+    tf1.disable_v2_behavior()
+    tf1.logging.set_verbosity(tf1.logging.ERROR)
+    return tf1
+
+
+def cluster_ps(backend: str) -> None:
+    """The PS task of `run_cluster_tasks` (reads TFX_CLUSTER); serves until killed."""
+    import json
+
+    if backend == "tensorflow":
+        tf = _tf_compat_v1()
+    else:
+        import tensorflux as tf
+    server = tf.train.Server(tf.train.ClusterSpec(json.loads(os.environ["TFX_CLUSTER"])),
+                             job_name="ps", task_index=0)
+    server.join()
+
+
+def run_cluster_tasks(steps: int, backend: str) -> tuple[float, float]:
+    """`run_cluster` as TF1's mnist_replica runs: 1 PS and 2 worker processes on loopback,
+    each worker process a server and a client training against it (`backend` "tensorflow"
+    or "tensorflux-server")."""
+    import json
+    import socket
+
+    def free_port():
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+
+    cluster = {"ps": [f"localhost:{free_port()}"],
+               "worker": [f"localhost:{free_port()}" for _ in range(2)]}
+    env = dict(os.environ, TFX_CLUSTER=json.dumps(cluster), TF_CPP_MIN_LOG_LEVEL="3")
+    script = os.path.abspath(__file__)
+    ps = subprocess.Popen([sys.executable, script, "--cluster-ps", "--backend", backend], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers = [subprocess.Popen(
+            [sys.executable, script, "--cluster-worker", "--backend", backend, "--steps",
+             str(steps)], env=dict(env, TFX_TASK_INDEX=str(task)), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True) for task in range(2)]
+        outs = [w.communicate(timeout=600) for w in workers]
+    finally:
+        ps.kill()
+        ps.wait()
+    marks = [line.split()[1:] for out, _ in outs for line in out.splitlines()
+             if line.startswith(MARK)]
+    if len(marks) != 2:
+        raise RuntimeError(f"the {backend} cluster run failed:\n{outs[0][1][-2000:]}")
     return (statistics.median(float(m[1]) for m in marks),
             statistics.median(float(m[2]) for m in marks))
 
@@ -511,9 +582,14 @@ def main() -> None:
     parser.add_argument("--cluster", action="store_true",
                         help="time a local cluster (1 PS + 2 workers, mnist_replica MLP)")
     parser.add_argument("--cluster-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cluster-ps", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--backend", default="tensorflux", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cluster_worker:
-        cluster_worker(args.steps)
+        cluster_worker(args.steps, args.backend)
+        return
+    if args.cluster_ps:
+        cluster_ps(args.backend)
         return
     if args.contend:
         start_contention(args.contend, args.contend_kind, args.contend_session == "own")
@@ -521,13 +597,30 @@ def main() -> None:
     print(f"# {args.contend} background processes ({args.contend_session} session); "
           f"{machine_load()}", flush=True)
     if args.cluster:
+        import importlib.util
+
         pythonpath = os.environ.get("PYTHONPATH") or REPO
-        rows = [run_cluster(args.steps, pythonpath) for _ in range(args.rounds)]
-        seconds = statistics.median(r[0] for r in rows)
-        first = statistics.median(r[1] for r in rows)
-        print(f"{'case':<22}{'ms/step':>10}{'first ms':>10}")
-        print(f"{'cluster 1ps+2w mlp':<22}{seconds * 1e3:>10.1f}{first * 1e3:>10.0f}")
-        print("# tensorflow's gRPC runtime is not importable here: no side-by-side row")
+        with_tf = importlib.util.find_spec("tensorflow") is not None
+        runs = {"tensorflux cli": lambda: run_cluster(args.steps, pythonpath),
+                "tensorflux": lambda: run_cluster_tasks(args.steps, "tensorflux-server")}
+        if with_tf:
+            runs["tensorflow"] = lambda: run_cluster_tasks(args.steps, "tensorflow")
+        rows: dict = {name: [] for name in runs}
+        for _ in range(args.rounds):  # the systems alternate: the same machine load
+            for name, run in runs.items():
+                rows[name].append(run())
+        medians = {name: statistics.median(r[0] for r in found)
+                   for name, found in rows.items()}
+        print(f"{'case':<22}{'framework':<16}{'ms/step':>10}{'first ms':>10}{'vs TF':>8}")
+        for name, found in rows.items():
+            first = statistics.median(r[1] for r in found)
+            ratio = f"{medians[name] / medians['tensorflow']:8.2f}" if with_tf else ""
+            print(f"{'cluster 1ps+2w mlp':<22}{name:<16}{medians[name] * 1e3:>10.1f}"
+                  f"{first * 1e3:>10.0f}{ratio}")
+        print("# tensorflux cli: `tensorflux cluster` (tasks and clients in 5 processes); "
+              "tensorflux, tensorflow: 3 processes, each worker a server and its client")
+        if not with_tf:
+            print("# tensorflow's gRPC runtime is not importable here: no side-by-side row")
         return
     frameworks = _frameworks(args)
     if len(frameworks) == 1:

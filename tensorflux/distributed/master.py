@@ -3,9 +3,11 @@
 A `MasterSession` holds the client's graph (shipped as GraphDef, extended incrementally). On a
 new signature it prunes, places over every device of every task, partitions with `_Send` /
 `_Recv`, and registers each task's partitions on its worker once; every step is then one
-`RunGraph` per task with a fresh step id (`step_runner`). While a step runs the master checks
-its tasks' health (GetStatus, `task_health`); a dead or restarted task aborts the step
-everywhere, and the client gets UnavailableError or AbortedError naming the task. The plans
+`RunGraph` per task with a fresh step id (`step_runner`). A remote task whose partition ends
+on its own returns its small sends to this task with its RunGraph answer (`push_plan`).
+While a step runs the master checks its tasks' health (GetStatus, `task_health`); a dead or
+restarted task aborts the step everywhere, and the client gets UnavailableError or
+AbortedError naming the task. The plans
 and the cluster's devices are refreshed then, so the session works again once the task is
 back (under its new incarnation: transfers keyed with the old one are refused). A task known
 dead (it stopped answering heartbeats) fails the steps that need it at once, until it answers.
@@ -26,8 +28,8 @@ import random
 import threading
 import time
 
+from tensorflux.distributed import push_plan, step_runner, task_health
 from tensorflux.distributed import status as status_mod
-from tensorflux.distributed import step_runner, task_health
 from tensorflux.distributed.rendezvous_mgr import task_of
 from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
 from tensorflux.framework import errors, function
@@ -59,15 +61,20 @@ class RemoteDevice:
 
 
 class _TaskPlan:
-    __slots__ = ("task", "client", "handle", "feed_indices", "fetch_indices", "graph_def")
+    __slots__ = ("task", "client", "handle", "feed_indices", "fetch_indices", "graph_def",
+                 "push_keys", "receives")
 
-    def __init__(self, task, client, handle, feed_indices, fetch_indices, graph_def=None):
+    def __init__(self, task, client, handle, feed_indices, fetch_indices, graph_def=None,
+                 push_keys=(), receives=True):
         self.task = task
         self.client = client
         self.handle = handle
         self.feed_indices = feed_indices
         self.fetch_indices = fetch_indices
         self.graph_def = graph_def
+        # Sends to the master's task that come back with this task's RunGraph (push_plan).
+        self.push_keys = push_keys
+        self.receives = receives  # whether its partition waits for another task's sends
 
 
 class MasterSession:
@@ -164,6 +171,12 @@ class MasterSession:
         per_task: dict = {}
         for device_name, part_nodes in groups.items():
             per_task.setdefault(task_of(device_name), []).extend(part_nodes)
+        remote = [t for t in per_task if self.master.client_for(t).needs_health_checks]
+        fetched = {id(node) for node, _ in fetch_points}
+        push_plan.copy_constants(per_task, remote, fetched)
+        push_plan.move_control_relays(per_task, remote)
+        push_plan.forward_feeds(per_task, self.master.task, remote, fetched)
+        pushes = push_plan.push_keys(per_task, self.master.task, remote, bool(graph._functions))
         plans = []
         for task, task_nodes in sorted(per_task.items()):
             member = {id(n) for n in task_nodes}
@@ -190,7 +203,8 @@ class MasterSession:
                                    wait_for_ready=True)
             status_mod.raise_if_error(response.status, f"registering on {task}")
             plans.append(_TaskPlan(task, client, response.graph_handle, feed_indices,
-                                   fetch_indices, graph_def))
+                                   fetch_indices, graph_def, pushes.get(task, ()),
+                                   any(n.op == "_Recv" for n in task_nodes)))
         return plans
 
     def invalidate(self) -> None:
@@ -227,7 +241,7 @@ class MasterSession:
             plans = self._plan(tuple(feed_names), tuple(fetches), tuple(targets))
             step = step_runner.StepRun(
                 plans, step_id, self._incarnations,
-                lambda error: self._abort(plans, step_id, error))
+                lambda error: self._abort(plans, step_id, error), self.master.local_rendezvous)
             with self._lock:
                 if self._closed:
                     raise errors.CancelledError(None, None, "Session has been closed.")
@@ -296,6 +310,10 @@ class Master:
 
     def client_for(self, task):
         return self._server.client_for(task)
+
+    def local_rendezvous(self, step_id: int):
+        """The rendezvous of a step on this task's own worker (pushed sends land there)."""
+        return self._server.worker.rendezvous.find_or_create(step_id)
 
     def cluster_devices(self, timeout: float, previous=None) -> list:
         """Every device of every task; UnavailableError naming a task unreachable for

@@ -4,12 +4,19 @@ Contract: `send` stores the value locally and never blocks. `recv_async` on a ke
 source device is on this task waits locally; otherwise it pulls the tensor from the source
 task's worker service (a streaming RecvTensor call on a pool thread) and checks that the
 sender's incarnation matches the key (a restarted task's stale transfers are refused).
+
+Pushed keys (`expect_pushes`, set by the master of this task before the step starts; see
+`push_plan`): a receive of one waits locally for the master to `send` the value it got with
+the sender's RunGraph answer; `pull_instead(key)` (the answer did not carry it) turns a
+waiting or later receive of the key back into a pull. An abort fails them like any receive.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+
+import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.runtime.rendezvous import LocalRendezvous, create_key, parse_key
@@ -36,6 +43,36 @@ class RemoteRendezvous(LocalRendezvous):
         self._calls_lock = threading.Lock()
         self.created = time.monotonic()
         self.finished = False
+        self._pushed: frozenset | set = frozenset()
+
+    def expect_pushes(self, keys) -> None:
+        """Receives of `keys` wait for a local `send` (by the master) instead of pulling."""
+        with self._lock:
+            self._pushed = set(self._pushed) | set(keys)
+
+    def pull_instead(self, key: str) -> None:
+        """`key` will not be pushed: a receive waiting for it (or a later one) pulls it."""
+        with self._lock:
+            if key not in self._pushed:
+                return
+            self._pushed.discard(key)
+            waiter = self._waiters.pop(key, None)
+        if waiter is not None:
+            self.recv_async(key, waiter)
+
+    def take_small(self, key: str, limit: int):
+        """(value, is_dead) of a sent `key` no larger than `limit` bytes, taken out of the
+        rendezvous; None (and the value stays) when it is absent, larger or not an array."""
+        with self._lock:
+            item = self._values.get(key)
+            if item is None:
+                return None
+            value, is_dead = item
+            if not is_dead and (type(value) is not np.ndarray or (
+                    value.dtype != object and value.nbytes > limit)):
+                return None
+            del self._values[key]
+            return item
 
     def recv_async(self, key: str, callback) -> None:
         src_device, incarnation, _, _, _ = parse_key(key)
@@ -43,6 +80,23 @@ class RemoteRendezvous(LocalRendezvous):
         if source_task == self.task:
             super().recv_async(key, callback)
             return
+        if self._pushed and key in self._pushed:
+            with self._lock:
+                pushed = key in self._pushed
+                error = self._error
+                if pushed and error is None:
+                    item = self._values.pop(key, None)
+                    if item is None:
+                        if key in self._waiters:
+                            raise errors.AbortedError(None, None, f"Duplicated recv: {key}")
+                        self._waiters[key] = callback
+                        return
+            if pushed:  # delivered already, or the step failed
+                if error is not None:
+                    callback(error, None, False)
+                else:
+                    callback(None, item[0], item[1])
+                return
         if self._error is not None:
             callback(self._error, None, False)
             return

@@ -8,6 +8,15 @@ raised is the root cause rather than the cancellations it caused, and names its 
 raised only once every task that still answers has ended its part of the step, so nothing of
 a failed step keeps running (an orphaned dequeue would consume an element nobody receives).
 
+Sends of a remote task to the master's task named in its plan's `push_keys` (`push_plan`)
+come back with its RunGraph answer and are handed to the master task's rendezvous here, before
+the task counts as finished; the receives of those keys wait for them instead of pulling. When
+such a task's partition receives nothing and the step has no deadline, the step's own thread
+waits for its answer before running the in-process partition that needs it, so the values
+are there when that partition starts (no thread hand-off). A failure of that task cancels the
+call at once; any other failure cancels it ABORT_GRACE_SECS later if it has not answered the
+abort by then, as a settling step's other calls are.
+
 A step has no deadline unless one is given (`RunOptions.timeout_in_ms`, else
 `ConfigProto.operation_timeout_in_ms`): then every partition, local and remote, is cancelled
 when it passes and the step fails with DeadlineExceededError. A step that runs longer than
@@ -22,7 +31,7 @@ import threading
 import time
 
 from tensorflux.distributed.rpc.server_pools import ElasticExecutor
-from tensorflux.distributed.rpc.transport import StepFeeds
+from tensorflux.distributed.rpc.transport import PUSHED, StepFeeds
 from tensorflux.framework import errors
 from tensorflux.protos import worker_pb2
 
@@ -48,8 +57,11 @@ def fanout_pool():
 class StepRun:
     """The state of one running step: finished tasks, fetched values, failures."""
 
-    def __init__(self, plans, step_id: int, incarnations: dict, on_failure):
+    def __init__(self, plans, step_id: int, incarnations: dict, on_failure,
+                 local_rendezvous=None):
         self.plans = plans
+        # step id -> the rendezvous of the step on the master's task (for pushed sends).
+        self.local_rendezvous = local_rendezvous
         self.step_id = step_id
         self.incarnations = incarnations
         self.started = self.checked = time.monotonic()
@@ -61,6 +73,10 @@ class StepRun:
         self._running = {plan.task for plan in plans}
         self._lock = threading.Lock()
         self._on_failure = on_failure
+        # task -> the RunGraph call the step's own thread waits for (cancelled if the task
+        # fails, or ABORT_GRACE_SECS after another failure if it has not answered by then).
+        self.waiting_here: dict = {}
+        self._bounded = False
 
     def finish(self, plan, error, values) -> None:
         """A task's RunGraph is over (`values` is {fetch index: ndarray} when it succeeded)."""
@@ -83,6 +99,26 @@ class StepRun:
         self.done.set()
         if first:
             self._on_failure(error)
+        if self.waiting_here:
+            call = self.waiting_here.get(task)
+            if call is not None and not isinstance(error, errors.CancelledError):
+                call.cancel()  # dead or hung: it may never answer
+            self.bound_waiting()
+
+    def bound_waiting(self) -> None:
+        """After a failure: the calls this step's thread waits for are cancelled if they
+        have not answered within ABORT_GRACE_SECS (once per step)."""
+        with self._lock:
+            if self._bounded or not self.failures:
+                return
+            self._bounded = True
+        timer = threading.Timer(ABORT_GRACE_SECS, self._cancel_waiting)
+        timer.daemon = True
+        timer.start()
+
+    def _cancel_waiting(self) -> None:
+        for call in list(self.waiting_here.values()):
+            call.cancel()
 
     def settling(self) -> bool:
         """Whether tasks that have not failed are still finishing (after the abort)."""
@@ -109,6 +145,41 @@ def _as_op_error(err, task: str):
     return error
 
 
+def _start(step: StepRun, plan, session_handle, step_feeds, deadline, call_timeout, local,
+           submit, wait):
+    """Starts one task's RunGraph of the step; returns its call (or None)."""
+    request = worker_pb2.RunGraphRequest(session_handle=session_handle,
+                                         graph_handle=plan.handle, step_id=step.step_id)
+    if plan.push_keys:
+        request.recv_key.extend(plan.push_keys)
+    try:
+        future = plan.client.run_graph(
+            request, step_feeds, plan.feed_indices, deadline, call_timeout,
+            lambda error, values: _finished(step, plan, error, values, local), submit, wait)
+    except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
+        step.finish(plan, _as_op_error(err, plan.task), None)
+        return None
+    if future is not None:
+        step.futures.append(future)
+    return future
+
+
+def _finished(step: StepRun, plan, error, values, local) -> None:
+    """A task's RunGraph answer: its pushed sends go to the local rendezvous first."""
+    if error is not None:
+        step.finish(plan, _as_op_error(error, plan.task), None)
+        return
+    if plan.push_keys:
+        pushed = values.pop(PUSHED, None) or {}
+        for key in plan.push_keys:
+            item = pushed.get(key)
+            if item is None:  # not sent, or too large: pulled as usual
+                local.pull_instead(key)
+            else:
+                local.send(key, item[0], item[1])
+    step.finish(plan, None, values)
+
+
 def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -> dict:
     """Runs one step on every task of `step.plans` (see the module docstring).
 
@@ -132,27 +203,35 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
     step_feeds = StepFeeds(feeds)
     call_timeout = None if timeout is None else timeout + DEADLINE_GRACE_SECS
     watched = any(plan.client.needs_health_checks for plan in plans)
+    local = None
+    for plan in plans:  # before anything runs: the receives of pushed keys wait for them
+        if plan.push_keys:
+            if local is None:
+                local = step.local_rendezvous(step.step_id)
+            local.expect_pushes(plan.push_keys)
     if watched:
         health.watch(step)
     try:
-        # Every partition starts at once; the last runs in this thread when it can.
-        for position, plan in enumerate(plans):
-            request = worker_pb2.RunGraphRequest(session_handle=session_handle,
-                                                 graph_handle=plan.handle,
-                                                 step_id=step.step_id)
-            submit = None if position == len(plans) - 1 else fanout_pool().submit
-            try:
-                future = plan.client.run_graph(
-                    request, step_feeds, plan.feed_indices, deadline, call_timeout,
-                    lambda error, values, plan=plan: step.finish(
-                        plan, None if error is None else _as_op_error(error, plan.task),
-                        values),
-                    submit)
-            except Exception as err:  # noqa: BLE001 - e.g. a client closed by Server.stop()
-                step.finish(plan, _as_op_error(err, plan.task), None)
+        # Every partition starts at once, except an in-process last one, which runs in this
+        # thread after the answers this thread waits for itself (see the module docstring).
+        last = plans[-1] if plans and not plans[-1].client.needs_health_checks else None
+        answers = []
+        for plan in plans:
+            if plan is last:
                 continue
-            if future is not None:
-                step.futures.append(future)
+            here = deadline is None and plan.push_keys and not plan.receives and \
+                plan.client.needs_health_checks
+            call = _start(step, plan, session_handle, step_feeds, deadline, call_timeout,
+                          local, fanout_pool().submit, answers.append if here else None)
+            if here and call is not None:
+                step.waiting_here[plan.task] = call
+        if answers:
+            step.bound_waiting()  # a failure while the calls started: bounded too
+        for answer in answers:
+            answer()
+        if last is not None:
+            _start(step, last, session_handle, step_feeds, deadline, call_timeout, local,
+                   None, None)
         if deadline is None:
             step.done.wait()
         elif not step.done.wait(max(0.0, deadline - time.monotonic())):

@@ -2,7 +2,8 @@
 
 Contract: `register_graph` builds the executors of the task's partitions once and returns a
 handle; `run_graph` runs every partition of that handle concurrently for one step, feeding
-`_Arg` nodes from the request and returning the inputs of `_Retval` nodes; `recv_tensor`
+`_Arg` nodes from the request and returning the inputs of `_Retval` nodes (and, over RPC, the
+step's sends named in `recv_key`: `_push_sends`); `recv_tensor`
 serves another task's `_Recv` from this task's step rendezvous. Resources (variables, queues)
 live in the task's devices and are shared by every session until their container is reset.
 Methods take and return protobuf messages, so the gRPC and in-process transports share them.
@@ -178,9 +179,9 @@ class Worker:
             else:
                 encode_tensor(value, response.recv.add(name=str(index)).tensor)
 
-        return self._execute(request, None, emit, response, deadline, call)
+        return self._execute(request, None, emit, response, deadline, call, push=True)
 
-    def _execute(self, request, feeds, emit, response, deadline=None, call=None):
+    def _execute(self, request, feeds, emit, response, deadline=None, call=None, push=False):
         registered = self._graphs.get(request.graph_handle)
         step_id = request.step_id
         if registered is None or step_id in self._aborted:
@@ -220,6 +221,8 @@ class Worker:
                     value = value.read()
                     copy = True
                 emit(index, np.asarray(value), copy, rendezvous)
+            if push and request.recv_key:
+                _push_sends(request.recv_key, rendezvous, response)
         except Exception as err:  # noqa: BLE001 - every failure goes back as a status
             del response.recv[:]
             status_mod.to_status(response.status, _as_op_error(err), self.task)
@@ -333,6 +336,22 @@ class Worker:
     def close(self) -> None:
         self.rendezvous.abort_all(errors.CancelledError(None, None,
                                                         f"Worker {self.task} is shutting down"))
+
+
+def _push_sends(keys, rendezvous, response) -> None:
+    """Answers `RunGraphRequest.recv_key`: the step's sends under those keys go back in the
+    response (`push_plan`), each as one `recv` entry named `=<key>` (the value), `!<key>` (a
+    dead value) or `?<key>` (not sent, or over PULL_BYTES: the receiver pulls it)."""
+    for key in keys:
+        item = rendezvous.take_small(key, PULL_BYTES)
+        entry = response.recv.add()
+        if item is None:
+            entry.name = f"?{key}"
+        elif item[1]:
+            entry.name = f"!{key}"
+        else:
+            entry.name = f"={key}"
+            encode_tensor(item[0], entry.tensor)
 
 
 def _snapshot(value: np.ndarray) -> np.ndarray:

@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
+from tensorflux.distributed import worker as worker_mod
+from tensorflux.distributed.rpc import tensor_codec
 
 
 def _shards(table, n, strategy):
@@ -182,7 +184,18 @@ def ps_cluster(request):
             serve(req, done)
 
         server.worker.recv_tensor = recording
+    push_sends = worker_mod._push_sends
+
+    def pushing(keys, rendezvous, response):  # sends returned with RunGraph (push_plan)
+        push_sends(keys, rendezvous, response)
+        for entry in response.recv:
+            if entry.name.startswith("="):
+                transfers.append((rendezvous.task, entry.name.split(";")[2],
+                                  tensor_codec.decode_tensor(entry.tensor).nbytes))
+
+    worker_mod._push_sends = pushing
     yield spec, servers, config, transfers
+    worker_mod._push_sends = push_sends
     for server in servers:
         server.stop()
 

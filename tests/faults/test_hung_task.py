@@ -89,3 +89,32 @@ def test_hung_ps_is_detected_then_steps_fail_fast_then_recover(ps_and_chief):
             print(f"hung PS detected in {detected:.2f}s; later steps failed in "
                   f"{1000 * max(fast):.0f} ms (max); steps work {recovered - stopped:.1f}s "
                   "after the stop")
+
+
+def test_hung_ps_fails_a_step_waiting_for_its_pushed_reads(ps_and_chief):
+    # The step's own thread waits for the PS's RunGraph answer (its reads come back with
+    # it, distributed/push_plan.py): a hung PS must still fail the step within 3 s.
+    spec, ps, chief = ps_and_chief
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            var = tf.Variable(5.0, name="pushed_read")
+        with tf.device("/job:worker/task:0"):
+            doubled = tf.identity(var.value()) * 2.0
+        with tf.Session(chief.target) as sess:
+            sess.run(var.initializer)
+            assert sess.run(doubled) == 10.0
+            ps.proc.send_signal(signal.SIGSTOP)
+            start = time.monotonic()
+            with pytest.raises(tf.errors.UnavailableError) as info:
+                sess.run(doubled)
+            assert time.monotonic() - start <= 3.0
+            assert PS0 in str(info.value)
+            ps.proc.send_signal(signal.SIGCONT)
+            deadline = time.monotonic() + 5.0
+            while True:
+                try:
+                    assert sess.run(doubled) == 10.0
+                    break
+                except tf.errors.UnavailableError:
+                    assert time.monotonic() < deadline, "the PS is back but steps still fail"
+                    time.sleep(0.1)

@@ -7,17 +7,19 @@ UnavailableError (or DeadlineExceededError) naming the task and its address. Eve
 client implements `WorkerClient`, so callers never ask which transport they hold:
 
 - `call(method, request, timeout)` / `call_async(method, request, timeout, done)`: unary calls;
-- `run_graph(request, feeds, feed_indices, deadline, timeout, done, submit)`: runs a
+- `run_graph(request, feeds, feed_indices, deadline, timeout, done, submit, wait)`: runs a
   registered graph for a step and calls `done(error, {fetch index: ndarray})`. In process the
   ndarrays go straight in and out (run in the caller's thread or on `submit`); over gRPC the
   feeds are encoded once per step (`StepFeeds`) and fetched tensors too large for a unary
-  message are pulled afterwards over RecvTensor (see `Worker.run_graph`);
+  message are pulled afterwards over RecvTensor (see `Worker.run_graph`); sends named in the
+  request's `recv_key` come back under `values[PUSHED]` (`push_plan`);
 - `recv_tensor_async(step_id, key, done)`: starts a transfer and calls
   `done(error, value, is_dead, sender_incarnation)` once; returns a handle with `cancel()`.
 
-gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads; unary calls that
-finish asynchronously (RunGraph, GetStatus) use gRPC futures, so a step waits on no thread of
-ours. Channels retry a lost connection within about a second, so a restarted task is
+gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads. A RunGraph is
+read as a one-message stream by the thread that waits for it (a reusable one, or the step's
+own thread: `wait`), so no gRPC channel thread is started per step; GetStatus and Abort use
+gRPC futures. Channels retry a lost connection within about a second, so a restarted task is
 reachable again as soon as it listens.
 """
 
@@ -161,6 +163,12 @@ class _Handle:
             cancel()
 
 
+# The `values` entry of a RunGraph answer holding the sends it returned (`recv_key`):
+# {rendezvous key: (value, is_dead), or None when the receiver must pull it}.
+PUSHED = "pushed"
+_PUSH_MARKS = frozenset("=!?")
+
+
 class StepFeeds:
     """The fed values of one step by feed index; each is encoded at most once, however many
     remote tasks it is sent to."""
@@ -201,7 +209,7 @@ class WorkerClient(abc.ABC):
 
     @abc.abstractmethod
     def run_graph(self, request, feeds: StepFeeds, feed_indices, deadline, timeout, done,
-                  submit=None):
+                  submit=None, wait=None):
         """Runs a registered graph for one step; `done(error, {fetch index: ndarray})`.
 
         Args:
@@ -212,6 +220,8 @@ class WorkerClient(abc.ABC):
             done: the callback.
             submit: where to run a blocking in-process partition (an executor's `submit`);
                 None runs it in the calling thread.
+            wait: where a remote call waits for its answer: called with a function that
+                waits and then calls `done` (None: a pool thread). In process: unused.
 
         Returns:
             A future to cancel, or None.
@@ -246,7 +256,8 @@ class InProcessWorkerClient(WorkerClient):
         else:
             done(None, response)
 
-    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None):
+    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None,
+                  wait=None):
         worker = self._worker
         local_feeds = {index: feeds.values[index] for index in feed_indices}
 
@@ -345,6 +356,13 @@ class GrpcWorkerClient(WorkerClient):
             "/tensorflux.WorkerService/RecvTensor",
             request_serializer=worker_pb2.RecvTensorRequest.SerializeToString,
             response_deserializer=None)
+        # RunGraph read as a one-message stream: the call is polled by the thread that waits
+        # for it (no channel thread is started for it, as a future's would be), and the
+        # server's unary answer is the same on the wire.
+        self._run_graph = self._channel.unary_stream(
+            "/tensorflux.WorkerService/RunGraph",
+            request_serializer=worker_pb2.RunGraphRequest.SerializeToString,
+            response_deserializer=worker_pb2.RunGraphResponse.FromString)
         self._timeout = default_timeout
 
     def call(self, method: str, request, timeout=None, wait_for_ready=False):
@@ -386,13 +404,15 @@ class GrpcWorkerClient(WorkerClient):
         future.add_done_callback(finished)
         return future
 
-    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None):
+    def run_graph(self, request, feeds, feed_indices, deadline, timeout, done, submit=None,
+                  wait=None):
         for index in feed_indices:
             request.send.add(name=str(index)).tensor.CopyFrom(feeds.proto(index))
-        return self.run_graph_async(request, timeout, done)
+        return self.run_graph_async(request, timeout, done, wait)
 
-    def run_graph_async(self, request, timeout, done):
-        """Starts a RunGraph; `done(error, values)` once every fetched value is here."""
+    def run_graph_async(self, request, timeout, done, wait=None):
+        """Starts a RunGraph; `done(error, values)` once every fetched value is here (the
+        answer is waited for by `wait(fn)`, default a pool thread)."""
         step_id = request.step_id
 
         def finished(error, response):
@@ -403,8 +423,17 @@ class GrpcWorkerClient(WorkerClient):
                 return
             values = {}
             pulls = []
+            pushed = None
             for item in response.recv:
-                index, _, key = item.name.partition(";")
+                name = item.name
+                if name[:1] in _PUSH_MARKS:  # a send named in recv_key (Worker._push_sends)
+                    if pushed is None:
+                        pushed = values[PUSHED] = {}
+                    mark, key = name[0], name[1:]
+                    pushed[key] = None if mark == "?" else (None, True) if mark == "!" else \
+                        (decode_tensor(item.tensor), False)
+                    continue
+                index, _, key = name.partition(";")
                 if key:
                     pulls.append((int(index), key))
                 else:
@@ -414,7 +443,34 @@ class GrpcWorkerClient(WorkerClient):
                 return
             self._pull_fetches(step_id, pulls, values, done)
 
-        return self.call_async("run_graph", request, timeout, finished)
+        return self._single_call(self._run_graph, "RunGraph", request, timeout, finished, wait)
+
+    def _single_call(self, multi_callable, name, request, timeout, done, wait=None):
+        """Starts a call answered by one message; `wait(fn)` (default: a pool thread) runs
+        the function that waits for it and calls `done(error, response)`. Returns the call
+        (its `cancel()` ends it, from any thread)."""
+        import grpc
+
+        call = multi_callable(request, timeout=timeout, metadata=self._metadata)
+
+        def answer():
+            try:
+                response = next(call)
+                for _ in call:  # the status (it came with the message)
+                    raise errors.InternalError(None, None, f"{name} answered twice")
+            except grpc.RpcError as err:
+                done(_translate(err, self.task, self.address, name), None)
+            except StopIteration:
+                done(errors.UnavailableError(
+                    None, None, f"{name} to task {self.task} at {self.address} ended without "
+                    "an answer"), None)
+            except errors.OpError as err:
+                done(err, None)
+            else:
+                done(None, response)
+
+        (wait or _PULLS.submit)(answer)
+        return call
 
     def _pull_fetches(self, step_id, pulls, values, done) -> None:
         lock = threading.Lock()
