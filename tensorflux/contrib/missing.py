@@ -20,7 +20,6 @@ REPLACEMENTS = {
     "compiler": "not supported (no XLA)",
     "constrained_optimization": "not supported",
     "copy_graph": "tf.train.export_meta_graph / tf.train.import_meta_graph",
-    "crf": "not supported (write the CRF with core ops)",
     "cudnn_rnn": "tf.nn.rnn_cell.LSTMCell / tf.contrib.rnn.LSTMBlockCell (no GPU kernels)",
     "data": "tf.data",
     "deprecated": "tf.summary",
