@@ -15,7 +15,7 @@ from tensorflux.contrib.missing import REPLACEMENTS, ContribNotProvidedError
 __all__ = ["PROVIDED", "ContribNotProvidedError"]
 
 # The submodules tensorflux provides (each is `tensorflux.contrib.<name>`).
-PROVIDED = ("crf", "distributions", "feature_column", "framework", "layers", "learn",
+PROVIDED = ("crf", "distributions", "feature_column", "framework", "image", "layers", "learn",
             "legacy_seq2seq", "lookup", "losses", "metrics", "opt", "rnn", "seq2seq", "slim",
             "tensorboard", "training")
 

@@ -32,7 +32,6 @@ REPLACEMENTS = {
     "graph_editor": "not supported (rebuild the graph, or tf.import_graph_def with input_map)",
     "grid_rnn": "not supported",
     "hooks": "tf.train hooks (tf.train.*Hook)",
-    "image": "tf.image",
     "input_pipeline": "tf.data",
     "integrate": "not supported",
     "keras": "tf.keras",
