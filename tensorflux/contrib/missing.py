@@ -46,7 +46,6 @@ REPLACEMENTS = {
     "model_pruning": "not supported",
     "nccl": "not supported (no GPUs)",
     "nn": "tf.nn",
-    "predictor": "tf.saved_model.loader.load with a tf.Session",
     "quantization": "not supported (no quantized kernels)",
     "quantize": "not supported (no quantization-aware training rewrites)",
     "receptive_field": "not supported",
