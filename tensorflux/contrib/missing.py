@@ -25,7 +25,6 @@ REPLACEMENTS = {
     "deprecated": "tf.summary",
     "distribute": "tf.train.replica_device_setter and tf.train.SyncReplicasOptimizer",
     "eager": "not supported (tensorflux runs graph mode only)",
-    "estimator": "tf.estimator",
     "factorization": "not supported",
     "ffmpeg": "not supported",
     "gan": "not supported (build the GAN losses with core ops)",
