@@ -192,5 +192,79 @@ def test_bad_input_raises_typed_errors():
         image.dense_image_warp(tf.zeros([1, 3, 3, 1]), tf.zeros([1, 3, 3, 3]))
     with pytest.raises(ValueError, match="Indexing"):
         image.interpolate_bilinear(tf.zeros([1, 3, 3, 1]), tf.zeros([1, 2, 2]), indexing="yx")
-    with pytest.raises(tf.contrib.ContribNotProvidedError, match="sparse_image_warp"):
-        _ = image.sparse_image_warp
+    with pytest.raises(tf.contrib.ContribNotProvidedError, match="connected_components"):
+        _ = image.connected_components
+
+
+def _spline_reference(c, f, q, order, lam):
+    """The same bordered system solved in NumPy, one batch element at a time."""
+
+    def phi(r2):
+        r2 = np.maximum(r2, 1e-10)
+        r = np.sqrt(r2)
+        return r ** order * (np.log(r) if order % 2 == 0 else 1.0)
+
+    out = []
+    for cb, fb, qb in zip(c, f, q):
+        n, d = cb.shape
+        a = phi(((cb[:, None] - cb[None]) ** 2).sum(-1)) + lam * np.eye(n)
+        border = np.hstack([cb, np.ones((n, 1))])
+        lhs = np.block([[a, border], [border.T, np.zeros((d + 1, d + 1))]])
+        sol = np.linalg.solve(lhs, np.vstack([fb, np.zeros((d + 1, fb.shape[1]))]))
+        w, v = sol[:n], sol[n:]
+        out.append(phi(((qb[:, None] - cb[None]) ** 2).sum(-1)) @ w
+                   + np.hstack([qb, np.ones((len(qb), 1))]) @ v)
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("order,lam", [(1, 0.0), (2, 0.0), (3, 0.01), (4, 0.0)])
+def test_interpolate_spline_matches_numpy_and_interpolates(order, lam):
+    rng = np.random.RandomState(order)
+    c = rng.rand(2, 7, 2)
+    f = rng.randn(2, 7, 3)
+    q = rng.rand(2, 5, 2)
+    out = image.interpolate_spline(c, f, q, order, regularization_weight=lam)
+    at_train = image.interpolate_spline(c, f, c, order)
+    got, train_v = _run([out, at_train])
+    np.testing.assert_allclose(got, _spline_reference(c, f, q, order, lam), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(train_v, f, atol=1e-6)
+
+
+def test_interpolate_spline_reproduces_affine_functions_and_has_gradients():
+    rng = np.random.RandomState(9)
+    c = rng.rand(1, 8, 2)
+    affine = lambda p: p @ np.array([[2.0], [-1.0]]) + 0.5  # noqa: E731
+    q = rng.rand(1, 4, 2)
+    fv = tf.placeholder(tf.float64, [1, 8, 1])
+    out = image.interpolate_spline(c, fv, q, 2)
+    (g,) = tf.gradients(tf.reduce_sum(out), [fv])
+    with tf.Session() as sess:
+        got, g_v = sess.run([out, g], {fv: affine(c)})
+        np.testing.assert_allclose(got, affine(q), rtol=1e-8)
+        base = sess.run(tf.reduce_sum(out), {fv: affine(c)})
+        d = np.zeros((1, 8, 1))
+        d[0, 3, 0] = 1e-6
+        bumped = sess.run(tf.reduce_sum(out), {fv: affine(c) + d})
+    assert g_v[0, 3, 0] == pytest.approx((bumped - base) / 1e-6, rel=1e-4)
+    with pytest.raises(ValueError, match="order"):
+        image.interpolate_spline(c, affine(c), q, 0)
+    with pytest.raises(ValueError, match="train_values"):
+        image.interpolate_spline(c, np.zeros((1, 7, 1)), q, 2)
+
+
+def test_sparse_image_warp_moves_control_points():
+    rng = np.random.RandomState(10)
+    img = rng.rand(1, 8, 9, 2).astype(np.float32)
+    src = np.array([[[2.0, 2.0], [2.0, 6.0], [5.0, 3.0], [6.0, 7.0]]], np.float32)
+    # Every control point moves by (+1, -2): the spline reproduces the constant flow.
+    warped, flows = image.sparse_image_warp(img, src, src + [1.0, -2.0])
+    identity, zero = image.sparse_image_warp(img, src, src, num_boundary_points=2)
+    w_v, f_v, id_v, z_v = _run([warped, flows, identity, zero])
+    np.testing.assert_allclose(f_v, np.broadcast_to([1.0, -2.0], f_v.shape), atol=1e-4)
+    # out[i, j] = img[i - 1, j + 2] where that is inside the image
+    np.testing.assert_allclose(w_v[0, 1:, :-2], img[0, :-1, 2:], atol=1e-4)
+    np.testing.assert_allclose(z_v, 0, atol=1e-5)
+    np.testing.assert_allclose(id_v, img, atol=1e-5)
+    with pytest.raises(ValueError, match="static shape"):
+        image.sparse_image_warp(tf.placeholder(tf.float32, [None, 4, 4, 1]), src, src)
