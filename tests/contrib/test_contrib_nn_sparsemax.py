@@ -143,3 +143,18 @@ def test_nth_element():
     with pytest.raises(ValueError, match="non-negative"):
         tf.contrib.nn.nth_element(v, -1)
     assert tf.contrib.nn.conv1d_transpose is tf.nn.conv1d_transpose
+
+
+def test_flipped_cross_entropies_take_logits_first():
+    logits = np.array([[2.0, -1.0, 0.5], [0.1, 0.2, 0.3]])
+    onehot = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    ids = np.array([2, 0])
+    soft, sparse, sig = _run([
+        tf.contrib.nn.deprecated_flipped_softmax_cross_entropy_with_logits(logits, onehot),
+        tf.contrib.nn.deprecated_flipped_sparse_softmax_cross_entropy_with_logits(logits, ids),
+        tf.contrib.nn.deprecated_flipped_sigmoid_cross_entropy_with_logits(logits, onehot)])
+    log_softmax = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    np.testing.assert_allclose(soft, -log_softmax[[0, 1], ids], rtol=1e-12)
+    np.testing.assert_allclose(sparse, soft, rtol=1e-12)
+    np.testing.assert_allclose(sig, np.log1p(np.exp(-logits)) + (1 - onehot) * logits,
+                               rtol=1e-12)

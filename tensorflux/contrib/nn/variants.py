@@ -16,7 +16,10 @@ from tensorflux.ops.nn import functions as nn_impl
 from tensorflux.ops.nn.sampled_losses import _compute_sampled_logits
 from tensorflux.ops.random import stateful as random_ops
 
-__all__ = ["alpha_dropout", "scaled_softplus", "sampled_sparse_softmax_loss", "nth_element"]
+__all__ = ["alpha_dropout", "scaled_softplus", "sampled_sparse_softmax_loss", "nth_element",
+           "deprecated_flipped_softmax_cross_entropy_with_logits",
+           "deprecated_flipped_sparse_softmax_cross_entropy_with_logits",
+           "deprecated_flipped_sigmoid_cross_entropy_with_logits"]
 
 # -scale * alpha of SELU: the value dropped units take (Klambauer et al. 2017).
 _SELU_NEGATIVE_SATURATION = -1.7580993408473766
@@ -150,3 +153,20 @@ def nth_element(input, n, reverse=False, name=None):  # noqa: A002 - TF1 signatu
         top, _ = nn_core.top_k(values, k=convert_to_tensor(n, dtype=dtypes.int32) + 1)
         picked = top[..., -1]
         return picked if reverse else -picked
+
+
+def deprecated_flipped_softmax_cross_entropy_with_logits(logits, labels, dim=-1, name=None):
+    """`tf.nn.softmax_cross_entropy_with_logits` with TF 0.x's (logits, labels) order."""
+    return nn_impl.softmax_cross_entropy_with_logits(labels=labels, logits=logits, dim=dim,
+                                                     name=name)
+
+
+def deprecated_flipped_sparse_softmax_cross_entropy_with_logits(logits, labels, name=None):
+    """`tf.nn.sparse_softmax_cross_entropy_with_logits` with TF 0.x's (logits, labels) order."""
+    return nn_impl.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                            name=name)
+
+
+def deprecated_flipped_sigmoid_cross_entropy_with_logits(logits, targets, name=None):
+    """`tf.nn.sigmoid_cross_entropy_with_logits` with TF 0.x's (logits, targets) order."""
+    return nn_impl.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits, name=name)
