@@ -208,5 +208,64 @@ def test_replicate_model_fn_one_tower(tmp_path):
         ce.replicate_model_fn(model_fn, devices=["/cpu:0", "/cpu:1"])
     with pytest.raises(ValueError, match="reduced"):
         ce.replicate_model_fn(model_fn, loss_reduction=tf.losses.Reduction.NONE)
-    with pytest.raises(tf.contrib.ContribNotProvidedError, match="multi_head"):
-        _ = ce.multi_head
+    with pytest.raises(tf.contrib.ContribNotProvidedError, match="RNNClassifier"):
+        _ = ce.RNNClassifier
+
+
+def test_multi_head_loss_metrics_predictions_and_exports():
+    h1 = ce.multi_class_head(3, name="topic")
+    h2 = ce.regression_head(name="score")
+    head = ce.multi_head([h1, h2], head_weights=[1.0, 0.5])
+    assert head.logits_dimension == 4 and head.name == "topic_score"
+    logits = np.array([[1.0, 0.0, -1.0, 0.5], [0.2, 0.3, 0.1, -2.0]], np.float32)
+    topic = np.array([[0], [2]], np.int64)
+    score = np.array([[1.0], [-1.0]], np.float32)
+    spec = head.create_estimator_spec({"x": tf.zeros([2, 1])}, tf.estimator.ModeKeys.EVAL,
+                                      tf.constant(logits),
+                                      {"topic": tf.constant(topic), "score": tf.constant(score)})
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        loss = sess.run(spec.loss)
+        sess.run([u for _, u in spec.eval_metric_ops.values()])
+        metrics = sess.run({k: v for k, (v, _) in spec.eval_metric_ops.items()})
+    log_softmax = logits[:, :3] - np.log(np.exp(logits[:, :3]).sum(1, keepdims=True))
+    ce_loss = -np.mean(log_softmax[[0, 1], topic[:, 0]])
+    mse = np.mean((logits[:, 3:] - score) ** 2)
+    assert loss == pytest.approx(ce_loss + 0.5 * mse, rel=1e-5)
+    assert metrics["loss/topic"] == pytest.approx(ce_loss, rel=1e-5)
+    assert metrics["loss/score"] == pytest.approx(mse, rel=1e-5)
+    assert metrics["accuracy/topic"] == pytest.approx(0.5)
+    assert "average_loss/score" in metrics
+    with tf.Graph().as_default():
+        spec = head.create_estimator_spec({}, tf.estimator.ModeKeys.PREDICT,
+                                          {"topic": tf.constant(logits[:, :3]),
+                                           "score": tf.constant(logits[:, 3:])})
+        assert ("topic", "probabilities") in spec.predictions
+        assert ("score", "predictions") in spec.predictions
+        outputs = spec.export_outputs
+        assert {"serving_default", "predict", "topic", "topic/classification", "topic/predict",
+                "score", "score/regression", "score/predict"} <= set(outputs)
+        assert outputs["serving_default"] is outputs["topic"]
+        assert "score/predictions" in outputs["predict"].outputs
+    with pytest.raises(ValueError, match="name"):
+        ce.multi_head([ce.regression_head(), h1])
+    with pytest.raises(ValueError, match="head_weights"):
+        ce.multi_head([h1, h2], head_weights=[1.0])
+
+
+def test_dnn_estimator_with_multi_head_trains(tmp_path):
+    y_topic = (X[:, :1] > 0).astype(np.int64) + (X[:, 1:] > 0.5).astype(np.int64)
+    y_score = (X[:, :1] - X[:, 1:]).astype(np.float32)
+    head = ce.multi_head([ce.multi_class_head(3, name="topic"), ce.regression_head(name="score")])
+    est = ce.DNNEstimator(head, hidden_units=[8], feature_columns=COLUMNS,
+                          model_dir=str(tmp_path), optimizer=tf.train.AdamOptimizer(0.05),
+                          config=tf.estimator.RunConfig(tf_random_seed=2))
+    labels = {"topic": y_topic, "score": y_score}
+    before = est.evaluate(inputs({"x": X}, labels, epochs=1, shuffle=False), steps=1)
+    est.train(inputs({"x": X}, labels), steps=120)
+    after = est.evaluate(inputs({"x": X}, labels, epochs=1, shuffle=False))
+    assert after["loss"] < 0.5 * before["loss"]
+    assert after["accuracy/topic"] > 0.85
+    first = next(iter(est.predict(inputs({"x": X[:2]}, epochs=1, shuffle=False))))
+    assert first[("score", "predictions")].shape == (1,)
+    assert first[("topic", "probabilities")].shape == (3,)
