@@ -268,3 +268,33 @@ def test_sparse_image_warp_moves_control_points():
     np.testing.assert_allclose(id_v, img, atol=1e-5)
     with pytest.raises(ValueError, match="static shape"):
         image.sparse_image_warp(tf.placeholder(tf.float32, [None, 4, 4, 1]), src, src)
+
+
+def _yiq_reference(rgb, hue, sat, val):
+    to_yiq = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.322], [0.211, -0.523, 0.312]])
+    yiq = rgb @ to_yiq.T
+    y, i, q = yiq[..., 0], yiq[..., 1], yiq[..., 2]
+    c, s = np.cos(hue), np.sin(hue)
+    adjusted = np.stack([val * y, val * sat * (c * i - s * q), val * sat * (s * i + c * q)], -1)
+    return adjusted @ np.linalg.inv(to_yiq).T
+
+
+def test_adjust_hsv_in_yiq_matches_the_yiq_formula():
+    rgb = np.random.RandomState(11).rand(2, 3, 4, 3)
+    outs = _run([image.adjust_hsv_in_yiq(rgb, 0.7, 0.5, 1.2),
+                 image.adjust_hsv_in_yiq(rgb),
+                 image.adjust_hsv_in_yiq(rgb, 0.0, 0.0, 1.0)])
+    np.testing.assert_allclose(outs[0], _yiq_reference(rgb, 0.7, 0.5, 1.2), atol=1e-6)
+    np.testing.assert_allclose(outs[1], rgb, atol=1e-6)
+    luma = rgb @ [0.299, 0.587, 0.114]
+    np.testing.assert_allclose(outs[2], np.repeat(luma[..., None], 3, -1), atol=1e-6)
+    u8 = (rgb[0] * 255).astype(np.uint8)
+    got = _run(image.adjust_hsv_in_yiq(u8, scale_value=0.5))
+    assert got.dtype == np.uint8
+    assert np.abs(got.astype(int) - np.round(u8 * 0.5)).max() <= 1
+    rand = _run(image.random_yiq_hsv(rgb.astype(np.float32), 0.5, 0.8, 1.2, 0.9, 1.1, seed=1))
+    assert rand.shape == rgb.shape and not np.allclose(rand, rgb)
+    with pytest.raises(ValueError, match="3 channels"):
+        image.adjust_hsv_in_yiq(np.zeros((2, 2, 4)))
+    with pytest.raises(ValueError, match="lower_saturation"):
+        image.random_yiq_hsv(rgb, lower_saturation=2, upper_saturation=1)
