@@ -62,7 +62,7 @@ def test_scores_and_log_likelihood_match_enumeration(seed, steps, tag_dtype):
 def test_unknown_max_seq_len_uses_a_cond():
     for steps in (1, 4):
         x, tags, lengths, trans = _case(5, steps=steps)
-        xp = tf.placeholder(tf.float64, [None, None, 3])
+        xp = tf.placeholder(tf.float64, [None, None, None] if steps == 4 else [None, None, 3])
         tp = tf.placeholder(tf.int32, [None, None])
         ll, _ = crf.crf_log_likelihood(xp, tp, tf.constant(lengths), tf.constant(trans))
         tags_out, best = crf.crf_decode(xp, tf.constant(trans), tf.constant(lengths))
@@ -204,6 +204,9 @@ def test_bad_input_raises_typed_errors():
     with pytest.raises(ValueError, match="num_tags"):
         crf.crf_log_likelihood(tf.placeholder(tf.float32, [2, 3, None]),
                                tf.zeros([2, 3], tf.int32), [3, 3])
+    with pytest.raises(ValueError, match="num_tags"):
+        crf.crf_decode(tf.placeholder(tf.float32, [2, 3, None]),
+                       tf.placeholder(tf.float32, [None, None]), [3, 3])
     with pytest.raises(TypeError, match="tag_indices"):
         crf.crf_unary_score(tf.zeros([2, 3]), [3, 3], tf.zeros([2, 3, 4]))
     with pytest.raises(ValueError, match="transition_params"):

@@ -422,8 +422,11 @@ def crf_decode(potentials, transition_params, sequence_length):
 
     def _multi_seq_fn():
         num_tags = dimension_value(potentials.shape[2]) if potentials.shape.ndims else None
+        if num_tags is None and transition_params.shape.ndims:
+            num_tags = dimension_value(transition_params.shape[0])
         if num_tags is None:
-            raise ValueError("crf_decode: potentials.shape[2] (num_tags) must be known")
+            raise ValueError("crf_decode: num_tags must be known from potentials.shape[2] or "
+                             "transition_params.shape[0]")
         initial_state = array_ops.squeeze(array_ops.slice(potentials, [0, 0, 0], [-1, 1, -1]),
                                           axis=[1])
         inputs = array_ops.slice(potentials, [0, 1, 0], [-1, -1, -1])
