@@ -1,6 +1,8 @@
 """tf.contrib.estimator: heads (losses against NumPy), head-taking estimators, extenders,
 clip_gradients_by_norm, replicate_model_fn and the early-stopping aliases."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -269,3 +271,63 @@ def test_dnn_estimator_with_multi_head_trains(tmp_path):
     first = next(iter(est.predict(inputs({"x": X[:2]}, epochs=1, shuffle=False))))
     assert first[("score", "predictions")].shape == (1,)
     assert first[("topic", "probabilities")].shape == (3,)
+
+
+def _sequence_data(n=64, steps=6, seed=0):
+    """Token sequences of ids 0..4 with random lengths; label 1 when token 4 occurs."""
+    rng = np.random.RandomState(seed)
+    lengths = rng.randint(2, steps + 1, size=n)
+    tokens = rng.randint(0, 4, size=(n, steps))
+    has = rng.rand(n) < 0.5
+    for i in np.where(has)[0]:
+        tokens[i, rng.randint(0, lengths[i])] = 4
+    indices = [[i, t] for i in range(n) for t in range(lengths[i])]
+    values = [tokens[i, t] for i, t in indices]
+    return np.array(indices, np.int64), np.array(values, np.int64), (n, steps), \
+        has.astype(np.int64)[:, None]
+
+
+def test_rnn_classifier_learns_a_sequence_rule(tmp_path):
+    indices, values, shape, labels = _sequence_data()
+
+    def input_fn():
+        return {"tokens": tf.SparseTensor(indices, values, shape)}, tf.constant(labels)
+
+    column = tf.feature_column.embedding_column(
+        tf.contrib.feature_column.sequence_categorical_column_with_identity("tokens", 5), 4)
+    est = ce.RNNClassifier([column], num_units=[8], cell_type="gru", model_dir=str(tmp_path),
+                           optimizer=tf.train.AdamOptimizer(0.05),
+                           config=tf.estimator.RunConfig(tf_random_seed=4))
+    est.train(input_fn, steps=60)
+    result = est.evaluate(input_fn, steps=1)
+    assert result["accuracy"] > 0.9
+    names = est.get_variable_names()
+    assert "rnn/logits/dense/kernel" in names
+    assert any(n.startswith("rnn/rnn/gru_cell/") for n in names)
+    # A constant input_fn never ends: take one batch of predictions.
+    probs = np.stack([p["probabilities"] for p in itertools.islice(est.predict(
+        lambda: {"tokens": tf.SparseTensor(indices, values, shape)}), len(labels))])
+    assert ((probs[:, 1] > 0.5) == labels[:, 0].astype(bool)).mean() > 0.9
+    with pytest.raises(ValueError, match="rnn_cell_fn"):
+        ce.RNNClassifier([column], num_units=[4], rnn_cell_fn=lambda mode: None)
+    with pytest.raises(ValueError, match="cell_type"):
+        ce.RNNClassifier([column], num_units=[4], cell_type="tree")
+    with pytest.raises(ValueError, match="num_units"):
+        ce.RNNClassifier([column])
+
+
+def test_rnn_estimator_with_return_sequences_and_context(tmp_path):
+    indices, values, shape, _ = _sequence_data(n=8, steps=4, seed=1)
+    column = tf.feature_column.embedding_column(
+        tf.contrib.feature_column.sequence_categorical_column_with_identity("tokens", 5), 3)
+    context = [tf.feature_column.numeric_column("c")]
+    est = ce.RNNEstimator(ce.regression_head(), [column], context_feature_columns=context,
+                          num_units=[4, 3], cell_type="lstm", return_sequences=True,
+                          model_dir=str(tmp_path))
+    features = lambda: {"tokens": tf.SparseTensor(indices, values, shape),  # noqa: E731
+                        "c": tf.ones([8, 1])}
+    est.train(lambda: (features(), tf.zeros([8, 4])), steps=2)
+    # Per-step logits [8, 4, 1]: the head scores each step (8 * 4 rows of one prediction).
+    preds = list(itertools.islice(est.predict(features), 32))
+    assert len(preds) == 32 and preds[0]["predictions"].shape == (1,)
+    assert "rnn/rnn/multi_rnn_cell/cell_1/basic_lstm_cell/kernel" in est.get_variable_names()
