@@ -1,6 +1,7 @@
 """`tf.contrib.estimator` (TF 1.15): heads and multi_head, the head-taking canned estimators,
 RNNClassifier / RNNEstimator, extenders (add_metrics, forward_features,
-clip_gradients_by_norm), early stopping hooks, and a one-tower replicate_model_fn. The other TF 1.15 names raise ContribNotProvidedError."""
+clip_gradients_by_norm), early stopping hooks, and a one-tower replicate_model_fn. The other
+TF 1.15 names raise ContribNotProvidedError."""
 
 from tensorflux.contrib import missing as _missing
 from tensorflux.contrib.estimator.extenders import (add_metrics, clip_gradients_by_norm,
