@@ -1,5 +1,5 @@
-"""Image ops: codecs, resizing, crops, color, boxes, non-max suppression, patches and quality
-metrics.
+"""Image ops: codecs, resizing, crops, color, boxes, non-max suppression, patches, quality
+metrics and projective transforms.
 
 The family facade: importing it registers every op, kernel and gradient of the family.
 """
@@ -13,6 +13,7 @@ from tensorflux.ops.image import (
     quality,
     nms,
     patches,
+    projective,
     volume_patches,
     jpeg_ops,
     resize,

@@ -103,27 +103,30 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             sequence_length = array_ops.identity(sequence_length, name="sequence_length")
         outputs, final_state = _dynamic_rnn_loop(
             cell, flat_inputs, inputs, state, parallel_iterations, swap_memory,
-            sequence_length, batch_static)
+            sequence_length, batch_static, dtype)
         if not time_major:
             outputs = nest.map_structure(_swap_batch_time, outputs)
         return outputs, final_state
 
 
 def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_iterations,
-                      swap_memory, sequence_length, batch_static):
+                      swap_memory, sequence_length, batch_static, dtype=None):
     first = flat_inputs[0]
     time_steps = first.shape.dims[0] if first.shape.ndims else None
     if time_steps is None:
         time_steps = array_ops.shape(first)[0]
     output_sizes = _sizes(cell.output_size)
-    state_dtype = nest.flatten(state)[0].dtype.base_dtype
+    # NOTE: as in TF, an explicit `dtype` is the outputs' dtype even with an initial_state
+    # (tf.contrib.crf's decoder emits int32 backpointers from a float state).
+    output_dtype = (dtypes.as_dtype(dtype).base_dtype if dtype is not None
+                    else nest.flatten(state)[0].dtype.base_dtype)
     with scopes.name_scope("dynamic_rnn"):
         input_tas = [tensor_array_ops.TensorArray(x.dtype.base_dtype, size=time_steps,
                                                   element_shape=TensorShape(x.shape.as_list()[1:])
                                                   if x.shape.ndims else None,
                                                   tensor_array_name="input").unstack(x)
                      for x in flat_inputs]
-        output_tas = [tensor_array_ops.TensorArray(state_dtype, size=time_steps,
+        output_tas = [tensor_array_ops.TensorArray(output_dtype, size=time_steps,
                                                    element_shape=_batch_shape(batch_static, s),
                                                    tensor_array_name="output")
                       for s in output_sizes]
@@ -131,7 +134,7 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
         if sequence_length is not None:
             batch = array_ops.shape(first)[1]
             zero_outputs = [array_ops.zeros(array_ops.stack([batch] + s.as_list()),
-                                            dtype=state_dtype)
+                                            dtype=output_dtype)
                             if s.is_fully_defined() else None for s in output_sizes]
             longest = math_ops.reduce_max(sequence_length)
             loop_bound = math_ops.minimum(time_steps, math_ops.maximum(1, longest))

@@ -238,3 +238,35 @@ def test_raw_rnn_matches_dynamic_rnn_semantics():
     assert count == 5
     with pytest.raises(TypeError, match="callable"):
         tf.nn.raw_rnn(cell, None)
+
+
+class _ArgmaxCell:
+    """Emits int32 argmax indices of a float running-max state (as tf.contrib.crf's decoder)."""
+
+    state_size = 3
+    output_size = 3
+
+    def zero_state(self, batch_size, dtype):
+        return tf.zeros([batch_size, 3], dtype)
+
+    def __call__(self, inputs, state):
+        scores = tf.expand_dims(state, 2) + tf.expand_dims(inputs, 1)
+        return tf.cast(tf.argmax(scores, 1), tf.int32), tf.reduce_max(scores, 1)
+
+
+def test_explicit_dtype_is_the_output_dtype_as_in_tf():
+    x = RS.randn(2, 4, 3)
+    init = RS.randn(2, 3)
+    outputs, state = tf.nn.dynamic_rnn(_ArgmaxCell(), tf.constant(x),
+                                       sequence_length=[4, 2], initial_state=tf.constant(init),
+                                       dtype=tf.int32)
+    assert outputs.dtype == tf.int32 and state.dtype == tf.float64
+    with tf.Session() as sess:
+        out_v, state_v = sess.run([outputs, state])
+    h = init.copy()
+    for t in range(4):
+        scores = h[:, :, None] + x[:, t][:, None, :]
+        live = t < np.array([4, 2])
+        np.testing.assert_array_equal(out_v[:, t], np.where(live[:, None], scores.argmax(1), 0))
+        h = np.where(live[:, None], scores.max(1), h)
+    np.testing.assert_allclose(state_v, h)
