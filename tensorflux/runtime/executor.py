@@ -1,12 +1,14 @@
 """The dataflow executor: runs a partition's kernels over the step core's bookkeeping.
 
-Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps;
-all bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run
-inline in the driver, or on an idle worker of the step's inter-op pool (`thread_budget`) when
-they are expensive and other work is ready;
-asynchronous kernels and pool kernels report back through the step's inbox. The first error
-cancels the step (every partition of it, through the shared cancellation manager and
-rendezvous) and is raised once nothing of the step is still running.
+Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps; all
+bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run inline
+in the driver, or on an idle worker of the step's inter-op pool (`thread_budget`) when they are
+expensive and other work is ready; asynchronous kernels and pool kernels report back through the
+step's inbox, except an asynchronous kernel whose value was ready (it called `done` before
+returning): that one completes in the driver, without the inbox. Const nodes are not run at all:
+the plan binds their values (`Plan._fold_constants`). The first error cancels the step (every
+partition of it, through the shared cancellation manager and rendezvous) and is raised once nothing
+of the step is still running.
 
 Semantics follow the paper's control flow: a `Switch` makes its untaken output dead; an op with
 a dead input does not run and makes its outputs dead; a `Merge` fires on its first live input

@@ -1,6 +1,8 @@
 """Per-signature preparation of one partition: items, edges, frames, kernels.
 
 Everything here runs once per (signature, partition); the executors then do per-step work only.
+Const nodes are folded here: their values sit in their consumers' initial input slots, or travel
+with the control edge of the pivot they hang off (`Plan._fold_constants`).
 Frames are assigned statically: a node is in the frame of its first input, except that an
 `Enter`'s consumers are in the child frame it names and an `Exit`'s consumers in the parent.
 """
