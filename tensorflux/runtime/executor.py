@@ -246,7 +246,8 @@ class _Step(StepCore):
                     return
             elif self.outstanding == 0:
                 return
-            if self.completed:
+            if self.completed and self.inbox.empty():
+                # Messages from other threads (a cancellation) still go first.
                 self._complete(*self.completed.popleft())
                 continue
             self._wait_inbox()
