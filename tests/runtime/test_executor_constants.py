@@ -165,3 +165,24 @@ def test_traced_steps_still_list_folded_consts():
             assert sess.run(out, {p: False}, options=opts, run_metadata=meta) == 4.0
             names = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
             assert not any("branch_const" in n for n in names)  # its branch was not taken
+
+
+def test_async_kernels_completing_later_from_another_thread():
+    import threading
+
+    with tf.Graph().as_default():
+        q = FIFOQueue(10, tf.float32, shapes=[[]])
+        p = tf.placeholder(tf.bool, [])
+        x = tf.placeholder(tf.float32, [])
+        # The Dequeue waits for the other thread; the Enqueue into `out` completes inline.
+        got = tf.cond(p, lambda: q.dequeue() + 1.0, lambda: tf.constant(-1.0))
+        out = FIFOQueue(10, tf.float32, shapes=[[]])
+        enq_out = out.enqueue(got)
+        enq_in = q.enqueue(x)
+        with tf.Session() as sess:
+            feeder = threading.Timer(0.05, lambda: sess.run(enq_in, {x: 41.0}))
+            feeder.start()
+            sess.run(enq_out, {p: True})
+            feeder.join()
+            sess.run(enq_out, {p: False})
+            assert sess.run(out.dequeue_many(2)).tolist() == [42.0, -1.0]
