@@ -1,12 +1,14 @@
 """The dataflow executor: runs a partition's kernels over the step core's bookkeeping.
 
-Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps;
-all bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run
-inline in the driver, or on an idle worker of the step's inter-op pool (`thread_budget`) when
-they are expensive and other work is ready;
-asynchronous kernels and pool kernels report back through the step's inbox. The first error
-cancels the step (every partition of it, through the shared cancellation manager and
-rendezvous) and is raised once nothing of the step is still running.
+Contract: one `Executor` per (signature, partition), reusable and safe for concurrent steps; all
+bookkeeping of a step happens in that step's driver thread, so it needs no lock. Kernels run inline
+in the driver, or on an idle worker of the step's inter-op pool (`thread_budget`) when they are
+expensive and other work is ready; asynchronous kernels and pool kernels report back through the
+step's inbox, except an asynchronous kernel whose value was ready (it called `done` before
+returning): that one completes in the driver, without the inbox. Const nodes are not run at all:
+the plan binds their values (`Plan._fold_constants`). The first error cancels the step (every
+partition of it, through the shared cancellation manager and rendezvous) and is raised once nothing
+of the step is still running.
 
 Semantics follow the paper's control flow: a `Switch` makes its untaken output dead; an op with
 a dead input does not run and makes its outputs dead; a `Merge` fires on its first live input
@@ -20,6 +22,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import deque
 
 import numpy as np
 
@@ -124,6 +127,9 @@ class _Step(StepCore):
         self.trace = trace
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.in_flight = 0
+        # Asynchronous kernels that called `done` before returning, in the order they ran:
+        # completed when the ready queue drains, as an inbox message would have been.
+        self.completed: deque = deque()
         self.error = None
         self._outside_cancel = False  # the error is a cancellation from outside the step
 
@@ -134,6 +140,11 @@ class _Step(StepCore):
         if token is None:
             raise self.ctx.cancellation.error
         try:
+            if self.trace is not None:
+                # Folded Consts run at plan time; a traced step still lists them.
+                now = time.time_ns()
+                for item in self.plan.folded_roots:
+                    self.trace.record(item.node, now, now, (item.const_value,))
             self.start()
             self._loop()
         finally:
@@ -216,6 +227,13 @@ class _Step(StepCore):
                                       iteration.dead[local] == dst.n_data):
                         scheduled += 1
                         push((dst, frame, it))
+                for value, dst, slot, local in item.flat_consts:
+                    slots[slot] = value
+                    count = pending[local] - 1
+                    pending[local] = count
+                    if count == 0:
+                        scheduled += 1
+                        push((dst, frame, it))
                 # Each scheduled node adds one outstanding op; this one finishes (-1).
                 self.outstanding += scheduled - 1
                 remaining = iteration.outstanding_ops + scheduled - 1
@@ -228,6 +246,10 @@ class _Step(StepCore):
                     return
             elif self.outstanding == 0:
                 return
+            if self.completed and self.inbox.empty():
+                # Messages from other threads (a cancellation) still go first.
+                self._complete(*self.completed.popleft())
+                continue
             self._wait_inbox()
 
     def _wait_inbox(self) -> None:
@@ -253,19 +275,23 @@ class _Step(StepCore):
             self._abort(message[1])
         elif kind == "done":
             _, item, frame, it, outputs, error, is_dead = message
-            self.in_flight -= 1
-            if error is not None:
-                if self._outside_cancel:
-                    # As TF: a step cancelled from outside (Session.close) reports what its
-                    # blocked kernel says ("Dequeue operation was cancelled").
-                    self._outside_cancel = False
-                    self.error = node_error(item.node, error)
-                self._abort(node_error(item.node, error))
-                self._node_done(item, frame, it)
-            elif self.error is None:
-                self._finish(item, frame, it, outputs, is_dead)
-            else:
-                self._node_done(item, frame, it)
+            self._complete(item, frame, it, outputs, error, is_dead)
+
+    def _complete(self, item, frame, it, outputs, error, is_dead) -> None:
+        """An asynchronous or offloaded kernel has finished (one of `in_flight`)."""
+        self.in_flight -= 1
+        if error is not None:
+            if self._outside_cancel:
+                # As TF: a step cancelled from outside (Session.close) reports what its
+                # blocked kernel says ("Dequeue operation was cancelled").
+                self._outside_cancel = False
+                self.error = node_error(item.node, error)
+            self._abort(node_error(item.node, error))
+            self._node_done(item, frame, it)
+        elif self.error is None:
+            self._finish(item, frame, it, outputs, is_dead)
+        else:
+            self._node_done(item, frame, it)
 
     def _abort(self, error) -> None:
         if self.error is None:
@@ -359,7 +385,10 @@ class _Step(StepCore):
             self._abort(node_error(item.node, err))
             self._node_done(item, frame, it)
             return
-        self.trace.record(item.node, start, time.time_ns(), outputs)
+        end = time.time_ns()
+        self.trace.record(item.node, start, end, outputs)
+        for const in item.folded_consts:
+            self.trace.record(const.node, end, end, (const.const_value,))
         self._finish(item, frame, it, outputs, False)
 
     def _offload(self, item, frame, it, ctx, inputs) -> bool:
@@ -382,9 +411,17 @@ class _Step(StepCore):
         return True
 
     def _start_async(self, item, frame, it, ctx, inputs) -> None:
+        """Starts an asynchronous kernel. When it calls `done` before returning (its value
+        was ready), the completion stays in the driver (`completed`, no inbox round trip); a
+        later `done` (from another thread) reports through the inbox. Whichever of `done` and
+        the kernel's return takes the token first decides (dict.pop is atomic), so the
+        completion is handled exactly once.
+        """
         inbox = self.inbox
         self.in_flight += 1
         called = []
+        box = []
+        token = {0: True}
         start = time.time_ns() if self.trace is not None else 0
         trace = self.trace
 
@@ -397,12 +434,18 @@ class _Step(StepCore):
                     _as_outputs(outputs, item.n_outputs)
                 if trace is not None:
                     trace.record(item.node, start, time.time_ns(), outputs)
-            inbox.put(("done", item, frame, it, outputs, error, is_dead))
+            box.append((outputs, error, is_dead))
+            if token.pop(0, None) is None:
+                # The kernel has returned already: the driver waits on its inbox.
+                inbox.put(("done", item, frame, it, outputs, error, is_dead))
 
         try:
             item.kernel(ctx, *inputs, done=done)
         except Exception as err:  # noqa: BLE001
             done(error=err)
+        if token.pop(0, None) is None:
+            outputs, error, is_dead = box[0]
+            self.completed.append((item, frame, it, outputs, error, is_dead))
 
 _DEADLINE_CHECK_EVERY = 1024  # nodes run between deadline checks in the driver loop
 

@@ -1,6 +1,8 @@
 """Per-signature preparation of one partition: items, edges, frames, kernels.
 
 Everything here runs once per (signature, partition); the executors then do per-step work only.
+Const nodes are folded here: their values sit in their consumers' initial input slots, or travel
+with the control edge of the pivot they hang off (`Plan._fold_constants`).
 Frames are assigned statically: a node is in the frame of its first input, except that an
 `Enter`'s consumers are in the child frame it names and an `Exit`'s consumers in the parent.
 """
@@ -49,7 +51,8 @@ class Item:
     __slots__ = ("id", "node", "kind", "mode", "kernel", "n_inputs", "n_data", "n_outputs",
                  "deref", "out_edges", "control_out", "frame", "local", "slot_base",
                  "pending_init", "frame_name", "is_constant", "parallel_iterations",
-                 "fetch_slots", "expensive", "arg_index", "fast", "flat_edges", "flat_controls")
+                 "fetch_slots", "expensive", "arg_index", "fast", "flat_edges", "flat_controls",
+                 "flat_consts", "folded", "const_value", "folded_consts")
 
     def __init__(self, index: int, node):
         self.id = index
@@ -76,13 +79,18 @@ class Item:
         self.fast = False
         self.flat_edges = ()
         self.flat_controls = ()
+        # Const values this item delivers when it finishes (see `Plan._fold_constants`).
+        self.flat_consts = ()
+        self.folded = False  # a Const never scheduled: its value is bound at plan time
+        self.const_value = None  # a folded Const's value
+        self.folded_consts = ()  # folded Consts hanging off this item (for traced steps)
 
 
 class FrameTemplate:
     """The static shape of a frame: its items, slot count and how many Enters feed it."""
 
     __slots__ = ("name", "parent", "items", "num_slots", "num_enters", "pending_init",
-                 "parallel_iterations", "dead_first")
+                 "parallel_iterations", "dead_first", "inputs_init")
 
     def __init__(self, name: str, parent):
         self.name = name
@@ -96,6 +104,8 @@ class FrameTemplate:
         # there), so a loop entered with a dead value runs once, dead, down to its Exits;
         # partitions of a loop split over devices then see the same (dead) iteration.
         self.dead_first: list = []
+        # Each iteration's input slots at its start: folded Const values, None elsewhere.
+        self.inputs_init: list = []
 
 
 def _input_names(node) -> tuple:
@@ -251,9 +261,15 @@ class Plan:
             if item.kind == MERGE:
                 item.n_data = item.n_inputs
             self._check_frames(item, root)
+        for frame in self.frames.values():
+            frame.inputs_init = [None] * frame.num_slots
         self.root = root
-        self.root_ready = [item for item in root.items if root.pending_init[item.local] == 0]
         self._flatten_edges()
+        self._fold_constants()
+        self.root_ready = [item for item in root.items
+                           if root.pending_init[item.local] == 0 and not item.folded]
+        self.folded_roots = [item for item in root.items
+                             if item.folded and not item.pending_init]
 
     def _flatten_edges(self) -> None:
         """Precomputes, for ordinary kernels, the consumers' slots in the same iteration so the
@@ -267,6 +283,41 @@ class Plan:
             item.fast = (item.kind == NORMAL and item.mode in (PLAIN, CTX)
                          and all(dst.frame is item.frame for _, dst, *_ in item.flat_edges)
                          and all(dst.frame is item.frame for dst, *_ in item.flat_controls))
+
+    def _fold_constants(self) -> None:
+        """Takes Const nodes out of the per-step schedule.
+
+        A Const without inputs has its value written into its consumers' initial input slots
+        (their pending counts lowered by one). A Const whose only input is one control edge
+        (a Const inside a cond branch or loop body hangs off the branch's pivot) becomes part
+        of that source's activation: when the source finishes, the value (or DEAD, when the
+        source finished dead, as the Const would have) is delivered to the Const's consumers
+        in the same frame and iteration. Consts that are fetched, have control consumers,
+        feed a Merge or have several control inputs keep their node.
+        """
+        for item in self.items:
+            value = _foldable_value(item)
+            if value is None:
+                continue
+            edges = item.out_edges[0]
+            if item.pending_init == 0:
+                frame = item.frame
+                for dst, k in edges:
+                    frame.inputs_init[dst.slot_base + k] = value
+                    frame.pending_init[dst.local] -= 1
+            else:
+                source = next(src for src in (self._item_of(n) for n in
+                                              item.node.control_inputs) if src is not None)
+                source.flat_controls = tuple(entry for entry in source.flat_controls
+                                             if entry[0] is not item)
+                source.flat_consts += tuple((value, dst, dst.slot_base + k, dst.local)
+                                            for dst, k in edges)
+                source.folded_consts += (item,)
+            item.folded = True
+            item.const_value = value
+        for item in self.items:
+            item.fast = item.fast and all(dst.frame is item.frame
+                                          for _, dst, *_ in item.flat_consts)
 
     def _check_frames(self, item, root) -> None:
         """Every edge must stay in one frame, except out of Enter (child) and Exit (parent)."""
@@ -302,6 +353,20 @@ class Plan:
             frame.parallel_iterations = enter_item.parallel_iterations
             self.frames[name] = frame
         return frame
+
+
+def _foldable_value(item):
+    """The read-only array a foldable Const item always returns, else None."""
+    node = item.node
+    if node.op != "Const" or item.n_inputs or item.n_outputs != 1 or item.fetch_slots \
+            or item.control_out or item.pending_init > 1 or item.mode != PLAIN:
+        return None
+    if any(dst.kind == MERGE for dst, _ in item.out_edges[0]):
+        return None
+    value = item.kernel()
+    if getattr(value, "flags", None) is None or value.flags.writeable:
+        return None
+    return value
 
 
 _FORWARDING_REF_OPS = frozenset({"Identity", "RefIdentity"})

@@ -33,7 +33,7 @@ class _Iteration:
     def __init__(self, template, ctx, first: bool = False, frame_id: int = 0, number: int = 0):
         self.pending = list(template.pending_init)
         self.dead = list(template.dead_first) if first else [0] * len(template.items)
-        self.inputs = [None] * template.num_slots
+        self.inputs = template.inputs_init.copy()
         self.outstanding_ops = 0
         self.outstanding_frames = 0
         self._ctx = ctx if not frame_id else None
@@ -220,6 +220,18 @@ class StepCore:
                 pending[local] = count
                 fire = count == 0
             if fire:
+                scheduled += 1
+                push((dst, frame, it))
+        # Folded Consts hanging off this item by a control edge: dead when it is dead.
+        for value, dst, slot, local in item.flat_consts:
+            if is_dead:
+                slots[slot] = DEAD
+                dead[local] += 1
+            else:
+                slots[slot] = value
+            count = pending[local] - 1
+            pending[local] = count
+            if count == 0:
                 scheduled += 1
                 push((dst, frame, it))
         if scheduled:
