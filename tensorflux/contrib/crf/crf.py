@@ -318,8 +318,8 @@ def viterbi_decode(score, transition_params):
     return viterbi, np.max(trellis[-1])
 
 
-class CrfForwardRnnCell(RNNCell):
-    """One step of the forward algorithm: output = new state = the next alphas."""
+class _TransitionCell(RNNCell):
+    """A cell over `num_tags` states carrying `[1, num_tags, num_tags]` transition scores."""
 
     def __init__(self, transition_params):
         """Args: transition_params: [num_tags, num_tags] transition scores."""
@@ -335,6 +335,10 @@ class CrfForwardRnnCell(RNNCell):
     @property
     def output_size(self):
         return self._num_tags
+
+
+class CrfForwardRnnCell(_TransitionCell):
+    """One step of the forward algorithm: output = new state = the next alphas."""
 
     def __call__(self, inputs, state, scope=None):
         """(new_alphas, new_alphas) for [batch_size, num_tags] inputs and alphas."""
@@ -343,23 +347,8 @@ class CrfForwardRnnCell(RNNCell):
         return new_alphas, new_alphas
 
 
-class CrfDecodeForwardRnnCell(RNNCell):
+class CrfDecodeForwardRnnCell(_TransitionCell):
     """One Viterbi step: output the int32 backpointers, state the best scores so far."""
-
-    def __init__(self, transition_params):
-        """Args: transition_params: [num_tags, num_tags] transition scores."""
-        super().__init__()
-        transition_params = _check_transitions(transition_params)
-        self._transition_params = array_ops.expand_dims(transition_params, 0)
-        self._num_tags = dimension_value(transition_params.shape[0])
-
-    @property
-    def state_size(self):
-        return self._num_tags
-
-    @property
-    def output_size(self):
-        return self._num_tags
 
     def __call__(self, inputs, state, scope=None):
         """(backpointers [batch_size, num_tags] int32, new_state [batch_size, num_tags])."""

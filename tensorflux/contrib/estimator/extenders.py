@@ -3,6 +3,7 @@ metrics, forward input features into predictions, or clip gradients."""
 
 from __future__ import annotations
 
+from tensorflux.contrib.estimator.delegating_optimizer import DelegatingOptimizer
 from tensorflux.estimator.estimator import Estimator
 from tensorflux.estimator.export_output import PredictOutput
 from tensorflux.estimator.model_fn import ModeKeys, fn_args
@@ -152,31 +153,17 @@ def forward_features(estimator, keys=None, sparse_default_values=None):
                      config=estimator.config, warm_start_from=_warm_start(estimator))
 
 
-class _GradientClippingOptimizer(Optimizer):
+class _GradientClippingOptimizer(DelegatingOptimizer):
     """Delegates to `optimizer`, clipping each gradient to `clip_norm` first."""
 
     def __init__(self, optimizer, clip_norm, name="ClipByNorm"):
-        super().__init__(False, name)
-        self._optimizer = optimizer
+        super().__init__(optimizer, name)
         self._clip_norm = clip_norm
 
     def compute_gradients(self, *args, **kwargs):
         grads_and_vars = self._optimizer.compute_gradients(*args, **kwargs)
         return [(None if g is None else clip_ops.clip_by_norm(g, self._clip_norm), v)
                 for g, v in grads_and_vars]
-
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        return self._optimizer.apply_gradients(grads_and_vars, global_step=global_step,
-                                               name=name)
-
-    def get_slot(self, *args, **kwargs):
-        return self._optimizer.get_slot(*args, **kwargs)
-
-    def get_slot_names(self, *args, **kwargs):
-        return self._optimizer.get_slot_names(*args, **kwargs)
-
-    def variables(self):
-        return self._optimizer.variables()
 
 
 def clip_gradients_by_norm(optimizer, clip_norm):

@@ -8,6 +8,7 @@ the gradients. tensorflux runs on CPUs only, so there is one tower: the model_fn
 from __future__ import annotations
 
 from tensorflux import losses as losses_lib
+from tensorflux.contrib.estimator.delegating_optimizer import DelegatingOptimizer
 from tensorflux.estimator.model_fn import fn_args
 from tensorflux.framework.scopes import device as device_scope
 from tensorflux.train.optimizer import Optimizer
@@ -58,31 +59,14 @@ def replicate_model_fn(model_fn, loss_reduction=losses_lib.Reduction.SUM_BY_NONZ
     return replicated_model_fn
 
 
-class TowerOptimizer(Optimizer):
+class TowerOptimizer(DelegatingOptimizer):
     """Wraps the optimizer of a replicated model_fn; with one tower it delegates as is."""
 
     def __init__(self, optimizer_or_optimizer_fn):
-        super().__init__(False, "TowerOptimizer")
         optimizer = optimizer_or_optimizer_fn
         if callable(optimizer) and not isinstance(optimizer, Optimizer):
             optimizer = optimizer()
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"TowerOptimizer needs a tf.train.Optimizer (or a function "
                             f"returning one), got {type(optimizer).__name__}")
-        self._optimizer = optimizer
-
-    def compute_gradients(self, *args, **kwargs):
-        return self._optimizer.compute_gradients(*args, **kwargs)
-
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        return self._optimizer.apply_gradients(grads_and_vars, global_step=global_step,
-                                               name=name)
-
-    def get_slot(self, *args, **kwargs):
-        return self._optimizer.get_slot(*args, **kwargs)
-
-    def get_slot_names(self, *args, **kwargs):
-        return self._optimizer.get_slot_names(*args, **kwargs)
-
-    def variables(self):
-        return self._optimizer.variables()
+        super().__init__(optimizer, "TowerOptimizer")

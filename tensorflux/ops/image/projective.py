@@ -104,11 +104,14 @@ ImageProjectiveTransformV2 = define_op(
     attrs=[_DTYPE, "interpolation: string"])
 
 
-@ImageProjectiveTransformV2.shape_fn(value_inputs=("output_shape",))
-def _projective_shape(images, transforms, output_shape):
+def _resampled_shape(images, transforms, size):
+    """[batch, *size, channels] of `images` ([batch, h, w, channels]) resampled to `size`."""
     images = images.with_rank(4)
     transforms.with_rank(2)
-    return TensorShape([images.dims[0], *_output_shape_dims(output_shape), images.dims[3]])
+    return TensorShape([images.dims[0], *_output_shape_dims(size), images.dims[3]])
+
+
+ImageProjectiveTransformV2.shape_fn(value_inputs=("output_shape",))(_resampled_shape)
 
 
 @ImageProjectiveTransformV2.kernel
@@ -147,11 +150,7 @@ _ImageProjectiveTransformV2Adjoint = define_op(
     attrs=["dtype: {float16, float32, float64}", "interpolation: string"])
 
 
-@_ImageProjectiveTransformV2Adjoint.shape_fn(value_inputs=("image_size",))
-def _adjoint_shape(grads, transforms, image_size):
-    grads = grads.with_rank(4)
-    transforms.with_rank(2)
-    return TensorShape([grads.dims[0], *_output_shape_dims(image_size), grads.dims[3]])
+_ImageProjectiveTransformV2Adjoint.shape_fn(value_inputs=("image_size",))(_resampled_shape)
 
 
 @_ImageProjectiveTransformV2Adjoint.kernel
