@@ -59,14 +59,9 @@ def indicator_column(categorical_column):
     return IndicatorColumn(categorical_column)
 
 
-class EmbeddingColumn(_DenseColumn, collections.namedtuple(
-        "EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
-                            "max_norm", "trainable"])):
-    """Combined embeddings of a categorical column's ids, from variable `embedding_weights`."""
-
-    @property
-    def name(self):
-        return f"{self.categorical_column.name}_embedding"
+class _EmbeddingLookup:
+    """What an embedding column (own or shared table) does beside finding its table: the
+    categorical column's ids in, one `[dimension]` row out, combined by `combiner`."""
 
     @property
     def _variable_shape(self):
@@ -79,21 +74,39 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
     def _transform_feature(self, builder):
         return self.categorical_column._get_sparse_tensors(builder)
 
-    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        pair = builder.get(self)
+    def _create_weights(self, weight_collections, trainable):
+        """The float32 `embedding_weights` variable `[num_buckets, dimension]` in the current
+        scope (also in GLOBAL_VARIABLES when other collections are given)."""
         collections_ = None
         if weight_collections:
             collections_ = list(weight_collections)
             if graph_lib.GraphKeys.GLOBAL_VARIABLES not in collections_:
                 collections_.append(graph_lib.GraphKeys.GLOBAL_VARIABLES)
-        weights = variable_scope.get_variable(
+        return variable_scope.get_variable(
             "embedding_weights", shape=(self.categorical_column._num_buckets, self.dimension),
             dtype=dtypes.float32, initializer=self.initializer,
             trainable=bool(self.trainable and (trainable is None or trainable)),
             collections=collections_)
+
+    def _embedding_weights(self, weight_collections, trainable):
+        return self._create_weights(weight_collections, trainable)
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        pair = builder.get(self)
+        weights = self._embedding_weights(weight_collections, trainable)
         return embedding_ops.safe_embedding_lookup_sparse(
             weights, pair.id_tensor, sparse_weights=pair.weight_tensor, combiner=self.combiner,
             name=f"{self.name}_weights", max_norm=self.max_norm)
+
+
+class EmbeddingColumn(_EmbeddingLookup, _DenseColumn, collections.namedtuple(
+        "EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                            "max_norm", "trainable"])):
+    """Combined embeddings of a categorical column's ids, from variable `embedding_weights`."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_embedding"
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,

@@ -11,17 +11,15 @@ import collections
 import math
 
 from tensorflux.feature_column.categorical import _CategoricalColumn, _DenseColumn
+from tensorflux.feature_column.dense import _EmbeddingLookup
 from tensorflux.feature_column.weighted import WeightedCategoricalColumn
-from tensorflux.framework import dtypes, tensor_shape
 from tensorflux.framework import graph as graph_lib
-from tensorflux.ops.nn import embedding as embedding_ops
 from tensorflux.ops.state import initializers as init_ops
-from tensorflux.ops.state import variable_scope
 
 __all__ = ["shared_embedding_columns"]
 
 
-class SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
+class SharedEmbeddingColumn(_EmbeddingLookup, _DenseColumn, collections.namedtuple(
         "SharedEmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
                                   "shared_embedding_collection_name", "max_norm",
                                   "trainable"])):
@@ -34,17 +32,6 @@ class SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
     @property
     def _var_scope_name(self):
         return self.shared_embedding_collection_name
-
-    @property
-    def _variable_shape(self):
-        return tensor_shape.TensorShape([self.dimension])
-
-    @property
-    def _parse_example_spec(self):
-        return self.categorical_column._parse_example_spec
-
-    def _transform_feature(self, builder):
-        return self.categorical_column._get_sparse_tensors(builder)
 
     def _embedding_weights(self, weight_collections, trainable):
         shape = (self.categorical_column._num_buckets, self.dimension)
@@ -63,24 +50,9 @@ class SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
                                  f"{weights.name} of unexpected shape {weights.shape}. Expected "
                                  f"shape is {list(shape)}.")
             return weights
-        collections_ = None
-        if weight_collections:
-            collections_ = list(weight_collections)
-            if graph_lib.GraphKeys.GLOBAL_VARIABLES not in collections_:
-                collections_.append(graph_lib.GraphKeys.GLOBAL_VARIABLES)
-        weights = variable_scope.get_variable(
-            "embedding_weights", shape=shape, dtype=dtypes.float32, initializer=self.initializer,
-            trainable=bool(self.trainable and (trainable is None or trainable)),
-            collections=collections_)
+        weights = self._create_weights(weight_collections, trainable)
         graph_lib.add_to_collection(self.shared_embedding_collection_name, weights)
         return weights
-
-    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
-        pair = builder.get(self)
-        weights = self._embedding_weights(weight_collections, trainable)
-        return embedding_ops.safe_embedding_lookup_sparse(
-            weights, pair.id_tensor, sparse_weights=pair.weight_tensor, combiner=self.combiner,
-            name=f"{self.name}_weights", max_norm=self.max_norm)
 
 
 def _unweighted(column):
