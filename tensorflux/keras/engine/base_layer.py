@@ -144,6 +144,26 @@ class Layer:
 
     # -- weights ---------------------------------------------------------------------------
 
+    def _add_configured_weight(self, name, shape, prefix=None):
+        """`add_weight` with the layer's own `<prefix>_initializer`, `<prefix>_regularizer` and
+        `<prefix>_constraint` attributes (prefix defaults to `name`), as Keras layers keep them."""
+        prefix = prefix or name
+        return self.add_weight(name, shape, initializer=getattr(self, prefix + "_initializer"),
+                               regularizer=getattr(self, prefix + "_regularizer"),
+                               constraint=getattr(self, prefix + "_constraint"))
+
+    def _add_bias(self, size):
+        """The layer's bias of `size` units when `use_bias`, else None."""
+        return self._add_configured_weight("bias", (size,)) if self.use_bias else None
+
+    def _defined_channels(self, input_shape):
+        """The last (channel) dimension of `input_shape`; ValueError when it is unknown."""
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(f'Layer "{self.name}": the channel dimension of the inputs should '
+                             "be defined. Found None.")
+        return channels
+
     def add_weight(
         self,
         name=None,

@@ -98,30 +98,10 @@ class _Conv(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should '
-                "be defined. Found None."
-            )
-        self.kernel = self.add_weight(
-            "kernel",
-            (*self.kernel_size, channels, self.filters),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = (
-            self.add_weight(
-                "bias",
-                (self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-            if self.use_bias
-            else None
-        )
+        channels = self._defined_channels(input_shape)
+        self.kernel = self._add_configured_weight(
+            "kernel", (*self.kernel_size, channels, self.filters))
+        self.bias = self._add_bias(self.filters)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: channels})
         self.built = True
 
@@ -271,30 +251,10 @@ class Conv2DTranspose(Conv2D):
     """Transposed 2-D convolution; kernel [kh, kw, filters, in_channels]."""
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should '
-                "be defined. Found None."
-            )
-        self.kernel = self.add_weight(
-            "kernel",
-            (*self.kernel_size, self.filters, channels),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = (
-            self.add_weight(
-                "bias",
-                (self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-            if self.use_bias
-            else None
-        )
+        channels = self._defined_channels(input_shape)
+        self.kernel = self._add_configured_weight(
+            "kernel", (*self.kernel_size, self.filters, channels))
+        self.bias = self._add_bias(self.filters)
         self.input_spec = InputSpec(ndim=4, axes={-1: channels})
         self.built = True
 

@@ -75,24 +75,8 @@ class Dense(Layer):
                 f"should be defined. Found None. Full input shape received: "
                 f"{format_shape(input_shape or ())}"
             )
-        self.kernel = self.add_weight(
-            "kernel",
-            (last, self.units),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = (
-            self.add_weight(
-                "bias",
-                (self.units,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-            if self.use_bias
-            else None
-        )
+        self.kernel = self._add_configured_weight("kernel", (last, self.units))
+        self.bias = self._add_bias(self.units)
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
 

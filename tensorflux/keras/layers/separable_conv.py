@@ -56,30 +56,10 @@ class DepthwiseConv2D(_Conv):
         self.depthwise_constraint = constraints.get(depthwise_constraint)
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should '
-                "be defined. Found None."
-            )
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel",
-            (*self.kernel_size, channels, self.depth_multiplier),
-            initializer=self.depthwise_initializer,
-            regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint,
-        )
-        self.bias = (
-            self.add_weight(
-                "bias",
-                (channels * self.depth_multiplier,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-            if self.use_bias
-            else None
-        )
+        channels = self._defined_channels(input_shape)
+        self.depthwise_kernel = self._add_configured_weight(
+            "depthwise_kernel", (*self.kernel_size, channels, self.depth_multiplier), "depthwise")
+        self.bias = self._add_bias(channels * self.depth_multiplier)
         self.input_spec = InputSpec(ndim=4, axes={-1: channels})
         self.built = True
 
@@ -146,37 +126,13 @@ class SeparableConv2D(_Conv):
         self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should '
-                "be defined. Found None."
-            )
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel",
-            (*self.kernel_size, channels, self.depth_multiplier),
-            initializer=self.depthwise_initializer,
-            regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint,
-        )
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel",
-            (1, 1, channels * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer,
-            regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint,
-        )
-        self.bias = (
-            self.add_weight(
-                "bias",
-                (self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-            if self.use_bias
-            else None
-        )
+        channels = self._defined_channels(input_shape)
+        self.depthwise_kernel = self._add_configured_weight(
+            "depthwise_kernel", (*self.kernel_size, channels, self.depth_multiplier), "depthwise")
+        self.pointwise_kernel = self._add_configured_weight(
+            "pointwise_kernel", (1, 1, channels * self.depth_multiplier, self.filters),
+            "pointwise")
+        self.bias = self._add_bias(self.filters)
         self.input_spec = InputSpec(ndim=4, axes={-1: channels})
         self.built = True
 

@@ -86,22 +86,8 @@ class ResourceVariable(variables.Variable):
         collections = self._checked_collections(initial_value, collections)
         graph = graph_mod.get_default_graph()
         with init_scope(), graph.name_scope(name or "Variable") as scope:
-            handle_name = scope[:-1]
-            if callable(initial_value):
-                with graph._attr_scope_ctx({"_class": (f"loc:@{handle_name}",)}):
-                    with graph.name_scope("Initializer"), graph.device(None):
-                        self._initial_value = convert_to_tensor(
-                            initial_value(), name="initial_value", dtype=dtype)
-                    self._handle = self._make_handle(handle_name, shape, validate_shape)
-            else:
-                self._initial_value = convert_to_tensor(initial_value, name="initial_value",
-                                                        dtype=dtype)
-                if self._initial_value.op._control_flow_context is not None:
-                    raise ValueError(f"Initializer for variable {handle_name} is from inside a "
-                                     "control-flow construct, such as a loop or conditional. "
-                                     "When creating a variable inside a loop or conditional, "
-                                     "use a lambda as the initializer.")
-                self._handle = self._make_handle(handle_name, shape, validate_shape)
+            self._handle = self._initial_value_and_storage(graph, scope, initial_value, dtype,
+                                                           shape, validate_shape)
             self._dtype = self._initial_value.dtype.base_dtype
             with graph.name_scope("IsInitialized"):
                 self._is_initialized_op = rv_ops.var_is_initialized_op(self._handle)
@@ -119,22 +105,10 @@ class ResourceVariable(variables.Variable):
         self._snapshot = self._graph_element
         graph.add_to_collections(collections, self)
 
-    def _make_handle(self, handle_name: str, shape, validate_shape: bool):
-        value_shape = self._initial_value.get_shape()
-        if shape is not None:
-            shape = as_shape(shape)
-            if validate_shape and not shape.is_compatible_with(value_shape):
-                raise ValueError(f"The initial value's shape ({value_shape}) is not compatible "
-                                 f"with the explicitly supplied `shape` argument ({shape}).")
-        elif validate_shape:
-            shape = value_shape
-        else:
-            shape = TensorShape(None)
-        if validate_shape and not shape.is_fully_defined():
-            raise ValueError(f"initial_value must have a shape specified: "
-                             f"{self._initial_value}")
-        self._shape = shape
-        return rv_ops.var_handle_op(self._initial_value.dtype.base_dtype, shape,
+    def _make_storage(self, scope: str, shape, validate_shape: bool):
+        self._shape = self._storage_shape(shape, validate_shape)
+        handle_name = scope[:-1]
+        return rv_ops.var_handle_op(self._initial_value.dtype.base_dtype, self._shape,
                                     shared_name=handle_name, name=handle_name + "/")
 
     def _init_from_def(self, variable_def, import_scope):

@@ -243,22 +243,8 @@ class Variable(metaclass=_VariableMeta):
         collections = self._checked_collections(initial_value, collections)
         graph = graph_mod.get_default_graph()
         with init_scope(), graph.name_scope(name or "Variable") as scope:
-            true_name = scope[:-1]
-            if callable(initial_value):
-                with graph._attr_scope_ctx({"_class": (f"loc:@{true_name}",)}):
-                    with graph.name_scope("Initializer"), graph.device(None):
-                        self._initial_value = convert_to_tensor(
-                            initial_value(), name="initial_value", dtype=dtype)
-                    self._variable = self._make_ref(scope, shape, validate_shape)
-            else:
-                self._initial_value = convert_to_tensor(initial_value, name="initial_value",
-                                                        dtype=dtype)
-                if self._initial_value.op._control_flow_context is not None:
-                    raise ValueError(f"Initializer for variable {true_name} is from inside a "
-                                     "control-flow construct, such as a loop or conditional. "
-                                     "When creating a variable inside a loop or conditional, "
-                                     "use a lambda as the initializer.")
-                self._variable = self._make_ref(scope, shape, validate_shape)
+            self._variable = self._initial_value_and_storage(graph, scope, initial_value, dtype,
+                                                             shape, validate_shape)
             with graph.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(
                     self._variable, self._initial_value, validate_shape=validate_shape).op
@@ -270,7 +256,28 @@ class Variable(metaclass=_VariableMeta):
                     self._snapshot = _identity(self._variable, "read")
         graph.add_to_collections(collections, self)
 
-    def _make_ref(self, scope: str, shape, validate_shape: bool):
+    def _initial_value_and_storage(self, graph, scope: str, initial_value, dtype, shape,
+                                   validate_shape: bool):
+        """Builds `self._initial_value` (under "Initializer" when callable, colocated with the
+        variable) and returns the variable's storage op (`_make_storage`) in name scope `scope`."""
+        true_name = scope[:-1]
+        if callable(initial_value):
+            with graph._attr_scope_ctx({"_class": (f"loc:@{true_name}",)}):
+                with graph.name_scope("Initializer"), graph.device(None):
+                    self._initial_value = convert_to_tensor(
+                        initial_value(), name="initial_value", dtype=dtype)
+                return self._make_storage(scope, shape, validate_shape)
+        self._initial_value = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+        if self._initial_value.op._control_flow_context is not None:
+            raise ValueError(f"Initializer for variable {true_name} is from inside a "
+                             "control-flow construct, such as a loop or conditional. "
+                             "When creating a variable inside a loop or conditional, "
+                             "use a lambda as the initializer.")
+        return self._make_storage(scope, shape, validate_shape)
+
+    def _storage_shape(self, shape, validate_shape: bool) -> TensorShape:
+        """The variable's shape: `shape` checked against the initial value's, else the initial
+        value's own (unknown when not validated)."""
         value_shape = self._initial_value.get_shape()
         if shape is not None:
             shape = as_shape(shape)
@@ -284,8 +291,11 @@ class Variable(metaclass=_VariableMeta):
         if validate_shape and not shape.is_fully_defined():
             raise ValueError(f"initial_value must have a shape specified: "
                              f"{self._initial_value}")
-        return state_ops.variable_op_v2(shape, self._initial_value.dtype.base_dtype,
-                                        name=scope)
+        return shape
+
+    def _make_storage(self, scope: str, shape, validate_shape: bool):
+        return state_ops.variable_op_v2(self._storage_shape(shape, validate_shape),
+                                        self._initial_value.dtype.base_dtype, name=scope)
 
     def _init_from_def(self, variable_def, import_scope):
         graph = graph_mod.get_default_graph()
