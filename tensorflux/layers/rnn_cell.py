@@ -98,15 +98,8 @@ def _input_depth(input_shape, cell):
     return depth
 
 
-class BasicRNNCell(RNNCell):
-    """output = new_state = activation(W [inputs, state] + b)."""
-
-    _default_name = "basic_rnn_cell"
-
-    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
-        super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
-        self._num_units = num_units
-        self._activation = activation
+class _UnitsRNNCell(RNNCell):
+    """A cell whose state and output are both `self._num_units` wide."""
 
     @property
     def state_size(self):
@@ -115,6 +108,17 @@ class BasicRNNCell(RNNCell):
     @property
     def output_size(self):
         return self._num_units
+
+
+class BasicRNNCell(_UnitsRNNCell):
+    """output = new_state = activation(W [inputs, state] + b)."""
+
+    _default_name = "basic_rnn_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._activation = activation
 
     def build(self, input_shape):
         depth = _input_depth(input_shape, self)
@@ -257,7 +261,7 @@ class LSTMCell(RNNCell):
         return m, new_state
 
 
-class GRUCell(RNNCell):
+class GRUCell(_UnitsRNNCell):
     """GRU (Cho et al. 2014) with TF's `gates` and `candidate` sub-scopes."""
 
     _default_name = "gru_cell"
@@ -269,14 +273,6 @@ class GRUCell(RNNCell):
         self._activation = activation
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, input_shape):
         depth = _input_depth(input_shape, self)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tensorflux.contrib.rnn.core_rnn_cell import linear
 from tensorflux.framework import nest
-from tensorflux.layers.rnn_cell import LSTMStateTuple, RNNCell, _input_depth
+from tensorflux.layers.rnn_cell import LSTMStateTuple, RNNCell, _input_depth, _UnitsRNNCell
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.array import slicing as slicing_ops
@@ -145,9 +145,6 @@ class AttentionCellWrapper(RNNCell):
         inner = self._cell.zero_state(batch_size, dtype)
         rest = super().zero_state(batch_size, dtype)
         return (inner, rest[1], rest[2])
-
-    def build(self, input_shape):
-        self.built = True
 
     def call(self, inputs, state):
         if self._state_is_tuple:
@@ -296,7 +293,7 @@ class CoupledInputForgetGateLSTMCell(RNNCell):
         return m, new_state
 
 
-class UGRNNCell(RNNCell):
+class UGRNNCell(_UnitsRNNCell):
     """Update-gate RNN (Collins et al. 2016): h' = g h + (1 - g) tanh(c), with
     [g, c] = [x, h] @ kernel + bias and g = sigmoid(. + forget_bias)."""
 
@@ -310,17 +307,6 @@ class UGRNNCell(RNNCell):
         self._forget_bias = forget_bias
         self._activation = activation or unary_ops.tanh
 
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
-
-    def build(self, input_shape):
-        self.built = True
-
     def call(self, inputs, state):
         matrix = linear(self, [inputs, state], 2 * self._num_units,
                         kernel_initializer=self._initializer)
@@ -330,7 +316,7 @@ class UGRNNCell(RNNCell):
         return new_state, new_state
 
 
-class IntersectionRNNCell(RNNCell):
+class IntersectionRNNCell(_UnitsRNNCell):
     """Intersection RNN (Collins et al. 2016): a state passed through time and an output
     passed through depth, each gated. Inputs must have `num_units` features unless
     `num_in_proj` projects them (`in_projection/kernel`)."""
@@ -345,17 +331,6 @@ class IntersectionRNNCell(RNNCell):
         self._initializer = initializer
         self._forget_bias = forget_bias
         self._y_activation = y_activation or nn_activations.relu
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
-
-    def build(self, input_shape):
-        self.built = True
 
     def call(self, inputs, state):
         n = self._num_units
@@ -437,7 +412,7 @@ class NASCell(RNNCell):
         return new_m, LSTMStateTuple(new_c, new_m)
 
 
-class IndRNNCell(RNNCell):
+class IndRNNCell(_UnitsRNNCell):
     """Independently recurrent cell (Li et al. 2018): h' = act(x @ kernel_w + h * kernel_u +
     bias), each unit recurrent only on itself (relu by default)."""
 
@@ -449,14 +424,6 @@ class IndRNNCell(RNNCell):
             self._default_name = name
         self._num_units = num_units
         self._activation = activation or nn_activations.relu
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, input_shape):
         depth = _input_depth(input_shape, self)
@@ -474,7 +441,7 @@ class IndRNNCell(RNNCell):
         return output, output
 
 
-class SRUCell(RNNCell):
+class SRUCell(_UnitsRNNCell):
     """Simple recurrent unit (Lei et al. 2017): the input alone drives the gates, so the
     recurrence is elementwise: c' = f c + (1 - f) x~, h = r act(c') + (1 - r) x'."""
 
@@ -486,14 +453,6 @@ class SRUCell(RNNCell):
             self._default_name = name
         self._num_units = num_units
         self._activation = activation or unary_ops.tanh
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, input_shape):
         depth = _input_depth(input_shape, self)
