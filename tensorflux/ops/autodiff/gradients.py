@@ -36,7 +36,7 @@ _CONTROL_FLOW_HOOKS = [None]
 
 
 def set_control_flow_hooks(hooks) -> None:
-    """Installs `hooks.create_state(between_op_list, between_ops) -> state or None`.
+    """Installs `hooks.create_state(between_op_list, between_ops, colocate) -> state or None`.
 
     The state may implement (all optional): `pending_count_adjust(pending, between_ops)`,
     `process_unused_loop_exits(pending, to_ops) -> [Tensor]`, `enter_grad_context(op)`,
@@ -227,7 +227,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         state = None
         hooks = _CONTROL_FLOW_HOOKS[0]
         if hooks is not None:
-            state = hooks.create_state(between_list, between)
+            state = hooks.create_state(between_list, between, colocate_gradients_with_ops)
 
         pending: dict = {op: 0 for op in between_list}
         for op in between_list:
@@ -263,6 +263,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     if pending[src] == 0 and src not in seen_ready:
                         seen_ready.add(src)
                         ready.append(src)
+        _check_loop_entries(graph, grads, between, xs_ops)
         if state is not None and hasattr(state, "post_processing"):
             state.post_processing()
 
@@ -371,6 +372,38 @@ def _backprop_op(op, grads, state, stop, xs_ops, graph, colocate, gate) -> None:
     finally:
         if state is not None and hasattr(state, "exit_grad_context"):
             state.exit_grad_context(op)
+
+
+def _check_loop_entries(graph, grads: dict, between, xs_ops) -> None:
+    """Inside a while-loop body, a gradient that reached the loop's own Switch would have to
+    pass through a loop variable's initial value: ValueError, as TF1."""
+    context = graph._control_flow_context
+    if context is None or not getattr(context, "is_while_context", False):
+        return
+    for op, per_output in grads.items():
+        if op.type in ("Switch", "RefSwitch") and op in between and \
+                op._control_flow_context is context and \
+                any(g is not None for items in per_output for g in items):
+            _no_gradient_through_loop_entry(op, xs_ops)
+
+
+def _no_gradient_through_loop_entry(switch_op, xs_ops) -> None:
+    """Raises naming the nearest requested op behind `switch_op`."""
+    target, queue, seen = None, [switch_op], set()
+    while queue and target is None:
+        op = queue.pop(0)
+        if op in seen:
+            continue
+        seen.add(op)
+        if op in xs_ops:
+            target = op
+        queue.extend(t.op for t in op._inputs)
+    name = target.name if target is not None else switch_op.name
+    raise ValueError(
+        f"Cannot compute gradient inside while loop with respect to op '{name}'. We do not "
+        "support taking the gradient wrt or through the initial value of a loop variable. "
+        "Gradients can be computed through loop invariants or wrt the input parameters to the "
+        "loop body.")
 
 
 def stop_gradient_ops(tensors) -> set:

@@ -186,6 +186,7 @@ class CondContext(ControlFlowContext):
         with bare_scope(self.graph):
             pair = switch(real, self.pred)
         pair[0].op._control_flow_context = self
+        self.graph.prevent_fetching(pair[0].op)  # one side is dead: only the branch reads it
         result = pair[self.branch]
         self._external[tensor] = result
         return result
@@ -197,6 +198,9 @@ class CondContext(ControlFlowContext):
         else:
             self._route_inputs(op)
         self._route_control_inputs(op)
+        if self.outer_context is not None or not util.is_loop_exit(op):
+            # As TF1: a value computed on one branch is read through the cond's Merge.
+            self.graph.prevent_fetching(op)
 
     def build_branch(self, fn, fn_name: str):
         """Calls `fn` inside this context; returns (its result, the flat branch outputs)."""

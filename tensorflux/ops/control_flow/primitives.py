@@ -494,6 +494,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         pivot_t = constant_ops.identity(p_true, name="switch_t")
         pivot_f = constant_ops.identity(p_false, name="switch_f")
         pred_id = constant_ops.identity(pred, name="pred_id")
+        for tensor in (p_true, p_false, pivot_t, pivot_f, pred_id):
+            graph.prevent_fetching(tensor.op)  # as TF1: one branch's pivots are not fetched
         context_t = CondContext(pred_id, pivot_t, branch=1)
         context_f = CondContext(pred_id, pivot_f, branch=0)
         original_t, flat_t = context_t.build_branch(_expanding(true_fn), "true_fn")

@@ -206,7 +206,9 @@ class GradWhileContext(WhileContext):
         forward = self.forward_context
         state = forward_state(forward)
         graph = self.graph
-        with bare_scope(graph), graph.name_scope(f"{forward.name}/stack/"):
+        # As TF: the stack, its pushes and pops live with the value they save.
+        with bare_scope(graph), graph.name_scope(f"{forward.name}/stack/"), \
+                graph.colocate_with(tensor.op, ignore_existing=True):
             outer = forward.outer_context
             if outer is not None:
                 outer.enter()
@@ -230,7 +232,8 @@ class GradWhileContext(WhileContext):
         inner = WhileContext.add_value(self, handle) if not self.contains(handle) else handle
         gates = [(self.add_value(pred), branch)
                  for pred, branch in _gates(tensor, self.forward_context)]
-        with bare_scope(graph), graph.name_scope(f"{self.name}/pop/"):
+        with bare_scope(graph), graph.name_scope(f"{self.name}/pop/"), \
+                graph.colocate_with(tensor.op, ignore_existing=True):
             for pred, branch in gates:
                 pair = switch(inner, pred)
                 pair[0].op._control_flow_context = self
@@ -282,8 +285,9 @@ class _LoopGroup:
 class ControlFlowState:
     """Per-`tf.gradients`-call view of the loops on the path (see the module docstring)."""
 
-    def __init__(self, between_list, between):
+    def __init__(self, between_list, between, colocate: bool = False):
         graph = graph_mod.get_default_graph()
+        self.colocate = colocate
         self.scope = _scope_of(graph)
         self.between = between
         self.groups: dict = {}
@@ -356,7 +360,7 @@ class ControlFlowState:
                       for e in group.exits}
         graph = op.graph
         with graph.name_scope(f"{loop.name.split('/')[0]}_grad"):
-            results = build_backward_loop(loop, exit_grads, group.enters)
+            results = build_backward_loop(loop, exit_grads, group.enters, self.colocate)
             # As TF: every trainable loop invariant of a differentiated loop gets a gradient,
             # zeros when no output that is differentiated depends on it.
             done = {id(tensor) for tensor, _ in results}
@@ -382,8 +386,10 @@ def _zeros_for(tensor):
     return array_ops.zeros_like(tensor)
 
 
-def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> list:
-    """Builds the backward loop of `loop`; returns [(input tensor of an Enter, gradient)]."""
+def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list,
+                        colocate: bool = False) -> list:
+    """Builds the backward loop of `loop`; returns [(input tensor of an Enter, gradient)].
+    With `colocate`, each gradient op is placed with the forward op it differentiates."""
 
     var_ids = [i for i, m in enumerate(loop.merges) if _trainable(m.dtype)]
     invariants = [e for e in enters if util.is_loop_constant_enter(e) and _invariant_trainable(e)]
@@ -410,7 +416,7 @@ def build_backward_loop(loop: WhileContext, exit_grads: dict, enters: list) -> l
         grad_ctx.sync = control_trigger(name="b_sync")
         grads, accs = list(values[:n_vars]), list(values[n_vars:])
         found = gradients_impl.gradients(body_outputs, xs, grad_ys=grads, stop_gradients=xs,
-                                         name="body")
+                                         name="body", colocate_gradients_with_ops=colocate)
         new_grads = [_dense(g) if g is not None else _zeros_for(x)
                      for x, g in zip(body_inputs, found[:n_vars])]
         new_accs = [acc + _dense(g) if g is not None else acc
@@ -476,8 +482,8 @@ class _Hooks:
     """Installed into gradients_impl: creates a ControlFlowState when loops are on the path."""
 
     @staticmethod
-    def create_state(between_list, between):
-        state = ControlFlowState(between_list, between)
+    def create_state(between_list, between, colocate=False):
+        state = ControlFlowState(between_list, between, colocate)
         if not state.groups and not state.blocked:
             return None
         return state

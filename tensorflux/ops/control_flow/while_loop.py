@@ -112,6 +112,8 @@ class WhileContext(ControlFlowContext):
 
     def add_op(self, op) -> None:
         self.graph.prevent_fetching(op)
+        for output in op._outputs:
+            self.graph.prevent_feeding(output)
         if not op._inputs:
             if not any(self.contains_op(c) for c in op._control_inputs):
                 op._add_control_input(self.get_control_pivot().op)
@@ -220,6 +222,8 @@ class WhileContext(ControlFlowContext):
             machinery += self.loop_exits
         for tensor in machinery:
             graph.prevent_fetching(tensor.op)
+            for output in tensor.op._outputs:
+                graph.prevent_feeding(output)
         return result, self.loop_exits
 
     def _check_next(self, var, merged, value) -> None:

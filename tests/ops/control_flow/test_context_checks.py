@@ -68,3 +68,52 @@ def test_valid_uses_still_build_and_run():
     assert got[1] == 4 + 6 + 6
     # y = x**n with x**n >= 20 first at n = 8 (1.5**8 = 25.6): dy/dx = 8 * x**7
     np.testing.assert_allclose(got[2], 8 * 1.5 ** 7, rtol=1e-5)
+
+
+def test_values_on_one_cond_branch_are_not_fetchable_and_the_result_is():
+    x = tf.placeholder(tf.float32)
+    out = tf.cond(tf.constant(True), lambda: x * 3.0, lambda: x - 1.0)
+    graph = tf.get_default_graph()
+    inside = [op for op in graph.get_operations() if op.type in ("Mul", "Sub", "Switch")]
+    assert inside and not any(graph.is_fetchable(op) for op in inside)
+    with tf.Session() as sess:
+        assert sess.run(out, {x: 2.0}) == 6.0
+        for op in inside:
+            with pytest.raises(ValueError, match="has been marked as not fetchable"):
+                sess.run(op.outputs[0], {x: 2.0})
+
+
+def test_values_inside_a_while_loop_may_not_be_fed_but_its_inputs_may():
+    c = tf.constant(2)
+    i0 = tf.constant(0)
+    out = tf.while_loop(lambda i: i < 10, lambda i: tf.square(c) + i, [i0])
+    graph = tf.get_default_graph()
+    loop_values = [t for op in graph.get_operations() if op.name.startswith("while/")
+                   and op.type != "Exit" for t in op.outputs if t.dtype == tf.int32]
+    assert loop_values and not any(graph.is_feedable(t) for t in loop_values)
+    with tf.Session() as sess:
+        assert sess.run(out, {i0: 3}) == 11  # 3, 7, 11
+        assert sess.run(out, {c: 1}) == 10
+        for tensor in loop_values:
+            with pytest.raises(ValueError, match="may not be fed"):
+                sess.run(out, {tensor: 3})
+
+
+def test_a_gradient_inside_a_loop_through_a_loop_variables_initial_value_is_refused():
+    x = tf.placeholder(tf.float32, shape=(), name="start")
+    seed = x * 3.0
+
+    def body(i, v):
+        return i + 1, tf.gradients(v * 2.0, x)[0]
+
+    with pytest.raises(ValueError, match="with respect to op 'start'.*initial value"):
+        tf.while_loop(lambda i, v: i < 3, body, [0, seed])
+
+
+def test_a_gradient_inside_a_loop_with_respect_to_the_body_input_is_computed():
+    def body(i, v):
+        return i + 1, v + tf.gradients(v * v, v)[0]  # v + 2 v
+
+    out = tf.while_loop(lambda i, v: i < 3, body, [0, tf.constant(1.0)])
+    with tf.Session() as sess:
+        assert sess.run(out[1]) == 27.0

@@ -254,3 +254,23 @@ def test_unused_loop_invariant_gets_a_zero_gradient():
     # sum over t of cumsum(a * e)[t] = a * (1*3 + 2*2 + 4*1)
     assert got_a == pytest.approx(3 + 4 + 4)
     assert got_b == 0.0
+
+
+def test_colocated_loop_gradients_sit_with_their_forward_ops_and_stacks_with_their_values():
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.constant(2.0, name="v")
+
+        def body(x):
+            with tf.device("/device:CPU:1"):
+                return tf.square(x)
+
+        out = tf.while_loop(lambda x: x < 100.0, body, [v], parallel_iterations=1)
+        grad = tf.gradients(out, v, colocate_gradients_with_ops=True)[0]
+    for op in graph.get_operations():
+        on_cpu1 = op.device == "/device:CPU:1"
+        assert on_cpu1 == ("Square" in op.name), (op.name, op.device)
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(graph=graph, config=config) as sess:
+        # 2 -> 4 -> 16 -> 256: d/dv v^8 = 8 v^7
+        assert sess.run([out, grad]) == [256.0, 8 * 2.0 ** 7]
