@@ -120,7 +120,9 @@ def _softmax_xent_kernel(features, labels):
 def _softmax_second_order(logits, grad_grad):
     """The logits gradient coming from the `backprop` (= softmax - labels) output."""
     probs = Softmax(logits)
-    return (grad_grad - math_ops.reduce_sum(grad_grad * probs, -1, keepdims=True)) * probs
+    # Each row's grad_grad . probs as a batched product, the graph TF1 builds.
+    dot = math_ops.matmul(array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(probs, 2))
+    return (grad_grad - array_ops.squeeze(dot, axis=1)) * probs
 
 
 @SoftmaxCrossEntropyWithLogits.gradient
