@@ -131,6 +131,24 @@ class Graph:
         if self.__dict__.get("_thread_stacks") is None:
             self.__dict__["_thread_stacks"] = threading.local()
 
+    @property
+    def _variable_creator_stack(self) -> list:
+        """This thread's variable creators for this graph, innermost last (always per thread,
+        as TF's); `variable_creator_scope` replaces the list rather than mutating it."""
+        stack = getattr(self._creator_local(), "stack", None)
+        return stack if stack is not None else []
+
+    @_variable_creator_stack.setter
+    def _variable_creator_stack(self, stack: list) -> None:
+        self._creator_local().stack = stack
+
+    def _creator_local(self):
+        local = self.__dict__.get("_creator_slots")
+        if local is None:
+            with self._lock:
+                local = self.__dict__.setdefault("_creator_slots", threading.local())
+        return local
+
     # -- ops -------------------------------------------------------------------------------
 
     @property

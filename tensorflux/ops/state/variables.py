@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import inspect
-import threading
 
 from tensorflux.framework import dtypes, tensor_util
 from tensorflux.framework import graph as graph_mod
@@ -79,16 +78,6 @@ def validate_synchronization_aggregation_trainable(synchronization, aggregation,
     return synchronization, aggregation, trainable
 
 
-_creators = threading.local()  # per thread: {id(graph): [creator, ...]}
-
-
-def _creator_stack(graph) -> list:
-    stacks = getattr(_creators, "stacks", None)
-    if stacks is None:
-        stacks = _creators.stacks = {}
-    return stacks.setdefault(id(graph), [])
-
-
 @contextlib.contextmanager
 def variable_creator_scope(variable_creator):
     """Within the block, `tf.Variable(...)` (and so `get_variable`) calls `variable_creator`.
@@ -98,12 +87,16 @@ def variable_creator_scope(variable_creator):
     returns the variable, usually `next_creator(**kwargs)` with arguments changed. Scopes nest
     (the innermost creator is called first) and belong to the default graph and this thread.
     """
-    stack = _creator_stack(graph_mod.get_default_graph())
-    stack.append(variable_creator)
+    graph = graph_mod.get_default_graph()
+    old = graph._variable_creator_stack
+    new = old + [variable_creator]
+    graph._variable_creator_stack = new
     try:
         yield
     finally:
-        stack.pop()
+        if graph._variable_creator_stack is not new:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        graph._variable_creator_stack = old
 
 
 class _VariableMeta(type):
@@ -113,7 +106,7 @@ class _VariableMeta(type):
     def __call__(cls, *args, **kwargs):
         if cls is not Variable:
             return super().__call__(*args, **kwargs)
-        creators = _creator_stack(graph_mod.get_default_graph())
+        creators = graph_mod.get_default_graph()._variable_creator_stack
         if not creators:
             return super().__call__(*args, **kwargs)
         bound = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs)

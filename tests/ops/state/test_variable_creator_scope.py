@@ -58,3 +58,24 @@ def test_a_creator_may_return_its_own_variable_and_errors_pass_through():
             with pytest.raises(ValueError, match="no variables here"):
                 tf.Variable(1.0)
         assert tf.Variable(2.0).name == "Variable:0"
+
+
+def test_creator_scopes_must_exit_in_order_and_the_graph_keeps_them_per_thread():
+    import threading
+
+    def creator(next_creator, **kwargs):
+        return next_creator(**kwargs)
+
+    graph = tf.get_default_graph()
+    outer = tf.variable_creator_scope(creator)
+    outer.__enter__()
+    assert graph._variable_creator_stack == [creator]
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(list(graph._variable_creator_stack)))
+    thread.start()
+    thread.join()
+    assert seen == [[]]
+    with tf.variable_creator_scope(creator):
+        with pytest.raises(RuntimeError, match="without proper nesting"):
+            outer.__exit__(None, None, None)
+    graph._variable_creator_stack = []
