@@ -48,6 +48,15 @@ _OFFSET_BYTES = 4 << 20
 # ones stay on im2col, whose sums are exact for exactly representable data.
 _FFT_MIN_FLOPS = 20e6
 _FFT_MAX_RATIO = 0.6
+# Convolutions with short window rows (few input channels: K = kh * kw * c up to
+# _GROUP_MAX_DEPTH) and few output channels make thin products (the CNN benchmark's conv1:
+# [pixels, 75] @ [75, 32]) that OpenBLAS runs at ~60% of its speed on wider ones, behind an
+# im2col copy of 15-float runs. `_width_group` lets each im2col row cover G neighbouring
+# output pixels of a row (kh * (kw + G - 1) * c inputs) against a [K', G * out] filter with
+# zeros where a pixel's window does not reach, up to _GROUP_MAX_COLS product columns: more
+# flops, but a wider product and G times fewer, longer copies (see conv2d).
+_GROUP_MAX_DEPTH = 96
+_GROUP_MAX_COLS = 128
 
 
 def pad_nhwc(x: np.ndarray, pads, fill=0) -> np.ndarray:
@@ -81,6 +90,50 @@ def patches(xp: np.ndarray, k_hw, out_hw, geo) -> np.ndarray:
     return as_strided(xp, shape, strides, writeable=False)
 
 
+def grouped_patches(xp: np.ndarray, k_hw, out_hw, geo, group: int) -> np.ndarray:
+    """A read-only `[n, oh, ow / group, kh, (kw + group - 1) * c]` strided view: for each run
+    of `group` neighbouring outputs of a row (stride and dilation 1 along the width), the
+    window rows they read together."""
+    n, _, _, c = xp.shape
+    s_n, s_h, s_w, s_c = xp.strides
+    sh, dh = geo.strides[0], geo.dilations[0]
+    shape = (n, out_hw[0], out_hw[1] // group, k_hw[0], (k_hw[1] + group - 1) * c)
+    strides = (s_n, s_h * sh, s_w * group, s_h * dh, s_c)
+    return as_strided(xp, shape, strides, writeable=False)
+
+
+def _width_group(c: int, k_hw, depth: int, geo, out_w: int) -> int:
+    """G of the grouped im2col (see `_GROUP_MAX_DEPTH`): 1 when it does not apply."""
+    if geo.strides[1] != 1 or geo.dilations[1] != 1 or k_hw[1] < 2 or \
+            k_hw[0] * k_hw[1] * c > _GROUP_MAX_DEPTH:
+        return 1
+    for group in (4, 2):
+        if group * depth <= _GROUP_MAX_COLS and out_w % group == 0:
+            return group
+    return 1
+
+
+def grouped_filter(w: np.ndarray, group: int) -> np.ndarray:
+    """The `[kh * (kw + group - 1) * c, group * out]` filter of the grouped im2col: column
+    block g holds `w` shifted by g window columns, zeros elsewhere."""
+    kh, kw, c, depth = w.shape
+    wide = np.zeros((kh, kw + group - 1, c, group, depth), dtype=w.dtype)
+    for g in range(group):
+        wide[:, g:g + kw, :, g, :] = w
+    return wide.reshape(kh * (kw + group - 1) * c, group * depth)
+
+
+def _fold_grouped_filter(wide: np.ndarray, k_hw, c: int, depth: int, group: int):
+    """The `[kh, kw, c, out]` filter gradient from the grouped one (`grouped_filter`'s
+    adjoint: the G shifted blocks summed)."""
+    kh, kw = k_hw
+    wide = wide.reshape(kh, kw + group - 1, c, group, depth)
+    dw = wide[:, 0:kw, :, 0, :].copy()
+    for g in range(1, group):
+        dw += wide[:, g:g + kw, :, g, :]
+    return dw
+
+
 def _batch_chunks(n: int, per_item_bytes: int, per_item_flops: int = 0):
     """Balanced batch chunks of about `_PATCH_BYTES` of patches at most, and at least
     `_MIN_CHUNKS` when the batch and the work allow (so the intra-op split has parts to share).
@@ -105,11 +158,17 @@ def _im2col_units(n: int, out_h: int, per_item_bytes: int, per_item_flops: int) 
 
 
 def _patch_matrix(x: np.ndarray, xp, unit, pads, k_hw, out_hw, geo, planar: bool,
-                  buf: np.ndarray) -> np.ndarray:
+                  buf: np.ndarray, group: int = 1) -> np.ndarray:
     """The im2col matrix of one piece `unit = (lo, hi, r0, r1)` of `x` (`xp`: `x` padded,
-    unless `planar`), copied into `buf` (see `_patch_matrices`)."""
+    unless `planar`), copied into `buf` (see `_patch_matrices`); with `group` > 1 the grouped
+    one (`grouped_patches`, one row per `group` outputs)."""
     lo, hi, r0, r1 = unit
     c = x.shape[3]
+    if group > 1:
+        view = grouped_patches(xp[lo:hi], k_hw, out_hw, geo, group)[:, r0:r1]
+        cols = buf[:view.size].reshape(view.shape)
+        np.copyto(cols, view)
+        return cols.reshape((hi - lo) * (r1 - r0) * (out_hw[1] // group), -1)
     if planar:
         view = _plane_patches(x[lo:hi], pads, k_hw, out_hw, geo)[:, :, :, :, r0:r1]
     else:
@@ -121,7 +180,8 @@ def _patch_matrix(x: np.ndarray, xp, unit, pads, k_hw, out_hw, geo, planar: bool
     return cols.reshape((hi - lo) * (r1 - r0) * out_hw[1], -1)
 
 
-def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool = False):
+def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool = False,
+                    group: int = 1):
     """Yields (unit, cols): the `[pixels, kh * kw * c]` im2col matrix of each piece of
     `_im2col_units` of `x` padded by `pads`, copied into one reused buffer (small enough to
     stay in cache).
@@ -132,16 +192,16 @@ def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool 
     (the filter gradient's `cols.T @ g` then reads it in its natural layout; measured slower
     for the forward product, so conv2d does not ask for it).
     """
-    buf = np.empty(_unit_size(units, out_hw, k_hw, x.shape[3]), dtype=x.dtype)
+    buf = np.empty(_unit_size(units, out_hw, k_hw, x.shape[3], group), dtype=x.dtype)
     xp = None if planar else pad_nhwc(x, pads)
     for unit in units:
-        yield unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar, buf)
+        yield unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar, buf, group)
 
 
-def _unit_size(units, out_hw, k_hw, c: int) -> int:
-    """Items of the largest im2col matrix of `units`."""
-    pixels = max(((hi - lo) * (r1 - r0) for lo, hi, r0, r1 in units), default=0) * out_hw[1]
-    return pixels * k_hw[0] * k_hw[1] * c
+def _unit_size(units, out_hw, k_hw, c: int, group: int = 1) -> int:
+    """Items of the largest im2col matrix of `units` (grouped by `group`)."""
+    rows = max(((hi - lo) * (r1 - r0) for lo, hi, r0, r1 in units), default=0)
+    return rows * (out_hw[1] // group) * k_hw[0] * (k_hw[1] + group - 1) * c
 
 
 def _rows_of(a: np.ndarray, unit) -> np.ndarray:
@@ -212,37 +272,42 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    w2 = w.reshape(kh * kw * c, depth)
+    group = _width_group(c, (kh, kw), depth, geo, out_hw[1])
+    if group > 1 and not _exact_zero_products(x):
+        group = 1  # an inf or NaN times a filter's padding zero would reach other outputs
+    w2 = grouped_filter(w, group) if group > 1 else w.reshape(kh * kw * c, depth)
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
 
     def finish(unit, cols) -> None:
         # NOTE: np.matmul, never a split product: the pieces are the split (equal values).
-        np.matmul(cols, w2, out=_rows_of(out, unit))
+        rows = _rows_of(out, unit)
+        np.matmul(cols, w2, out=rows.reshape(-1, group * depth) if group > 1 else rows)
         if epilogue is not None:
             lo, hi, r0, r1 = unit
             epilogue(out[lo:hi, r0:r1])
 
-    _run_units(x, pads, (kh, kw), out_hw, geo, units, False, finish)
+    _run_units(x, pads, (kh, kw), out_hw, geo, units, False, finish, group)
     return out
 
 
-def _run_units(x, pads, k_hw, out_hw, geo, units, planar: bool, finish) -> None:
+def _run_units(x, pads, k_hw, out_hw, geo, units, planar: bool, finish,
+               group: int = 1) -> None:
     """`finish(unit, cols)` on the im2col matrix of every piece: one after another in one
     reused buffer, or at once on the intra-op helpers (each packing into its own buffer)."""
     if len(units) > 1 and intra_op.splits() > 1:
         xp = None if planar else pad_nhwc(x, pads)
-        size = _unit_size(units, out_hw, k_hw, x.shape[3])
+        size = _unit_size(units, out_hw, k_hw, x.shape[3], group)
 
         def part(i: int) -> None:
             unit = units[i]
             finish(unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar,
-                                       _scratch(size, x.dtype)))
+                                       _scratch(size, x.dtype), group))
 
         intra_op.run_parts(part, len(units))
         return
-    for unit, cols in _patch_matrices(x, pads, k_hw, out_hw, geo, units, planar):
+    for unit, cols in _patch_matrices(x, pads, k_hw, out_hw, geo, units, planar, group):
         finish(unit, cols)
 
 
@@ -257,21 +322,28 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     n, h, wd, c = x.shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    planar = kw * c < out_hw[1]  # short window rows (few channels)
+    # Grouped (see conv2d): the filter's padding entries of the wide gradient are dropped,
+    # so an inf or NaN input reaches only the entries it does in the plain product.
+    group = _width_group(c, (kh, kw), depth, geo, out_hw[1])
+    planar = group == 1 and kw * c < out_hw[1]  # short window rows (few channels)
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
-    partials = np.empty((len(units), kh * kw * c, depth), dtype=g.dtype)
+    partials = np.empty((len(units), kh * (kw + group - 1) * c, group * depth), dtype=g.dtype)
     index = {unit: i for i, unit in enumerate(units)}
 
     def finish(unit, cols) -> None:
-        np.matmul(cols.T, _rows_of(g, unit), out=partials[index[unit]])
+        rows = _rows_of(g, unit)
+        np.matmul(cols.T, rows.reshape(-1, group * depth) if group > 1 else rows,
+                  out=partials[index[unit]])
 
     if not units:  # an empty batch
         return np.zeros((kh, kw, c, depth), dtype=g.dtype)
-    _run_units(x, pads, (kh, kw), out_hw, geo, units, planar, finish)
+    _run_units(x, pads, (kh, kw), out_hw, geo, units, planar, finish, group)
     dw = partials[0]
     for partial in partials[1:]:
         dw += partial
+    if group > 1:
+        return _fold_grouped_filter(dw, (kh, kw), c, depth, group)
     return dw.reshape(kh, kw, c, depth)
 
 
