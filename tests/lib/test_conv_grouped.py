@@ -1,5 +1,5 @@
-"""The grouped im2col of conv2d.py (G neighbouring outputs of a row per product row, for
-few input channels) against the plain im2col (`_GROUP_MAX_COLS = 0`) and a float64 loop
+"""The grouped im2col (conv_grouped.py: G neighbouring outputs of a row per product row, for
+few input channels) against the plain im2col (`MAX_COLS = 0`) and a float64 loop
 reference: odd shapes, strides, padding, NaN/inf inputs (the forward product falls back to
 the plain one; the filter gradient drops the entries an inf or NaN would spoil)."""
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from special_values import floats
 
-from tensorflux.lib.numerics import conv2d
+from tensorflux.lib.numerics import conv2d, conv_grouped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
 from conv_refs import geometry, ref_backprop_filter, ref_conv  # noqa: E402
@@ -40,7 +40,7 @@ def _both(monkeypatch, fn):
     """fn() with the grouped im2col allowed, then with it off."""
     grouped = fn()
     with monkeypatch.context() as patch:
-        patch.setattr(conv2d, "_GROUP_MAX_COLS", 0)
+        patch.setattr(conv_grouped, "MAX_COLS", 0)
         plain = fn()
     return grouped, plain
 
@@ -76,7 +76,7 @@ def test_nonfinite_input_stays_in_its_windows(special):
     x = np.ones((1, 3, 12, 2), np.float32)
     x[0, 1, 0, 0] = special  # column 0: only output column 0 reads it
     f = np.ones((3, 3, 2, 8), np.float32)
-    assert conv2d._width_group(2, (3, 3), 8, geo, 10) > 1
+    assert conv_grouped.width_group(2, (3, 3), 8, geo, 10) > 1
     y = conv2d.conv2d(x, f, geo)
     assert not np.isfinite(y[0, 0, 0]).any() and np.isfinite(y[0, 0, 1:]).all()
     g = np.ones(y.shape, np.float32)
@@ -90,18 +90,18 @@ def test_grouped_filter_and_fold_are_adjoint():
     rng = np.random.default_rng(3)
     for group in (2, 4):
         w = rng.standard_normal((3, 5, 2, 6))
-        wide = conv2d.grouped_filter(w, group)
+        wide = conv_grouped.wide_filter(w, group)
         assert wide.shape == (3 * (5 + group - 1) * 2, group * 6)
         v = rng.standard_normal(wide.shape)
-        folded = conv2d._fold_grouped_filter(v, (3, 5), 2, 6, group)
+        folded = conv_grouped.fold_filter(v, (3, 5), 2, 6, group)
         np.testing.assert_allclose((wide * v).sum(), (w * folded).sum(), rtol=1e-12)
 
 
 def test_group_choice():
     geo = geometry(None, (1, 1), (1, 1), "SAME")
-    assert conv2d._width_group(3, (5, 5), 32, geo, 32) == 4  # the CNN benchmark's conv1
-    assert conv2d._width_group(3, (5, 5), 64, geo, 24) == 2  # the CIFAR-10 tutorial's conv1
-    assert conv2d._width_group(3, (5, 5), 64, geo, 23) == 1  # odd width
-    assert conv2d._width_group(32, (5, 5), 64, geo, 16) == 1  # many channels
+    assert conv_grouped.width_group(3, (5, 5), 32, geo, 32) == 4  # the CNN benchmark's conv1
+    assert conv_grouped.width_group(3, (5, 5), 64, geo, 24) == 2  # the CIFAR-10 tutorial's conv1
+    assert conv_grouped.width_group(3, (5, 5), 64, geo, 23) == 1  # odd width
+    assert conv_grouped.width_group(32, (5, 5), 64, geo, 16) == 1  # many channels
     strided = geometry(None, (1, 2), (1, 1), "SAME")
-    assert conv2d._width_group(3, (5, 5), 32, strided, 32) == 1
+    assert conv_grouped.width_group(3, (5, 5), 32, strided, 32) == 1

@@ -6,6 +6,8 @@ of output rows for a single image), into a reused `[pixels, kh * kw * in_depth]`
 stays in cache while its matmul reads it. When the intra-op split is on (a loaded machine,
 `intra_op.py`) the chunks are packed and multiplied at once on the helpers, each into its own
 buffer; the chunks depend on the shapes only, so the values are the unsplit ones.
+With few input channels the im2col rows cover several neighbouring outputs each
+(`conv_grouped`: a wider product, fewer and longer copies).
 The filter gradient is `patches^T @ grad`. The input gradient of a stride-1 convolution is the
 convolution of the padded gradient with the flipped filter; otherwise it is `grad @ filter^T`
 added back per kernel offset (or, for few channels, one matmul scattered back by col2im).
@@ -23,7 +25,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tensorflux.lib.numerics import conv_fft, intra_op
+from tensorflux.lib.numerics import conv_fft, conv_grouped, intra_op
 from tensorflux.lib.numerics.window import Window2D
 
 # im2col matrices are built per batch chunk of about this size, so they stay in (L2/L3) cache.
@@ -48,15 +50,6 @@ _OFFSET_BYTES = 4 << 20
 # ones stay on im2col, whose sums are exact for exactly representable data.
 _FFT_MIN_FLOPS = 20e6
 _FFT_MAX_RATIO = 0.6
-# Convolutions with short window rows (few input channels: K = kh * kw * c up to
-# _GROUP_MAX_DEPTH) and few output channels make thin products (the CNN benchmark's conv1:
-# [pixels, 75] @ [75, 32]) that OpenBLAS runs at ~60% of its speed on wider ones, behind an
-# im2col copy of 15-float runs. `_width_group` lets each im2col row cover G neighbouring
-# output pixels of a row (kh * (kw + G - 1) * c inputs) against a [K', G * out] filter with
-# zeros where a pixel's window does not reach, up to _GROUP_MAX_COLS product columns: more
-# flops, but a wider product and G times fewer, longer copies (see conv2d).
-_GROUP_MAX_DEPTH = 96
-_GROUP_MAX_COLS = 128
 
 
 def pad_nhwc(x: np.ndarray, pads, fill=0) -> np.ndarray:
@@ -90,50 +83,6 @@ def patches(xp: np.ndarray, k_hw, out_hw, geo) -> np.ndarray:
     return as_strided(xp, shape, strides, writeable=False)
 
 
-def grouped_patches(xp: np.ndarray, k_hw, out_hw, geo, group: int) -> np.ndarray:
-    """A read-only `[n, oh, ow / group, kh, (kw + group - 1) * c]` strided view: for each run
-    of `group` neighbouring outputs of a row (stride and dilation 1 along the width), the
-    window rows they read together."""
-    n, _, _, c = xp.shape
-    s_n, s_h, s_w, s_c = xp.strides
-    sh, dh = geo.strides[0], geo.dilations[0]
-    shape = (n, out_hw[0], out_hw[1] // group, k_hw[0], (k_hw[1] + group - 1) * c)
-    strides = (s_n, s_h * sh, s_w * group, s_h * dh, s_c)
-    return as_strided(xp, shape, strides, writeable=False)
-
-
-def _width_group(c: int, k_hw, depth: int, geo, out_w: int) -> int:
-    """G of the grouped im2col (see `_GROUP_MAX_DEPTH`): 1 when it does not apply."""
-    if geo.strides[1] != 1 or geo.dilations[1] != 1 or k_hw[1] < 2 or \
-            k_hw[0] * k_hw[1] * c > _GROUP_MAX_DEPTH:
-        return 1
-    for group in (4, 2):
-        if group * depth <= _GROUP_MAX_COLS and out_w % group == 0:
-            return group
-    return 1
-
-
-def grouped_filter(w: np.ndarray, group: int) -> np.ndarray:
-    """The `[kh * (kw + group - 1) * c, group * out]` filter of the grouped im2col: column
-    block g holds `w` shifted by g window columns, zeros elsewhere."""
-    kh, kw, c, depth = w.shape
-    wide = np.zeros((kh, kw + group - 1, c, group, depth), dtype=w.dtype)
-    for g in range(group):
-        wide[:, g:g + kw, :, g, :] = w
-    return wide.reshape(kh * (kw + group - 1) * c, group * depth)
-
-
-def _fold_grouped_filter(wide: np.ndarray, k_hw, c: int, depth: int, group: int):
-    """The `[kh, kw, c, out]` filter gradient from the grouped one (`grouped_filter`'s
-    adjoint: the G shifted blocks summed)."""
-    kh, kw = k_hw
-    wide = wide.reshape(kh, kw + group - 1, c, group, depth)
-    dw = wide[:, 0:kw, :, 0, :].copy()
-    for g in range(1, group):
-        dw += wide[:, g:g + kw, :, g, :]
-    return dw
-
-
 def _batch_chunks(n: int, per_item_bytes: int, per_item_flops: int = 0):
     """Balanced batch chunks of about `_PATCH_BYTES` of patches at most, and at least
     `_MIN_CHUNKS` when the batch and the work allow (so the intra-op split has parts to share).
@@ -161,11 +110,11 @@ def _patch_matrix(x: np.ndarray, xp, unit, pads, k_hw, out_hw, geo, planar: bool
                   buf: np.ndarray, group: int = 1) -> np.ndarray:
     """The im2col matrix of one piece `unit = (lo, hi, r0, r1)` of `x` (`xp`: `x` padded,
     unless `planar`), copied into `buf` (see `_patch_matrices`); with `group` > 1 the grouped
-    one (`grouped_patches`, one row per `group` outputs)."""
+    one (`conv_grouped.patches`, one row per `group` outputs)."""
     lo, hi, r0, r1 = unit
     c = x.shape[3]
     if group > 1:
-        view = grouped_patches(xp[lo:hi], k_hw, out_hw, geo, group)[:, r0:r1]
+        view = conv_grouped.patches(xp[lo:hi], k_hw, out_hw, geo, group)[:, r0:r1]
         cols = buf[:view.size].reshape(view.shape)
         np.copyto(cols, view)
         return cols.reshape((hi - lo) * (r1 - r0) * (out_hw[1] // group), -1)
@@ -272,10 +221,10 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    group = _width_group(c, (kh, kw), depth, geo, out_hw[1])
+    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1])
     if group > 1 and not _exact_zero_products(x):
         group = 1  # an inf or NaN times a filter's padding zero would reach other outputs
-    w2 = grouped_filter(w, group) if group > 1 else w.reshape(kh * kw * c, depth)
+    w2 = conv_grouped.wide_filter(w, group) if group > 1 else w.reshape(kh * kw * c, depth)
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
@@ -322,9 +271,9 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     n, h, wd, c = x.shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    # Grouped (see conv2d): the filter's padding entries of the wide gradient are dropped,
+    # Grouped (conv_grouped): the filter's padding entries of the wide gradient are dropped,
     # so an inf or NaN input reaches only the entries it does in the plain product.
-    group = _width_group(c, (kh, kw), depth, geo, out_hw[1])
+    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1])
     planar = group == 1 and kw * c < out_hw[1]  # short window rows (few channels)
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
@@ -343,7 +292,7 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     for partial in partials[1:]:
         dw += partial
     if group > 1:
-        return _fold_grouped_filter(dw, (kh, kw), c, depth, group)
+        return conv_grouped.fold_filter(dw, (kh, kw), c, depth, group)
     return dw.reshape(kh, kw, c, depth)
 
 
