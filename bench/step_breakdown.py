@@ -5,8 +5,15 @@
 
 Both frameworks run the model of `bench/training.py`; traced steps alternate between them
 (the same machine load). Each node's time is its traced wall time (TF: op_end_rel_micros),
-summed per op type and given as the median over the traced steps; the process CPU time of
-an untraced step is printed too. Nodes are grouped by op type and by the layer scope.
+summed per op type and given as the median (or `--stat min`) over the traced steps; the
+process CPU time of an untraced step is printed too. Nodes are grouped by op type and by the
+layer scope.
+
+`--one-thread` runs both with one intra-op and one inter-op thread (and one BLAS thread,
+set before NumPy loads), and times tensorflux's nodes by the CPU time of the thread running
+them (the executor's clock is swapped for `time.thread_time_ns` in this process only):
+per-op CPU, which other processes' load changes far less than wall time. TF's op times stay
+wall times (its minimum over the steps is the closest to CPU).
 """
 
 from __future__ import annotations
@@ -17,19 +24,26 @@ import os
 import statistics
 import sys
 import time
+import types as types_module
+
+if "--one-thread" in sys.argv:  # before NumPy loads OpenBLAS
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    os.environ["NUMBA_NUM_THREADS"] = "1"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import training  # noqa: E402  (bench/training.py: the models)
 
 
-def _session(tf, model: str):
+def _session(tf, model: str, one_thread: bool):
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(0)
         train, feed, _batch, *_ = training.GRAPHS[model](tf)
         init = tf.global_variables_initializer()
-    sess = tf.Session(graph=graph)
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1) \
+        if one_thread else None
+    sess = tf.Session(graph=graph, config=config)
     sess.run(init)
     for _ in range(3):
         sess.run(train, feed)
@@ -68,15 +82,24 @@ def main() -> None:
     parser.add_argument("--model", default="cnn")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--only", choices=("both", "tensorflux", "tensorflow"), default="both")
+    parser.add_argument("--stat", choices=("median", "min"), default="median")
+    parser.add_argument("--one-thread", action="store_true")
     args = parser.parse_args()
+    stat = statistics.median if args.stat == "median" else min
     systems = {}
     if args.only != "tensorflow":
         import tensorflux
 
         systems["tfx"] = tensorflux
+        if args.one_thread:
+            from tensorflux.runtime import executor
+
+            clock = types_module.SimpleNamespace(**vars(time))
+            clock.time_ns = time.thread_time_ns
+            executor.time = clock
     if args.only != "tensorflux":
         systems["tf"] = training._tf_compat_v1()
-    sessions = {k: _session(tf, args.model) for k, tf in systems.items()}
+    sessions = {k: _session(tf, args.model, args.one_thread) for k, tf in systems.items()}
     samples: dict = {k: collections.defaultdict(list) for k in systems}
     steps: dict = {k: [] for k in systems}
     for _ in range(args.steps):
@@ -96,7 +119,7 @@ def main() -> None:
         ops = statistics.median(s[2] for s in steps[key])
         print(f"# {key}: untraced step {wall:.1f} ms wall, {cpu:.1f} ms CPU; traced op sum "
               f"{ops:.1f} ms")
-    medians = {k: {g: statistics.median(v) for g, v in samples[k].items()} for k in systems}
+    medians = {k: {g: stat(v) for g, v in samples[k].items()} for k in systems}
     names = sorted(set().union(*medians.values()),
                    key=lambda g: -max(m.get(g, 0.0) for m in medians.values()))
     print(f"{'op [layer]':<58}" + "".join(f"{k + ' ms':>10}" for k in systems))

@@ -105,3 +105,21 @@ def test_group_choice():
     assert conv_grouped.width_group(32, (5, 5), 64, geo, 16) == 1  # many channels
     strided = geometry(None, (1, 2), (1, 1), "SAME")
     assert conv_grouped.width_group(3, (5, 5), 32, strided, 32) == 1
+
+
+def test_strided_inputs():
+    """Non-contiguous inputs (an NCHW transpose, a channel slice) give the reference values;
+    `patches` refuses rows whose pixels are not contiguous."""
+    geo = geometry(None, (1, 1), (1, 1), "VALID")
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 6, 9)).transpose(0, 2, 3, 1)  # NCHW memory
+    f = rng.standard_normal((3, 3, 3, 5))
+    np.testing.assert_allclose(conv2d.conv2d(x, f, geo), ref_conv(x, f, geo), atol=1e-10)
+    g = rng.standard_normal((2, 4, 7, 5))
+    np.testing.assert_allclose(conv2d.conv2d_backprop_filter(x, f.shape, g, geo),
+                               ref_backprop_filter(x, f.shape, g, geo), atol=1e-10)
+    one = rng.standard_normal((2, 6, 9, 4))[..., 1:2]
+    np.testing.assert_allclose(conv2d.conv2d(one, f[:, :, :1], geo),
+                               ref_conv(one, f[:, :, :1], geo), atol=1e-10)
+    with pytest.raises(ValueError, match="contiguous"):
+        conv_grouped.patches(x, (3, 3), (4, 6), geo, 2)

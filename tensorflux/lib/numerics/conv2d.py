@@ -224,6 +224,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1])
     if group > 1 and not _exact_zero_products(x):
         group = 1  # an inf or NaN times a filter's padding zero would reach other outputs
+    if group > 1:
+        x = np.ascontiguousarray(x)  # conv_grouped.patches reads runs across pixels
     w2 = conv_grouped.wide_filter(w, group) if group > 1 else w.reshape(kh * kw * c, depth)
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
@@ -274,6 +276,8 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     # Grouped (conv_grouped): the filter's padding entries of the wide gradient are dropped,
     # so an inf or NaN input reaches only the entries it does in the plain product.
     group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1])
+    if group > 1:
+        x = np.ascontiguousarray(x)  # conv_grouped.patches reads runs across pixels
     planar = group == 1 and kw * c < out_hw[1]  # short window rows (few channels)
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)

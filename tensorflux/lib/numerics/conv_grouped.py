@@ -31,12 +31,19 @@ MAX_COLS = 128
 def patches(xp: np.ndarray, k_hw, out_hw, geo, group: int) -> np.ndarray:
     """A read-only `[n, oh, ow / group, kh, (kw + group - 1) * c]` strided view: for each run
     of `group` neighbouring outputs of a row (stride and dilation 1 along the width), the
-    window rows they read together."""
+    window rows they read together. Each pixel's channels must follow the previous pixel's
+    (C-contiguous rows), or the runs would read other memory.
+
+    Raises:
+        ValueError: the rows of `xp` are not contiguous.
+    """
     n, _, _, c = xp.shape
-    s_n, s_h, s_w, s_c = xp.strides
+    s_n, s_h, s_w, _ = xp.strides  # (a channel stride of a 1-channel array may be anything)
+    if s_w != c * xp.itemsize:
+        raise ValueError(f"grouped im2col needs contiguous image rows, got strides {xp.strides}")
     sh, dh = geo.strides[0], geo.dilations[0]
     shape = (n, out_hw[0], out_hw[1] // group, k_hw[0], (k_hw[1] + group - 1) * c)
-    strides = (s_n, s_h * sh, s_w * group, s_h * dh, s_c)
+    strides = (s_n, s_h * sh, s_w * group, s_h * dh, xp.itemsize)
     return as_strided(xp, shape, strides, writeable=False)
 
 
