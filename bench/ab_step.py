@@ -12,7 +12,10 @@ import statistics
 import sys
 import time
 
-import numpy as np
+if "--one-thread" in sys.argv:  # before NumPy loads OpenBLAS
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,6 +40,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--steps", type=int, default=3, help="steps per variant per round")
     parser.add_argument("--no-tf", action="store_true")
+    parser.add_argument("--one-thread", action="store_true",
+                        help="one BLAS, intra-op and inter-op thread (CPU ~ one core's work)")
     args = parser.parse_args()
     import tensorflux
     from tensorflux.lib.numerics import conv_grouped, pooling_jit
@@ -55,7 +60,9 @@ def main() -> None:
             tf.set_random_seed(0)
             train, feed, *_ = training.GRAPHS[args.model](tf)
             init = tf.global_variables_initializer()
-        sess = tf.Session(graph=graph)
+        config = tf.ConfigProto(intra_op_parallelism_threads=1,
+                                inter_op_parallelism_threads=1) if args.one_thread else None
+        sess = tf.Session(graph=graph, config=config)
         sess.run(init)
         for _ in range(3):
             sess.run(train, feed)
