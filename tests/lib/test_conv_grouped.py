@@ -105,6 +105,7 @@ def test_group_choice():
     assert conv_grouped.width_group(32, (5, 5), 64, geo, 16) == 1  # many channels
     strided = geometry(None, (1, 2), (1, 1), "SAME")
     assert conv_grouped.width_group(3, (5, 5), 32, strided, 32) == 1
+    assert conv_grouped.width_group(3, (5, 5), 32, geo, 32, np.float16) == 1  # no BLAS
 
 
 def test_strided_inputs():

@@ -221,7 +221,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1])
+    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1],
+                                     np.result_type(x, w))
     if group > 1 and not _exact_zero_products(x):
         group = 1  # an inf or NaN times a filter's padding zero would reach other outputs
     if group > 1:
@@ -275,7 +276,8 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     out_hw, pads = geo.geometry(h, wd, kh, kw)
     # Grouped (conv_grouped): the filter's padding entries of the wide gradient are dropped,
     # so an inf or NaN input reaches only the entries it does in the plain product.
-    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1])
+    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1],
+                                     np.result_type(x, g))
     if group > 1:
         x = np.ascontiguousarray(x)  # conv_grouped.patches reads runs across pixels
     planar = group == 1 and kw * c < out_hw[1]  # short window rows (few channels)

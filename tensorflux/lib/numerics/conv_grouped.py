@@ -26,6 +26,7 @@ from numpy.lib.stride_tricks import as_strided
 
 MAX_DEPTH = 96
 MAX_COLS = 128
+_BLAS_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def patches(xp: np.ndarray, k_hw, out_hw, geo, group: int) -> np.ndarray:
@@ -47,10 +48,11 @@ def patches(xp: np.ndarray, k_hw, out_hw, geo, group: int) -> np.ndarray:
     return as_strided(xp, shape, strides, writeable=False)
 
 
-def width_group(c: int, k_hw, depth: int, geo, out_w: int) -> int:
-    """G of the grouped im2col (see `MAX_DEPTH`): 1 when it does not apply."""
-    if geo.strides[1] != 1 or geo.dilations[1] != 1 or k_hw[1] < 2 or \
-            k_hw[0] * k_hw[1] * c > MAX_DEPTH:
+def width_group(c: int, k_hw, depth: int, geo, out_w: int, dtype=np.float32) -> int:
+    """G of the grouped im2col (see the module docstring): 1 when it does not apply (also
+    for dtypes without BLAS products, where the extra flops would not pay)."""
+    if np.dtype(dtype) not in _BLAS_TYPES or geo.strides[1] != 1 or geo.dilations[1] != 1 or \
+            k_hw[1] < 2 or k_hw[0] * k_hw[1] * c > MAX_DEPTH:
         return 1
     for group in (4, 2):
         if group * depth <= MAX_COLS and out_w % group == 0:
