@@ -73,16 +73,16 @@ def test_nonfinite_input_stays_in_its_windows(special):
     """An inf/NaN input reaches only the outputs whose windows hold it (no 0 * inf from the
     grouped filter's zeros), and only the filter-gradient entries its products reach."""
     geo = geometry(None, (1, 1), (1, 1), "VALID")
-    x = np.ones((1, 3, 12, 2), np.float32)
-    x[0, 1, 0, 0] = special  # column 0: only output column 0 reads it
-    f = np.ones((3, 3, 2, 8), np.float32)
-    assert conv_grouped.width_group(2, (3, 3), 8, geo, 10) > 1
+    x = np.ones((1, 5, 12, 2), np.float32)
+    x[0, 2, 0, 0] = special  # column 0: only output column 0 reads it
+    f = np.ones((5, 5, 2, 8), np.float32)
+    assert conv_grouped.width_group(2, (5, 5), 8, geo, 8, filter_gradient=True) == 4
     y = conv2d.conv2d(x, f, geo)
     assert not np.isfinite(y[0, 0, 0]).any() and np.isfinite(y[0, 0, 1:]).all()
     g = np.ones(y.shape, np.float32)
     df = conv2d.conv2d_backprop_filter(x, f.shape, g, geo)
     bad = ~np.isfinite(df)
-    assert bad[1, 0, 0].all() and bad.sum() == 8  # offset (1, 0), channel 0 only
+    assert bad[2, 0, 0].all() and bad.sum() == 8  # offset (2, 0), channel 0 only
 
 
 def test_grouped_filter_and_fold_are_adjoint():
@@ -106,6 +106,10 @@ def test_group_choice():
     strided = geometry(None, (1, 2), (1, 1), "SAME")
     assert conv_grouped.width_group(3, (5, 5), 32, strided, 32) == 1
     assert conv_grouped.width_group(3, (5, 5), 32, geo, 32, np.float16) == 1  # no BLAS
+    assert conv_grouped.width_group(3, (3, 3), 32, geo, 32) == 2  # G = 4: 2x the flops
+    assert conv_grouped.width_group(3, (3, 3), 32, geo, 32, filter_gradient=True) == 1
+    assert conv_grouped.width_group(3, (5, 5), 32, geo, 32, filter_gradient=True) == 4
+    assert conv_grouped.width_group(8, (3, 3), 32, geo, 32) == 1  # long window rows
 
 
 def test_strided_inputs():

@@ -277,7 +277,7 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     # Grouped (conv_grouped): the filter's padding entries of the wide gradient are dropped,
     # so an inf or NaN input reaches only the entries it does in the plain product.
     group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1],
-                                     np.result_type(x, g))
+                                     np.result_type(x, g), filter_gradient=True)
     if group > 1:
         x = np.ascontiguousarray(x)  # conv_grouped.patches reads runs across pixels
     planar = group == 1 and kw * c < out_hw[1]  # short window rows (few channels)
