@@ -6,6 +6,8 @@ of output rows for a single image), into a reused `[pixels, kh * kw * in_depth]`
 stays in cache while its matmul reads it. When the intra-op split is on (a loaded machine,
 `intra_op.py`) the chunks are packed and multiplied at once on the helpers, each into its own
 buffer; the chunks depend on the shapes only, so the values are the unsplit ones.
+With few input channels the im2col rows cover several neighbouring outputs each
+(`conv_grouped`: a wider product, fewer and longer copies).
 The filter gradient is `patches^T @ grad`. The input gradient of a stride-1 convolution is the
 convolution of the padded gradient with the flipped filter; otherwise it is `grad @ filter^T`
 added back per kernel offset (or, for few channels, one matmul scattered back by col2im).
@@ -23,7 +25,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tensorflux.lib.numerics import conv_fft, intra_op
+from tensorflux.lib.numerics import conv_fft, conv_grouped, intra_op
 from tensorflux.lib.numerics.window import Window2D
 
 # im2col matrices are built per batch chunk of about this size, so they stay in (L2/L3) cache.
@@ -105,11 +107,17 @@ def _im2col_units(n: int, out_h: int, per_item_bytes: int, per_item_flops: int) 
 
 
 def _patch_matrix(x: np.ndarray, xp, unit, pads, k_hw, out_hw, geo, planar: bool,
-                  buf: np.ndarray) -> np.ndarray:
+                  buf: np.ndarray, group: int = 1) -> np.ndarray:
     """The im2col matrix of one piece `unit = (lo, hi, r0, r1)` of `x` (`xp`: `x` padded,
-    unless `planar`), copied into `buf` (see `_patch_matrices`)."""
+    unless `planar`), copied into `buf` (see `_patch_matrices`); with `group` > 1 the grouped
+    one (`conv_grouped.patches`, one row per `group` outputs)."""
     lo, hi, r0, r1 = unit
     c = x.shape[3]
+    if group > 1:
+        view = conv_grouped.patches(xp[lo:hi], k_hw, out_hw, geo, group)[:, r0:r1]
+        cols = buf[:view.size].reshape(view.shape)
+        np.copyto(cols, view)
+        return cols.reshape((hi - lo) * (r1 - r0) * (out_hw[1] // group), -1)
     if planar:
         view = _plane_patches(x[lo:hi], pads, k_hw, out_hw, geo)[:, :, :, :, r0:r1]
     else:
@@ -121,7 +129,8 @@ def _patch_matrix(x: np.ndarray, xp, unit, pads, k_hw, out_hw, geo, planar: bool
     return cols.reshape((hi - lo) * (r1 - r0) * out_hw[1], -1)
 
 
-def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool = False):
+def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool = False,
+                    group: int = 1):
     """Yields (unit, cols): the `[pixels, kh * kw * c]` im2col matrix of each piece of
     `_im2col_units` of `x` padded by `pads`, copied into one reused buffer (small enough to
     stay in cache).
@@ -132,16 +141,16 @@ def _patch_matrices(x: np.ndarray, pads, k_hw, out_hw, geo, units, planar: bool 
     (the filter gradient's `cols.T @ g` then reads it in its natural layout; measured slower
     for the forward product, so conv2d does not ask for it).
     """
-    buf = np.empty(_unit_size(units, out_hw, k_hw, x.shape[3]), dtype=x.dtype)
+    buf = np.empty(_unit_size(units, out_hw, k_hw, x.shape[3], group), dtype=x.dtype)
     xp = None if planar else pad_nhwc(x, pads)
     for unit in units:
-        yield unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar, buf)
+        yield unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar, buf, group)
 
 
-def _unit_size(units, out_hw, k_hw, c: int) -> int:
-    """Items of the largest im2col matrix of `units`."""
-    pixels = max(((hi - lo) * (r1 - r0) for lo, hi, r0, r1 in units), default=0) * out_hw[1]
-    return pixels * k_hw[0] * k_hw[1] * c
+def _unit_size(units, out_hw, k_hw, c: int, group: int = 1) -> int:
+    """Items of the largest im2col matrix of `units` (grouped by `group`)."""
+    rows = max(((hi - lo) * (r1 - r0) for lo, hi, r0, r1 in units), default=0)
+    return rows * (out_hw[1] // group) * k_hw[0] * (k_hw[1] + group - 1) * c
 
 
 def _rows_of(a: np.ndarray, unit) -> np.ndarray:
@@ -212,37 +221,45 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     n, h, wd, c = x.shape
     kh, kw, _, depth = w.shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    w2 = w.reshape(kh * kw * c, depth)
+    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1],
+                                     np.result_type(x, w))
+    if group > 1 and not _exact_zero_products(x):
+        group = 1  # an inf or NaN times a filter's padding zero would reach other outputs
+    if group > 1:
+        x = np.ascontiguousarray(x)  # conv_grouped.patches reads runs across pixels
+    w2 = conv_grouped.wide_filter(w, group) if group > 1 else w.reshape(kh * kw * c, depth)
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.result_type(x, w))
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
 
     def finish(unit, cols) -> None:
         # NOTE: np.matmul, never a split product: the pieces are the split (equal values).
-        np.matmul(cols, w2, out=_rows_of(out, unit))
+        rows = _rows_of(out, unit)
+        np.matmul(cols, w2, out=rows.reshape(-1, group * depth) if group > 1 else rows)
         if epilogue is not None:
             lo, hi, r0, r1 = unit
             epilogue(out[lo:hi, r0:r1])
 
-    _run_units(x, pads, (kh, kw), out_hw, geo, units, False, finish)
+    _run_units(x, pads, (kh, kw), out_hw, geo, units, False, finish, group)
     return out
 
 
-def _run_units(x, pads, k_hw, out_hw, geo, units, planar: bool, finish) -> None:
+def _run_units(x, pads, k_hw, out_hw, geo, units, planar: bool, finish,
+               group: int = 1) -> None:
     """`finish(unit, cols)` on the im2col matrix of every piece: one after another in one
     reused buffer, or at once on the intra-op helpers (each packing into its own buffer)."""
     if len(units) > 1 and intra_op.splits() > 1:
         xp = None if planar else pad_nhwc(x, pads)
-        size = _unit_size(units, out_hw, k_hw, x.shape[3])
+        size = _unit_size(units, out_hw, k_hw, x.shape[3], group)
 
         def part(i: int) -> None:
             unit = units[i]
             finish(unit, _patch_matrix(x, xp, unit, pads, k_hw, out_hw, geo, planar,
-                                       _scratch(size, x.dtype)))
+                                       _scratch(size, x.dtype), group))
 
         intra_op.run_parts(part, len(units))
         return
-    for unit, cols in _patch_matrices(x, pads, k_hw, out_hw, geo, units, planar):
+    for unit, cols in _patch_matrices(x, pads, k_hw, out_hw, geo, units, planar, group):
         finish(unit, cols)
 
 
@@ -257,21 +274,31 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     n, h, wd, c = x.shape
     kh, kw, _, depth = filter_shape
     out_hw, pads = geo.geometry(h, wd, kh, kw)
-    planar = kw * c < out_hw[1]  # short window rows (few channels)
+    # Grouped (conv_grouped): the filter's padding entries of the wide gradient are dropped,
+    # so an inf or NaN input reaches only the entries it does in the plain product.
+    group = conv_grouped.width_group(c, (kh, kw), depth, geo, out_hw[1],
+                                     np.result_type(x, g), filter_gradient=True)
+    if group > 1:
+        x = np.ascontiguousarray(x)  # conv_grouped.patches reads runs across pixels
+    planar = group == 1 and kw * c < out_hw[1]  # short window rows (few channels)
     per_item = out_hw[0] * out_hw[1] * kh * kw * c
     units = _im2col_units(n, out_hw[0], per_item * x.itemsize, 2 * per_item * depth)
-    partials = np.empty((len(units), kh * kw * c, depth), dtype=g.dtype)
+    partials = np.empty((len(units), kh * (kw + group - 1) * c, group * depth), dtype=g.dtype)
     index = {unit: i for i, unit in enumerate(units)}
 
     def finish(unit, cols) -> None:
-        np.matmul(cols.T, _rows_of(g, unit), out=partials[index[unit]])
+        rows = _rows_of(g, unit)
+        np.matmul(cols.T, rows.reshape(-1, group * depth) if group > 1 else rows,
+                  out=partials[index[unit]])
 
     if not units:  # an empty batch
         return np.zeros((kh, kw, c, depth), dtype=g.dtype)
-    _run_units(x, pads, (kh, kw), out_hw, geo, units, planar, finish)
+    _run_units(x, pads, (kh, kw), out_hw, geo, units, planar, finish, group)
     dw = partials[0]
     for partial in partials[1:]:
         dw += partial
+    if group > 1:
+        return conv_grouped.fold_filter(dw, (kh, kw), c, depth, group)
     return dw.reshape(kh, kw, c, depth)
 
 

@@ -76,8 +76,14 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
     _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
     n, h, wd, c = x.shape
-    dx = np.zeros((n, h * wd, c), dtype=g.dtype)
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
+    if (kh, kw) == (sh, sw) and not (top or left) and oh * kh <= h and ow * kw <= wd:
+        # Windows side by side, none in the padding: every input written once, no zeroing.
+        dx = np.empty(x.shape, dtype=g.dtype)
+        _batches(lambda lo, hi: _max_pool_grad_tiled(x[lo:hi], g[lo:hi], kh, kw, dx[lo:hi]),
+                 n, x.nbytes)
+        return dx
+    dx = np.zeros((n, h * wd, c), dtype=g.dtype)
     _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
                                            dx[lo:hi]), n, x.nbytes)
     return dx.reshape(x.shape)
@@ -165,6 +171,47 @@ def _max_pool_grad(x, g, kh, kw, sh, sw, top, left, dx):
                     k = where[ch]
                     if k >= 0:
                         dx[b, k, ch] += grad[ch]
+
+
+@jit_mod.jit
+def _max_pool_grad_tiled(x, g, kh, kw, dx):
+    # Windows tile the input (stride = window, no padding): each input is in one window at
+    # most, so its gradient is written once (inputs past the last window get 0). Per window,
+    # a vector pass per position finds each channel's first maximum (TF's scan rule), then one
+    # per position writes its share: the window's gradient (+ 0.0, as the reference's sum
+    # into zeros turns -0.0 into 0.0) or 0.
+    n, h, wd, c = x.shape
+    oh, ow = g.shape[1], g.shape[2]
+    best = np.empty(c, dtype=x.dtype)
+    pick = np.empty(c, dtype=np.int32)
+    zero = dx.dtype.type(0)
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                r0 = i * kh
+                q0 = j * kw
+                row = x[b, r0, q0]
+                for ch in range(c):
+                    best[ch] = row[ch]
+                    pick[ch] = 0
+                for k in range(1, kh * kw):
+                    row = x[b, r0 + k // kw, q0 + k % kw]
+                    for ch in range(c):
+                        v = row[ch]
+                        take = v > best[ch]
+                        best[ch] = v if take else best[ch]
+                        pick[ch] = k if take else pick[ch]
+                grad = g[b, i, j]
+                for k in range(kh * kw):
+                    cell = dx[b, r0 + k // kw, q0 + k % kw]
+                    for ch in range(c):
+                        cell[ch] = grad[ch] + zero if pick[ch] == k else zero
+        # Rows and columns no window reaches (VALID with a remainder).
+        for r in range(oh * kh, h):
+            dx[b, r] = zero
+        for r in range(oh * kh):
+            for q in range(ow * kw, wd):
+                dx[b, r, q] = zero
 
 
 @jit_mod.jit
