@@ -15,6 +15,7 @@ GraphDefs in requests are validated where they are built from (`graph_validation
 from __future__ import annotations
 
 import functools
+import queue
 import threading
 
 from tensorflux.distributed.rpc import server_pools
@@ -128,15 +129,42 @@ def _worker_servicer(worker):
                 return
             error, value, is_dead, incarnation = box[0]
             if error is not None:
-                import grpc
-
-                code = grpc.StatusCode.ABORTED
-                if isinstance(error, errors.CancelledError):
-                    code = grpc.StatusCode.CANCELLED
-                context.abort(code, str(error))
+                _abort_transfer(context, error)
             yield from tensor_frames(value, is_dead, incarnation)
 
+        def RecvTensors(self, request, context):  # noqa: N802
+            # Each tensor is streamed as soon as its sender sends it (its frames together).
+            arrived: queue.SimpleQueue = queue.SimpleQueue()
+            if not context.add_callback(lambda: arrived.put(None)):
+                return  # the receiver went away
+            keys = list(request.rendezvous_key)
+            try:
+                for index, key in enumerate(keys):
+                    worker.recv_tensor(
+                        worker_pb2.RecvTensorRequest(step_id=request.step_id,
+                                                     rendezvous_key=key),
+                        lambda *outcome, index=index: arrived.put((index, *outcome)))
+            except Exception as err:  # noqa: BLE001 - a malformed request: a typed status
+                context.abort(_status_code(err), f"RecvTensors: {type(err).__name__}: {err}")
+            for _ in keys:
+                item = arrived.get()
+                if item is None:
+                    return
+                index, error, value, is_dead, incarnation = item
+                if error is not None:
+                    _abort_transfer(context, error)
+                yield from tensor_frames(value, is_dead, incarnation, index)
+
     return WorkerServicer()
+
+
+def _abort_transfer(context, error) -> None:
+    import grpc
+
+    code = grpc.StatusCode.ABORTED
+    if isinstance(error, errors.CancelledError):
+        code = grpc.StatusCode.CANCELLED
+    context.abort(code, str(error))
 
 
 def _master_servicer(master):
