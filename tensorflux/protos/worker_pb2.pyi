@@ -210,6 +210,12 @@ class RecvTensorsRequest(_message.Message):
     request_id: int
     def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[_Iterable[str]] = ..., request_id: _Optional[int] = ...) -> None: ...
 
+class RecvTensorsResponse(_message.Message):
+    __slots__ = ("frame",)
+    FRAME_FIELD_NUMBER: _ClassVar[int]
+    frame: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, frame: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
 class LoggingRequest(_message.Message):
     __slots__ = ("enable_rpc_logging", "disable_rpc_logging", "clear", "fetch_step_id")
     ENABLE_RPC_LOGGING_FIELD_NUMBER: _ClassVar[int]

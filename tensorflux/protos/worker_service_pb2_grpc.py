@@ -72,7 +72,7 @@ class WorkerServiceStub:
         self.RecvTensors = channel.unary_stream(
                 '/tensorflux.WorkerService/RecvTensors',
                 request_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsRequest.SerializeToString,
-                response_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorResponse.FromString,
+                response_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsResponse.FromString,
                 _registered_method=True)
         self.CleanupGraph = channel.unary_unary(
                 '/tensorflux.WorkerService/CleanupGraph',
@@ -236,7 +236,7 @@ def add_WorkerServiceServicer_to_server(servicer, server):
             'RecvTensors': grpc.unary_stream_rpc_method_handler(
                     servicer.RecvTensors,
                     request_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsRequest.FromString,
-                    response_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorResponse.SerializeToString,
+                    response_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsResponse.SerializeToString,
             ),
             'CleanupGraph': grpc.unary_unary_rpc_method_handler(
                     servicer.CleanupGraph,
@@ -484,7 +484,7 @@ class WorkerService:
             target,
             '/tensorflux.WorkerService/RecvTensors',
             tensorflux_dot_protos_dot_worker__pb2.RecvTensorsRequest.SerializeToString,
-            tensorflux_dot_protos_dot_worker__pb2.RecvTensorResponse.FromString,
+            tensorflux_dot_protos_dot_worker__pb2.RecvTensorsResponse.FromString,
             options,
             channel_credentials,
             insecure,

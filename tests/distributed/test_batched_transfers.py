@@ -16,6 +16,7 @@ from tensorflux.distributed import worker as worker_mod
 from tensorflux.distributed.rendezvous_mgr import RemoteRendezvous
 from tensorflux.distributed.rpc import server_pools, tensor_codec
 from tensorflux.framework import errors
+from tensorflux.protos import worker_pb2
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.rendezvous import create_key
 
@@ -53,6 +54,24 @@ def test_read_tensors_delivers_each_tensor_by_its_key_index():
             continue
         assert not is_dead and value.dtype == expected.dtype and value.shape == expected.shape
         np.testing.assert_array_equal(value, expected)
+
+
+def test_bundled_messages_are_recv_tensors_responses_of_frames():
+    values = [np.arange(70000, dtype=np.float32), np.float64(1.5), None]
+    frames = stream_of(values, [1, 0, 2])
+    messages = [tensor_codec.bundle_frames(frames[:1]), tensor_codec.bundle_frames(frames[1:])]
+    parsed = [bytes(f) for m in messages
+              for f in worker_pb2.RecvTensorsResponse.FromString(m).frame]
+    assert parsed == frames  # any protobuf reader sees the frames
+    assert [bytes(f) for f in tensor_codec.unbundle_frames(messages)] == frames
+    got = list(tensor_codec.read_tensors(tensor_codec.unbundle_frames(messages), 3))
+    assert [g[0] for g in got] == [1, 0, 2]
+    np.testing.assert_array_equal(got[1][1], values[0])
+    assert not got[1][1].flags.writeable  # a view of the received message, not a copy
+    with pytest.raises(errors.DataLossError):
+        list(tensor_codec.unbundle_frames([messages[1][:-3]]))
+    with pytest.raises(errors.DataLossError):
+        list(tensor_codec.unbundle_frames([b"\x12\x01x"]))
 
 
 def test_read_tensors_refuses_short_repeated_and_out_of_range_streams():

@@ -1,8 +1,10 @@
 """gRPC servicers exposing a Worker and a Master on one server port.
 
 The worker service is registered from its service descriptor rather than the generated
-helper so that RecvTensor can send pre-encoded frames (`tensor_codec`): its responses are
-bytes that protobuf never re-serializes.
+helper so that RecvTensor and RecvTensors can send pre-encoded frames (`tensor_codec`): their
+responses are bytes that protobuf never re-serializes. A RecvTensors message bundles the
+frames of the tensors sent since the previous one (one gRPC message, not one per frame), up
+to about a frame's size (`CHUNK_BYTES`).
 
 Hardening: with a cluster token every RPC is checked by an interceptor before its handler
 runs (`security.RpcSecurity`); TLS ports use the security's credentials; messages are bounded
@@ -20,7 +22,7 @@ import threading
 
 from tensorflux.distributed.rpc import server_pools
 from tensorflux.distributed.rpc.security import RpcSecurity
-from tensorflux.distributed.rpc.tensor_codec import tensor_frames
+from tensorflux.distributed.rpc.tensor_codec import CHUNK_BYTES, bundle_frames, tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
@@ -146,14 +148,27 @@ def _worker_servicer(worker):
                         lambda *outcome, index=index: arrived.put((index, *outcome)))
             except Exception as err:  # noqa: BLE001 - a malformed request: a typed status
                 context.abort(_status_code(err), f"RecvTensors: {type(err).__name__}: {err}")
-            for _ in keys:
-                item = arrived.get()
-                if item is None:
-                    return
-                index, error, value, is_dead, incarnation = item
-                if error is not None:
-                    _abort_transfer(context, error)
-                yield from tensor_frames(value, is_dead, incarnation, index)
+            left = len(keys)
+            while left:
+                # One message holds every tensor sent since the last one.
+                items = [arrived.get()]
+                while len(items) < left and not arrived.empty():
+                    items.append(arrived.get())
+                frames, size = [], 0
+                for item in items:
+                    if item is None:
+                        return
+                    index, error, value, is_dead, incarnation = item
+                    if error is not None:
+                        _abort_transfer(context, error)
+                    for frame in tensor_frames(value, is_dead, incarnation, index):
+                        if size + len(frame) > CHUNK_BYTES and frames:  # a message's bound
+                            yield bundle_frames(frames)
+                            frames, size = [], 0
+                        frames.append(frame)
+                        size += len(frame)
+                left -= len(items)
+                yield bundle_frames(frames)
 
     return WorkerServicer()
 

@@ -169,6 +169,48 @@ def tensor_frames(value, is_dead: bool, incarnation: int, key_index: int = 0):
         yield b"".join((bytes((_CHUNK_TAG,)), _varint(len(piece)), piece))
 
 
+_FRAME_TAG = 0x0A  # RecvTensorsResponse.frame: field 1, wire type 2
+
+
+def bundle_frames(frames) -> bytes:
+    """One RecvTensors message (a serialized `RecvTensorsResponse`) holding `frames`."""
+    parts = []
+    for frame in frames:
+        parts.extend((bytes((_FRAME_TAG,)), _varint(len(frame)), frame))
+    return b"".join(parts)
+
+
+def unbundle_frames(messages):
+    """The frames of a stream of RecvTensors messages, in order, as views of the messages'
+    bytes (no copy).
+
+    Raises:
+        DataLossError: a message is not a `RecvTensorsResponse` of frames.
+    """
+    for message in messages:
+        view = memoryview(message)
+        pos, end = 0, len(view)
+        while pos < end:
+            if view[pos] != _FRAME_TAG:
+                raise errors.DataLossError(None, None, "RecvTensors message holds a field "
+                                           f"other than frames (tag {view[pos]:#x})")
+            length, shift = 0, 0
+            pos += 1
+            while True:
+                if pos >= end or shift > 63:
+                    raise errors.DataLossError(None, None, "RecvTensors message is truncated")
+                byte = view[pos]
+                length |= (byte & 0x7F) << shift
+                pos += 1
+                if byte < 0x80:
+                    break
+                shift += 7
+            if pos + length > end:
+                raise errors.DataLossError(None, None, "RecvTensors message is truncated")
+            yield view[pos:pos + length]
+            pos += length
+
+
 def _chunk_payload(frame: bytes):
     """(offset, length) of the chunk bytes in a chunk-only frame, or None for other frames."""
     if not frame or frame[0] != _CHUNK_TAG:
@@ -207,8 +249,9 @@ def assemble_frames(frames, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
 
 def read_tensors(frames, count: int, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES):
     """Yields (key_index, value, is_dead, sender_incarnation) for each of the `count`
-    tensors of a RecvTensors stream, as each is complete (each tensor's frames are
-    contiguous, its header first; a tensor ends at its declared size).
+    tensors of a RecvTensors stream (its frames: `unbundle_frames`), as each is complete
+    (each tensor's frames are contiguous, its header first; a tensor ends at its declared
+    size).
 
     Raises:
         UnavailableError: the stream ended before `count` tensors.

@@ -36,6 +36,7 @@ from tensorflux.distributed.rpc.tensor_codec import (
     decode_tensor,
     encode_tensor,
     read_tensors,
+    unbundle_frames,
 )
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
@@ -596,7 +597,7 @@ class GrpcWorkerClient(WorkerClient):
 
         def pull():
             try:
-                for outcome in read_tensors(call, len(keys), self._max_bytes):
+                for outcome in read_tensors(unbundle_frames(call), len(keys), self._max_bytes):
                     stream.deliver(*outcome)
                 for _ in call:  # the status, after everything was delivered
                     raise errors.DataLossError(None, None, "RecvTensors sent more tensors "
