@@ -7,7 +7,10 @@ step, the PS its CPU per step of the cluster (its CPU over the timed window / th
 workers ran in it). With `--backend tensorflow` the same cluster runs on TensorFlow's gRPC
 runtime (times and CPU only).
 
-    python bench/cluster_trace.py [--steps 50] [--backend tensorflux|tensorflow]
+    python bench/cluster_trace.py [--steps 50] [--rounds 1] [--backend tensorflux,tensorflow]
+
+TRACE_THREADS=N pins each tensorflux task's thread budget to N cores (as `tensorflux cluster`
+does with `--threads`), to compare with each task sizing itself from its affinity.
 """
 
 from __future__ import annotations
