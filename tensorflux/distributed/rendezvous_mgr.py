@@ -9,6 +9,11 @@ Pushed keys (`expect_pushes`, set by the master of this task before the step sta
 `push_plan`): a receive of one waits locally for the master to `send` the value it got with
 the sender's RunGraph answer; `pull_instead(key)` (the answer did not carry it) turns a
 waiting or later receive of the key back into a pull. An abort fails them like any receive.
+
+Prefetched keys (`prefetch`, by the worker when a step starts): every remote key a partition
+without control flow receives is known when the graph is registered, so the step asks each
+source task for all of its keys at once (one RecvTensors call, which streams each tensor as
+soon as it is sent) and the receives wait locally, as for pushed keys.
 """
 
 from __future__ import annotations
@@ -49,6 +54,50 @@ class RemoteRendezvous(LocalRendezvous):
         """Receives of `keys` wait for a local `send` (by the master) instead of pulling."""
         with self._lock:
             self._pushed = set(self._pushed) | set(keys)
+
+    def prefetch(self, source_task: str, keys) -> None:
+        """Starts receiving `keys` (sent by `source_task`) in one streaming call, before any
+        receive asks for them: each lands in this rendezvous as it arrives, and a receive of
+        it waits locally. Keys the master pushes (`expect_pushes`) are left out. A failed
+        transfer (or a stale sender incarnation) aborts the step, as a failed receive does."""
+        with self._lock:
+            if self._error is not None:
+                return
+            keys = [key for key in keys if key not in self._pushed]
+            if not keys:
+                return
+            self._pushed = set(self._pushed) | set(keys)
+        try:
+            client = self._clients(source_task)
+        except Exception as err:  # noqa: BLE001 - a task we cannot even name a client for
+            self.abort(errors.UnavailableError(None, None, f"No route to task {source_task}: "
+                                               f"{err}"))
+            return
+
+        def arrived(index, value, is_dead, sender_incarnation):
+            key = keys[index]
+            incarnation = int(key.split(";", 2)[1], 16)
+            if sender_incarnation and incarnation and sender_incarnation != incarnation:
+                self.abort(errors.AbortedError(
+                    None, None, f"Stale transfer refused: {source_task} restarted "
+                    f"(incarnation {sender_incarnation:x}, expected {incarnation:x}) while "
+                    f"receiving {key}"))
+                return
+            self.send(key, value, is_dead)
+
+        def failed(error):
+            if not isinstance(error, errors.OpError):
+                error = errors.UnavailableError(
+                    None, None, f"Receiving {len(keys)} tensors from task {source_task} "
+                    f"failed: {error}")
+            self.abort(error)
+
+        handle = client.recv_tensors_async(self.step_id, keys, arrived, failed)
+        with self._calls_lock:
+            if self._error is None:
+                self._calls.append(handle)
+                return
+        handle.cancel()
 
     def pull_instead(self, key: str) -> None:
         """`key` will not be pushed: a receive waiting for it (or a later one) pulls it."""

@@ -13,9 +13,11 @@ come back with its RunGraph answer and are handed to the master task's rendezvou
 the task counts as finished; the receives of those keys wait for them instead of pulling. When
 such a task's partition receives nothing and the step has no deadline, the step's own thread
 waits for its answer before running the in-process partition that needs it, so the values
-are there when that partition starts (no thread hand-off). A failure of that task cancels the
-call at once; any other failure cancels it ABORT_GRACE_SECS later if it has not answered the
-abort by then, as a settling step's other calls are.
+are there when that partition starts (no thread hand-off). Without a deadline, the answers of
+remote tasks that push nothing back are waited for by the step's own thread too, once the
+in-process partition has run (no pool thread per call). A failure of such a task cancels its call at
+once; any other failure cancels it ABORT_GRACE_SECS later if it has not answered the abort
+by then, as a settling step's other calls are.
 
 A step has no deadline unless one is given (`RunOptions.timeout_in_ms`, else
 `ConfigProto.operation_timeout_in_ms`): then every partition, local and remote, is cancelled
@@ -216,22 +218,28 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
         # thread after the answers this thread waits for itself (see the module docstring).
         last = plans[-1] if plans and not plans[-1].client.needs_health_checks else None
         answers = []
+        later = []
         for plan in plans:
             if plan is last:
                 continue
-            here = deadline is None and plan.push_keys and not plan.receives and \
-                plan.client.needs_health_checks
+            remote = deadline is None and plan.client.needs_health_checks
+            here = remote and plan.push_keys and not plan.receives
+            # Not a task pushing values back: the in-process partition may wait for them.
+            after = remote and not plan.push_keys and last is not None
             call = _start(step, plan, session_handle, step_feeds, deadline, call_timeout,
-                          local, fanout_pool().submit, answers.append if here else None)
-            if here and call is not None:
+                          local, fanout_pool().submit,
+                          answers.append if here else later.append if after else None)
+            if (here or after) and call is not None:
                 step.waiting_here[plan.task] = call
-        if answers:
+        if answers or later:
             step.bound_waiting()  # a failure while the calls started: bounded too
         for answer in answers:
             answer()
         if last is not None:
             _start(step, last, session_handle, step_feeds, deadline, call_timeout, local,
                    None, None)
+        for answer in later:
+            answer()
         if deadline is None:
             step.done.wait()
         elif not step.done.wait(max(0.0, deadline - time.monotonic())):

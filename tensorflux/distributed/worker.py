@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from tensorflux.distributed import status as status_mod
-from tensorflux.distributed.rendezvous_mgr import RendezvousMgr
+from tensorflux.distributed.rendezvous_mgr import RendezvousMgr, task_of
 from tensorflux.distributed.rpc.tensor_codec import RECEIVE_BUFFERS, decode_tensor, encode_tensor
 from tensorflux.framework import errors
 from tensorflux.protos import device_attributes_pb2, worker_pb2
@@ -28,6 +28,7 @@ from tensorflux.runtime.direct_session import _may_alias_state
 from tensorflux.runtime.executor import Executor, shared_pool
 from tensorflux.runtime.fastpath import FastPath, eligible
 from tensorflux.runtime.graph_ir import nodes_from_graph_def
+from tensorflux.runtime.partition import CONTROL_FLOW_OPS
 from tensorflux.runtime.plan import Plan
 from tensorflux.runtime.rendezvous import create_key
 from tensorflux.runtime.step import DEAD, StepContext
@@ -36,16 +37,38 @@ from tensorflux.runtime.thread_budget import refresh as refresh_thread_budget
 # Fetched values larger than this go back to a remote master as a RecvTensor byte stream.
 PULL_BYTES = 1 << 20
 ABORTED_MEMORY_SECS = 120.0
+# Receives from other tasks are asked for at once, per source task (RemoteRendezvous.prefetch).
+PREFETCH = True
 
 
 class _Registered:
     """The executors of one registered graph."""
 
-    def __init__(self, partitions, fetch_map, copy_flags):
+    def __init__(self, partitions, fetch_map, copy_flags, prefetch=()):
         self.partitions = partitions  # [(device, runner, fast)]
         # The step's fetch index -> (partition, position); a task holds some of the fetches.
         self.fetch_map = fetch_map
         self.copy_flags = copy_flags  # fetch index -> may alias state (copy before returning)
+        # [(source task, keys)]: what each step receives from other tasks, asked for at once.
+        self.prefetch = prefetch
+
+
+def _prefetch_keys(nodes, task: str) -> list:
+    """[(source task, rendezvous keys)] of the `_Recv`s of `nodes` from other tasks, each
+    received once per step at frame "0:0": none when the graph has control flow (whose
+    receives repeat per iteration, or may never run)."""
+    if any(node.op in CONTROL_FLOW_OPS for node in nodes):
+        return []
+    found: dict = {}
+    for node in nodes:
+        if node.op != "_Recv" or node.attrs.get("client_terminal"):
+            continue
+        source = task_of(node.attrs["send_device"])
+        if source != task:
+            found.setdefault(source, []).append(create_key(
+                node.attrs["send_device"], int(node.attrs["send_device_incarnation"]),
+                node.attrs["recv_device"], node.attrs["tensor_name"]))
+    return sorted((source, tuple(keys)) for source, keys in found.items())
 
 
 def device_attributes(device):
@@ -132,7 +155,8 @@ class Worker:
             fast = eligible(plan)
             partitions.append((device, FastPath(plan) if fast else Executor(plan), fast))
         copy_flags = {i: _may_alias_state(*point) for i, point in fetch_points.items()}
-        return _Registered(partitions, fetch_map, copy_flags)
+        prefetch = _prefetch_keys(nodes, self.task) if PREFETCH else []
+        return _Registered(partitions, fetch_map, copy_flags, prefetch)
 
     def deregister_graph(self, request):
         with self._lock:
@@ -195,6 +219,8 @@ class Worker:
             feeds = {int(t.name): decode_tensor(t.tensor) for t in request.send}
         refresh_thread_budget()
         rendezvous = self.rendezvous.find_or_create(step_id)
+        for source, keys in registered.prefetch:
+            rendezvous.prefetch(source, keys)
         cancellation = CancellationManager()
         with self._lock:
             self._active[step_id] = (cancellation, rendezvous)

@@ -183,20 +183,38 @@ class RecvTensorRequest(_message.Message):
     def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[str] = ..., dma_ok: _Optional[bool] = ..., request_id: _Optional[int] = ...) -> None: ...
 
 class RecvTensorResponse(_message.Message):
-    __slots__ = ("tensor", "chunk", "is_dead", "send_start_micros", "sender_incarnation", "total_bytes")
+    __slots__ = ("tensor", "chunk", "is_dead", "send_start_micros", "sender_incarnation", "total_bytes", "key_index")
     TENSOR_FIELD_NUMBER: _ClassVar[int]
     CHUNK_FIELD_NUMBER: _ClassVar[int]
     IS_DEAD_FIELD_NUMBER: _ClassVar[int]
     SEND_START_MICROS_FIELD_NUMBER: _ClassVar[int]
     SENDER_INCARNATION_FIELD_NUMBER: _ClassVar[int]
     TOTAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    KEY_INDEX_FIELD_NUMBER: _ClassVar[int]
     tensor: _tensor_pb2.TensorProto
     chunk: bytes
     is_dead: bool
     send_start_micros: int
     sender_incarnation: int
     total_bytes: int
-    def __init__(self, tensor: _Optional[_Union[_tensor_pb2.TensorProto, _Mapping]] = ..., chunk: _Optional[bytes] = ..., is_dead: _Optional[bool] = ..., send_start_micros: _Optional[int] = ..., sender_incarnation: _Optional[int] = ..., total_bytes: _Optional[int] = ...) -> None: ...
+    key_index: int
+    def __init__(self, tensor: _Optional[_Union[_tensor_pb2.TensorProto, _Mapping]] = ..., chunk: _Optional[bytes] = ..., is_dead: _Optional[bool] = ..., send_start_micros: _Optional[int] = ..., sender_incarnation: _Optional[int] = ..., total_bytes: _Optional[int] = ..., key_index: _Optional[int] = ...) -> None: ...
+
+class RecvTensorsRequest(_message.Message):
+    __slots__ = ("step_id", "rendezvous_key", "request_id")
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    RENDEZVOUS_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    step_id: int
+    rendezvous_key: _containers.RepeatedScalarFieldContainer[str]
+    request_id: int
+    def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[_Iterable[str]] = ..., request_id: _Optional[int] = ...) -> None: ...
+
+class RecvTensorsResponse(_message.Message):
+    __slots__ = ("frame",)
+    FRAME_FIELD_NUMBER: _ClassVar[int]
+    frame: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, frame: _Optional[_Iterable[bytes]] = ...) -> None: ...
 
 class LoggingRequest(_message.Message):
     __slots__ = ("enable_rpc_logging", "disable_rpc_logging", "clear", "fetch_step_id")

@@ -69,6 +69,11 @@ class WorkerServiceStub:
                 request_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorRequest.SerializeToString,
                 response_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorResponse.FromString,
                 _registered_method=True)
+        self.RecvTensors = channel.unary_stream(
+                '/tensorflux.WorkerService/RecvTensors',
+                request_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsRequest.SerializeToString,
+                response_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsResponse.FromString,
+                _registered_method=True)
         self.CleanupGraph = channel.unary_unary(
                 '/tensorflux.WorkerService/CleanupGraph',
                 request_serializer=tensorflux_dot_protos_dot_worker__pb2.CleanupGraphRequest.SerializeToString,
@@ -147,6 +152,13 @@ class WorkerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecvTensors(self, request, context):
+        """Several tensors of one step from this task, each streamed as soon as it is sent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CleanupGraph(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -220,6 +232,11 @@ def add_WorkerServiceServicer_to_server(servicer, server):
                     servicer.RecvTensor,
                     request_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorRequest.FromString,
                     response_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorResponse.SerializeToString,
+            ),
+            'RecvTensors': grpc.unary_stream_rpc_method_handler(
+                    servicer.RecvTensors,
+                    request_deserializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsRequest.FromString,
+                    response_serializer=tensorflux_dot_protos_dot_worker__pb2.RecvTensorsResponse.SerializeToString,
             ),
             'CleanupGraph': grpc.unary_unary_rpc_method_handler(
                     servicer.CleanupGraph,
@@ -441,6 +458,33 @@ class WorkerService:
             '/tensorflux.WorkerService/RecvTensor',
             tensorflux_dot_protos_dot_worker__pb2.RecvTensorRequest.SerializeToString,
             tensorflux_dot_protos_dot_worker__pb2.RecvTensorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecvTensors(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/tensorflux.WorkerService/RecvTensors',
+            tensorflux_dot_protos_dot_worker__pb2.RecvTensorsRequest.SerializeToString,
+            tensorflux_dot_protos_dot_worker__pb2.RecvTensorsResponse.FromString,
             options,
             channel_credentials,
             insecure,

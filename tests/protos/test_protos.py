@@ -296,8 +296,8 @@ def test_descriptors_live_in_tensorflux_package():
             "WorkerService",
             {
                 "GetStatus", "CreateWorkerSession", "DeleteWorkerSession", "RegisterGraph",
-                "DeregisterGraph", "RunGraph", "RecvTensor", "CleanupGraph", "CleanupAll",
-                "Logging", "Tracing", "Abort", "Shutdown",
+                "DeregisterGraph", "RunGraph", "RecvTensor", "RecvTensors", "CleanupGraph",
+                "CleanupAll", "Logging", "Tracing", "Abort", "Shutdown",
             },
         ),
         (
@@ -314,7 +314,8 @@ def test_service_methods(module, service, methods):
     descriptor = module.DESCRIPTOR.services_by_name[service]
     assert {m.name for m in descriptor.methods} == methods
     streaming = {m.name for m in descriptor.methods if m.server_streaming}
-    assert streaming == ({"RecvTensor"} if service == "WorkerService" else set())
+    assert streaming == ({"RecvTensor", "RecvTensors"} if service == "WorkerService"
+                         else set())
 
 
 def test_grpc_stubs_exist():

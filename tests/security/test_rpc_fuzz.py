@@ -86,7 +86,8 @@ FUZZ = settings(max_examples=400, deadline=None, derandomize=True,
 def test_mutated_requests_get_typed_answers(services, data):
     server, worker, master, partition, handle, session = services
     rpc = data.draw(st.sampled_from(["RegisterGraph", "RunGraph", "CreateSession",
-                                     "ExtendSession", "RunStep", "RecvTensor"]))
+                                     "ExtendSession", "RunStep", "RecvTensor",
+                                     "RecvTensors"]))
     context = FakeContext()
     if rpc == "RegisterGraph":
         base = data.draw(st.sampled_from([partition] + BASES))
@@ -121,12 +122,19 @@ def test_mutated_requests_get_typed_answers(services, data):
             max_size=2)))
         code = _code(lambda: master.RunStep(request, context))
     else:
-        request = worker_pb2.RecvTensorRequest(
-            step_id=data.draw(st.integers(-2**63, 2**63 - 1)),
-            rendezvous_key=data.draw(st.sampled_from(["", ";", "a;b;c;d;e", "\x00" * 9])))
+        keys = st.sampled_from(["", ";", "a;b;c;d;e", "\x00" * 9])
+        step_id = data.draw(st.integers(-2**63, 2**63 - 1))
+        if rpc == "RecvTensor":
+            request = worker_pb2.RecvTensorRequest(step_id=step_id,
+                                                   rendezvous_key=data.draw(keys))
+            serve = worker.RecvTensor
+        else:
+            request = worker_pb2.RecvTensorsRequest(
+                step_id=step_id, rendezvous_key=data.draw(st.lists(keys, max_size=3)))
+            serve = worker.RecvTensors
         frames = []
         thread = threading.Thread(target=lambda: frames.extend(
-            _drain(worker.RecvTensor(request, context))), daemon=True)
+            _drain(serve(request, context))), daemon=True)
         thread.start()
         thread.join(0.05)
         for callback in context.callbacks:  # the receiver goes away: the handler returns

@@ -1,8 +1,10 @@
 """gRPC servicers exposing a Worker and a Master on one server port.
 
 The worker service is registered from its service descriptor rather than the generated
-helper so that RecvTensor can send pre-encoded frames (`tensor_codec`): its responses are
-bytes that protobuf never re-serializes.
+helper so that RecvTensor and RecvTensors can send pre-encoded frames (`tensor_codec`): their
+responses are bytes that protobuf never re-serializes. A RecvTensors message bundles the
+frames of the tensors sent since the previous one (one gRPC message, not one per frame), up
+to about a frame's size (`CHUNK_BYTES`).
 
 Hardening: with a cluster token every RPC is checked by an interceptor before its handler
 runs (`security.RpcSecurity`); TLS ports use the security's credentials; messages are bounded
@@ -15,11 +17,12 @@ GraphDefs in requests are validated where they are built from (`graph_validation
 from __future__ import annotations
 
 import functools
+import queue
 import threading
 
 from tensorflux.distributed.rpc import server_pools
 from tensorflux.distributed.rpc.security import RpcSecurity
-from tensorflux.distributed.rpc.tensor_codec import tensor_frames
+from tensorflux.distributed.rpc.tensor_codec import CHUNK_BYTES, bundle_frames, tensor_frames
 from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
@@ -128,15 +131,55 @@ def _worker_servicer(worker):
                 return
             error, value, is_dead, incarnation = box[0]
             if error is not None:
-                import grpc
-
-                code = grpc.StatusCode.ABORTED
-                if isinstance(error, errors.CancelledError):
-                    code = grpc.StatusCode.CANCELLED
-                context.abort(code, str(error))
+                _abort_transfer(context, error)
             yield from tensor_frames(value, is_dead, incarnation)
 
+        def RecvTensors(self, request, context):  # noqa: N802
+            # Each tensor is streamed as soon as its sender sends it (its frames together).
+            arrived: queue.SimpleQueue = queue.SimpleQueue()
+            if not context.add_callback(lambda: arrived.put(None)):
+                return  # the receiver went away
+            keys = list(request.rendezvous_key)
+            try:
+                for index, key in enumerate(keys):
+                    worker.recv_tensor(
+                        worker_pb2.RecvTensorRequest(step_id=request.step_id,
+                                                     rendezvous_key=key),
+                        lambda *outcome, index=index: arrived.put((index, *outcome)))
+            except Exception as err:  # noqa: BLE001 - a malformed request: a typed status
+                context.abort(_status_code(err), f"RecvTensors: {type(err).__name__}: {err}")
+            left = len(keys)
+            while left:
+                # One message holds every tensor sent since the last one.
+                items = [arrived.get()]
+                while len(items) < left and not arrived.empty():
+                    items.append(arrived.get())
+                frames, size = [], 0
+                for item in items:
+                    if item is None:
+                        return
+                    index, error, value, is_dead, incarnation = item
+                    if error is not None:
+                        _abort_transfer(context, error)
+                    for frame in tensor_frames(value, is_dead, incarnation, index):
+                        if size + len(frame) > CHUNK_BYTES and frames:  # a message's bound
+                            yield bundle_frames(frames)
+                            frames, size = [], 0
+                        frames.append(frame)
+                        size += len(frame)
+                left -= len(items)
+                yield bundle_frames(frames)
+
     return WorkerServicer()
+
+
+def _abort_transfer(context, error) -> None:
+    import grpc
+
+    code = grpc.StatusCode.ABORTED
+    if isinstance(error, errors.CancelledError):
+        code = grpc.StatusCode.CANCELLED
+    context.abort(code, str(error))
 
 
 def _master_servicer(master):

@@ -141,9 +141,10 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-def tensor_frames(value, is_dead: bool, incarnation: int):
-    """The frames of one RecvTensor response stream (bytes, see the module docstring)."""
-    header = worker_pb2.RecvTensorResponse(sender_incarnation=incarnation)
+def tensor_frames(value, is_dead: bool, incarnation: int, key_index: int = 0):
+    """The frames of one RecvTensor response stream (bytes, see the module docstring);
+    `key_index` names the key of a RecvTensors request the tensor answers."""
+    header = worker_pb2.RecvTensorResponse(sender_incarnation=incarnation, key_index=key_index)
     if is_dead or value is None:
         header.is_dead = True
         yield header.SerializeToString()
@@ -166,6 +167,48 @@ def tensor_frames(value, is_dead: bool, incarnation: int):
     for start in range(0, len(data), CHUNK_BYTES):
         piece = data[start:start + CHUNK_BYTES]
         yield b"".join((bytes((_CHUNK_TAG,)), _varint(len(piece)), piece))
+
+
+_FRAME_TAG = 0x0A  # RecvTensorsResponse.frame: field 1, wire type 2
+
+
+def bundle_frames(frames) -> bytes:
+    """One RecvTensors message (a serialized `RecvTensorsResponse`) holding `frames`."""
+    parts = []
+    for frame in frames:
+        parts.extend((bytes((_FRAME_TAG,)), _varint(len(frame)), frame))
+    return b"".join(parts)
+
+
+def unbundle_frames(messages):
+    """The frames of a stream of RecvTensors messages, in order, as views of the messages'
+    bytes (no copy).
+
+    Raises:
+        DataLossError: a message is not a `RecvTensorsResponse` of frames.
+    """
+    for message in messages:
+        view = memoryview(message)
+        pos, end = 0, len(view)
+        while pos < end:
+            if view[pos] != _FRAME_TAG:
+                raise errors.DataLossError(None, None, "RecvTensors message holds a field "
+                                           f"other than frames (tag {view[pos]:#x})")
+            length, shift = 0, 0
+            pos += 1
+            while True:
+                if pos >= end or shift > 63:
+                    raise errors.DataLossError(None, None, "RecvTensors message is truncated")
+                byte = view[pos]
+                length |= (byte & 0x7F) << shift
+                pos += 1
+                if byte < 0x80:
+                    break
+                shift += 7
+            if pos + length > end:
+                raise errors.DataLossError(None, None, "RecvTensors message is truncated")
+            yield view[pos:pos + length]
+            pos += length
 
 
 def _chunk_payload(frame: bytes):
@@ -200,31 +243,82 @@ def assemble_frames(frames, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
     first = next(frames, None)
     if first is None:
         raise errors.UnavailableError(None, None, "RecvTensor stream ended without a tensor")
-    header = worker_pb2.RecvTensorResponse.FromString(first)
+    return _assemble(worker_pb2.RecvTensorResponse.FromString(first), frames, max_bytes,
+                     False)[1:]
+
+
+def read_tensors(frames, count: int, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES):
+    """Yields (key_index, value, is_dead, sender_incarnation) for each of the `count`
+    tensors of a RecvTensors stream (its frames: `unbundle_frames`), as each is complete
+    (each tensor's frames are contiguous, its header first; a tensor ends at its declared
+    size).
+
+    Raises:
+        UnavailableError: the stream ended before `count` tensors.
+        DataLossError: a byte count disagrees with its header, or a key index is out of
+            range or repeated.
+        InvalidArgumentError: a header declares a tensor over `max_bytes`.
+    """
+    frames = iter(frames)
+    seen = set()
+    for _ in range(count):
+        first = next(frames, None)
+        if first is None:
+            raise errors.UnavailableError(
+                None, None, f"RecvTensors stream ended after {len(seen)} of {count} tensors")
+        result = _assemble(worker_pb2.RecvTensorResponse.FromString(first), frames,
+                           max_bytes, True)
+        if not 0 <= result[0] < count or result[0] in seen:
+            raise errors.DataLossError(
+                None, None, f"RecvTensors stream answered key {result[0]} (of {count}) twice "
+                "or out of range")
+        seen.add(result[0])
+        yield result
+
+
+def _assemble(header, frames, max_bytes: int, exact: bool) -> tuple:
+    """(key_index, value, is_dead, incarnation) of the tensor `header` starts; its chunk
+    frames are read from `frames`: up to its declared size when `exact` (more tensors
+    follow), else to the end of the stream."""
     incarnation = header.sender_incarnation
+    key_index = header.key_index
     if header.is_dead:
-        return None, True, incarnation
+        return key_index, None, True, incarnation
     if header.total_bytes == 0:
-        return make_ndarray(header.tensor, max_bytes), False, incarnation
+        return key_index, make_ndarray(header.tensor, max_bytes), False, incarnation
     dtype, shape, count = declared_size(header.tensor, max_bytes)
     dtype = np.dtype(dtype.base_dtype.as_numpy_dtype)
     if dtype.hasobject or header.total_bytes != count * dtype.itemsize:
         raise errors.DataLossError(
             None, None, f"RecvTensor header declares {header.total_bytes} bytes for a tensor "
             f"of shape {shape} ({dtype.name})")
+    chunk = header.chunk
+    first = None
+    if exact:  # one piece: a read-only view of the received bytes, no copy
+        if len(chunk) == header.total_bytes:
+            return key_index, np.frombuffer(chunk, dtype).reshape(shape), False, incarnation
+        if not chunk:
+            first = next(frames, None)
+            span = _chunk_payload(first) if first is not None else None
+            if span is not None and span[1] == header.total_bytes:
+                value = np.frombuffer(first, dtype, count=count, offset=span[0])
+                return key_index, value.reshape(shape), False, incarnation
     if header.total_bytes >= RECEIVE_BUFFERS.min_bytes:
         out = RECEIVE_BUFFERS.empty(shape, dtype)
     else:
         out = np.empty(shape, dtype)
     flat = out.reshape(-1).view(np.uint8)
-    offset = len(header.chunk)
+    offset = len(chunk)
     if offset:
-        flat[:offset] = np.frombuffer(header.chunk, np.uint8)
-    for frame in frames:
+        flat[:offset] = np.frombuffer(chunk, np.uint8)
+    while not exact or offset < len(flat):
+        frame, first = (first, None) if first is not None else (next(frames, None), None)
+        if frame is None:
+            break
         span = _chunk_payload(frame)
         if span is None:
-            chunk = worker_pb2.RecvTensorResponse.FromString(frame).chunk
-            data = np.frombuffer(chunk, np.uint8)
+            data = np.frombuffer(worker_pb2.RecvTensorResponse.FromString(frame).chunk,
+                                 np.uint8)
         else:
             data = np.frombuffer(frame, np.uint8, count=span[1], offset=span[0])
         end = offset + len(data)
@@ -238,4 +332,4 @@ def assemble_frames(frames, max_bytes: int = DEFAULT_MAX_TENSOR_BYTES) -> tuple:
         raise errors.DataLossError(
             None, None, f"RecvTensor delivered {offset} bytes for a tensor of "
             f"{header.total_bytes} ({dtype.name} {list(out.shape)})")
-    return out, False, incarnation
+    return key_index, out, False, incarnation

@@ -31,7 +31,13 @@ import threading
 
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc import security as security_mod
-from tensorflux.distributed.rpc.tensor_codec import assemble_frames, decode_tensor, encode_tensor
+from tensorflux.distributed.rpc.tensor_codec import (
+    assemble_frames,
+    decode_tensor,
+    encode_tensor,
+    read_tensors,
+    unbundle_frames,
+)
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import (
@@ -163,6 +169,47 @@ class _Handle:
             cancel()
 
 
+class _Streams:
+    """The pending tensors of a `recv_tensors_async`: each delivered once, or one failure."""
+
+    __slots__ = ("_lock", "_left", "_arrived", "_failed", "handles", "call")
+
+    def __init__(self, count: int, arrived, failed):
+        self._lock = threading.Lock()
+        self._left = count
+        self._arrived = arrived
+        self._failed = failed
+        self.handles: list = []  # per-key transfers (one RecvTensor each), or
+        self.call = None  # the RecvTensors call
+
+    def deliver(self, index, value, is_dead, incarnation) -> None:
+        with self._lock:
+            arrived = self._arrived
+            if arrived is None:
+                return
+            self._left -= 1
+            if self._left == 0:
+                self._arrived = self._failed = None
+        arrived(index, value, is_dead, incarnation)
+
+    def fail(self, error) -> bool:
+        """Reports `error` unless everything arrived or a failure was reported already."""
+        with self._lock:
+            failed = self._failed
+            self._arrived = self._failed = None
+        if failed is None:
+            return False
+        failed(error)
+        for handle in self.handles:
+            handle.cancel()
+        return True
+
+    def cancel(self) -> None:
+        if self.fail(errors.CancelledError(None, None, "transfer cancelled")) and \
+                self.call is not None:
+            self.call.cancel()
+
+
 # The `values` entry of a RunGraph answer holding the sends it returned (`recv_key`):
 # {rendezvous key: (value, is_dead), or None when the receiver must pull it}.
 PUSHED = "pushed"
@@ -230,6 +277,28 @@ class WorkerClient(abc.ABC):
     @abc.abstractmethod
     def recv_tensor_async(self, step_id: int, key: str, done):
         ...
+
+    def recv_tensors_async(self, step_id: int, keys, arrived, failed):
+        """Starts receiving several tensors of a step from this task (RecvTensors).
+
+        Calls `arrived(index, value, is_dead, incarnation)` for each of `keys` as it comes
+        (`index` its position in `keys`), or `failed(error)` once, for the first failure;
+        nothing more is called after that. Returns a handle whose `cancel()` ends the
+        transfer (`failed` with CancelledError unless everything arrived). Here: one
+        RecvTensor per key (transports with a batched call override it).
+        """
+        stream = _Streams(len(keys), arrived, failed)
+
+        def one(index, error, value, is_dead, incarnation):
+            if error is not None:
+                stream.fail(error)
+            else:
+                stream.deliver(index, value, is_dead, incarnation)
+
+        for index, key in enumerate(keys):
+            stream.handles.append(self.recv_tensor_async(
+                step_id, key, lambda *outcome, index=index: one(index, *outcome)))
+        return stream
 
     def close(self) -> None:  # noqa: B027 - optional: only channels have something to close
         """Releases the transport (nothing to release in process)."""
@@ -355,6 +424,10 @@ class GrpcWorkerClient(WorkerClient):
         self._recv = self._channel.unary_stream(
             "/tensorflux.WorkerService/RecvTensor",
             request_serializer=worker_pb2.RecvTensorRequest.SerializeToString,
+            response_deserializer=None)
+        self._recv_many = self._channel.unary_stream(
+            "/tensorflux.WorkerService/RecvTensors",
+            request_serializer=worker_pb2.RecvTensorsRequest.SerializeToString,
             response_deserializer=None)
         # RunGraph read as a one-message stream: the call is polled by the thread that waits
         # for it (no channel thread is started for it, as a future's would be), and the
@@ -512,6 +585,31 @@ class GrpcWorkerClient(WorkerClient):
 
         _PULLS.submit(pull)
         return handle
+
+    def recv_tensors_async(self, step_id: int, keys, arrived, failed):
+        """One streaming RecvTensors call for all `keys`, read on a pool thread (see
+        `WorkerClient.recv_tensors_async`)."""
+        import grpc
+
+        stream = _Streams(len(keys), arrived, failed)
+        request = worker_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys)
+        call = stream.call = self._recv_many(request, metadata=self._metadata)
+
+        def pull():
+            try:
+                for outcome in read_tensors(unbundle_frames(call), len(keys), self._max_bytes):
+                    stream.deliver(*outcome)
+                for _ in call:  # the status, after everything was delivered
+                    raise errors.DataLossError(None, None, "RecvTensors sent more tensors "
+                                               f"than the {len(keys)} asked for")
+            except grpc.RpcError as err:
+                stream.fail(_translate(err, self.task, self.address, "RecvTensors"))
+            except errors.OpError as err:
+                stream.fail(err)
+                call.cancel()
+
+        _PULLS.submit(pull)
+        return stream
 
     def close(self) -> None:
         self._channel.close()
