@@ -245,6 +245,8 @@ class _MonitoredSessionBase:
     """Shared implementation of MonitoredSession and SingularMonitoredSession."""
 
     _RECOVERABLE = (errors.AbortedError, errors.UnavailableError)
+    # Not a Session to Saver.save (TF 1.x's MonitoredSession is no SessionInterface).
+    _tfx_session_wrapper = True
 
     def __init__(self, session_creator, hooks, stop_grace_period_secs=120,
                  recoverable=True):
