@@ -395,7 +395,28 @@ def _split_records(lines, delim: str, quoted: bool):
     return rows
 
 
+def _convert_single(text: str, dtype):
+    """One present field of a one-record column (a tf.data map over lines), converted as
+    _convert_column converts it (NumPy's str casts use Python's int/float), or None to take
+    the general path (errors, out-of-range integers)."""
+    if dtype == dtypes.string:
+        return np.array([text.encode("latin-1")], dtype=object)
+    try:
+        if dtype.is_integer:
+            value = int(text)
+            info = np.iinfo(dtype.as_numpy_dtype)
+            return np.array([value], dtype.as_numpy_dtype) if info.min <= value <= info.max \
+                else None
+        return np.array([float(text)], np.float64).astype(dtype.as_numpy_dtype)
+    except (ValueError, OverflowError):
+        return None
+
+
 def _convert_column(column, dtype, default, na_value: str, col: int):
+    if len(column) == 1 and column[0] != "" and column[0] != na_value:
+        out = _convert_single(column[0], dtype)
+        if out is not None:
+            return out
     missing = np.array([v == "" or v == na_value for v in column], dtype=bool)
     if missing.any() and np.size(default) == 0:
         record = int(np.argmax(missing))
