@@ -289,3 +289,21 @@ def test_decode_csv_one_record_equals_the_batch_path(graph, dtype):
             else:
                 assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes() \
                     if dtype != tf.string else got.tolist() == expected.tolist(), text
+
+
+def test_decode_csv_number_syntax_is_tfs(graph):
+    # TF parses with strtod/strto64: hexadecimal floats are numbers, digit separators are not
+    # (Python's float() and NumPy's casts would take "1_000").
+    rec = tf.placeholder(tf.string, [None])
+    (f32,) = tf.decode_csv(rec, [[0.0]])
+    (i64,) = tf.decode_csv(rec, [tf.constant([0], tf.int64)])
+    with tf.Session() as sess:
+        for batch in (["0x10"], ["0x10", "-0x1p3", " 2.5 "]):
+            np.testing.assert_array_equal(sess.run(f32, {rec: batch}),
+                                          [16.0, -8.0, 2.5][:len(batch)])
+        np.testing.assert_array_equal(sess.run(i64, {rec: ["+5", " 7 "]}), [5, 7])
+        for bad, column in (("1_000", f32), ("1_000", i64), ("0x10", i64), ("1e", f32)):
+            for batch in ([bad], ["1", bad]):
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match=f"record {len(batch) - 1} is not a valid"):
+                    sess.run(column, {rec: batch})
