@@ -158,7 +158,7 @@ class _Head(abc.ABC):
             weights = _weights(features, self._weight_column)
             loss = losses_lib.compute_weighted_loss(unweighted, weights=weights,
                                                     reduction=self._loss_reduction)
-            unreduced_loss = loss
+            training_loss = loss  # before regularization, as TF's mean loss
             if regularization_losses:
                 loss = math_ops.add_n([loss] + list(regularization_losses))
             if mode == ModeKeys.EVAL:
@@ -174,7 +174,7 @@ class _Head(abc.ABC):
                 # (programs log it by that name), summarised only for SUM reduction.
                 weight_sum = reduction_ops.reduce_sum(
                     weights * array_ops.ones_like(unweighted))
-                mean_loss = unreduced_loss / weight_sum
+                mean_loss = training_loss / weight_sum
         summary_lib.scalar("loss", loss)
         if mean_loss is not None:
             summary_lib.scalar("average_loss", mean_loss)
