@@ -211,9 +211,11 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 initial_state=initial_state_bw, dtype=dtype,
                 parallel_iterations=parallel_iterations, swap_memory=swap_memory,
                 time_major=time_major, scope=bw_scope)
-        output_bw = nest.map_structure(reverse, output_bw) if nest.is_nested(output_bw) \
-            else reverse(output_bw)
-        return (output_fw, output_bw), (state_fw, state_bw)
+    # As TF 1.x: the backward outputs are reversed back in the caller's scope (ReverseV2 /
+    # ReverseSequence, not bidirectional_rnn/...).
+    output_bw = nest.map_structure(reverse, output_bw) if nest.is_nested(output_bw) \
+        else reverse(output_bw)
+    return (output_fw, output_bw), (state_fw, state_bw)
 
 
 def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):

@@ -282,6 +282,12 @@ def test_dynamic_rnn_op_names_follow_tf1():
                                            time_major=True)
         assert outputs.name == "rnn/TensorArrayStack/TensorArrayGatherV3:0"
         assert (state.c.name, state.h.name) == ("rnn/while/Exit_3:0", "rnn/while/Exit_4:0")
+        lengths = tf.placeholder(tf.int32, [None])
+        cell = tf.nn.rnn_cell.GRUCell(2)
+        (fw, bw), _ = tf.nn.bidirectional_dynamic_rnn(cell, cell, x, lengths, dtype=tf.float32,
+                                                      time_major=True)
+        assert fw.name == "bidirectional_rnn/fw/fw/TensorArrayStack/TensorArrayGatherV3:0"
+        assert bw.name == "ReverseSequence:0"   # reversed back outside the scope
         ta = tf.TensorArray(tf.float32, size=2, clear_after_read=False).unstack(
             tf.constant([[1.0, 2.0], [3.0, 4.0]]))
         gathered = ta.gather([1, 0])
