@@ -9,6 +9,8 @@ checkpoint) and the run retried.
 
 from __future__ import annotations
 
+import time
+
 from tensorflux import summary
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
@@ -27,6 +29,7 @@ from tensorflux.train.session_run_hook import SessionRunArgs, SessionRunContext,
 
 # Threads still running this long after close() asks them to stop are cancelled.
 _CANCEL_AFTER_SECS = 2.0
+_RETRY_CREATE_SECS = 0.5  # between two session creations that failed with Aborted/Unavailable
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator",
            "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession"]
@@ -245,6 +248,8 @@ class _MonitoredSessionBase:
     """Shared implementation of MonitoredSession and SingularMonitoredSession."""
 
     _RECOVERABLE = (errors.AbortedError, errors.UnavailableError)
+    # Not a Session to Saver.save (TF 1.x's MonitoredSession is no SessionInterface).
+    _tfx_session_wrapper = True
 
     def __init__(self, session_creator, hooks, stop_grace_period_secs=120,
                  recoverable=True):
@@ -262,10 +267,28 @@ class _MonitoredSessionBase:
         self._create()
 
     def _create(self):
-        self._sess = self._session_creator.create_session()
-        self._threads = start_queue_runners(sess=self._sess, coord=self._coord)
-        for hook in self._hooks:
-            hook.after_create_session(self._sess, self._coord)
+        """Creates the session and runs the hooks' after_create_session; as TF's recoverable
+        session, AbortedError/UnavailableError while creating (a parameter server not up yet
+        or restarting) creates it again, forever. Each retry is logged as a WARNING (TF logs
+        it at INFO, but its runtime prints "CreateSession still waiting" by default): a
+        worker waiting for a task never waits silently."""
+        while True:
+            try:
+                self._sess = self._session_creator.create_session()
+                self._threads = start_queue_runners(sess=self._sess, coord=self._coord)
+                for hook in self._hooks:
+                    hook.after_create_session(self._sess, self._coord)
+                return
+            except self._RECOVERABLE as err:
+                if not self._recoverable:
+                    raise
+                logging.warning(f"An error was raised while a session was being created "
+                                f"({type(err).__name__}: {err}); a new session will be "
+                                "created.")
+                self._close_internal(for_recovery=True)
+                self._sess = None
+                self._coord.clear_stop()
+                time.sleep(_RETRY_CREATE_SECS)
 
     @property
     def graph(self):

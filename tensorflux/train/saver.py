@@ -550,7 +550,9 @@ class Saver:
             if os.path.basename(save_path) == latest_filename and not self._sharded:
                 raise ValueError(f"'latest_filename' collides with 'save_path': "
                                  f"'{latest_filename}' and '{save_path}'")
-        if not hasattr(sess, "run") or not hasattr(sess, "graph"):
+        if (not hasattr(sess, "run") or not hasattr(sess, "graph")
+                or getattr(sess, "_tfx_session_wrapper", False)):
+            # As TF 1.x: a MonitoredSession is no Session (save with its hooks or a raw session).
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
         model_checkpoint_path = None

@@ -182,3 +182,22 @@ def test_streaming_concat_grows_along_axis():
         np.testing.assert_array_equal(sess.run(concat), [[1, 2], [3, 4], [5, 6]])
     with pytest.raises(ValueError, match="must be known"):
         metrics.streaming_concat(tf.placeholder(tf.int32, [2, None]))
+
+
+def test_load_dataset_mnist_reads_local_mnist_data(tmp_path, monkeypatch):
+    # TF 1.x load_dataset("mnist") is load_mnist(): read_data_sets("MNIST-data") with its
+    # defaults (validation_size=5000), relative to the working directory.
+    os.makedirs(tmp_path / "MNIST-data")
+    images, labels, _, test_labels = _tiny_mnist(str(tmp_path / "MNIST-data"), n_train=5004)
+    monkeypatch.chdir(tmp_path)
+    data = tf.contrib.learn.datasets.load_dataset("mnist")
+    assert (data.train.num_examples, data.validation.num_examples,
+            data.test.num_examples) == (4, 5000, 3)
+    np.testing.assert_array_equal(data.test.labels, test_labels)
+    np.testing.assert_array_equal(np.sort(data.train.labels), np.sort(labels[5000:]))
+    np.testing.assert_allclose(data.validation.images[:3], images[:3].reshape(3, 6) / 255.0,
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="Name of dataset is not found: cifar"):
+        tf.contrib.learn.datasets.load_dataset("cifar")
+    with pytest.raises(AttributeError, match="load_dataset\\('iris'\\)"):
+        tf.contrib.learn.datasets.load_dataset("iris")

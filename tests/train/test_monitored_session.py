@@ -152,3 +152,53 @@ def test_supervisor_managed_session(tmp_path):
         with pytest.raises(ValueError, match="boom"):
             with sv.managed_session():
                 raise ValueError("boom")
+
+
+class _FlakyCreator(tf.train.SessionCreator):
+    """Fails like a parameter server that is not up yet, `failures` times, then creates."""
+
+    def __init__(self, failures, error=tf.errors.UnavailableError):
+        self.failures, self.error, self.calls = failures, error, 0
+
+    def create_session(self):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise self.error(None, None, f"Task /job:ps/replica:0/task:0 is unreachable "
+                                         f"(attempt {self.calls})")
+        return tf.train.ChiefSessionCreator().create_session()
+
+
+class _CountingHook(tf.train.SessionRunHook):
+    def __init__(self):
+        self.created = 0
+
+    def after_create_session(self, session, coord):
+        self.created += 1
+
+
+def test_session_creation_waits_for_an_unavailable_task(caplog):
+    # TF's recoverable session creates again after Aborted/Unavailable while creating (a worker
+    # started before its ps); the wait is logged, never silent.
+    with tf.Graph().as_default():
+        v = tf.Variable(2.0)
+        tripled = v * 3.0
+        hook = _CountingHook()
+        creator = _FlakyCreator(2)
+        with tf.train.MonitoredSession(session_creator=creator, hooks=[hook]) as sess:
+            assert sess.run(tripled) == 6.0
+        assert creator.calls == 3 and hook.created == 1
+        creator = _FlakyCreator(1, tf.errors.AbortedError)
+        with tf.train.MonitoredSession(session_creator=creator) as sess:
+            assert sess.run(v) == 2.0
+        assert creator.calls == 2
+    warnings = [r for r in caplog.records if "a new session will be created" in r.getMessage()]
+    assert len(warnings) == 3 and all(r.levelname == "WARNING" for r in warnings)
+    assert "attempt 2" in warnings[1].getMessage()
+
+
+def test_session_creation_errors_that_are_not_preemptions_propagate():
+    with tf.Graph().as_default():
+        tf.Variable(1.0)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.train.MonitoredSession(session_creator=_FlakyCreator(1,
+                                                                    tf.errors.InvalidArgumentError))

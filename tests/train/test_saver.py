@@ -442,3 +442,21 @@ def test_meta_graph_written_by_save_restores_into_an_empty_graph(tmp_path):
         with tf.Session() as sess:
             saver.restore(sess, path)
             assert sess.run("total:0") == W.sum()
+
+
+def test_save_refuses_a_monitored_session_as_tf_does(tmp_path):
+    # TF 1.x: MonitoredSession is no SessionInterface, so Saver.save raises TypeError, open or
+    # closed (programs that save after the `with` block meet this, not a closed-session error).
+    with tf.Graph().as_default():
+        v = tf.Variable(3.0, name="v")
+        saver = tf.train.Saver()
+        with tf.train.MonitoredSession() as mon_sess:
+            with pytest.raises(TypeError, match="'sess' must be a Session"):
+                saver.save(mon_sess, str(tmp_path / "open"))
+            np.testing.assert_allclose(mon_sess.run(v), 3.0)
+        with pytest.raises(TypeError, match="'sess' must be a Session"):
+            saver.save(mon_sess, str(tmp_path / "closed"))
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = saver.save(sess, str(tmp_path / "raw"))
+        assert tf.train.NewCheckpointReader(path).get_tensor("v") == 3.0

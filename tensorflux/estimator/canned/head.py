@@ -158,6 +158,7 @@ class _Head(abc.ABC):
             weights = _weights(features, self._weight_column)
             loss = losses_lib.compute_weighted_loss(unweighted, weights=weights,
                                                     reduction=self._loss_reduction)
+            training_loss = loss  # before regularization, as TF's mean loss
             if regularization_losses:
                 loss = math_ops.add_n([loss] + list(regularization_losses))
             if mode == ModeKeys.EVAL:
@@ -167,9 +168,16 @@ class _Head(abc.ABC):
             if (optimizer is None) == (train_op_fn is None):
                 raise ValueError("Exactly one of optimizer and train_op_fn must be set in "
                                  "TRAIN mode.")
+            mean_loss = None
+            if self._loss_reduction == losses_lib.Reduction.SUM:
+                # As TF 1.x: `head/truediv` is the training loss over the example weights
+                # (programs log it by that name), summarised only for SUM reduction.
+                weight_sum = reduction_ops.reduce_sum(
+                    weights * array_ops.ones_like(unweighted))
+                mean_loss = training_loss / weight_sum
         summary_lib.scalar("loss", loss)
-        summary_lib.scalar("average_loss", losses_lib.compute_weighted_loss(
-            unweighted, weights=weights, reduction=losses_lib.Reduction.SUM_BY_NONZERO_WEIGHTS))
+        if mean_loss is not None:
+            summary_lib.scalar("average_loss", mean_loss)
         if optimizer is not None:
             train_op = optimizer.minimize(loss, global_step=training_util.get_global_step(),
                                           var_list=trainable_variables)
@@ -261,6 +269,10 @@ class ClassificationHead(_Head):
                 [f"Labels must be in the label_vocabulary {self._label_vocabulary}"])
             with control_dependencies([found]):
                 return shape_ops.expand_dims(reduction_ops.argmax(matches, 1), -1)
+        if self._n_classes == 2 and (labels.dtype.is_bool or labels.dtype.is_floating):
+            # The binary head takes bool and float 0/1 labels too (TF casts them to float).
+            floats = self._binary_float_labels(labels)
+            return cast_ops.cast(floats, dtypes.int64)
         if not labels.dtype.is_integer:
             raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
         labels = cast_ops.cast(labels, dtypes.int64)
@@ -271,11 +283,25 @@ class ClassificationHead(_Head):
         with control_dependencies(checks):
             return array_ops.identity(labels)
 
+    @staticmethod
+    def _binary_float_labels(labels):
+        """bool/float labels of the binary head as float32, checked to lie in [0, 1]."""
+        floats = cast_ops.cast(labels, dtypes.float32)
+        checks = [check_ops.assert_less_equal(floats, array_ops.constant(1.0),
+                                              message="Labels must <= n_classes - 1"),
+                  check_ops.assert_non_negative(floats, message="Labels must >= 0")]
+        with control_dependencies(checks):
+            return array_ops.identity(floats)
+
     def _unweighted_loss(self, logits, labels):
         ids = self._label_ids(labels)
         if self._n_classes == 2:
-            loss = nn_impl.sigmoid_cross_entropy_with_logits(
-                labels=cast_ops.cast(ids, dtypes.float32), logits=logits)
+            targets = cast_ops.cast(ids, dtypes.float32)
+            label_2d = _labels_2d(labels, 1)
+            if self._label_vocabulary is None and label_2d.dtype.is_floating:
+                # Soft float labels in [0, 1] enter the loss as they are.
+                targets = self._binary_float_labels(label_2d)
+            loss = nn_impl.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits)
         else:
             loss = shape_ops.expand_dims(nn_impl.sparse_softmax_cross_entropy_with_logits(
                 labels=shape_ops.squeeze(ids, [1]), logits=logits), -1)

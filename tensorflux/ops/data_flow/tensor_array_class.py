@@ -157,14 +157,16 @@ class TensorArray:
         """All elements stacked along a new first dimension."""
 
         with self._scope(name, "TensorArrayStack"):
-            return self.gather(math_ops.range(0, self.size()), name="gather")
+            # As TF: <scope>/TensorArrayStack/TensorArrayGatherV3 (no scope of gather's own).
+            return self.gather(math_ops.range(0, self.size()), name=name)
 
     def gather(self, indices, name=None) -> Tensor:
-        """The elements at `indices`, stacked."""
-        with self._scope(name, "TensorArrayGather"), self._colocate():
+        """The elements at `indices`, stacked (one op named `name`, TensorArrayGatherV3 by
+        default, as TF)."""
+        with self._colocate():
             element_shape = self._element_shape[0]
             value = k.TensorArrayGatherV3(self._handle, indices, self._flow, dtype=self._dtype,
-                                          element_shape=element_shape)
+                                          element_shape=element_shape, name=name)
         if element_shape.ndims is not None:
             static = constant_value(convert_to_tensor(indices))
             first = int(static.size) if static is not None else None

@@ -395,7 +395,55 @@ def _split_records(lines, delim: str, quoted: bool):
     return rows
 
 
+def _parse_number(text: str, dtype, col: int, record: int):
+    """One numeric CSV field as TF's parser reads it: optional sign and surrounding
+    whitespace, no digit separators, floats also in hexadecimal ("0x1p3")."""
+    try:
+        if "_" in text:
+            raise ValueError(text)
+        if dtype.is_integer:
+            value = int(text)
+            info = np.iinfo(dtype.as_numpy_dtype)
+            if not info.min <= value <= info.max:
+                raise ValueError(text)
+            return value
+        try:
+            return float(text)
+        except ValueError:
+            body = text.strip().lstrip("+-")
+            if body[:2].lower() != "0x":
+                raise
+            return float.fromhex(text.strip())
+    except (ValueError, OverflowError):
+        raise errors.InvalidArgumentError(
+            None, None, f"Field {col} in record {record} is not a valid {dtype.name}: "
+            f"{text}") from None
+
+
+def _convert_single(text: str, dtype):
+    """One present field of a one-record column (a tf.data map over lines), converted as
+    _convert_column converts it (NumPy's str casts use Python's int/float), or None to take
+    the general path (errors, out-of-range integers)."""
+    if dtype == dtypes.string:
+        return np.array([text.encode("latin-1")], dtype=object)
+    if "_" in text:
+        return None
+    try:
+        if dtype.is_integer:
+            value = int(text)
+            info = np.iinfo(dtype.as_numpy_dtype)
+            return np.array([value], dtype.as_numpy_dtype) if info.min <= value <= info.max \
+                else None
+        return np.array([float(text)], np.float64).astype(dtype.as_numpy_dtype)
+    except (ValueError, OverflowError):
+        return None
+
+
 def _convert_column(column, dtype, default, na_value: str, col: int):
+    if len(column) == 1 and column[0] != "" and column[0] != na_value:
+        out = _convert_single(column[0], dtype)
+        if out is not None:
+            return out
     missing = np.array([v == "" or v == na_value for v in column], dtype=bool)
     if missing.any() and np.size(default) == 0:
         record = int(np.argmax(missing))
@@ -410,6 +458,8 @@ def _convert_column(column, dtype, default, na_value: str, col: int):
     filled[missing] = "0"
     np_dtype = dtype.as_numpy_dtype
     try:
+        if any("_" in text for text in filled):
+            raise ValueError("digit separators")  # NumPy's casts take them, TF's parser not
         if dtype.is_integer:
             wide = filled.astype(str).astype(np.int64)
             info = np.iinfo(np_dtype)
@@ -419,17 +469,10 @@ def _convert_column(column, dtype, default, na_value: str, col: int):
         else:
             out = filled.astype(str).astype(np.float64).astype(np_dtype)
     except (ValueError, OverflowError):
-        for record, text in enumerate(filled):
-            try:
-                value = int(text) if dtype.is_integer else float(text)
-                if dtype.is_integer and not (np.iinfo(np_dtype).min <= value
-                                             <= np.iinfo(np_dtype).max):
-                    raise ValueError
-            except ValueError:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Field {col} in record {record} is not a valid "
-                    f"{dtype.name}: {text}") from None
-        raise
+        # Field by field: hexadecimal floats are valid (TF parses with strtod), the first
+        # invalid field is named.
+        values = [_parse_number(text, dtype, col, record) for record, text in enumerate(filled)]
+        out = np.array(values, np.float64 if dtype.is_floating else np.int64).astype(np_dtype)
     if missing.any():
         out[missing] = np.asarray(default).reshape(-1)[0]
     return out

@@ -10,7 +10,7 @@ sequence's end. Any object with `state_size`, `output_size`, `zero_state(batch, 
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes, nest, scopes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
@@ -120,56 +120,57 @@ def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_itera
     # (tf.contrib.crf's decoder emits int32 backpointers from a float state).
     output_dtype = (dtypes.as_dtype(dtype).base_dtype if dtype is not None
                     else nest.flatten(state)[0].dtype.base_dtype)
-    with scopes.name_scope("dynamic_rnn"):
-        input_tas = [tensor_array_ops.TensorArray(x.dtype.base_dtype, size=time_steps,
-                                                  element_shape=TensorShape(x.shape.as_list()[1:])
-                                                  if x.shape.ndims else None,
-                                                  tensor_array_name="input").unstack(x)
-                     for x in flat_inputs]
-        output_tas = [tensor_array_ops.TensorArray(output_dtype, size=time_steps,
-                                                   element_shape=_batch_shape(batch_static, s),
-                                                   tensor_array_name="output")
-                      for s in output_sizes]
-        loop_bound = time_steps
+    # As TF 1.x: the loop's ops are in the caller's scope (rnn/while/Exit_3,
+    # rnn/TensorArrayStack/TensorArrayGatherV3, ...), not under a "dynamic_rnn" scope.
+    input_tas = [tensor_array_ops.TensorArray(x.dtype.base_dtype, size=time_steps,
+                                              element_shape=TensorShape(x.shape.as_list()[1:])
+                                              if x.shape.ndims else None,
+                                              tensor_array_name="input").unstack(x)
+                 for x in flat_inputs]
+    output_tas = [tensor_array_ops.TensorArray(output_dtype, size=time_steps,
+                                               element_shape=_batch_shape(batch_static, s),
+                                               tensor_array_name="output")
+                  for s in output_sizes]
+    loop_bound = time_steps
+    if sequence_length is not None:
+        batch = array_ops.shape(first)[1]
+        zero_outputs = [array_ops.zeros(array_ops.stack([batch] + s.as_list()),
+                                        dtype=output_dtype)
+                        if s.is_fully_defined() else None for s in output_sizes]
+        longest = math_ops.reduce_max(sequence_length)
+        loop_bound = math_ops.minimum(time_steps, math_ops.maximum(1, longest))
+    time = array_ops.constant(0, dtype=dtypes.int32, name="time")
+
+    def body(t, tas, old_state):
+        step = [ta.read(t) for ta in input_tas]
+        for value, x in zip(step, flat_inputs):
+            value.set_shape(x.shape[1:])
+        step = nest.pack_sequence_as(inputs_structure, step)
+        output, new_state = cell(step, old_state)
+        flat_out = [convert_to_tensor(o) for o in nest.flatten(output)]
+        flat_new = nest.flatten(new_state)
         if sequence_length is not None:
-            batch = array_ops.shape(first)[1]
-            zero_outputs = [array_ops.zeros(array_ops.stack([batch] + s.as_list()),
-                                            dtype=output_dtype)
-                            if s.is_fully_defined() else None for s in output_sizes]
-            longest = math_ops.reduce_max(sequence_length)
-            loop_bound = math_ops.minimum(time_steps, math_ops.maximum(1, longest))
-        time = array_ops.constant(0, dtype=dtypes.int32, name="time")
+            done = math_ops.greater_equal(t, sequence_length)
+            flat_out = [math_ops.where(done, z if z is not None else array_ops.zeros_like(o), o)
+                        for z, o in zip(zero_outputs, flat_out)]
+            flat_old = nest.flatten(old_state)
+            flat_new = [math_ops.where(done, o, n) for o, n in zip(flat_old, flat_new)]
+        for value, ta in zip(flat_out, output_tas):
+            value.set_shape(ta.element_shape)
+        packed_state = nest.pack_sequence_as(old_state, flat_new)
+        return t + 1, [ta.write(t, o) for ta, o in zip(tas, flat_out)], packed_state
 
-        def body(t, tas, old_state):
-            step = [ta.read(t) for ta in input_tas]
-            for value, x in zip(step, flat_inputs):
-                value.set_shape(x.shape[1:])
-            step = nest.pack_sequence_as(inputs_structure, step)
-            output, new_state = cell(step, old_state)
-            flat_out = [convert_to_tensor(o) for o in nest.flatten(output)]
-            flat_new = nest.flatten(new_state)
-            if sequence_length is not None:
-                done = math_ops.greater_equal(t, sequence_length)
-                flat_out = [math_ops.where(done, z if z is not None else array_ops.zeros_like(o), o)
-                            for z, o in zip(zero_outputs, flat_out)]
-                flat_old = nest.flatten(old_state)
-                flat_new = [math_ops.where(done, o, n) for o, n in zip(flat_old, flat_new)]
-            for value, ta in zip(flat_out, output_tas):
-                value.set_shape(ta.element_shape)
-            packed_state = nest.pack_sequence_as(old_state, flat_new)
-            return t + 1, [ta.write(t, o) for ta, o in zip(tas, flat_out)], packed_state
-
-        _, output_tas, final_state = while_loop.while_loop(
-            lambda t, *_: t < loop_bound, body, [time, output_tas, state],
-            parallel_iterations=parallel_iterations, swap_memory=swap_memory,
-            maximum_iterations=time_steps, return_same_structure=True)
-        outputs = []
-        for ta, size in zip(output_tas, output_sizes):
-            stacked = ta.stack()
-            steps = time_steps if isinstance(time_steps, int) else None
-            stacked.set_shape(TensorShape([steps, batch_static]).concatenate(size))
-            outputs.append(stacked)
-        return nest.pack_sequence_as(cell.output_size, outputs), final_state
+    _, output_tas, final_state = while_loop.while_loop(
+        lambda t, *_: t < loop_bound, body, [time, output_tas, state],
+        parallel_iterations=parallel_iterations, swap_memory=swap_memory,
+        maximum_iterations=time_steps, return_same_structure=True)
+    outputs = []
+    for ta, size in zip(output_tas, output_sizes):
+        stacked = ta.stack()
+        steps = time_steps if isinstance(time_steps, int) else None
+        stacked.set_shape(TensorShape([steps, batch_static]).concatenate(size))
+        outputs.append(stacked)
+    return nest.pack_sequence_as(cell.output_size, outputs), final_state
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
@@ -210,9 +211,11 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 initial_state=initial_state_bw, dtype=dtype,
                 parallel_iterations=parallel_iterations, swap_memory=swap_memory,
                 time_major=time_major, scope=bw_scope)
-        output_bw = nest.map_structure(reverse, output_bw) if nest.is_nested(output_bw) \
-            else reverse(output_bw)
-        return (output_fw, output_bw), (state_fw, state_bw)
+    # As TF 1.x: the backward outputs are reversed back in the caller's scope (ReverseV2 /
+    # ReverseSequence, not bidirectional_rnn/...).
+    output_bw = nest.map_structure(reverse, output_bw) if nest.is_nested(output_bw) \
+        else reverse(output_bw)
+    return (output_fw, output_bw), (state_fw, state_bw)
 
 
 def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):

@@ -259,3 +259,51 @@ def test_decode_csv_options_and_errors(graph):
             sess.run(tf.decode_csv(["9999999999"], [[0]]))
     with pytest.raises(ValueError, match="strictly increasing"):
         tf.decode_csv(["1"], [[0], [0]], select_cols=[1, 0])
+
+
+FIELDS = ["1_000", " 1.5 ", "inf", "-nan", "1e400", "1.5e-320", "+3", "3.4028236e38", ".5",
+          "NaN", "-0", "7", "2147483648", "-2147483649", "9223372036854775808", "0x10", "x",
+          "\u0663", "NA", ""]
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.int32, tf.int64, tf.string])
+def test_decode_csv_one_record_equals_the_batch_path(graph, dtype):
+    # A tf.data map decodes one record at a time (a fast path); each value and each error
+    # must be those of the same field decoded in a batch of records.
+    default = {tf.string: b"d"}.get(dtype, 5)
+    record = tf.placeholder(tf.string, [None])
+    (column,) = tf.decode_csv(record, [tf.constant([default], dtype)], na_value="NA")
+    with tf.Session() as sess:
+        for text in FIELDS:
+            batch = [text, "7"]
+            try:
+                expected = sess.run(column, {record: batch})[:1]
+            except tf.errors.InvalidArgumentError as err:
+                expected = err.message
+            try:
+                got = sess.run(column, {record: [text]})
+            except tf.errors.InvalidArgumentError as err:
+                got = err.message
+            if isinstance(expected, str):
+                assert got == expected, text
+            else:
+                assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes() \
+                    if dtype != tf.string else got.tolist() == expected.tolist(), text
+
+
+def test_decode_csv_number_syntax_is_tfs(graph):
+    # TF parses with strtod/strto64: hexadecimal floats are numbers, digit separators are not
+    # (Python's float() and NumPy's casts would take "1_000").
+    rec = tf.placeholder(tf.string, [None])
+    (f32,) = tf.decode_csv(rec, [[0.0]])
+    (i64,) = tf.decode_csv(rec, [tf.constant([0], tf.int64)])
+    with tf.Session() as sess:
+        for batch in (["0x10"], ["0x10", "-0x1p3", " 2.5 "]):
+            np.testing.assert_array_equal(sess.run(f32, {rec: batch}),
+                                          [16.0, -8.0, 2.5][:len(batch)])
+        np.testing.assert_array_equal(sess.run(i64, {rec: ["+5", " 7 "]}), [5, 7])
+        for bad, column in (("1_000", f32), ("1_000", i64), ("0x10", i64), ("1e", f32)):
+            for batch in ([bad], ["1", bad]):
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match=f"record {len(batch) - 1} is not a valid"):
+                    sess.run(column, {rec: batch})

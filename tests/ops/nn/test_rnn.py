@@ -270,3 +270,31 @@ def test_explicit_dtype_is_the_output_dtype_as_in_tf():
         np.testing.assert_array_equal(out_v[:, t], np.where(live[:, None], scores.argmax(1), 0))
         h = np.where(live[:, None], scores.max(1), h)
     np.testing.assert_allclose(state_v, h)
+
+
+def test_dynamic_rnn_op_names_follow_tf1():
+    # Programs and notebooks of the TF 1.x era print or fetch these names: the while loop and
+    # the output stack sit directly in the rnn scope; the LSTM state is (c, h) = Exit_3, Exit_4
+    # (Exit, Exit_1, Exit_2: the iteration counter, time and the output TensorArray).
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, None, 3])
+        outputs, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(4), x, dtype=tf.float32,
+                                           time_major=True)
+        assert outputs.name == "rnn/TensorArrayStack/TensorArrayGatherV3:0"
+        assert (state.c.name, state.h.name) == ("rnn/while/Exit_3:0", "rnn/while/Exit_4:0")
+        lengths = tf.placeholder(tf.int32, [None])
+        cell = tf.nn.rnn_cell.GRUCell(2)
+        (fw, bw), _ = tf.nn.bidirectional_dynamic_rnn(cell, cell, x, lengths, dtype=tf.float32,
+                                                      time_major=True)
+        assert fw.name == "bidirectional_rnn/fw/fw/TensorArrayStack/TensorArrayGatherV3:0"
+        assert bw.name == "ReverseSequence:0"   # reversed back outside the scope
+        ta = tf.TensorArray(tf.float32, size=2, clear_after_read=False).unstack(
+            tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+        gathered = ta.gather([1, 0])
+        assert gathered.name == "TensorArrayGatherV3:0"
+        stacked = ta.stack(name="all")
+        assert stacked.name == "all/all:0"
+        with tf.Session() as sess:
+            g, s = sess.run([gathered, stacked])
+        np.testing.assert_array_equal(g, [[3.0, 4.0], [1.0, 2.0]])
+        np.testing.assert_array_equal(s, [[1.0, 2.0], [3.0, 4.0]])
