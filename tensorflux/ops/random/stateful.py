@@ -61,6 +61,8 @@ def _draw(draw, dims: tuple, dtype, *args):
     NumPy's scalar draw (`size=None`) consumes the stream exactly as one element of an array
     draw does, so both paths give the same values.
     """
+    if not dims:
+        return np.array(draw(*args, dtype=dtype), dtype)
     count = _count(dims)
     if count > _SMALL:
         return draw(*args, size=dims, dtype=dtype)
