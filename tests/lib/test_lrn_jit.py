@@ -139,3 +139,43 @@ def test_op_runs_compiled_or_reference_by_tfx_jit(monkeypatch, flag):
         want_dx = lrn_jit.lrn_grad(dy, x, want_y, **attrs)
     np.testing.assert_array_equal(yv, want_y)
     np.testing.assert_array_equal(dxv, want_dx)
+
+
+@pytest.mark.parametrize("mode", ["loaded", "quiet"])
+@pytest.mark.parametrize("rows", [1, 7, 5003])
+def test_split_over_intra_op_threads_equals_one_call(monkeypatch, mode, rows):
+    """Row ranges on helper threads (`run_parts` under load, `run_elementwise` quiet) give the
+    values of one call, bit for bit, NaN and inf included."""
+    from tensorflux.lib.numerics import intra_op
+    from tensorflux.runtime import thread_budget as tb
+    monkeypatch.setattr(lrn_jit, "SPLIT_ELEMENTS", 1)
+    rng = np.random.default_rng(rows)
+    x = floats(rng, (rows, 1, 1, 13), np.float32, True, every=5)
+    dy = floats(rng, x.shape, np.float32, True, every=9)
+    attrs = {"depth_radius": 4, "bias": 1.0, "alpha": 0.001 / 9.0, "beta": 0.75}
+    with np.errstate(all="ignore"):
+        want_y = lrn_jit.lrn(x, **attrs)
+        want_dx = lrn_jit.lrn_grad(dy, x, want_y, **attrs)
+    pool = tb.KernelPool(1, "test-lrn-split", counted=False)
+    used = []
+
+    def submit(fn):
+        used.append(pool.try_run(fn))
+        return used[-1]
+
+    if mode == "loaded":
+        intra_op.configure(2, submit)
+    else:
+        intra_op.configure(1, submit, elementwise=2)
+    try:
+        with np.errstate(all="ignore"):
+            y = lrn_jit.lrn(x, **attrs)
+            dx = lrn_jit.lrn_grad(dy, x, y, **attrs)
+    finally:
+        intra_op.configure(1)
+        pool.close()
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(dx, want_dx)
+    # One submit per split call (the helper may still be busy with the forward's part when the
+    # gradient asks: then the caller runs every part itself).
+    assert len(used) == (0 if rows == 1 else 2) and (rows == 1 or used[0])

@@ -17,13 +17,22 @@ its own (vectorised, not always correctly rounded) routine. Here float32 inputs 
 betas 0.5, 0.75 and 1 take it in float64 from square roots and a division (which vectorise) and
 round once, so it is correctly rounded but for a tie; other betas and float64 call libm's `pow`.
 The two differ by at most an ulp or so.
+
+Rows are independent, so a large input runs in row ranges on the intra-op threads when the
+budget splits kernels (`intra_op.run_parts` under load, `intra_op.run_elementwise` on a quiet
+machine), as the compiled pooling and epilogue kernels do: each row is computed by the same loop
+whichever thread runs it, so split results equal one call's bit for bit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.lib.numerics import intra_op
 from tensorflux.lib.numerics import jit as jit_mod
+
+# Inputs smaller than this (elements) run in one call: a split costs a thread hand-off.
+SPLIT_ELEMENTS = 1 << 18
 
 SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -40,6 +49,18 @@ def _rows(a: np.ndarray) -> np.ndarray:
 
 _GENERAL, _BETA_3_4, _BETA_1_2, _BETA_1 = range(4)
 _SQRT_MODES = {0.75: _BETA_3_4, 0.5: _BETA_1_2, 1.0: _BETA_1}
+
+
+def _row_ranges(fn, rows: int, elements: int) -> None:
+    """`fn(lo, hi)` over all rows: in one call, or in row ranges on the intra-op threads."""
+    split = intra_op.splits()
+    threads = split if split > 1 else intra_op.elementwise_splits()
+    if threads <= 1 or rows <= 1 or elements < SPLIT_ELEMENTS:
+        fn(0, rows)
+        return
+    ranges = intra_op.balanced_parts(rows, threads * intra_op.CHUNKS_PER_THREAD)
+    run = intra_op.run_parts if split > 1 else intra_op.run_elementwise
+    run(lambda i: fn(*ranges[i]), len(ranges))
 
 
 def _scalars(dtype, radius, bias, alpha, beta):
@@ -63,7 +84,9 @@ def lrn(x: np.ndarray, depth_radius: int, bias: float, alpha: float,
     radius, bias_, alpha_, power, mode, _ = _scalars(x.dtype, depth_radius, bias, alpha, beta)
     out = np.empty(x.shape, dtype=x.dtype)
     if x.size:
-        _lrn(_rows(x), radius, bias_, alpha_, power, mode, out.reshape(-1, x.shape[-1]))
+        rows, out_rows = _rows(x), out.reshape(-1, x.shape[-1])
+        _row_ranges(lambda lo, hi: _lrn(rows[lo:hi], radius, bias_, alpha_, power, mode,
+                                        out_rows[lo:hi]), rows.shape[0], x.size)
     return out
 
 
@@ -81,8 +104,11 @@ def lrn_grad(dy: np.ndarray, x: np.ndarray, y: np.ndarray, depth_radius: int, bi
                                                          beta)
     out = np.empty(x.shape, dtype=x.dtype)
     if x.size:
-        _lrn_grad(_rows(dy), _rows(x), _rows(y), radius, bias_, alpha_, power, mode, scale,
-                  out.reshape(-1, x.shape[-1]))
+        dy_rows, x_rows, y_rows = _rows(dy), _rows(x), _rows(y)
+        out_rows = out.reshape(-1, x.shape[-1])
+        _row_ranges(lambda lo, hi: _lrn_grad(dy_rows[lo:hi], x_rows[lo:hi], y_rows[lo:hi],
+                                             radius, bias_, alpha_, power, mode, scale,
+                                             out_rows[lo:hi]), x_rows.shape[0], x.size)
     return out
 
 

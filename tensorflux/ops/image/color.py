@@ -75,8 +75,14 @@ def _adjust_contrast_kernel(images, contrast_factor):
         raise _invalid(f"input must be at least 3-D, got shape {list(images.shape)}")
     _check_scalar(contrast_factor, "contrast_factor")
     x = images.astype(np.float32, copy=False)
-    mean = x.mean(axis=(-3, -2), keepdims=True, dtype=np.float32)
-    return ((x - mean) * np.float32(contrast_factor) + mean).astype(images.dtype, copy=False)
+    # NOTE: np.mean's own steps (a float32 sum over height and width, divided in place by the
+    # count), without its Python-level argument handling: one image per step in input pipelines.
+    mean = np.add.reduce(x, axis=(-3, -2), dtype=np.float32, keepdims=True)
+    np.true_divide(mean, x.shape[-3] * x.shape[-2], out=mean)
+    out = np.subtract(x, mean)
+    np.multiply(out, np.float32(contrast_factor), out=out)
+    np.add(out, mean, out=out)
+    return out.astype(images.dtype, copy=False)
 
 
 # -- hue and saturation (TF's CPU formulas, vectorised over pixels) ---------------------------

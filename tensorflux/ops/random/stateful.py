@@ -2,8 +2,18 @@
 
 Each node owns a `numpy.random.Generator` (PCG64) created once per session from its `seed` and
 `seed2` attrs (see `random_seed.get_seed`), so its sequence advances step by step and restarts
-with a new Session; `seed == seed2 == 0` draws fresh OS entropy. Values are not bit-identical to
-TensorFlow's Philox streams; their distributions are the same.
+with a new Session; `seed == seed2 == 0` draws fresh OS entropy. A seeded op's values depend only
+on its own seeds and how many values it drew before, never on other ops (TF1's rule: each op has
+its own stream). Values are not bit-identical to TensorFlow's Philox streams; their distributions
+are the same.
+
+Threads: a kernel instance (one per node and session) is shared by every thread that runs the
+node, as TF shares an op's generator. NumPy's array draws take the generator's lock and release
+the GIL for the fill; for the tiny draws of per-example preprocessing (a scalar, a crop offset)
+that GIL round trip is a thread handoff per draw, and a thread that waits for the GIL inside the
+fill holds the lock the other threads then queue on. Draws of at most `_SMALL` values are made
+one value at a time through NumPy's scalar path, which keeps the GIL (its lock is then never
+contended): the same values, in the same order, as one array draw of the stream.
 """
 
 from __future__ import annotations
@@ -33,6 +43,31 @@ def _generator(seed: int, seed2: int) -> np.random.Generator:
         return np.random.Generator(np.random.PCG64())
     sequence = np.random.SeedSequence([int(seed) & _UINT64, int(seed2) & _UINT64])
     return np.random.Generator(np.random.PCG64(sequence))
+
+
+_SMALL = 16
+
+
+def _count(dims: tuple) -> int:
+    count = 1
+    for d in dims:
+        count *= d
+    return count
+
+
+def _draw(draw, dims: tuple, dtype, *args):
+    """`draw(*args, size=dims, dtype=dtype)`, made value by value (keeping the GIL) when small.
+
+    NumPy's scalar draw (`size=None`) consumes the stream exactly as one element of an array
+    draw does, so both paths give the same values.
+    """
+    if not dims:
+        return np.array(draw(*args, dtype=dtype), dtype)
+    count = _count(dims)
+    if count > _SMALL:
+        return draw(*args, size=dims, dtype=dtype)
+    values = np.array([draw(*args, dtype=dtype) for _ in range(count)], dtype)
+    return values.reshape(dims) if len(dims) != 1 else values
 
 
 def _dims(shape) -> tuple:
@@ -93,14 +128,14 @@ def _random_uniform_kernel(seed, seed2, dtype):
     if out_type == np.float16:
         # NOTE: casting a float32 draw could round up to 1.0; draw the 10 mantissa bits instead.
         def uniform_half(shape):
-            bits = rng.integers(0, 1 << 10, size=_dims(shape), dtype=np.int32)
+            bits = _draw(rng.integers, _dims(shape), np.int32, 0, 1 << 10)
             return (bits * np.float32(2.0**-10)).astype(np.float16)
 
         return uniform_half
     work = _work_dtype(dtype)
 
     def uniform(shape):
-        return rng.random(_dims(shape), dtype=work)
+        return _draw(rng.random, _dims(shape), work)
 
     return uniform
 
@@ -134,7 +169,7 @@ def _random_uniform_int_kernel(seed, seed2, Tout):
         if low >= high:
             raise errors.InvalidArgumentError(
                 None, None, f"Need minval < maxval, got {low} >= {high}")
-        return rng.integers(low, high, size=dims, dtype=out_type)
+        return _draw(rng.integers, dims, out_type, low, high)
 
     return uniform_int
 
@@ -159,7 +194,7 @@ def _random_standard_normal_kernel(seed, seed2, dtype):
     out_type = dtype.as_numpy_dtype
 
     def standard_normal(shape):
-        return rng.standard_normal(_dims(shape), dtype=work).astype(out_type, copy=False)
+        return _draw(rng.standard_normal, _dims(shape), work).astype(out_type, copy=False)
 
     return standard_normal
 
@@ -182,7 +217,7 @@ def _truncated_normal_kernel(seed, seed2, dtype):
     out_type = dtype.as_numpy_dtype
 
     def truncated_normal(shape):
-        values = rng.standard_normal(_dims(shape), dtype=work).astype(out_type, copy=False)
+        values = _draw(rng.standard_normal, _dims(shape), work).astype(out_type, copy=False)
         flat = values.reshape(-1)
         # Resample, in rounds over all rejected positions at once, what lies 2 stddev or more
         # out (about 4.6% per round, so a handful of rounds).

@@ -285,3 +285,23 @@ def test_per_image_standardization():
     np.testing.assert_array_equal(flat, 0)  # stddev floored at 1/sqrt(4), mean removed
     with pytest.raises(ValueError, match="at least three-dimensional"):
         tf.image.per_image_standardization(np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("shape", [(24, 24, 3), (1, 1, 1), (31, 17, 1), (2, 5, 7, 3), (0, 4, 3),
+                                   (3, 0, 2, 1), (2, 3, 9, 11, 4)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_adjust_contrast_kernel_equals_float32_mean_formula_bit_for_bit(shape, dtype):
+    """The kernel's sum-and-divide mean and in-place passes give np.mean's values exactly."""
+    from tensorflux.ops.image import color
+    rng = np.random.default_rng(len(shape) * 7 + shape[-1])
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    if x.size > 3:
+        x.reshape(-1)[1], x.reshape(-1)[2] = np.nan, np.inf
+    for factor in (0.2, 1.7, -3.0):
+        with np.errstate(all="ignore"):
+            flt = x.astype(np.float32)
+            mean = flt.mean(axis=(-3, -2), keepdims=True, dtype=np.float32)
+            want = ((flt - mean) * np.float32(factor) + mean).astype(dtype)
+            got = color._adjust_contrast_kernel(x, np.float32(factor))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
