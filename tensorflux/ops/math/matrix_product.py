@@ -92,11 +92,16 @@ def product(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
 
 @MatMul.kernel(factory=True)
 def _matmul_factory(transpose_a, transpose_b):
-    if not transpose_a and not transpose_b:
-        return intra_op.matmul
+    plain = not transpose_a and not transpose_b
 
     def matmul_kernel(a, b):
-        return product(a, b, transpose_a, transpose_b)
+        try:
+            return intra_op.matmul(a, b) if plain else product(a, b, transpose_a, transpose_b)
+        except ValueError:  # NumPy's core-dimension mismatch, in TF's words
+            raise errors.InvalidArgumentError(
+                None, None, f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: "
+                            f"{list(b.shape)} (transpose_a={transpose_a}, "
+                            f"transpose_b={transpose_b})") from None
 
     return matmul_kernel
 

@@ -198,7 +198,7 @@ class SparseTensorsMap:
         self.name = name
         self._lock = threading.Lock()
         self._values: dict = {}
-        self._next = 1
+        self._next = 0  # TF numbers a map's SparseTensors from 0
 
     def add(self, entries) -> np.ndarray:
         with self._lock:

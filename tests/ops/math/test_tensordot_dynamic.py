@@ -49,3 +49,12 @@ def test_argument_errors():
     for axes in ([[0], [7]], [[0, 1]], [0, 1]):
         with pytest.raises(tf.errors.InvalidArgumentError):
             run(out, {pa: m, pb: m, fed: axes})
+
+
+def test_matmul_size_mismatch_when_run_uses_tf_words():
+    pa, pb = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    for transpose_b in (False, True):
+        out = tf.matmul(pa, pb, transpose_b=transpose_b)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Matrix size-incompatible: In\[0\]: \[2, 2\], In\[1\]"):
+            run(out, {pa: np.ones((2, 2)), pb: np.ones((3, 3))})
