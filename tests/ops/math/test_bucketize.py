@@ -7,6 +7,7 @@ from op_helpers import graph, run  # noqa: F401
 import tensorflux as tf
 from tensorflux.ops.math.histogram import bucketize
 
+COVERED_OPS = {"Bucketize"}
 EDGES = [-2.5, 0.0, 0.0, 1.0, 7.25]
 
 

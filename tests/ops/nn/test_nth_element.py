@@ -8,6 +8,23 @@ from op_helpers import graph, run  # noqa: F401
 import tensorflux as tf
 from tensorflux.ops.nn.order_statistics import nth_element
 
+COVERED_OPS = {"NthElement"}
+
+
+def _separated_case(n, reverse):
+    """Rows of distinct values at least 0.1 apart, so finite differences keep the order."""
+
+    def build(tf):
+        value = np.random.RandomState(n).permutation(15).reshape(3, 5) / 10.0
+        x = tf.placeholder(tf.float64, [3, 5])
+        return nth_element(x, n, reverse=reverse), [x], [value]
+
+    return build
+
+
+GRADIENT_CASES = [("NthElement", _separated_case(0, False)),
+                  ("NthElement", _separated_case(3, True))]
+
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8])
 @pytest.mark.parametrize("shape", [(7,), (3, 6), (2, 3, 4)])
