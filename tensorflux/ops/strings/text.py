@@ -21,7 +21,7 @@ from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.lib.numerics.unicode_categories import category_class_body
+from tensorflux.lib.numerics import unicode_regex
 from tensorflux.ops.ragged.ragged_tensor import RaggedTensor, from_dense_rows
 from tensorflux.ops.strings.conversion import map_bytes, object_array
 
@@ -220,102 +220,11 @@ def _rewrite_parts(rewrite: bytes) -> list:
     return parts
 
 
-_TEXT = ("utf-8", "surrogateescape")  # bytes <-> str, any bytes round-trip
-
-
-def _unicode_class(pattern: str, i: int, in_brackets: bool):
-    """Translates RE2's `\\pX`, `\\p{Name}`, `\\p{^Name}` or `\\P..` at pattern[i] (the
-    backslash); returns (replacement, next index)."""
-    negate = pattern[i + 1] == "P"
-    if pattern.startswith("{", i + 2):
-        close = pattern.find("}", i + 3)
-        if close < 0:
-            raise ValueError("missing closing } of a \\p class")
-        name, end = pattern[i + 3:close], close + 1
-        if name.startswith("^"):
-            negate, name = not negate, name[1:]
-    elif i + 2 < len(pattern):
-        name, end = pattern[i + 2], i + 3
-    else:
-        raise ValueError("a \\p class needs a name")
-    body = category_class_body(name)
-    if in_brackets:
-        if negate:
-            raise ValueError("a negated \\P class inside [...] is not supported")
-        return body, end
-    return ("[^" if negate else "[") + body + "]", end
-
-
-def _translate_unicode_classes(pattern: str) -> str | None:
-    """The pattern with RE2's Unicode category classes spelled out, or None when it has none."""
-    out, i, depth, found = [], 0, False, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            if pattern[i + 1] in "pP":
-                text, i = _unicode_class(pattern, i, depth)
-                out.append(text)
-                found = True
-                continue
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if char == "[" and not depth:
-            depth = True
-            out.append(char)
-            # a "]" right after "[" or "[^" is a literal member
-            i += 1
-            if pattern.startswith("^", i):
-                out.append("^")
-                i += 1
-            if pattern.startswith("]", i):
-                out.append("]")
-                i += 1
-            continue
-        if char == "]" and depth:
-            depth = False
-        out.append(char)
-        i += 1
-    return "".join(out) if found else None
-
-
-class _TextRegex:
-    """A `str` regex (with RE2's ASCII-only \\w, \\d, \\s) used through the bytes interface of
-    a compiled bytes pattern: fullmatch, sub and groups."""
-
-    def __init__(self, regex):
-        self._regex = regex
-        self.groups = regex.groups
-
-    def fullmatch(self, data: bytes):
-        return self._regex.fullmatch(data.decode(*_TEXT))
-
-    def sub(self, expand, data: bytes, count: int = 0) -> bytes:
-        def repl(match):
-            return expand(_BytesMatch(match)).decode(*_TEXT)
-
-        return self._regex.sub(repl, data.decode(*_TEXT), count=count).encode(*_TEXT)
-
-
-class _BytesMatch:
-    """A `str` match whose groups read as bytes."""
-
-    def __init__(self, match):
-        self._match = match
-
-    def group(self, index: int):
-        value = self._match.group(index)
-        return None if value is None else value.encode(*_TEXT)
-
-
 def _compile(pattern: bytes):
     """A compiled RE2 pattern: Python's `re` on bytes, or on text when the pattern uses RE2's
     Unicode category classes (`\\p{Ll}`), which `re` lacks and which match whole characters."""
     try:
-        text = _translate_unicode_classes(pattern.decode(*_TEXT))
-        if text is None:
-            return re.compile(pattern)
-        return _TextRegex(re.compile(text, re.ASCII))
+        return unicode_regex.compile_re2(pattern)
     except (re.error, ValueError) as err:
         raise _invalid(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {err}") \
             from None

@@ -8,7 +8,7 @@ import pytest
 from op_helpers import graph, run  # noqa: F401
 
 import tensorflux as tf
-from tensorflux.lib.numerics.unicode_categories import category_class_body
+from tensorflux.lib.numerics.unicode_regex import category_class_body
 
 TEXT = ["AbÇdé Ωμ 12٣", "xY_z", ""]
 
