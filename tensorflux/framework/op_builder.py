@@ -14,7 +14,7 @@ from tensorflux.framework.op_def import OpDef, coerce_attr
 from tensorflux.framework.static_values import StaticInput
 from tensorflux.framework.tensor import Tensor, user_location
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
-from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.framework.tensor_shape import RankError, TensorShape, as_shape
 
 _MISSING = object()
 
@@ -253,6 +253,8 @@ def _infer_shapes(op_def: OpDef, op_name: str, grouped: list, attrs: dict, n_out
     kwargs = {k: attrs[k] for k in op_def.shape_attr_names}
     try:
         result = rule(*shape_args, **kwargs)
+    except RankError as err:
+        raise ValueError(f"{op_def.name} '{op_name}': {err.inference_message()}") from None
     except (ValueError, TypeError) as err:
         raise type(err)(f"{op_def.name} '{op_name}': {err}") from None
     if n_outputs == 1 and not isinstance(result, (list, tuple)):

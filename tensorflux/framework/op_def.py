@@ -172,6 +172,9 @@ def _coerce_attr(name: str, kind: str, value, allowed):
     """Validates and normalises an attr value; raises TypeError/ValueError naming the attr."""
     if value is None and kind in ("shape", "tensor", "func", "any"):
         return value
+    if kind.startswith("list(") and not hasattr(value, "__iter__"):
+        raise TypeError(f"Expected list for attr {name}, obtained {type(value).__name__} "
+                        "instead.")
     try:
         if kind == "type":
             value = dtypes.as_dtype(value)

@@ -76,6 +76,8 @@ def _infer_numpy(value, dtype):
             return _string_array(value)
         return value
     if isinstance(value, np.generic):
+        if isinstance(value, (np.bytes_, np.str_)):  # a string scalar: a bytes object
+            return _string_array(value)
         return np.asarray(value)
     array = np.array(value)
     kind = array.dtype.kind

@@ -164,6 +164,23 @@ def dimension_at_index(shape, index) -> Dimension:
     return Dimension(shape.dims[index])
 
 
+class RankError(ValueError):
+    """A shape of the wrong rank (`TensorShape.with_rank*`): "Shape (2,) must have rank 2".
+
+    Shape functions report it the way TF's shape inference does ("Shape must be rank 2 but is
+    rank 1") through `inference_message`.
+    """
+
+    def __init__(self, shape, rank: int, bound: str):
+        super().__init__(f"Shape {shape} must have rank {bound}{rank}")
+        self.shape, self.rank, self.bound = shape, rank, bound
+
+    def inference_message(self) -> str:
+        """TF's shape-inference wording followed by this error's own."""
+        return (f"Shape must be {self.bound}rank {self.rank} but is rank {self.shape.ndims} "
+                f"({self})")
+
+
 class TensorShape:
     """The static shape of a tensor, possibly partially known. Immutable."""
 
@@ -280,17 +297,17 @@ class TensorShape:
         if self._dims is None:
             return unknown_shape(rank)
         if len(self._dims) != rank:
-            raise ValueError(f"Shape {self} must have rank {rank}")
+            raise RankError(self, rank, "")
         return self
 
     def with_rank_at_least(self, rank: int) -> TensorShape:
         if self._dims is not None and len(self._dims) < rank:
-            raise ValueError(f"Shape {self} must have rank at least {rank}")
+            raise RankError(self, rank, "at least ")
         return self
 
     def with_rank_at_most(self, rank: int) -> TensorShape:
         if self._dims is not None and len(self._dims) > rank:
-            raise ValueError(f"Shape {self} must have rank at most {rank}")
+            raise RankError(self, rank, "at most ")
         return self
 
     def assert_has_rank(self, rank: int) -> None:

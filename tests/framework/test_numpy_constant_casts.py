@@ -50,3 +50,10 @@ def test_converted_array_is_owned_by_the_graph(dtype):
         values += 100
         for got in _run(converted):
             np.testing.assert_array_equal(got, before.astype(got.dtype))
+
+
+def test_numpy_string_scalars_become_bytes_scalars():
+    with tf.Graph().as_default():
+        fetched = _run([tf.constant(np.bytes_(b"ab\x00c")), tf.constant(np.str_("hé"))])
+    assert fetched == [b"ab\x00c", "hé".encode()]
+    assert all(type(v) is bytes for v in fetched)

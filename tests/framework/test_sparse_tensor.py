@@ -140,7 +140,7 @@ def test_sparse_tensors_map_round_trip(graph):
                                                       [1, 2, 0]])
         np.testing.assert_array_equal(value.values, [1, 2, 1, 2])
         np.testing.assert_array_equal(value.dense_shape, [2, 3, 2])
-        with pytest.raises(tf.errors.InvalidArgumentError, match="unable to find"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Unable to find SparseTensor"):
             sess.run(taken, {all_handles: [h1]})  # each value is taken once
         many = sess.run(handles)
         assert many.shape == (2,)

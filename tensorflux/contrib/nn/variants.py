@@ -11,8 +11,8 @@ from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import activations
-from tensorflux.ops.nn import core as nn_core
 from tensorflux.ops.nn import functions as nn_impl
+from tensorflux.ops.nn.order_statistics import nth_element  # noqa: F401 - tf.contrib.nn name
 from tensorflux.ops.nn.sampled_losses import _compute_sampled_logits
 from tensorflux.ops.random import stateful as random_ops
 
@@ -125,34 +125,6 @@ def sampled_sparse_softmax_loss(weights, biases, labels, inputs, num_sampled, nu
     # The true class's logit is column 0.
     targets = array_ops.zeros(array_ops.shape(logits)[:1], dtype=dtypes.int64)
     return nn_impl.sparse_softmax_cross_entropy_with_logits(labels=targets, logits=logits)
-
-
-def nth_element(input, n, reverse=False, name=None):  # noqa: A002 - TF1 signature
-    """The n-th smallest (or, with reverse, largest) value along the last dimension.
-
-    Args:
-        input: a real tensor of rank >= 1 whose last dimension is > n.
-        n: a non-negative scalar int.
-        reverse: take the n-th largest instead.
-        name: op name.
-
-    Returns:
-        A tensor of input's shape without its last dimension.
-
-    Raises:
-        ValueError: n negative (when static) or input of rank 0.
-    """
-    with name_scope(name, "NthElement", [input]):
-        input = convert_to_tensor(input, name="input")  # noqa: A001
-        if input.shape.ndims == 0:
-            raise ValueError("nth_element: input must have rank >= 1")
-        n_value = constant_value(convert_to_tensor(n, dtype=dtypes.int32))
-        if n_value is not None and int(n_value) < 0:
-            raise ValueError(f"nth_element: n must be non-negative, got {int(n_value)}")
-        values = input if reverse else -input
-        top, _ = nn_core.top_k(values, k=convert_to_tensor(n, dtype=dtypes.int32) + 1)
-        picked = top[..., -1]
-        return picked if reverse else -picked
 
 
 def deprecated_flipped_softmax_cross_entropy_with_logits(logits, labels, dim=-1, name=None):

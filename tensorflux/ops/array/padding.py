@@ -414,23 +414,27 @@ ReverseSequence = define_op(
 
 @ReverseSequence.shape_fn
 def _reverse_sequence_shape(input, seq_lengths, *, seq_dim, batch_dim):
+    # TF's shape function: both dims in range, batch dim merged with len(seq_lengths);
+    # seq_dim == batch_dim is only rejected by the kernel.
     seq_lengths.with_rank(1)
     if input.ndims is not None:
-        if not (0 <= seq_dim < input.ndims and 0 <= batch_dim < input.ndims):
-            raise ValueError(f"seq_dim {seq_dim} and batch_dim {batch_dim} must be in "
-                             f"[0, {input.ndims})")
-        if seq_dim == batch_dim:
-            raise ValueError(f"seq_dim ({seq_dim}) == batch_dim ({batch_dim})")
+        for label, dim in (("seq_dim", seq_dim), ("batch_dim", batch_dim)):
+            if dim >= input.ndims:
+                raise ValueError(f"{label} must be < input rank ({dim} vs. {input.ndims})")
+            if dim < 0:
+                raise ValueError(f"{label} must be >= 0, got {dim}")
         batch, lengths = input.dims[batch_dim], seq_lengths.dims[0]
         if batch is not None and lengths is not None and batch != lengths:
-            raise ValueError(f"Length of seq_lengths ({lengths}) != input.dims({batch_dim}) "
-                             f"({batch})")
+            raise ValueError(f"Dimensions must be equal, but are {batch} and {lengths} "
+                             f"(input.dims({batch_dim}) and the length of seq_lengths)")
     return input
 
 
 @ReverseSequence.kernel(factory=True)
 def _reverse_sequence_kernel(seq_dim, batch_dim):
     def reverse_sequence(x, lengths):
+        if seq_dim == batch_dim:
+            raise errors.InvalidArgumentError(None, None, f"batch_dim == seq_dim == {seq_dim}")
         moved = np.moveaxis(x, (batch_dim, seq_dim), (0, 1))
         batch, steps = moved.shape[:2]
         if lengths.shape != (batch,):

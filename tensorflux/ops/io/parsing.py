@@ -9,7 +9,6 @@ one tensor per column.
 from __future__ import annotations
 
 import collections
-import csv
 import re
 
 import numpy as np
@@ -376,23 +375,63 @@ def _decode_csv_shape(records, record_defaults):
     return [[records] * len(record_defaults)]
 
 
+_QUOTE_END = "Quoted field has to end with quote followed by delim or end"
+
+
+def _bad_record(index: int, pos: int, what: str):
+    return errors.InvalidArgumentError(None, None, f"{what} (record {index}, offset {pos})")
+
+
+def _split_fields(line: str, delim: str, quoted: bool, index: int) -> list:
+    """One record's fields, as TF's DecodeCSV splits them.
+
+    A field starting with a double quote (when `quoted`) runs to the next lone quote, `""`
+    standing for one quote; that closing quote must be followed by the delimiter or the end.
+    Any other field runs to the next delimiter and may hold no quote (when `quoted`) and no CR
+    or LF. A trailing delimiter ends the record with an empty field.
+    """
+    fields: list = []
+    pos, size = 0, len(line)
+    while True:
+        if quoted and pos < size and line[pos] == '"':
+            parts, pos = [], pos + 1
+            while True:
+                close = line.find('"', pos)
+                if close < 0:
+                    raise _bad_record(index, size, _QUOTE_END)
+                parts.append(line[pos:close])
+                if line.startswith('"', close + 1):
+                    parts.append('"')
+                    pos = close + 2
+                    continue
+                pos = close + 1
+                break
+            if pos < size and line[pos] != delim:
+                raise _bad_record(index, pos, _QUOTE_END)
+            fields.append("".join(parts))
+        else:
+            end = line.find(delim, pos)
+            end = size if end < 0 else end
+            field = line[pos:end]
+            if (quoted and '"' in field) or "\n" in field or "\r" in field:
+                raise _bad_record(index, pos, "Unquoted fields cannot have quotes/CRLFs inside")
+            fields.append(field)
+            pos = end
+        if pos >= size:
+            return fields
+        pos += 1  # past the delimiter
+        if pos == size:
+            fields.append("")
+            return fields
+
+
 def _split_records(lines, delim: str, quoted: bool):
     """Each record's fields (as str, bytes kept through latin-1), or raises naming the record."""
-    kwargs = {"delimiter": delim, "strict": True}
-    if quoted:
-        kwargs.update(quotechar='"', doublequote=True, quoting=csv.QUOTE_MINIMAL)
-    else:
-        kwargs.update(quoting=csv.QUOTE_NONE, escapechar=None)
-    rows = []
-    for index, line in enumerate(lines):
-        try:
-            parsed = list(csv.reader([line], **kwargs))
-        except csv.Error as err:
-            raise errors.InvalidArgumentError(
-                None, None, f"Unquoted fields cannot have quotes/CRLFs inside (record {index}: "
-                f"{err})") from None
-        rows.append(parsed[0] if parsed else [""])
-    return rows
+    return [_split_fields(line, delim, quoted, index) for index, line in enumerate(lines)]
+
+
+# The type names DecodeCSV's errors use (TF's C++ names for the float types).
+_CSV_TYPE_NAMES = {dtypes.float32: "float", dtypes.float64: "double"}
 
 
 def _parse_number(text: str, dtype, col: int, record: int):
@@ -416,8 +455,8 @@ def _parse_number(text: str, dtype, col: int, record: int):
             return float.fromhex(text.strip())
     except (ValueError, OverflowError):
         raise errors.InvalidArgumentError(
-            None, None, f"Field {col} in record {record} is not a valid {dtype.name}: "
-            f"{text}") from None
+            None, None, f"Field {col} in record {record} is not a valid "
+            f"{_CSV_TYPE_NAMES.get(dtype, dtype.name)}: {text}") from None
 
 
 def _convert_single(text: str, dtype):
@@ -495,11 +534,9 @@ def _decode_csv_kernel(records, *defaults, OUT_TYPE, field_delim, use_quote_deli
     columns = [[] for _ in types]
     for index, fields in enumerate(rows):
         if select_cols:
-            if max(select_cols) >= len(fields):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Expect {max(select_cols) + 1} fields but have {len(fields)} "
-                    f"in record {index}")
-            fields = [fields[c] for c in select_cols]
+            # Only the selected columns are kept; a record too short for them is reported by
+            # how many of the selected columns it has.
+            fields = [fields[c] for c in select_cols if c < len(fields)]
         if len(fields) != expected:
             raise errors.InvalidArgumentError(
                 None, None, f"Expect {expected} fields but have {len(fields)} in record "
@@ -538,12 +575,13 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
         raise ValueError(f"field_delim must be one character, got {field_delim!r}")
     if select_cols is not None:
         select_cols = list(select_cols)
-        if any(b <= a for a, b in zip(select_cols, select_cols[1:])) or \
-                any(c < 0 for c in select_cols):
-            raise ValueError("select_cols is not strictly increasing or has negative values.")
+        if any(b <= a for a, b in zip(select_cols, select_cols[1:])):
+            raise ValueError(f"select_cols is not strictly increasing. ({select_cols})")
+        if select_cols and select_cols[0] < 0:
+            raise ValueError(f"select_cols contains negative values. ({select_cols})")
         if len(select_cols) != len(record_defaults):
-            raise ValueError(f"Length of select_cols ({len(select_cols)}) and record_defaults "
-                             f"({len(record_defaults)}) should match.")
+            raise ValueError(f"Length of select_cols and record_defaults do not match. "
+                             f"({len(select_cols)} vs. {len(record_defaults)})")
     defaults = []
     for i, default in enumerate(record_defaults):
         tensor = convert_to_tensor(default, name=f"record_defaults_{i}") \

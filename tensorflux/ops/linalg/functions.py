@@ -13,10 +13,14 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.array.concat_split import concat
 from tensorflux.ops.array.constants import constant, ones_like
 from tensorflux.ops.array.diagonal import matrix_diag_part
 from tensorflux.ops.array.shapes import expand_dims, matrix_transpose, shape, squeeze, transpose
+from tensorflux.ops.array.sorting import setdiff1d
 from tensorflux.ops.linalg import decompositions as linalg_ops
+from tensorflux.ops.math import sequence as sequence_ops
 from tensorflux.ops.math.casting import cast
 from tensorflux.ops.math.matrix_product import matmul
 from tensorflux.ops.math.reduction import reduce_max, reduce_sum
@@ -101,14 +105,25 @@ def _check_norm_args(ord, axis):
 
 
 def _matrix_two_norm(x, axis):
+    """The largest singular value over the two `axis` dimensions (kept with size 1); the
+    permutation moving them last is computed at run time when x's rank is unknown."""
     rank = x.shape.ndims
-    if rank is None:
-        raise ValueError("norm with ord=2 over a matrix needs a tensor of known rank")
-    rows, cols = (a % rank for a in axis)
-    perm = [i for i in range(rank) if i not in (rows, cols)] + [rows, cols]
+    if rank is not None:
+        rows, cols = (a % rank for a in axis)
+        perm = [i for i in range(rank) if i not in (rows, cols)] + [rows, cols]
+        inverse = [int(i) for i in np.argsort(perm)]
+    else:
+        dynamic_rank = shape_ops.rank(x)
+        pair = convert_to_tensor(np.array(axis, np.int32))
+        pair = where(pair < 0, pair + dynamic_rank, pair)
+        rest, _ = setdiff1d(sequence_ops.range(dynamic_rank), pair)
+        perm = concat([rest, pair], 0)
+        inverse = shape_ops.invert_permutation(perm)
     s = linalg_ops.svd(transpose(x, perm), compute_uv=False)
+    if s.dtype.is_complex:  # singular values are real; a complex SVD returns them as complex
+        s = real(s)
     largest = expand_dims(reduce_max(s, axis=-1, keepdims=True), -1)
-    return transpose(largest, [int(i) for i in np.argsort(perm)])
+    return transpose(largest, inverse)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):

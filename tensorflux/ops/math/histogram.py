@@ -1,5 +1,6 @@
-"""Counting ops: Bincount and HistogramFixedWidth (kernels), and the composites bincount,
-histogram_fixed_width(_bins), confusion_matrix and zero_fraction. None is differentiable.
+"""Counting ops: Bincount, Bucketize and HistogramFixedWidth (kernels), and the composites
+bincount, histogram_fixed_width(_bins), confusion_matrix and zero_fraction. None is
+differentiable.
 """
 
 from __future__ import annotations
@@ -97,6 +98,57 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
         return Bincount(arr, size, weights)
 
 
+# -- Bucketize -------------------------------------------------------------------------------
+
+Bucketize = define_op(
+    "Bucketize", inputs=["input: T"], outputs=["output: int32"],
+    attrs=["T: {int32, int64, float32, float64}", "boundaries: list(float)"],
+    differentiable=False)
+
+
+@Bucketize.shape_fn
+def _bucketize_shape(input):  # noqa: A002 - TF's input name
+    return input
+
+
+@Bucketize.kernel(factory=True)
+def _bucketize_kernel(boundaries):
+    # The attr holds 32-bit floats; like TF, a value is compared with them in float32 unless
+    # it is a float64 (then the boundaries are widened).
+    edges = np.asarray(boundaries, dtype=np.float32)
+    if np.any(edges[1:] < edges[:-1]):
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected sorted boundaries, got {edges.tolist()}")
+
+    def bucketize(values):
+        common = np.float64 if values.dtype == np.float64 else np.float32
+        index = np.searchsorted(edges.astype(common), values.astype(common), side="right")
+        return index.astype(np.int32)
+
+    return bucketize
+
+
+def bucketize(input, boundaries, name=None):  # noqa: A002 - TF's argument name
+    """The index of the bucket each element falls in (TF-private `math_ops._bucketize`).
+
+    Bucket i holds values v with boundaries[i-1] <= v < boundaries[i]; values below the first
+    boundary go to 0, values at or above the last to len(boundaries).
+
+    Args:
+        input: an int32, int64, float32 or float64 tensor.
+        boundaries: a sorted list of floats.
+        name: op name.
+
+    Returns:
+        An int32 tensor of input's shape.
+
+    Raises:
+        TypeError: boundaries is not a list.
+        InvalidArgumentError (when run): boundaries are not sorted.
+    """
+    return Bucketize(input, boundaries=boundaries, name=name)
+
+
 # -- HistogramFixedWidth ----------------------------------------------------------------------
 
 HistogramFixedWidth = define_op(
@@ -108,6 +160,10 @@ HistogramFixedWidth = define_op(
 @HistogramFixedWidth.shape_fn(value_inputs=("nbins",))
 def _histogram_fixed_width_shape(values, value_range, nbins):
     value_range.with_rank(1)
+    if value_range.dims is not None and value_range.dims[0] not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {value_range.dims[0]} (value_range)")
+    if nbins is not None and np.ndim(nbins) != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {np.ndim(nbins)} (nbins)")
     if nbins is None:
         return TensorShape([None])
     nbins = int(np.reshape(nbins, []))
@@ -156,11 +212,26 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
 
 
 def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
-    """The bin index of each of `values` for `histogram_fixed_width` (same shape as `values`)."""
+    """The int32 bin index of each of `values` for `histogram_fixed_width` (same shape as
+    `values`). As in TF, `dtype` is accepted but the indices are always int32.
+
+    Raises:
+        ValueError: a constant `nbins` that is not positive.
+        InvalidArgumentError: (at run time) a fed `nbins` that is not positive.
+    """
+    del dtype  # TF's own implementation ignores it too
     with _scope(name, "histogram_fixed_width_bins"):
         values = convert_to_tensor(values, name="values")
         value_range = convert_to_tensor(value_range, name="value_range",
                                         dtype=values.dtype.base_dtype)
+        nbins = convert_to_tensor(nbins, name="nbins")
+        known = constant_value(nbins)
+        if known is not None and int(np.reshape(known, -1)[0]) <= 0:
+            raise ValueError(f"nbins {int(np.reshape(known, -1)[0])} must > 0")
+        if known is None:
+            with control_dependencies([check_ops.assert_positive(
+                    nbins, message="nbins must > 0")]):
+                nbins = array_ops.identity(nbins)
         x = math_ops.cast(values, dtypes.float64)
         bounds = math_ops.cast(value_range, dtypes.float64)
         lo, hi = bounds[0], bounds[1]
@@ -169,7 +240,7 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int3
                                                     math_ops.subtract(hi, lo)), nbins_f)
         top = math_ops.subtract(nbins_f, np.float64(1))
         index = math_ops.minimum(math_ops.maximum(unary_ops.floor(scaled), np.float64(0)), top)
-        return math_ops.cast(index, dtype)
+        return math_ops.cast(index, dtypes.int32)
 
 
 # -- confusion_matrix, zero_fraction --------------------------------------------------------

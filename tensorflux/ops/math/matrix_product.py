@@ -20,6 +20,8 @@ from tensorflux.lib.numerics import intra_op
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.math import casting as cast_ops
 from tensorflux.ops.math import reduction as reduction_ops
+from tensorflux.ops.math import select as select_ops
+from tensorflux.ops.math import sequence as sequence_ops
 from tensorflux.ops.math.broadcast_gradient import unbroadcast
 from tensorflux.ops.math.unary import Conj, conj
 
@@ -90,11 +92,28 @@ def product(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
 
 @MatMul.kernel(factory=True)
 def _matmul_factory(transpose_a, transpose_b):
+    def size_error(a, b):  # NumPy's core-dimension mismatch, in TF's words
+        return errors.InvalidArgumentError(
+            None, None, f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: "
+                        f"{list(b.shape)} (transpose_a={transpose_a}, "
+                        f"transpose_b={transpose_b})")
+
     if not transpose_a and not transpose_b:
-        return intra_op.matmul
+        matmul = intra_op.matmul
+
+        def plain_kernel(a, b):
+            try:
+                return matmul(a, b)
+            except ValueError:
+                raise size_error(a, b) from None
+
+        return plain_kernel
 
     def matmul_kernel(a, b):
-        return product(a, b, transpose_a, transpose_b)
+        try:
+            return product(a, b, transpose_a, transpose_b)
+        except ValueError:
+            raise size_error(a, b) from None
 
     return matmul_kernel
 
@@ -288,84 +307,119 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         return MatMul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, name=scope)
 
 
-def _tensordot_axes(a_rank, b_rank, axes):
+def _tensordot_axes(a, axes):
+    """(a_axes, b_axes): Python int lists when `axes` is a Python value, else int32 tensors."""
     if isinstance(axes, (int, np.integer)):
         if axes < 0:
-            raise ValueError(f"'axes' must be at least 0, got {axes}")
-        if axes > min(a_rank, b_rank):
-            raise ValueError(f"'axes' must not be larger than the ranks: {axes} vs "
-                             f"{a_rank}, {b_rank}")
-        return list(range(a_rank - axes, a_rank)), list(range(axes))
-    axes = list(axes)
-    if len(axes) != 2:
-        raise ValueError(f"'axes' must be an int or a pair of axis lists, got {axes}")
-    a_axes, b_axes = ([x] if np.ndim(x) == 0 else list(x) for x in axes)
-    if len(a_axes) != len(b_axes):
-        raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != "
-                         f"{len(b_axes)}")
-    return [int(i) % a_rank for i in a_axes], [int(i) % b_rank for i in b_axes]
+            raise ValueError(f"'axes' must be at least 0, got {axes}.")
+        rank = a.shape.ndims
+        if rank is None:
+            dynamic_rank = array_ops.rank(a)
+            return (sequence_ops.range(dynamic_rank - axes, dynamic_rank, dtype=dtypes.int32),
+                    sequence_ops.range(axes, dtype=dtypes.int32))
+        if axes > rank:
+            raise ValueError(f"'axes' must not be larger than the number of dimensions of "
+                             f"tensor {a.name} ({axes} > {rank}).")
+        return list(range(rank - axes, rank)), list(range(axes))
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"'axes' must be an integer or have length 2, got {axes}.")
+        a_axes, b_axes = axes
+        if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
+            a_axes, b_axes = [a_axes], [b_axes]
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes 'a' and 'b', "
+                             f"{len(a_axes)} != {len(b_axes)}.")
+        return [int(i) for i in a_axes], [int(i) for i in b_axes]
+    axes = convert_to_tensor(axes, name="axes", dtype=dtypes.int32)
+    return axes[0], axes[1]
+
+
+def _tensordot_matrix(x, axes, contracted_first: bool):
+    """`x` transposed to (free..., axes...) (or axes first) and flattened to a matrix.
+
+    Returns (matrix, free_dims, static_free_dims): free_dims is a list of ints when x's shape
+    is fully known and the axes are Python ints, else an int32 tensor; static_free_dims is the
+    list of (possibly None) free dimensions when x's rank is known and the axes are ints.
+    Raises IndexError for a static axis outside x's rank, as TF's list indexing does.
+    """
+    static = isinstance(axes, list)
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    if static and dims is not None:
+        axes = [i if i >= 0 else i + len(dims) for i in axes]
+        axis_dims = [dims[i] for i in axes]  # IndexError when out of range
+        free = [i for i in range(len(dims)) if i not in axes]
+        free_dims = [dims[i] for i in free]
+        perm = axes + free if contracted_first else free + axes
+        if None not in dims:
+            rows = int(np.prod(free_dims, dtype=np.int64))
+            inner = int(np.prod(axis_dims, dtype=np.int64))
+            if perm != list(range(len(dims))):
+                x = array_ops.transpose(x, perm)
+            shape = [inner, rows] if contracted_first else [rows, inner]
+            return array_ops.reshape(x, shape), free_dims, free_dims
+        static_free = free_dims
+        axes_t = convert_to_tensor(np.array(axes, np.int32))
+        free_t = convert_to_tensor(np.array(free, np.int32))
+    else:
+        static_free = None
+        rank = array_ops.rank(x)
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32)
+        axes_t = select_ops.where(axes_t >= 0, axes_t, axes_t + rank)
+        # cycle: ops.array.sorting imports ops.nn, whose package imports ops.math
+        from tensorflux.ops.array.sorting import setdiff1d
+
+        free_t, _ = setdiff1d(sequence_ops.range(rank), axes_t)
+    shape = array_ops.shape(x)
+    free_dims = array_ops.gather(shape, free_t)
+    rows = reduction_ops.reduce_prod(free_dims)
+    inner = reduction_ops.reduce_prod(array_ops.gather(shape, axes_t))
+    order = [axes_t, free_t] if contracted_first else [free_t, axes_t]
+    matrix_shape = [inner, rows] if contracted_first else [rows, inner]
+    matrix = array_ops.reshape(array_ops.transpose(x, array_ops.concat(order, 0)),
+                               array_ops.stack(matrix_shape))
+    return matrix, free_dims, static_free
 
 
 def tensordot(a, b, axes, name=None):
-    """Sums the product of `a` and `b` over the given axes (static ranks needed).
+    """Sums the product of `a` and `b` over the given axes.
 
     Args:
-        a, b: tensors with known static ranks; unknown dimensions are read at run time.
-        axes: an int N (last N axes of a with first N of b) or a pair of axis lists.
+        a, b: tensors; their shapes (even ranks) may be known only at run time.
+        axes: an int N (last N axes of a with first N of b), a pair of axis lists (or ints),
+            or an int32 tensor of shape [2, k].
         name: name scope (default "Tensordot").
 
     Returns:
         A tensor of shape a's free axes + b's free axes.
 
     Raises:
-        ValueError: unknown ranks, bad axes, or contracted dimensions that differ.
+        ValueError: bad axes, or contracted dimensions that differ (when known).
+        IndexError: a static axis outside its tensor's rank.
+        InvalidArgumentError: (at run time) bad axes or shapes given as tensors.
     """
 
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "Tensordot") as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
-        if a.shape.ndims is None or b.shape.ndims is None:
-            raise ValueError(f"tensordot needs known static ranks, got {a.shape} and {b.shape}")
-        sa, sb = a.shape.as_list(), b.shape.as_list()
-        a_axes, b_axes = _tensordot_axes(len(sa), len(sb), axes)
-        for i, j in zip(a_axes, b_axes):
-            if sa[i] is not None and sb[j] is not None and sa[i] != sb[j]:
-                raise ValueError(f"tensordot: contracted dimensions differ: a{sa}[{i}] vs "
-                                 f"b{sb}[{j}]")
-        free_a = [i for i in range(len(sa)) if i not in a_axes]
-        free_b = [i for i in range(len(sb)) if i not in b_axes]
-        perm_a, perm_b = free_a + a_axes, b_axes + free_b
-        if perm_a != list(range(len(sa))):
-            a = array_ops.transpose(a, perm_a)
-        if perm_b != list(range(len(sb))):
-            b = array_ops.transpose(b, perm_b)
-        static_out = [sa[i] for i in free_a] + [sb[i] for i in free_b]
-        inner_dims = [sa[i] if sa[i] is not None else sb[j] for i, j in zip(a_axes, b_axes)]
-        if None not in static_out and None not in inner_dims:
-            inner = int(np.prod(inner_dims, dtype=np.int64))
-            rows = int(np.prod(static_out[:len(free_a)], dtype=np.int64))
-            cols = int(np.prod(static_out[len(free_a):], dtype=np.int64))
-            product = MatMul(array_ops.reshape(a, [rows, inner]),
-                             array_ops.reshape(b, [inner, cols]))
-            return array_ops.reshape(product, static_out, name=scope)
-        return _dynamic_tensordot(a, b, len(free_a), len(free_b), static_out, scope)
-
-
-def _dynamic_tensordot(a, b, n_free_a, n_free_b, static_out, scope):
-    """tensordot of already permuted operands ([free_a..., inner...] and [inner..., free_b...])
-    whose dimensions are partly known only at run time."""
-
-    shape_a = array_ops.shape(a)
-    shape_b = array_ops.shape(b)
-    free_a_dims = shape_a[:n_free_a]
-    free_b_dims = shape_b[b.shape.ndims - n_free_b:]
-    rows = reduction_ops.reduce_prod(free_a_dims)
-    inner = reduction_ops.reduce_prod(shape_a[n_free_a:])
-    cols = reduction_ops.reduce_prod(free_b_dims)
-    product = MatMul(array_ops.reshape(a, array_ops.stack([rows, inner])),
-                     array_ops.reshape(b, array_ops.stack([inner, cols])))
-    result = array_ops.reshape(product, array_ops.concat([free_a_dims, free_b_dims], 0),
-                               name=scope)
-    result.set_shape(static_out)
-    return result
+        a_axes, b_axes = _tensordot_axes(a, axes)
+        sa = a.shape.as_list() if a.shape.ndims is not None else None
+        sb = b.shape.as_list() if b.shape.ndims is not None else None
+        if isinstance(a_axes, list) and sa is not None and sb is not None:
+            for i, j in zip(a_axes, b_axes):
+                if -len(sa) <= i < len(sa) and -len(sb) <= j < len(sb) and \
+                        sa[i] is not None and sb[j] is not None and sa[i] != sb[j]:
+                    raise ValueError(f"tensordot: contracted dimensions differ: a{sa}[{i}] vs "
+                                     f"b{sb}[{j}]")
+        a_matrix, a_free, a_static = _tensordot_matrix(a, a_axes, contracted_first=False)
+        b_matrix, b_free, b_static = _tensordot_matrix(b, b_axes, contracted_first=True)
+        product = MatMul(a_matrix, b_matrix)
+        if isinstance(a_free, list) and isinstance(b_free, list):
+            return array_ops.reshape(product, a_free + b_free, name=scope)
+        out_shape = array_ops.concat([convert_to_tensor(a_free, dtype=dtypes.int32),
+                                      convert_to_tensor(b_free, dtype=dtypes.int32)], 0)
+        result = array_ops.reshape(product, out_shape, name=scope)
+        if a_static is not None and b_static is not None:
+            result.set_shape(a_static + b_static)
+        return result

@@ -24,4 +24,5 @@ from tensorflux.ops.nn import (
     candidate_sampling,
     embedding,
     rnn,
+    order_statistics,
 )

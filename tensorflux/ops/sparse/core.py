@@ -198,7 +198,7 @@ class SparseTensorsMap:
         self.name = name
         self._lock = threading.Lock()
         self._values: dict = {}
-        self._next = 1
+        self._next = 0  # TF numbers a map's SparseTensors from 0
 
     def add(self, entries) -> np.ndarray:
         with self._lock:
@@ -212,8 +212,8 @@ class SparseTensorsMap:
             missing = [h for h in handles if h not in self._values]
             if missing:
                 raise errors.InvalidArgumentError(
-                    None, None, f"SparseTensorsMap '{self.name}': unable to find SparseTensor "
-                    f"handle {missing[0]} (each stored SparseTensor can be taken once)")
+                    None, None, f"Unable to find SparseTensor: {missing[0]} in map: "
+                    f"{self.name} (each stored SparseTensor can be taken once)")
             return [self._values.pop(h) for h in handles]
 
 
@@ -297,12 +297,14 @@ def _add_many_sparse_factory(T, container, shared_name, node_name):  # noqa: N80
 def _take_many_sparse_factory(dtype, container, shared_name, node_name):
     def take_many(table, handles):
         entries = table.take_many(np.asarray(handles, np.int64).reshape(-1).tolist())
-        ranks = {len(shape) for _, _, shape in entries}
-        if len(ranks) > 1:
-            raise errors.InvalidArgumentError(
-                None, None, f"TakeManySparseFromTensorsMap: SparseTensors of different ranks "
-                f"{sorted(ranks)} cannot be combined")
-        rank = ranks.pop() if ranks else 0
+        ranks = [len(shape) for _, _, shape in entries]
+        for i, rank in enumerate(ranks[1:], 1):
+            if rank != ranks[0]:  # TF counts the batch dimension in these ranks
+                raise errors.InvalidArgumentError(
+                    None, None, f"Inconsistent rank across SparseTensors: rank prior to "
+                    f"SparseTensor[{i}] was: {ranks[0] + 1} but rank of SparseTensor[{i}] "
+                    f"is: {rank + 1}")
+        rank = ranks[0] if ranks else 0
         counts = np.array([len(i) for i, _, _ in entries], np.int64)
         batch = np.repeat(np.arange(len(entries), dtype=np.int64), counts)
         inner = np.concatenate([i for i, _, _ in entries]) if entries else \
@@ -318,15 +320,29 @@ def _take_many_sparse_factory(dtype, container, shared_name, node_name):
     return _map_kernel(container, shared_name, node_name, take_many)
 
 
-def add_sparse_to_tensors_map(sp_input, many: bool = False, name=None):
-    """Stores a SparseTensor (or each row of a batch when `many`); returns int64 handles."""
+def add_sparse_to_tensors_map(sp_input, many: bool = False, name=None, container=None,
+                              shared_name=None):
+    """Stores a SparseTensor (or each row of a batch when `many`); returns int64 handles.
+
+    The map is the resource `shared_name` in `container` (default: one named after the op).
+    """
     sp_input = SparseTensor.from_value(sp_input)
     op = AddManySparseToTensorsMap if many else AddSparseToTensorsMap
-    return op(sp_input.indices, sp_input.values, sp_input.dense_shape, name=name)
+    return op(sp_input.indices, sp_input.values, sp_input.dense_shape,
+              container=container or "", shared_name=shared_name or "", name=name)
 
 
 def take_many_sparse_from_tensors_map(sparse_map_op, sparse_handles, rank=None, name=None):
-    """The SparseTensor batch of the values stored under `sparse_handles` (rank + 1 dims)."""
+    """The SparseTensor batch of the values stored under `sparse_handles` (rank + 1 dims).
+
+    Raises:
+        TypeError: `sparse_map_op` is not an AddSparseToTensorsMap or
+            AddManySparseToTensorsMap operation.
+    """
+    if getattr(sparse_map_op, "type", None) not in ("AddSparseToTensorsMap",
+                                                    "AddManySparseToTensorsMap"):
+        raise TypeError(f"sparse_map_op must be an AddSparseToTensorsMap or "
+                        f"AddManySparseToTensorsMap operation, got {sparse_map_op!r}")
     shared_name = sparse_map_op.get_attr_str("shared_name") or sparse_map_op.name
     out = TakeManySparseFromTensorsMap(sparse_handles, dtype=sparse_map_op.get_attr("T"),
                                        container=sparse_map_op.get_attr_str("container"),

@@ -14,6 +14,7 @@ from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import gather_scatter as gather_ops
 from tensorflux.ops.array import shapes as shape_ops
+from tensorflux.ops.math import casting
 from tensorflux.ops.math import reduction as reduction_ops
 from tensorflux.ops.math import sequence as sequence_ops
 from tensorflux.ops.sparse.util import (
@@ -86,11 +87,11 @@ def _check_static_reshape(dense_shape, shape) -> None:
     """TF's construction-time checks of sparse_reshape when the shapes are constant."""
     if shape is None:
         return
+    if dense_shape is None:  # TF checks only a fully known input shape, else when run
+        return
     wanted = [int(d) for d in np.asarray(shape).reshape(-1)]
     if wanted.count(-1) > 1:
         raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
-    if dense_shape is None:
-        return
     size = int(np.prod(np.asarray(dense_shape, np.int64)))
     known = int(np.prod([d for d in wanted if d != -1], dtype=np.int64))
     fits = size % known == 0 if -1 in wanted and known else size == known
@@ -108,7 +109,9 @@ def sparse_reshape(sp_input, shape, name=None):
         InvalidArgumentError: (at run time) the element counts differ.
     """
     sp_input = as_sparse(sp_input)
-    shape = convert_to_tensor(shape, dtype=dtypes.int64, name="shape")
+    shape = convert_to_tensor(shape, name="shape")
+    if shape.dtype.base_dtype != dtypes.int64:  # an int32 tf.shape(...) is fine, as in TF
+        shape = casting.cast(shape, dtypes.int64)
     _check_static_reshape(constant_value(sp_input.dense_shape), constant_value(shape))
     out = SparseReshape(sp_input.indices, sp_input.dense_shape, shape,
                         name=name or "SparseReshape")

@@ -10,6 +10,8 @@ Creating a trainable variable on a later call is a `ValueError` (it is almost al
 from __future__ import annotations
 
 import functools
+import sys
+import traceback
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
@@ -48,8 +50,21 @@ def make_template(name_, func_, create_scope_now_=False, unique_name_=None, cust
                     custom_getter=custom_getter_)
 
 
+def _skip_common_stack_elements(stacktrace, base_case):
+    """The frames of `stacktrace` after the ones it shares with `base_case` (at least its last
+    frame): where a template was defined, relative to where it is being called."""
+    for i, (frame, base) in enumerate(zip(stacktrace, base_case)):
+        if frame != base:
+            return stacktrace[i:]
+    return stacktrace[-1:]
+
+
 class Template:
-    """A function wrapped so that its variables are created once and shared by every call."""
+    """A function wrapped so that its variables are created once and shared by every call.
+
+    An exception from the wrapped function gets the template's definition site appended to
+    its message ("originally defined at: ..."), as in TF.
+    """
 
     def __init__(self, name, func, create_scope_now=False, unique_name=None,
                  custom_getter=None, create_graph_function=False):
@@ -61,6 +76,7 @@ class Template:
         self._custom_getter = custom_getter
         self._variables_created = False
         self._variable_scope = None
+        self._stacktrace = traceback.format_stack()[:-2]
         if create_scope_now:
             scope_name = unique_name or vs._get_unique_variable_scope(name)
             with vs._PureVariableScope(scope_name, custom_getter=custom_getter) as scope:
@@ -87,14 +103,23 @@ class Template:
         return result
 
     def __call__(self, *args, **kwargs):
-        if self._variable_scope is not None:
-            with vs.variable_scope(self._variable_scope,
-                                   reuse=True if self._variables_created else None):
+        try:
+            if self._variable_scope is not None:
+                with vs.variable_scope(self._variable_scope,
+                                       reuse=True if self._variables_created else None):
+                    return self._call_func(args, kwargs)
+            with vs.variable_scope(self._unique_name, self._name,
+                                   custom_getter=self._custom_getter) as scope:
+                self._variable_scope = scope
                 return self._call_func(args, kwargs)
-        with vs.variable_scope(self._unique_name, self._name,
-                               custom_getter=self._custom_getter) as scope:
-            self._variable_scope = scope
-            return self._call_func(args, kwargs)
+        except Exception:
+            err = sys.exc_info()[1]
+            if err.args and isinstance(err.args[0], str):
+                defined = "".join(_skip_common_stack_elements(self._stacktrace,
+                                                              traceback.format_stack()))
+                err.args = (f"{err.args[0]}\n\noriginally defined at:\n{defined}",
+                            *err.args[1:])
+            raise
 
     @property
     def name(self) -> str:

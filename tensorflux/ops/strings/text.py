@@ -3,7 +3,8 @@
 Strings are NumPy object arrays of `bytes`; each kernel maps over the flat array (there is no
 vectorised bytes work in NumPy) and keeps the numeric bookkeeping (offsets, sparse indices)
 vectorised. Regular expressions use Python's `re` on bytes: RE2 syntax that `re` shares (most
-of it) behaves the same; RE2 rewrites (`\\1`, `\\0` for the whole match) are translated.
+of it) behaves the same; RE2 rewrites (`\\1`, `\\0` for the whole match) are translated, and a
+pattern with RE2's Unicode category classes (`\\p{Lu}`) runs on the UTF-8 text instead.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import unicode_regex
 from tensorflux.ops.ragged.ragged_tensor import RaggedTensor, from_dense_rows
 from tensorflux.ops.strings.conversion import map_bytes, object_array
 
@@ -219,9 +221,11 @@ def _rewrite_parts(rewrite: bytes) -> list:
 
 
 def _compile(pattern: bytes):
+    """A compiled RE2 pattern: Python's `re` on bytes, or on text when the pattern uses RE2's
+    Unicode category classes (`\\p{Ll}`), which `re` lacks and which match whole characters."""
     try:
-        return re.compile(pattern)
-    except re.error as err:
+        return unicode_regex.compile_re2(pattern)
+    except (re.error, ValueError) as err:
         raise _invalid(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {err}") \
             from None
 

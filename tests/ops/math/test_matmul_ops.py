@@ -144,8 +144,8 @@ def test_tensordot_with_unknown_dimensions():
         with tf.Session() as sess:
             values = sess.run(outs + [grad], {px: x, py: y})
             empty = sess.run(outs[0], {px: np.zeros((0, 3, 4))})
-        with pytest.raises(ValueError, match="ranks"):
-            tf.tensordot(tf.placeholder(tf.float64), y, 1)
+        # an unknown rank is resolved at run time (tests/ops/math/test_tensordot_dynamic.py)
+        assert tf.tensordot(tf.placeholder(tf.float64), y, 1).shape.ndims is None
     np.testing.assert_allclose(values[0], np.tensordot(x, y[:, 0], [[2], [0]]))
     np.testing.assert_allclose(values[1], np.tensordot(x, y, [[1, 2], [1, 0]]))
     np.testing.assert_allclose(values[2], np.tensordot(y[:, 0], x, [[0], [2]]))
