@@ -1,0 +1,432 @@
+"""Inter-op overlap in the straight-line fast path: an independent heavy kernel runs in the
+background on the inter-op pool while the step's driver goes on with other work.
+
+TF's executor runs every ready kernel at once on its inter-op pool; the fast path runs a plan
+in one thread, one kernel after another. On two cores that leaves one core idle whenever the
+driver runs Python, elementwise kernels or small products that scale badly on two BLAS threads
+(the M = 32 cell products of an unrolled RNN), while an independent large product (the output
+layer's weight gradient) waits its turn. Here the plan decides, once, which heavy kernels may
+run in the background and in what order the driver runs the rest:
+
+- `schedule(plan, ...)` simulates the plan on two lanes (the driver, and one background
+  kernel at a time) with a cost model (products' flops from static shapes, a fixed cost for
+  other kernels) and returns the driver's program: `("run", item)`, `("spawn", item)` (start
+  the kernel in the background) and `("join", item)` (its value is needed, or the lane is
+  free for the next one). A spawned kernel is one that is not on the critical path: another
+  ready kernel leads to at least as much work after it. Its descendants wait for its join;
+  every other kernel keeps its program order. Kernels that share a variable (ref reads,
+  values aliasing a variable's buffer, updates) and stateful kernels keep their relative
+  order, so an update never moves before or after a read it was ordered with.
+- `StepOverlap` (one per step) runs it: `spawn` hands the kernel to an idle pool worker when
+  its product is large enough (`MIN_SPAWN_FLOPS`, from the actual operands) and the pool has
+  one, else runs it inline at once; `join` waits for it, running the parts of its products
+  (`intra_op` row/column chunks) nobody has claimed yet, so a driver that reaches the join
+  early helps instead of waiting. While a kernel runs in the background the thread budget
+  counts it (BLAS gets `intra_op // 2` threads: two single-thread products on two cores).
+
+Values are unchanged: the same kernels run on the same inputs; only the thread differs (the
+chunks of a product are the same dot products). Errors: the first failure in program order
+(the plan's order) is raised, with its node; a failed step waits for its background kernels,
+so nothing runs after `run` returns or raises.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+import threading
+
+from tensorflux.lib.numerics import intra_op
+from tensorflux.runtime import thread_budget
+from tensorflux.runtime.plan import PLAIN
+
+# Kernels that may run in the background (pure: no state, no refs, one output).
+BACKGROUND_OPS = frozenset({
+    "MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D",
+    "Conv2DBackpropInput", "Conv2DBackpropFilter",
+})
+
+# Dense variable updates (in place, through refs): the variable's other users keep their order
+# around them (`_order_keys`), so one may run beside unrelated work.
+BACKGROUND_UPDATES = frozenset({
+    "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp", "ApplyAdagrad",
+})
+# An update counts this many "flops" per element (one pass over several buffers).
+_UPDATE_FLOPS_PER_ELEMENT = 16
+
+# A background kernel smaller than this (actual operands) runs inline: a hand-off costs
+# ~20-50 us, a 16 MFLOP product ~0.2 ms on one core.
+MIN_SPAWN_FLOPS = 16_000_000
+
+# Cost model of the plan-time simulation (microseconds).
+_FLOPS_PER_US = 60_000.0  # one core's sgemm rate, roughly
+_TWO_THREAD_GAIN = 1.6  # a product on two BLAS threads
+_OTHER_US = 12.0  # a kernel that is not a product (call, small elementwise pass)
+_UNKNOWN_FLOPS = 20_000_000  # a product whose static shapes are not known
+
+__all__ = ["BACKGROUND_OPS", "BACKGROUND_UPDATES", "MIN_SPAWN_FLOPS", "enabled", "schedule", "StepOverlap",
+           "product_flops"]
+
+
+def enabled() -> bool:
+    """False when `TFX_OVERLAP=0` is set (the fast path then runs every kernel inline)."""
+    return os.environ.get("TFX_OVERLAP", "1") != "0"
+
+
+# -- flops --------------------------------------------------------------------------------
+
+def _prod(values) -> int:
+    result = 1
+    for v in values:
+        result *= int(v)
+    return result
+
+
+def product_flops(op: str, attrs: dict, shapes) -> int | None:
+    """Multiply-add flops of a background op from its inputs' shapes (None: unknown).
+
+    Args:
+        op: the op type (one of `BACKGROUND_OPS`).
+        attrs: the node's attrs.
+        shapes: the input shapes (tuples of ints, or None where unknown); for the
+            `*_sizes` inputs of the convolution backprops, the shape given as a value.
+    """
+    try:
+        if op in BACKGROUND_UPDATES:
+            sizes = [_prod(shape) for shape in shapes if shape is not None]
+            return _UPDATE_FLOPS_PER_ELEMENT * max(sizes) if sizes else None
+        if op in ("MatMul", "_FusedMatMul"):
+            a, b = shapes[0], shapes[1]
+            if a is None or b is None or len(a) != 2 or len(b) != 2:
+                return None
+            m, k = (a[1], a[0]) if attrs.get("transpose_a") else (a[0], a[1])
+            n = b[0] if attrs.get("transpose_b") else b[1]
+            return 2 * m * k * n
+        if op in ("BatchMatMul", "BatchMatMulV2"):
+            a, b = shapes[0], shapes[1]
+            if a is None or b is None or len(a) < 2 or len(b) < 2:
+                return None
+            batch = max(_prod(a[:-2]), _prod(b[:-2]))
+            m = a[-1] if attrs.get("adj_x") else a[-2]
+            k = a[-2] if attrs.get("adj_x") else a[-1]
+            n = b[-2] if attrs.get("adj_y") else b[-1]
+            return 2 * batch * m * k * n
+        if op in ("Conv2D", "_FusedConv2D"):
+            x, w = shapes[0], shapes[1]
+            if x is None or w is None or len(x) != 4 or len(w) != 4:
+                return None
+            strides = list(attrs.get("strides") or [1, 1, 1, 1])
+            step = max(1, _prod(strides))
+            return 2 * x[0] * x[1] * x[2] * _prod(w) // step
+        if op == "Conv2DBackpropInput":
+            w, dy = shapes[1], shapes[2]
+            if w is None or dy is None:
+                return None
+            return 2 * _prod(dy) * _prod(w[:3])
+        if op == "Conv2DBackpropFilter":
+            sizes, dy = shapes[1], shapes[2]
+            if sizes is None or dy is None:
+                return None
+            return 2 * _prod(dy) * _prod(sizes[:3])
+    except (TypeError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _runtime_flops(op: str, attrs: dict):
+    """`flops(args) -> int` from the actual operands of a background kernel."""
+    sized = op in ("Conv2DBackpropFilter",)
+
+    def flops(args) -> int:
+        shapes = []
+        for k, arg in enumerate(args):
+            shape = getattr(arg, "shape", None)
+            if sized and k == 1 and shape is not None and len(shape) == 1:
+                shape = tuple(int(v) for v in arg)
+            shapes.append(shape)
+        found = product_flops(op, attrs, shapes)
+        return 0 if found is None else found
+
+    return flops
+
+
+def _static_shape(src, idx):
+    op = getattr(src, "source_op", None)
+    outputs = getattr(op, "_outputs", None)
+    if not outputs or idx >= len(outputs):
+        return None
+    dims = outputs[idx]._shape_as_list()
+    if dims is None or any(d is None for d in dims):
+        return None
+    return tuple(int(d) for d in dims)
+
+
+def _static_flops(item) -> float:
+    node = item.node
+    shapes = [_static_shape(src, idx) for src, idx in node.inputs]
+    found = product_flops(node.op, node.attrs, shapes)
+    return float(_UNKNOWN_FLOPS if found is None else found)
+
+
+# -- plan time: the driver's program ------------------------------------------------------
+
+def is_candidate(item) -> bool:
+    """Whether `item` may run in the background (pure heavy kernel, plain inputs)."""
+    node = item.node
+    if item.mode != PLAIN or item.n_outputs != 1 or item.deref:
+        return False
+    if node.op in BACKGROUND_UPDATES:
+        return True
+    return (node.op in BACKGROUND_OPS and not node.op_def.is_stateful
+            and not any(dtype.is_ref_dtype for dtype in node.output_dtypes))
+
+
+def _order_keys(plan, pass_through) -> list:
+    """Per item, the keys whose users keep their relative order: the variables it reads or
+    writes (through refs or values aliasing a variable's buffer) and "stateful"."""
+    alias: dict = {}  # (id(node), idx) -> frozenset of variable keys
+    keys = []
+    for item in plan.items:
+        node = item.node
+        mine = set()
+        for src, idx in node.inputs:
+            mine |= alias.get((id(src), idx), frozenset())
+        if node.op_def.is_stateful and not any(
+                src.output_dtypes[idx].is_ref_dtype for src, idx in node.inputs):
+            # NOTE: updates through refs are ordered by their variables' keys alone.
+            mine.add("stateful")
+        keys.append(mine)
+        for idx, dtype in enumerate(node.output_dtypes):
+            if dtype.is_ref_dtype:
+                inherited = alias.get((id(node.inputs[0][0]), node.inputs[0][1])) \
+                    if node.inputs and item.kernel is pass_through else None
+                alias[(id(node), idx)] = inherited or frozenset({("var", id(node))})
+            elif item.kernel is pass_through and node.inputs:
+                found = alias.get((id(node.inputs[0][0]), node.inputs[0][1]))
+                if found:
+                    alias[(id(node), idx)] = found
+            elif node.op_def.is_stateful:
+                alias[(id(node), idx)] = frozenset({"stateful"})
+    return keys
+
+
+def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) -> list | None:
+    """The driver's program for `plan`: `[(action, item)]`, action in run/spawn/join.
+
+    Args:
+        plan: a `Plan` without control flow.
+        pass_through: the kernel of pass-through ops (their values alias their input).
+        candidate: `candidate(item) -> bool`, kernels allowed in the background.
+        flops: `flops(item) -> float`, a background kernel's estimated flops.
+
+    Returns:
+        The program, or None when nothing runs in the background (keep the plan's order).
+    """
+    items = plan.items
+    position = {id(item.node): i for i, item in enumerate(items)}
+    succs: list = [[] for _ in items]
+    preds = [0] * len(items)
+
+    def edge(a: int, b: int) -> None:
+        succs[a].append(b)
+        preds[b] += 1
+
+    for i, item in enumerate(items):
+        for src, _ in item.node.inputs:
+            edge(position[id(src)], i)
+        for src in item.node.control_inputs:
+            j = position.get(id(src))
+            if j is not None:
+                edge(j, i)
+    last: dict = {}
+    for i, keys in enumerate(_order_keys(plan, pass_through)):
+        for key in keys:
+            j = last.get(key)
+            if j is not None:
+                edge(j, i)
+            last[key] = i
+    heavy = [candidate(item) for item in items]
+    cost1 = [flops(item) / _FLOPS_PER_US if heavy[i] else _OTHER_US
+             for i, item in enumerate(items)]
+    if not any(heavy[i] and cost1[i] * _FLOPS_PER_US >= MIN_SPAWN_FLOPS
+               for i in range(len(items))):
+        return None
+    cost2 = [c / _TWO_THREAD_GAIN if heavy[i] else c for i, c in enumerate(cost1)]
+    # Bottom levels: the longest remaining path from each item (edges go forward in order).
+    bottom = [0.0] * len(items)
+    for i in range(len(items) - 1, -1, -1):
+        bottom[i] = cost2[i] + max((bottom[s] for s in succs[i]), default=0.0)
+    if os.environ.get("TFX_OVERLAP_DEBUG"):
+        print([(i, round(bottom[i], 1), [(s, round(bottom[s], 1)) for s in succs[i]]) for i in range(len(items)) if heavy[i]])
+    ready = [i for i in range(len(items)) if preds[i] == 0]
+    heapq.heapify(ready)
+    program: list = []
+    spawned = 0
+    clock = 0.0
+    background = None  # (index, finish time)
+
+    def release(i: int) -> None:
+        for s in succs[i]:
+            preds[s] -= 1
+            if preds[s] == 0:
+                heapq.heappush(ready, s)
+
+    while ready or background is not None:
+        if background is None:
+            choice = _pick_background(ready, heavy, cost1, bottom)
+            if choice is not None:
+                ready.remove(choice)
+                heapq.heapify(ready)
+                program.append(("spawn", items[choice]))
+                spawned += 1
+                background = (choice, clock + cost1[choice])
+                continue
+        elif not ready or (background[1] <= clock and
+                           _pick_background(ready, heavy, cost1, bottom) is not None):
+            # Joined when its value is needed, or when it should be done and another
+            # kernel could take the lane.
+            program.append(("join", items[background[0]]))
+            clock = max(clock, background[1])
+            release(background[0])
+            background = None
+            continue
+        i = heapq.heappop(ready)
+        program.append(("run", items[i]))
+        clock += cost1[i] if background is not None else cost2[i]
+        release(i)
+    if not spawned:
+        return None
+    if len([1 for action, _ in program if action != "join"]) != len(items):
+        return None  # NOTE: not reachable for an acyclic plan; keep the plan's order then
+    return program
+
+
+def _pick_background(ready, heavy, cost1, bottom):
+    """The least critical ready heavy kernel, when some other ready kernel leads to at least
+    as much work (the driver's lane then has work as long as the background one)."""
+    best = None
+    for i in ready:
+        if heavy[i] and cost1[i] * _FLOPS_PER_US >= MIN_SPAWN_FLOPS and \
+                (best is None or bottom[i] < bottom[best]):
+            best = i
+    if best is None:
+        return None
+    if any(j != best and bottom[j] >= bottom[best] for j in ready):
+        return best
+    return None
+
+
+# -- run time -----------------------------------------------------------------------------
+
+class _Job:
+    """One kernel running in the background; `join` returns its value (or raises)."""
+
+    __slots__ = ("kernel", "args", "result", "error", "done", "cond", "offered", "item")
+
+    def __init__(self, kernel, args, item):
+        self.kernel = kernel
+        self.args = args
+        self.item = item
+        self.result = None
+        self.error = None
+        self.done = False
+        self.cond = threading.Condition(threading.Lock())
+        self.offered = None
+
+    def run(self) -> None:
+        """On the pool worker: the kernel, its products' chunks offered to the joiner."""
+        intra_op.set_background(self)
+        try:
+            self.result = self.kernel(*self.args)
+        except BaseException as err:  # noqa: BLE001 - raised by `join` in the driver
+            self.error = err
+        finally:
+            intra_op.set_background(None)
+            self.args = None
+            thread_budget.concurrent_kernel_finished()
+            with self.cond:
+                self.done = True
+                self.offered = None
+                self.cond.notify_all()
+
+    def offer(self, work) -> bool:
+        """`intra_op`'s `submit`: `work()` claims chunks of the running product."""
+        with self.cond:
+            if self.done:
+                return False
+            self.offered = work
+            self.cond.notify_all()
+        return True
+
+    def wait(self) -> None:
+        """Waits for the kernel, running the chunks of its products nobody has claimed."""
+        cond = self.cond
+        while True:
+            with cond:
+                while not self.done and self.offered is None:
+                    cond.wait()
+                if self.done:
+                    return
+                work, self.offered = self.offered, None
+            work()
+
+
+class _Finished:
+    """A background kernel that ran inline (too small, or no idle worker)."""
+
+    __slots__ = ("result", "item")
+
+    def __init__(self, result, item):
+        self.result = result
+        self.item = item
+
+
+class StepOverlap:
+    """The background kernels of one step (see the module docstring)."""
+
+    __slots__ = ("pool", "jobs")
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.jobs: list = []
+
+    def spawn(self, kernel, flops, item, *args):
+        """Starts `kernel(*args)` in the background, or runs it now (small, or no worker)."""
+        pool = self.pool
+        if pool is None or flops(args) < MIN_SPAWN_FLOPS:
+            return _Finished(kernel(*args), item)
+        job = _Job(kernel, args, item)
+        thread_budget.concurrent_kernel_started()
+        if not pool.try_run(job.run, counted=False):
+            thread_budget.concurrent_kernel_finished()
+            return _Finished(kernel(*args), item)
+        self.jobs.append(job)
+        return job
+
+    def join(self, job):
+        """The value of a spawned kernel (its error is raised here, in program order)."""
+        if type(job) is _Finished:
+            return job.result
+        job.wait()
+        self.jobs.remove(job)
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def settle(self) -> list:
+        """Waits for every kernel still in the background (a failed step); returns their
+        `(item, error)` failures."""
+        failures = []
+        for job in self.jobs:
+            job.wait()
+            if job.error is not None:
+                failures.append((job.item, job.error))
+        self.jobs = []
+        return failures
+
+
+def first_in_order(candidates, position):
+    """The `(node, error)` of the earliest node in program order (`position[id(node)]`)."""
+    return min(candidates, key=lambda pair: position.get(id(pair[0]), math.inf)
+               if pair[0] is not None else math.inf)
