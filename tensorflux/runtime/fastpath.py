@@ -150,10 +150,10 @@ class FastPath:
             namespace[kernel] = item.kernel
             if action == "spawn":
                 flops, ref = _ident("f", position), _ident("n", position)
-                namespace[flops] = overlap_mod._runtime_flops(node.op, node.attrs)
+                namespace[flops] = overlap_mod.runtime_flops(node.op, node.attrs)
                 namespace[ref] = item
-                emit(f"{_ident('j', position)} = ov.spawn({', '.join([kernel, flops, ref] + args)})",
-                     item)
+                spawn_args = ", ".join([kernel, flops, ref] + args)
+                emit(f"{_ident('j', position)} = ov.spawn({spawn_args})", item)
                 spawned[position] = outs
                 continue
             call_args = ", ".join((["ctx"] if item.mode == CTX else []) + args)

@@ -65,8 +65,8 @@ _TWO_THREAD_GAIN = 1.6  # a product on two BLAS threads
 _OTHER_US = 12.0  # a kernel that is not a product (call, small elementwise pass)
 _UNKNOWN_FLOPS = 20_000_000  # a product whose static shapes are not known
 
-__all__ = ["BACKGROUND_OPS", "BACKGROUND_UPDATES", "MIN_SPAWN_FLOPS", "enabled", "schedule", "StepOverlap",
-           "product_flops"]
+__all__ = ["BACKGROUND_OPS", "BACKGROUND_UPDATES", "MIN_SPAWN_FLOPS", "enabled", "schedule",
+           "StepOverlap", "product_flops", "runtime_flops", "is_candidate", "first_in_order"]
 
 
 def enabled() -> bool:
@@ -134,7 +134,7 @@ def product_flops(op: str, attrs: dict, shapes) -> int | None:
     return None
 
 
-def _runtime_flops(op: str, attrs: dict):
+def runtime_flops(op: str, attrs: dict):
     """`flops(args) -> int` from the actual operands of a background kernel."""
     sized = op in ("Conv2DBackpropFilter",)
 
@@ -257,8 +257,6 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
     bottom = [0.0] * len(items)
     for i in range(len(items) - 1, -1, -1):
         bottom[i] = cost2[i] + max((bottom[s] for s in succs[i]), default=0.0)
-    if os.environ.get("TFX_OVERLAP_DEBUG"):
-        print([(i, round(bottom[i], 1), [(s, round(bottom[s], 1)) for s in succs[i]]) for i in range(len(items)) if heavy[i]])
     ready = [i for i in range(len(items)) if preds[i] == 0]
     heapq.heapify(ready)
     program: list = []
@@ -322,7 +320,8 @@ def _pick_background(ready, heavy, cost1, bottom):
 class _Job:
     """One kernel running in the background; `join` returns its value (or raises)."""
 
-    __slots__ = ("kernel", "args", "result", "error", "done", "cond", "offered", "item")
+    __slots__ = ("kernel", "args", "result", "error", "started", "done", "cond", "offered",
+                 "item")
 
     def __init__(self, kernel, args, item):
         self.kernel = kernel
@@ -330,12 +329,18 @@ class _Job:
         self.item = item
         self.result = None
         self.error = None
+        self.started = False
         self.done = False
         self.cond = threading.Condition(threading.Lock())
         self.offered = None
 
     def run(self) -> None:
-        """On the pool worker: the kernel, its products' chunks offered to the joiner."""
+        """On the pool worker: the kernel, its products' chunks offered to the joiner (who
+        runs the whole kernel itself when the worker has not started it by then)."""
+        with self.cond:
+            if self.started:
+                return
+            self.started = True
         intra_op.set_background(self)
         try:
             self.result = self.kernel(*self.args)
@@ -360,8 +365,23 @@ class _Job:
         return True
 
     def wait(self) -> None:
-        """Waits for the kernel, running the chunks of its products nobody has claimed."""
+        """Waits for the kernel, running the chunks of its products nobody has claimed (or
+        the whole kernel, when no worker has started it: one that waits for a time slice
+        then costs nothing)."""
         cond = self.cond
+        with cond:
+            claimed = not self.started
+            self.started = True
+        if claimed:
+            thread_budget.concurrent_kernel_finished()
+            try:
+                self.result = self.kernel(*self.args)
+            except Exception as err:  # noqa: BLE001 - raised by `join`, as the worker's
+                self.error = err
+            finally:
+                self.args = None
+                self.done = True
+            return
         while True:
             with cond:
                 while not self.done and self.offered is None:
@@ -394,7 +414,11 @@ class StepOverlap:
     def spawn(self, kernel, flops, item, *args):
         """Starts `kernel(*args)` in the background, or runs it now (small, or no worker)."""
         pool = self.pool
-        if pool is None or flops(args) < MIN_SPAWN_FLOPS:
+        # NOTE: only while BLAS has several threads (free cores): under load the budget
+        # already splits large kernels over the cores (`intra_op`), and a background kernel
+        # would wait for a time slice.
+        if pool is None or thread_budget.intra_op_threads() < 2 or \
+                flops(args) < MIN_SPAWN_FLOPS:
             return _Finished(kernel(*args), item)
         job = _Job(kernel, args, item)
         thread_budget.concurrent_kernel_started()

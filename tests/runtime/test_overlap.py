@@ -23,6 +23,13 @@ def graph():
         yield g
 
 
+@pytest.fixture(autouse=True)
+def quiet(monkeypatch):
+    """Background kernels start only while BLAS may use two threads (free cores): the
+    tests see a quiet machine whatever the load."""
+    monkeypatch.setattr(tb, "intra_op_threads", lambda: 2)
+
+
 @pytest.fixture
 def counted(monkeypatch):
     """Counts the kernels started in the background (and keeps the budget's count right)."""
@@ -42,7 +49,7 @@ def _fast_paths(sess):
             if isinstance(part.runner, FastPath)]
 
 
-def _mlp(batch=128, width=512, seed=0):
+def _mlp(batch=128, width=384, seed=0):
     """A two-layer MLP trained by gradient descent (pairs dW || dx, updates of 0.5M floats)."""
     rng = np.random.RandomState(seed)
     x = tf.placeholder(tf.float32, [batch, 300])
@@ -58,7 +65,7 @@ def _mlp(batch=128, width=512, seed=0):
     return train, loss, feed
 
 
-def _train(config, steps=3):
+def _train(config, steps=2):
     with tf.Graph().as_default():
         tf.set_random_seed(7)
         train, loss, feed = _mlp()
@@ -180,6 +187,41 @@ def test_update_waits_for_readers_of_its_variable(graph):
             sess.run(w.initializer)
             results.append(sess.run(after, feed))
     assert results[0] == results[1]
+
+
+def test_loaded_machine_runs_background_kernels_inline(monkeypatch, counted):
+    monkeypatch.setattr(tb, "intra_op_threads", lambda: 1)  # BLAS on one thread: load
+    losses, _, runners = _train(ON, steps=1)
+    assert any(r.overlapped for r in runners) and counted == []
+
+
+class _LatePool:
+    """A pool whose worker starts only when told (one waiting for a time slice)."""
+
+    def __init__(self):
+        self.works = []
+
+    def try_run(self, fn, counted=True):
+        self.works.append(fn)
+        return True
+
+
+def test_joiner_runs_a_kernel_no_worker_has_started():
+    pool = _LatePool()
+    step = overlap.StepOverlap(pool)
+    a = np.random.RandomState(0).standard_normal((256, 256)).astype(np.float32)
+    job = step.spawn(np.matmul, lambda args: overlap.MIN_SPAWN_FLOPS, None, a, a)
+    assert pool.works and step.jobs == [job]
+    np.testing.assert_array_equal(step.join(job), a @ a)
+    pool.works[0]()  # the worker starting late finds it done and does nothing
+    assert step.jobs == [] and job.args is None
+
+    def fail(x):
+        raise ValueError("bad operand")
+
+    job = step.spawn(fail, lambda args: overlap.MIN_SPAWN_FLOPS, None, a)
+    with pytest.raises(ValueError, match="bad operand"):
+        step.join(job)
 
 
 # -- the schedule -----------------------------------------------------------------------------
