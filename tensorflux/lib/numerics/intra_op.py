@@ -56,6 +56,10 @@ _STATE = [1, None, 1]
 # Chunks of a background kernel's product (the driver may claim them when it joins).
 BACKGROUND_CHUNKS = 8
 
+# A chunk of a background product does at least this many flops per element of the operand
+# BLAS packs again for it.
+_REPACK_FLOPS_PER_ELEMENT = 240
+
 # [background kernels running now]: a read is one lookup on the common path (none).
 _BACKGROUND = [0]
 _LOCAL = threading.local()
@@ -132,8 +136,13 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         job = _background_job()
         if job is not None:
             m, k = a.shape
-            flops = 2 * m * k * b.shape[1]
-            parts = min(BACKGROUND_CHUNKS, flops // MIN_CHUNK_FLOPS, max(m, b.shape[1]))
+            n = b.shape[1]
+            flops = 2 * m * k * n
+            # BLAS packs the operand that is not cut once per chunk: chunks stay large enough
+            # that packing it again costs under ~10% of their products.
+            repacked = k * min(m, n)
+            parts = min(BACKGROUND_CHUNKS, flops // MIN_CHUNK_FLOPS, max(m, n),
+                        flops // max(1, _REPACK_FLOPS_PER_ELEMENT * repacked))
             if parts > 1:
                 return _split_matmul(a, b, out, int(parts), 2, job.offer)
     if out is None:
