@@ -18,7 +18,7 @@ run in the background and in what order the driver runs the rest:
   values aliasing a variable's buffer, updates) and stateful kernels keep their relative
   order, so an update never moves before or after a read it was ordered with.
 - `StepOverlap` (one per step) runs it: `spawn` hands the kernel to an idle pool worker when
-  its product is large enough (`MIN_SPAWN_FLOPS`, from the actual operands) and the pool has
+  the cost model says so (`worth_spawning`, on the actual operands) and the pool has
   one, else runs it inline at once; `join` waits for it, running the parts of its products
   (`intra_op` row/column chunks) nobody has claimed yet, so a driver that reaches the join
   early helps instead of waiting. While a kernel runs in the background the thread budget
@@ -55,9 +55,15 @@ BACKGROUND_UPDATES = frozenset({
 # An update counts this many "flops" per element (one pass over several buffers).
 _UPDATE_FLOPS_PER_ELEMENT = 16
 
-# A background kernel smaller than this (actual operands) runs inline: a hand-off costs
-# ~20-50 us, a 16 MFLOP product ~0.2 ms on one core.
+# The cost model deciding per kernel, from its operands' shapes:
+# - smaller than MIN_SPAWN_FLOPS it runs inline: a hand-off costs ~20-50 us, a 16 MFLOP
+#   product ~0.2 ms on one core;
+# - a product larger than MAX_PAIR_FLOPS keeps BLAS's threads and runs in the driver: it
+#   scales well on two BLAS threads (two single-thread products gain nothing), while small
+#   products (the M = 32 cell products of an RNN: 34-67 MFLOP) scale badly and pair up.
+#   Updates (memory-bound passes) have no upper limit.
 MIN_SPAWN_FLOPS = 16_000_000
+MAX_PAIR_FLOPS = 160_000_000
 
 # Cost model of the plan-time simulation (microseconds).
 _FLOPS_PER_US = 60_000.0  # one core's sgemm rate, roughly
@@ -65,8 +71,9 @@ _TWO_THREAD_GAIN = 1.6  # a product on two BLAS threads
 _OTHER_US = 12.0  # a kernel that is not a product (call, small elementwise pass)
 _UNKNOWN_FLOPS = 20_000_000  # a product whose static shapes are not known
 
-__all__ = ["BACKGROUND_OPS", "BACKGROUND_UPDATES", "MIN_SPAWN_FLOPS", "enabled", "schedule",
-           "StepOverlap", "product_flops", "runtime_flops", "is_candidate", "first_in_order"]
+__all__ = ["BACKGROUND_OPS", "BACKGROUND_UPDATES", "MIN_SPAWN_FLOPS", "MAX_PAIR_FLOPS",
+           "enabled", "worth_spawning", "schedule", "StepOverlap", "product_flops",
+           "runtime_check", "is_candidate", "first_in_order"]
 
 
 def enabled() -> bool:
@@ -134,21 +141,27 @@ def product_flops(op: str, attrs: dict, shapes) -> int | None:
     return None
 
 
-def runtime_flops(op: str, attrs: dict):
-    """`flops(args) -> int` from the actual operands of a background kernel."""
+def worth_spawning(op: str, flops) -> bool:
+    """The cost model: whether a kernel of `op` doing `flops` goes to the background."""
+    if flops is None or flops < MIN_SPAWN_FLOPS:
+        return False
+    return op in BACKGROUND_UPDATES or flops <= MAX_PAIR_FLOPS
+
+
+def runtime_check(op: str, attrs: dict):
+    """`worth(args) -> bool`: the cost model on the actual operands of a background kernel."""
     sized = op in ("Conv2DBackpropFilter",)
 
-    def flops(args) -> int:
+    def worth(args) -> bool:
         shapes = []
         for k, arg in enumerate(args):
             shape = getattr(arg, "shape", None)
             if sized and k == 1 and shape is not None and len(shape) == 1:
                 shape = tuple(int(v) for v in arg)
             shapes.append(shape)
-        found = product_flops(op, attrs, shapes)
-        return 0 if found is None else found
+        return worth_spawning(op, product_flops(op, attrs, shapes))
 
-    return flops
+    return worth
 
 
 def _static_shape(src, idx):
@@ -249,8 +262,9 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
     heavy = [candidate(item) for item in items]
     cost1 = [flops(item) / _FLOPS_PER_US if heavy[i] else _OTHER_US
              for i, item in enumerate(items)]
-    if not any(heavy[i] and cost1[i] * _FLOPS_PER_US >= MIN_SPAWN_FLOPS
-               for i in range(len(items))):
+    spawnable = [heavy[i] and worth_spawning(item.node.op, cost1[i] * _FLOPS_PER_US)
+                 for i, item in enumerate(items)]
+    if not any(spawnable):
         return None
     cost2 = [c / _TWO_THREAD_GAIN if heavy[i] else c for i, c in enumerate(cost1)]
     # Bottom levels: the longest remaining path from each item (edges go forward in order).
@@ -272,7 +286,7 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
 
     while ready or background is not None:
         if background is None:
-            choice = _pick_background(ready, heavy, cost1, bottom)
+            choice = _pick_background(ready, spawnable, bottom)
             if choice is not None:
                 ready.remove(choice)
                 heapq.heapify(ready)
@@ -281,7 +295,7 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
                 background = (choice, clock + cost1[choice])
                 continue
         elif not ready or (background[1] <= clock and
-                           _pick_background(ready, heavy, cost1, bottom) is not None):
+                           _pick_background(ready, spawnable, bottom) is not None):
             # Joined when its value is needed, or when it should be done and another
             # kernel could take the lane.
             program.append(("join", items[background[0]]))
@@ -300,13 +314,13 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
     return program
 
 
-def _pick_background(ready, heavy, cost1, bottom):
-    """The least critical ready heavy kernel, when some other ready kernel leads to at least
-    as much work (the driver's lane then has work as long as the background one)."""
+def _pick_background(ready, spawnable, bottom):
+    """The least critical ready kernel the cost model sends to the background, when some
+    other ready kernel leads to at least as much work (the driver's lane then has work as
+    long as the background one)."""
     best = None
     for i in ready:
-        if heavy[i] and cost1[i] * _FLOPS_PER_US >= MIN_SPAWN_FLOPS and \
-                (best is None or bottom[i] < bottom[best]):
+        if spawnable[i] and (best is None or bottom[i] < bottom[best]):
             best = i
     if best is None:
         return None
@@ -411,14 +425,14 @@ class StepOverlap:
         self.pool = pool
         self.jobs: list = []
 
-    def spawn(self, kernel, flops, item, *args):
+    def spawn(self, kernel, worth, item, *args):
         """Starts `kernel(*args)` in the background, or runs it now (small, or no worker)."""
         pool = self.pool
         # NOTE: only while BLAS has several threads (free cores): under load the budget
         # already splits large kernels over the cores (`intra_op`), and a background kernel
         # would wait for a time slice.
         if pool is None or thread_budget.intra_op_threads() < 2 or \
-                flops(args) < MIN_SPAWN_FLOPS:
+                not worth(args):
             return _Finished(kernel(*args), item)
         job = _Job(kernel, args, item)
         thread_budget.concurrent_kernel_started()

@@ -160,15 +160,18 @@ def test_a_pair_gives_the_sequential_values(graph):
     np.testing.assert_array_equal(got, expected)
 
 
-def test_small_products_stay_inline(graph, counted):
+@pytest.mark.parametrize("size", [16, 512])
+def test_small_and_large_products_stay_inline(graph, counted, size):
+    """Small products are not worth a hand-off; large ones scale on BLAS's threads."""
     names, total = _pair(graph)
     rng = np.random.RandomState(0)
-    feed = {t: rng.standard_normal((16, 16)).astype(np.float32) for t in names}
+    feed = {t: rng.standard_normal((size, size)).astype(np.float32) for t in names}
     with tf.Session(config=tf.ConfigProto(**ON)) as sess:
         got = sess.run(total, feed)
     a1, b1, a2, b2 = (feed[t] for t in names)
     np.testing.assert_array_equal(got, a1 @ b1 + a2 @ b2)
     assert counted == []
+    assert not overlap.worth_spawning("MatMul", 2 * size ** 3)
 
 
 def test_update_waits_for_readers_of_its_variable(graph):
@@ -210,7 +213,7 @@ def test_joiner_runs_a_kernel_no_worker_has_started():
     pool = _LatePool()
     step = overlap.StepOverlap(pool)
     a = np.random.RandomState(0).standard_normal((256, 256)).astype(np.float32)
-    job = step.spawn(np.matmul, lambda args: overlap.MIN_SPAWN_FLOPS, None, a, a)
+    job = step.spawn(np.matmul, lambda args: True, None, a, a)
     assert pool.works and step.jobs == [job]
     np.testing.assert_array_equal(step.join(job), a @ a)
     pool.works[0]()  # the worker starting late finds it done and does nothing
@@ -219,7 +222,7 @@ def test_joiner_runs_a_kernel_no_worker_has_started():
     def fail(x):
         raise ValueError("bad operand")
 
-    job = step.spawn(fail, lambda args: overlap.MIN_SPAWN_FLOPS, None, a)
+    job = step.spawn(fail, lambda args: True, None, a)
     with pytest.raises(ValueError, match="bad operand"):
         step.join(job)
 
@@ -236,6 +239,9 @@ def test_product_flops():
     assert overlap.product_flops("ApplyGradientDescent", {}, [None, (), (10, 10)]) == \
         100 * overlap._UPDATE_FLOPS_PER_ELEMENT
     assert overlap.product_flops("MatMul", {}, [None, (3, 4)]) is None
+    assert overlap.worth_spawning("MatMul", 2 * 32 * 512 * 1024)  # an RNN cell's product
+    assert not overlap.worth_spawning("MatMul", 2 * 640 * 256 * 10000)  # scales on BLAS
+    assert overlap.worth_spawning("ApplyGradientDescent", 16 * 2_560_000)
 
 
 def test_chain_without_independent_work_is_not_scheduled(graph):
