@@ -150,7 +150,8 @@ class FastPath:
             namespace[kernel] = item.kernel
             if action == "spawn":
                 flops, ref = _ident("f", position), _ident("n", position)
-                namespace[flops] = overlap_mod.runtime_check(node.op, node.attrs)
+                namespace[flops] = overlap_mod.runtime_check(node.op, node.attrs,
+                                                                 overlap_mod.static_large(item))
                 namespace[ref] = item
                 spawn_args = ", ".join([kernel, flops, ref] + args)
                 emit(f"{_ident('j', position)} = ov.spawn({spawn_args})", item)

@@ -70,10 +70,11 @@ _FLOPS_PER_US = 60_000.0  # one core's sgemm rate, roughly
 _TWO_THREAD_GAIN = 1.6  # a product on two BLAS threads
 _OTHER_US = 12.0  # a kernel that is not a product (call, small elementwise pass)
 _UNKNOWN_FLOPS = 20_000_000  # a product whose static shapes are not known
+_LARGE_LEAD_US = 1000.0  # see `_pick_background`
 
 __all__ = ["BACKGROUND_OPS", "BACKGROUND_UPDATES", "MIN_SPAWN_FLOPS", "MAX_PAIR_FLOPS",
            "enabled", "worth_spawning", "schedule", "StepOverlap", "product_flops",
-           "runtime_check", "is_candidate", "first_in_order"]
+           "runtime_check", "static_large", "is_candidate", "first_in_order"]
 
 
 def enabled() -> bool:
@@ -141,15 +142,18 @@ def product_flops(op: str, attrs: dict, shapes) -> int | None:
     return None
 
 
-def worth_spawning(op: str, flops) -> bool:
-    """The cost model: whether a kernel of `op` doing `flops` goes to the background."""
+def worth_spawning(op: str, flops, large: bool = False) -> bool:
+    """The cost model: whether a kernel of `op` doing `flops` goes to the background
+    (`large`: a product beside a long driver's path, without the pairing limit)."""
     if flops is None or flops < MIN_SPAWN_FLOPS:
         return False
-    return op in BACKGROUND_UPDATES or flops <= MAX_PAIR_FLOPS
+    return large or op in BACKGROUND_UPDATES or flops <= MAX_PAIR_FLOPS
 
 
-def runtime_check(op: str, attrs: dict):
-    """`worth(args) -> bool`: the cost model on the actual operands of a background kernel."""
+def runtime_check(op: str, attrs: dict, large: bool = False):
+    """`worth(args) -> bool`: the cost model on the actual operands of a background kernel
+    (`large`: the plan sent a product too large to pair beside a long driver's path, so it
+    has no upper limit)."""
     sized = op in ("Conv2DBackpropFilter",)
 
     def worth(args) -> bool:
@@ -159,7 +163,7 @@ def runtime_check(op: str, attrs: dict):
             if sized and k == 1 and shape is not None and len(shape) == 1:
                 shape = tuple(int(v) for v in arg)
             shapes.append(shape)
-        return worth_spawning(op, product_flops(op, attrs, shapes))
+        return worth_spawning(op, product_flops(op, attrs, shapes), large)
 
     return worth
 
@@ -173,6 +177,11 @@ def _static_shape(src, idx):
     if dims is None or any(d is None for d in dims):
         return None
     return tuple(int(d) for d in dims)
+
+
+def static_large(item) -> bool:
+    """Whether `item` is a product known (static shapes) to be too large to pair."""
+    return item.node.op not in BACKGROUND_UPDATES and _static_flops(item) > MAX_PAIR_FLOPS
 
 
 def _static_flops(item) -> float:
@@ -264,7 +273,9 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
              for i, item in enumerate(items)]
     spawnable = [heavy[i] and worth_spawning(item.node.op, cost1[i] * _FLOPS_PER_US)
                  for i, item in enumerate(items)]
-    if not any(spawnable):
+    large = [heavy[i] and not spawnable[i] and cost1[i] * _FLOPS_PER_US > MAX_PAIR_FLOPS
+             for i in range(len(items))]
+    if not any(spawnable) and not any(large):
         return None
     cost2 = [c / _TWO_THREAD_GAIN if heavy[i] else c for i, c in enumerate(cost1)]
     # Bottom levels: the longest remaining path from each item (edges go forward in order).
@@ -286,7 +297,7 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
 
     while ready or background is not None:
         if background is None:
-            choice = _pick_background(ready, spawnable, bottom)
+            choice = _pick_background(ready, spawnable, bottom, large, cost1)
             if choice is not None:
                 ready.remove(choice)
                 heapq.heapify(ready)
@@ -295,7 +306,7 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
                 background = (choice, clock + cost1[choice])
                 continue
         elif not ready or (background[1] <= clock and
-                           _pick_background(ready, spawnable, bottom) is not None):
+                           _pick_background(ready, spawnable, bottom, large, cost1) is not None):
             # Joined when its value is needed, or when it should be done and another
             # kernel could take the lane.
             program.append(("join", items[background[0]]))
@@ -314,19 +325,23 @@ def schedule(plan, pass_through, candidate=is_candidate, flops=_static_flops) ->
     return program
 
 
-def _pick_background(ready, spawnable, bottom):
+def _pick_background(ready, spawnable, bottom, large, cost1):
     """The least critical ready kernel the cost model sends to the background, when some
     other ready kernel leads to at least as much work (the driver's lane then has work as
-    long as the background one)."""
+    long as the background one). A product too large to pair (`large`) goes only beside a
+    driver's path longer than its own by `_LARGE_LEAD_US` (a chain of small kernels that
+    cannot use two cores: an RNN's backward pass beside the output layer's weight gradient);
+    where the driver gets there first, its join shares the remaining chunks."""
     best = None
     for i in ready:
-        if spawnable[i] and (best is None or bottom[i] < bottom[best]):
+        if (spawnable[i] or large[i]) and (best is None or bottom[i] < bottom[best]):
             best = i
     if best is None:
         return None
-    if any(j != best and bottom[j] >= bottom[best] for j in ready):
-        return best
-    return None
+    lead = max((bottom[j] for j in ready if j != best), default=-1.0) - bottom[best]
+    if large[best]:
+        return best if lead >= _LARGE_LEAD_US else None
+    return best if lead >= 0.0 else None
 
 
 # -- run time -----------------------------------------------------------------------------

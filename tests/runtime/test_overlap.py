@@ -244,6 +244,30 @@ def test_product_flops():
     assert overlap.worth_spawning("ApplyGradientDescent", 16 * 2_560_000)
 
 
+def test_large_product_runs_beside_a_long_chain(graph, counted):
+    """A product too large to pair goes to the background beside a chain of small kernels
+    (an RNN's backward pass beside the output layer's weight gradient), not beside an equal
+    partner."""
+    rng = np.random.RandomState(4)
+    big_a = tf.Variable(rng.standard_normal((256, 512)).astype(np.float32))
+    big_b = tf.Variable(rng.standard_normal((512, 768)).astype(np.float32))
+    big = tf.matmul(big_a, big_b)  # 201 MFLOP, static shapes
+    h = h0 = tf.placeholder(tf.float32, [8, 64])
+    w = tf.constant(rng.standard_normal((64, 64)).astype(np.float32) * 0.1)
+    for _ in range(120):
+        h = tf.tanh(tf.matmul(h, w)) * 0.5 + h * 0.5
+    total = tf.reduce_sum(big) + tf.reduce_sum(h)
+    feed = {h0: rng.standard_normal((8, 64)).astype(np.float32)}
+    values = []
+    for config in (ON, OFF):
+        with tf.Session(config=tf.ConfigProto(**config)) as sess:
+            sess.run(tf.global_variables_initializer())
+            values.append(sess.run(total, feed))
+            if config is ON:
+                assert any(r.overlapped for r in _fast_paths(sess)) and counted
+    assert values[0] == values[1]
+
+
 def test_chain_without_independent_work_is_not_scheduled(graph):
     x = tf.placeholder(tf.float32, [256, 256])
     y = tf.matmul(tf.matmul(x, x), x)
