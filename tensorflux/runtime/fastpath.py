@@ -7,8 +7,13 @@ returns its input unchanged (`Identity`, `StopGradient`, ...: its consumers read
 variable; a ref input is read in its place, as the kernel would have received it). Control
 edges need no code: the function runs the plan's topological order.
 
+Inter-op overlap (`runtime/overlap.py`): heavy kernels off the critical path may run in the
+background on the step's inter-op pool; the function then runs the driver's program of the
+plan-time schedule, with `ov.spawn(...)` / `ov.join(...)` lines for those kernels.
+
 Security contract: the generated source is made ONLY of fixed text and identifiers built from
-`int` counters of our own enumeration (`v<n>` values, `k<n>` kernels, `a<n>` feed positions):
+`int` counters of our own enumeration (`v<n>` values, `k<n>` kernels, `a<n>` feed positions,
+`j<n>` background jobs, `f<n>` their cost checks, `n<n>` their plan items):
 no name, attr or other value of the graph ever becomes source text. Kernels and feed positions
 (the `_Arg` nodes' `index` attrs) reach the function as namespace data, and `_ident` refuses
 anything that is not a Python int, so a graph that arrives over RPC cannot inject code. A

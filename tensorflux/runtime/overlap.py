@@ -13,7 +13,9 @@ run in the background and in what order the driver runs the rest:
   other kernels) and returns the driver's program: `("run", item)`, `("spawn", item)` (start
   the kernel in the background) and `("join", item)` (its value is needed, or the lane is
   free for the next one). A spawned kernel is one that is not on the critical path: another
-  ready kernel leads to at least as much work after it. Its descendants wait for its join;
+  ready kernel leads to at least as much work after it (a pair: `dW = x^T dy` beside
+  `dx = dy W^T`), and for a product too large to pair, a path longer than its own by a
+  millisecond (a chain of small kernels). Its descendants wait for its join;
   every other kernel keeps its program order. Kernels that share a variable (ref reads,
   values aliasing a variable's buffer, updates) and stateful kernels keep their relative
   order, so an update never moves before or after a read it was ordered with.
@@ -21,8 +23,17 @@ run in the background and in what order the driver runs the rest:
   the cost model says so (`worth_spawning`, on the actual operands) and the pool has
   one, else runs it inline at once; `join` waits for it, running the parts of its products
   (`intra_op` row/column chunks) nobody has claimed yet, so a driver that reaches the join
-  early helps instead of waiting. While a kernel runs in the background the thread budget
-  counts it (BLAS gets `intra_op // 2` threads: two single-thread products on two cores).
+  early helps instead of waiting, and runs the whole kernel when no worker has started it.
+  While a kernel runs in the background the thread budget counts it (BLAS gets
+  `intra_op // 2` threads: two single-thread products on two cores). Kernels go to the
+  background only while BLAS has several threads (free cores): under load the budget already
+  splits large kernels over the cores, and a background kernel would wait for a time slice.
+  `inter_op_parallelism_threads=1`, `RunOptions.inter_op_thread_pool=-1` and `TFX_OVERLAP=0`
+  run everything in the driver.
+
+Gradients of `minimize()` are gated per op (`GATE_OP`: a `tuple` of an op's input gradients
+waits for all of them), so an MLP or an LSTM trained that way offers few independent kernels:
+the pair of an op's gradients (run together, then joined) and the updates.
 
 Values are unchanged: the same kernels run on the same inputs; only the thread differs (the
 chunks of a product are the same dot products). Errors: the first failure in program order
@@ -204,9 +215,20 @@ def is_candidate(item) -> bool:
             and not any(dtype.is_ref_dtype for dtype in node.output_dtypes))
 
 
+# Ops whose outputs may be views of their inputs' buffers (NumPy reshapes, slices and
+# transposes): a view of a variable's value is read when its consumer runs.
+_VIEW_OPS = frozenset({
+    "Identity", "IdentityN", "Snapshot", "StopGradient", "PreventGradient", "Reshape",
+    "Squeeze", "ExpandDims", "Transpose", "ConjugateTranspose", "Slice", "StridedSlice",
+    "Split", "SplitV", "Unpack", "BroadcastTo", "Bitcast", "EnsureShape", "CheckNumerics",
+    "Print", "PlaceholderWithDefault", "Real", "MatrixDiagPart", "MatrixDiagPartV3",
+})
+
+
 def _order_keys(plan, pass_through) -> list:
     """Per item, the keys whose users keep their relative order: the variables it reads or
-    writes (through refs or values aliasing a variable's buffer) and "stateful"."""
+    writes (through refs or values aliasing a variable's buffer: pass-throughs and views)
+    and "stateful"."""
     alias: dict = {}  # (id(node), idx) -> frozenset of variable keys
     keys = []
     for item in plan.items:
@@ -219,15 +241,16 @@ def _order_keys(plan, pass_through) -> list:
             # NOTE: updates through refs are ordered by their variables' keys alone.
             mine.add("stateful")
         keys.append(mine)
+        ref_keys = frozenset().union(*(
+            alias.get((id(src), idx), frozenset()) for src, idx in node.inputs
+            if src.output_dtypes[idx].is_ref_dtype))
         for idx, dtype in enumerate(node.output_dtypes):
             if dtype.is_ref_dtype:
-                inherited = alias.get((id(node.inputs[0][0]), node.inputs[0][1])) \
-                    if node.inputs and item.kernel is pass_through else None
-                alias[(id(node), idx)] = inherited or frozenset({("var", id(node))})
-            elif item.kernel is pass_through and node.inputs:
-                found = alias.get((id(node.inputs[0][0]), node.inputs[0][1]))
-                if found:
-                    alias[(id(node), idx)] = found
+                # A ref output (Assign's, a ref Identity's) is its ref input's variable.
+                alias[(id(node), idx)] = ref_keys or frozenset({("var", id(node))})
+            elif item.kernel is pass_through or node.op in _VIEW_OPS:
+                if mine - {"stateful"}:
+                    alias[(id(node), idx)] = frozenset(mine - {"stateful"})
             elif node.op_def.is_stateful:
                 alias[(id(node), idx)] = frozenset({"stateful"})
     return keys

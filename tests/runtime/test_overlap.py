@@ -192,6 +192,25 @@ def test_update_waits_for_readers_of_its_variable(graph):
     assert results[0] == results[1]
 
 
+def test_update_keeps_its_order_with_readers_of_views(graph):
+    """Readers of a view of the variable (a reshape, a transpose) are ordered with its
+    update as direct readers are: the values of both steps equal the sequential ones."""
+    rng = np.random.RandomState(5)
+    w = tf.Variable(rng.standard_normal((1024, 1024)).astype(np.float32))
+    x = tf.placeholder(tf.float32, [64, 1024])
+    view = tf.transpose(tf.reshape(w, [1024, 1024]))
+    reader = tf.reduce_sum(tf.matmul(x, view))
+    grad = tf.matmul(x, x, transpose_a=True)
+    update = tf.train.GradientDescentOptimizer(0.5).apply_gradients([(grad, w)])
+    feed = {x: rng.standard_normal((64, 1024)).astype(np.float32)}
+    results = []
+    for config in (ON, OFF):
+        with tf.Session(config=tf.ConfigProto(**config)) as sess:
+            sess.run(w.initializer)
+            results.append([sess.run([reader, update], feed)[0] for _ in range(2)])
+    assert results[0] == results[1]
+
+
 def test_loaded_machine_runs_background_kernels_inline(monkeypatch, counted):
     monkeypatch.setattr(tb, "intra_op_threads", lambda: 1)  # BLAS on one thread: load
     losses, _, runners = _train(ON, steps=1)
