@@ -198,7 +198,7 @@ class DirectSession:
             if len(partitions) == 1 and partitions[0].fast and deadline is None:
                 part = partitions[0]
                 ctx = StepContext(step_id, part.device, None, cancellation, self, options)
-                results = [part.runner.run(ctx, feed_values)]
+                results = [part.runner.run(ctx, feed_values, pool)]
             else:
                 results = self._run_partitions(partitions, feed_values, step_id, cancellation,
                                                deadline, options, trace, pool)
@@ -218,7 +218,7 @@ class DirectSession:
             ctx = StepContext(step_id, part.device, rendezvous, cancellation, self, options)
             try:
                 if part.fast:
-                    results[index] = part.runner.run(ctx, feed_values)
+                    results[index] = part.runner.run(ctx, feed_values, pool)
                 else:
                     device_trace = trace.for_device(part.device.name) if trace else None
                     results[index] = part.runner.run(ctx, feed_values, deadline, device_trace,

@@ -7,8 +7,13 @@ returns its input unchanged (`Identity`, `StopGradient`, ...: its consumers read
 variable; a ref input is read in its place, as the kernel would have received it). Control
 edges need no code: the function runs the plan's topological order.
 
+Inter-op overlap (`runtime/overlap.py`): heavy kernels off the critical path may run in the
+background on the step's inter-op pool; the function then runs the driver's program of the
+plan-time schedule, with `ov.spawn(...)` / `ov.join(...)` lines for those kernels.
+
 Security contract: the generated source is made ONLY of fixed text and identifiers built from
-`int` counters of our own enumeration (`v<n>` values, `k<n>` kernels, `a<n>` feed positions):
+`int` counters of our own enumeration (`v<n>` values, `k<n>` kernels, `a<n>` feed positions,
+`j<n>` background jobs, `f<n>` their cost checks, `n<n>` their plan items):
 no name, attr or other value of the graph ever becomes source text. Kernels and feed positions
 (the `_Arg` nodes' `index` attrs) reach the function as namespace data, and `_ident` refuses
 anything that is not a Python int, so a graph that arrives over RPC cannot inject code. A
@@ -22,6 +27,7 @@ import operator
 
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.runtime import overlap as overlap_mod
 from tensorflux.runtime.executor import end_step
 from tensorflux.runtime.plan import ARG, CTX, NOOP, Plan
 from tensorflux.runtime.step import node_error
@@ -67,13 +73,19 @@ def _feed_position(item) -> int:
 
 
 class FastPath:
-    """Compiled straight-line step: `run(ctx, feeds) -> list of fetched values`."""
+    """Compiled straight-line step: `run(ctx, feeds, pool) -> list of fetched values`.
 
-    def __init__(self, plan: Plan):
+    With `overlap` (the default; `TFX_OVERLAP=0` turns it off), heavy kernels off the
+    critical path run in the background on the step's inter-op pool (`runtime/overlap.py`):
+    the generated function then runs the driver's program of `overlap.schedule`, with
+    `ov.spawn(...)` and `ov.join(...)` lines for them.
+    """
+
+    def __init__(self, plan: Plan, overlap: bool = True):
         self.plan = plan
         names: dict = {}
         namespace: dict = {}
-        lines = ["def _step(ctx, feeds):"]
+        lines = ["def _step(ctx, feeds, ov):"]
         line_nodes = [None]
         uses: dict = {}
         for item in plan.items:
@@ -87,8 +99,24 @@ class FastPath:
             line_nodes.append(item)
 
         pass_through = _pass_through_kernel()
-        for position, item in enumerate(plan.items):
+        program = None
+        if overlap and overlap_mod.enabled():
+            program = overlap_mod.schedule(plan, pass_through)
+        self.overlapped = program is not None
+        if program is None:
+            program = [("run", item) for item in plan.items]
+        spawned: dict = {}
+        for action, item in program:
+            position = item.id
             node = item.node
+            if action == "join":
+                outs = spawned.pop(position)
+                job = _ident("j", position)
+                if outs[0] == "_":
+                    emit(f"ov.join({job})", item)
+                else:
+                    emit(f"{outs[0]} = ov.join({job})", item)
+                continue
             if item.kind == NOOP:
                 continue
             if item.kernel is pass_through and item.n_inputs == 1 and item.n_outputs == 1 \
@@ -125,6 +153,15 @@ class FastPath:
                 continue
             kernel = _ident("k", position)
             namespace[kernel] = item.kernel
+            if action == "spawn":
+                flops, ref = _ident("f", position), _ident("n", position)
+                namespace[flops] = overlap_mod.runtime_check(node.op, node.attrs,
+                                                                 overlap_mod.static_large(item))
+                namespace[ref] = item
+                spawn_args = ", ".join([kernel, flops, ref] + args)
+                emit(f"{_ident('j', position)} = ov.spawn({spawn_args})", item)
+                spawned[position] = outs
+                continue
             call_args = ", ".join((["ctx"] if item.mode == CTX else []) + args)
             call = f"{kernel}({call_args})"
             if item.n_outputs == 0 or all(o == "_" for o in outs):
@@ -142,14 +179,36 @@ class FastPath:
         self._fn = namespace["_step"]
         self._code = self._fn.__code__
         self._line_nodes = line_nodes
+        self._position = {id(item.node): item.id for item in plan.items}
         self.source = source
 
-    def run(self, ctx, feeds):
+    def run(self, ctx, feeds, pool=None):
+        """Runs one step; `pool`: the inter-op pool background kernels may use (None: all
+        inline)."""
+        if not self.overlapped:
+            try:
+                return self._fn(ctx, feeds, None)
+            except Exception as err:  # noqa: BLE001 - mapped to the failing node below
+                raise node_error(self._failing_node(err), err) from None
+            finally:
+                if self.plan.step_scoped:
+                    end_step(ctx)
+        ov = overlap_mod.StepOverlap(pool)
         try:
-            return self._fn(ctx, feeds)
+            return self._fn(ctx, feeds, ov)
         except Exception as err:  # noqa: BLE001 - mapped to the failing node below
-            raise node_error(self._failing_node(err), err) from None
+            node = self._failing_node(err)
+            failures = ov.settle()
+            if failures:
+                first_node, first = overlap_mod.first_in_order(
+                    [(fail.node, error) for fail, error in failures] + [(node, err)],
+                    self._position)
+                if first is not err:
+                    raise node_error(first_node, first) from None
+            raise node_error(node, err) from None
         finally:
+            if ov.jobs:
+                ov.settle()
             if self.plan.step_scoped:
                 end_step(ctx)
 

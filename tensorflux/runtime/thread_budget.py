@@ -70,6 +70,7 @@ __all__ = [
     "ThreadBudget", "KernelPool", "SessionThreads", "affinity_cores", "cgroup_cpu_quota",
     "detect_cores", "process_cores", "set_process_threads", "blas_threads", "intra_op_threads",
     "sync_numba_threads", "default_pool", "share_cores", "refresh",
+    "concurrent_kernel_started", "concurrent_kernel_finished",
 ]
 
 
@@ -405,6 +406,17 @@ def refresh() -> None:
         _PROCESS.refresh_current()
 
 
+def concurrent_kernel_started() -> None:
+    """Counts a kernel that runs now beside the step's driver (the fast path's background
+    kernels): BLAS and the intra-op split then share the budget with it."""
+    _PROCESS.kernel_started()
+
+
+def concurrent_kernel_finished() -> None:
+    """Ends what `concurrent_kernel_started` counted."""
+    _PROCESS.kernel_finished()
+
+
 def intra_op_threads() -> int:
     """Threads a kernel may use now (numba's `set_num_threads`, a kernel's own split).
 
@@ -458,8 +470,12 @@ class KernelPool:
         """Worker threads started so far (never more than `num_threads`)."""
         return self._started
 
-    def try_run(self, fn) -> bool:
-        """Runs `fn()` on an idle worker and returns True, or returns False at once."""
+    def try_run(self, fn, counted: bool = True) -> bool:
+        """Runs `fn()` on an idle worker and returns True, or returns False at once.
+
+        `counted=False`: the caller has counted the kernel in the thread budget itself
+        (`concurrent_kernel_started`), so the worker does not count it again.
+        """
         with self._lock:
             if self._closed:
                 return False
@@ -472,7 +488,7 @@ class KernelPool:
             else:
                 return False
             # NOTE: put under the lock, so a `close()` cannot slip its stop marks in before it.
-            self._work.put(fn)
+            self._work.put(fn if counted else (fn,))
         return True
 
     def _serve(self) -> None:
@@ -481,6 +497,14 @@ class KernelPool:
             fn = self._work.get()
             if fn is None:
                 return
+            if type(fn) is tuple:  # counted by the caller
+                fn = fn[0]
+                try:
+                    fn()
+                finally:
+                    with self._lock:
+                        self._idle += 1
+                continue
             if not self.counted:  # intra-op helpers: part of a kernel already counted
                 try:
                     fn()

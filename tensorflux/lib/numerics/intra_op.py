@@ -22,6 +22,12 @@ callable, each part with the process's single BLAS thread and no spin synchronis
   intra-op pool. Under load (BLAS with one thread) it stays inline: a 2-3 ms kernel split
   over a helper that waits for a time slice took 2-3x longer (median) at load 8 on 2 cores.
 
+- Background kernels (the fast path's inter-op overlap, `runtime/overlap.py`): a kernel run
+  on a pool worker beside the step's driver registers its job here (`set_background`); its
+  large products and `run_parts` kernels are then cut into chunks that the job offers to the
+  driver (`job.offer(work)` as `submit`), so a driver that needs the value before it is done
+  runs the chunks still unclaimed instead of waiting.
+
 The runtime decides the split (`configure(splits, submit, elementwise)`, from the thread
 budget); this
 module imports nothing of it. With `splits == 1` (the default, a quiet machine, BLAS with
@@ -47,8 +53,20 @@ CHUNKS_PER_THREAD = 2
 # is one lookup.
 _STATE = [1, None, 1]
 
+# Chunks of a background kernel's product (the driver may claim them when it joins).
+BACKGROUND_CHUNKS = 8
+
+# A chunk of a background product does at least this many flops per element of the operand
+# BLAS packs again for it.
+_REPACK_FLOPS_PER_ELEMENT = 240
+
+# [background kernels running now]: a read is one lookup on the common path (none).
+_BACKGROUND = [0]
+_LOCAL = threading.local()
+
 __all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "elementwise_splits",
-           "matmul", "run_parts", "run_elementwise", "balanced_parts"]
+           "matmul", "run_parts", "run_elementwise", "balanced_parts", "set_background",
+           "BACKGROUND_CHUNKS"]
 
 
 def configure(splits: int, submit=None, elementwise: int | None = None) -> None:
@@ -65,6 +83,24 @@ def configure(splits: int, submit=None, elementwise: int | None = None) -> None:
     if submit is None:
         splits = elementwise = 1
     _STATE[:] = [splits, submit, elementwise]
+
+
+def set_background(job) -> None:
+    """Marks the calling thread as running a background kernel of `job` (None: ends it).
+
+    `job.offer(work) -> bool` hands `work` (a chunk claimer) to whoever waits for the job.
+    """
+    lock = _BACKGROUND_LOCK
+    with lock:
+        _BACKGROUND[0] += 1 if job is not None else -1
+    _LOCAL.job = job
+
+
+_BACKGROUND_LOCK = threading.Lock()
+
+
+def _background_job():
+    return getattr(_LOCAL, "job", None) if _BACKGROUND[0] else None
 
 
 def splits() -> int:
@@ -96,6 +132,19 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         parts = min(threads * CHUNKS_PER_THREAD, flops // MIN_CHUNK_FLOPS, max(m, b.shape[1]))
         if parts > 1:
             return _split_matmul(a, b, out, int(parts), min(threads, int(parts)), _STATE[1])
+    elif _BACKGROUND[0] and a.ndim == 2 and b.ndim == 2:
+        job = _background_job()
+        if job is not None:
+            m, k = a.shape
+            n = b.shape[1]
+            flops = 2 * m * k * n
+            # BLAS packs the operand that is not cut once per chunk: chunks stay large enough
+            # that packing it again costs under ~10% of their products.
+            repacked = k * min(m, n)
+            parts = min(BACKGROUND_CHUNKS, flops // MIN_CHUNK_FLOPS, max(m, n),
+                        flops // max(1, _REPACK_FLOPS_PER_ELEMENT * repacked))
+            if parts > 1:
+                return _split_matmul(a, b, out, int(parts), 2, job.offer)
     if out is None:
         return np.matmul(a, b)
     return np.matmul(a, b, out=out)
@@ -139,6 +188,10 @@ def run_parts(fn, parts: int) -> None:
     """
     threads = min(_STATE[0], parts)
     if threads <= 1:
+        job = _background_job() if parts > 1 else None
+        if job is not None:
+            _run(fn, parts, 2, job.offer)
+            return
         for i in range(parts):
             fn(i)
         return
@@ -154,6 +207,10 @@ def run_elementwise(fn, parts: int) -> None:
     """
     threads = min(_STATE[2], parts)
     if threads <= 1:
+        job = _background_job() if parts > 1 else None
+        if job is not None:
+            _run(fn, parts, 2, job.offer)
+            return
         for i in range(parts):
             fn(i)
         return
