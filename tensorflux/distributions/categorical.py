@@ -41,7 +41,7 @@ class Categorical(Distribution):
             if static_rank is not None and static_rank < 1:
                 raise ValueError("logits/probs must have rank at least 1, got a scalar.")
             with scopes.name_scope("event_size"):
-                last = self._logits.shape.dims[-1] if static_rank is not None else None
+                last = self._logits.shape._dim_list[-1] if static_rank is not None else None
                 if last is not None:
                     self._event_size = array_ops.constant(int(last), dtype=dtypes.int32,
                                                           name="event_size")

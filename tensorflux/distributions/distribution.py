@@ -472,5 +472,5 @@ def _static_sample_shape(sample_shape):
 def _shape_text(shape: TensorShape) -> str:
     if shape.ndims is None:
         return "<unknown>"
-    return "(" + ", ".join("?" if d is None else str(int(d)) for d in shape.dims) + \
+    return "(" + ", ".join("?" if d is None else str(int(d)) for d in shape._dim_list) + \
         ("," if shape.ndims == 1 else "") + ")"

@@ -96,9 +96,9 @@ def embed_check_categorical_event_shape(categorical_param):
     if shape.ndims is not None and shape.ndims < 1:
         raise ValueError(f"A categorical-distribution parameter must have at least 1 dimension, "
                          f"got shape {shape}.")
-    if shape.ndims is not None and shape.dims[-1] is not None and int(shape.dims[-1]) < 2:
+    if shape.ndims is not None and shape._dim_list[-1] is not None and int(shape._dim_list[-1]) < 2:
         raise ValueError(f"A categorical-distribution parameter must have at least 2 events, "
-                         f"got {int(shape.dims[-1])}.")
+                         f"got {int(shape._dim_list[-1])}.")
     return categorical_param
 
 

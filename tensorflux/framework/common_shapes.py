@@ -9,7 +9,7 @@ def broadcast_shape(a: TensorShape, b: TensorShape) -> TensorShape:
     """The NumPy broadcast of two static shapes; ValueError when they cannot broadcast."""
     if a.ndims is None or b.ndims is None:
         return TensorShape(None)
-    x, y = list(a.dims), list(b.dims)
+    x, y = list(a._dim_list), list(b._dim_list)
     if len(x) < len(y):
         x = [1] * (len(y) - len(x)) + x
     else:

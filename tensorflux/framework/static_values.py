@@ -73,7 +73,7 @@ def constant_value_as_shape(tensor) -> TensorShape:
         result = constant_value_as_shape(op.inputs[0])
     elif op.type in _SHAPE_RULES:
         result = _SHAPE_RULES[op.type](op)
-    length = tensor.shape.with_rank(1).dims[0]
+    length = tensor.shape.with_rank(1)._dim_list[0]
     if result is None or result.ndims is None:
         return unknown_shape(length)
     if length is not None and result.ndims != length:

@@ -203,8 +203,17 @@ class TensorShape:
 
     @property
     def dims(self):
-        """A list of int-or-None (TF1 gives a list), or None when the rank is unknown. Known
-        entries are ints that also answer TF1's `Dimension.value` (`shape.dims[0].value`)."""
+        """TF1's list of dimensions, or None when the rank is unknown: an unknown entry is
+        `Dimension(None)` (`shape.dims[0].value is None`), a known one an int that also has
+        `.value`."""
+        if self._dims is None:
+            return None
+        return [Dimension(None) if d is None else _KnownDim(d) for d in self._dims]
+
+    @property
+    def _dim_list(self):
+        """The package's own view of `dims`: int-or-None entries (None when the rank is
+        unknown)."""
         if self._dims is None:
             return None
         return [None if d is None else _KnownDim(d) for d in self._dims]

@@ -183,9 +183,9 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
         tensor_list = [convert_to_tensor(t) for t in tensor_list]
         if not tensor_list:
             raise ValueError("Expected at least one tensor in slice_input_producer().")
-        first = tensor_list[0].shape.dims[0] if tensor_list[0].shape.rank else None
+        first = tensor_list[0].shape._dim_list[0] if tensor_list[0].shape.rank else None
         for tensor in tensor_list[1:]:
-            size = tensor.shape.dims[0] if tensor.shape.rank else None
+            size = tensor.shape._dim_list[0] if tensor.shape.rank else None
             if first is not None and size is not None and size != first:
                 raise ValueError(f"slice_input_producer: all tensors need the same first "
                                  f"dimension, got {first} and {size} ({tensor.name})")
@@ -232,7 +232,7 @@ def _store_sparse_tensors(tensor_list, enqueue_many, shared_maps=None):
             stored.append(tensor)
             info.append(None)
             continue
-        rank = tensor.dense_shape.shape.with_rank(1).dims[0]
+        rank = tensor.dense_shape.shape.with_rank(1)._dim_list[0]
         if rank is None:
             raise ValueError(f"SparseTensor {tensor!r} needs a dense_shape of known length to "
                              "be batched")

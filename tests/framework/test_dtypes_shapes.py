@@ -102,5 +102,8 @@ def test_string_dtype_conversion():
 def test_dims_is_a_list_like_tf1():
     assert tf.TensorShape([]).dims == []
     dims = tf.TensorShape([4, None, 2]).dims
-    assert isinstance(dims, list) and dims == [4, None, 2]
-    assert dims[0].value == 4 and tf.TensorShape(None).dims is None
+    assert isinstance(dims, list) and [d.value for d in dims] == [4, None, 2]
+    assert dims[0] == 4 and dims[2] * 3 == 6 and tf.TensorShape(None).dims is None
+    # As TF1: an unknown entry is Dimension(None), so `shape.dims[0].value` always works.
+    assert isinstance(dims[1], tf.Dimension) and dims[1].value is None
+    assert tf.placeholder(tf.float32, [None, 3]).get_shape().dims[0].value is None

@@ -31,8 +31,8 @@ def test_scalar_and_non_integer_inputs():
 def test_shape_dims_answer_tf1_dimension_value():
     shape = tf.TensorShape([4, None, 2])
     dims = shape.dims
-    assert [d.value if d is not None else None for d in dims] == [4, None, 2]
-    assert dims[0] == 4 and dims[1] is None and dims[2] * 3 == 6
+    assert [d.value for d in dims] == [4, None, 2]
+    assert dims[0] == 4 and dims[1].value is None and dims[2] * 3 == 6
     assert tf.TensorShape(None).dims is None
     with tf.Graph().as_default():
         st = tf.SparseTensor([[0, 1]], [1.0], [3, 5])

@@ -45,7 +45,7 @@ def _check_transitions(transition_params, num_tags=None):
     transition_params = convert_to_tensor(transition_params, name="transition_params")
     shape = transition_params.shape
     if shape.ndims is not None:
-        dims = [dimension_value(d) for d in shape.dims]
+        dims = [dimension_value(d) for d in shape._dim_list]
         if len(dims) != 2 or (None not in dims and dims[0] != dims[1]):
             raise ValueError(f"transition_params must be a [num_tags, num_tags] matrix, got "
                              f"shape {shape}")

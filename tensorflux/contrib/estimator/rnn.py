@@ -74,7 +74,7 @@ def _last_activations(activations, sequence_length):
     last = starts + math_ops.cast(sequence_length, dtypes.int32) - 1
     flat = array_ops.reshape(activations, array_ops.stack([batch * steps, units]))
     out = array_ops.gather(flat, last)
-    out.set_shape([activations.shape.dims[0], activations.shape.dims[2]])
+    out.set_shape([activations.shape._dim_list[0], activations.shape._dim_list[2]])
     return out
 
 

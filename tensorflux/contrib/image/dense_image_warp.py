@@ -43,7 +43,7 @@ def interpolate_bilinear(grid, query_points, name="interpolate_bilinear", indexi
                 and dimension_value(query_points.shape[2]) not in (None, 2)):
             raise ValueError(f"query_points must be [batch, n, 2], got shape "
                              f"{query_points.shape}")
-        static = [dimension_value(d) for d in grid.shape.dims]
+        static = [dimension_value(d) for d in grid.shape._dim_list]
         for size, what in ((static[1], "height"), (static[2], "width")):
             if size is not None and size < 2:
                 raise ValueError(f"Grid {what} must be at least 2, got shape {grid.shape}")

@@ -48,7 +48,7 @@ def _phi(r_squared, order: int):
 def _static_dims(tensor, what: str):
     if tensor.shape.ndims != 3:
         raise ValueError(f"{what} must be a [batch_size, n, d] tensor, got shape {tensor.shape}")
-    dims = [dimension_value(d) for d in tensor.shape.dims]
+    dims = [dimension_value(d) for d in tensor.shape._dim_list]
     if None in dims:
         raise ValueError(f"{what} must have a fully static shape, got {tensor.shape}")
     return dims
@@ -87,7 +87,7 @@ def interpolate_spline(train_points, train_values, query_points, order,
         if (fb, fn) != (b, n):
             raise ValueError(f"train_values {f.shape} must match train_points {c.shape} in "
                              f"batch size and number of points")
-        if query.shape.ndims != 3 or dimension_value(query.shape.dims[2]) not in (None, d):
+        if query.shape.ndims != 3 or dimension_value(query.shape._dim_list[2]) not in (None, d):
             raise ValueError(f"query_points must be [batch_size, m, {d}], got shape "
                              f"{query.shape}")
         dtype = c.dtype.base_dtype

@@ -101,7 +101,7 @@ def transform(images, transforms, interpolation="NEAREST", output_shape=None, na
 def _image_size(images):
     """(height, width) of images as float32 (Python floats when static)."""
     shape = images.shape
-    dims = [shape.dims[1], shape.dims[2]]
+    dims = [shape._dim_list[1], shape._dim_list[2]]
     if all(d is not None for d in dims):
         return float(dims[0]), float(dims[1])
     dynamic = math_ops.cast(array_ops.shape(images)[1:3], dtypes.float32)

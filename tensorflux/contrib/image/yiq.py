@@ -49,7 +49,7 @@ def adjust_hsv_in_yiq(image, delta_hue=0, scale_saturation=1, scale_value=1, nam
     """
     with name_scope(name, "adjust_hsv_in_yiq", [image]):
         image = convert_to_tensor(image, name="image")
-        channels = (dimension_value(image.shape.dims[-1]) if image.shape.ndims else None)
+        channels = (dimension_value(image.shape._dim_list[-1]) if image.shape.ndims else None)
         if image.shape.ndims == 0 or (channels is not None and channels != 3):
             raise ValueError(f"image must have 3 channels (RGB) in its last dimension, got "
                              f"shape {image.shape}")

@@ -122,7 +122,7 @@ def last_dimension(shape, min_rank=1) -> int:
     Raises:
         ValueError: unknown rank, rank < min_rank, or unknown last dimension.
     """
-    dims = shape.dims
+    dims = shape._dim_list
     if dims is None:
         raise ValueError("dims of shape must be known but is None")
     if len(dims) < min_rank:

@@ -113,7 +113,7 @@ def sampled_sparse_softmax_loss(weights, biases, labels, inputs, num_sampled, nu
         ValueError: labels is not [batch_size, 1].
     """
     labels = convert_to_tensor(labels, name="labels")
-    if labels.shape.ndims is not None and (labels.shape.ndims != 2 or labels.shape.dims[1]
+    if labels.shape.ndims is not None and (labels.shape.ndims != 2 or labels.shape._dim_list[1]
                                            not in (None, 1)):
         raise ValueError(f"labels must be [batch_size, 1] (one true class), got shape "
                          f"{labels.shape}")

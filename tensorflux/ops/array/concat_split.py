@@ -72,7 +72,7 @@ def _concat_shape(values, axis):
         if s.ndims is None:
             total = None
             continue
-        for i, d in enumerate(s.dims):
+        for i, d in enumerate(s._dim_list):
             if i == axis:
                 continue
             if d is not None and out[i] is not None and d != out[i]:
@@ -80,7 +80,7 @@ def _concat_shape(values, axis):
                                  f"and {d}. Shapes are {values[0]} and {s}.")
             out[i] = d if d is not None else out[i]
         if total is not None:
-            total = None if s.dims[axis] is None else total + s.dims[axis]
+            total = None if s._dim_list[axis] is None else total + s._dim_list[axis]
     out[axis] = total
     return TensorShape(out)
 
@@ -118,7 +118,7 @@ def _concat_grad(op, grad):
     if axis_value is not None and all(v.shape.ndims is not None for v in values):
         rank = values[0].shape.ndims
         a = int(axis_value) % rank
-        sizes = [v.shape.dims[a] for v in values]
+        sizes = [v.shape._dim_list[a] for v in values]
         if None not in sizes:
             return split(grad, sizes, a) + [None]
     shapes = shape_ops.shape_n(values)
@@ -220,7 +220,7 @@ def _split_shape(split_dim, value, *, num_split):
     if split_dim is None:
         return [[unknown_shape(value.ndims)] * num_split]
     axis = _axis(split_dim, value.ndims, "split_dim")
-    dims = list(value.dims)
+    dims = list(value._dim_list)
     if dims[axis] is not None:
         if dims[axis] % num_split:
             raise ValueError(f"Dimension size must be evenly divisible by {num_split} but is "
@@ -288,16 +288,16 @@ def _split_v_shape(value, size_splits, split_dim, *, num_split):
         return [[unknown_shape(value.ndims)] * num_split]
     axis = _axis(split_dim, value.ndims, "split_dim")
     if size_splits is None:
-        dims = list(value.dims)
+        dims = list(value._dim_list)
         dims[axis] = None
         return [[TensorShape(dims)] * num_split]
     sizes = [int(s) for s in np.reshape(size_splits, [-1])]
     if len(sizes) != num_split:
         raise ValueError(f"size_splits has {len(sizes)} entries but num_split is {num_split}")
-    sizes = _resolve_sizes(sizes, value.dims[axis], "SplitV")
+    sizes = _resolve_sizes(sizes, value._dim_list[axis], "SplitV")
     out = []
     for s in sizes:
-        dims = list(value.dims)
+        dims = list(value._dim_list)
         dims[axis] = s
         out.append(TensorShape(dims))
     return [out]
@@ -365,7 +365,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                          f"to split. Argument provided: {num_or_size_splits}")
     if num is None:
         size_splits.shape.with_rank(1)
-        num = size_splits.shape.dims[0] if size_splits.shape.ndims is not None else None
+        num = size_splits.shape._dim_list[0] if size_splits.shape.ndims is not None else None
         if num is None:
             raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
     return SplitV(value, size_splits, axis, num_split=num, name=name)
@@ -386,7 +386,7 @@ def _pack_shape(values, *, axis):
     if not -rank <= axis < rank:
         raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
     axis = axis + rank if axis < 0 else axis
-    dims = list(merged.dims)
+    dims = list(merged._dim_list)
     return TensorShape(dims[:axis] + [len(values)] + dims[axis:])
 
 
@@ -420,7 +420,7 @@ def _unpack_shape(value, *, num, axis):
     if not -rank <= axis < rank:
         raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
     axis = axis + rank if axis < 0 else axis
-    dims = list(value.dims)
+    dims = list(value._dim_list)
     if dims[axis] is not None and dims[axis] != num:
         raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
     del dims[axis]
@@ -488,7 +488,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
             raise ValueError(f"Cannot infer num from shape {shape}")
         if not -shape.ndims <= axis < shape.ndims:
             raise ValueError(f"axis = {axis} not in [{-shape.ndims}, {shape.ndims})")
-        num = shape.dims[axis]
+        num = shape._dim_list[axis]
         if num is None:
             raise ValueError(f"Cannot infer num from shape {shape}")
     return Unpack(value, num=num, axis=axis, name=name)

@@ -118,7 +118,7 @@ def _diag_part_shape(input):
         raise ValueError(f"Input must have even and non-zero rank, input rank is {input.ndims}")
     half = input.ndims // 2
     out = []
-    for a, b in zip(input.dims[:half], input.dims[half:]):
+    for a, b in zip(input._dim_list[:half], input._dim_list[half:]):
         if a is not None and b is not None and a != b:
             raise ValueError(f"Dimensions must be equal, but are {a} and {b} (input shape "
                              f"{input})")
@@ -166,7 +166,7 @@ def _matrix_diag_shape(diagonal):
     diagonal = _at_least(diagonal, 1)
     if diagonal.ndims is None:
         return TensorShape(None)
-    return diagonal.concatenate([diagonal.dims[-1]])
+    return diagonal.concatenate([diagonal._dim_list[-1]])
 
 
 @MatrixDiag.kernel
@@ -189,9 +189,9 @@ def _matrix_diag_part_shape(input):
     input = _at_least(input, 2)
     if input.ndims is None:
         return TensorShape(None)
-    rows, cols = input.dims[-2:]
+    rows, cols = input._dim_list[-2:]
     size = None if rows is None or cols is None else min(rows, cols)
-    return TensorShape(list(input.dims[:-2]) + [size])
+    return TensorShape(list(input._dim_list[:-2]) + [size])
 
 
 @MatrixDiagPart.kernel
@@ -203,7 +203,7 @@ def _matrix_diag_part_kernel(x):
 @MatrixDiagPart.gradient
 def _matrix_diag_part_grad(op, grad):
     x = op.inputs[0]
-    if x.shape.is_fully_defined() and x.shape.dims[-1] == x.shape.dims[-2]:
+    if x.shape.is_fully_defined() and x.shape._dim_list[-1] == x.shape._dim_list[-2]:
         return matrix_diag(grad)
     return matrix_set_diag(constant_ops.zeros_like(x), grad)
 
@@ -322,7 +322,7 @@ DepthToSpace = define_op("DepthToSpace", inputs=["input: T"], outputs=["output: 
 
 
 def _nhwc(shape: TensorShape, data_format: str):
-    dims = list(shape.with_rank(4).dims) if shape.ndims is not None else [None] * 4
+    dims = list(shape.with_rank(4)._dim_list) if shape.ndims is not None else [None] * 4
     return dims if data_format == "NHWC" else [dims[0], dims[2], dims[3], dims[1]]
 
 

@@ -54,11 +54,11 @@ def _gather_dims(params: TensorShape, indices: TensorShape, axis, batch_dims: in
         raise ValueError(f"batch_dims ({batch_dims}) must be <= rank(indices) "
                          f"({indices.ndims}).")
     for i in range(batch_dims):
-        a, b = params.dims[i], indices.dims[i]
+        a, b = params._dim_list[i], indices._dim_list[i]
         if a is not None and b is not None and a != b:
             raise ValueError(f"params.shape[{i}] ({a}) should equal indices.shape[{i}] ({b})")
-    dims = list(params.dims)
-    return TensorShape(dims[:axis] + list(indices.dims[batch_dims:]) + dims[axis + 1:])
+    dims = list(params._dim_list)
+    return TensorShape(dims[:axis] + list(indices._dim_list[batch_dims:]) + dims[axis + 1:])
 
 
 @GatherV2.shape_fn(value_inputs=("axis",))
@@ -227,13 +227,13 @@ def _gather_nd_shape(params, indices):
         return TensorShape(None)
     if indices.ndims == 0:
         raise ValueError("indices must have rank >= 1")
-    depth = indices.dims[-1]
+    depth = indices._dim_list[-1]
     if depth is None:
         return TensorShape(None)
     if depth > params.ndims:
         raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
                          f"{indices} and params shape: {params}")
-    return TensorShape(list(indices.dims[:-1]) + list(params.dims[depth:]))
+    return TensorShape(list(indices._dim_list[:-1]) + list(params._dim_list[depth:]))
 
 
 def _nd_coords(indices, shape, what: str):
@@ -330,9 +330,10 @@ def _scatter_nd_shape(indices, updates, shape):
     if shape is None:
         return TensorShape(None)
     dims = [int(d) for d in np.reshape(shape, [-1])]
-    if indices.ndims is not None and updates.ndims is not None and indices.dims[-1] is not None:
-        depth = indices.dims[-1]
-        expected = TensorShape(list(indices.dims[:-1]) + dims[depth:])
+    if indices.ndims is not None and updates.ndims is not None and \
+            indices._dim_list[-1] is not None:
+        depth = indices._dim_list[-1]
+        expected = TensorShape(list(indices._dim_list[:-1]) + dims[depth:])
         if not updates.is_compatible_with(expected):
             raise ValueError(f"updates shape {updates} must be {expected} for indices shape "
                              f"{indices} and output shape {dims}")

@@ -51,8 +51,8 @@ def _tile_shape(input, multiples):
     value = multiples.value
     if value is not None and np.size(value) and np.min(value) < 0:
         raise ValueError(f"Expected multiples to be non-negative, got {value.tolist()}")
-    in_dims = input.dims if input.ndims is not None else [None] * known.ndims
-    return TensorShape([_multiply_dims(d, m) for d, m in zip(in_dims, known.dims)])
+    in_dims = input._dim_list if input.ndims is not None else [None] * known.ndims
+    return TensorShape([_multiply_dims(d, m) for d, m in zip(in_dims, known._dim_list)])
 
 
 @Tile.kernel
@@ -79,7 +79,7 @@ def _tile_grad(op, grad):
         split = shape_ops.reshape(shape_ops.transpose(concat_ops.stack([multiples, x_shape])), [-1])
     rank = x.shape.ndims
     if rank is None and multiples.shape.ndims == 1:
-        rank = multiples.shape.dims[0]
+        rank = multiples.shape._dim_list[0]
     if rank is not None:
         axes = list(range(0, 2 * rank, 2))
     else:
@@ -122,11 +122,12 @@ MirrorPadGrad = define_op("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddi
 def _pad_rank(input, paddings) -> int | None:
     """The output rank: the input's, or the rows of the [rank, 2] paddings matrix."""
     pad_shape = paddings.shape.with_rank(2)
-    if pad_shape.dims[1] is not None and pad_shape.dims[1] != 2:
+    columns = pad_shape._dim_list[1]
+    if columns is not None and columns != 2:
         raise ValueError(f"Dimension 1 in both shapes must be equal, but are "
-                         f"{pad_shape.dims[1]} and 2: paddings must be a matrix with 2 columns, "
+                         f"{columns} and 2: paddings must be a matrix with 2 columns, "
                          f"got shape {pad_shape}")
-    rows = pad_shape.dims[0]
+    rows = pad_shape._dim_list[0]
     if rows is not None and input.ndims is not None and rows != input.ndims:
         raise ValueError(f"Shape must be rank {rows} but is rank {input.ndims}: paddings has "
                          f"{rows} rows for an input of rank {input.ndims}")
@@ -147,7 +148,7 @@ def _pad_shape_common(input, paddings, sign=1):
         pads = paddings.partial  # TF's tf.pad: rows known at graph build still count
         if pads is None:
             return unknown_shape(rank)
-    dims = input.dims if input.ndims is not None else [None] * rank
+    dims = input._dim_list if input.ndims is not None else [None] * rank
     out = []
     for d, row in zip(dims, pads.tolist()):
         if d is None or any(p is None for p in row):
@@ -423,7 +424,7 @@ def _reverse_sequence_shape(input, seq_lengths, *, seq_dim, batch_dim):
                 raise ValueError(f"{label} must be < input rank ({dim} vs. {input.ndims})")
             if dim < 0:
                 raise ValueError(f"{label} must be >= 0, got {dim}")
-        batch, lengths = input.dims[batch_dim], seq_lengths.dims[0]
+        batch, lengths = input._dim_list[batch_dim], seq_lengths._dim_list[0]
         if batch is not None and lengths is not None and batch != lengths:
             raise ValueError(f"Dimensions must be equal, but are {batch} and {lengths} "
                              f"(input.dims({batch_dim}) and the length of seq_lengths)")
@@ -492,7 +493,7 @@ def _one_hot_shape(indices, depth, on_value, off_value, *, axis):
         raise ValueError(f"Expected axis to be -1 or between [0, {rank}).  But received: "
                          f"{axis}")
     pos = rank - 1 if axis == -1 else axis
-    dims = list(indices.dims)
+    dims = list(indices._dim_list)
     return TensorShape(dims[:pos] + [None if depth is None else int(depth)] + dims[pos:])
 
 

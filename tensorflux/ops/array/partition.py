@@ -42,7 +42,7 @@ def _dynamic_partition_shape(data, partitions, *, num_partitions):
     prefix = data[:partitions.ndims]
     if data.ndims < partitions.ndims or not prefix.is_compatible_with(partitions):
         raise ValueError(f"partitions shape {partitions} must be a prefix of data shape {data}")
-    return [[TensorShape([None] + list(data.dims[partitions.ndims:]))] * num_partitions]
+    return [[TensorShape([None] + list(data._dim_list[partitions.ndims:]))] * num_partitions]
 
 
 @DynamicPartition.kernel(factory=True)
@@ -296,7 +296,7 @@ def _unique_v2_shapes(x, axis, with_counts):
         return [TensorShape([None]), x] + ([TensorShape([None])] if with_counts else [])
     dims = x.as_list()
     dims[a] = None
-    return [TensorShape(dims), TensorShape([x.dims[a]])] + \
+    return [TensorShape(dims), TensorShape([x._dim_list[a]])] + \
         ([TensorShape([None])] if with_counts else [])
 
 

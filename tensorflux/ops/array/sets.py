@@ -41,7 +41,7 @@ SparseToSparseSetOperation = define_op(
 # -- shape functions --------------------------------------------------------------------------
 
 def _sparse_rank(indices, shape):
-    rank = shape.with_rank(1).dims[0]
+    rank = shape.with_rank(1)._dim_list[0]
     indices.with_rank(2)
     if rank is not None and rank < 2:
         raise ValueError(f"Sets need a shape of rank >= 2, got rank {rank}")
@@ -66,7 +66,7 @@ def _dense_to_dense_shape(set1, set2):
     set2.with_rank_at_least(2)
     if set1.ndims != set2.ndims:
         raise ValueError(f"set1 and set2 must have the same rank, got {set1} and {set2}")
-    TensorShape(set1.dims[:-1]).merge_with(TensorShape(set2.dims[:-1]))
+    TensorShape(set1._dim_list[:-1]).merge_with(TensorShape(set2._dim_list[:-1]))
     return _result_shapes(set1.ndims)
 
 

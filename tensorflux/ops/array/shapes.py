@@ -40,7 +40,7 @@ def _strided_slice_shape_value(op):
     picked = np.arange(source.ndims)[slice_spec(begin, end, strides, **masks)]
     if np.ndim(picked) != 1:
         return None
-    return TensorShape([source.dims[int(i)] for i in picked])
+    return TensorShape([source._dim_list[int(i)] for i in picked])
 
 
 # -- Shape, ShapeN, Size, Rank ---------------------------------------------------------------
@@ -182,7 +182,7 @@ def _reshape_dims(input: TensorShape, dims: list) -> list:
     count = input.num_elements()
     out = [None if d is None or d == -1 else d for d in dims]
     if count is None:
-        known_in = int(np.prod([d for d in input.dims or () if d is not None], dtype=np.int64))
+        known_in = int(np.prod([d for d in input._dim_list or () if d is not None], dtype=np.int64))
         if input.ndims is not None and not unknown and known_in and known % known_in:
             raise ValueError(f"Dimension size must be evenly divisible by {known_in} but is "
                              f"{known} (input shape {input}, requested shape {dims})")
@@ -282,7 +282,7 @@ def reshape(tensor, shape, name=None):
     if result.shape.ndims is None or not result.shape.is_fully_defined():
         static = constant_value_as_shape(shape)
         if static.ndims is not None:
-            dims = list(static.dims)
+            dims = list(static._dim_list)
             try:
                 dims = _reshape_dims(tensor.shape, dims)
             except ValueError as err:
@@ -308,7 +308,7 @@ def _expand_dims_shape(input, dim):
         raise ValueError(f"dim {axis} not in the interval [{-rank - 1}, {rank}].")
     if axis < 0:
         axis += rank + 1
-    dims = list(input.dims)
+    dims = list(input._dim_list)
     return TensorShape(dims[:axis] + [1] + dims[axis:])
 
 
@@ -363,7 +363,7 @@ def _squeeze_shape(input, *, squeeze_dims):
         return TensorShape(None)
     axes = set(_canonical_axes(squeeze_dims, input.ndims, "squeeze"))
     out = []
-    for i, d in enumerate(input.dims):
+    for i, d in enumerate(input._dim_list):
         if axes:
             if i in axes:
                 if d is not None and d != 1:
@@ -436,7 +436,7 @@ def _transpose_shape(x, perm):
         return unknown_shape(len(perm))
     perm = [p + x.ndims if p < 0 else p for p in perm]
     _check_perm(perm, x.ndims)
-    return TensorShape([x.dims[p] for p in perm])
+    return TensorShape([x._dim_list[p] for p in perm])
 
 
 def _transpose_kernel(x, perm):
@@ -597,7 +597,7 @@ BroadcastArgs = define_op("BroadcastArgs", inputs=["s0: T", "s1: T"], outputs=["
 @BroadcastArgs.shape_fn
 def _broadcast_args_shape(s0, s1):
     # The output's length is the longer input's: known when both lengths are (TF).
-    a, b = s0.with_rank(1).dims[0], s1.with_rank(1).dims[0]
+    a, b = s0.with_rank(1)._dim_list[0], s1.with_rank(1)._dim_list[0]
     return TensorShape([None if a is None or b is None else max(a, b)])
 
 

@@ -43,7 +43,7 @@ Slice = define_op("Slice", inputs=["input: T", "begin: Index", "size: Index"],
 
 @Slice.shape_fn(static_inputs=("begin", "size"))
 def _slice_shape(input, begin, size):
-    begin_length = begin.shape.with_rank(1).dims[0]
+    begin_length = begin.shape.with_rank(1)._dim_list[0]
     if size.value is None:
         # TF: a partly known size vector still gives its known entries (-1 counts as unknown)
         known = size.as_shape()
@@ -57,7 +57,7 @@ def _slice_shape(input, begin, size):
     if input.ndims is not None and len(sizes) != input.ndims:
         raise ValueError(f"Shape must be rank {input.ndims} but is rank {len(sizes)}: size "
                          f"{sizes} needs one entry per input dimension")
-    dims = input.dims if input.ndims is not None else [None] * len(sizes)
+    dims = input._dim_list if input.ndims is not None else [None] * len(sizes)
     starts = None if begin is None else [int(b) for b in np.reshape(begin, [-1])]
     if starts is not None and len(starts) != len(sizes):
         raise ValueError(f"begin {starts} and size {sizes} must have the same length")
@@ -177,7 +177,7 @@ def static_strided_slice_dims(input: TensorShape, begin, end, strides, *, begin_
         if item[0] == "new":
             out.append(1)
             continue
-        size = input.dims[d]
+        size = input._dim_list[d]
         if item[0] == "shrink":
             index = item[1]
             if size is not None and index is not _UNKNOWN and not -size <= index < size:
@@ -308,7 +308,7 @@ def _partial_values(tensor):
     if tensor.op.type == "Pack":
         items = [constant_value(t) for t in tensor.op.inputs]
         return [None if v is None else int(v) for v in items]
-    length = tensor.shape.dims[0] if tensor.shape.ndims == 1 else None
+    length = tensor.shape._dim_list[0] if tensor.shape.ndims == 1 else None
     return None if length is None else [None] * length
 
 

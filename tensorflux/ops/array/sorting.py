@@ -42,9 +42,9 @@ def _bound_op(name, side):
             if sorted_inputs.ndims != values.ndims:
                 raise ValueError(f"sorted_inputs and values must have the same rank, got "
                                  f"{sorted_inputs} and {values}")
-            outer = TensorShape(sorted_inputs.dims[:-1]).merge_with(
-                TensorShape(values.dims[:-1]))
-            return outer.concatenate([values.dims[-1]])
+            outer = TensorShape(sorted_inputs._dim_list[:-1]).merge_with(
+                TensorShape(values._dim_list[:-1]))
+            return outer.concatenate([values._dim_list[-1]])
         return values
 
     def kernel(sorted_inputs, values, *, out_type):
@@ -152,7 +152,7 @@ def _sort_impl(values, axis, direction, want_indices):
         values = array_ops.transpose(values, perm)
     ascending = direction == "ASCENDING"
     keyed = _reverse_order(values) if ascending else values
-    k = values.shape.dims[-1]
+    k = values.shape._dim_list[-1]
     if k is None:
         k = array_ops.shape(values)[-1]
     top, indices = nn_ops.top_k(keyed, k=k, sorted=True)
@@ -294,7 +294,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TF name
             raise TypeError(f"repeat: repeats must be an integer tensor, got {repeats.dtype!r}")
         # NOTE: as in TF, negative counts repeat nothing and a single count applies to all.
         repeats = math_ops.maximum(math_ops.cast(repeats, dtypes.int32), np.int32(0))
-        size = input.shape.dims[axis]
+        size = input.shape._dim_list[axis]
         if size is None:
             size = array_ops.shape(input)[axis]
         repeats = array_ops.broadcast_to(repeats, array_ops.reshape(size, [1]))
@@ -353,7 +353,7 @@ def _unravel_index_shape(indices, dims):
     dims = dims.with_rank(1)
     if indices.ndims is None:
         return TensorShape(None)
-    return TensorShape(list(dims.dims) + list(indices.dims))
+    return TensorShape(list(dims._dim_list) + list(indices._dim_list))
 
 
 @UnravelIndex.kernel

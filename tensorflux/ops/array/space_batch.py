@@ -43,17 +43,17 @@ def _block_layout(input, block_shape, pads, what):
     if isinstance(block_shape, list):
         m, block = len(block_shape), block_shape
     else:
-        m = block_shape.shape.with_rank(1).dims[0]
+        m = block_shape.shape.with_rank(1)._dim_list[0]
         block = block_shape.value
     pad_shape = pads.shape.with_rank(2)
     if m is None:
-        m = pad_shape.dims[0]
-    if pad_shape.dims[1] not in (None, 2) or pad_shape.dims[0] not in (None, m):
+        m = pad_shape._dim_list[0]
+    if pad_shape._dim_list[1] not in (None, 2) or pad_shape._dim_list[0] not in (None, m):
         raise ValueError(f"{what} must have shape [{m}, 2] (one row per block dimension), got "
                          f"{pad_shape}")
     if m is None or input.ndims is None:
         return None
-    dims = list(input.with_rank_at_least(m + 1).dims)
+    dims = list(input.with_rank_at_least(m + 1)._dim_list)
     pad_value = pads.value
     if block is not None and pad_value is not None:
         block, pad_value = _blocks_and_pads(block, pad_value, what)

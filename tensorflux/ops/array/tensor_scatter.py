@@ -46,12 +46,12 @@ def _scatter_shape(tensor, indices, updates):
     if indices.ndims is not None:
         if indices.ndims == 0:
             raise ValueError(f"indices must be at least rank 1, got shape {indices}")
-        depth = indices.dims[-1]
+        depth = indices._dim_list[-1]
         if depth is not None and tensor.ndims is not None:
             if depth > tensor.ndims:
                 raise ValueError(f"indices.shape[-1] = {depth} must be <= rank of tensor "
                                  f"{tensor}")
-            expected = TensorShape(list(indices.dims[:-1]) + list(tensor.dims[depth:]))
+            expected = TensorShape(list(indices._dim_list[:-1]) + list(tensor._dim_list[depth:]))
             if not updates.is_compatible_with(expected):
                 raise ValueError(f"updates shape {updates} must be indices.shape[:-1] + "
                                  f"tensor.shape[indices.shape[-1]:] = {expected}")

@@ -33,7 +33,7 @@ def _elems_flat(elems, what: str) -> list:
 def _length(flat) -> object:
     """The common size of the first dimension (a Python int when static)."""
 
-    static = [e.shape.dims[0] for e in flat if e.shape.ndims is not None]
+    static = [e.shape._dim_list[0] for e in flat if e.shape.ndims is not None]
     known = [d for d in static if d is not None]
     if known:
         if any(d != known[0] for d in known):

@@ -406,7 +406,7 @@ class QueueBase:
                 if got.rank < 1:
                     raise ValueError(f"Shape {got} must have rank at least 1 (enqueue_many to "
                                      f"{self._describe()}, component {i})")
-                first = got.dims[0]
+                first = got._dim_list[0]
                 if batch is not None and first is not None and first != batch:
                     raise ValueError(f"enqueue_many to {self._describe()}: component {i} has "
                                      f"{first} elements, an earlier component has {batch}")

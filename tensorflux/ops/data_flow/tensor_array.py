@@ -261,7 +261,7 @@ def _read_shape(handle, index, flow_in):
 
 @TensorArrayGatherV3.shape_fn
 def _gather_shape(handle, indices, flow_in, *, element_shape):
-    n = indices.dims[0] if indices.ndims == 1 else None
+    n = indices._dim_list[0] if indices.ndims == 1 else None
     if element_shape is None or element_shape.ndims is None:
         return TensorShape(None)
     return TensorShape([n] + element_shape.as_list())

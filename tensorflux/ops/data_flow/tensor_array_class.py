@@ -188,8 +188,8 @@ class TensorArray:
         with self._scope(name, "TensorArrayUnstack"):
             value = convert_to_tensor(value, dtype=self._dtype, name="value")
             if value.shape.ndims is not None and value.shape.ndims > 0 and \
-                    value.shape.dims[0] is not None:
-                indices = math_ops.range(0, value.shape.dims[0])
+                    value.shape._dim_list[0] is not None:
+                indices = math_ops.range(0, value.shape._dim_list[0])
             else:
                 indices = math_ops.range(0, array_ops.shape(value)[0])
             return self.scatter(indices, value, name="scatter")

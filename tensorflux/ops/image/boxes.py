@@ -89,12 +89,12 @@ def _draw(images, boxes, colors):
 
 def _draw_shape(images, boxes):
     images = images.with_rank(4)
-    depth = images.dims[3]
+    depth = images._dim_list[3]
     if depth is not None and depth not in (1, 3, 4):
         raise ValueError(f"Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA), got "
                          f"{depth}")
     boxes = boxes.with_rank(3)
-    if boxes.dims[2] is not None and boxes.dims[2] != 4:
+    if boxes._dim_list[2] is not None and boxes._dim_list[2] != 4:
         raise ValueError(f"boxes must have 4 coordinates per box, got shape {boxes}")
     return images
 
@@ -222,7 +222,7 @@ def _sample_distorted_shape(image_size, bounding_boxes, min_object_covered, *,
                             aspect_ratio_range, area_range, max_attempts):
     image_size.with_rank(1).merge_with(TensorShape([3]))
     boxes = bounding_boxes.with_rank(3)
-    if boxes.dims[2] is not None and boxes.dims[2] != 4:
+    if boxes._dim_list[2] is not None and boxes._dim_list[2] != 4:
         raise ValueError(f"bounding_boxes must have 4 coordinates per box, got shape {boxes}")
     if min_object_covered.ndims not in (None, 0):
         raise ValueError(f"min_object_covered must be 0-D, got shape {min_object_covered}")

@@ -31,10 +31,10 @@ def _invalid(message: str):
 def _rgb_shape(images: TensorShape) -> TensorShape:
     images = images.with_rank_at_least(1)
     if images.ndims is not None:
-        last = images.dims[-1]
+        last = images._dim_list[-1]
         if last is not None and last != 3:
             raise ValueError(f"input must have 3 channels but input only has {last} channels.")
-        return TensorShape(list(images.dims[:-1]) + [3])
+        return TensorShape(list(images._dim_list[:-1]) + [3])
     return images
 
 
@@ -406,7 +406,7 @@ def grayscale_to_rgb(images, name=None):
         if shape.ndims is not None:
             if shape.ndims < 2:
                 raise ValueError(f"'image' (shape {shape}) must be at least two-dimensional.")
-            if shape.dims[-1] is not None and shape.dims[-1] != 1:
+            if shape._dim_list[-1] is not None and shape._dim_list[-1] != 1:
                 raise ValueError(f"Last dimension of a grayscale image should be size 1, got "
                                  f"shape {shape}")
             multiples = [1] * (shape.ndims - 1) + [3]

@@ -112,11 +112,12 @@ def _check(image_shape, boxes, box_ind, crop_size=None):
 
 def _boxes_shape(boxes: TensorShape, box_ind: TensorShape):
     boxes = boxes.with_rank(2)
-    if boxes.dims[1] is not None and boxes.dims[1] != 4:
+    if boxes._dim_list[1] is not None and boxes._dim_list[1] != 4:
         raise ValueError(f"boxes must have 4 coordinates per box, got shape {boxes}")
     box_ind = box_ind.with_rank(1)
-    num = boxes.dims[0] if boxes.dims[0] is not None else box_ind.dims[0]
-    if None not in (boxes.dims[0], box_ind.dims[0]) and boxes.dims[0] != box_ind.dims[0]:
+    num = boxes._dim_list[0] if boxes._dim_list[0] is not None else box_ind._dim_list[0]
+    if None not in (boxes._dim_list[0], box_ind._dim_list[0]) and \
+            boxes._dim_list[0] != box_ind._dim_list[0]:
         raise ValueError(f"boxes {boxes} and box_ind {box_ind} disagree on the number of boxes")
     return num
 
@@ -143,7 +144,7 @@ CropAndResize = define_op(
 def _crop_and_resize_shape(image, boxes, box_ind, crop_size):
     image = image.with_rank(4)
     num = _boxes_shape(boxes, box_ind)
-    return TensorShape([num, *_size_pair(crop_size, "crop_size"), image.dims[3]])
+    return TensorShape([num, *_size_pair(crop_size, "crop_size"), image._dim_list[3]])
 
 
 @CropAndResize.kernel
@@ -189,7 +190,7 @@ def _crop_grad_image_shape(grads, boxes, box_ind, image_size):
     grads = grads.with_rank(4)
     _boxes_shape(boxes, box_ind)
     if image_size is None:
-        return TensorShape([None, None, None, grads.dims[3]])
+        return TensorShape([None, None, None, grads._dim_list[3]])
     image_size = np.asarray(image_size)
     if image_size.shape != (4,):
         raise ValueError(f"image_size must be a 1-D tensor of 4 elements, got "
@@ -282,10 +283,10 @@ def _extract_glimpse_shape(input, size, offsets, *, uniform_noise, noise):  # no
                          f"'{noise}'")
     images = input.with_rank(4)
     offsets = offsets.with_rank(2)
-    if offsets.dims[1] is not None and offsets.dims[1] != 2:
+    if offsets._dim_list[1] is not None and offsets._dim_list[1] != 2:
         raise ValueError(f"offsets must be [batch, 2], got shape {offsets}")
-    batch = images.dims[0] if images.dims[0] is not None else offsets.dims[0]
-    return TensorShape([batch, *_size_pair(size, "size"), images.dims[3]])
+    batch = images._dim_list[0] if images._dim_list[0] is not None else offsets._dim_list[0]
+    return TensorShape([batch, *_size_pair(size, "size"), images._dim_list[3]])
 
 
 def _glimpse_noise(rng, images, shape, kind):

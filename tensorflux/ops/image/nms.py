@@ -179,14 +179,14 @@ def _scalar_shape(value: TensorShape, what: str) -> None:
 
 def _boxes_shape(boxes: TensorShape, scores: TensorShape, max_output_size, *scalars) -> None:
     boxes = _rank(boxes, 2, "boxes")
-    if boxes.dims[1] is not None and boxes.dims[1] != 4:
-        raise ValueError(f"Dimension must be 4 but is {boxes.dims[1]}: boxes must have 4 "
+    if boxes._dim_list[1] is not None and boxes._dim_list[1] != 4:
+        raise ValueError(f"Dimension must be 4 but is {boxes._dim_list[1]}: boxes must have 4 "
                          f"coordinates per box, got shape {boxes}")
     scores = _rank(scores, 1, "scores")
-    if boxes.dims[0] is not None and scores.dims[0] is not None and (
-            boxes.dims[0] != scores.dims[0]):
-        raise ValueError(f"Dimensions must be equal, but are {boxes.dims[0]} and "
-                         f"{scores.dims[0]}: boxes {boxes} and scores {scores} disagree on the "
+    n_boxes, n_scores = boxes._dim_list[0], scores._dim_list[0]
+    if n_boxes is not None and n_scores is not None and n_boxes != n_scores:
+        raise ValueError(f"Dimensions must be equal, but are {n_boxes} and "
+                         f"{n_scores}: boxes {boxes} and scores {scores} disagree on the "
                          f"number of boxes")
     for i, value in enumerate((max_output_size, *scalars)):
         _scalar_shape(value, "max_output_size" if i == 0 else "threshold")
@@ -339,8 +339,8 @@ NonMaxSuppressionWithOverlaps = define_op(
 @NonMaxSuppressionWithOverlaps.shape_fn
 def _nms_overlaps_shape(overlaps, scores, max_output_size, overlap_threshold, score_threshold):
     overlaps = overlaps.with_rank(2)
-    if overlaps.dims[0] is not None and overlaps.dims[1] is not None and (
-            overlaps.dims[0] != overlaps.dims[1]):
+    if overlaps._dim_list[0] is not None and overlaps._dim_list[1] is not None and (
+            overlaps._dim_list[0] != overlaps._dim_list[1]):
         raise ValueError(f"overlaps must be square, got shape {overlaps}")
     scores = scores.with_rank(1)
     for value in (max_output_size, overlap_threshold, score_threshold):
@@ -388,15 +388,15 @@ def _combined_nms_shape(boxes, scores, max_output_size_per_class, max_total_size
                         iou_threshold, score_threshold, *, pad_per_class):
     boxes = boxes.with_rank(4)
     scores = scores.with_rank(3)
-    if boxes.dims[3] is not None and boxes.dims[3] != 4:
+    if boxes._dim_list[3] is not None and boxes._dim_list[3] != 4:
         raise ValueError(f"boxes must have 4 coordinates per box, got shape {boxes}")
-    q, classes = boxes.dims[2], scores.dims[2]
+    q, classes = boxes._dim_list[2], scores._dim_list[2]
     if None not in (q, classes) and q not in (1, classes):
         raise ValueError(f"boxes' third dimension must be 1 or the number of classes "
                          f"{classes}, got {q}")
     if max_total_size is not None and int(max_total_size) <= 0:
         raise ValueError(f"max_total_size must be > 0, got {int(max_total_size)}")
-    batch = boxes.dims[0] if boxes.dims[0] is not None else scores.dims[0]
+    batch = boxes._dim_list[0] if boxes._dim_list[0] is not None else scores._dim_list[0]
     size = _detections(max_output_size_per_class, classes, max_total_size, pad_per_class)
     return [TensorShape([batch, size, 4]), TensorShape([batch, size]),
             TensorShape([batch, size]), TensorShape([batch])]

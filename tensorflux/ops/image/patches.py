@@ -69,7 +69,7 @@ def _extract_patches_shape(images, *, ksizes, strides, rates, padding):
     k = _window(ksizes, "ksizes")
     s = _window(strides, "strides")
     r = _window(rates, "rates")
-    batch, rows, cols, depth = images.dims
+    batch, rows, cols, depth = images._dim_list
     out = [None if size is None else _out_size(size, k[i], s[i], r[i], padding)[0]
            for i, size in enumerate((rows, cols))]
     channels = None if depth is None else k[0] * k[1] * depth

@@ -108,7 +108,7 @@ def _resampled_shape(images, transforms, size):
     """[batch, *size, channels] of `images` ([batch, h, w, channels]) resampled to `size`."""
     images = images.with_rank(4)
     transforms.with_rank(2)
-    return TensorShape([images.dims[0], *_output_shape_dims(size), images.dims[3]])
+    return TensorShape([images._dim_list[0], *_output_shape_dims(size), images._dim_list[3]])
 
 
 ImageProjectiveTransformV2.shape_fn(value_inputs=("output_shape",))(_resampled_shape)

@@ -125,7 +125,7 @@ def sobel_edges(image):
 
 def _color_transform(images, matrix, name: str):
     images = convert_to_tensor(images, name="images")
-    last = images.shape.with_rank_at_least(1).dims[-1]
+    last = images.shape.with_rank_at_least(1)._dim_list[-1]
     if last is not None and last != 3:
         raise ValueError(f"{name}: images must have 3 channels in the last dimension, got "
                          f"shape {images.shape}")

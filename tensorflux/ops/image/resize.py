@@ -172,17 +172,18 @@ def _check_images(images, size, align_corners, half_pixel_centers):
 def _resize_shape(images: TensorShape, size) -> TensorShape:
     images = images.with_rank(4)
     if size is None:
-        return TensorShape([images.dims[0], None, None, images.dims[3]])
+        return TensorShape([images._dim_list[0], None, None, images._dim_list[3]])
     size = np.asarray(size)
     if size.shape != (2,):
         raise ValueError(f"size must be a 1-D tensor of 2 elements, got shape {list(size.shape)}")
-    return TensorShape([images.dims[0], int(size[0]), int(size[1]), images.dims[3]])
+    return TensorShape([images._dim_list[0], int(size[0]), int(size[1]), images._dim_list[3]])
 
 
 def _grad_shape(grads: TensorShape, original: TensorShape) -> TensorShape:
     grads = grads.with_rank(4)
     original = original.with_rank(4)
-    return TensorShape([grads.dims[0], original.dims[1], original.dims[2], grads.dims[3]])
+    return TensorShape([grads._dim_list[0], original._dim_list[1], original._dim_list[2],
+                        grads._dim_list[3]])
 
 
 # -- ResizeBilinear ---------------------------------------------------------------------------
@@ -485,7 +486,7 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             size = _aspect_size(images, size)
         value = constant_value(size)
         new_h, new_w = (None, None) if value is None else (int(value[0]), int(value[1]))
-        height, width = images.shape.dims[1], images.shape.dims[2]
+        height, width = images.shape._dim_list[1], images.shape._dim_list[2]
         if new_h is not None and (height, width) == (new_h, new_w):
             return images if batched else array_ops.squeeze(images, axis=[0])
         kwargs = {"align_corners": align_corners}

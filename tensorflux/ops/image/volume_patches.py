@@ -42,7 +42,7 @@ ExtractVolumePatches = define_op(
 def _extract_volume_patches_shape(input, *, ksizes, strides, padding):  # noqa: A002
     input = input.with_rank(5)  # noqa: A001
     k, s = _window(ksizes, "ksizes"), _window(strides, "strides")
-    batch, *sizes, depth = input.dims
+    batch, *sizes, depth = input._dim_list
     out = [None if size is None else _out_size(size, k[i], s[i], 1, padding)[0]
            for i, size in enumerate(sizes)]
     channels = None if depth is None else k[0] * k[1] * k[2] * depth

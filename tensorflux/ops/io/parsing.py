@@ -77,7 +77,7 @@ def _dense_out_shape(prefix, shape) -> TensorShape:
 @ParseExample.shape_fn
 def _parse_example_shape(serialized, names, sparse_keys, dense_keys, dense_defaults, *,
                          Nsparse, sparse_types, dense_shapes):  # noqa: N803 - TF attr names
-    batch = serialized.with_rank(1).dims[0]
+    batch = serialized.with_rank(1)._dim_list[0]
     return [[TensorShape([None, 2])] * Nsparse, [TensorShape([None])] * Nsparse,
             [TensorShape([2])] * Nsparse,
             [_dense_out_shape([batch], s) for s in dense_shapes]]
@@ -159,7 +159,7 @@ def _parse_example_v2_shape(serialized, names, sparse_keys, dense_keys, ragged_k
         raise ValueError(f"ParseExampleV2: serialized must be a scalar or a vector, got "
                          f"shape {serialized}")
     prefix = [] if serialized.rank == 0 else [None if serialized.rank is None
-                                              else serialized.dims[0]]
+                                              else serialized._dim_list[0]]
     rank = None if serialized.rank is None else serialized.rank + 1
     return [[TensorShape([None, rank])] * num_sparse, [TensorShape([None])] * num_sparse,
             [TensorShape([rank])] * num_sparse,
@@ -261,7 +261,7 @@ def _default_tensor(key, dtype, shape, value):
     """The dense_defaults input for one key: empty (required), a value, or a padding scalar."""
 
     safe = re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
-    variable = shape.rank and shape.dims[0] is None
+    variable = shape.rank and shape._dim_list[0] is None
     if value is None:
         if variable:
             return array_ops.constant(b"" if dtype == dtypes.string else 0, dtype=dtype,

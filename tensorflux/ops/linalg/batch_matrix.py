@@ -31,11 +31,11 @@ def square_batch(shape: TensorShape):
     shape = matrix_shape(shape)
     if shape.ndims is None:
         return None, None
-    rows, cols = shape.dims[-2:]
+    rows, cols = shape._dim_list[-2:]
     if rows is not None and cols is not None and rows != cols:
         raise ValueError(f"Dimensions must be equal, but are {rows} and {cols}: the input "
                          f"must be a (batch of) square matrices, got shape {shape}")
-    return list(shape.dims[:-2]), rows if rows is not None else cols
+    return list(shape._dim_list[:-2]), rows if rows is not None else cols
 
 
 def upcast(x: np.ndarray) -> np.ndarray:
@@ -59,7 +59,7 @@ def conj_transpose(m: np.ndarray) -> np.ndarray:
 
 def static_matrix_dims(op, a, what):
     """(rows, columns) of the matrices in `a`; the `what` gradient needs them static."""
-    dims = a.shape.dims
+    dims = a.shape._dim_list
     if dims is None or dims[-2] is None or dims[-1] is None:
         raise ValueError(f"{what} gradient of '{op.name}' needs static matrix dimensions, got "
                          f"{a.shape}")

@@ -210,8 +210,8 @@ def _qr_shape(input, *, full_matrices):
     input = matrix_shape(input)
     if input.ndims is None:
         return [TensorShape(None), TensorShape(None)]
-    batch = list(input.dims[:-2])
-    m, n = input.dims[-2:]
+    batch = list(input._dim_list[:-2])
+    m, n = input._dim_list[-2:]
     if full_matrices:
         return [TensorShape(batch + [m, m]), TensorShape(batch + [m, n])]
     k = _min_dim(m, n)
@@ -273,8 +273,8 @@ def _svd_shape(input, *, compute_uv, full_matrices):
     if input.ndims is None:
         s = u = v = TensorShape(None)
     else:
-        batch = list(input.dims[:-2])
-        m, n = input.dims[-2:]
+        batch = list(input._dim_list[:-2])
+        m, n = input._dim_list[-2:]
         k = _min_dim(m, n)
         s = TensorShape(batch + [k])
         if full_matrices:

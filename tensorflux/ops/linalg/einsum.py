@@ -98,14 +98,14 @@ def _einsum_shape(inputs, *, equation):
             raise ValueError(f"Shape must be rank {fixed} but is rank {shape.ndims} for input "
                              f"{index} and equation: {equation}")
         for c, axis in _label_axes(term, shape.ndims):
-            d, known = shape.dims[axis], dims.get(c)
+            d, known = shape._dim_list[axis], dims.get(c)
             if d is not None and known is not None and d != known:
                 raise ValueError(f"Dimensions must be equal, but are {known} and {d} for label "
                                  f"'{c}' in equation {equation}")
             dims[c] = d if d is not None else known
         if has_ellipsis:
             ellipsis = broadcast_shape(ellipsis,
-                                       TensorShape(shape.dims[len(before):shape.ndims
+                                       TensorShape(shape._dim_list[len(before):shape.ndims
                                                               - len(after)]))
     before, has_ellipsis, after = _split_term(out)
     if not has_ellipsis:
@@ -116,7 +116,7 @@ def _einsum_shape(inputs, *, equation):
         return TensorShape([dims[c] for c in before])
     if ellipsis.ndims is None:
         return TensorShape(None)
-    return TensorShape([dims[c] for c in before] + list(ellipsis.dims)
+    return TensorShape([dims[c] for c in before] + list(ellipsis._dim_list)
                        + [dims[c] for c in after])
 
 
@@ -167,7 +167,7 @@ def einsum(equation, *inputs, **kwargs):
 def _dim(x, axis):
     """x's size along `axis`: a Python int when static, else a scalar tensor."""
 
-    d = x.shape.dims[axis] if x.shape.ndims is not None else None
+    d = x.shape._dim_list[axis] if x.shape.ndims is not None else None
     return d if d is not None else shape_of(x)[axis]
 
 
@@ -201,7 +201,7 @@ def _operand_grad(grad, out_term, x, term, others):
     before, has_ellipsis, after = _split_term(term)
     if has_ellipsis:
         start, stop = len(before), rank - len(after)
-        ell = TensorShape(x.shape.dims[start:stop])
+        ell = TensorShape(x.shape._dim_list[start:stop])
         ell_shape = ell.as_list() if ell.is_fully_defined() else shape_of(x)[start:stop]
         terms.append("...")
         operands.append(ones(ell_shape, dtype=x.dtype))

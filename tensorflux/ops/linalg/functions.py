@@ -46,8 +46,8 @@ def _cross_shape(a, b):
         raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}: "
                          f"{a} vs {b}")
     shape = a.merge_with(b).with_rank_at_least(1)
-    if shape.ndims is not None and shape.dims[-1] is not None and shape.dims[-1] != 3:
-        raise ValueError(f"Dimension must be 3 but is {shape.dims[-1]} (shape {shape})")
+    if shape.ndims is not None and shape._dim_list[-1] is not None and shape._dim_list[-1] != 3:
+        raise ValueError(f"Dimension must be 3 but is {shape._dim_list[-1]} (shape {shape})")
     return shape
 
 
@@ -214,7 +214,7 @@ def _svd_scale(a, eps_factor):
 
     real = a.dtype.real_dtype
     eps = float(np.finfo(real.as_numpy_dtype).eps) * eps_factor
-    dims = a.shape.dims[-2:] if a.shape.ndims is not None else (None, None)
+    dims = a.shape._dim_list[-2:] if a.shape.ndims is not None else (None, None)
     if None not in dims:
         return convert_to_tensor(max(dims) * eps, dtype=real)
     return cast(reduce_max(shape(a)[-2:]), real) * eps

@@ -60,10 +60,10 @@ def _matrix_solve_shape(matrix, rhs, *, adjoint):
     if rhs.ndims != matrix.ndims:
         raise ValueError(f"Shapes must be equal rank, but are {matrix.ndims} and {rhs.ndims}: "
                          f"matrix {matrix} vs rhs {rhs}")
-    merged = TensorShape(batch).merge_with(TensorShape(rhs.dims[:-2]))
-    _rows_match(n, rhs.dims[-2], matrix, rhs)
-    return TensorShape(list(merged.dims) + [n if n is not None else rhs.dims[-2],
-                                            rhs.dims[-1]])
+    merged = TensorShape(batch).merge_with(TensorShape(rhs._dim_list[:-2]))
+    _rows_match(n, rhs._dim_list[-2], matrix, rhs)
+    return TensorShape(list(merged._dim_list) + [n if n is not None else rhs._dim_list[-2],
+                                            rhs._dim_list[-1]])
 
 
 def _solve(a, b, singular_message):
@@ -103,10 +103,10 @@ def _matrix_triangular_solve_shape(matrix, rhs, *, lower, adjoint):
     rhs = matrix_shape(rhs)
     if batch is None or rhs.ndims is None:
         return TensorShape(None)
-    out_batch = broadcast_shape(TensorShape(batch), TensorShape(rhs.dims[:-2]))
-    _rows_match(n, rhs.dims[-2], matrix, rhs)
-    return TensorShape(list(out_batch.dims) + [n if n is not None else rhs.dims[-2],
-                                               rhs.dims[-1]])
+    out_batch = broadcast_shape(TensorShape(batch), TensorShape(rhs._dim_list[:-2]))
+    _rows_match(n, rhs._dim_list[-2], matrix, rhs)
+    return TensorShape(list(out_batch._dim_list) + [n if n is not None else rhs._dim_list[-2],
+                                               rhs._dim_list[-1]])
 
 
 def _substitute(a, b, lower):
@@ -172,9 +172,9 @@ def _matrix_solve_ls_shape(matrix, rhs, l2_regularizer, *, fast):
     if rhs.ndims != matrix.ndims:
         raise ValueError(f"Shapes must be equal rank, but are {matrix.ndims} and {rhs.ndims}: "
                          f"matrix {matrix} vs rhs {rhs}")
-    batch = TensorShape(matrix.dims[:-2]).merge_with(TensorShape(rhs.dims[:-2]))
-    _rows_match(matrix.dims[-2], rhs.dims[-2], matrix, rhs)
-    return TensorShape(list(batch.dims) + [matrix.dims[-1], rhs.dims[-1]])
+    batch = TensorShape(matrix._dim_list[:-2]).merge_with(TensorShape(rhs._dim_list[:-2]))
+    _rows_match(matrix._dim_list[-2], rhs._dim_list[-2], matrix, rhs)
+    return TensorShape(list(batch._dim_list) + [matrix._dim_list[-1], rhs._dim_list[-1]])
 
 
 @MatrixSolveLs.kernel

@@ -71,7 +71,7 @@ def reduction_axes(x_shape: TensorShape, grad_shape: TensorShape):
         return None
     extra = grad_shape.ndims - x_shape.ndims
     kept = []
-    for i, (dx, dg) in enumerate(zip(x_shape.dims, grad_shape.dims[extra:])):
+    for i, (dx, dg) in enumerate(zip(x_shape._dim_list, grad_shape._dim_list[extra:])):
         dx = None if dx is None else int(dx)
         dg = None if dg is None else int(dg)
         if dx == 1:

@@ -160,8 +160,8 @@ HistogramFixedWidth = define_op(
 @HistogramFixedWidth.shape_fn(value_inputs=("nbins",))
 def _histogram_fixed_width_shape(values, value_range, nbins):
     value_range.with_rank(1)
-    if value_range.dims is not None and value_range.dims[0] not in (None, 2):
-        raise ValueError(f"Dimension must be 2 but is {value_range.dims[0]} (value_range)")
+    if value_range._dim_list is not None and value_range._dim_list[0] not in (None, 2):
+        raise ValueError(f"Dimension must be 2 but is {value_range._dim_list[0]} (value_range)")
     if nbins is not None and np.ndim(nbins) != 0:
         raise ValueError(f"Shape must be rank 0 but is rank {np.ndim(nbins)} (nbins)")
     if nbins is None:

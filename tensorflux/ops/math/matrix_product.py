@@ -55,8 +55,9 @@ def _inner_check(inner_a, inner_b, a, b, flags):
 def _matmul_shape(a, b, *, transpose_a, transpose_b):
     a = a.with_rank(2)
     b = b.with_rank(2)
-    rows, inner_a = (a.dims[1], a.dims[0]) if transpose_a else (a.dims[0], a.dims[1])
-    inner_b, cols = (b.dims[1], b.dims[0]) if transpose_b else (b.dims[0], b.dims[1])
+    a_dims, b_dims = a._dim_list, b._dim_list
+    rows, inner_a = (a_dims[1], a_dims[0]) if transpose_a else (a_dims[0], a_dims[1])
+    inner_b, cols = (b_dims[1], b_dims[0]) if transpose_b else (b_dims[0], b_dims[1])
     _inner_check(inner_a, inner_b, a, b,
                  f"transpose_a={transpose_a}, transpose_b={transpose_b}")
     return TensorShape([rows, cols])
@@ -133,17 +134,18 @@ def _batch_shape(x, y, adj_x, adj_y, broadcast):
         return TensorShape(None)
     x = x.with_rank_at_least(2)
     y = y.with_rank_at_least(2)
-    rows, inner_x = (x.dims[-1], x.dims[-2]) if adj_x else (x.dims[-2], x.dims[-1])
-    inner_y, cols = (y.dims[-1], y.dims[-2]) if adj_y else (y.dims[-2], y.dims[-1])
+    x_dims, y_dims = x._dim_list, y._dim_list
+    rows, inner_x = (x_dims[-1], x_dims[-2]) if adj_x else (x_dims[-2], x_dims[-1])
+    inner_y, cols = (y_dims[-1], y_dims[-2]) if adj_y else (y_dims[-2], y_dims[-1])
     _inner_check(inner_x, inner_y, x, y, f"adj_x={adj_x}, adj_y={adj_y}")
-    batch_x, batch_y = TensorShape(x.dims[:-2]), TensorShape(y.dims[:-2])
+    batch_x, batch_y = TensorShape(x._dim_list[:-2]), TensorShape(y._dim_list[:-2])
     if broadcast:
         batch = broadcast_shape(batch_x, batch_y)
     else:
         if batch_x.ndims != batch_y.ndims or not batch_x.is_compatible_with(batch_y):
             raise ValueError(f"BatchMatMul needs equal batch dimensions: {x} vs {y}")
         batch = batch_x.merge_with(batch_y)
-    return TensorShape(list(batch.dims) + [rows, cols])
+    return TensorShape(list(batch._dim_list) + [rows, cols])
 
 
 @BatchMatMul.shape_fn

@@ -84,7 +84,7 @@ def _reduction_shape(input, reduction_indices, *, keep_dims):
             raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
     reduced = {a % rank for a in axes.tolist()}
     dims = []
-    for i, d in enumerate(input.dims):
+    for i, d in enumerate(input._dim_list):
         if i not in reduced:
             dims.append(d)
         elif keep_dims:
@@ -349,7 +349,7 @@ def _arg_reduction(name, numpy_fn, fill):
             raise ValueError(f"Expected dimension in the range [{-rank}, {rank}), but got "
                              f"{axis}")
         axis %= rank
-        return TensorShape([d for i, d in enumerate(input.dims) if i != axis])
+        return TensorShape([d for i, d in enumerate(input._dim_list) if i != axis])
 
     @op.kernel(factory=True)
     def _factory(T, output_type):

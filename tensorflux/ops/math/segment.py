@@ -169,7 +169,7 @@ def _segment_op(name, kind, types):
         data = data.with_rank_at_least(1)
         # As TF, a segment_ids length that differs from data's first dimension is reported
         # when the op runs (InvalidArgumentError), not here.
-        return TensorShape([None] + list(data.dims[1:]))
+        return TensorShape([None] + list(data._dim_list[1:]))
 
     op.kernel(_sorted_kernel(kind))
     return op
@@ -187,11 +187,11 @@ def _unsorted_op(name, kind, types):
         rows = None if num_segments is None else int(np.asarray(num_segments).reshape(-1)[0])
         if data.ndims is None or segment_ids.ndims is None:
             return TensorShape(None)
-        prefix = TensorShape(data.dims[:segment_ids.ndims])
+        prefix = TensorShape(data._dim_list[:segment_ids.ndims])
         if segment_ids.ndims > data.ndims or not prefix.is_compatible_with(segment_ids):
             raise ValueError(f"data.shape {data} must start with segment_ids.shape "
                              f"{segment_ids}")
-        return TensorShape([rows] + list(data.dims[segment_ids.ndims:]))
+        return TensorShape([rows] + list(data._dim_list[segment_ids.ndims:]))
 
     op.kernel(_unsorted_kernel(kind))
     return op

@@ -33,10 +33,11 @@ def _select_shape(condition, t, e):
     if condition.ndims is None or out.ndims is None or condition.ndims == 0:
         return out
     if condition.ndims == 1 and out.ndims > 1:
-        first = out.dims[0]
-        if condition.dims[0] is not None and first is not None and condition.dims[0] != first:
+        first = out._dim_list[0]
+        leading = condition._dim_list[0]
+        if leading is not None and first is not None and leading != first:
             raise ValueError(f"Dimension 0 in both shapes must be equal, but are "
-                             f"{condition.dims[0]} and {first}. Shapes are {condition} and {out}.")
+                             f"{leading} and {first}. Shapes are {condition} and {out}.")
         return out
     if not condition.is_compatible_with(out):
         raise ValueError(f"Shapes must be equal rank and compatible: condition {condition} "

@@ -67,7 +67,7 @@ def assert_broadcastable(weights, values):
         if w_shape.ndims is not None and v_shape.ndims is not None:
             if w_shape.ndims != v_shape.ndims:
                 raise _static_error(weights, values)
-            known = [(w, v) for w, v in zip(w_shape.dims, v_shape.dims)
+            known = [(w, v) for w, v in zip(w_shape._dim_list, v_shape._dim_list)
                      if w is not None and v is not None]
             if any(w not in (1, v) for w, v in known):
                 raise _static_error(weights, values)

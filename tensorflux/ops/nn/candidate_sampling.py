@@ -41,10 +41,10 @@ def _invalid(message: str):
 
 def _sampler_shape(true_classes: TensorShape, num_true: int, num_sampled: int):
     true_classes = true_classes.with_rank(2)
-    if true_classes.dims[1] is not None and true_classes.dims[1] != num_true:
+    if true_classes._dim_list[1] is not None and true_classes._dim_list[1] != num_true:
         raise ValueError(f"true_classes must have num_true columns, expected: "
-                         f"{true_classes.dims[1]} was: {num_true}")
-    return [TensorShape([num_sampled]), TensorShape([true_classes.dims[0], num_true]),
+                         f"{true_classes._dim_list[1]} was: {num_true}")
+    return [TensorShape([num_sampled]), TensorShape([true_classes._dim_list[0], num_true]),
             TensorShape([num_sampled])]
 
 
@@ -330,9 +330,9 @@ ComputeAccidentalHits = define_op(
 def _accidental_hits_shape(true_classes, sampled_candidates, *, num_true):
     true_classes = true_classes.with_rank(2)
     sampled_candidates.with_rank(1)
-    if true_classes.dims[1] is not None and true_classes.dims[1] != num_true:
+    if true_classes._dim_list[1] is not None and true_classes._dim_list[1] != num_true:
         raise ValueError(f"true_classes must have num_true columns, expected: "
-                         f"{true_classes.dims[1]} was: {num_true}")
+                         f"{true_classes._dim_list[1]} was: {num_true}")
     return [TensorShape([None])] * 3
 
 

@@ -504,8 +504,8 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         value = convert_to_tensor(value, name="value")
         filter = convert_to_tensor(filter, name="filter")
         axis = 3 if (data_format or "NHWC") == "NHWC" else 1
-        depth = value.shape.dims[axis] if value.shape.ndims == 4 else None
-        out_depth = filter.shape.dims[3] if filter.shape.ndims == 4 else None
+        depth = value.shape._dim_list[axis] if value.shape.ndims == 4 else None
+        out_depth = filter.shape._dim_list[3] if filter.shape.ndims == 4 else None
         if depth is not None and out_depth is not None and depth != out_depth:
             raise ValueError(f"input channels does not match filter's input channels, "
                              f"{depth} != {out_depth}")

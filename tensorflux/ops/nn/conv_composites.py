@@ -105,7 +105,7 @@ def _bn_depth(t, vectors):
 @BatchNormWithGlobalNormalization.shape_fn
 def _batch_norm_global_shape(t, m, v, beta, gamma):
     t, depth = _bn_depth(t, (m, v, beta, gamma))
-    return TensorShape(list(t.dims[:3]) + [depth])
+    return TensorShape(list(t._dim_list[:3]) + [depth])
 
 
 def _check_bn(t, vectors):
@@ -136,7 +136,7 @@ BatchNormWithGlobalNormalizationGrad = define_op(
 def _batch_norm_global_grad_shape(t, m, v, gamma, backprop):
     t, depth = _bn_depth(t.merge_with(backprop), (m, v, gamma))
     vector = TensorShape([depth])
-    return [TensorShape(list(t.dims[:3]) + [depth]), vector, vector, vector, vector]
+    return [TensorShape(list(t._dim_list[:3]) + [depth]), vector, vector, vector, vector]
 
 
 @BatchNormWithGlobalNormalizationGrad.kernel
@@ -207,7 +207,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noq
         input = convert_to_tensor(input, name="input")  # noqa: A001
         rank = input.shape.ndims
         if rank is None:
-            length = output_shape.shape.dims[0] if isinstance(output_shape, Tensor) else \
+            length = output_shape.shape._dim_list[0] if isinstance(output_shape, Tensor) else \
                 len(output_shape)
             rank = None if length is None else int(length)
         if rank not in (3, 4, 5):
@@ -335,10 +335,10 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  #
     """
     input = convert_to_tensor(input, name="input")  # noqa: A001
     rate = math_ops.cast(convert_to_tensor(dilation_rate, name="dilation_rate"), dtypes.int32)
-    if rate.shape.ndims != 1 or rate.shape.dims[0] is None:
+    if rate.shape.ndims != 1 or rate.shape._dim_list[0] is None:
         raise ValueError("with_space_to_batch: dilation_rate must be a 1-D tensor of known "
                          "size")
-    n = int(rate.shape.dims[0])
+    n = int(rate.shape._dim_list[0])
     if spatial_dims is None:
         first = 2 if data_format is not None and data_format.startswith("NC") else 1
         spatial_dims = list(range(first, first + n))

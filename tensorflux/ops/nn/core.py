@@ -102,7 +102,7 @@ def _softmax_xent_shape(features, labels):
             raise ValueError(f"Shape must be rank 2, but is rank {shape.ndims}: {what} of shape "
                              f"{shape} (logits and labels are broadcastable matrices)")
     both = broadcast_shape(features.with_rank(2), labels.with_rank(2))
-    return [TensorShape([both.dims[0]]), both]
+    return [TensorShape([both._dim_list[0]]), both]
 
 
 @SoftmaxCrossEntropyWithLogits.kernel
@@ -146,8 +146,8 @@ SparseSoftmaxCrossEntropyWithLogits = define_op(
 def _sparse_softmax_xent_shape(features, labels):
     features = features.with_rank(2)
     labels = labels.with_rank(1)
-    batch = labels.merge_with(TensorShape([features.dims[0]]))
-    return [batch, TensorShape([batch.dims[0], features.dims[1]])]
+    batch = labels.merge_with(TensorShape([features._dim_list[0]]))
+    return [batch, TensorShape([batch._dim_list[0], features._dim_list[1]])]
 
 
 @SparseSoftmaxCrossEntropyWithLogits.kernel
@@ -262,11 +262,11 @@ def _bias_add_shape(value, bias, *, data_format):
     if value.ndims is None:
         return value
     axis = bias_axis(value.ndims, data_format)
-    dims = list(value.dims)
-    if dims[axis] is not None and bias.dims[0] is not None and dims[axis] != bias.dims[0]:
-        raise ValueError(f"Dimensions must be equal, but are {dims[axis]} and {bias.dims[0]} "
+    dims = list(value._dim_list)
+    if dims[axis] is not None and bias._dim_list[0] is not None and dims[axis] != bias._dim_list[0]:
+        raise ValueError(f"Dimensions must be equal, but are {dims[axis]} and {bias._dim_list[0]} "
                          f"(value {value}, bias {bias}, data_format {data_format})")
-    dims[axis] = dims[axis] if dims[axis] is not None else bias.dims[0]
+    dims[axis] = dims[axis] if dims[axis] is not None else bias._dim_list[0]
     return TensorShape(dims)
 
 
@@ -300,7 +300,7 @@ def _bias_add_grad_shape(out_backprop, *, data_format):
     grad = out_backprop.with_rank_at_least(3 if data_format == "NCHW" else 2)
     if grad.ndims is None:
         return TensorShape([None])
-    return TensorShape([grad.dims[bias_axis(grad.ndims, data_format)]])
+    return TensorShape([grad._dim_list[bias_axis(grad.ndims, data_format)]])
 
 
 _BLAS_TYPES = (np.float32, np.float64, np.complex64, np.complex128)
@@ -379,14 +379,14 @@ InTopKV2 = define_op("InTopKV2", inputs=["predictions: float32", "targets: T", "
 @InTopK.shape_fn
 def _in_top_k_shape(predictions, targets, *, k):
     predictions = predictions.with_rank(2)
-    return targets.with_rank(1).merge_with(TensorShape([predictions.dims[0]]))
+    return targets.with_rank(1).merge_with(TensorShape([predictions._dim_list[0]]))
 
 
 @InTopKV2.shape_fn
 def _in_top_k_v2_shape(predictions, targets, k):
     predictions = predictions.with_rank(2)
     k.with_rank(0)
-    return targets.with_rank(1).merge_with(TensorShape([predictions.dims[0]]))
+    return targets.with_rank(1).merge_with(TensorShape([predictions._dim_list[0]]))
 
 
 @InTopK.kernel
@@ -420,8 +420,8 @@ def _top_k_shape(input, k):
     k_value = None
     if k is not None:
         k_value = int(np.asarray(k).reshape(-1)[0])
-        _check_k(k_value, input.dims[-1])
-    shape = TensorShape(list(input.dims[:-1]) + [k_value])
+        _check_k(k_value, input._dim_list[-1])
+    shape = TensorShape(list(input._dim_list[:-1]) + [k_value])
     return [shape, shape]
 
 

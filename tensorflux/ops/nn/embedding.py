@@ -164,7 +164,7 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "embedding_lookup"):
         original_shape = sparse_ids.dense_shape
-        static_rank = original_shape.shape.with_rank(1).dims[0]
+        static_rank = original_shape.shape.with_rank(1)._dim_list[0]
         rank = shape_ops.size(original_shape) if static_rank is None else static_rank
         outer = slicing_ops.slice(original_shape, [0], shape_ops.reshape(rank - 1, [1]))
         flat_shape = concat_ops.stack([reduction_ops.reduce_prod(outer),

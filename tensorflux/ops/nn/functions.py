@@ -89,9 +89,9 @@ def _flat_2d(logits):
     shape = logits.shape
     if shape.ndims == 2:
         return logits, None
-    classes = shape.dims[-1] if shape.ndims is not None else None
-    if shape.ndims is not None and all(d is not None for d in shape.dims[:-1]):
-        rows_shape = list(shape.dims[:-1])
+    classes = shape._dim_list[-1] if shape.ndims is not None else None
+    if shape.ndims is not None and all(d is not None for d in shape._dim_list[:-1]):
+        rows_shape = list(shape._dim_list[:-1])
     else:
         rows_shape = array_ops.shape(logits)[:-1]
     flat = array_ops.reshape(logits, [-1, classes if classes is not None else
@@ -237,7 +237,7 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
     with _scope(name, "sufficient_statistics"):
         x = convert_to_tensor(x, name="x")
         axes = list(axes)
-        dims = x.shape.dims if x.shape.ndims is not None else None
+        dims = x.shape._dim_list if x.shape.ndims is not None else None
         if dims is not None and all(dims[a] is not None for a in axes):
             counts = array_ops.constant(float(np.prod([dims[a] for a in axes])),
                                         dtype=x.dtype.base_dtype, name="count")
@@ -429,7 +429,7 @@ def _partition(flat_ids, params, strategy: str):
     n = len(params)
     if strategy == "mod":
         return flat_ids % n, flat_ids // n
-    sizes = [p.shape.dims[0] if p.shape.ndims else None for p in params]
+    sizes = [p.shape._dim_list[0] if p.shape.ndims else None for p in params]
     if all(s is not None for s in sizes):
         total = array_ops.constant(sum(sizes), dtype=flat_ids.dtype.base_dtype)
     else:

@@ -116,7 +116,7 @@ def fused_batch_norm_backward(dy, x, scale, saved_mean, saved_var, *, epsilon, d
 
 def _bn_shape(x, scale, offset, mean, variance, *, data_format, n_reserve):
     x = x.with_rank(4)
-    depth = x.dims[_channel_axis(data_format)]
+    depth = x._dim_list[_channel_axis(data_format)]
     vec = TensorShape([depth])
     for other in (scale, offset):
         vec = vec.merge_with(other.with_rank(1))
@@ -171,7 +171,7 @@ def _define_fused_batch_norm_grad(name: str, mixed: bool, n_reserve: int, first_
     @op.shape_fn
     def _shape(y_backprop, x, scale, *reserve, data_format):
         x = x.with_rank(4).merge_with(y_backprop.with_rank(4))
-        vec = TensorShape([x.dims[_channel_axis(data_format)]]).merge_with(scale.with_rank(1))
+        vec = TensorShape([x._dim_list[_channel_axis(data_format)]]).merge_with(scale.with_rank(1))
         return [x, vec, vec, TensorShape([0]), TensorShape([0])]
 
     @op.kernel

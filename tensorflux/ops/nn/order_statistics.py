@@ -34,10 +34,10 @@ def _nth_element_shape(input, n):  # noqa: A002 - TF's input name
                              f"but is {n}")
     if input.ndims is None:
         return TensorShape(None)
-    last = input.dims[-1]
+    last = input._dim_list[-1]
     if n is not None and last is not None and last <= n:
         raise ValueError(f"Input must have last dimension > n = {n} (last dimension {last})")
-    return TensorShape(list(input.dims[:-1]))
+    return TensorShape(list(input._dim_list[:-1]))
 
 
 @NthElement.kernel

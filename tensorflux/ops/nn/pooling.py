@@ -131,7 +131,7 @@ def _pool_output_shape(input, ksize, strides, padding, data_format, explicit_pad
     try:
         k = _depth_window(ksize, strides, data_format)
     except ValueError:  # NOTE: as in TF, a bad depth window fails when the kernel runs
-        batch = input.with_rank(4).dims[0] if input.ndims is not None else None
+        batch = input.with_rank(4)._dim_list[0] if input.ndims is not None else None
         return TensorShape([batch, None, None, None])
     if k is not None:
         return _depth_pool_shape(input, k, data_format)

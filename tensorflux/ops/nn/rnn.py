@@ -87,7 +87,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         if not time_major:
             flat_inputs = [_swap_batch_time(x) for x in flat_inputs]
         first = flat_inputs[0]
-        batch_static = first.shape.dims[1] if first.shape.ndims else None
+        batch_static = first.shape._dim_list[1] if first.shape.ndims else None
         batch_size = batch_static if batch_static is not None else array_ops.shape(first)[1]
         if initial_state is not None:
             state = initial_state
@@ -112,7 +112,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
 def _dynamic_rnn_loop(cell, flat_inputs, inputs_structure, state, parallel_iterations,
                       swap_memory, sequence_length, batch_static, dtype=None):
     first = flat_inputs[0]
-    time_steps = first.shape.dims[0] if first.shape.ndims else None
+    time_steps = first.shape._dim_list[0] if first.shape.ndims else None
     if time_steps is None:
         time_steps = array_ops.shape(first)[0]
     output_sizes = _sizes(cell.output_size)
@@ -242,7 +242,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
         time = array_ops.constant(0, dtype=dtypes.int32)
         finished, next_input, state, emit_structure, loop_state = loop_fn(time, None, None, None)
         flat_input = [convert_to_tensor(x) for x in nest.flatten(next_input)]
-        batch = flat_input[0].shape.dims[0] if flat_input[0].shape.ndims else None
+        batch = flat_input[0].shape._dim_list[0] if flat_input[0].shape.ndims else None
         batch_size = batch if batch is not None else array_ops.shape(flat_input[0])[0]
         if state is None:
             raise ValueError("loop_fn must return an initial cell state at time 0.")

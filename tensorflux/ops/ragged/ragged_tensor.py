@@ -81,7 +81,7 @@ def _check_splits(splits: Tensor, nvals) -> None:
 def _nvals(values):
     if isinstance(values, RaggedTensor):
         return constant_value(values.nrows())
-    return values.shape.dims[0] if values.shape.ndims else None
+    return values.shape._dim_list[0] if values.shape.ndims else None
 
 
 class RaggedTensor:
@@ -184,7 +184,7 @@ class RaggedTensor:
 
     @property
     def shape(self) -> TensorShape:
-        nrows = self._row_splits.shape.dims[0] if self._row_splits.shape.ndims else None
+        nrows = self._row_splits.shape._dim_list[0] if self._row_splits.shape.ndims else None
         inner = self._values.shape
         rows = None if nrows is None else nrows - 1
         return TensorShape([rows, None] + (inner.as_list()[1:] if inner.ndims else []))

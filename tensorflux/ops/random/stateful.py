@@ -248,7 +248,7 @@ def _multinomial_shape(logits, num_samples):
             raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative "
                              f"but is {int(num_samples)}")
         num_samples = int(num_samples)
-    return TensorShape([logits.dims[0], num_samples])
+    return TensorShape([logits._dim_list[0], num_samples])
 
 
 @Multinomial.kernel(factory=True)
@@ -415,8 +415,8 @@ def _static_shape(shape) -> TensorShape:
     if isinstance(shape, Tensor):
         if shape.op.type == "Shape":
             return shape.op.inputs[0].shape
-        if shape.shape.ndims == 1 and shape.shape.dims[0] is not None:
-            return TensorShape([None] * int(shape.shape.dims[0]))
+        if shape.shape.ndims == 1 and shape.shape._dim_list[0] is not None:
+            return TensorShape([None] * int(shape.shape._dim_list[0]))
     return TensorShape(None)
 
 

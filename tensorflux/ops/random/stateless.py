@@ -58,7 +58,7 @@ StatelessMultinomial = define_op(
 
 
 def _check_seed_shape(seed: TensorShape) -> None:
-    dims = seed.with_rank(1).dims
+    dims = seed.with_rank(1)._dim_list
     if dims[0] is not None and dims[0] != 2:
         raise ValueError(f"seed must have shape [2], got {seed}")
 
@@ -143,7 +143,7 @@ def _stateless_multinomial_shape(logits, num_samples, seed):
         if int(num_samples) < 0:
             raise ValueError(f"num_samples must be non-negative, got {int(num_samples)}")
         num_samples = int(num_samples)
-    return TensorShape([logits.dims[0], num_samples])
+    return TensorShape([logits._dim_list[0], num_samples])
 
 
 @StatelessMultinomial.kernel

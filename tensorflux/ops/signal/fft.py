@@ -133,7 +133,7 @@ def _real_shape(rank, name, forward):
             raise ValueError(f"input must be at least rank {rank}, got shape {input}")
         if input.ndims is None:
             return TensorShape(None)
-        outer = list(input.dims[:input.ndims - rank])
+        outer = list(input._dim_list[:input.ndims - rank])
         if fft_length is None:
             return TensorShape(outer + [None] * rank)
         length = np.asarray(fft_length).reshape(-1)
@@ -212,7 +212,7 @@ def _fit_tensor(t, target):
     """Graph version of `_fit`: crops or zero-pads the last size(target) axes of t to target."""
     rank = int(target.shape[0])
     static = constant_value(target)
-    inner = t.shape.dims[t.shape.ndims - rank:] if t.shape.ndims is not None else None
+    inner = t.shape._dim_list[t.shape.ndims - rank:] if t.shape.ndims is not None else None
     if static is not None and inner is not None and all(d is not None for d in inner) \
             and [int(d) for d in inner] == [int(v) for v in static]:
         return t
@@ -313,7 +313,7 @@ def ifft3d(input, name=None):  # noqa: A002 - TF name
 
 
 def _infer_fft_length(x, rank, inverse):
-    inner = x.shape.dims[x.shape.ndims - rank:] if x.shape.ndims is not None else None
+    inner = x.shape._dim_list[x.shape.ndims - rank:] if x.shape.ndims is not None else None
     if inner is not None and all(d is not None for d in inner):
         length = [int(d) for d in inner]
         if inverse:

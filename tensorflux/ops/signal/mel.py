@@ -40,7 +40,7 @@ def _validate_dct(type, n, axis, norm):  # noqa: A002 - TF name
 
 
 def _fit_last(x, n):
-    length = int(x.shape.dims[-1])
+    length = int(x.shape._dim_list[-1])
     if n < length:
         return x[..., :n]
     if n > length:
@@ -126,15 +126,15 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 - T
             raise TypeError(f"dct: input must be float32 or float64, got {real!r}")
         if x.shape.ndims is None or x.shape.ndims < 1:
             raise ValueError(f"dct: input must have known rank >= 1, got {x.shape}")
-        static = x.shape.dims[-1] is not None
+        static = x.shape._dim_list[-1] is not None
         if n is not None:
             if static:
                 x = _fit_last(x, int(n))
             else:
                 x = fft_ops._fit_tensor(x, convert_to_tensor(np.array([n], np.int32)))
                 x.set_shape(x.shape.merge_with([None] * (x.shape.ndims - 1) + [int(n)]))
-        static = x.shape.dims[-1] is not None
-        size = int(x.shape.dims[-1]) if static else array_ops.shape(x)[x.shape.ndims - 1]
+        static = x.shape._dim_list[-1] is not None
+        size = int(x.shape._dim_list[-1]) if static else array_ops.shape(x)[x.shape.ndims - 1]
         if type == 1:
             extended = concat_ops.concat([x, array_ops.reverse(x[..., 1:-1], [-1])], -1)
             return unary_ops.real(fft_ops.rfft(extended))
@@ -249,7 +249,7 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
             raise ValueError(f"mfccs_from_log_mel_spectrograms: input must have known rank >= "
                              f"1, got {x.shape}")
         coefficients = dct(x, type=2)
-        bins = x.shape.dims[-1]
+        bins = x.shape._dim_list[-1]
         np_real = x.dtype.base_dtype.as_numpy_dtype
         if bins is not None:
             return math_ops.multiply(coefficients, np_real(1.0 / np.sqrt(2.0 * int(bins))))

@@ -95,7 +95,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         frame_step = _int_scalar(frame_step, "frame_step")
         static_length = _static_int(frame_length)
         static_step = _static_int(frame_step)
-        dims = list(signal.shape.dims)
+        dims = list(signal.shape._dim_list)
         length = dims[axis]
         if length is not None and static_length is not None and static_step is not None:
             length = int(length)
@@ -154,7 +154,7 @@ def overlap_and_add(signal, frame_step, name=None):
             raise ValueError(f"overlap_and_add: signal must have known rank >= 2, got shape "
                              f"{signal.shape}")
         frame_step = _int_scalar(frame_step, "frame_step")
-        frames, frame_length = signal.shape.dims[-2:]
+        frames, frame_length = signal.shape._dim_list[-2:]
         shape = array_ops.shape(signal)
         if frames is None:
             frames = shape[rank - 2]
@@ -173,7 +173,7 @@ def overlap_and_add(signal, frame_step, name=None):
         summed = segment_ops.unsorted_segment_sum(array_ops.transpose(flat), ids, out_length)
         result = array_ops.reshape(array_ops.transpose(summed), concat_ops.concat(
             [outer, array_ops.reshape(out_length, [1])], 0))
-        known = signal.shape.dims[:-2]
+        known = signal.shape._dim_list[:-2]
         result.set_shape(TensorShape(list(known) + [out_length if isinstance(out_length, int)
                                                     else None]))
         return result
@@ -356,7 +356,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
         real_frames = fft_ops.irfft(stfts, array_ops.reshape(fft_length, [1]))
         rank = real_frames.shape.ndims
         static_length = _static_int(length)
-        last = real_frames.shape.dims[-1] if rank is not None else None
+        last = real_frames.shape._dim_list[-1] if rank is not None else None
         if static_length is not None and last is not None:
             if last > static_length:
                 real_frames = real_frames[..., :static_length]

@@ -66,7 +66,7 @@ def _sparse_matmul_shape(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint_
         if len(dims) != 2:
             raise ValueError(f"a_shape must be a length-2 vector, got {dims.tolist()}")
         rows, inner = (int(d) for d in (dims[::-1] if adjoint_a else dims))
-    b_inner, cols = (b.dims[::-1] if adjoint_b else b.dims)
+    b_inner, cols = (b._dim_list[::-1] if adjoint_b else b._dim_list)
     if inner is not None and b_inner is not None and inner != b_inner:
         raise ValueError(f"Cannot multiply A and B because inner dimension does not match: "
                          f"{inner} vs. {b_inner}")
@@ -343,7 +343,7 @@ SparseTensorDenseAdd = define_op(
 
 @SparseAdd.shape_fn
 def _sparse_add_shape(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
-    rank = a_shape.with_rank(1).merge_with(b_shape.with_rank(1)).dims[0]
+    rank = a_shape.with_rank(1).merge_with(b_shape.with_rank(1))._dim_list[0]
     thresh.with_rank(0)
     return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
 
@@ -380,8 +380,8 @@ def _sparse_add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shap
 
 @SparseAddGrad.shape_fn
 def _sparse_add_grad_shape(backprop_val_grad, a_indices, b_indices, sum_indices):
-    return [TensorShape([a_indices.with_rank(2).dims[0]]),
-            TensorShape([b_indices.with_rank(2).dims[0]])]
+    return [TensorShape([a_indices.with_rank(2)._dim_list[0]]),
+            TensorShape([b_indices.with_rank(2)._dim_list[0]])]
 
 
 @SparseAddGrad.kernel
@@ -530,7 +530,7 @@ def _sparse_sparse_op(name, fn, types):
 
     @op.shape_fn
     def _shape(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
-        a_rank, b_rank = a_shape.with_rank(1).dims[0], b_shape.with_rank(1).dims[0]
+        a_rank, b_rank = a_shape.with_rank(1)._dim_list[0], b_shape.with_rank(1)._dim_list[0]
         rank = a_rank if a_rank == b_rank else None  # a mismatch fails when run (as TF)
         return [TensorShape([None, rank]), TensorShape([None])]
 

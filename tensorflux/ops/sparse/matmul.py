@@ -24,8 +24,8 @@ SparseMatMul = define_op(
 @SparseMatMul.shape_fn
 def _sparse_matmul_shape(a, b, *, transpose_a, transpose_b):
     a, b = a.with_rank(2), b.with_rank(2)
-    rows, inner = a.dims[::-1] if transpose_a else a.dims
-    b_inner, cols = b.dims[::-1] if transpose_b else b.dims
+    rows, inner = a._dim_list[::-1] if transpose_a else a._dim_list
+    b_inner, cols = b._dim_list[::-1] if transpose_b else b._dim_list
     if inner is not None and b_inner is not None and inner != b_inner:
         raise ValueError(f"Dimensions must be equal, but are {inner} and {b_inner} for "
                          f"shapes {a} and {b}")

@@ -77,7 +77,7 @@ def _segment_shape(data, indices, segment_ids, rows=None):
     if data.ndims is None:
         return TensorShape(None)
     data = data.with_rank_at_least(1)
-    return TensorShape([rows] + list(data.dims[1:]))
+    return TensorShape([rows] + list(data._dim_list[1:]))
 
 
 def _op(name, kind, types, with_num_segments):

@@ -32,7 +32,7 @@ __all__ = ["sparse_reshape", "sparse_reorder", "sparse_concat", "sparse_slice", 
 
 
 def _rank_of(shape: TensorShape):
-    return shape.with_rank(1).dims[0]
+    return shape.with_rank(1)._dim_list[0]
 
 
 # -- SparseReshape ------------------------------------------------------------------------------
@@ -44,7 +44,7 @@ SparseReshape = define_op(
 
 @SparseReshape.shape_fn(value_inputs=("new_shape",))
 def _sparse_reshape_shape(input_indices, input_shape, new_shape):
-    rows = input_indices.with_rank(2).dims[0]
+    rows = input_indices.with_rank(2)._dim_list[0]
     rank = None if new_shape is None else len(dims_of(new_shape))
     return [TensorShape([rows, rank]), TensorShape([rank])]
 
@@ -281,7 +281,7 @@ def _sparse_slice_kernel(indices, values, shape, start, size):
 
 @SparseSliceGrad.shape_fn
 def _sparse_slice_grad_shape(backprop_val_grad, input_indices, input_start, output_indices):
-    return TensorShape([input_indices.with_rank(2).dims[0]])
+    return TensorShape([input_indices.with_rank(2)._dim_list[0]])
 
 
 @SparseSliceGrad.kernel
@@ -420,7 +420,7 @@ SparseFillEmptyRowsGrad = define_op(
 def _fill_empty_rows_shape(indices, values, dense_shape, default_value):
     default_value.with_rank(0)
     rank = _rank_of(dense_shape)
-    rows = indices.with_rank(2).dims[0]
+    rows = indices.with_rank(2)._dim_list[0]
     return [TensorShape([None, rank]), TensorShape([None]), TensorShape([None]),
             TensorShape([rows])]
 

@@ -314,7 +314,7 @@ def _scatter_nd(name: str, fn, types: str, locking: str):
     def _shape(ref, indices, updates):
         if indices.ndims is None or ref.ndims is None or updates.ndims is None:
             return ref
-        depth = indices.dims[-1] if indices.ndims else None
+        depth = indices._dim_list[-1] if indices.ndims else None
         if depth is None:
             return ref
         if depth > ref.ndims:

@@ -463,7 +463,7 @@ def _reduce_join_shape(inputs, reduction_indices, *, keep_dims):
         axes = _reduction_axes(reduction_indices, inputs.ndims)
     except _DuplicateAxis:
         return TensorShape(None)  # duplicates fail when the op runs, as in TensorFlow
-    dims = [1 if i in axes else d for i, d in enumerate(inputs.dims)]
+    dims = [1 if i in axes else d for i, d in enumerate(inputs._dim_list)]
     return TensorShape(dims if keep_dims else [d for i, d in enumerate(dims) if i not in axes])
 
 
