@@ -434,14 +434,20 @@ def _dedupe_controls(node, replaced) -> None:
 # -- control-only results -------------------------------------------------------------------
 
 def control_only_to_noop(nodes, protected: set) -> list:
-    """Turns stateless nodes whose results only feed control edges into NoOps (rule 5)."""
+    """Turns stateless nodes whose results only feed control edges into NoOps (rule 5).
+
+    Readers come first (reverse topological order): a node read only by nodes that became
+    NoOps here (their data inputs now control inputs) becomes a NoOp too."""
     consumers = node_edges.consumers(nodes)
     noop = None
-    for node in nodes:
+    converted: set = set()
+    for node in reversed(nodes):
         users = consumers.get(id(node), ())
         if not users or id(node) in protected or not node.output_dtypes or \
-                not _is_pure(node) or any(k >= 0 for _, k in users):
+                not _is_pure(node) or \
+                any(k >= 0 and id(user) not in converted for user, k in users):
             continue
+        converted.add(id(node))
         noop = noop or get_op_def("NoOp")
         controls = list(node.control_inputs)
         for src, _ in node.inputs:
