@@ -146,7 +146,7 @@ class _Sampler(abc.ABC):
             sampled_count = counts[:num_sampled]
             true_count = counts[num_sampled:].reshape(true_classes.shape)
             self.update(true_ids)
-        return sampled.astype(np.int64), true_count, sampled_count
+        return sampled.astype(np.int64, copy=False), true_count, sampled_count
 
 
 class _Uniform(_Sampler):
