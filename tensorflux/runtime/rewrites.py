@@ -37,7 +37,9 @@
    `BiasAddGrad`s: a shared weight's gradient in an unrolled RNN) become one product over
    concatenated operands (`merge_product_sums`; values differ by summation order only), and
    a constant per-row `Mul` of the sparse softmax cross-entropy's backprop (the gradient of
-   a mean loss) is taken inside the op (`fuse_xent_scale`, bit-identical).
+   a mean loss) is taken inside the op (`fuse_xent_scale`, bit-identical). A sum of
+   zero-padded pieces tiling one axis (the gradients of consecutive `Slice`s) becomes their
+   concatenation plus zero (runtime/padded_sums.py, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -90,6 +92,7 @@ from tensorflux.runtime.constant_folding import is_pure as _is_pure
 from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
+from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
     fuse_products,
@@ -182,6 +185,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = eliminate_common_subexpressions(nodes, protected)
     if options.fuse_products:
         nodes = merge_product_sums(nodes, protected)
+        nodes = merge_padded_sums(nodes, protected)
         nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
@@ -430,14 +434,20 @@ def _dedupe_controls(node, replaced) -> None:
 # -- control-only results -------------------------------------------------------------------
 
 def control_only_to_noop(nodes, protected: set) -> list:
-    """Turns stateless nodes whose results only feed control edges into NoOps (rule 5)."""
+    """Turns stateless nodes whose results only feed control edges into NoOps (rule 5).
+
+    Readers come first (reverse topological order): a node read only by nodes that became
+    NoOps here (their data inputs now control inputs) becomes a NoOp too."""
     consumers = node_edges.consumers(nodes)
     noop = None
-    for node in nodes:
+    converted: set = set()
+    for node in reversed(nodes):
         users = consumers.get(id(node), ())
         if not users or id(node) in protected or not node.output_dtypes or \
-                not _is_pure(node) or any(k >= 0 for _, k in users):
+                not _is_pure(node) or \
+                any(k >= 0 and id(user) not in converted for user, k in users):
             continue
+        converted.add(id(node))
         noop = noop or get_op_def("NoOp")
         controls = list(node.control_inputs)
         for src, _ in node.inputs:

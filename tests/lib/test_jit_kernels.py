@@ -5,6 +5,8 @@ The compiled functions are cached by numba (`cache=True`): the first run on a co
 compiles them (seconds), later runs load them. Shapes stay small so examples are fast.
 """
 
+import importlib.util
+import os
 import sys
 
 import numpy as np
@@ -286,3 +288,15 @@ def test_compiled_relu_of_negative_zero_is_positive_zero_as_the_kernel():
     program = elementwise_program.RegisterProgram(codes, operands, 1, 0)
     got = elementwise_program.run_compiled(program, constants, inputs, np.float32, ())
     assert want == np.inf and got == want
+
+
+@pytest.mark.parametrize("value, want", [("0", False), ("1", True), ("", True), (None, True)])
+def test_available_follows_tfx_jit_as_set_at_any_time(monkeypatch, value, want):
+    installed = importlib.util.find_spec("numba") is not None
+    if value is None:
+        monkeypatch.delenv("TFX_JIT", raising=False)
+    else:
+        monkeypatch.setenv("TFX_JIT", value)
+    assert jit.available() is (want and installed)
+    monkeypatch.setitem(os.environ, "TFX_JIT", "0")  # any os.environ assignment counts
+    assert jit.available() is False

@@ -140,3 +140,33 @@ def test_scatter_sub_with_no_indices_changes_nothing():
             sess.run(var.initializer)
             sess.run(update)
             np.testing.assert_array_equal(sess.run(var), base)
+
+
+def _check_checked(case, bad_at):
+    rows, tail, index_shape, dtype, ufunc, specials, seed = case
+    rng = np.random.default_rng(seed)
+    buffer = _values(rng, (rows,) + tail, dtype, specials)
+    indices = rng.integers(0, rows, size=index_shape).astype(rng.choice([np.int32, np.int64]))
+    updates = _values(rng, index_shape + tail, dtype, specials)
+    expected = buffer.copy()
+    if bad_at is not None and indices.size:
+        position = bad_at % indices.size
+        indices.reshape(-1)[position] = rows if bad_at % 2 else -1
+        first = int(np.argmax((indices.reshape(-1) < 0) | (indices.reshape(-1) >= rows)))
+        assert scatter.checked_scatter_at(ufunc, buffer, indices, updates) == first
+        assert buffer.tobytes() == expected.tobytes()  # nothing written
+        return
+    with np.errstate(all="ignore"):
+        ufunc.at(expected, indices, updates)
+        assert scatter.checked_scatter_at(ufunc, buffer, indices, updates) == -1
+    assert buffer.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("flag", ["1", "0"])
+@SETTINGS
+@given(case=cases(), bad_at=st.none() | st.integers(0, 40))
+def test_checked_scatter_at_equals_check_then_ufunc_at(monkeypatch, flag, case, bad_at):
+    if flag == "1" and not jit.available():
+        pytest.skip("numba is not available")
+    monkeypatch.setenv("TFX_JIT", flag)
+    _check_checked(case, bad_at)

@@ -266,3 +266,25 @@ def test_pool_gradient_reorder_keeps_fetched_or_shared_gradients(graph):
     # The MaxPoolGrad output is fetched itself: its ReluGrad reader cannot take its place.
     _, lines = _optimize([pool_grad, relu_grad], [x])
     assert not any("/pooled" in line for line in lines)
+
+
+def test_chains_read_only_through_control_edges_all_become_noops(graph):
+    # y = -x feeds z = sum(y); only a control edge reads z. Both become NoOps (z first, then
+    # y, whose sole reader is now a NoOp); the fetched value waits as before.
+    x = tf.placeholder(tf.float32, [3], name="x")
+    y = tf.negative(x, name="y")
+    z = tf.reduce_sum(y, name="z")
+    with tf.control_dependencies([z]):
+        out = tf.identity(x * 2.0, name="out")
+    _, lines = _optimize([out], [x])
+    ops = {line.split(" = ")[0]: line.split(" = ")[1].split("(")[0] for line in lines}
+    assert ops["y"] == "NoOp" and ops["z"] == "NoOp"
+    feed = {x: np.array([1.0, -2.0, np.nan], np.float32)}
+    np.testing.assert_array_equal(_run(out, feed), [2.0, -4.0, np.nan])
+    # A stateful reader keeps the chain: an Assign is not pure.
+    var = tf.Variable(np.zeros(3, np.float32))
+    with tf.control_dependencies([tf.assign(var, y)]):
+        kept = tf.identity(x, name="kept")
+    _, lines = _optimize([kept], [x])
+    ops = {line.split(" = ")[0]: line.split(" = ")[1].split("(")[0] for line in lines}
+    assert ops["y"] == "Neg"

@@ -37,8 +37,19 @@ _OPTIONS = {"cache": True, "nogil": True, "fastmath": False, "error_model": "num
 _lock = threading.Lock()
 
 
+# Kernels ask per call: read os.environ's own dict (CPython keeps the encoded variables in
+# `_data`, updated by every os.environ assignment) instead of its ~1 us `get`.
+_ENV_DATA = getattr(os.environ, "_data", None)
+if isinstance(_ENV_DATA, dict) and hasattr(os.environ, "encodekey"):
+    _JIT_KEY, _OFF = os.environ.encodekey("TFX_JIT"), os.environ.encodevalue("0")
+else:
+    _ENV_DATA = None
+
+
 def available() -> bool:
     """True when compiled kernels may run: numba is installed and `TFX_JIT` is not "0"."""
+    if _ENV_DATA is not None:
+        return _INSTALLED and _ENV_DATA.get(_JIT_KEY) != _OFF
     return _INSTALLED and os.environ.get("TFX_JIT", "1") != "0"
 
 

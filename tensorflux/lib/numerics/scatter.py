@@ -25,7 +25,7 @@ import numpy as np
 
 from tensorflux.lib.numerics import jit as jit_mod
 
-__all__ = ["scatter_at"]
+__all__ = ["scatter_at", "checked_scatter_at"]
 
 _COMPILED_TYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 
@@ -49,8 +49,67 @@ def _subtract_rows(buffer, indices, updates):
             buffer[row, j] -= updates[i, j]
 
 
+@jit_mod.jit
+def _first_out_of_range(indices, limit):
+    for i in range(indices.shape[0]):
+        if indices[i] < 0 or indices[i] >= limit:
+            return i
+    return -1
+
+
+@jit_mod.jit
+def _checked_add_rows(buffer, indices, updates):
+    bad = _first_out_of_range(indices, buffer.shape[0])
+    if bad < 0:
+        _add_rows(buffer, indices, updates)
+    return bad
+
+
+@jit_mod.jit
+def _checked_subtract_rows(buffer, indices, updates):
+    bad = _first_out_of_range(indices, buffer.shape[0])
+    if bad < 0:
+        _subtract_rows(buffer, indices, updates)
+    return bad
+
+
 # By name: the first compiled call swaps the module's functions for numba's dispatchers.
 _COMPILED = {np.add: "_add_rows", np.subtract: "_subtract_rows"}
+_CHECKED = {np.add: "_checked_add_rows", np.subtract: "_checked_subtract_rows"}
+_INDEX_TYPES = frozenset(np.dtype(t) for t in (np.int32, np.int64))
+
+
+def checked_scatter_at(ufunc, buffer: np.ndarray, indices: np.ndarray, updates) -> int:
+    """`scatter_at` after checking that every index lies in `[0, buffer.shape[0])`.
+
+    For add and subtract of same-typed rows with numba, one compiled call checks the indices
+    and then applies the rows (the check folded into the kernel call instead of NumPy's
+    min/max passes); otherwise NumPy checks, then `scatter_at` applies.
+
+    Args:
+        ufunc, buffer, indices, updates: as for `scatter_at`; `buffer` at least 1-D, `updates`
+            already of shape `indices.shape + buffer.shape[1:]` or a scalar.
+
+    Returns:
+        -1 when the update was applied; else the flat position of the first index out of
+        range, and `buffer` is left unchanged.
+    """
+    limit = buffer.shape[0]
+    updates = np.asarray(updates)
+    checked = _CHECKED.get(ufunc)
+    if (checked is not None and updates.ndim != 0 and indices.dtype in _INDEX_TYPES
+            and indices.size >= _MIN_INDICES and updates.dtype == buffer.dtype
+            and buffer.dtype in _COMPILED_TYPES and buffer.flags.c_contiguous
+            and jit_mod.available()):
+        flat = indices.reshape(-1)
+        width = buffer.size // limit if limit else 0
+        rows = np.ascontiguousarray(updates).reshape(flat.size, width)
+        return int(globals()[checked](buffer.reshape(limit, width), flat, rows))
+    if indices.size and (indices.min() < 0 or indices.max() >= limit):
+        flat = indices.reshape(-1)
+        return int(np.argmax((flat < 0) | (flat >= limit)))
+    scatter_at(ufunc, buffer, indices, updates)
+    return -1
 
 
 def _distinct(flat: np.ndarray) -> bool:

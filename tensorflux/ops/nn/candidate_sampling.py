@@ -24,6 +24,8 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.lib.numerics import jit as jit_mod
+from tensorflux.lib.numerics.distinct_jit import DistinctCollector
 from tensorflux.ops.random.seed import get_seed
 from tensorflux.ops.random.stateful import _generator
 
@@ -76,7 +78,22 @@ def _first_distinct(stream: np.ndarray) -> np.ndarray:
 
 
 def _draw_unique(draw, num_sampled: int):
-    """(the first `num_sampled` distinct values of an i.i.d. stream, draws consumed)."""
+    """(the first `num_sampled` distinct values of an i.i.d. stream, draws consumed).
+
+    The stream is drawn in chunks of `2 * num_sampled + 16` draws, then twice as many each
+    time; with numba one compiled pass per chunk keeps the distinct values
+    (`DistinctCollector`), the same ids and count of draws as this NumPy reference."""
+    chunk = 2 * num_sampled + 16
+    if jit_mod.available():
+        collector = DistinctCollector(num_sampled)
+        while not collector.feed(draw(chunk)):
+            chunk *= 2
+        return collector.ids(), collector.tries
+    return _draw_unique_reference(draw, num_sampled)
+
+
+def _draw_unique_reference(draw, num_sampled: int):
+    """`_draw_unique` in NumPy (the reference of the compiled path, and its fallback)."""
     chunk = 2 * num_sampled + 16
     stream = draw(chunk)
     while True:
@@ -129,7 +146,7 @@ class _Sampler(abc.ABC):
             sampled_count = counts[:num_sampled]
             true_count = counts[num_sampled:].reshape(true_classes.shape)
             self.update(true_ids)
-        return sampled.astype(np.int64), true_count, sampled_count
+        return sampled.astype(np.int64, copy=False), true_count, sampled_count
 
 
 class _Uniform(_Sampler):

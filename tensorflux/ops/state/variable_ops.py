@@ -19,7 +19,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op, get_op_def
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.lib.numerics.scatter import scatter_at
+from tensorflux.lib.numerics.scatter import checked_scatter_at, scatter_at
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
            "scatter_mul", "scatter_div", "scatter_max", "scatter_min", "scatter_nd_update",
@@ -204,10 +204,13 @@ def _check_indices(indices: np.ndarray, limit: int, what: str) -> None:
         return
     bad = (indices < 0) | (indices >= limit)
     if bad.any():
-        flat = int(np.argmax(bad.reshape(-1)))
-        raise errors.InvalidArgumentError(
-            None, None, f"indices[{flat}] = {int(indices.reshape(-1)[flat])} is not in "
-            f"[0, {limit}) ({what})")
+        _raise_bad_index(indices, int(np.argmax(bad.reshape(-1))), limit, what)
+
+
+def _raise_bad_index(indices: np.ndarray, flat: int, limit: int, what: str):
+    raise errors.InvalidArgumentError(
+        None, None, f"indices[{flat}] = {int(indices.reshape(-1)[flat])} is not in "
+        f"[0, {limit}) ({what})")
 
 
 def _trunc_divide_at(buffer, indices, updates):
@@ -240,8 +243,12 @@ _SCATTER_FNS = {
 }
 
 
+_CHECKED_UFUNCS = {"ScatterAdd": np.add, "ScatterSub": np.subtract}
+
+
 def _scatter(name: str):
     fn, types, locking = _SCATTER_FNS[name]
+    checked = _CHECKED_UFUNCS.get(name)  # bounds check folded into the scatter call
     op = define_op(
         name, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
         outputs=["output_ref: Ref(T)"],
@@ -272,6 +279,15 @@ def _scatter(name: str):
                 None, None, f"{name}: updates.shape {_dims_text(updates.shape)} must be "
                 f"indices.shape + params.shape[1:] = {_dims_text(expected)} or a scalar "
                 f"(variable '{ref.name}')")
+        if checked is not None:
+            if use_locking:
+                with ref.lock:
+                    bad = checked_scatter_at(checked, buffer, indices, updates)
+            else:
+                bad = checked_scatter_at(checked, buffer, indices, updates)
+            if bad >= 0:
+                _raise_bad_index(indices, bad, buffer.shape[0], f"variable '{ref.name}'")
+            return ref
         _check_indices(indices, buffer.shape[0], f"variable '{ref.name}'")
         if use_locking:
             with ref.lock:
