@@ -75,7 +75,7 @@ def _feed_position(item) -> int:
 class FastPath:
     """Compiled straight-line step: `run(ctx, feeds, pool) -> list of fetched values`.
 
-    With `overlap` (the default; `TFX_OVERLAP=0` turns it off), heavy kernels off the
+    With `overlap` (on only with `TFX_OVERLAP=1`, see `overlap.enabled`), heavy kernels off the
     critical path run in the background on the step's inter-op pool (`runtime/overlap.py`):
     the generated function then runs the driver's program of `overlap.schedule`, with
     `ov.spawn(...)` and `ov.join(...)` lines for them.

@@ -25,8 +25,10 @@ def graph():
 
 @pytest.fixture(autouse=True)
 def quiet(monkeypatch):
-    """Background kernels start only while BLAS may use two threads (free cores): the
-    tests see a quiet machine whatever the load."""
+    """Overlap switched on (`TFX_OVERLAP=1`; it is off by default). Background kernels start
+    only while BLAS may use two threads (free cores): the tests see a quiet machine whatever
+    the load."""
+    monkeypatch.setenv("TFX_OVERLAP", "1")
     monkeypatch.setattr(tb, "intra_op_threads", lambda: 2)
 
 
