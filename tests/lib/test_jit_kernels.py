@@ -300,3 +300,22 @@ def test_available_follows_tfx_jit_as_set_at_any_time(monkeypatch, value, want):
     assert jit.available() is (want and installed)
     monkeypatch.setitem(os.environ, "TFX_JIT", "0")  # any os.environ assignment counts
     assert jit.available() is False
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["Maximum", "Minimum"])
+def test_compiled_max_min_of_equal_values_return_the_second_as_numpy(name, dtype):
+    """np.maximum/np.minimum of equal values (0.0 and -0.0) return the second operand; the
+    compiled program must too (1 / max(0.0, -0.0) is -inf), scalar and vector paths alike."""
+    code, _ = elementwise_program.OPCODES[name]
+    program = elementwise_program.RegisterProgram([code], [0, 1], 2, 0)
+    for shape in [(), (1000,)]:
+        a = np.full(shape, 0.0, dtype)
+        b = np.full(shape, -0.0, dtype)
+        for x, y in [(a, b), (b, a)]:
+            want = elementwise_program.run_numpy([code], [0, 1], np.zeros(0, dtype), [x, y],
+                                                 dtype)
+            got = elementwise_program.run_compiled(program, np.zeros(0, dtype), [x, y], dtype,
+                                                   elementwise_program.compiled_shape([x, y]))
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(y))

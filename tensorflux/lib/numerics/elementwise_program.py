@@ -245,12 +245,12 @@ def _apply(code, a, b, r, one):
         for j in range(m):
             x = a[j]
             y = b[j]
-            r[j] = x if (x >= y or x != x) else y
+            r[j] = x if (x > y or x != x) else y
     elif code == 5:
         for j in range(m):
             x = a[j]
             y = b[j]
-            r[j] = x if (x <= y or x != x) else y
+            r[j] = x if (x < y or x != x) else y
     elif code == 6:
         for j in range(m):
             d = a[j] - b[j]
@@ -372,9 +372,9 @@ def _scalar(code, x, y, one):
     if code == 3:
         return x / y
     if code == 4:
-        return x if (x >= y or x != x) else y
+        return x if (x > y or x != x) else y
     if code == 5:
-        return x if (x <= y or x != x) else y
+        return x if (x < y or x != x) else y
     if code == 6:
         d = x - y
         return d * d
