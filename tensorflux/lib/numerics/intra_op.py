@@ -186,7 +186,12 @@ def run_parts(fn, parts: int) -> None:
         fn: `fn(i) -> None`, one part of the work.
         parts: the number of parts.
     """
-    threads = min(_STATE[0], parts)
+    _run_on(fn, parts, min(_STATE[0], parts))
+
+
+def _run_on(fn, parts: int, threads: int) -> None:
+    """Runs the parts on `threads` pool threads, or inline (helped by a background job's
+    partner when one is running) when the budget gives one thread."""
     if threads <= 1:
         job = _background_job() if parts > 1 else None
         if job is not None:
@@ -205,16 +210,7 @@ def run_elementwise(fn, parts: int) -> None:
         fn: `fn(i) -> None`, one part of the work (releasing the GIL for its bulk).
         parts: the number of parts.
     """
-    threads = min(_STATE[2], parts)
-    if threads <= 1:
-        job = _background_job() if parts > 1 else None
-        if job is not None:
-            _run(fn, parts, 2, job.offer)
-            return
-        for i in range(parts):
-            fn(i)
-        return
-    _run(fn, parts, threads, _STATE[1])
+    _run_on(fn, parts, min(_STATE[2], parts))
 
 
 def balanced_parts(size: int, parts: int) -> list:
