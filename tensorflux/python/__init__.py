@@ -4,7 +4,9 @@
 served by the modules that implement them here.
 
 Contract: importing `tensorflux.python.<path>` gives the module `_ALIASES[<path>]` itself (no
-copy, so state and identity are shared with the public API); an intermediate path
+copy, so state and identity are shared with the public API), and a path below an aliased one
+(`keras.layers`) the same path below its module. A path in `private_names` gives a facade
+module holding the public API's objects under the TF module's names. An intermediate path
 (`tensorflux.python.framework`) is an empty package; any other path raises
 ModuleNotFoundError naming it, since TF's private modules are not an API.
 """
@@ -14,8 +16,11 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import types
+
+from tensorflux.python import private_names
 
 # TF-private path (under tensorflow.python) -> the module that serves it.
 _ALIASES = {
@@ -67,9 +72,25 @@ _ALIASES = {
     "training.saver": "tensorflux.train.saver",
     "training.session_run_hook": "tensorflux.train.session_run_hook",
     "training.training_util": "tensorflux.train.training_util",
+    "util.deprecation": "tensorflux.python.deprecation",
     "util.nest": "tensorflux.framework.nest",
+    "util.tf_inspect": "tensorflux.python.tf_inspect",
+    "client.timeline": "tensorflux.client.timeline",
+    "estimator": "tensorflux.estimator",
+    "estimator.export.export": "tensorflux.estimator.export",
+    "estimator.export.export_output": "tensorflux.estimator.export_output",
+    "layers.convolutional": "tensorflux.layers.convolutional",
+    "layers.core": "tensorflux.layers.core",
+    "layers.layers": "tensorflux.layers",
+    "layers.normalization": "tensorflux.layers.normalization",
+    "training.input": "tensorflux.train.input",
+    "training.session_manager": "tensorflux.train.session_manager",
+    "training.supervisor": "tensorflux.train.supervisor",
+    "training.sync_replicas_optimizer": "tensorflux.train.sync_replicas_optimizer",
 }
-_PACKAGES = {path.rsplit(".", i)[0] for path in _ALIASES for i in range(1, path.count(".") + 1)}
+_SERVED = set(_ALIASES) | private_names.facade_paths()
+_PACKAGES = {path.rsplit(".", i)[0] for path in _SERVED for i in range(1, path.count(".") + 1)}
+_OWN_MODULES = ("deprecation", "device_lib", "framework_ops", "private_names", "tf_inspect")
 _PREFIX = __name__ + "."
 
 
@@ -82,10 +103,44 @@ class _AliasLoader(importlib.abc.Loader):
             module = types.ModuleType(spec.name, "TensorFlow-private package path (empty).")
             module.__path__ = []
             return module
-        return importlib.import_module(self._target)
+        module = importlib.import_module(self._target)
+        self._own_spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        # The import system stamped the alias's spec on the shared module: give it back its
+        # own, so the module keeps its identity (reload, tooling) under its real name.
+        if self._target is not None:
+            module.__spec__ = self._own_spec
+
+
+class _FacadeLoader(importlib.abc.Loader):
+    def __init__(self, path):
+        self._path = path
+
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name, f"TensorFlow's private `{self._path}`: the public "
+                                  "API's objects under that module's names.")
+        module.__dict__.update(private_names.facade_attributes(self._path))
+        return module
 
     def exec_module(self, module):
         pass
+
+
+def _below_alias(rest):
+    """The module serving `rest` when it lies below an aliased path (`keras.layers`), or None."""
+    head, _, tail = rest.partition(".")
+    while tail:
+        if head in _ALIASES:
+            target = f"{_ALIASES[head]}.{tail}"
+            try:
+                return importlib.util.find_spec(target) and target
+            except ModuleNotFoundError:
+                return None
+        step, _, tail = tail.partition(".")
+        head = f"{head}.{step}"
+    return None
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
@@ -97,13 +152,18 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         rest = fullname[len(_PREFIX):]
         if rest in _ALIASES:
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_ALIASES[rest]))
+        if rest in _SERVED:
+            return importlib.machinery.ModuleSpec(fullname, _FacadeLoader(rest))
         if rest in _PACKAGES:
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(None), is_package=True)
-        if rest in ("device_lib", "framework_ops"):
+        if rest in _OWN_MODULES:
             return None  # this package's own modules
+        below = _below_alias(rest)
+        if below is not None:
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(below))
         raise ModuleNotFoundError(
             f"No module named '{fullname}': tensorflux serves only the TensorFlow-private "
-            f"paths TF1 programs commonly import ({', '.join(sorted(_ALIASES))}); use the "
+            f"paths TF1 programs commonly import ({', '.join(sorted(_SERVED))}); use the "
             "public API (tf.*) for the rest.", name=fullname)
 
 

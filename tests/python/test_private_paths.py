@@ -37,7 +37,7 @@ def test_a_program_using_private_paths_runs():
     with ops.Graph().as_default() as graph:
         assert ops.get_default_graph() is graph is tf.get_default_graph()
         x = tf.Variable([1.0, 2.0], name="x")
-        y = tf.identity(x * 3.0, name="y")
+        tf.identity(x * 3.0, name="y")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             frozen = graph_util.convert_variables_to_constants(sess, graph.as_graph_def(), ["y"])
@@ -52,3 +52,146 @@ def test_a_program_using_private_paths_runs():
 def test_other_private_paths_are_refused_by_name():
     with pytest.raises(ModuleNotFoundError, match="tensorflux.python.ops.gen_array_ops"):
         importlib.import_module("tensorflux.python.ops.gen_array_ops")
+
+
+@pytest.mark.parametrize("path", sorted(private.private_names.facade_paths()))
+def test_each_facade_holds_the_public_objects(path):
+    module = importlib.import_module(f"tensorflux.python.{path}")
+    expected = private.private_names.facade_attributes(path)
+    assert expected and all(getattr(module, name) is obj for name, obj in expected.items())
+
+
+def test_facade_names_are_the_public_api_objects():
+    from tensorflux.python.data.ops import dataset_ops
+    from tensorflux.python.lib.io import file_io
+    from tensorflux.python.ops import control_flow_ops, data_flow_ops, state_ops
+    from tensorflux.python.training import training
+
+    assert control_flow_ops.cond is tf.cond and control_flow_ops.while_loop is tf.while_loop
+    assert control_flow_ops.group is tf.group and state_ops.assign_sub is tf.assign_sub
+    assert data_flow_ops.FIFOQueue is tf.FIFOQueue
+    assert training.AdamOptimizer is tf.train.AdamOptimizer
+    assert file_io.file_exists is tf.gfile.Exists and dataset_ops.Dataset is tf.data.Dataset
+
+
+def test_paths_below_an_aliased_module_resolve_to_its_submodules():
+    from tensorflux.python.estimator.canned import dnn
+    from tensorflux.python.keras import layers
+
+    from tensorflux.keras import layers as public_layers
+
+    assert layers is public_layers and dnn.DNNClassifier is tf.estimator.DNNClassifier
+    with pytest.raises(ModuleNotFoundError, match="tensorflux.python.keras.no_such_module"):
+        importlib.import_module("tensorflux.python.keras.no_such_module")
+
+
+def test_an_aliased_module_keeps_its_own_spec():
+    nest = importlib.import_module("tensorflux.python.util.nest")
+    assert nest.__spec__.name == "tensorflux.framework.nest"
+    importlib.reload(nest)
+
+
+def test_with_dependencies_orders_the_update_before_the_read():
+    from tensorflux.python.ops import control_flow_ops, state_ops
+
+    with tf.Graph().as_default():
+        counter = tf.Variable(1.0)
+        bumped = control_flow_ops.with_dependencies(
+            [state_ops.assign_add(counter, 2.0)], tf.identity(counter) * 10.0)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(bumped) == 30.0 and sess.run(counter) == 3.0
+
+
+def test_a_custom_optimizer_written_on_private_modules_trains():
+    """An era-typical optimizer: slots through `_zeros_slot`, `_prepare`/`_apply_dense`/`_finish`
+    overridden, updates built from state_ops/math_ops/control_flow_ops; checked against NumPy."""
+    from tensorflux.python.framework import ops
+    from tensorflux.python.ops import control_flow_ops, math_ops, state_ops
+    from tensorflux.python.training import optimizer
+
+    class MaxMomentum(optimizer.Optimizer):
+        def __init__(self, learning_rate, decay):
+            super().__init__(False, "MaxMomentum")
+            self._lr, self._decay = learning_rate, decay
+
+        def _create_slots(self, var_list):
+            for var in var_list:
+                self._zeros_slot(var, "peak", self._name)
+
+        def _prepare(self):
+            self._lr_t = ops.convert_to_tensor(self._lr, name="lr")
+
+        def _apply_dense(self, grad, var):
+            peak = self.get_slot(var, "peak")
+            peak_t = state_ops.assign(peak, math_ops.maximum(peak * self._decay, abs(grad)))
+            step = state_ops.assign_sub(var, self._lr_t * grad / (peak_t + 1.0))
+            return control_flow_ops.group(step, peak_t)
+
+        _resource_apply_dense = _apply_dense
+
+    start = np.array([2.0, -1.0, 0.5], np.float32)
+    value, peak = start.astype(np.float64), np.zeros(3)
+    for _ in range(4):
+        grad = 2.0 * value
+        peak = np.maximum(peak * 0.5, np.abs(grad))
+        value = value - 0.3 * grad / (peak + 1.0)
+    with tf.Graph().as_default():
+        var = tf.Variable(start)
+        train = MaxMomentum(0.3, 0.5).minimize(tf.reduce_sum(var * var))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(4):
+                sess.run(train)
+            np.testing.assert_allclose(sess.run(var), value, rtol=1e-5)
+
+
+def test_deprecation_decorators_warn_once_and_can_be_silenced(caplog):
+    from tensorflux.python.util import deprecation
+
+    @deprecation.deprecated("2019-01-01", "Use twice() instead.")
+    def double(x):
+        return 2 * x
+
+    @deprecation.deprecated_args(None, "Pass nothing.", "scale")
+    def shift(x, scale=None):
+        return x + 1
+
+    with caplog.at_level("WARNING"):
+        assert double(3) == 6 and double(4) == 8
+        assert shift(1) == 2 and shift(1, scale=3) == 2
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("double is deprecated" in m and "after 2019-01-01" in m for m in messages) == 1
+    assert sum("with scale is deprecated" in m for m in messages) == 1
+    caplog.clear()
+
+    @deprecation.deprecated(None, "Gone.")
+    def quiet():
+        return 1
+
+    deprecation._PRINT_DEPRECATION_WARNINGS = False
+    try:
+        assert quiet() == 1
+    finally:
+        deprecation._PRINT_DEPRECATION_WARNINGS = True
+    assert not caplog.records
+    with pytest.raises(ValueError, match="YYYY-MM-DD"):
+        deprecation.deprecated("2019/01/01", "x")
+    with pytest.raises(ValueError, match="not present"):
+        deprecation.deprecated_args(None, "x", "nope")(shift.__wrapped__)
+
+
+def test_tf_inspect_getargspec_is_the_tf1_named_tuple():
+    from tensorflux.python.util import tf_inspect
+
+    def f(a, b=2, *rest, **options):
+        return a
+
+    assert tf_inspect.getargspec(f) == tf_inspect.ArgSpec(["a", "b"], "rest", "options", (2,))
+    assert tf_inspect.getargspec(f).keywords == "options"
+
+    def g(a, *, b):
+        return a
+
+    with pytest.raises(ValueError, match="getfullargspec"):
+        tf_inspect.getargspec(g)
