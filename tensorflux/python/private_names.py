@@ -359,6 +359,12 @@ _FACADES = {
         "tensorflux.testing.local_cluster": "create_local_cluster",
         "tensorflux.testing.test_case": "TestCase get_temp_dir main",
     },
+    "profiler.model_analyzer": {
+        "tensorflux.profiler.model_analyzer": "Profiler advise profile",
+    },
+    "profiler.option_builder": {
+        "tensorflux.profiler.option_builder": "ProfileOptionBuilder",
+    },
     "summary.summary_iterator": {
         "tensorflux.summary.writer": "summary_iterator",
     },
