@@ -90,7 +90,7 @@ def _values(proto, select, has_op) -> list:
             parts.append(f"{own}/{formatter(getattr(proto, 'total_' + field))}{unit}")
         elif column == "occurrence" and hasattr(proto, "run_count"):
             parts.append(f"{proto.run_count}/{proto.total_run_count} runs")
-        elif column == "device" and hasattr(proto, "devices"):
+        elif column == "device" and getattr(proto, "devices", None):
             parts.append("|".join(proto.devices))
     return parts
 
