@@ -83,6 +83,8 @@ _ALIASES = {
     "layers.core": "tensorflux.layers.core",
     "layers.layers": "tensorflux.layers",
     "layers.normalization": "tensorflux.layers.normalization",
+    "tools.freeze_graph": "tensorflux.python.freeze_graph",
+    "tools.inspect_checkpoint": "tensorflux.python.inspect_checkpoint",
     "training.input": "tensorflux.train.input",
     "training.session_manager": "tensorflux.train.session_manager",
     "training.supervisor": "tensorflux.train.supervisor",
@@ -90,7 +92,8 @@ _ALIASES = {
 }
 _SERVED = set(_ALIASES) | private_names.facade_paths()
 _PACKAGES = {path.rsplit(".", i)[0] for path in _SERVED for i in range(1, path.count(".") + 1)}
-_OWN_MODULES = ("deprecation", "device_lib", "framework_ops", "private_names", "tf_inspect")
+_OWN_MODULES = ("deprecation", "device_lib", "framework_ops", "freeze_graph",
+                "inspect_checkpoint", "private_names", "tf_inspect")
 _PREFIX = __name__ + "."
 
 

@@ -195,3 +195,78 @@ def test_tf_inspect_getargspec_is_the_tf1_named_tuple():
 
     with pytest.raises(ValueError, match="getfullargspec"):
         tf_inspect.getargspec(g)
+
+
+def _trained_checkpoint(directory):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="input")
+        weights = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+        bias = tf.Variable([0.5, -1.0], name="b")
+        y = tf.add(tf.matmul(x, weights), bias, name="output")
+        step = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(y))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(step, {x: np.ones((2, 3))})
+            expected = sess.run(y, {x: [[1.0, 2.0, 3.0]]})
+            prefix = saver.save(sess, str(directory / "model.ckpt"))
+            tf.train.write_graph(sess.graph_def, str(directory), "graph.pbtxt")
+            saver.export_meta_graph(str(directory / "model.meta"))
+    return prefix, expected
+
+
+def _run_frozen(graph_def):
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session() as sess:
+            return sess.run("output:0", {"input:0": [[1.0, 2.0, 3.0]]})
+
+
+def test_freeze_graph_from_a_graph_file_and_a_checkpoint(tmp_path):
+    from tensorflux.python.tools import freeze_graph
+
+    prefix, expected = _trained_checkpoint(tmp_path)
+    frozen = freeze_graph.freeze_graph(
+        str(tmp_path / "graph.pbtxt"), "", False, prefix, "output", "save/restore_all",
+        "save/Const:0", str(tmp_path / "frozen.pb"), True, "")
+    assert not any(node.op.startswith("Variable") or "Adam" in node.name
+                   for node in frozen.node)
+    np.testing.assert_allclose(_run_frozen(frozen), expected)
+    written = tf.GraphDef()
+    written.ParseFromString((tmp_path / "frozen.pb").read_bytes())
+    assert written == frozen
+    from_meta = freeze_graph.freeze_graph(
+        "", "", True, prefix, "output", "", "", "", True, "",
+        input_meta_graph=str(tmp_path / "model.meta"))
+    np.testing.assert_allclose(_run_frozen(from_meta), expected)
+    with pytest.raises(ValueError, match="doesn't exist"):
+        freeze_graph.freeze_graph(str(tmp_path / "graph.pbtxt"), "", False,
+                                  str(tmp_path / "missing"), "output", "", "", "", True, "")
+    with pytest.raises(ValueError, match="output_node_names"):
+        freeze_graph.freeze_graph(str(tmp_path / "graph.pbtxt"), "", False, prefix, "", "",
+                                  "", "", True, "")
+    assert freeze_graph.main([f"--input_graph={tmp_path / 'graph.pbtxt'}",
+                              f"--input_checkpoint={prefix}", "--output_node_names=output",
+                              f"--output_graph={tmp_path / 'cli.pb'}"]) == 0
+    assert (tmp_path / "cli.pb").read_bytes() == (tmp_path / "frozen.pb").read_bytes()
+
+
+def test_inspect_checkpoint_prints_names_values_and_counts(tmp_path, capsys):
+    from tensorflux.python.tools import inspect_checkpoint
+
+    prefix, _ = _trained_checkpoint(tmp_path)
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix, "", False)
+    listing = capsys.readouterr().out
+    assert "w (DT_FLOAT) [3,2]" in listing and "b/Adam (DT_FLOAT) [2]" in listing
+    # w, b and their two Adam slots each, and the two beta powers.
+    assert listing.rstrip().endswith("# Total number of params: 26")
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix, "b", False)
+    value_lines = capsys.readouterr().out.splitlines()
+    assert value_lines[0] == "tensor_name:  b" and value_lines[1].startswith("[")
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix, "", False, True, "Adam")
+    names = capsys.readouterr().out.splitlines()
+    assert names[:2] == ["tensor_name:  b", "tensor_name:  b/Adam"]
+    assert names[-1] == "# Total number of params: 10"
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix + ".index", "", False)
+    assert f"--file_name={prefix}" in capsys.readouterr().out
