@@ -92,7 +92,7 @@ _ALIASES = {
 }
 _SERVED = set(_ALIASES) | private_names.facade_paths()
 _PACKAGES = {path.rsplit(".", i)[0] for path in _SERVED for i in range(1, path.count(".") + 1)}
-_OWN_MODULES = ("deprecation", "device_lib", "framework_ops", "freeze_graph",
+_OWN_MODULES = ("debug", "deprecation", "device_lib", "framework_ops", "freeze_graph",
                 "inspect_checkpoint", "private_names", "tf_inspect")
 _PREFIX = __name__ + "."
 

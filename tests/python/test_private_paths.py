@@ -270,3 +270,17 @@ def test_inspect_checkpoint_prints_names_values_and_counts(tmp_path, capsys):
     assert names[-1] == "# Total number of params: 10"
     inspect_checkpoint.print_tensors_in_checkpoint_file(prefix + ".index", "", False)
     assert f"--file_name={prefix}" in capsys.readouterr().out
+
+
+def test_tf_debug_imports_its_filter_works_and_its_wrappers_say_they_are_absent():
+    from tensorflux.python import debug as tf_debug
+
+    assert tf_debug.has_inf_or_nan(None, np.array([1.0, np.inf]))
+    assert tf_debug.has_inf_or_nan(None, np.array([[np.nan]], np.float16))
+    assert not tf_debug.has_inf_or_nan(None, np.array([1.0, 2.0]))
+    assert not tf_debug.has_inf_or_nan(None, np.array([1, 2])) and \
+        not tf_debug.has_inf_or_nan(None, None)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        for wrapper in (tf_debug.LocalCLIDebugWrapperSession, tf_debug.DumpingDebugHook):
+            with pytest.raises(tf.errors.UnimplementedError, match="add_check_numerics_ops"):
+                wrapper(sess)
