@@ -20,7 +20,7 @@ import importlib.util
 import sys
 import types
 
-from tensorflux.python import private_names
+from tensorflux.python import gen_ops, private_names
 
 # TF-private path (under tensorflow.python) -> the module that serves it.
 _ALIASES = {
@@ -90,10 +90,18 @@ _ALIASES = {
     "training.supervisor": "tensorflux.train.supervisor",
     "training.sync_replicas_optimizer": "tensorflux.train.sync_replicas_optimizer",
 }
-_SERVED = set(_ALIASES) | private_names.facade_paths()
+# TF's generated op modules (`gen_nn_ops`, ...; training_ops is the generated module of the
+# optimizers' Apply* ops).
+_GEN_OPS = frozenset(f"ops.gen_{family}_ops" for family in (
+    "array", "audio", "bitwise", "candidate_sampling", "control_flow", "ctc", "data_flow",
+    "functional", "image", "io", "linalg", "list", "logging", "lookup", "manip", "math", "nn",
+    "parsing", "random", "resource_variable", "sdca", "set", "sparse", "spectral", "state",
+    "stateless_random", "string", "summary", "user")) | {"training.training_ops",
+                                                         "training.gen_training_ops"}
+_SERVED = set(_ALIASES) | private_names.facade_paths() | _GEN_OPS
 _PACKAGES = {path.rsplit(".", i)[0] for path in _SERVED for i in range(1, path.count(".") + 1)}
 _OWN_MODULES = ("debug", "deprecation", "device_lib", "framework_ops", "freeze_graph",
-                "inspect_checkpoint", "private_names", "tf_inspect")
+                "gen_ops", "inspect_checkpoint", "private_names", "tf_inspect")
 _PREFIX = __name__ + "."
 
 
@@ -122,6 +130,9 @@ class _FacadeLoader(importlib.abc.Loader):
         self._path = path
 
     def create_module(self, spec):
+        if self._path in _GEN_OPS:
+            return gen_ops.GenOpsModule(spec.name, f"TensorFlow's generated `{self._path}`: "
+                                        "one function per registered op.")
         module = types.ModuleType(spec.name, f"TensorFlow's private `{self._path}`: the public "
                                   "API's objects under that module's names.")
         module.__dict__.update(private_names.facade_attributes(self._path))
