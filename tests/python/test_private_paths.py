@@ -322,5 +322,4 @@ def test_generated_op_modules_take_inputs_then_attrs_by_position():
             assert sess.run(product).tolist() == [[11.0]]
     with pytest.raises(TypeError, match="multiple values for argument 'a'"):
         gen_math_ops.mat_mul([[1.0]], [[1.0]], a=[[2.0]])
-    with pytest.raises(AttributeError, match="no_such_op"):
-        gen_nn_ops.no_such_op
+    assert not hasattr(gen_nn_ops, "no_such_op")
