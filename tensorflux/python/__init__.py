@@ -35,6 +35,8 @@ _ALIASES = {
     "ops.gradients": "tensorflux.ops.autodiff.gradients",
     "ops.gradients_impl": "tensorflux.ops.autodiff.gradients",
     "ops.init_ops": "tensorflux.ops.state.initializers",
+    "ops.metrics": "tensorflux.metrics",
+    "ops.metrics_impl": "tensorflux.python.metrics_impl",
     "ops.math_ops": "tensorflux.ops.math",
     "ops.nn": "tensorflux.nn",
     "ops.nn_ops": "tensorflux.nn",
@@ -99,7 +101,7 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_ALIASES[rest]))
         if rest in _PACKAGES:
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(None), is_package=True)
-        if rest in ("device_lib", "framework_ops"):
+        if rest in ("device_lib", "framework_ops", "metrics_impl"):
             return None  # this package's own modules
         raise ModuleNotFoundError(
             f"No module named '{fullname}': tensorflux serves only the TensorFlow-private "

@@ -37,7 +37,7 @@ def test_a_program_using_private_paths_runs():
     with ops.Graph().as_default() as graph:
         assert ops.get_default_graph() is graph is tf.get_default_graph()
         x = tf.Variable([1.0, 2.0], name="x")
-        y = tf.identity(x * 3.0, name="y")
+        tf.identity(x * 3.0, name="y")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             frozen = graph_util.convert_variables_to_constants(sess, graph.as_graph_def(), ["y"])
@@ -52,3 +52,25 @@ def test_a_program_using_private_paths_runs():
 def test_other_private_paths_are_refused_by_name():
     with pytest.raises(ModuleNotFoundError, match="tensorflux.python.ops.gen_array_ops"):
         importlib.import_module("tensorflux.python.ops.gen_array_ops")
+
+
+def test_metrics_impl_serves_the_streaming_confusion_matrix():
+    from tensorflux.python.ops import metrics_impl
+
+    assert metrics_impl.accuracy is tf.metrics.accuracy
+    labels = np.array([0, 2, 1, 2, 2])
+    preds = np.array([0, 1, 1, 2, 0])
+    weights = np.array([1.0, 1.0, 0.0, 2.0, 1.0])
+    with tf.Graph().as_default():
+        total, update = metrics_impl._streaming_confusion_matrix(labels, preds, 3, weights)
+        unweighted, update_all = metrics_impl._streaming_confusion_matrix(labels, preds, 3)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run([update, update_all])
+            got, got_all = sess.run(update), sess.run(unweighted)
+    ref = np.zeros((3, 3))
+    np.add.at(ref, (labels, preds), weights)
+    np.testing.assert_array_equal(got, 2 * ref)
+    ref_all = np.zeros((3, 3))
+    np.add.at(ref_all, (labels, preds), 1.0)
+    np.testing.assert_array_equal(got_all, ref_all)
