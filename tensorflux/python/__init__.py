@@ -40,6 +40,8 @@ _ALIASES = {
     "ops.gradients": "tensorflux.ops.autodiff.gradients",
     "ops.gradients_impl": "tensorflux.ops.autodiff.gradients",
     "ops.init_ops": "tensorflux.ops.state.initializers",
+    "ops.metrics": "tensorflux.metrics",
+    "ops.metrics_impl": "tensorflux.python.metrics_impl",
     "ops.math_ops": "tensorflux.ops.math",
     "ops.nn": "tensorflux.nn",
     "ops.nn_ops": "tensorflux.nn",
@@ -98,10 +100,12 @@ _GEN_OPS = frozenset(f"ops.gen_{family}_ops" for family in (
     "parsing", "random", "resource_variable", "sdca", "set", "sparse", "spectral", "state",
     "stateless_random", "string", "summary", "user")) | {"training.training_ops",
                                                          "training.gen_training_ops"}
-_SERVED = set(_ALIASES) | private_names.facade_paths() | _GEN_OPS
+# Paths that TF has as packages with names of their own -> the module whose names they hold.
+_PACKAGE_VIEWS = {"estimator.export": "tensorflux.estimator.export"}
+_SERVED = set(_ALIASES) | private_names.facade_paths() | _GEN_OPS | set(_PACKAGE_VIEWS)
 _PACKAGES = {path.rsplit(".", i)[0] for path in _SERVED for i in range(1, path.count(".") + 1)}
 _OWN_MODULES = ("debug", "deprecation", "device_lib", "framework_ops", "freeze_graph",
-                "gen_ops", "inspect_checkpoint", "private_names", "tf_inspect")
+                "gen_ops", "inspect_checkpoint", "metrics_impl", "private_names", "tf_inspect")
 _PREFIX = __name__ + "."
 
 
@@ -123,6 +127,24 @@ class _AliasLoader(importlib.abc.Loader):
         # own, so the module keeps its identity (reload, tooling) under its real name.
         if self._target is not None:
             module.__spec__ = self._own_spec
+
+
+class _PackageViewLoader(importlib.abc.Loader):
+    """A package holding the public names of one of our modules: TF's path is both a module
+    with names and the parent of submodules (`estimator.export` and `estimator.export.export`)."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def create_module(self, spec):
+        source = importlib.import_module(self._target)
+        module = types.ModuleType(spec.name, source.__doc__)
+        module.__dict__.update({k: v for k, v in vars(source).items() if not k.startswith("_")})
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
 
 
 class _FacadeLoader(importlib.abc.Loader):
@@ -166,6 +188,9 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         rest = fullname[len(_PREFIX):]
         if rest in _ALIASES:
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_ALIASES[rest]))
+        if rest in _PACKAGE_VIEWS:
+            return importlib.machinery.ModuleSpec(
+                fullname, _PackageViewLoader(_PACKAGE_VIEWS[rest]), is_package=True)
         if rest in _SERVED:
             return importlib.machinery.ModuleSpec(fullname, _FacadeLoader(rest))
         if rest in _PACKAGES:

@@ -234,26 +234,6 @@ _FACADES = {
     "ops.map_fn": {
         "tensorflux.ops.control_flow.functional": "map_fn",
     },
-    "ops.metrics": {
-        "tensorflux.metrics.area_under_curve": "auc",
-        "tensorflux.metrics.at_k": (
-            "average_precision_at_k precision_at_k precision_at_top_k recall_at_k recall_at_top_k "
-            "sparse_average_precision_at_k sparse_precision_at_k"
-        ),
-        "tensorflux.metrics.confusion": (
-            "false_negatives_at_thresholds false_positives_at_thresholds mean_iou "
-            "mean_per_class_accuracy precision_at_thresholds recall_at_thresholds "
-            "sensitivity_at_specificity specificity_at_sensitivity true_negatives_at_thresholds "
-            "true_positives_at_thresholds"
-        ),
-        "tensorflux.metrics.core": (
-            "accuracy false_negatives false_positives mean mean_absolute_error mean_squared_error "
-            "mean_tensor precision recall root_mean_squared_error true_negatives true_positives"
-        ),
-        "tensorflux.metrics.regression": (
-            "mean_cosine_distance mean_relative_error percentage_below"
-        ),
-    },
     "ops.nn_impl": {
         "tensorflux.ops.math.histogram": "zero_fraction",
         "tensorflux.ops.nn.conv": "depthwise_conv2d separable_conv2d",

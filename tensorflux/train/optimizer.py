@@ -26,7 +26,10 @@ from tensorflux.ops.state.variables import Variable
 
 
 def _var_key(var):
-    return var.op.name
+    """Slots are per variable *and graph* (TF1's `(var.op.graph, var.op.name)`): an optimizer
+    object reused across graphs, as estimators do on every `train()` call, gets fresh slots in
+    each graph."""
+    return (var.op.graph, var.op.name)
 
 
 def _is_variable(value) -> bool:

@@ -323,3 +323,25 @@ def test_generated_op_modules_take_inputs_then_attrs_by_position():
     with pytest.raises(TypeError, match="multiple values for argument 'a'"):
         gen_math_ops.mat_mul([[1.0]], [[1.0]], a=[[2.0]])
     assert not hasattr(gen_nn_ops, "no_such_op")
+
+
+def test_metrics_impl_serves_the_streaming_confusion_matrix():
+    from tensorflux.python.ops import metrics_impl
+
+    assert metrics_impl.accuracy is tf.metrics.accuracy
+    labels = np.array([0, 2, 1, 2, 2])
+    preds = np.array([0, 1, 1, 2, 0])
+    weights = np.array([1.0, 1.0, 0.0, 2.0, 1.0])
+    with tf.Graph().as_default():
+        total, update = metrics_impl._streaming_confusion_matrix(labels, preds, 3, weights)
+        unweighted, update_all = metrics_impl._streaming_confusion_matrix(labels, preds, 3)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run([update, update_all])
+            got, got_all = sess.run(update), sess.run(unweighted)
+    ref = np.zeros((3, 3))
+    np.add.at(ref, (labels, preds), weights)
+    np.testing.assert_array_equal(got, 2 * ref)
+    ref_all = np.zeros((3, 3))
+    np.add.at(ref_all, (labels, preds), 1.0)
+    np.testing.assert_array_equal(got_all, ref_all)
