@@ -3,7 +3,10 @@
 - `fuse_products`: `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`] chains whose intermediate
   results nothing else reads become one `_FusedConv2D` / `_FusedMatMul` node.
 - `reorder_pool_gradients`: `ReluGrad(MaxPoolGrad(a, p, g), a)` becomes
-  `MaxPoolGrad(a, p, ReluGrad(g, p))`, and a `BiasAddGrad` of it sums the pooled gradient.
+  `MaxPoolGrad(a, p, ReluGrad(g, p))`, and a `BiasAddGrad` of it sums the pooled gradient;
+  then (float types, NHWC) the three become one `_FusedMaxPoolGrad(a, p, g)` whose outputs
+  are the input gradient and the bias gradient: one pass instead of three over the pooled
+  gradient (the relu mask, the routing, the bias sum; `fuse_pool_gradients` switches it).
 - `merge_product_sums`: `AddN(MatMul(a_1, b_1), ..., MatMul(a_n, b_n))` (the gradient of a
   weight shared across the steps of an unrolled RNN: TF sums one product per step) becomes one
   `MatMul(ConcatV2(a_i), ConcatV2(b_i))` over the concatenated contraction dimension, and
@@ -26,6 +29,10 @@ from tensorflux.framework.op_def import OP_DEFS, get_op_def
 from tensorflux.runtime import node_edges
 
 __all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale"]
+
+# `reorder_pool_gradients` also merges the reordered chain into `_FusedMaxPoolGrad` (a switch
+# for the A/B benchmarks and the tests: the unmerged chain gives the very input gradient).
+FUSE_POOL_GRADIENTS = True
 
 
 # -- fused products -------------------------------------------------------------------------
@@ -135,13 +142,63 @@ def reorder_pool_gradients(nodes, protected: set) -> list:
         bias_grad.inputs = [(pooled, 0)]
     if not added:
         return list(nodes)
+    if FUSE_POOL_GRADIENTS:
+        _fuse_pool_gradients(nodes, added, removed, protected)
     out = []
     for node in nodes:
-        if id(node) in added:
+        if id(node) in added and id(added[id(node)]) not in removed:
             out.append(added[id(node)])
         if id(node) not in removed:
             out.append(node)
     return out
+
+
+_FUSED_POOL_GRAD = "_FusedMaxPoolGrad"
+
+
+def _fuse_pool_gradients(nodes, added: dict, removed: set, protected: set) -> None:
+    """`MaxPoolGrad(a, p, r)` [+ `BiasAddGrad(r)`] with `r = ReluGrad(g, p)` read by nothing
+    else becomes `_FusedMaxPoolGrad(a, p, g)` (NHWC floats): output 0 is the input gradient,
+    output 1 the bias gradient, which the BiasAddGrad's readers now read."""
+    if _FUSED_POOL_GRAD not in OP_DEFS:
+        return
+    consumers = node_edges.consumers(nodes + list(added.values()))
+    for pool_grad in nodes:
+        pooled = added.get(id(pool_grad))
+        if pooled is None or pool_grad.attrs.get("T") not in _FUSED_TYPES or \
+                pool_grad.attrs.get("data_format", "NHWC") != "NHWC":
+            continue
+        readers = consumers.get(id(pooled), [])
+        bias_grads = [reader for reader, _ in readers if reader is not pool_grad]
+        if [k for reader, k in readers if reader is pool_grad] != [2] or \
+                len(bias_grads) > 1 or len(readers) != 1 + len(bias_grads):
+            continue
+        bias_grad = bias_grads[0] if bias_grads else None
+        if bias_grad is not None and (
+                bias_grad.op != "BiasAddGrad" or id(bias_grad) in protected or
+                bias_grad.control_inputs or bias_grad.attrs.get("_class") or
+                bias_grad.device != pool_grad.device or
+                bias_grad.attrs.get("data_format", "NHWC") != "NHWC"):
+            continue
+        dtype = pool_grad.attrs["T"]
+        attrs = {k: v for k, v in pool_grad.attrs.items() if k != "_class"}
+        if pool_grad.attrs.get("_class"):
+            attrs["_class"] = pool_grad.attrs["_class"]
+        pool_grad.op, pool_grad.op_def = _FUSED_POOL_GRAD, get_op_def(_FUSED_POOL_GRAD)
+        pool_grad.attrs = attrs
+        pool_grad.inputs = [pool_grad.inputs[0], pool_grad.inputs[1], pooled.inputs[0]]
+        pool_grad.input_dtypes = [pool_grad.input_dtypes[0], pool_grad.input_dtypes[1],
+                                  pooled.input_dtypes[0]]
+        pool_grad.output_dtypes = [dtype, dtype]
+        removed.add(id(pooled))
+        if bias_grad is None:
+            continue
+        for reader, k in consumers.get(id(bias_grad), ()):
+            if k >= 0:
+                reader.inputs[k] = (pool_grad, 1)
+            else:
+                node_edges.replace_control(reader, bias_grad, [pool_grad])
+        removed.add(id(bias_grad))
 
 
 # -- sums of products -----------------------------------------------------------------------

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.runtime import graph_ir, rewrites, subgraph
+from tensorflux.runtime import graph_ir, remapper, rewrites, subgraph
 
 L0 = -1
 
@@ -255,6 +255,56 @@ def test_relu_and_bias_gradients_move_below_the_max_pool_gradient(graph, padding
     want = _run([gw, gb, gx], feed, tf.OptimizerOptions(opt_level=L0))
     for g, ref in zip(got, want):
         np.testing.assert_allclose(g, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype,padding", [(tf.float32, "SAME"), (tf.float64, "VALID"),
+                                           (tf.float32, "VALID")])
+def test_relu_bias_and_max_pool_gradients_fuse_into_one_op(graph, dtype, padding, monkeypatch):
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(dtype, [3, 6, 7, 2], name="x")
+    w = tf.constant(rng.randn(3, 3, 2, 5), dtype)
+    b = tf.constant(rng.randn(5), dtype)
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), b))
+    p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], padding)
+    gw, gb, gx = tf.gradients(tf.reduce_sum(p * p), [w, b, x])
+    gb = tf.multiply(gb, 2.0, name="gb2")  # a fetched BiasAddGrad itself would stay
+    _, lines = _optimize([gw, gb, gx], [x])
+    fused = [line for line in lines if " = _FusedMaxPoolGrad(" in line]
+    assert len(fused) == 1 and fused[0].startswith("gradients/MaxPool_grad/MaxPoolGrad = ")
+    assert not any(f" = {op}(" in line for line in lines
+                   for op in ("ReluGrad", "MaxPoolGrad", "BiasAddGrad"))
+    assert any(line.startswith("gb2 = Mul(gradients/MaxPool_grad/MaxPoolGrad:1, ")
+               for line in lines)
+    feed = {x: np.round(rng.randn(3, 6, 7, 2) * 2)}  # ties inside windows too
+    feed[x][0, 0, 0, 0] = np.nan
+    got = _run([gw, gb, gx], feed)
+    monkeypatch.setattr(remapper, "FUSE_POOL_GRADIENTS", False)
+    unfused = _run([gw, gb, gx], feed)
+    plain = _run([gw, gb, gx], feed, tf.OptimizerOptions(opt_level=L0))
+    for want in (unfused, plain):
+        np.testing.assert_array_equal(got[0], want[0])  # the routed gradient is exact
+        np.testing.assert_array_equal(got[2], want[2])
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-5 if dtype == tf.float32
+                                   else 1e-12, equal_nan=True)
+
+
+def test_pool_gradient_fuses_without_bias_and_keeps_a_fetched_bias_gradient(graph):
+    rng = np.random.RandomState(2)
+    x = tf.placeholder(tf.float32, [2, 4, 4, 3], name="x")
+    p = tf.nn.max_pool(tf.nn.relu(x * 1.5), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    (gx,) = tf.gradients(tf.reduce_sum(p * p), [x])  # the ReluGrad is not fetched itself
+    _, lines = _optimize([gx], [x])
+    assert sum(" = _FusedMaxPoolGrad(" in line for line in lines) == 1
+    assert not any(" = ReluGrad(" in line for line in lines)
+    feed = {x: rng.randn(2, 4, 4, 3)}
+    np.testing.assert_array_equal(
+        _run(gx, feed), _run(gx, feed, tf.OptimizerOptions(opt_level=L0)))
+    b = tf.constant(rng.randn(3), tf.float32)
+    p = tf.nn.max_pool(tf.nn.relu(tf.nn.bias_add(x, b)), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    gb, gx = tf.gradients(tf.reduce_sum(p), [b, x])
+    _, lines = _optimize([gb, gx], [x])  # the fetched BiasAddGrad reads the pooled ReluGrad
+    assert not any(" = _FusedMaxPoolGrad(" in line for line in lines)
+    assert sum(" = ReluGrad(" in line for line in lines) == 1
 
 
 def test_pool_gradient_reorder_keeps_fetched_or_shared_gradients(graph):

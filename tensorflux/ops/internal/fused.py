@@ -1,7 +1,9 @@
 """`_FusedConv2D` and `_FusedMatMul`: a convolution or matrix product followed by BiasAdd and
 optionally an activation, in one kernel (TF's grappler remapper makes the same ops); and
 `_SparseSoftmaxCrossEntropyWithLogitsScaled`: the sparse softmax cross-entropy with its
-gradient's constant `Mul` applied to the backprop rows while they are in cache.
+gradient's constant `Mul` applied to the backprop rows while they are in cache; and
+`_FusedMaxPoolGrad`: the backward pass of relu -> [bias_add ->] max_pool in one op (the
+relu mask on the pooled gradient, its routing to each window's maximum and its bias sum).
 
 Users never build these: the runtime's rewrites (runtime/rewrites.py, rule 6) replace a
 `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`/`Elu`] chain whose intermediate results
@@ -18,11 +20,14 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
-from tensorflux.lib.numerics import epilogue_jit, jit
+from tensorflux.lib.numerics import epilogue_jit, jit, pooling_jit
 from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.nn import activations as activation_ops
 from tensorflux.ops.nn import conv as conv_ops
 from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import pooling as pooling_ops
 
 __all__: list = []
 
@@ -152,3 +157,46 @@ def _scaled_xent_kernel(features, labels, scale):
     """SparseSoftmaxCrossEntropyWithLogits whose backprop is `scale * backprop` (`scale`
     broadcasts to `[batch, 1]`), bit-identical to the op followed by that `Mul`."""
     return nn_core.sparse_softmax_xent(features, labels, scale)
+
+
+# -- _FusedMaxPoolGrad ------------------------------------------------------------------------
+
+FusedMaxPoolGrad = define_op(
+    "_FusedMaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"],
+    outputs=["output: T", "bias_grad: T"],
+    attrs=[_TYPES, *pooling_ops._WINDOW, "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+           "explicit_paddings: list(int) = []", pooling_ops._DATA_FORMAT],
+    differentiable=False)
+
+
+@FusedMaxPoolGrad.shape_fn
+def _fused_max_pool_grad_shape(orig_input, orig_output, grad, *, ksize, strides, padding,
+                               explicit_paddings, data_format):
+    geo = pooling_ops._window(ksize, strides, padding, data_format, explicit_paddings)
+    shape = orig_input.with_rank(4)
+    channels = shape._dim_list[3 if geo.channels_last else 1]
+    return [shape, TensorShape([channels])]
+
+
+@FusedMaxPoolGrad.kernel(factory=True)
+def _fused_max_pool_grad_kernel(ksize, strides, padding, explicit_paddings, data_format):
+    """`(MaxPoolGrad(x, y, r), BiasAddGrad(r))` for `r = ReluGrad(g, y)` (runtime/remapper.py
+    `reorder_pool_gradients` makes this op of such a chain): one compiled pass when the
+    windows tile the input, else the three unfused kernels (the very values of the chain)."""
+    geo = pooling_ops._window(ksize, strides, padding, data_format, explicit_paddings)
+    relu_grad = activation_ops._relu_grad_kernel_factory()
+    pool_grad = pooling_ops._max_pool_grad_kernel(ksize, strides, padding, explicit_paddings,
+                                                  data_format)
+    compiled = jit.available()
+
+    def fused_max_pool_grad(x, y, g):
+        nhwc = [pooling_ops._to_nhwc(a, geo) for a in (x, y, g)]
+        if compiled and pooling_jit.supports(*nhwc) and x.dtype == y.dtype == g.dtype and \
+                pooling_jit.tiles(nhwc[0].shape, geo):
+            dx, bias = pooling_jit.max_pool_grad_relu(*nhwc, geo)
+            return pooling_ops._from_nhwc(dx, geo), bias
+        masked = relu_grad(g, y)
+        return pool_grad(x, y, masked), nn_core._bias_add_grad_kernel(
+            masked, data_format="NHWC" if geo.channels_last else "NCHW")
+
+    return fused_max_pool_grad
