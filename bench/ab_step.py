@@ -2,9 +2,10 @@
 TensorFlow's step in the same rounds), CPU and wall time per step.
 
 The change (stop 21): `runtime/remapper.py`'s `_FusedMaxPoolGrad` (relu, bias and max-pool
-gradients in one pass), switched by `remapper.FUSE_POOL_GRADIENTS` when each variant's
-session rewrites its step graph. (Stop 20's A/B, grouped im2col and the tiled max-pool
-gradient, is in the git history of this file.)
+gradients in one pass) and `_FusedMatMulApplyGradientDescent` (a dense weight gradient
+applied block by block), switched by `remapper.FUSE_POOL_GRADIENTS` and
+`remapper.FUSE_GRADIENT_UPDATES` when each variant's session rewrites its step graph.
+(Stop 20's A/B, grouped im2col and the tiled max-pool gradient, is in this file's history.)
 
     PYTHONPATH=$PWD /opt/tfref/bin/python bench/ab_step.py [--model cnn] [--rounds 20]
 """
@@ -55,9 +56,9 @@ def main() -> None:
 
     sessions = {}
     for name, fuse in (("old", False), ("new", True)):
-        remapper.FUSE_POOL_GRADIENTS = fuse
+        remapper.FUSE_POOL_GRADIENTS = remapper.FUSE_GRADIENT_UPDATES = fuse
         sessions[name] = _session(tensorflux, args.model, args.one_thread)
-    remapper.FUSE_POOL_GRADIENTS = True
+    remapper.FUSE_POOL_GRADIENTS = remapper.FUSE_GRADIENT_UPDATES = True
     if not args.no_tf:
         sessions["tf"] = _session(training._tf_compat_v1(), args.model, args.one_thread)
     runs = list(sessions)

@@ -7,6 +7,13 @@
   then (float types, NHWC) the three become one `_FusedMaxPoolGrad(a, p, g)` whose outputs
   are the input gradient and the bias gradient: one pass instead of three over the pooled
   gradient (the relu mask, the routing, the bias sum; `fuse_pool_gradients` switches it).
+- `fuse_gradient_updates`: `ApplyGradientDescent(var, alpha, MatMul(a, b, transpose_a=True))`
+  (a dense layer's weight gradient, directly or through tf.gradients' gate `Identity`) whose
+  product nothing else reads becomes `_FusedMatMulApplyGradientDescent(var, alpha, a, b)`:
+  the product is made and applied per cache-sized block of rows (bit-identical), so the
+  gradient never goes to memory whole. The gate's waits are kept: nodes that waited for the
+  product wait for its inputs, and the update still waits for what the Identity waited for
+  (the other gradients of the layer, which read the variable's old value).
 - `merge_product_sums`: `AddN(MatMul(a_1, b_1), ..., MatMul(a_n, b_n))` (the gradient of a
   weight shared across the steps of an unrolled RNN: TF sums one product per step) becomes one
   `MatMul(ConcatV2(a_i), ConcatV2(b_i))` over the concatenated contraction dimension, and
@@ -28,11 +35,14 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import OP_DEFS, get_op_def
 from tensorflux.runtime import node_edges
 
-__all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale"]
+__all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale",
+           "fuse_gradient_updates"]
 
 # `reorder_pool_gradients` also merges the reordered chain into `_FusedMaxPoolGrad` (a switch
 # for the A/B benchmarks and the tests: the unmerged chain gives the very input gradient).
 FUSE_POOL_GRADIENTS = True
+# `fuse_gradient_updates` runs (a switch for the A/B benchmarks and the tests).
+FUSE_GRADIENT_UPDATES = True
 
 
 # -- fused products -------------------------------------------------------------------------
@@ -199,6 +209,71 @@ def _fuse_pool_gradients(nodes, added: dict, removed: set, protected: set) -> No
             else:
                 node_edges.replace_control(reader, bias_grad, [pool_grad])
         removed.add(id(bias_grad))
+
+
+# -- weight gradients applied by gradient descent --------------------------------------------
+
+_FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
+
+
+def _gradient_product(apply, consumers, protected):
+    """(MatMul, gate Identity or None) whose value only `apply` reads, as its delta."""
+    src, port = apply.inputs[2]
+    gate = None
+    if src.op == "Identity":
+        if port != 0 or id(src) in protected or src.attrs.get("_class") or \
+                consumers.get(id(src), ()) != [(apply, 2)]:
+            return None
+        gate, (src, port) = src, src.inputs[0]
+    reader = gate or apply
+    if src.op != "MatMul" or port != 0 or id(src) in protected or src.attrs.get("_class") or \
+            not src.attrs.get("transpose_a") or src.attrs.get("transpose_b") or \
+            src.device != apply.device or src.attrs.get("T") != apply.attrs.get("T") or \
+            any(dtype.is_ref_dtype for dtype in src.input_dtypes) or \
+            _data_readers(src, consumers) != [(reader, 0 if gate else 2)]:
+        return None
+    return src, gate
+
+
+def fuse_gradient_updates(nodes, protected: set) -> list:
+    """Applies weight-gradient products by gradient descent block by block (see the module
+    docstring); the update keeps its name, so its readers are unchanged."""
+    if not FUSE_GRADIENT_UPDATES or _FUSED_UPDATE not in OP_DEFS:
+        return list(nodes)
+    consumers = node_edges.consumers(nodes)
+    removed: set = set()
+    for apply in nodes:
+        if apply.op != "ApplyGradientDescent" or apply.attrs.get("T") not in _FUSED_TYPES:
+            continue
+        found = _gradient_product(apply, consumers, protected)
+        if found is None:
+            continue
+        product, gate = found
+        members = [product] + ([gate] if gate is not None else [])
+        if any(id(m) in removed for m in members):
+            continue
+        controls = []
+        for src in apply.control_inputs + (gate.control_inputs if gate else []) + \
+                product.control_inputs:
+            if src not in controls and src not in members:
+                controls.append(src)
+        waits = [src for src, _ in product.inputs] + product.control_inputs
+        for member in members:
+            for reader, k in consumers.get(id(member), ()):
+                if k < 0:
+                    node_edges.replace_control(reader, member, waits)
+        attrs = {"T": apply.attrs["T"], "use_locking": bool(apply.attrs.get("use_locking")),
+                 "transpose_a": True, "transpose_b": False}
+        if apply.attrs.get("_class"):
+            attrs["_class"] = apply.attrs["_class"]
+        apply.op, apply.op_def, apply.attrs = _FUSED_UPDATE, get_op_def(_FUSED_UPDATE), attrs
+        apply.inputs = list(apply.inputs[:2]) + list(product.inputs)
+        apply.input_dtypes = list(apply.input_dtypes[:2]) + list(product.input_dtypes)
+        apply.control_inputs = controls
+        removed.update(id(m) for m in members)
+    if not removed:
+        return list(nodes)
+    return [n for n in nodes if id(n) not in removed]
 
 
 # -- sums of products -----------------------------------------------------------------------

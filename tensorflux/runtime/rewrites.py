@@ -95,6 +95,7 @@ from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
+    fuse_gradient_updates,
     fuse_products,
     fuse_xent_scale,
     merge_product_sums,
@@ -189,6 +190,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
+        nodes = fuse_gradient_updates(nodes, protected)
     if options.fuse_elementwise:
         nodes = fuse_elementwise(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):

@@ -307,6 +307,59 @@ def test_pool_gradient_fuses_without_bias_and_keeps_a_fetched_bias_gradient(grap
     assert sum(" = ReluGrad(" in line for line in lines) == 1
 
 
+def _two_dense_layers(dtype, use_locking=False):
+    rng = np.random.RandomState(3)
+    x = tf.placeholder(dtype, [16, 96], name="x")
+    w1 = tf.Variable(rng.randn(96, 64).astype(dtype.as_numpy_dtype) * 0.1, name="w1")
+    w2 = tf.Variable(rng.randn(64, 80).astype(dtype.as_numpy_dtype) * 0.1, name="w2")
+    h = tf.nn.relu(tf.matmul(x, w1))
+    loss = tf.reduce_sum(tf.square(tf.matmul(h, w2)))
+    train = tf.train.GradientDescentOptimizer(0.01, use_locking=use_locking).minimize(loss)
+    return x, train, [w1, w2], {x: rng.randn(16, 96)}
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
+def test_weight_gradients_are_applied_block_by_block(graph, dtype, monkeypatch):
+    from tensorflux.ops.internal import fused
+
+    x, train, variables, feed = _two_dense_layers(dtype)
+    _, lines = _optimize([], [x], targets=[train])
+    fused_lines = [line for line in lines if " = _FusedMatMulApplyGradientDescent(" in line]
+    assert len(fused_lines) == 2 and not any(" = ApplyGradientDescent(" in line
+                                             for line in lines)
+    # The forward products and layer 2's input gradient are left (the latter reads w2's old
+    # value: the update still waits for it through the gradients' gate).
+    products = [line for line in lines if " = MatMul(" in line]
+    assert len(products) == 3 and not any("transpose_a=True" in line for line in products)
+    assert all("^gradients/" in line for line in fused_lines)
+    monkeypatch.setattr(fused, "UPDATE_BLOCK_ELEMENTS", 1000)  # several blocks of rows
+    results = []
+    for fuse, options in ((True, None), (False, None), (True, tf.OptimizerOptions(opt_level=L0))):
+        monkeypatch.setattr(remapper, "FUSE_GRADIENT_UPDATES", fuse)
+        config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=options)) \
+            if options is not None else None
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(4):
+                sess.run(train, feed)
+            results.append(sess.run(variables))
+    for got in results[1:]:
+        for a, b in zip(results[0], got):
+            np.testing.assert_array_equal(a, b)  # the same row sums and update arithmetic
+
+
+def test_weight_gradient_update_keeps_shared_gradients_and_locking(graph):
+    x, train, variables, feed = _two_dense_layers(tf.float32, use_locking=True)
+    _, lines = _optimize([], [x], targets=[train])
+    assert all("use_locking=True" in line for line in lines
+               if " = _FusedMatMulApplyGradientDescent(" in line)
+    grads = tf.get_default_graph().get_operation_by_name(
+        "gradients/MatMul_1_grad/MatMul_1").outputs[0]
+    _, lines = _optimize([grads], [x], targets=[train])  # the product is fetched too
+    assert sum(" = _FusedMatMulApplyGradientDescent(" in line for line in lines) == 1
+    assert sum(" = ApplyGradientDescent(" in line for line in lines) == 1
+
+
 def test_pool_gradient_reorder_keeps_fetched_or_shared_gradients(graph):
     x = tf.placeholder(tf.float32, [1, 4, 4, 2])
     h = tf.nn.relu(x)
