@@ -13,7 +13,9 @@
   the product is made and applied per cache-sized block of rows (bit-identical), so the
   gradient never goes to memory whole. The gate's waits are kept: nodes that waited for the
   product wait for its inputs, and the update still waits for what the Identity waited for
-  (the other gradients of the layer, which read the variable's old value).
+  (the other gradients of the layer, which read the variable's old value). Not with the
+  inter-op overlap on (`overlap.enabled()`): it pairs the weight gradient's product with the
+  input gradient's, which the fused update has to wait for.
 - `merge_product_sums`: `AddN(MatMul(a_1, b_1), ..., MatMul(a_n, b_n))` (the gradient of a
   weight shared across the steps of an unrolled RNN: TF sums one product per step) becomes one
   `MatMul(ConcatV2(a_i), ConcatV2(b_i))` over the concatenated contraction dimension, and
@@ -33,7 +35,7 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import OP_DEFS, get_op_def
-from tensorflux.runtime import node_edges
+from tensorflux.runtime import node_edges, overlap
 
 __all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale",
            "fuse_gradient_updates"]
@@ -238,7 +240,7 @@ def _gradient_product(apply, consumers, protected):
 def fuse_gradient_updates(nodes, protected: set) -> list:
     """Applies weight-gradient products by gradient descent block by block (see the module
     docstring); the update keeps its name, so its readers are unchanged."""
-    if not FUSE_GRADIENT_UPDATES or _FUSED_UPDATE not in OP_DEFS:
+    if not FUSE_GRADIENT_UPDATES or _FUSED_UPDATE not in OP_DEFS or overlap.enabled():
         return list(nodes)
     consumers = node_edges.consumers(nodes)
     removed: set = set()
