@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
+from tensorflux.lib.numerics import intra_op, update_jit
 from tensorflux.runtime import graph_ir, remapper, rewrites, subgraph
 
 L0 = -1
@@ -333,6 +334,12 @@ def test_weight_gradients_are_applied_block_by_block(graph, dtype, monkeypatch):
     assert len(products) == 3 and not any("transpose_a=True" in line for line in products)
     assert all("^gradients/" in line for line in fused_lines)
     monkeypatch.setattr(fused, "UPDATE_BLOCK_ELEMENTS", 1000)  # several blocks of rows
+    # BLAS on one thread (on several, the kernel runs the unfused product and update).
+    monkeypatch.setattr(intra_op, "elementwise_splits", lambda: 1)
+    blocks = []
+    update = update_jit.gradient_descent
+    monkeypatch.setattr(update_jit, "gradient_descent",
+                        lambda var, *args: (blocks.append(var.shape), update(var, *args)))
     results = []
     for fuse, options in ((True, None), (False, None), (True, tf.OptimizerOptions(opt_level=L0))):
         monkeypatch.setattr(remapper, "FUSE_GRADIENT_UPDATES", fuse)
@@ -343,9 +350,14 @@ def test_weight_gradients_are_applied_block_by_block(graph, dtype, monkeypatch):
             for _ in range(4):
                 sess.run(train, feed)
             results.append(sess.run(variables))
+        if fuse and options is None:
+            fused_blocks, blocks[:] = list(blocks), []
     for got in results[1:]:
         for a, b in zip(results[0], got):
             np.testing.assert_array_equal(a, b)  # the same row sums and update arithmetic
+    # w1 [96, 64] in 7 blocks of rows, w2 [64, 80] in 6, each step.
+    assert sorted(set(fused_blocks)) == [(10, 80), (11, 80), (13, 64), (14, 64)]
+    assert len(fused_blocks) == 4 * (7 + 6)
 
 
 def test_weight_gradient_update_keeps_shared_gradients_and_locking(graph):

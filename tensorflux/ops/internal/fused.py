@@ -230,16 +230,22 @@ def _fused_matmul_apply_kernel(use_locking, transpose_a, transpose_b):
     (runtime/remapper.py `fuse_gradient_updates`). For `a^T @ b` in a float variable the
     product is made per block of rows, each applied right away with the compiled update: the
     same row sums (BLAS gives a row the same sums in any block of rows) and the same
-    `var - alpha * delta`, without writing and reading back the whole gradient. Otherwise
-    (and when the shapes do not match) the two unfused kernels run."""
+    `var - alpha * delta`, without writing and reading back the whole gradient; the blocks
+    run on the intra-op helpers when the product split is on (BLAS with one thread, a loaded
+    machine). With BLAS on several threads (a quiet machine), another dtype or shapes that
+    do not match, the two unfused kernels run (their values and errors)."""
     matmul = matmul_ops._matmul_factory(transpose_a, transpose_b)
     blocked = bool(transpose_a) and not transpose_b
 
     def fused_matmul_apply(var, alpha, a, b):
         buf = var.read()
+        # NOTE: BLAS with several threads (free cores: run_elementwise's threads) runs the
+        # whole product and a split update instead: a call per block of rows costs BLAS's
+        # thread hand-offs (16 blocks measured 2x slower than 4 with 2 OpenBLAS threads).
         if not (blocked and a.ndim == b.ndim == 2 and a.dtype == b.dtype == buf.dtype and
                 buf.shape == (a.shape[1], b.shape[1]) and a.shape[0] == b.shape[0] and
-                update_jit.supports(buf) and np.ndim(alpha) == 0 and buf.size):
+                update_jit.supports(buf) and np.ndim(alpha) == 0 and buf.size and
+                intra_op.elementwise_splits() == 1):
             return training_ops._apply_gradient_descent(var, alpha, matmul(a, b))
         rows = max(1, UPDATE_BLOCK_ELEMENTS // buf.shape[1])
         blocks = intra_op.balanced_parts(buf.shape[0], -(-buf.shape[0] // rows))
