@@ -279,10 +279,15 @@ def test_relu_bias_and_max_pool_gradients_fuse_into_one_op(graph, dtype, padding
     feed = {x: np.round(rng.randn(3, 6, 7, 2) * 2)}  # ties inside windows too
     feed[x][0, 0, 0, 0] = np.nan
     got = _run([gw, gb, gx], feed)
+    monkeypatch.setenv("TFX_JIT", "0")  # the fused op's NumPy path: the unfused kernels
+    numpy_path = _run([gw, gb, gx], feed)
+    monkeypatch.delenv("TFX_JIT")
+    for a, b in zip(got[::2], numpy_path[::2]):
+        np.testing.assert_array_equal(a, b)
     monkeypatch.setattr(remapper, "FUSE_POOL_GRADIENTS", False)
     unfused = _run([gw, gb, gx], feed)
     plain = _run([gw, gb, gx], feed, tf.OptimizerOptions(opt_level=L0))
-    for want in (unfused, plain):
+    for want in (unfused, plain, numpy_path):
         np.testing.assert_array_equal(got[0], want[0])  # the routed gradient is exact
         np.testing.assert_array_equal(got[2], want[2])
         np.testing.assert_allclose(got[1], want[1], rtol=1e-5 if dtype == tf.float32
