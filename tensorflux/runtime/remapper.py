@@ -3,7 +3,19 @@
 - `fuse_products`: `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`] chains whose intermediate
   results nothing else reads become one `_FusedConv2D` / `_FusedMatMul` node.
 - `reorder_pool_gradients`: `ReluGrad(MaxPoolGrad(a, p, g), a)` becomes
-  `MaxPoolGrad(a, p, ReluGrad(g, p))`, and a `BiasAddGrad` of it sums the pooled gradient.
+  `MaxPoolGrad(a, p, ReluGrad(g, p))`, and a `BiasAddGrad` of it sums the pooled gradient;
+  then (float types, NHWC) the three become one `_FusedMaxPoolGrad(a, p, g)` whose outputs
+  are the input gradient and the bias gradient: one pass instead of three over the pooled
+  gradient (the relu mask, the routing, the bias sum; `fuse_pool_gradients` switches it).
+- `fuse_gradient_updates`: `ApplyGradientDescent(var, alpha, MatMul(a, b, transpose_a=True))`
+  (a dense layer's weight gradient, directly or through tf.gradients' gate `Identity`) whose
+  product nothing else reads becomes `_FusedMatMulApplyGradientDescent(var, alpha, a, b)`:
+  the product is made and applied per cache-sized block of rows (bit-identical), so the
+  gradient never goes to memory whole. The gate's waits are kept: nodes that waited for the
+  product wait for its inputs, and the update still waits for what the Identity waited for
+  (the other gradients of the layer, which read the variable's old value). Not with the
+  inter-op overlap on (`overlap.enabled()`): it pairs the weight gradient's product with the
+  input gradient's, which the fused update has to wait for.
 - `merge_product_sums`: `AddN(MatMul(a_1, b_1), ..., MatMul(a_n, b_n))` (the gradient of a
   weight shared across the steps of an unrolled RNN: TF sums one product per step) becomes one
   `MatMul(ConcatV2(a_i), ConcatV2(b_i))` over the concatenated contraction dimension, and
@@ -23,9 +35,16 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import OP_DEFS, get_op_def
-from tensorflux.runtime import node_edges
+from tensorflux.runtime import node_edges, overlap
 
-__all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale"]
+__all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale",
+           "fuse_gradient_updates"]
+
+# `reorder_pool_gradients` also merges the reordered chain into `_FusedMaxPoolGrad` (a switch
+# for the A/B benchmarks and the tests: the unmerged chain gives the very input gradient).
+FUSE_POOL_GRADIENTS = True
+# `fuse_gradient_updates` runs (a switch for the A/B benchmarks and the tests).
+FUSE_GRADIENT_UPDATES = True
 
 
 # -- fused products -------------------------------------------------------------------------
@@ -135,13 +154,128 @@ def reorder_pool_gradients(nodes, protected: set) -> list:
         bias_grad.inputs = [(pooled, 0)]
     if not added:
         return list(nodes)
+    if FUSE_POOL_GRADIENTS:
+        _fuse_pool_gradients(nodes, added, removed, protected)
     out = []
     for node in nodes:
-        if id(node) in added:
+        if id(node) in added and id(added[id(node)]) not in removed:
             out.append(added[id(node)])
         if id(node) not in removed:
             out.append(node)
     return out
+
+
+_FUSED_POOL_GRAD = "_FusedMaxPoolGrad"
+
+
+def _fuse_pool_gradients(nodes, added: dict, removed: set, protected: set) -> None:
+    """`MaxPoolGrad(a, p, r)` [+ `BiasAddGrad(r)`] with `r = ReluGrad(g, p)` read by nothing
+    else becomes `_FusedMaxPoolGrad(a, p, g)` (NHWC floats): output 0 is the input gradient,
+    output 1 the bias gradient, which the BiasAddGrad's readers now read."""
+    if _FUSED_POOL_GRAD not in OP_DEFS:
+        return
+    consumers = node_edges.consumers(nodes + list(added.values()))
+    for pool_grad in nodes:
+        pooled = added.get(id(pool_grad))
+        if pooled is None or pool_grad.attrs.get("T") not in _FUSED_TYPES or \
+                pool_grad.attrs.get("data_format", "NHWC") != "NHWC":
+            continue
+        readers = consumers.get(id(pooled), [])
+        bias_grads = [reader for reader, _ in readers if reader is not pool_grad]
+        if [k for reader, k in readers if reader is pool_grad] != [2] or \
+                len(bias_grads) > 1 or len(readers) != 1 + len(bias_grads):
+            continue
+        bias_grad = bias_grads[0] if bias_grads else None
+        if bias_grad is not None and (
+                bias_grad.op != "BiasAddGrad" or id(bias_grad) in protected or
+                bias_grad.control_inputs or bias_grad.attrs.get("_class") or
+                bias_grad.device != pool_grad.device or
+                bias_grad.attrs.get("data_format", "NHWC") != "NHWC"):
+            continue
+        dtype = pool_grad.attrs["T"]
+        attrs = {k: v for k, v in pool_grad.attrs.items() if k != "_class"}
+        if pool_grad.attrs.get("_class"):
+            attrs["_class"] = pool_grad.attrs["_class"]
+        pool_grad.op, pool_grad.op_def = _FUSED_POOL_GRAD, get_op_def(_FUSED_POOL_GRAD)
+        pool_grad.attrs = attrs
+        pool_grad.inputs = [pool_grad.inputs[0], pool_grad.inputs[1], pooled.inputs[0]]
+        pool_grad.input_dtypes = [pool_grad.input_dtypes[0], pool_grad.input_dtypes[1],
+                                  pooled.input_dtypes[0]]
+        pool_grad.output_dtypes = [dtype, dtype]
+        removed.add(id(pooled))
+        if bias_grad is None:
+            continue
+        for reader, k in consumers.get(id(bias_grad), ()):
+            if k >= 0:
+                reader.inputs[k] = (pool_grad, 1)
+            else:
+                node_edges.replace_control(reader, bias_grad, [pool_grad])
+        removed.add(id(bias_grad))
+
+
+# -- weight gradients applied by gradient descent --------------------------------------------
+
+_FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
+
+
+def _gradient_product(apply, consumers, protected):
+    """(MatMul, gate Identity or None) whose value only `apply` reads, as its delta."""
+    src, port = apply.inputs[2]
+    gate = None
+    if src.op == "Identity":
+        if port != 0 or id(src) in protected or src.attrs.get("_class") or \
+                consumers.get(id(src), ()) != [(apply, 2)]:
+            return None
+        gate, (src, port) = src, src.inputs[0]
+    reader = gate or apply
+    if src.op != "MatMul" or port != 0 or id(src) in protected or src.attrs.get("_class") or \
+            not src.attrs.get("transpose_a") or src.attrs.get("transpose_b") or \
+            src.device != apply.device or src.attrs.get("T") != apply.attrs.get("T") or \
+            any(dtype.is_ref_dtype for dtype in src.input_dtypes) or \
+            _data_readers(src, consumers) != [(reader, 0 if gate else 2)]:
+        return None
+    return src, gate
+
+
+def fuse_gradient_updates(nodes, protected: set) -> list:
+    """Applies weight-gradient products by gradient descent block by block (see the module
+    docstring); the update keeps its name, so its readers are unchanged."""
+    if not FUSE_GRADIENT_UPDATES or _FUSED_UPDATE not in OP_DEFS or overlap.enabled():
+        return list(nodes)
+    consumers = node_edges.consumers(nodes)
+    removed: set = set()
+    for apply in nodes:
+        if apply.op != "ApplyGradientDescent" or apply.attrs.get("T") not in _FUSED_TYPES:
+            continue
+        found = _gradient_product(apply, consumers, protected)
+        if found is None:
+            continue
+        product, gate = found
+        members = [product] + ([gate] if gate is not None else [])
+        if any(id(m) in removed for m in members):
+            continue
+        controls = []
+        for src in apply.control_inputs + (gate.control_inputs if gate else []) + \
+                product.control_inputs:
+            if src not in controls and src not in members:
+                controls.append(src)
+        waits = [src for src, _ in product.inputs] + product.control_inputs
+        for member in members:
+            for reader, k in consumers.get(id(member), ()):
+                if k < 0:
+                    node_edges.replace_control(reader, member, waits)
+        attrs = {"T": apply.attrs["T"], "use_locking": bool(apply.attrs.get("use_locking")),
+                 "transpose_a": True, "transpose_b": False}
+        if apply.attrs.get("_class"):
+            attrs["_class"] = apply.attrs["_class"]
+        apply.op, apply.op_def, apply.attrs = _FUSED_UPDATE, get_op_def(_FUSED_UPDATE), attrs
+        apply.inputs = list(apply.inputs[:2]) + list(product.inputs)
+        apply.input_dtypes = list(apply.input_dtypes[:2]) + list(product.input_dtypes)
+        apply.control_inputs = controls
+        removed.update(id(m) for m in members)
+    if not removed:
+        return list(nodes)
+    return [n for n in nodes if id(n) not in removed]
 
 
 # -- sums of products -----------------------------------------------------------------------

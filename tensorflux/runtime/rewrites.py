@@ -46,7 +46,11 @@
    is the pooled output's, applied to the 4x smaller pooled gradient (bit-identical
    results). A `BiasAddGrad` of such a `MaxPoolGrad` (SAME or VALID) then sums the pooled
    gradient instead: routing moves each value to exactly one input, so the per-channel sums
-   agree up to float rounding order.
+   agree up to float rounding order. The three then become one `_FusedMaxPoolGrad` (float
+   NHWC): the mask, the routing and the bias sum in one pass (input gradient bit-identical).
+   An `ApplyGradientDescent` of a weight gradient `MatMul(a, b, transpose_a=True)` that
+   nothing else reads becomes `_FusedMatMulApplyGradientDescent`: product and update per
+   block of rows (bit-identical), the gradients' gate kept.
 8. **Elementwise fusion** (runtime/elementwise_fusion.py), as TF1's XLA auto-clustering:
    trees of elementwise float ops whose interior results nothing else reads become one
    `_FusedElementwise` node running the tree as a program on a fixed interpreter.
@@ -95,6 +99,7 @@ from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
+    fuse_gradient_updates,
     fuse_products,
     fuse_xent_scale,
     merge_product_sums,
@@ -189,6 +194,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
+        nodes = fuse_gradient_updates(nodes, protected)
     if options.fuse_elementwise:
         nodes = fuse_elementwise(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):
