@@ -66,6 +66,7 @@ _ALIASES = {
     "training.queue_runner": "tensorflux.train.queue_runner",
     "training.saver": "tensorflux.train.saver",
     "training.session_run_hook": "tensorflux.train.session_run_hook",
+    "training.slot_creator": "tensorflux.train.slot_creator",
     "training.training_util": "tensorflux.train.training_util",
     "util.nest": "tensorflux.framework.nest",
 }

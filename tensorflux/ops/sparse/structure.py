@@ -340,10 +340,14 @@ def _sparse_split_factory(num_split):
     def sparse_split(split_dim, indices, values, shape):
         dims = dims_of(shape)
         rank = len(dims)
+        if np.ndim(split_dim) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"split_dim: axis should be a scalar, got shape "
+                f"{list(np.shape(split_dim))}")
         axis = int(split_dim)
         if not -rank <= axis < rank:
             raise errors.InvalidArgumentError(
-                None, None, f"split_dim must be in range [{-rank}, {rank}), got {axis}")
+                None, None, f"split_dim: axis should be in range [{-rank}, {rank}), got {axis}")
         axis %= rank
         if num_split > dims[axis]:
             raise errors.InvalidArgumentError(
@@ -354,6 +358,7 @@ def _sparse_split_factory(num_split):
         sizes[:extra] += 1
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         indices = index_matrix(indices, rank)
+        check_bounds(indices, dims)
         piece = np.searchsorted(bounds, indices[:, axis], side="right") - 1
         values = np.asarray(values)
         out_indices, out_values, out_shapes = [], [], []
@@ -394,8 +399,12 @@ def sparse_split(keyword_required=_KEYWORD_REQUIRED, sp_input=None, num_split=No
         if axis is not None and axis != split_dim:
             raise ValueError("Cannot specify both 'axis' and 'split_dim'")
         axis = split_dim
-    if sp_input is None or num_split is None or axis is None:
-        raise ValueError("sparse_split needs sp_input, num_split and axis")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if axis is None:
+        raise ValueError("axis is required")
     sp_input = as_sparse(sp_input)
     split_dim_t = convert_to_tensor(axis, dtype=dtypes.int64, name="split_dim")
     out = SparseSplit(split_dim_t, sp_input.indices, sp_input.values, sp_input.dense_shape,
