@@ -171,7 +171,11 @@ def _sparse_concat_shape(indices, values, shapes, *, concat_dim):
         rank = dim if rank is None else rank
         if dim is not None and dim != rank:
             raise ValueError(f"All SparseTensors must have the same rank, got {rank} and {dim}")
-    return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+    # The output holds every input's entries: its count is static when all inputs' are.
+    counts = [TensorShape(i).with_rank_at_least(1)[0].value if TensorShape(i).ndims else None
+              for i in indices]
+    nnz = None if any(c is None for c in counts) else sum(counts)
+    return [TensorShape([nnz, rank]), TensorShape([nnz]), TensorShape([rank])]
 
 
 @SparseConcat.kernel(factory=True)
@@ -184,11 +188,16 @@ def _sparse_concat_factory(concat_dim, N):  # noqa: N803 - TF attr name
                 None, None, f"Concat dimension must be in range [{-rank}, {rank}), got "
                 f"{concat_dim}")
         axis = concat_dim % rank
-        others = np.delete(np.stack([s for s in shapes if len(s) == rank]), axis, axis=1)
-        if any(len(s) != rank for s in shapes) or np.any(others != others[0]):
-            raise errors.InvalidArgumentError(
-                None, None, f"All SparseTensors must have the same rank and equal "
-                f"non-concat dimensions; shapes {[s.tolist() for s in shapes]}")
+        for i, dims in enumerate(shapes):
+            if len(dims) != rank:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input shapes must match: input {i} has rank {len(dims)} but "
+                    f"input 0 has rank {rank}")
+            bad = [d for d in range(rank) if d != axis and dims[d] != shapes[0][d]]
+            if bad:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input shapes must match: expected {shapes[0][bad[0]]} for "
+                    f"dimension {bad[0]} but got {dims[bad[0]]} at position {i}")
         sizes = np.array([s[axis] for s in shapes], np.int64)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         parts = [index_matrix(i, rank) for i in indices]

@@ -114,3 +114,28 @@ def test_edit_distance_sequence_coordinates_outside_output():
     truth = tf.SparseTensor(np.array([[0, 0], [1, 0]], np.int64), [1, 2], [1, 1])
     with pytest.raises(errors.InvalidArgumentError, match=r"truth_indices\[1\] = \[1, 0\]"):
         _run(tf.edit_distance(hyp, truth))
+
+
+def test_concat_static_entry_count_and_shape_mismatch_message():
+    a = tf.SparseTensor([[0, 2], [1, 0]], [1.0, 2.0], [3, 3])
+    b = tf.SparseTensor([[1, 1], [2, 4], [0, 0]], [3.0, 4.0, 5.0], [3, 5])
+    out = tf.sparse_concat(1, [a, b])
+    assert out.indices.get_shape().as_list() == [5, 2]
+    assert out.values.get_shape().as_list() == [5]
+    dynamic = tf.SparseTensor(tf.placeholder_with_default(np.zeros([0, 2], np.int64), [None, 2]),
+                              tf.placeholder_with_default(np.zeros([0], np.float32), [None]),
+                              [3, 3])
+    assert tf.sparse_concat(1, [a, dynamic]).indices.get_shape().as_list() == [None, 2]
+    got = _run(out)
+    np.testing.assert_array_equal(got.indices, [[0, 2], [0, 3], [1, 0], [1, 4], [2, 7]])
+    np.testing.assert_allclose(got.values, [1.0, 5.0, 2.0, 3.0, 4.0])
+    c = tf.SparseTensor([[0, 0]], [6.0], [2, 3])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Input shapes must match: expected 3 for dimension 0 but got 2 "
+                             "at position 2"):
+        _run(tf.sparse_concat(1, [a, b, c]).values)
+
+
+def test_broadcast_to_error_names_the_requested_shape():
+    with pytest.raises(ValueError, match=r"input\[1\] = \[4,2\]"):
+        tf.broadcast_to(tf.constant([1, 2, 3]), [4, 2])
