@@ -139,3 +139,23 @@ def test_concat_static_entry_count_and_shape_mismatch_message():
 def test_broadcast_to_error_names_the_requested_shape():
     with pytest.raises(ValueError, match=r"input\[1\] = \[4,2\]"):
         tf.broadcast_to(tf.constant([1, 2, 3]), [4, 2])
+
+
+def test_sparse_dense_matmul_names_the_out_of_range_coordinate():
+    b = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    sp = tf.SparseTensor(np.array([[0, 1], [2, 0], [1, 7]], np.int64), [1.0, 2.0, 3.0], [3, 2])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"k \(7\) from index\[2,1\] out of bounds \(>=2\)"):
+        _run(tf.sparse_tensor_dense_matmul(sp, b))
+    sp = tf.SparseTensor(np.array([[0, 1], [5, 0]], np.int64), [1.0, 2.0], [2, 3])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"m \(5\) from index\[1,0\] out of bounds \(>=2\)"):
+        _run(tf.sparse_tensor_dense_matmul(sp, b.T))
+    ok = tf.SparseTensor(np.array([[0, 1], [2, 0]], np.int64), [1.5, -2.0], [3, 2])
+    dense = np.zeros([3, 2], np.float32)
+    dense[0, 1], dense[2, 0] = 1.5, -2.0
+    np.testing.assert_allclose(_run(tf.sparse_tensor_dense_matmul(ok, b)), dense @ b)
+    np.testing.assert_allclose(_run(tf.sparse_tensor_dense_matmul(ok, b.T, adjoint_b=True)),
+                               dense @ b)
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.sparse_tensor_dense_matmul(ok, b.T)
