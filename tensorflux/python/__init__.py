@@ -43,7 +43,6 @@ _ALIASES = {
     "ops.rnn_cell": "tensorflux.layers.rnn_cell",
     "ops.rnn_cell_impl": "tensorflux.layers.rnn_cell",
     "ops.variable_scope": "tensorflux.ops.state.variable_scope",
-    "ops.state_ops": "tensorflux.ops.state.variable_ops",
     "ops.variables": "tensorflux.ops.state.variables",
     "platform.app": "tensorflux.platform.app",
     "platform.flags": "tensorflux.platform.flags",

@@ -4,9 +4,9 @@ rules (no silent float -> int boundaries)."""
 
 import numpy as np
 import pytest
-from tensorflux.python.ops import state_ops
 
 import tensorflux as tf
+from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.train import moving_averages
 
 
