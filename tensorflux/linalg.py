@@ -9,6 +9,8 @@ from tensorflux.ops.array.diagonal import matrix_diag as diag
 from tensorflux.ops.array.diagonal import matrix_diag_part as diag_part
 from tensorflux.ops.array.diagonal import matrix_set_diag as set_diag
 from tensorflux.ops.linalg.einsum import einsum
+from tensorflux.ops.linalg.matrix_functions import matrix_exponential as expm
+from tensorflux.ops.linalg.matrix_functions import matrix_logarithm as logm
 from tensorflux.ops.linalg.functions import (adjoint, cross, logdet, matrix_rank, matvec, norm,
                                              pinv, trace)
 from tensorflux.ops.linalg.decompositions import cholesky

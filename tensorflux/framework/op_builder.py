@@ -194,11 +194,26 @@ def _default_type(op_def: OpDef, arg):
     return None
 
 
+def _check_inferred_type(op_def: OpDef, attr_name: str, spec, dtype) -> None:
+    """A type attr taken from an input's dtype: TF names the input whose dtype is refused."""
+    if spec.allowed is None or dtype is None:
+        return
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype in spec.allowed:
+        return
+    param = next((a.name for a in op_def.inputs if a.type_attr == attr_name), attr_name)
+    names = ", ".join(d.name for d in spec.allowed)
+    raise TypeError(f"Value passed to parameter '{param}' has DataType {dtype.name} not in "
+                    f"list of allowed values: {names}")
+
+
 def _resolve_attrs(op_def: OpDef, given: dict, bound: dict) -> dict:
     attrs = {}
     for attr_name, spec in op_def.attrs.items():
         if attr_name in bound:
             value = bound[attr_name]
+            if spec.kind == "type" and attr_name not in given:
+                _check_inferred_type(op_def, attr_name, spec, value)
             attrs[attr_name] = coerce_attr(spec, value) if spec.kind != "list(type)" else value
         elif attr_name in given:
             attrs[attr_name] = coerce_attr(spec, given[attr_name])

@@ -113,6 +113,17 @@ class _CheckedThread:
             self._test.fail("Thread was not joined.")
 
 
+class _CapturedWrites:
+    """The bytes written to a captured stream, read back as text."""
+
+    def __init__(self, path: str):
+        self._path = path
+
+    def contents(self) -> str:
+        with open(self._path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+
 class TestCase(ArrayAssertions, unittest.TestCase):
     """Base class for tests of tensorflux programs (TF 1.x `tf.test.TestCase`).
 
@@ -279,6 +290,31 @@ class TestCase(ArrayAssertions, unittest.TestCase):
                 assert_equal_graph_def(expected, message)
             self.fail(f"Protos differ.\nexpected:\n{text_format.MessageToString(expected)}"
                       f"actual:\n{text_format.MessageToString(message)}{msg or ''}")
+
+    @contextlib.contextmanager
+    def captureWritesToStream(self, stream):  # noqa: N802 - TF's name
+        """Captures what is written to `stream` (e.g. sys.stderr) at the file-descriptor level
+        inside the block, so writes by kernels reach it too; `.contents()` reads them.
+
+        Raises:
+            ValueError: `stream` has no file descriptor.
+        """
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError) as err:
+            raise ValueError(f"captureWritesToStream needs a stream with a file descriptor, "
+                             f"got {stream!r}") from err
+        stream.flush()
+        handle, path = tempfile.mkstemp(dir=self.get_temp_dir(), suffix=".captured")
+        saved = os.dup(fd)
+        os.dup2(handle, fd)
+        os.close(handle)
+        try:
+            yield _CapturedWrites(path)
+        finally:
+            stream.flush()
+            os.dup2(saved, fd)
+            os.close(saved)
 
     def assertItemsEqual(self, expected_seq, actual_seq, msg=None):  # noqa: N802
         """Asserts the two sequences hold the same elements, in any order (with counts)."""

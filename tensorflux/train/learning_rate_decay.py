@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.ops import array as array_ops
@@ -68,19 +69,39 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
 
 
 def piecewise_constant(x, boundaries, values, name=None):
-    """values[i] on (boundaries[i-1], boundaries[i]]: values[0] for x <= boundaries[0]."""
+    """values[i] on (boundaries[i-1], boundaries[i]]: values[0] for x <= boundaries[0].
+
+    Raises:
+        ValueError: len(values) != len(boundaries) + 1; a boundary whose dtype is not x's
+            (int32 boundaries widen to an int64 x); values of different dtypes.
+    """
 
     if len(values) != len(boundaries) + 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
     with graph_mod.get_default_graph().name_scope(name or "PiecewiseConstant") as scope:
         x = convert_to_tensor(x)
         values = [convert_to_tensor(v) for v in values]
-        boundaries = [math_ops.cast(convert_to_tensor(b), x.dtype.base_dtype)
-                      for b in boundaries]
+        boundaries = [_boundary(convert_to_tensor(b), x.dtype.base_dtype) for b in boundaries]
+        for value in values[1:]:
+            if value.dtype.base_dtype != values[0].dtype.base_dtype:
+                raise ValueError(f"Values must have elements all with the same dtype "
+                                 f"({values[0].dtype.base_dtype.name} vs "
+                                 f"{value.dtype.base_dtype.name}).")
         result = values[-1]
         for boundary, value in reversed(list(zip(boundaries, values[:-1]))):
             result = select.where(x <= boundary, value, result)
         return array_ops.identity(result, name=scope)
+
+
+def _boundary(boundary, x_dtype):
+    """A boundary must have x's dtype (no silent float -> int truncation); int32 widens to
+    int64, the common case of Python-int boundaries against an int64 global step."""
+    if boundary.dtype.base_dtype == x_dtype:
+        return boundary
+    if boundary.dtype.base_dtype == dtypes.int32 and x_dtype == dtypes.int64:
+        return math_ops.cast(boundary, x_dtype)
+    raise ValueError(f"Boundaries ({boundary.dtype.base_dtype.name}) must have the same dtype "
+                     f"as x ({x_dtype.name}).")
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,

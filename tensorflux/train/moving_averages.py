@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import init_scope
@@ -12,7 +14,7 @@ from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state.variables import Variable
 
-__all__ = ["ExponentialMovingAverage", "assign_moving_average"]
+__all__ = ["ExponentialMovingAverage", "assign_moving_average", "weighted_moving_average"]
 
 
 def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
@@ -41,11 +43,56 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
             return state_ops.assign(variable, unbiased, name=scope)
 
 
+def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
+    """Moving average of `value` weighted by `weight`: avg(value * weight) / avg(weight).
+
+    Two zero-initialised, non-trainable variables `<scope>/value_x_weight` and
+    `<scope>/weight` (in `collections`, default the global variables) hold the averages,
+    updated by each run of the returned tensor.
+
+    Args:
+        value, weight: tensors of the same dtype; `weight` broadcasts against `value`.
+        decay: the averages' decay.
+        truediv: true division of the two averages (else TF1 `div`).
+        collections: the graph collections of the two variables.
+        name: scope name, default "WeightedMovingAvg".
+
+    Returns:
+        The weighted average after this update.
+    """
+    if collections is None:
+        collections = [GraphKeys.GLOBAL_VARIABLES]
+    graph = graph_mod.get_default_graph()
+    with graph.name_scope(name or "WeightedMovingAvg") as scope:
+        value = convert_to_tensor(value, name="value")
+        weight = convert_to_tensor(weight, dtype=value.dtype.base_dtype, name="weight")
+        for what, tensor in (("value", value), ("weight", weight)):
+            if not tensor.get_shape().is_fully_defined():
+                raise ValueError(f"weighted_moving_average needs a fully defined shape for "
+                                 f"{what}, got {tensor.get_shape()}")
+        with init_scope(), graph.name_scope(None):
+            value_x_weight_var = Variable(graph_mod_zeros(value), trainable=False,
+                                          collections=collections,
+                                          name=f"{scope}value_x_weight")
+            weight_var = Variable(graph_mod_zeros(weight), trainable=False,
+                                  collections=collections, name=f"{scope}weight")
+        numerator = assign_moving_average(value_x_weight_var, value * weight, decay,
+                                          zero_debias=False)
+        denominator = assign_moving_average(weight_var, weight, decay, zero_debias=False)
+        divide = math_ops.truediv if truediv else math_ops.div
+        return divide(numerator, denominator, name=scope[:-1])
+
+
+_VARIABLE_OP_TYPES = ("Variable", "VariableV2", "VarHandleOp")
+
+
 def graph_mod_zeros(variable):
     shape = variable.get_shape()
     if shape.is_fully_defined():
         return array_ops.zeros(shape.as_list(), dtype=variable.dtype.base_dtype)
-    return array_ops.zeros_like(variable.initialized_value())
+    if hasattr(variable, "initialized_value"):
+        return array_ops.zeros_like(variable.initialized_value())
+    return array_ops.zeros_like(variable)
 
 
 class ExponentialMovingAverage:
@@ -78,11 +125,13 @@ class ExponentialMovingAverage:
                 continue
             # NOTE: init_scope, as TF: a shadow created under control dependencies (e.g. after
             # a train op) must not make its initializer run them.
-            with init_scope(), graph.name_scope(None), graph.colocate_with(var.op):
-                if hasattr(var, "initialized_value"):
-                    initial = var.initialized_value()
-                else:
-                    initial = array_ops.zeros_like(var)
+            # A variable's shadow lives with it and starts at its value; a plain tensor's
+            # starts at zeros and is placed by the device scope in force (as TF's slots).
+            is_variable = hasattr(var, "initialized_value")
+            colocate = is_variable or var.op.type in _VARIABLE_OP_TYPES
+            with init_scope(), graph.name_scope(None), \
+                    (graph.colocate_with(var.op) if colocate else contextlib.nullcontext()):
+                initial = var.initialized_value() if is_variable else graph_mod_zeros(var)
                 shadow = Variable(initial, trainable=False, name=f"{_op_name(var)}/{self._name}")
             self._averages[key] = shadow
             if hasattr(var, "initializer"):
@@ -112,12 +161,13 @@ class ExponentialMovingAverage:
         if moving_avg_variables is None:
             moving_avg_variables = graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
             moving_avg_variables += graph.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES)
+        result = {self.average_name(var): var for var in moving_avg_variables}
         averaged = {_key(v) for v in moving_avg_variables}
-        result = {}
+        # Every other global variable restores under its own name, unless that name is
+        # already taken by an averaged variable's shadow: so a Tensor's shadow (it averages no
+        # variable) restores itself.
         for var in graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
-            if _key(var) in averaged:
-                result[self.average_name(var)] = var
-            elif var.op.name not in {s.op.name for s in self._averages.values()}:
+            if _key(var) not in averaged and var.op.name not in result:
                 result[var.op.name] = var
         return result
 

@@ -98,6 +98,8 @@ def _concat_kernel(*args):
 def _concat_mismatch(values, axis) -> str:
     """TF's ConcatOp wording: the first input whose rank or non-axis dims differ from input 0."""
     first = list(np.shape(values[0]))
+    if any(np.ndim(v) == 0 for v in values):
+        return "ConcatOp : Can't concatenate scalars (use tf.stack instead)"
     for i, v in enumerate(values[1:], 1):
         shape = list(np.shape(v))
         if len(shape) != len(first):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.framework import dtypes, errors
+from tensorflux.framework import dtypes, errors, indexed_slices, sparse_tensor
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
@@ -150,7 +150,22 @@ def _identity_grad(op, grad):
 
 
 def identity(input, name=None):
-    """Returns a tensor with the same value (TF1 `tf.identity`)."""
+    """Returns a tensor with the same value (TF1 `tf.identity`).
+
+    A `SparseTensor` or `IndexedSlices` gives the same kind of value, each component tensor
+    passed through its own Identity op.
+    """
+    if isinstance(input, sparse_tensor.SparseTensor):
+        with _scope(name, "Identity"):
+            return sparse_tensor.SparseTensor(Identity(input.indices, name="indices"),
+                                              Identity(input.values, name="values"),
+                                              Identity(input.dense_shape, name="dense_shape"))
+    if isinstance(input, indexed_slices.IndexedSlices):
+        with _scope(name, "Identity"):
+            shape = input.dense_shape
+            return indexed_slices.IndexedSlices(
+                Identity(input.values, name="values"), Identity(input.indices, name="indices"),
+                None if shape is None else Identity(shape, name="dense_shape"))
     value = convert_to_tensor(input)
     return Identity(value, name=name)
 

@@ -42,7 +42,8 @@ def _fingerprint_kernel(data, method):
     if np.ndim(data) < 1:
         raise errors.InvalidArgumentError(None, None, "data must have rank at least one, got "
                                           "a scalar")
-    rows = data.reshape(data.shape[0], -1)
+    # (reshape by the row size: -1 is ambiguous for an empty batch)
+    rows = data.reshape(data.shape[0], int(np.prod(data.shape[1:], dtype=np.int64)))
     if data.dtype == object:
         def row_hash(row):
             if len(row) == 1:

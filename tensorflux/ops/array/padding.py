@@ -57,6 +57,9 @@ def _tile_shape(input, multiples):
 
 @Tile.kernel
 def _tile_kernel(x, multiples):
+    if multiples.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected multiples to be 1-D, but got shape {list(multiples.shape)}")
     if multiples.shape != (x.ndim,) or (multiples.size and multiples.min() < 0):
         raise errors.InvalidArgumentError(
             None, None, f"Expected multiples argument to be a vector of length {x.ndim} with "
@@ -185,6 +188,10 @@ def _mirror_pad_grad_shape(input, paddings, *, mode):
 
 
 def _check_paddings(x, paddings):
+    if paddings.ndim == 2 and paddings.shape[1] == 2 and paddings.shape[0] != x.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"The first dimension of paddings must be the rank of inputs "
+                        f"{paddings.tolist()} {list(x.shape)}")
     if paddings.shape != (x.ndim, 2) or min(paddings.reshape(-1).tolist(), default=0) < 0:
         raise errors.InvalidArgumentError(
             None, None, f"paddings must be a non-negative matrix of shape [{x.ndim}, 2], got "

@@ -563,7 +563,13 @@ def _broadcast_to_shape(input, shape):
     if input.ndims is not None and input.ndims > target.ndims:
         raise ValueError(f"Rank of input ({input.ndims}) must be no greater than rank of "
                          f"output shape ({target.ndims}).")
-    out = broadcast_shape(input, target)
+    try:
+        out = broadcast_shape(input, target)
+    except ValueError as err:
+        # TF's wording ends with the requested shape as computed: "input[1] = [2,3]".
+        dims = ",".join("?" if d is None else str(d) for d in target.as_list())
+        raise ValueError(f"{err}; with input tensors computed as partial shapes: "
+                         f"input[1] = [{dims}]") from None
     if out != target:
         raise ValueError(f"Unable to broadcast tensor of shape {input} to {target}")
     return target

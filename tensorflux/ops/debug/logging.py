@@ -21,6 +21,7 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.scopes import op_name_scope as _scope
+from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
@@ -405,6 +406,11 @@ class _Slot:
 
 
 def _replace_tensors(value, slot, found: list):
+    if isinstance(value, SparseTensor):
+        # TF prints a SparseTensor as the quoted text of its three component tensors.
+        found.extend([value.indices, value.values, value.dense_shape])
+        p = slot.text
+        return _Slot(f"'SparseTensor(indices={p}, values={p}, shape={p})'")
     if _is_tensor(value):
         found.append(value)
         return slot

@@ -264,8 +264,16 @@ def _sharded_filename_shape(basename, shard, num_shards):
     return TensorShape([])
 
 
+def _check_scalars(op, **values):
+    for name, value in values.items():
+        if np.ndim(value) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{op}: {name} must be a scalar, got shape {list(np.shape(value))}")
+
+
 @ShardedFilename.kernel
 def _sharded_filename_kernel(basename, shard, num_shards):
+    _check_scalars("ShardedFilename", basename=basename, shard=shard, num_shards=num_shards)
     return np.asarray(f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(),
                       dtype=object)
 
@@ -282,6 +290,7 @@ def _sharded_filespec_shape(basename, num_shards):
 
 @ShardedFilespec.kernel
 def _sharded_filespec_kernel(basename, num_shards):
+    _check_scalars("ShardedFilespec", basename=basename, num_shards=num_shards)
     return np.asarray(f"{_text(basename)}-?????-of-{int(num_shards):05d}".encode(), dtype=object)
 
 

@@ -9,4 +9,5 @@ from tensorflux.ops.linalg import (
     solvers,
     functions,
     einsum,
+    matrix_functions,
 )

@@ -185,6 +185,12 @@ def _bitcast_sizes(T, type_) -> tuple[int, int]:
     return np.dtype(T.as_numpy_dtype).itemsize, np.dtype(type_.as_numpy_dtype).itemsize
 
 
+def _bitcast_words(T, type) -> str:  # noqa: A002, N803 - TF attr names
+    """TF names the types by their DataType numbers (DT_INT8 = 6); the names follow."""
+    return (f"Cannot bitcast from {T.as_datatype_enum} to {type.as_datatype_enum} "
+            f"({T.name} to {type.name})")
+
+
 @Bitcast.shape_fn
 def _bitcast_shape(x, *, T, type):
     size_in, size_out = _bitcast_sizes(T, type)
@@ -193,12 +199,12 @@ def _bitcast_shape(x, *, T, type):
     if size_in > size_out:
         return x.concatenate([size_in // size_out])
     if x.ndims == 0:
-        raise ValueError(f"Cannot bitcast from {T.name} to {type.name}: the input must have at "
-                         f"least one dimension (of size {size_out // size_in})")
+        raise ValueError(f"{_bitcast_words(T, type)}: the input must have at least one "
+                         f"dimension (of size {size_out // size_in})")
     last = x.as_list()[-1]
     if last is not None and last != size_out // size_in:
-        raise ValueError(f"Cannot bitcast from {T.name} to {type.name}: the last dimension "
-                         f"must be {size_out // size_in}, got {last}")
+        raise ValueError(f"{_bitcast_words(T, type)}: the last dimension must be "
+                         f"{size_out // size_in}, got {last}")
     return x[:-1]
 
 
@@ -211,8 +217,8 @@ def _bitcast_factory(T, type):
         x = np.ascontiguousarray(x)
         if size_in < size_out and (x.ndim == 0 or x.shape[-1] != size_out // size_in):
             raise errors.InvalidArgumentError(
-                None, None, f"Cannot bitcast from {T.name} to {type.name}: shape "
-                            f"{list(x.shape)} must end in {size_out // size_in}")
+                None, None, f"{_bitcast_words(T, type)}: shape {list(x.shape)} must end in "
+                            f"{size_out // size_in}")
         y = x.view(out)
         if size_in > size_out:
             return y.reshape(*x.shape, size_in // size_out)

@@ -129,7 +129,11 @@ def _divide(total, counts, dtype):
 def _unsorted_kernel(kind):
     def kernel(data, segment_ids, num_segments):
         ids = np.asarray(segment_ids)
-        rows = int(np.asarray(num_segments).reshape(-1)[0])
+        if np.ndim(num_segments) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"num_segments should be a scalar, not shape "
+                            f"{list(np.shape(num_segments))}")
+        rows = int(num_segments)
         if rows < 0:
             raise errors.InvalidArgumentError(None, None,
                                               f"num_segments must be >= 0, got {rows}")

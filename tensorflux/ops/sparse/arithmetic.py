@@ -68,9 +68,24 @@ def _sparse_matmul_shape(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint_
         rows, inner = (int(d) for d in (dims[::-1] if adjoint_a else dims))
     b_inner, cols = (b._dim_list[::-1] if adjoint_b else b._dim_list)
     if inner is not None and b_inner is not None and inner != b_inner:
-        raise ValueError(f"Cannot multiply A and B because inner dimension does not match: "
-                         f"{inner} vs. {b_inner}")
+        raise ValueError(f"Dimensions must be equal, but are {inner} and {b_inner}: Cannot "
+                         f"multiply A and B because inner dimension does not match")
     return TensorShape([rows, cols])
+
+
+def _check_product_bounds(indices, dims, adjoint_a):
+    """Each entry's output row m and inner position k must lie in the product (TF's words)."""
+    m_col, k_col = (1, 0) if adjoint_a else (0, 1)
+    m_size, k_size = (int(dims[1]), int(dims[0])) if adjoint_a else (int(dims[0]), int(dims[1]))
+    k_bad = (indices[:, k_col] < 0) | (indices[:, k_col] >= k_size)
+    m_bad = (indices[:, m_col] < 0) | (indices[:, m_col] >= m_size)
+    bad = np.nonzero(k_bad | m_bad)[0]
+    if bad.size:  # the first bad entry; its k is checked before its m
+        i = int(bad[0])
+        name, col, size = ("k", k_col, k_size) if k_bad[i] else ("m", m_col, m_size)
+        raise errors.InvalidArgumentError(
+            None, None, f"{name} ({indices[i, col]}) from index[{i},{col}] out of bounds "
+            f"(>={size})")
 
 
 @SparseTensorDenseMatMul.kernel
@@ -81,7 +96,7 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
             None, None, f"Tensor 'a_shape' must have 2 elements and b must be a matrix; got "
             f"a_shape {dims.tolist()}, b shape {list(b.shape)}")
     indices = index_matrix(a_indices, 2, "a_indices")
-    check_bounds(indices, dims, "a_indices")
+    _check_product_bounds(indices, dims, adjoint_a)
     rows, cols = indices[:, 0], indices[:, 1]
     m, k = (int(d) for d in dims)
     values = np.asarray(a_values)

@@ -59,6 +59,9 @@ def _row_text(row) -> str:
 @SparseToDense.kernel
 def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
                             validate_indices):
+    if np.ndim(output_shape) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"output_shape must be rank 1, got shape {list(np.shape(output_shape))}")
     shape = tuple(int(d) for d in np.reshape(output_shape, [-1]))
     if np.ndim(default_value) != 0:
         raise errors.InvalidArgumentError(

@@ -7,7 +7,7 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.sparse_tensor import SparseTensor
+from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["edit_distance"]
@@ -24,6 +24,8 @@ EditDistance = define_op(
 @EditDistance.shape_fn(value_inputs=("hypothesis_shape", "truth_shape"))
 def _edit_distance_shape(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
                          truth_values, truth_shape):
+    for name, dims in (("hypothesis", hypothesis_shape), ("truth", truth_shape)):
+        _check_rank(name, None if dims is None else len(dims), ValueError)
     if hypothesis_shape is not None and truth_shape is not None:
         if len(hypothesis_shape) != len(truth_shape):
             raise ValueError(f"hypothesis_shape {list(hypothesis_shape)} and truth_shape "
@@ -31,6 +33,14 @@ def _edit_distance_shape(hypothesis_indices, hypothesis_values, hypothesis_shape
         return TensorShape([int(d) for d in np.maximum(hypothesis_shape[:-1],
                                                         truth_shape[:-1])])
     return TensorShape(None)
+
+
+def _check_rank(name, rank, error):
+    """Sequences need a rank of at least 2: batch coordinates plus the position within one."""
+    if rank is not None and rank < 2:
+        message = (f"Input {name.capitalize()} SparseTensors must have rank at least 2, but "
+                   f"{name}_shape rank is: {rank}")
+        raise error(message) if error is ValueError else error(None, None, message)
 
 
 def _sequences(indices, values, out_shape, name):
@@ -41,7 +51,19 @@ def _sequences(indices, values, out_shape, name):
             f"{values.shape[0]} values")
     if len(out_shape) == 0:
         return np.zeros(indices.shape[0], np.int64)
-    return np.ravel_multi_index(tuple(indices[:, :-1].T), out_shape)
+    dims = np.asarray(out_shape, np.int64)
+    outer = indices[:, :-1]
+    bad = np.nonzero(((outer < 0) | (outer >= dims)).any(axis=1))[0]
+    if bad.size:
+        i = int(bad[0])
+        strides = [int(np.prod(dims[k + 1:])) for k in range(dims.size)]
+        inner = sum(int(c) * s for c, s in zip(outer[i], strides))
+        where = ("which would require writing to outside of the buffer for the output tensor"
+                 if not 0 <= inner < int(np.prod(dims)) else "which is out of bounds")
+        raise errors.InvalidArgumentError(
+            None, None, f"{name}_indices[{i}] = {indices[i].tolist()} gives inner product "
+            f"{inner} {where} of shape {dims.tolist()}")
+    return np.ravel_multi_index(tuple(outer.T), out_shape)
 
 
 def _padded(groups, values, rows, n_rows):
@@ -59,6 +81,8 @@ def _padded(groups, values, rows, n_rows):
 @EditDistance.kernel
 def _edit_distance_kernel(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
                           truth_values, truth_shape, *, normalize):
+    _check_rank("hypothesis", hypothesis_shape.size, errors.InvalidArgumentError)
+    _check_rank("truth", truth_shape.size, errors.InvalidArgumentError)
     if hypothesis_shape.size != truth_shape.size:
         raise errors.InvalidArgumentError(
             None, None, f"hypothesis_shape {hypothesis_shape.tolist()} and truth_shape "
@@ -111,11 +135,16 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
         dimension; positions with no sequence on either side are 0.
 
     Raises:
-        TypeError: an argument is not a SparseTensor.
+        TypeError: an argument is not a SparseTensor or SparseTensorValue.
+        ValueError: a dense shape known at graph construction has rank below 2.
     """
     for arg, value in (("hypothesis", hypothesis), ("truth", truth)):
-        if not isinstance(value, SparseTensor):
+        if not isinstance(value, (SparseTensor, SparseTensorValue)):
             raise TypeError(f"{arg} must be a SparseTensor, got {type(value).__name__}")
+    if isinstance(hypothesis, SparseTensorValue):
+        hypothesis = SparseTensor.from_value(hypothesis)
+    if isinstance(truth, SparseTensorValue):
+        truth = SparseTensor.from_value(truth)
     return EditDistance(hypothesis.indices, hypothesis.values, hypothesis.dense_shape,
                         truth.indices, truth.values, truth.dense_shape, normalize=normalize,
                         name=name)

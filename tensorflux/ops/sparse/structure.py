@@ -171,7 +171,11 @@ def _sparse_concat_shape(indices, values, shapes, *, concat_dim):
         rank = dim if rank is None else rank
         if dim is not None and dim != rank:
             raise ValueError(f"All SparseTensors must have the same rank, got {rank} and {dim}")
-    return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+    # The output holds every input's entries: its count is static when all inputs' are.
+    counts = [TensorShape(i).with_rank_at_least(1)[0].value if TensorShape(i).ndims else None
+              for i in indices]
+    nnz = None if any(c is None for c in counts) else sum(counts)
+    return [TensorShape([nnz, rank]), TensorShape([nnz]), TensorShape([rank])]
 
 
 @SparseConcat.kernel(factory=True)
@@ -184,11 +188,16 @@ def _sparse_concat_factory(concat_dim, N):  # noqa: N803 - TF attr name
                 None, None, f"Concat dimension must be in range [{-rank}, {rank}), got "
                 f"{concat_dim}")
         axis = concat_dim % rank
-        others = np.delete(np.stack([s for s in shapes if len(s) == rank]), axis, axis=1)
-        if any(len(s) != rank for s in shapes) or np.any(others != others[0]):
-            raise errors.InvalidArgumentError(
-                None, None, f"All SparseTensors must have the same rank and equal "
-                f"non-concat dimensions; shapes {[s.tolist() for s in shapes]}")
+        for i, dims in enumerate(shapes):
+            if len(dims) != rank:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input shapes must match: input {i} has rank {len(dims)} but "
+                    f"input 0 has rank {rank}")
+            bad = [d for d in range(rank) if d != axis and dims[d] != shapes[0][d]]
+            if bad:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input shapes must match: expected {shapes[0][bad[0]]} for "
+                    f"dimension {bad[0]} but got {dims[bad[0]]} at position {i}")
         sizes = np.array([s[axis] for s in shapes], np.int64)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         parts = [index_matrix(i, rank) for i in indices]
@@ -340,10 +349,14 @@ def _sparse_split_factory(num_split):
     def sparse_split(split_dim, indices, values, shape):
         dims = dims_of(shape)
         rank = len(dims)
+        if np.ndim(split_dim) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"split_dim: axis should be a scalar, got shape "
+                f"{list(np.shape(split_dim))}")
         axis = int(split_dim)
         if not -rank <= axis < rank:
             raise errors.InvalidArgumentError(
-                None, None, f"split_dim must be in range [{-rank}, {rank}), got {axis}")
+                None, None, f"split_dim: axis should be in range [{-rank}, {rank}), got {axis}")
         axis %= rank
         if num_split > dims[axis]:
             raise errors.InvalidArgumentError(
@@ -354,6 +367,7 @@ def _sparse_split_factory(num_split):
         sizes[:extra] += 1
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         indices = index_matrix(indices, rank)
+        check_bounds(indices, dims)
         piece = np.searchsorted(bounds, indices[:, axis], side="right") - 1
         values = np.asarray(values)
         out_indices, out_values, out_shapes = [], [], []
@@ -394,8 +408,12 @@ def sparse_split(keyword_required=_KEYWORD_REQUIRED, sp_input=None, num_split=No
         if axis is not None and axis != split_dim:
             raise ValueError("Cannot specify both 'axis' and 'split_dim'")
         axis = split_dim
-    if sp_input is None or num_split is None or axis is None:
-        raise ValueError("sparse_split needs sp_input, num_split and axis")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if axis is None:
+        raise ValueError("axis is required")
     sp_input = as_sparse(sp_input)
     split_dim_t = convert_to_tensor(axis, dtype=dtypes.int64, name="split_dim")
     out = SparseSplit(split_dim_t, sp_input.indices, sp_input.values, sp_input.dense_shape,

@@ -51,8 +51,8 @@ def check_bounds(indices: np.ndarray, dims: np.ndarray, what: str = "indices") -
     if bad.any():
         i = int(np.argmax(bad))
         raise errors.InvalidArgumentError(
-            None, None, f"{what}[{i}] = {indices[i].tolist()} is out of bounds: need 0 <= "
-            f"index < {dims.tolist()}")
+            None, None, f"Sparse tensor has an invalid index: {what}[{i}] = "
+            f"{indices[i].tolist()} is out of bounds: need 0 <= index < {dims.tolist()}")
 
 
 def group_sum(groups: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:

@@ -132,6 +132,16 @@ def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
                       name=name)
 
 
+def variable_op(shape, dtype, name="Variable", set_shape=True, container="", shared_name=""):
+    """The TF1 predecessor of `variable_op_v2` (deprecated in TF 1.x, kept by its programs).
+
+    `set_shape=False` gives the variable an unknown static shape.
+    """
+    if not set_shape:
+        shape = TensorShape(None)
+    return variable_op_v2(shape, dtype, name=name, container=container, shared_name=shared_name)
+
+
 # -- Assign, AssignAdd, AssignSub ------------------------------------------------------------
 
 Assign = define_op(

@@ -65,3 +65,12 @@ def test_errors_and_cat():
     assert fingerprint_cat64(a, b) != fingerprint_cat64(b, a)
     assert fingerprint_cat64(a, b) not in (a, b)
     assert 0 <= fingerprint_cat64(a, b) < 2 ** 64
+
+
+def test_empty_batches():
+    # no rows: an empty [0, 8] result, whatever the row size (0 or not)
+    with tf.Graph().as_default():
+        with tf.Session() as sess:
+            got = sess.run([tf.fingerprint([]), tf.fingerprint(np.zeros([0, 5], np.int32))])
+    assert [g.shape for g in got] == [(0, 8), (0, 8)]
+    assert all(g.dtype == np.uint8 for g in got)

@@ -49,3 +49,11 @@ def test_bitcast_static_and_run_time_errors():
         x = tf.constant([1.0, 2.0])
         loss = tf.reduce_sum(tf.cast(tf.bitcast(x, tf.int32), tf.float32))
         assert tf.gradients(loss, x) == [None]  # not differentiable, as in TF
+
+
+def test_shape_error_names_the_datatype_numbers():
+    # TF's message gives the DataType enum values (DT_INT8 = 6, DT_INT32 = 3).
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Cannot bitcast from 6 to 3 \(int8 to int32\): the "
+                                             r"last dimension must be 4, got 1"):
+            tf.bitcast(np.zeros([1, 1], np.int8), tf.int32)

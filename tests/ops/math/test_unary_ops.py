@@ -149,11 +149,11 @@ def test_log_sigmoid_is_stable():
 
 def test_dtype_errors_at_construction():
     with tf.Graph().as_default():
-        with pytest.raises(TypeError, match="int32 is not in the list of allowed values"):
+        with pytest.raises(TypeError, match="has DataType int32 not in list of allowed values"):
             tf.sqrt(tf.constant([4]))
-        with pytest.raises(TypeError, match="int32 is not in the list of allowed values"):
+        with pytest.raises(TypeError, match="has DataType int32 not in list of allowed values"):
             tf.is_nan(tf.constant([4]))
-        with pytest.raises(TypeError, match="uint8 is not in the list of allowed values"):
+        with pytest.raises(TypeError, match="has DataType uint8 not in list of allowed values"):
             tf.negative(tf.constant([4], tf.uint8))
 
 

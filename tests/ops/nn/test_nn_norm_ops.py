@@ -94,7 +94,7 @@ def test_fused_batch_norm_exponential_average_and_errors():
         run(bad.y)
     with pytest.raises(ValueError, match="rank"):
         nn_norm_ops.FusedBatchNorm(x[0], ones, ones, empty, empty)
-    with pytest.raises(TypeError, match="attr 'T'"):
+    with pytest.raises(TypeError, match="parameter 'x' has DataType int32"):
         nn_norm_ops.FusedBatchNorm(x.astype(np.int32), ones, ones, empty, empty)
 
 

@@ -71,7 +71,7 @@ def test_relu_integer_and_activation_type_errors():
     value = run(tf.nn.relu6(tf.constant([-3, 4, 9], tf.int32)))
     assert value.dtype == np.int32
     np.testing.assert_array_equal(value, [0, 4, 6])
-    with pytest.raises(TypeError, match="attr 'T' of int32"):
+    with pytest.raises(TypeError, match="parameter 'features' has DataType int32"):
         tf.nn.elu(tf.constant([1, 2], tf.int32))
 
 

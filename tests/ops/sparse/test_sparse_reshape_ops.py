@@ -92,7 +92,7 @@ def test_sparse_concat_expand_nonconcat_dim():
     value = run(tf.sparse.concat(0, [_sp(), small], expand_nonconcat_dim=True))
     np.testing.assert_array_equal(value.dense_shape, [4, 5])
     np.testing.assert_array_equal(value.indices, [[0, 0], [0, 2], [2, 1], [3, 4]])
-    with pytest.raises(errors.InvalidArgumentError, match="non-concat"):
+    with pytest.raises(errors.InvalidArgumentError, match="expected 3 for dimension 1 but got 5"):
         run(tf.sparse_concat(0, [_sp(), small]))
     with pytest.raises(ValueError, match="same rank"):
         tf.sparse_concat(0, [_sp(), tf.SparseTensor([[0]], [1.0], [4])])

@@ -1,0 +1,25 @@
+"""A type attr taken from an input's dtype that the op does not allow: TypeError naming the
+input ("Value passed to parameter 'x' has DataType ..."), as TF's op construction does; an
+attr given explicitly keeps the attr wording."""
+
+import pytest
+
+import tensorflux as tf
+from tensorflux.framework.op_def import get_op_def
+
+
+def test_input_dtype_not_allowed_names_the_parameter():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="Softplus op: Value passed to parameter 'features' "
+                                            "has DataType int32 not in list of allowed values: "
+                                            "float16, bfloat16, float32, float64"):
+            tf.nn.softplus(tf.constant([1, 2]))
+        with pytest.raises(TypeError, match="parameter 'x' has DataType complex64"):
+            tf.floor(tf.constant([1 + 2j], tf.complex64))
+        assert tf.nn.softplus(tf.constant([1.0])).dtype == tf.float32
+
+
+def test_explicit_attr_keeps_attr_wording():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="Value for attr 'T' of int32 is not in the list"):
+            get_op_def("Floor")(tf.constant([1.0]), T=tf.int32)
