@@ -205,6 +205,7 @@ _FACADES = {
             "self_adjoint_eig self_adjoint_eigvals svd"
         ),
         "tensorflux.ops.linalg.functions": "norm",
+        "tensorflux.ops.linalg.matrix_functions": "matrix_logarithm",
         "tensorflux.ops.linalg.solvers": (
             "cholesky_solve matrix_solve matrix_solve_ls matrix_triangular_solve"
         ),
@@ -297,7 +298,7 @@ _FACADES = {
         "tensorflux.ops.state.variable_ops": (
             "assign assign_add assign_sub count_up_to scatter_add scatter_div scatter_max "
             "scatter_min scatter_mul scatter_nd_add scatter_nd_sub scatter_nd_update scatter_sub "
-            "scatter_update"
+            "scatter_update variable_op"
         ),
     },
     "ops.string_ops": {
