@@ -8,6 +8,8 @@ with `--peers`).
 Changes:
 - `xent`: the compiled last pass of the sparse softmax cross-entropy (lib/numerics/xent_jit.py)
   against the NumPy passes it replaces.
+- `lstm_pointwise`: the remapper's `_LSTMCellPointwise` fusion (runtime/remapper.py) against
+  the unfused cell (two sessions of one graph, their plans built with the rule on and off).
 """
 
 from __future__ import annotations
@@ -39,7 +41,23 @@ def _xent_switch():
     return use
 
 
-CHANGES = {"xent": _xent_switch}
+def _rewrite_switch(name: str):
+    def make():
+        from tensorflux.runtime import rewrites
+
+        original = getattr(rewrites, name)
+
+        def use(new: bool) -> None:
+            setattr(rewrites, name, original if new else (lambda nodes, protected: list(nodes)))
+
+        return use
+
+    return make
+
+
+CHANGES = {"xent": _xent_switch, "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise")}
+# Changes made when a step's plan is built: "old" and "new" are two sessions.
+_PLAN_TIME = {"lstm_pointwise"}
 
 
 def _session(tf, model: str, one_thread: bool):
@@ -66,8 +84,16 @@ def main() -> None:
     import tensorflux
 
     use = CHANGES[args.change]()
-    tfx = _session(tensorflux, args.model, args.one_thread)
-    runs = {"old": lambda: (use(False), tfx())[1], "new": lambda: (use(True), tfx())[1]}
+    if args.change in _PLAN_TIME:
+        runs = {}
+        for name, new in (("old", False), ("new", True)):
+            use(new)
+            runs[name] = _session(tensorflux, args.model, args.one_thread)
+            runs[name]()  # builds the plan with the change on or off
+        use(True)
+    else:
+        tfx = _session(tensorflux, args.model, args.one_thread)
+        runs = {"old": lambda: (use(False), tfx())[1], "new": lambda: (use(True), tfx())[1]}
     if args.peers:
         import torch
 
