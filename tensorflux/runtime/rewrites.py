@@ -28,9 +28,7 @@
 5. **Control-only results.** A stateless node whose outputs only feed control edges (the
    unused input gradient that `gate_gradients` groups, say) becomes a `NoOp` whose control
    inputs are its former inputs, as TF's dependency optimizer does: ordering is kept, the
-   result is never computed. Then Identities and NoOps that only carry ordering
-   (`tf.gradients`' tuples) are bypassed, their readers waiting for what they waited for
-   (runtime/dependency_bypass.py).
+   result is never computed.
 6. **Fused products** (runtime/remapper.py). `Conv2D` or `MatMul` -> `BiasAdd`
    [-> `Relu`/`Relu6`] chains whose intermediate results nothing else reads (not fetched,
    no other consumer, same device) become one `_FusedConv2D` / `_FusedMatMul` node named
@@ -94,7 +92,6 @@ from tensorflux.runtime.constant_folding import (
 )
 from tensorflux.runtime.constant_folding import is_pure as _is_pure
 from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
-from tensorflux.runtime.dependency_bypass import bypass_dependencies
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.padded_sums import merge_padded_sums
@@ -201,7 +198,6 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):
         # NOTE: a NoOp would carry deadness differently inside conds and loops; skip them.
         nodes = control_only_to_noop(nodes, protected)
-        nodes = bypass_dependencies(nodes, protected)
     return nodes
 
 

@@ -270,8 +270,7 @@ def test_pool_gradient_reorder_keeps_fetched_or_shared_gradients(graph):
 
 def test_chains_read_only_through_control_edges_all_become_noops(graph):
     # y = -x feeds z = sum(y); only a control edge reads z. Both become NoOps (z first, then
-    # y, whose sole reader is now a NoOp); the fetched value waits as before. (The NoOps of
-    # such a chain are then bypassed too: runtime/dependency_bypass.py.)
+    # y, whose sole reader is now a NoOp); the fetched value waits as before.
     x = tf.placeholder(tf.float32, [3], name="x")
     y = tf.negative(x, name="y")
     z = tf.reduce_sum(y, name="z")
@@ -279,7 +278,7 @@ def test_chains_read_only_through_control_edges_all_become_noops(graph):
         out = tf.identity(x * 2.0, name="out")
     _, lines = _optimize([out], [x])
     ops = {line.split(" = ")[0]: line.split(" = ")[1].split("(")[0] for line in lines}
-    assert ops.get("y", "NoOp") == "NoOp" and ops.get("z", "NoOp") == "NoOp"
+    assert ops["y"] == "NoOp" and ops["z"] == "NoOp"
     feed = {x: np.array([1.0, -2.0, np.nan], np.float32)}
     np.testing.assert_array_equal(_run(out, feed), [2.0, -4.0, np.nan])
     # A stateful reader keeps the chain: an Assign is not pure.

@@ -40,14 +40,9 @@ def test_control_only_result_becomes_noop_keeping_order(graph):
     with tf.control_dependencies([unused]):
         out = tf.identity(x + 1.0, name="out")
     nodes = _optimized([out], [x])
-    # A NoOp now, which runtime/dependency_bypass.py then bypasses: `out` waits for its inputs.
-    node = nodes.get("unused")
-    if node is not None:
-        assert node.op == "NoOp" and not node.inputs and not node.output_dtypes
-    if node is not None:
-        assert {"unused/y", "_arg_x_0_0"} <= {c.name for c in node.control_inputs}
-    else:  # the Const became a NoOp with nothing to wait for, and went too
-        assert "_arg_x_0_0" in {c.name for c in nodes["out"].control_inputs}
+    node = nodes["unused"]
+    assert node.op == "NoOp" and not node.inputs and not node.output_dtypes
+    assert {"unused/y", "_arg_x_0_0"} <= {c.name for c in node.control_inputs}  # still first
     value, ops = _traced_ops(out, {x: [1.0, 2.0, 3.0]})
     np.testing.assert_allclose(value, [2.0, 3.0, 4.0])
     assert ops.get("unused", "NoOp") == "NoOp"
@@ -75,8 +70,7 @@ def test_level_zero_keeps_control_only_results(graph):
     off = tf.OptimizerOptions(opt_level=-1)
     assert _optimized([out], [x], options=off)["unused"].op == "Mul"
     cse = tf.OptimizerOptions(opt_level=-1, do_common_subexpression_elimination=True)
-    unused_node = _optimized([out], [x], options=cse).get("unused")  # a NoOp, or bypassed
-    assert unused_node is None or unused_node.op == "NoOp"
+    assert _optimized([out], [x], options=cse)["unused"].op == "NoOp"
 
 
 def test_gated_gradient_of_an_input_is_not_computed(graph):
