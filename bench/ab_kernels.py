@@ -10,6 +10,7 @@ Changes:
   against the NumPy passes it replaces.
 - `lstm_pointwise`: the remapper's `_LSTMCellPointwise` fusion (runtime/remapper.py) against
   the unfused cell (two sessions of one graph, their plans built with the rule on and off).
+- `all`: both together against neither.
 """
 
 from __future__ import annotations
@@ -55,9 +56,20 @@ def _rewrite_switch(name: str):
     return make
 
 
-CHANGES = {"xent": _xent_switch, "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise")}
+def _all_switch():
+    switches = [_xent_switch(), _rewrite_switch("fuse_lstm_pointwise")()]
+
+    def use(new: bool) -> None:
+        for switch in switches:
+            switch(new)
+
+    return use
+
+
+CHANGES = {"xent": _xent_switch, "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"),
+           "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
-_PLAN_TIME = {"lstm_pointwise"}
+_PLAN_TIME = {"lstm_pointwise", "all"}
 
 
 def _session(tf, model: str, one_thread: bool):
@@ -88,9 +100,9 @@ def main() -> None:
         runs = {}
         for name, new in (("old", False), ("new", True)):
             use(new)
-            runs[name] = _session(tensorflux, args.model, args.one_thread)
-            runs[name]()  # builds the plan with the change on or off
-        use(True)
+            step = _session(tensorflux, args.model, args.one_thread)
+            step()  # builds the plan with the change on or off
+            runs[name] = _switched(use, new, step)
     else:
         tfx = _session(tensorflux, args.model, args.one_thread)
         runs = {"old": lambda: (use(False), tfx())[1], "new": lambda: (use(True), tfx())[1]}
@@ -119,6 +131,14 @@ def main() -> None:
         print(f"{name:<12}{statistics.median(wall[name]) * 1e3:>10.1f}"
               f"{min(wall[name]) * 1e3:>10.1f}{statistics.median(cpu[name]) * 1e3:>10.1f}"
               f"{min(cpu[name]) * 1e3:>10.1f}")
+
+
+def _switched(use, new: bool, step):
+    def run():
+        use(new)
+        return step()
+
+    return run
 
 
 def _torch_step(torch, model: str):
