@@ -2,6 +2,9 @@
 Split and its eleven elementwise nodes become one `_LSTMCellPointwise` node; the forward
 values and every gradient equal the unfused graph's bit for bit (NaN where it has NaN)."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,12 +12,17 @@ from hypothesis import strategies as st
 
 import tensorflux as tf
 from tensorflux.framework import errors
+from tensorflux.lib.numerics import jit
 from tensorflux.ops.internal import lstm_pointwise
 from tensorflux.runtime import rewrites, subgraph
 
 FUSED = "_LSTMCellPointwise"
-SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from special_values import floats  # noqa: E402
+
+SETTINGS = settings(max_examples=5, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+KERNEL_SETTINGS = settings(SETTINGS, max_examples=40)
 
 
 def _unfused(monkeypatch):
@@ -128,3 +136,24 @@ def test_kernel_values_and_shape_errors():
         lstm_pointwise._kernel(gates[:, :6], c, np.float32(1))
     with pytest.raises(errors.InvalidArgumentError, match="cell state"):
         lstm_pointwise._kernel(gates, c[:2], np.float32(1))
+
+
+@pytest.mark.jit_compile
+@pytest.mark.skipif(not jit.available(), reason="numba is not available")
+@KERNEL_SETTINGS
+@given(dtype=st.sampled_from([np.float32, np.float64]), batch=st.integers(0, 5),
+       units=st.sampled_from([1, 3, 16, 33]), bias=st.sampled_from([1.0, 0.0, -0.5]),
+       seed=st.integers(0, 2 ** 16))
+def test_compiled_kernel_matches_the_numpy_kernel(monkeypatch, dtype, batch, units, bias,
+                                                  seed):
+    rng = np.random.default_rng(seed)
+    gates = floats(rng, (batch, 4 * units), dtype, True, scale=6.0)
+    c = floats(rng, (batch, units), dtype, True, scale=3.0)
+    views = (gates, np.asfortranarray(gates))  # a non-contiguous layout too
+    monkeypatch.setenv("TFX_JIT", "0")
+    want = lstm_pointwise._kernel(gates, c, dtype(bias))
+    monkeypatch.setenv("TFX_JIT", "1")
+    for view in views:
+        got = lstm_pointwise._kernel(view, c, dtype(bias))
+        for g, w in zip(got, want):
+            _same(g, w)
