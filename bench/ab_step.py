@@ -1,5 +1,11 @@
-"""Interleaved A/B of the CNN training step: this stop's conv/pool kernel changes on and off
-in one process (and TensorFlow's step in the same rounds), CPU and wall time per step.
+"""Interleaved A/B of the CNN training step: this stop's change on and off in one process (and
+TensorFlow's step in the same rounds), CPU and wall time per step.
+
+The change (stop 21): `runtime/remapper.py`'s `_FusedMaxPoolGrad` (relu, bias and max-pool
+gradients in one pass) and `_FusedMatMulApplyGradientDescent` (a dense weight gradient
+applied block by block), switched by `remapper.FUSE_POOL_GRADIENTS` and
+`remapper.FUSE_GRADIENT_UPDATES` when each variant's session rewrites its step graph.
+(Stop 20's A/B, grouped im2col and the tiled max-pool gradient, is in this file's history.)
 
     PYTHONPATH=$PWD /opt/tfref/bin/python bench/ab_step.py [--model cnn] [--rounds 20]
 """
@@ -15,23 +21,25 @@ import time
 if "--one-thread" in sys.argv:  # before NumPy loads OpenBLAS
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
-import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import training  # noqa: E402
 
 
-def _old_max_pool_grad(pooling_jit):
-    def max_pool_grad(x, g, geo):
-        kh, kw, sh, sw, top, left, oh, ow = pooling_jit._window(x.shape, geo)
-        n, h, wd, c = x.shape
-        dx = np.zeros((n, h * wd, c), dtype=g.dtype)
-        x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
-        pooling_jit._batches(lambda lo, hi: pooling_jit._max_pool_grad(
-            x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left, dx[lo:hi]), n, x.nbytes)
-        return dx.reshape(x.shape)
-    return max_pool_grad
+def _session(tf, model: str, one_thread: bool):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(0)
+        train, feed, *_ = training.GRAPHS[model](tf)
+        init = tf.global_variables_initializer()
+    config = tf.ConfigProto(intra_op_parallelism_threads=1,
+                            inter_op_parallelism_threads=1) if one_thread else None
+    sess = tf.Session(graph=graph, config=config)
+    sess.run(init)
+    for _ in range(3):  # the step graph is rewritten (and its kernels built) here
+        sess.run(train, feed)
+    return sess, train, feed
 
 
 def main() -> None:
@@ -44,41 +52,22 @@ def main() -> None:
                         help="one BLAS, intra-op and inter-op thread (CPU ~ one core's work)")
     args = parser.parse_args()
     import tensorflux
-    from tensorflux.lib.numerics import conv_grouped, pooling_jit
+    from tensorflux.runtime import remapper
 
-    variants = {
-        "old": {"cols": 0, "pool": _old_max_pool_grad(pooling_jit)},
-        "new": {"cols": conv_grouped.MAX_COLS, "pool": pooling_jit.max_pool_grad},
-    }
-    systems = {"tfx": tensorflux}
-    if not args.no_tf:
-        systems["tf"] = training._tf_compat_v1()
     sessions = {}
-    for key, tf in systems.items():
-        graph = tf.Graph()
-        with graph.as_default():
-            tf.set_random_seed(0)
-            train, feed, *_ = training.GRAPHS[args.model](tf)
-            init = tf.global_variables_initializer()
-        config = tf.ConfigProto(intra_op_parallelism_threads=1,
-                                inter_op_parallelism_threads=1) if args.one_thread else None
-        sess = tf.Session(graph=graph, config=config)
-        sess.run(init)
-        for _ in range(3):
-            sess.run(train, feed)
-        sessions[key] = (sess, train, feed)
-    runs = ["old", "new"] + (["tf"] if "tf" in systems else [])
+    for name, fuse in (("old", False), ("new", True)):
+        remapper.FUSE_POOL_GRADIENTS = remapper.FUSE_GRADIENT_UPDATES = fuse
+        sessions[name] = _session(tensorflux, args.model, args.one_thread)
+    remapper.FUSE_POOL_GRADIENTS = remapper.FUSE_GRADIENT_UPDATES = True
+    if not args.no_tf:
+        sessions["tf"] = _session(training._tf_compat_v1(), args.model, args.one_thread)
+    runs = list(sessions)
     cpu: dict = {k: [] for k in runs}
     wall: dict = {k: [] for k in runs}
     print(f"# {training.machine_load()}")
     for _ in range(args.rounds):
         for name in runs:
-            if name == "tf":
-                sess, train, feed = sessions["tf"]
-            else:
-                conv_grouped.MAX_COLS = variants[name]["cols"]
-                pooling_jit.max_pool_grad = variants[name]["pool"]
-                sess, train, feed = sessions["tfx"]
+            sess, train, feed = sessions[name]
             sess.run(train, feed)
             for _ in range(args.steps):
                 c0, w0 = time.process_time(), time.perf_counter()

@@ -53,10 +53,12 @@ from tensorflux.ops.math.clip import *  # noqa: F403
 from tensorflux.ops.state import training_ops as _training_ops  # noqa: F401
 from tensorflux.ops.state.resource_variables import ResourceVariable  # noqa: F401
 from tensorflux.ops.internal import fused as _fused_ops  # noqa: F401
+from tensorflux.ops import flops_registry as _flops_registry  # noqa: F401
 from tensorflux import layers, losses
 from tensorflux import metrics
 from tensorflux import summary
 from tensorflux import debugging, io, queue
+from tensorflux import profiler
 from tensorflux import distributed as _distributed  # noqa: F401 - registers grpc:// targets
 from tensorflux.ops.random.seed import *  # noqa: F403
 from tensorflux.ops.random.stateful import *  # noqa: F403

@@ -18,7 +18,7 @@ __all__ = ["ALIASES", "PROVIDED", "ContribNotProvidedError"]
 PROVIDED = ("crf", "data", "distributions", "estimator", "feature_column", "framework",
             "image", "layers", "learn", "legacy_seq2seq", "lookup", "losses", "metrics", "nn",
             "opt", "predictor", "rnn", "seq2seq", "signal", "slim", "sparsemax", "stateless",
-            "tensorboard", "testing", "training")
+            "tensorboard", "testing", "tfprof", "training", "util")
 
 _UNBUILT = {"rnn": "tf.nn.rnn_cell and tf.nn.static_rnn / tf.nn.dynamic_rnn",
             "seq2seq": "tf.nn.dynamic_rnn with a hand-written decoder loop",

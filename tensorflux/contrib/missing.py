@@ -61,7 +61,6 @@ REPLACEMENTS = {
     "text": "tf.strings",
     "timeseries": "not supported",
     "tpu": "not supported (no TPUs)",
-    "util": "tf.make_ndarray / tf.make_tensor_proto",
     "verbs": "not supported (gRPC transport only)",
 }
 

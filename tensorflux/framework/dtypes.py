@@ -18,7 +18,20 @@ class DType:
 
     __slots__ = ("_enum", "_name", "_np")
 
-    def __init__(self, enum: int, name: str, np_type):
+    def __new__(cls, *args, **kwargs):
+        if len(args) + len(kwargs) == 1:
+            # TF1's public form `tf.DType(type_enum)`: the canonical instance of that enum.
+            enum = args[0] if args else kwargs.get("type_enum")
+            found = _BY_ENUM.get(enum) if isinstance(enum, (int, np.integer)) and \
+                not isinstance(enum, bool) else None
+            if found is None:
+                raise TypeError(f"type_enum is not a valid types_pb2.DataType: {enum!r}")
+            return found
+        return super().__new__(cls)
+
+    def __init__(self, enum: int = None, name: str = None, np_type=None, **kwargs):
+        if name is None:
+            return  # `DType(type_enum)` returned an already built instance (or a copy's shell)
         self._enum = enum
         self._name = name
         self._np = np_type

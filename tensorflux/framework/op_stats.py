@@ -5,11 +5,9 @@ cost such as "flops" of one node from the static shapes in its graph. Profilers 
 
 from __future__ import annotations
 
-import numpy as np
-
 from tensorflux.framework.registry import Registry
 
-__all__ = ["OpStats", "RegisterStatistics", "get_stats_for_node_def"]
+__all__ = ["OpStats", "RegisterStatistics", "get_stats_for_node_def", "has_statistic"]
 
 _STATISTICS = Registry("statistics function")
 
@@ -76,16 +74,13 @@ def get_stats_for_node_def(graph, node, statistic_type: str) -> OpStats:
     return result if result is not None else OpStats(statistic_type)
 
 
+def has_statistic(op_type: str, statistic_type: str) -> bool:
+    """Whether a function is registered for `op_type`'s `statistic_type`."""
+    return _STATISTICS.get(f"{op_type},{statistic_type}") is not None
+
+
 def static_shape(graph, name: str):
     """The static shape of tensor `name` ("op" means "op:0") in `graph`."""
     if ":" not in name:
         name = f"{name}:0"
     return graph.get_tensor_by_name(name).get_shape()
-
-
-def output_elements_flops(graph, node) -> OpStats:
-    """One flop per output element (element-wise ops); None when the shape is not known."""
-    shape = static_shape(graph, node.name)
-    if not shape.is_fully_defined():
-        return OpStats("flops")
-    return OpStats("flops", int(np.prod(shape.as_list(), dtype=np.int64)))

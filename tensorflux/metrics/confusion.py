@@ -37,8 +37,9 @@ def _flatten(tensor):
     return array_ops.reshape(tensor, [-1]) if tensor.shape.ndims != 1 else tensor
 
 
-def _streaming_confusion_matrix(labels, predictions, num_classes, weights):
-    """float64 [num_classes, num_classes] running matrix (rows: labels) and its update."""
+def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
+    """float64 [num_classes, num_classes] running matrix (rows: labels) and its update
+    (TF's `metrics_impl._streaming_confusion_matrix`; third-party metric packages call it)."""
     total = metric_variable([num_classes, num_classes], dtypes.float64, "total_confusion_matrix")
     labels = _flatten(math_ops.cast(labels, dtypes.int64))
     predictions = _flatten(math_ops.cast(predictions, dtypes.int64))

@@ -4,7 +4,9 @@
 served by the modules that implement them here.
 
 Contract: importing `tensorflux.python.<path>` gives the module `_ALIASES[<path>]` itself (no
-copy, so state and identity are shared with the public API); an intermediate path
+copy, so state and identity are shared with the public API), and a path below an aliased one
+(`keras.layers`) the same path below its module. A path in `private_names` gives a facade
+module holding the public API's objects under the TF module's names. An intermediate path
 (`tensorflux.python.framework`) is an empty package; any other path raises
 ModuleNotFoundError naming it, since TF's private modules are not an API.
 """
@@ -14,8 +16,11 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import types
+
+from tensorflux.python import gen_ops, private_names
 
 # TF-private path (under tensorflow.python) -> the module that serves it.
 _ALIASES = {
@@ -35,6 +40,8 @@ _ALIASES = {
     "ops.gradients": "tensorflux.ops.autodiff.gradients",
     "ops.gradients_impl": "tensorflux.ops.autodiff.gradients",
     "ops.init_ops": "tensorflux.ops.state.initializers",
+    "ops.metrics": "tensorflux.metrics",
+    "ops.metrics_impl": "tensorflux.python.metrics_impl",
     "ops.math_ops": "tensorflux.ops.math",
     "ops.nn": "tensorflux.nn",
     "ops.nn_ops": "tensorflux.nn",
@@ -67,9 +74,38 @@ _ALIASES = {
     "training.saver": "tensorflux.train.saver",
     "training.session_run_hook": "tensorflux.train.session_run_hook",
     "training.training_util": "tensorflux.train.training_util",
+    "util.deprecation": "tensorflux.python.deprecation",
     "util.nest": "tensorflux.framework.nest",
+    "util.tf_inspect": "tensorflux.python.tf_inspect",
+    "client.timeline": "tensorflux.client.timeline",
+    "estimator": "tensorflux.estimator",
+    "estimator.export.export": "tensorflux.estimator.export",
+    "estimator.export.export_output": "tensorflux.estimator.export_output",
+    "layers.convolutional": "tensorflux.layers.convolutional",
+    "layers.core": "tensorflux.layers.core",
+    "layers.layers": "tensorflux.layers",
+    "layers.normalization": "tensorflux.layers.normalization",
+    "tools.freeze_graph": "tensorflux.python.freeze_graph",
+    "tools.inspect_checkpoint": "tensorflux.python.inspect_checkpoint",
+    "training.input": "tensorflux.train.input",
+    "training.session_manager": "tensorflux.train.session_manager",
+    "training.supervisor": "tensorflux.train.supervisor",
+    "training.sync_replicas_optimizer": "tensorflux.train.sync_replicas_optimizer",
 }
-_PACKAGES = {path.rsplit(".", i)[0] for path in _ALIASES for i in range(1, path.count(".") + 1)}
+# TF's generated op modules (`gen_nn_ops`, ...; training_ops is the generated module of the
+# optimizers' Apply* ops).
+_GEN_OPS = frozenset(f"ops.gen_{family}_ops" for family in (
+    "array", "audio", "bitwise", "candidate_sampling", "control_flow", "ctc", "data_flow",
+    "functional", "image", "io", "linalg", "list", "logging", "lookup", "manip", "math", "nn",
+    "parsing", "random", "resource_variable", "sdca", "set", "sparse", "spectral", "state",
+    "stateless_random", "string", "summary", "user")) | {"training.training_ops",
+                                                         "training.gen_training_ops"}
+# Paths that TF has as packages with names of their own -> the module whose names they hold.
+_PACKAGE_VIEWS = {"estimator.export": "tensorflux.estimator.export"}
+_SERVED = set(_ALIASES) | private_names.facade_paths() | _GEN_OPS | set(_PACKAGE_VIEWS)
+_PACKAGES = {path.rsplit(".", i)[0] for path in _SERVED for i in range(1, path.count(".") + 1)}
+_OWN_MODULES = ("debug", "deprecation", "device_lib", "framework_ops", "freeze_graph",
+                "gen_ops", "inspect_checkpoint", "metrics_impl", "private_names", "tf_inspect")
 _PREFIX = __name__ + "."
 
 
@@ -82,10 +118,65 @@ class _AliasLoader(importlib.abc.Loader):
             module = types.ModuleType(spec.name, "TensorFlow-private package path (empty).")
             module.__path__ = []
             return module
-        return importlib.import_module(self._target)
+        module = importlib.import_module(self._target)
+        self._own_spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        # The import system stamped the alias's spec on the shared module: give it back its
+        # own, so the module keeps its identity (reload, tooling) under its real name.
+        if self._target is not None:
+            module.__spec__ = self._own_spec
+
+
+class _PackageViewLoader(importlib.abc.Loader):
+    """A package holding the public names of one of our modules: TF's path is both a module
+    with names and the parent of submodules (`estimator.export` and `estimator.export.export`)."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def create_module(self, spec):
+        source = importlib.import_module(self._target)
+        module = types.ModuleType(spec.name, source.__doc__)
+        module.__dict__.update({k: v for k, v in vars(source).items() if not k.startswith("_")})
+        module.__path__ = []
+        return module
 
     def exec_module(self, module):
         pass
+
+
+class _FacadeLoader(importlib.abc.Loader):
+    def __init__(self, path):
+        self._path = path
+
+    def create_module(self, spec):
+        if self._path in _GEN_OPS:
+            return gen_ops.GenOpsModule(spec.name, f"TensorFlow's generated `{self._path}`: "
+                                        "one function per registered op.")
+        module = types.ModuleType(spec.name, f"TensorFlow's private `{self._path}`: the public "
+                                  "API's objects under that module's names.")
+        module.__dict__.update(private_names.facade_attributes(self._path))
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def _below_alias(rest):
+    """The module serving `rest` when it lies below an aliased path (`keras.layers`), or None."""
+    head, _, tail = rest.partition(".")
+    while tail:
+        if head in _ALIASES:
+            target = f"{_ALIASES[head]}.{tail}"
+            try:
+                return importlib.util.find_spec(target) and target
+            except ModuleNotFoundError:
+                return None
+        step, _, tail = tail.partition(".")
+        head = f"{head}.{step}"
+    return None
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
@@ -97,13 +188,21 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         rest = fullname[len(_PREFIX):]
         if rest in _ALIASES:
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_ALIASES[rest]))
+        if rest in _PACKAGE_VIEWS:
+            return importlib.machinery.ModuleSpec(
+                fullname, _PackageViewLoader(_PACKAGE_VIEWS[rest]), is_package=True)
+        if rest in _SERVED:
+            return importlib.machinery.ModuleSpec(fullname, _FacadeLoader(rest))
         if rest in _PACKAGES:
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(None), is_package=True)
-        if rest in ("device_lib", "framework_ops"):
+        if rest in _OWN_MODULES:
             return None  # this package's own modules
+        below = _below_alias(rest)
+        if below is not None:
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(below))
         raise ModuleNotFoundError(
             f"No module named '{fullname}': tensorflux serves only the TensorFlow-private "
-            f"paths TF1 programs commonly import ({', '.join(sorted(_ALIASES))}); use the "
+            f"paths TF1 programs commonly import ({', '.join(sorted(_SERVED))}); use the "
             "public API (tf.*) for the rest.", name=fullname)
 
 

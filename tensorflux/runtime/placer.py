@@ -471,9 +471,11 @@ def _constrain(group, devices, local, default, soft, memo, by_name, whole) -> No
         candidates = [d for d in devices if relaxed.matches(d.spec)] or [default]
     if not candidates:
         node = constrained_by
+        # the graph's op type: a rewrite (constant folding) may have replaced the node's
+        op_type = node.source_op.type if node.source_op is not None else node.op
         raise errors.InvalidArgumentError(
             None, node.source_op,
-            f"Cannot assign a device for operation '{node.name}' ({node.op}): Could not "
+            f"Cannot assign a device for operation '{node.name}' ({op_type}): Could not "
             f"satisfy explicit device specification '{node.device}' because no devices "
             f"matching that specification are registered in this process; available "
             f"devices: {', '.join(d.name for d in devices)}. (Set allow_soft_placement=True "

@@ -3,7 +3,19 @@
 - `fuse_products`: `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`] chains whose intermediate
   results nothing else reads become one `_FusedConv2D` / `_FusedMatMul` node.
 - `reorder_pool_gradients`: `ReluGrad(MaxPoolGrad(a, p, g), a)` becomes
-  `MaxPoolGrad(a, p, ReluGrad(g, p))`, and a `BiasAddGrad` of it sums the pooled gradient.
+  `MaxPoolGrad(a, p, ReluGrad(g, p))`, and a `BiasAddGrad` of it sums the pooled gradient;
+  then (float types, NHWC) the three become one `_FusedMaxPoolGrad(a, p, g)` whose outputs
+  are the input gradient and the bias gradient: one pass instead of three over the pooled
+  gradient (the relu mask, the routing, the bias sum; `fuse_pool_gradients` switches it).
+- `fuse_gradient_updates`: `ApplyGradientDescent(var, alpha, MatMul(a, b, transpose_a=True))`
+  (a dense layer's weight gradient, directly or through tf.gradients' gate `Identity`) whose
+  product nothing else reads becomes `_FusedMatMulApplyGradientDescent(var, alpha, a, b)`:
+  the product is made and applied per cache-sized block of rows (bit-identical), so the
+  gradient never goes to memory whole. The gate's waits are kept: nodes that waited for the
+  product wait for its inputs, and the update still waits for what the Identity waited for
+  (the other gradients of the layer, which read the variable's old value). Not with the
+  inter-op overlap on (`overlap.enabled()`): it pairs the weight gradient's product with the
+  input gradient's, which the fused update has to wait for.
 - `merge_product_sums`: `AddN(MatMul(a_1, b_1), ..., MatMul(a_n, b_n))` (the gradient of a
   weight shared across the steps of an unrolled RNN: TF sums one product per step) becomes one
   `MatMul(ConcatV2(a_i), ConcatV2(b_i))` over the concatenated contraction dimension, and
@@ -15,10 +27,6 @@
   one value per row (the loss gradient of a mean, constant-folded) becomes
   `_SparseSoftmaxCrossEntropyWithLogitsScaled(features, labels, c)`: the backprop rows are
   scaled while in cache instead of in another pass over `[batch, classes]` (bit-identical).
-- `fuse_lstm_pointwise`: a `BasicLSTMCell` step's `Split` of the gates and its eleven
-  elementwise nodes (outside while loops) become one `_LSTMCellPointwise` node whose ten
-  outputs are their values (ops/internal/lstm_pointwise.py, bit-identical): 220 fewer nodes
-  to schedule in a 20-step unrolled LSTM (2-3% of its step's CPU).
 """
 
 from __future__ import annotations
@@ -27,11 +35,16 @@ import numpy as np
 
 from tensorflux.framework import dtypes
 from tensorflux.framework.op_def import OP_DEFS, get_op_def
-from tensorflux.runtime import node_edges
-from tensorflux.runtime.partition import CONTROL_FLOW_OPS
+from tensorflux.runtime import node_edges, overlap
 
 __all__ = ["fuse_products", "reorder_pool_gradients", "merge_product_sums", "fuse_xent_scale",
-           "fuse_lstm_pointwise"]
+           "fuse_gradient_updates"]
+
+# `reorder_pool_gradients` also merges the reordered chain into `_FusedMaxPoolGrad` (a switch
+# for the A/B benchmarks and the tests: the unmerged chain gives the very input gradient).
+FUSE_POOL_GRADIENTS = True
+# `fuse_gradient_updates` runs (a switch for the A/B benchmarks and the tests).
+FUSE_GRADIENT_UPDATES = True
 
 
 # -- fused products -------------------------------------------------------------------------
@@ -141,13 +154,128 @@ def reorder_pool_gradients(nodes, protected: set) -> list:
         bias_grad.inputs = [(pooled, 0)]
     if not added:
         return list(nodes)
+    if FUSE_POOL_GRADIENTS:
+        _fuse_pool_gradients(nodes, added, removed, protected)
     out = []
     for node in nodes:
-        if id(node) in added:
+        if id(node) in added and id(added[id(node)]) not in removed:
             out.append(added[id(node)])
         if id(node) not in removed:
             out.append(node)
     return out
+
+
+_FUSED_POOL_GRAD = "_FusedMaxPoolGrad"
+
+
+def _fuse_pool_gradients(nodes, added: dict, removed: set, protected: set) -> None:
+    """`MaxPoolGrad(a, p, r)` [+ `BiasAddGrad(r)`] with `r = ReluGrad(g, p)` read by nothing
+    else becomes `_FusedMaxPoolGrad(a, p, g)` (NHWC floats): output 0 is the input gradient,
+    output 1 the bias gradient, which the BiasAddGrad's readers now read."""
+    if _FUSED_POOL_GRAD not in OP_DEFS:
+        return
+    consumers = node_edges.consumers(nodes + list(added.values()))
+    for pool_grad in nodes:
+        pooled = added.get(id(pool_grad))
+        if pooled is None or pool_grad.attrs.get("T") not in _FUSED_TYPES or \
+                pool_grad.attrs.get("data_format", "NHWC") != "NHWC":
+            continue
+        readers = consumers.get(id(pooled), [])
+        bias_grads = [reader for reader, _ in readers if reader is not pool_grad]
+        if [k for reader, k in readers if reader is pool_grad] != [2] or \
+                len(bias_grads) > 1 or len(readers) != 1 + len(bias_grads):
+            continue
+        bias_grad = bias_grads[0] if bias_grads else None
+        if bias_grad is not None and (
+                bias_grad.op != "BiasAddGrad" or id(bias_grad) in protected or
+                bias_grad.control_inputs or bias_grad.attrs.get("_class") or
+                bias_grad.device != pool_grad.device or
+                bias_grad.attrs.get("data_format", "NHWC") != "NHWC"):
+            continue
+        dtype = pool_grad.attrs["T"]
+        attrs = {k: v for k, v in pool_grad.attrs.items() if k != "_class"}
+        if pool_grad.attrs.get("_class"):
+            attrs["_class"] = pool_grad.attrs["_class"]
+        pool_grad.op, pool_grad.op_def = _FUSED_POOL_GRAD, get_op_def(_FUSED_POOL_GRAD)
+        pool_grad.attrs = attrs
+        pool_grad.inputs = [pool_grad.inputs[0], pool_grad.inputs[1], pooled.inputs[0]]
+        pool_grad.input_dtypes = [pool_grad.input_dtypes[0], pool_grad.input_dtypes[1],
+                                  pooled.input_dtypes[0]]
+        pool_grad.output_dtypes = [dtype, dtype]
+        removed.add(id(pooled))
+        if bias_grad is None:
+            continue
+        for reader, k in consumers.get(id(bias_grad), ()):
+            if k >= 0:
+                reader.inputs[k] = (pool_grad, 1)
+            else:
+                node_edges.replace_control(reader, bias_grad, [pool_grad])
+        removed.add(id(bias_grad))
+
+
+# -- weight gradients applied by gradient descent --------------------------------------------
+
+_FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
+
+
+def _gradient_product(apply, consumers, protected):
+    """(MatMul, gate Identity or None) whose value only `apply` reads, as its delta."""
+    src, port = apply.inputs[2]
+    gate = None
+    if src.op == "Identity":
+        if port != 0 or id(src) in protected or src.attrs.get("_class") or \
+                consumers.get(id(src), ()) != [(apply, 2)]:
+            return None
+        gate, (src, port) = src, src.inputs[0]
+    reader = gate or apply
+    if src.op != "MatMul" or port != 0 or id(src) in protected or src.attrs.get("_class") or \
+            not src.attrs.get("transpose_a") or src.attrs.get("transpose_b") or \
+            src.device != apply.device or src.attrs.get("T") != apply.attrs.get("T") or \
+            any(dtype.is_ref_dtype for dtype in src.input_dtypes) or \
+            _data_readers(src, consumers) != [(reader, 0 if gate else 2)]:
+        return None
+    return src, gate
+
+
+def fuse_gradient_updates(nodes, protected: set) -> list:
+    """Applies weight-gradient products by gradient descent block by block (see the module
+    docstring); the update keeps its name, so its readers are unchanged."""
+    if not FUSE_GRADIENT_UPDATES or _FUSED_UPDATE not in OP_DEFS or overlap.enabled():
+        return list(nodes)
+    consumers = node_edges.consumers(nodes)
+    removed: set = set()
+    for apply in nodes:
+        if apply.op != "ApplyGradientDescent" or apply.attrs.get("T") not in _FUSED_TYPES:
+            continue
+        found = _gradient_product(apply, consumers, protected)
+        if found is None:
+            continue
+        product, gate = found
+        members = [product] + ([gate] if gate is not None else [])
+        if any(id(m) in removed for m in members):
+            continue
+        controls = []
+        for src in apply.control_inputs + (gate.control_inputs if gate else []) + \
+                product.control_inputs:
+            if src not in controls and src not in members:
+                controls.append(src)
+        waits = [src for src, _ in product.inputs] + product.control_inputs
+        for member in members:
+            for reader, k in consumers.get(id(member), ()):
+                if k < 0:
+                    node_edges.replace_control(reader, member, waits)
+        attrs = {"T": apply.attrs["T"], "use_locking": bool(apply.attrs.get("use_locking")),
+                 "transpose_a": True, "transpose_b": False}
+        if apply.attrs.get("_class"):
+            attrs["_class"] = apply.attrs["_class"]
+        apply.op, apply.op_def, apply.attrs = _FUSED_UPDATE, get_op_def(_FUSED_UPDATE), attrs
+        apply.inputs = list(apply.inputs[:2]) + list(product.inputs)
+        apply.input_dtypes = list(apply.input_dtypes[:2]) + list(product.input_dtypes)
+        apply.control_inputs = controls
+        removed.update(id(m) for m in members)
+    if not removed:
+        return list(nodes)
+    return [n for n in nodes if id(n) not in removed]
 
 
 # -- sums of products -----------------------------------------------------------------------
@@ -346,132 +474,3 @@ def fuse_xent_scale(nodes, protected: set) -> list:
     if not removed:
         return list(nodes)
     return [n for n in nodes if id(n) not in removed]
-
-
-# -- LSTM cell pointwise ops ----------------------------------------------------------------
-
-_LSTM_POINTWISE = "_LSTMCellPointwise"
-
-
-def _reader_with_inputs(node, consumers, op: str, inputs: list):
-    """A data reader of `node` with op `op` whose inputs are exactly `inputs`; else None."""
-    for reader, k in consumers.get(id(node), ()):
-        if k >= 0 and reader.op == op and reader.inputs == inputs:
-            return reader
-    return None
-
-
-def _lstm_cell(split, consumers, protected):
-    """The BasicLSTMCell nodes after `split` (see ops/internal/lstm_pointwise.py), in the
-    op's output order, with the cell state and the forget bias; None when the nodes differ."""
-    dtype = split.attrs.get("T")
-    if split.op != "Split" or split.attrs.get("num_split") != 4 or dtype not in _FUSED_TYPES \
-            or len(split.inputs) != 2:
-        return None
-    axis = split.inputs[0][0]
-    if axis.op != "Const" or np.shape(axis.attrs.get("value")) != () or \
-            int(axis.attrs["value"]) not in (1, -1):
-        return None
-    readers = consumers.get(id(split), ())
-    by_port: dict = {}
-    for reader, k in readers:
-        if k < 0:
-            return None
-        by_port.setdefault(reader.inputs[k][1], []).append((reader, k))
-    if sorted(by_port) != [0, 1, 2, 3] or any(len(v) != 1 for v in by_port.values()):
-        return None
-    (sig_i, ki), (tanh_j, kj), (add_f, kf), (sig_o, ko) = (by_port[p][0] for p in range(4))
-    if (sig_i.op, tanh_j.op, add_f.op, sig_o.op) != ("Sigmoid", "Tanh", "AddV2", "Sigmoid") \
-            or kf != 0:
-        return None
-    bias = add_f.inputs[1][0]
-    if bias.op != "Const" or bias.inputs or bias.control_inputs or \
-            bias.attrs.get("dtype") != dtype or np.shape(bias.attrs.get("value")) != ():
-        return None
-    sig_f = next((r for r, k in consumers.get(id(add_f), ())
-                  if k == 0 and r.op == "Sigmoid"), None)
-    if sig_f is None:
-        return None
-    kept = next((r for r, k in consumers.get(id(sig_f), ())
-                 if k == 1 and r.op == "Mul" and r.inputs[1] == (sig_f, 0)), None)
-    new_input = _reader_with_inputs(sig_i, consumers, "Mul", [(sig_i, 0), (tanh_j, 0)])
-    if kept is None or new_input is None:
-        return None
-    new_c = _reader_with_inputs(kept, consumers, "AddV2", [(kept, 0), (new_input, 0)])
-    tanh_c = None if new_c is None else next(
-        (r for r, k in consumers.get(id(new_c), ()) if k == 0 and r.op == "Tanh"), None)
-    new_h = None if tanh_c is None else _reader_with_inputs(
-        tanh_c, consumers, "Mul", [(tanh_c, 0), (sig_o, 0)])
-    if new_h is None:
-        return None
-    members = [add_f, sig_f, kept, sig_i, tanh_j, new_input, new_c, tanh_c, sig_o, new_h]
-    if id(split) in protected:
-        return None
-    for node in members + [split]:
-        if node.control_inputs or node.attrs.get("_class") or node.device != split.device or \
-                node.attrs.get("T") != dtype:
-            return None
-    return members, kept.inputs[0], (bias, 0)
-
-
-def fuse_lstm_pointwise(nodes, protected: set) -> list:
-    """Turns BasicLSTMCell's `Split` of the gates and its eleven elementwise nodes into one
-    `_LSTMCellPointwise` node (bit-identical; see ops/internal/lstm_pointwise.py); readers of
-    each former node read the matching output."""
-    # NOTE: cells inside while loops (dynamic_rnn) stay unfused: frames and dead tensors.
-    if _LSTM_POINTWISE not in OP_DEFS or any(n.op in CONTROL_FLOW_OPS for n in nodes):
-        return list(nodes)
-    consumers = node_edges.consumers(nodes)
-    names = {n.name for n in nodes}
-    op_def = get_op_def(_LSTM_POINTWISE)
-    moved: dict = {}  # id(former node) -> (fused node, its output)
-    gone: set = set()  # the Splits and former nodes
-    placed: dict = {}  # id(new_h) -> the fused node, placed where new_h was
-    out_first: list = []  # fused nodes whose new_h stays (fetched)
-    identity = get_op_def("Identity")
-    for split in nodes:
-        found = _lstm_cell(split, consumers, protected)
-        if found is None or any(id(n) in gone for n in found[0]):
-            continue
-        members, state, bias = found
-        dtype = split.attrs["T"]
-        fused = type(split)(
-            node_edges.unique_name(members[-1].name + "/_lstm_pointwise", names),
-            _LSTM_POINTWISE, {"T": dtype}, [split.inputs[1], state, bias], [],
-            device=split.device, output_dtypes=[dtype] * len(members),
-            input_dtypes=[dtype] * 3, location=members[-1].location,
-            source_op=members[-1].source_op, op_def=op_def)
-        moved.update((id(member), (fused, port)) for port, member in enumerate(members))
-        gone.update(id(n) for n in members if id(n) not in protected)
-        gone.add(id(split))
-        for port, member in enumerate(members):
-            if id(member) in protected:  # a fetched value keeps its node: an Identity of it
-                member.op, member.op_def, member.attrs = "Identity", identity, {"T": dtype}
-                member.inputs, member.input_dtypes = [(fused, port)], [dtype]
-        if id(members[-1]) in protected:
-            out_first.append(fused)
-        else:
-            placed[id(members[-1])] = fused
-    if not gone:
-        return list(nodes)
-    out = out_first  # NOTE: the plan orders nodes by their edges, not by this list
-    for node in nodes:
-        if id(node) in placed:
-            out.append(placed[id(node)])
-        elif id(node) not in gone:
-            out.append(node)
-    for node in out:
-        if node.op == "Identity" and node.inputs[0][0].op == _LSTM_POINTWISE:
-            continue  # a fetched former node, already reading its output
-        # Every data edge from a former node (each reads output 0 of it) now reads the fused
-        # node's output; a control edge waits for the fused node.
-        node.inputs = [moved.get(id(src), (src, port)) if port == 0 else (src, port)
-                       for src, port in node.inputs]
-        if any(id(src) in moved for src in node.control_inputs):
-            controls = []
-            for src in node.control_inputs:
-                src = moved[id(src)][0] if id(src) in moved else src
-                if src not in controls and src is not node:
-                    controls.append(src)
-            node.control_inputs = controls
-    return out

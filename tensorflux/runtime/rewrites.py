@@ -41,14 +41,18 @@
    zero-padded pieces tiling one axis (the gradients of consecutive `Slice`s) becomes their
    concatenation plus zero (runtime/padded_sums.py, bit-identical). A `BasicLSTMCell`
    step's gate `Split` and its eleven elementwise nodes become one `_LSTMCellPointwise`
-   node with their ten values as outputs (`fuse_lstm_pointwise`, bit-identical).
+   node with their ten values as outputs (runtime/lstm_cells.py, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
    is the pooled output's, applied to the 4x smaller pooled gradient (bit-identical
    results). A `BiasAddGrad` of such a `MaxPoolGrad` (SAME or VALID) then sums the pooled
    gradient instead: routing moves each value to exactly one input, so the per-channel sums
-   agree up to float rounding order.
+   agree up to float rounding order. The three then become one `_FusedMaxPoolGrad` (float
+   NHWC): the mask, the routing and the bias sum in one pass (input gradient bit-identical).
+   An `ApplyGradientDescent` of a weight gradient `MatMul(a, b, transpose_a=True)` that
+   nothing else reads becomes `_FusedMatMulApplyGradientDescent`: product and update per
+   block of rows (bit-identical), the gradients' gate kept.
 8. **Elementwise fusion** (runtime/elementwise_fusion.py), as TF1's XLA auto-clustering:
    trees of elementwise float ops whose interior results nothing else reads become one
    `_FusedElementwise` node running the tree as a program on a fixed interpreter.
@@ -94,10 +98,11 @@ from tensorflux.runtime.constant_folding import is_pure as _is_pure
 from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
+from tensorflux.runtime.lstm_cells import fuse_lstm_pointwise
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
-    fuse_lstm_pointwise,
+    fuse_gradient_updates,
     fuse_products,
     fuse_xent_scale,
     merge_product_sums,
@@ -193,6 +198,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = fuse_products(nodes, protected)
         nodes = fuse_lstm_pointwise(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
+        nodes = fuse_gradient_updates(nodes, protected)
     if options.fuse_elementwise:
         nodes = fuse_elementwise(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):

@@ -19,6 +19,7 @@ from tensorflux.protos import config_pb2
 from tensorflux.runtime import fetch as fetch_mod
 from tensorflux.runtime.device_attributes import describe_devices
 from tensorflux.runtime.direct_session import DEAD, DirectSession, StepTrace
+from tensorflux.runtime.partial_run import PartialRuns
 from tensorflux.runtime.step_stats import fill_run_metadata
 
 _TARGET_FACTORIES: dict = {}
@@ -59,6 +60,7 @@ class BaseSession:
         self._closed = False
         self._default_session_ctx = None
         self._lock = threading.Lock()
+        self._partial_runs = PartialRuns(self)
 
     @property
     def graph(self):
@@ -253,6 +255,28 @@ class BaseSession:
             return handler.build([None if p is None else raw[p] for p in positions])
 
         return call
+
+    def partial_run_setup(self, fetches, feeds=None) -> str:
+        """Declares the fetches and feeds of a step to be run in pieces (`partial_run`).
+
+        Returns:
+            A handle naming the step.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return self._partial_runs.setup(fetches, feeds)
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Runs the piece of step `handle` that computes `fetches`, feeding `feed_dict`: each
+        op of the step runs once, across the pieces.
+
+        Raises:
+            InvalidArgumentError: an unknown handle; a fetch or feed not declared in the setup,
+                already fetched or already fed.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return self._partial_runs.run(handle, fetches, feed_dict)
 
     # -- lifecycle ---------------------------------------------------------------------------
 

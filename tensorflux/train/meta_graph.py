@@ -28,7 +28,7 @@ from tensorflux.protos import meta_graph_pb2, op_def_pb2, queue_runner_pb2, save
 from tensorflux.train.queue_runner import QueueRunner
 from tensorflux.train.saver import Saver
 
-__all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file"]
+__all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file", "op_list_for_types"]
 
 _VARIABLE_KEYS = frozenset(GraphKeys._VARIABLE_COLLECTIONS + [GraphKeys.METRIC_VARIABLES,
                                                             GraphKeys.GLOBAL_STEP])
@@ -45,8 +45,17 @@ def _strip(name: str, scope: str | None) -> str:
 
 
 def _op_list(graph):
+    return op_list_for_types({op.type for op in graph.get_operations()})
+
+
+def op_list_for_types(type_names) -> op_def_pb2.OpList:
+    """An `OpList` of the registered `OpDef`s of `type_names`, sorted by name.
+
+    Raises:
+        LookupError: a type is not a registered op.
+    """
     ops = op_def_pb2.OpList()
-    for type_name in sorted({op.type for op in graph.get_operations()}):
+    for type_name in sorted(set(type_names)):
         ops.op.add().CopyFrom(_op_def_proto(type_name))
     return ops
 

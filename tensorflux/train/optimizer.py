@@ -9,12 +9,14 @@ deduplicated first, so only touched rows change). Subclasses override `_create_s
 
 from __future__ import annotations
 
+from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.scopes import init_scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.autodiff.gradients import gradients
@@ -24,7 +26,10 @@ from tensorflux.ops.state.variables import Variable
 
 
 def _var_key(var):
-    return var.op.name
+    """Slots are per variable *and graph* (TF1's `(var.op.graph, var.op.name)`): an optimizer
+    object reused across graphs, as estimators do on every `train()` call, gets fresh slots in
+    each graph."""
+    return (var.op.graph, var.op.name)
 
 
 def _is_variable(value) -> bool:
@@ -127,10 +132,7 @@ class Optimizer:
                 if grad is None:
                     continue
                 with graph.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
-                    if isinstance(grad, IndexedSlices):
-                        update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
-                    else:
-                        update_ops.append(self._apply_dense(grad, var))
+                    update_ops.append(self._update_op(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
@@ -158,6 +160,20 @@ class Optimizer:
         result += [v for (key, g), v in self._non_slot_dict.items() if g is graph]
         return sorted(result, key=lambda v: v.name)
 
+    def _update_op(self, grad, var):
+        """TF1's dispatch: resource variables go through the `_resource_apply_*` hooks (which
+        default to the `_apply_*` ones), ref variables through `_apply_*`."""
+        if not _is_resource(var):
+            if isinstance(grad, IndexedSlices):
+                return self._apply_sparse_duplicate_indices(grad, var)
+            return self._apply_dense(grad, var)
+        if not isinstance(grad, IndexedSlices):
+            return self._resource_apply_dense(grad, var)
+        if _overrides(self, "_resource_apply_sparse") or _overrides(
+                self, "_resource_apply_sparse_duplicate_indices"):
+            return self._resource_apply_sparse_duplicate_indices(grad.values, var, grad.indices)
+        return self._apply_sparse_duplicate_indices(grad, var)
+
     # -- hooks for subclasses --------------------------------------------------------------
 
     def _create_slots(self, var_list) -> None:
@@ -176,8 +192,24 @@ class Optimizer:
         summed, unique = _deduplicate(grad.values, grad.indices)
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
+    def _resource_apply_dense(self, grad, var):
+        """The update of resource variable `var` by a dense `grad` (default: `_apply_dense`)."""
+        return self._apply_dense(grad, var)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        """The update of rows `indices` (unique) of resource variable `var` by `grad`."""
+        return self._apply_sparse(IndexedSlices(grad, indices, array_ops.shape(var)), var)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        summed, unique = _deduplicate(grad, indices)
+        return self._resource_apply_sparse(summed, var, unique)
+
     def _finish(self, update_ops, name_scope):
         return control_flow_ops.group(*update_ops, name=name_scope)
+
+    def _valid_dtypes(self) -> set:
+        """The variable dtypes this optimizer updates."""
+        return {dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64}
 
     # -- slots -----------------------------------------------------------------------------
 
@@ -201,6 +233,19 @@ class Optimizer:
                 initial = array_ops.zeros(shape.as_list(), dtype=dtype)
             else:
                 initial = array_ops.zeros_like(var.initialized_value())
+            named[key] = _create_slot(var, initial, op_name)
+        return named[key]
+
+    def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype, slot_name,
+                                           op_name):
+        """The `slot_name` slot of `var`, created from `initializer(shape, dtype)`."""
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            shape = TensorShape(shape)
+            dims = shape.as_list() if shape.is_fully_defined() else array_ops.shape(var)
+            with graph_mod.get_default_graph().colocate_with(var.op):
+                initial = initializer(dims, dtype=dtypes.as_dtype(dtype))
             named[key] = _create_slot(var, initial, op_name)
         return named[key]
 
@@ -230,6 +275,10 @@ def _create_slot(primary, initial_value, op_name):
         return Variable(initial_value, name=f"{primary.op.name}/{op_name}", trainable=False,
                         validate_shape=primary.get_shape().is_fully_defined(),
                         use_resource=_is_resource(primary))
+
+
+def _overrides(optimizer, method: str) -> bool:
+    return getattr(type(optimizer), method) is not getattr(Optimizer, method)
 
 
 def _is_resource(var) -> bool:

@@ -9,7 +9,7 @@ from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import resource_training_ops, training_ops
 from tensorflux.ops.state import variable_ops as state_ops
-from tensorflux.train.optimizer import Optimizer, _create_slot
+from tensorflux.train.optimizer import Optimizer, _create_slot, _var_key
 
 __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
            "AdadeltaOptimizer", "RMSPropOptimizer", "AdamOptimizer", "FtrlOptimizer",
@@ -122,7 +122,7 @@ class MomentumOptimizer(Optimizer, _HyperParams):
 
 def _constant_slot(optimizer, var, value, slot_name):
     named = optimizer._slot_dict(slot_name)
-    key = var.op.name
+    key = _var_key(var)
     if key not in named:
         shape = var.get_shape()
         dtype = var.dtype.base_dtype

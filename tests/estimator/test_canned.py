@@ -193,11 +193,17 @@ def test_canned_export_serves_examples(tmp_path):
         for row in X[:4]]
     with tf.Graph().as_default(), tf.Session() as sess:
         meta = tf.saved_model.loader.load(sess, ["serve"], export_dir)
-        assert sorted(meta.signature_def) == ["classification", "predict", "serving_default"]
+        # a binary head also exports TF1's "regression" signature: the logistic output
+        assert sorted(meta.signature_def) == ["classification", "predict", "regression",
+                                              "serving_default"]
         classify = meta.signature_def["serving_default"]
         assert classify.method_name == "tensorflow/serving/classify"
-        scores, classes = sess.run([classify.outputs["scores"].name,
-                                    classify.outputs["classes"].name],
-                                   {classify.inputs["inputs"].name: serialized})
+        regress = meta.signature_def["regression"]
+        assert regress.method_name == "tensorflow/serving/regress"
+        assert sorted(regress.inputs) == ["inputs"] and sorted(regress.outputs) == ["outputs"]
+        scores, classes, logistic = sess.run(
+            [classify.outputs["scores"].name, classify.outputs["classes"].name,
+             regress.outputs["outputs"].name], {classify.inputs["inputs"].name: serialized})
     np.testing.assert_allclose(scores, np.stack(expected), rtol=1e-5)
+    np.testing.assert_allclose(logistic.reshape(-1), np.stack(expected)[:, 1], rtol=1e-5)
     assert classes.tolist() == [[b"0", b"1"]] * 4

@@ -107,3 +107,17 @@ def test_dims_is_a_list_like_tf1():
     # As TF1: an unknown entry is Dimension(None), so `shape.dims[0].value` always works.
     assert isinstance(dims[1], tf.Dimension) and dims[1].value is None
     assert tf.placeholder(tf.float32, [None, 3]).get_shape().dims[0].value is None
+
+
+def test_dtype_built_from_a_type_enum_is_the_canonical_dtype():
+    # TF1's public constructor `tf.DType(type_enum)`, as SignatureDef readers use it.
+    import copy
+
+    for dtype in (tf.float32, tf.int64, tf.string, tf.bool, tf.float32_ref):
+        made = tf.DType(dtype.as_datatype_enum)
+        assert made is dtype and made == dtype and made.name == dtype.name
+    assert tf.DType(type_enum=9) is tf.int64
+    assert copy.deepcopy(tf.float16) == tf.float16
+    for bad in (999, 0, True, "float32", 1.0):
+        with pytest.raises(TypeError, match="type_enum"):
+            tf.DType(bad)

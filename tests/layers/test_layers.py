@@ -60,8 +60,11 @@ def test_conv_pool_flatten_shapes_and_values():
         for j in range(4):
             ref[:, i, j, :] = np.tensordot(x[:, i:i + 3, j:j + 3, :], k, axes=3)
     np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(p, ref.reshape(2, 2, 2, 2, 2, 4).max(axis=(2, 4)), rtol=1e-5)
-    np.testing.assert_allclose(a, ref.reshape(2, 2, 2, 2, 2, 4).mean(axis=(2, 4)), rtol=1e-5)
+    # Pooling is checked against the conv output it pooled, so the conv's summation order
+    # (which differs between BLAS builds) does not enter the pooling tolerance.
+    windows = c.reshape(2, 2, 2, 2, 2, 4)
+    np.testing.assert_array_equal(p, windows.max(axis=(2, 4)))
+    np.testing.assert_allclose(a, windows.mean(axis=(2, 4)), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(f, p.reshape(2, -1))
 
 

@@ -318,6 +318,10 @@ def test_background_chunks_equal_the_whole_product(shape):
     b = rng.standard_normal((k, n)).astype(np.float32)
     a[0, 0], b[1, 1] = np.nan, np.inf
     job, result = _Offers(), []
+    # Background chunking applies where the process does not split products itself; an
+    # earlier session may have left splitting on (the budget is process-wide).
+    saved = list(intra_op._STATE)
+    intra_op.configure(1)
 
     def background():
         intra_op.set_background(job)
@@ -332,5 +336,6 @@ def test_background_chunks_equal_the_whole_product(shape):
         for work in list(job.works):
             work()  # the joiner claims chunks too
     thread.join()
+    intra_op._STATE[:] = saved
     assert job.works, "the product was not chunked"
     np.testing.assert_array_equal(result[0], np.matmul(a, b))

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.runtime import graph_ir, rewrites, subgraph
+from tensorflux.lib.numerics import intra_op, update_jit
+from tensorflux.runtime import graph_ir, remapper, rewrites, subgraph
 
 L0 = -1
 
@@ -255,6 +256,125 @@ def test_relu_and_bias_gradients_move_below_the_max_pool_gradient(graph, padding
     want = _run([gw, gb, gx], feed, tf.OptimizerOptions(opt_level=L0))
     for g, ref in zip(got, want):
         np.testing.assert_allclose(g, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype,padding", [(tf.float32, "SAME"), (tf.float64, "VALID"),
+                                           (tf.float32, "VALID")])
+def test_relu_bias_and_max_pool_gradients_fuse_into_one_op(graph, dtype, padding, monkeypatch):
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(dtype, [3, 6, 7, 2], name="x")
+    w = tf.constant(rng.randn(3, 3, 2, 5), dtype)
+    b = tf.constant(rng.randn(5), dtype)
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), b))
+    p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], padding)
+    gw, gb, gx = tf.gradients(tf.reduce_sum(p * p), [w, b, x])
+    gb = tf.multiply(gb, 2.0, name="gb2")  # a fetched BiasAddGrad itself would stay
+    _, lines = _optimize([gw, gb, gx], [x])
+    fused = [line for line in lines if " = _FusedMaxPoolGrad(" in line]
+    assert len(fused) == 1 and fused[0].startswith("gradients/MaxPool_grad/MaxPoolGrad = ")
+    assert not any(f" = {op}(" in line for line in lines
+                   for op in ("ReluGrad", "MaxPoolGrad", "BiasAddGrad"))
+    assert any(line.startswith("gb2 = Mul(gradients/MaxPool_grad/MaxPoolGrad:1, ")
+               for line in lines)
+    feed = {x: np.round(rng.randn(3, 6, 7, 2) * 2)}  # ties inside windows too
+    feed[x][0, 0, 0, 0] = np.nan
+    got = _run([gw, gb, gx], feed)
+    monkeypatch.setenv("TFX_JIT", "0")  # the fused op's NumPy path: the unfused kernels
+    numpy_path = _run([gw, gb, gx], feed)
+    monkeypatch.delenv("TFX_JIT")
+    for a, b in zip(got[::2], numpy_path[::2]):
+        np.testing.assert_array_equal(a, b)
+    monkeypatch.setattr(remapper, "FUSE_POOL_GRADIENTS", False)
+    unfused = _run([gw, gb, gx], feed)
+    plain = _run([gw, gb, gx], feed, tf.OptimizerOptions(opt_level=L0))
+    for want in (unfused, plain, numpy_path):
+        np.testing.assert_array_equal(got[0], want[0])  # the routed gradient is exact
+        np.testing.assert_array_equal(got[2], want[2])
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-5 if dtype == tf.float32
+                                   else 1e-12, equal_nan=True)
+
+
+def test_pool_gradient_fuses_without_bias_and_keeps_a_fetched_bias_gradient(graph):
+    rng = np.random.RandomState(2)
+    x = tf.placeholder(tf.float32, [2, 4, 4, 3], name="x")
+    p = tf.nn.max_pool(tf.nn.relu(x * 1.5), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    (gx,) = tf.gradients(tf.reduce_sum(p * p), [x])  # the ReluGrad is not fetched itself
+    _, lines = _optimize([gx], [x])
+    assert sum(" = _FusedMaxPoolGrad(" in line for line in lines) == 1
+    assert not any(" = ReluGrad(" in line for line in lines)
+    feed = {x: rng.randn(2, 4, 4, 3)}
+    np.testing.assert_array_equal(
+        _run(gx, feed), _run(gx, feed, tf.OptimizerOptions(opt_level=L0)))
+    b = tf.constant(rng.randn(3), tf.float32)
+    p = tf.nn.max_pool(tf.nn.relu(tf.nn.bias_add(x, b)), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    gb, gx = tf.gradients(tf.reduce_sum(p), [b, x])
+    _, lines = _optimize([gb, gx], [x])  # the fetched BiasAddGrad reads the pooled ReluGrad
+    assert not any(" = _FusedMaxPoolGrad(" in line for line in lines)
+    assert sum(" = ReluGrad(" in line for line in lines) == 1
+
+
+def _two_dense_layers(dtype, use_locking=False):
+    rng = np.random.RandomState(3)
+    x = tf.placeholder(dtype, [16, 96], name="x")
+    w1 = tf.Variable(rng.randn(96, 64).astype(dtype.as_numpy_dtype) * 0.1, name="w1")
+    w2 = tf.Variable(rng.randn(64, 80).astype(dtype.as_numpy_dtype) * 0.1, name="w2")
+    h = tf.nn.relu(tf.matmul(x, w1))
+    loss = tf.reduce_sum(tf.square(tf.matmul(h, w2)))
+    train = tf.train.GradientDescentOptimizer(0.01, use_locking=use_locking).minimize(loss)
+    return x, train, [w1, w2], {x: rng.randn(16, 96)}
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
+def test_weight_gradients_are_applied_block_by_block(graph, dtype, monkeypatch):
+    from tensorflux.ops.internal import fused
+
+    x, train, variables, feed = _two_dense_layers(dtype)
+    _, lines = _optimize([], [x], targets=[train])
+    fused_lines = [line for line in lines if " = _FusedMatMulApplyGradientDescent(" in line]
+    assert len(fused_lines) == 2 and not any(" = ApplyGradientDescent(" in line
+                                             for line in lines)
+    # The forward products and layer 2's input gradient are left (the latter reads w2's old
+    # value: the update still waits for it through the gradients' gate).
+    products = [line for line in lines if " = MatMul(" in line]
+    assert len(products) == 3 and not any("transpose_a=True" in line for line in products)
+    assert all("^gradients/" in line for line in fused_lines)
+    monkeypatch.setattr(fused, "UPDATE_BLOCK_ELEMENTS", 1000)  # several blocks of rows
+    # BLAS on one thread (on several, the kernel runs the unfused product and update).
+    monkeypatch.setattr(intra_op, "elementwise_splits", lambda: 1)
+    blocks = []
+    update = update_jit.gradient_descent
+    monkeypatch.setattr(update_jit, "gradient_descent",
+                        lambda var, *args: (blocks.append(var.shape), update(var, *args)))
+    results = []
+    for fuse, options in ((True, None), (False, None), (True, tf.OptimizerOptions(opt_level=L0))):
+        monkeypatch.setattr(remapper, "FUSE_GRADIENT_UPDATES", fuse)
+        config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=options)) \
+            if options is not None else None
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(4):
+                sess.run(train, feed)
+            results.append(sess.run(variables))
+        if fuse and options is None:
+            fused_blocks, blocks[:] = list(blocks), []
+    for got in results[1:]:
+        for a, b in zip(results[0], got):
+            np.testing.assert_array_equal(a, b)  # the same row sums and update arithmetic
+    # w1 [96, 64] in 7 blocks of rows, w2 [64, 80] in 6, each step.
+    assert sorted(set(fused_blocks)) == [(10, 80), (11, 80), (13, 64), (14, 64)]
+    assert len(fused_blocks) == 4 * (7 + 6)
+
+
+def test_weight_gradient_update_keeps_shared_gradients_and_locking(graph):
+    x, train, variables, feed = _two_dense_layers(tf.float32, use_locking=True)
+    _, lines = _optimize([], [x], targets=[train])
+    assert all("use_locking=True" in line for line in lines
+               if " = _FusedMatMulApplyGradientDescent(" in line)
+    grads = tf.get_default_graph().get_operation_by_name(
+        "gradients/MatMul_1_grad/MatMul_1").outputs[0]
+    _, lines = _optimize([grads], [x], targets=[train])  # the product is fetched too
+    assert sum(" = _FusedMatMulApplyGradientDescent(" in line for line in lines) == 1
+    assert sum(" = ApplyGradientDescent(" in line for line in lines) == 1
 
 
 def test_pool_gradient_reorder_keeps_fetched_or_shared_gradients(graph):

@@ -223,3 +223,16 @@ def test_inter_op_thread_pool_gives_the_serial_result(graph):
     with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
         result = sess.run(total, {x: value})
     np.testing.assert_allclose(result, 4 * (value @ value @ value), rtol=1e-10)
+
+
+def test_unsatisfiable_device_names_the_graph_op_type_even_when_folded():
+    with tf.Graph().as_default():
+        with tf.device("/gpu:0"):
+            doubled = tf.multiply(tf.constant([1.0, 2.0]), 2.0, name="doubled")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"operation 'doubled' \(Mul\).*'/device:GPU:0'"):
+                sess.run(doubled)
+        soft = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(config=soft) as sess:
+            np.testing.assert_array_equal(sess.run(doubled), [2.0, 4.0])

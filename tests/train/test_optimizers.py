@@ -211,3 +211,46 @@ def test_exponential_moving_average():
             assert np.isclose(sess.run(ema.average(v)), 17.5)
         restore = ema.variables_to_restore()
         assert restore["v/ExponentialMovingAverage"] is v
+
+
+def test_custom_optimizer_on_resource_variables_uses_the_resource_hooks():
+    """A subclass defining only `_resource_apply_*` (the resource-variable hooks) trains
+    resource variables; slots made by `_get_or_make_slot_with_initializer`; duplicate sparse
+    indices are summed before `_resource_apply_sparse`. Checked against NumPy."""
+
+    class ResourceOnly(tf.train.Optimizer):
+        def __init__(self):
+            super().__init__(False, "ResourceOnly")
+
+        def _create_slots(self, var_list):
+            for var in var_list:
+                self._get_or_make_slot_with_initializer(
+                    var, tf.constant_initializer(0.5), var.get_shape(), var.dtype.base_dtype,
+                    "acc", self._name)
+
+        def _resource_apply_dense(self, grad, var):
+            acc = tf.assign_add(self.get_slot(var, "acc"), grad * grad)
+            return tf.assign_sub(var, 0.1 * grad / tf.sqrt(acc))
+
+        def _resource_apply_sparse(self, grad, var, indices):
+            return var.scatter_sub(tf.IndexedSlices(0.1 * grad, indices))
+
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", initializer=np.array([1.0, -2.0], np.float32),
+                            use_resource=True)
+        table = tf.get_variable("table", initializer=np.ones((4, 2), np.float32),
+                                use_resource=True)
+        loss = tf.reduce_sum(v * v) + tf.reduce_sum(tf.nn.embedding_lookup(table, [1, 1, 3]))
+        optimizer = ResourceOnly()
+        train = optimizer.minimize(loss)
+        assert optimizer._valid_dtypes() >= {tf.float32, tf.float64}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            grad = 2.0 * np.array([1.0, -2.0])
+            expected_v = np.array([1.0, -2.0]) - 0.1 * grad / np.sqrt(0.5 + grad * grad)
+            np.testing.assert_allclose(sess.run(v), expected_v, rtol=1e-6)
+            expected_table = np.ones((4, 2))
+            expected_table[1] -= 0.2  # row 1 looked up twice: one summed update
+            expected_table[3] -= 0.1
+            np.testing.assert_allclose(sess.run(table), expected_table, rtol=1e-6)

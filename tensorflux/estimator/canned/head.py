@@ -252,8 +252,11 @@ class ClassificationHead(_Head):
     def _export_outputs(self, predictions):
         classify = export_output.ClassificationOutput(scores=predictions["probabilities"],
                                                       classes=predictions["all_classes"])
-        return {_DEFAULT_SERVING_KEY: classify, _CLASSIFY_KEY: classify,
-                _PREDICT_KEY: export_output.PredictOutput(predictions)}
+        outputs = {_DEFAULT_SERVING_KEY: classify, _CLASSIFY_KEY: classify,
+                   _PREDICT_KEY: export_output.PredictOutput(predictions)}
+        if "logistic" in predictions:  # binary heads also serve the Regression API (TF1)
+            outputs[_REGRESS_KEY] = export_output.RegressionOutput(value=predictions["logistic"])
+        return outputs
 
     def _label_ids(self, labels):
         labels = _labels_2d(labels, 1)

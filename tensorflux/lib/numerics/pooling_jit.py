@@ -9,8 +9,12 @@ fallback, see `jit.available()`):
   first place; padding positions take part (as -inf) and a gradient routed there is dropped.
 - `avg_pool` / `avg_pool_grad`: sums of the real (unpadded) inputs divided by their count.
 
+- `max_pool_grad_relu`: MaxPoolGrad of `ReluGrad(g, pooled)` and that gradient's per-channel
+  sum (the runtime's `_FusedMaxPoolGrad`: relu -> [bias] -> max_pool backward in one pass).
+
 Results are bit-identical to the references except where windows overlap (stride < window) in
-the gradients, whose sums are added in another order (float rounding only).
+the gradients, whose sums are added in another order (float rounding only), and the bias sum
+of `max_pool_grad_relu` (float64 per image, then over images in order: float rounding only).
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
     n, h, wd, c = x.shape
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
-    if (kh, kw) == (sh, sw) and not (top or left) and oh * kh <= h and ow * kw <= wd:
+    if tiles(x.shape, geo):
         # Windows side by side, none in the padding: every input written once, no zeroing.
         dx = np.empty(x.shape, dtype=g.dtype)
         _batches(lambda lo, hi: _max_pool_grad_tiled(x[lo:hi], g[lo:hi], kh, kw, dx[lo:hi]),
@@ -87,6 +91,38 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
                                            dx[lo:hi]), n, x.nbytes)
     return dx.reshape(x.shape)
+
+
+def tiles(x_shape, geo) -> bool:
+    """True when the pooling windows lie side by side (stride = window), none in the padding."""
+    kh, kw, sh, sw, top, left, oh, ow = _window(x_shape, geo)
+    return (kh, kw) == (sh, sw) and not (top or left) and oh * kh <= x_shape[1] and \
+        ow * kw <= x_shape[2]
+
+
+def max_pool_grad_relu(x: np.ndarray, y: np.ndarray, g: np.ndarray, geo):
+    """`(MaxPoolGrad(x, y, r), sum of r over all but the channel axis)` for
+    `r = ReluGrad(g, y)` (`y`: the pooled output), in one pass over `x` and the gradients.
+
+    Windows must tile (`tiles`). The routed gradient is bit-identical to the two unfused
+    kernels'; the channel sums are taken in float64 per image, then over the images in order
+    (the same values however the batch is split).
+
+    Raises:
+        ValueError: `y` or `g` is not of the pooled shape, or the windows do not tile.
+    """
+    kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    _check_grad(g, x.shape, oh, ow, "_FusedMaxPoolGrad")
+    _check_grad(y, x.shape, oh, ow, "_FusedMaxPoolGrad (pooled output)")
+    if not tiles(x.shape, geo):
+        raise ValueError("_FusedMaxPoolGrad: the one-pass kernel needs windows side by side")
+    n, c = x.shape[0], x.shape[3]
+    x, y, g = np.ascontiguousarray(x), np.ascontiguousarray(y), np.ascontiguousarray(g)
+    dx = np.empty(x.shape, dtype=g.dtype)
+    sums = np.zeros((n, c), dtype=np.float64)
+    _batches(lambda lo, hi: _max_pool_grad_relu_tiled(x[lo:hi], y[lo:hi], g[lo:hi], kh, kw,
+                                                      dx[lo:hi], sums[lo:hi]), n, x.nbytes)
+    return dx, sums.sum(axis=0).astype(g.dtype)
 
 
 def avg_pool(x: np.ndarray, geo) -> np.ndarray:
@@ -207,6 +243,51 @@ def _max_pool_grad_tiled(x, g, kh, kw, dx):
                     for ch in range(c):
                         cell[ch] = grad[ch] + zero if pick[ch] == k else zero
         # Rows and columns no window reaches (VALID with a remainder).
+        for r in range(oh * kh, h):
+            dx[b, r] = zero
+        for r in range(oh * kh):
+            for q in range(ow * kw, wd):
+                dx[b, r, q] = zero
+
+
+@jit_mod.jit
+def _max_pool_grad_relu_tiled(x, y, g, kh, kw, dx, sums):
+    # _max_pool_grad_tiled with each window's gradient first masked as ReluGrad does (`g * 1`
+    # where the pooled output is positive, else `g * 0`) and summed per image and channel.
+    n, h, wd, c = x.shape
+    oh, ow = g.shape[1], g.shape[2]
+    best = np.empty(c, dtype=x.dtype)
+    pick = np.empty(c, dtype=np.int32)
+    masked = np.empty(c, dtype=g.dtype)
+    zero = dx.dtype.type(0)
+    one = dx.dtype.type(1)
+    for b in range(n):
+        total = sums[b]
+        for i in range(oh):
+            for j in range(ow):
+                r0 = i * kh
+                q0 = j * kw
+                row = x[b, r0, q0]
+                for ch in range(c):
+                    best[ch] = row[ch]
+                    pick[ch] = 0
+                for k in range(1, kh * kw):
+                    row = x[b, r0 + k // kw, q0 + k % kw]
+                    for ch in range(c):
+                        v = row[ch]
+                        take = v > best[ch]
+                        best[ch] = v if take else best[ch]
+                        pick[ch] = k if take else pick[ch]
+                grad = g[b, i, j]
+                pooled = y[b, i, j]
+                for ch in range(c):
+                    m = grad[ch] * (one if pooled[ch] > 0 else zero)
+                    masked[ch] = m
+                    total[ch] += m
+                for k in range(kh * kw):
+                    cell = dx[b, r0 + k // kw, q0 + k % kw]
+                    for ch in range(c):
+                        cell[ch] = masked[ch] + zero if pick[ch] == k else zero
         for r in range(oh * kh, h):
             dx[b, r] = zero
         for r in range(oh * kh):

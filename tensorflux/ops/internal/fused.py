@@ -1,7 +1,11 @@
 """`_FusedConv2D` and `_FusedMatMul`: a convolution or matrix product followed by BiasAdd and
 optionally an activation, in one kernel (TF's grappler remapper makes the same ops); and
 `_SparseSoftmaxCrossEntropyWithLogitsScaled`: the sparse softmax cross-entropy with its
-gradient's constant `Mul` applied to the backprop rows while they are in cache.
+gradient's constant `Mul` applied to the backprop rows while they are in cache; and
+`_FusedMaxPoolGrad`: the backward pass of relu -> [bias_add ->] max_pool in one op (the
+relu mask on the pooled gradient, its routing to each window's maximum and its bias sum);
+and `_FusedMatMulApplyGradientDescent`: a weight gradient `a^T @ b` applied by gradient
+descent one cache-sized block of rows at a time, without the whole gradient in memory.
 
 Users never build these: the runtime's rewrites (runtime/rewrites.py, rule 6) replace a
 `Conv2D`/`MatMul` -> `BiasAdd` [-> `Relu`/`Relu6`/`Elu`] chain whose intermediate results
@@ -18,11 +22,15 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import conv2d as conv_kernels
-from tensorflux.lib.numerics import epilogue_jit, jit
+from tensorflux.lib.numerics import epilogue_jit, intra_op, jit, pooling_jit, update_jit
 from tensorflux.ops.math import matrix_product as matmul_ops
+from tensorflux.ops.nn import activations as activation_ops
 from tensorflux.ops.nn import conv as conv_ops
 from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import pooling as pooling_ops
+from tensorflux.ops.state import training_ops
 
 __all__: list = []
 
@@ -152,3 +160,106 @@ def _scaled_xent_kernel(features, labels, scale):
     """SparseSoftmaxCrossEntropyWithLogits whose backprop is `scale * backprop` (`scale`
     broadcasts to `[batch, 1]`), bit-identical to the op followed by that `Mul`."""
     return nn_core.sparse_softmax_xent(features, labels, scale)
+
+
+# -- _FusedMaxPoolGrad ------------------------------------------------------------------------
+
+FusedMaxPoolGrad = define_op(
+    "_FusedMaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"],
+    outputs=["output: T", "bias_grad: T"],
+    attrs=[_TYPES, *pooling_ops._WINDOW, "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+           "explicit_paddings: list(int) = []", pooling_ops._DATA_FORMAT],
+    differentiable=False)
+
+
+@FusedMaxPoolGrad.shape_fn
+def _fused_max_pool_grad_shape(orig_input, orig_output, grad, *, ksize, strides, padding,
+                               explicit_paddings, data_format):
+    geo = pooling_ops._window(ksize, strides, padding, data_format, explicit_paddings)
+    shape = orig_input.with_rank(4)
+    channels = shape._dim_list[3 if geo.channels_last else 1]
+    return [shape, TensorShape([channels])]
+
+
+@FusedMaxPoolGrad.kernel(factory=True)
+def _fused_max_pool_grad_kernel(ksize, strides, padding, explicit_paddings, data_format):
+    """`(MaxPoolGrad(x, y, r), BiasAddGrad(r))` for `r = ReluGrad(g, y)` (runtime/remapper.py
+    `reorder_pool_gradients` makes this op of such a chain): one compiled pass when the
+    windows tile the input, else the three unfused kernels (the very values of the chain)."""
+    geo = pooling_ops._window(ksize, strides, padding, data_format, explicit_paddings)
+    relu_grad = activation_ops._relu_grad_kernel_factory()
+    pool_grad = pooling_ops._max_pool_grad_kernel(ksize, strides, padding, explicit_paddings,
+                                                  data_format)
+    compiled = jit.available()
+
+    def fused_max_pool_grad(x, y, g):
+        nhwc = [pooling_ops._to_nhwc(a, geo) for a in (x, y, g)]
+        if compiled and pooling_jit.supports(*nhwc) and x.dtype == y.dtype == g.dtype and \
+                pooling_jit.tiles(nhwc[0].shape, geo):
+            dx, bias = pooling_jit.max_pool_grad_relu(*nhwc, geo)
+            return pooling_ops._from_nhwc(dx, geo), bias
+        masked = relu_grad(g, y)
+        return pool_grad(x, y, masked), nn_core._bias_add_grad_kernel(
+            masked, data_format="NHWC" if geo.channels_last else "NCHW")
+
+    return fused_max_pool_grad
+
+
+# -- _FusedMatMulApplyGradientDescent ---------------------------------------------------------
+
+FusedMatMulApplyGradientDescent = define_op(
+    "_FusedMatMulApplyGradientDescent",
+    inputs=["var: Ref(T)", "alpha: T", "a: T", "b: T"], outputs=["out: Ref(T)"],
+    attrs=[_TYPES, "use_locking: bool = False", "transpose_a: bool = True",
+           "transpose_b: bool = False"],
+    stateful=True, differentiable=False)
+
+# Rows of the gradient product per block: ~512 KB of float32 (cache-resident between the
+# product that writes it and the update that reads it).
+UPDATE_BLOCK_ELEMENTS = 1 << 17
+
+
+@FusedMatMulApplyGradientDescent.shape_fn
+def _fused_matmul_apply_shape(var, alpha, a, b, *, use_locking, transpose_a, transpose_b):
+    return var
+
+
+@FusedMatMulApplyGradientDescent.kernel(factory=True)
+def _fused_matmul_apply_kernel(use_locking, transpose_a, transpose_b):
+    """`ApplyGradientDescent(var, alpha, MatMul(a, b, transpose_a, transpose_b))`
+    (runtime/remapper.py `fuse_gradient_updates`). For `a^T @ b` in a float variable the
+    product is made per block of rows, each applied right away with the compiled update: the
+    same row sums (BLAS gives a row the same sums in any block of rows) and the same
+    `var - alpha * delta`, without writing and reading back the whole gradient; the blocks
+    run on the intra-op helpers when the product split is on (BLAS with one thread, a loaded
+    machine). With BLAS on several threads (a quiet machine), another dtype or shapes that
+    do not match, the two unfused kernels run (their values and errors)."""
+    matmul = matmul_ops._matmul_factory(transpose_a, transpose_b)
+    blocked = bool(transpose_a) and not transpose_b
+
+    def fused_matmul_apply(var, alpha, a, b):
+        buf = var.read()
+        # NOTE: BLAS with several threads (free cores: run_elementwise's threads) runs the
+        # whole product and a split update instead: a call per block of rows costs BLAS's
+        # thread hand-offs (16 blocks measured 2x slower than 4 with 2 OpenBLAS threads).
+        if not (blocked and a.ndim == b.ndim == 2 and a.dtype == b.dtype == buf.dtype and
+                buf.shape == (a.shape[1], b.shape[1]) and a.shape[0] == b.shape[0] and
+                update_jit.supports(buf) and np.ndim(alpha) == 0 and buf.size and
+                intra_op.elementwise_splits() == 1):
+            return training_ops._apply_gradient_descent(var, alpha, matmul(a, b))
+        rows = max(1, UPDATE_BLOCK_ELEMENTS // buf.shape[1])
+        blocks = intra_op.balanced_parts(buf.shape[0], -(-buf.shape[0] // rows))
+        left = a.T
+
+        def block(i: int) -> None:
+            lo, hi = blocks[i]
+            update_jit.gradient_descent(buf[lo:hi], alpha, np.matmul(left[lo:hi], b))
+
+        if intra_op.splits() > 1:
+            intra_op.run_parts(block, len(blocks))
+        else:
+            for i in range(len(blocks)):
+                block(i)
+        return var
+
+    return fused_matmul_apply

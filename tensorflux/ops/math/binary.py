@@ -20,7 +20,6 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.op_stats import RegisterStatistics, output_elements_flops
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
@@ -116,12 +115,6 @@ DivNoNan = _binary("DivNoNan", types="{floattype, complex64, complex128}")
 Atan2 = define_op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=["T: {floattype}"])
 Atan2.shape_fn(broadcast_shape)
 Atan2.kernel(np.arctan2)
-
-# One flop per output element for the element-wise arithmetic TF1 profiles.
-for _name in ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow",
-              "SquaredDifference"):
-    RegisterStatistics(_name, "flops")(output_elements_flops)
-
 
 @Pow.kernel(factory=True)
 def _pow_factory(T):

@@ -13,7 +13,6 @@ from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.op_stats import OpStats, RegisterStatistics, static_shape
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
 from tensorflux.lib.numerics import intra_op
@@ -31,18 +30,6 @@ MatMul = define_op(
     "MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
     attrs=["T: {floattype, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
            "transpose_a: bool = False", "transpose_b: bool = False"])
-
-
-@RegisterStatistics("MatMul", "flops")
-def _matmul_flops(graph, node):
-    """2 * K flops per output element (one multiply and one add per term)."""
-    a_shape = static_shape(graph, node.input[0])
-    out_shape = static_shape(graph, node.name)
-    if a_shape.ndims != 2 or not a_shape.is_fully_defined() or \
-            not out_shape.is_fully_defined():
-        return OpStats("flops")
-    k = a_shape.as_list()[0 if node.attr["transpose_a"].b else 1]
-    return OpStats("flops", 2 * k * int(np.prod(out_shape.as_list(), dtype=np.int64)))
 
 
 def _inner_check(inner_a, inner_b, a, b, flags):

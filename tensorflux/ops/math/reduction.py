@@ -253,7 +253,7 @@ def _count(x, y, dtype):
 def _mean_grad(op, grad):
     x, y = op.inputs[0], op.outputs[0]
     total = _broadcast_back(_to_kept(op, grad), x)
-    return binary_ops.RealDiv(total, _count(x, y, grad.dtype.base_dtype)), None
+    return binary_ops.RealDiv(total, _count(x, y, grad.dtype.base_dtype), name="truediv"), None
 
 
 def _extreme_factory(numpy_fn, take_min: bool):
