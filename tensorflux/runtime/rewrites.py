@@ -39,7 +39,9 @@
    a constant per-row `Mul` of the sparse softmax cross-entropy's backprop (the gradient of
    a mean loss) is taken inside the op (`fuse_xent_scale`, bit-identical). A sum of
    zero-padded pieces tiling one axis (the gradients of consecutive `Slice`s) becomes their
-   concatenation plus zero (runtime/padded_sums.py, bit-identical).
+   concatenation plus zero (runtime/padded_sums.py, bit-identical). A `BasicLSTMCell`
+   step's gate `Split` and its eleven elementwise nodes become one `_LSTMCellPointwise`
+   node with their ten values as outputs (runtime/lstm_cells.py, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -96,6 +98,7 @@ from tensorflux.runtime.constant_folding import is_pure as _is_pure
 from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
+from tensorflux.runtime.lstm_cells import fuse_lstm_pointwise
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
@@ -193,6 +196,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = merge_padded_sums(nodes, protected)
         nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
+        nodes = fuse_lstm_pointwise(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
         nodes = fuse_gradient_updates(nodes, protected)
     if options.fuse_elementwise:

@@ -339,6 +339,7 @@ def test_weight_gradients_are_applied_block_by_block(graph, dtype, monkeypatch):
     assert len(products) == 3 and not any("transpose_a=True" in line for line in products)
     assert all("^gradients/" in line for line in fused_lines)
     monkeypatch.setattr(fused, "UPDATE_BLOCK_ELEMENTS", 1000)  # several blocks of rows
+    monkeypatch.setattr(fused, "MIN_BLOCK_ROWS", 1)  # thin ones too (see the next test)
     # BLAS on one thread (on several, the kernel runs the unfused product and update).
     monkeypatch.setattr(intra_op, "elementwise_splits", lambda: 1)
     blocks = []
@@ -363,6 +364,32 @@ def test_weight_gradients_are_applied_block_by_block(graph, dtype, monkeypatch):
     # w1 [96, 64] in 7 blocks of rows, w2 [64, 80] in 6, each step.
     assert sorted(set(fused_blocks)) == [(10, 80), (11, 80), (13, 64), (14, 64)]
     assert len(fused_blocks) == 4 * (7 + 6)
+
+
+def test_thin_blocks_of_a_wide_weight_gradient_run_unfused(graph, monkeypatch):
+    from tensorflux.ops.internal import fused
+
+    # A [16, 4096] kernel gives blocks of 131072 // 4096 = 32 < MIN_BLOCK_ROWS rows: BLAS
+    # would pack `b` once per block, so the product and the update run whole.
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(tf.float32, [8, 16])
+    w = tf.Variable(rng.randn(16, 4096).astype(np.float32) * 0.1)
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.reduce_sum(tf.matmul(x, w)))
+    monkeypatch.setattr(intra_op, "elementwise_splits", lambda: 1)
+    calls = []
+    update = update_jit.gradient_descent
+    monkeypatch.setattr(update_jit, "gradient_descent",
+                        lambda var, *args: (calls.append(var.shape), update(var, *args)))
+    feed = {x: rng.randn(8, 16)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(w)
+        sess.run(train, feed)
+        after = sess.run(w)
+    assert 131072 // 4096 < fused.MIN_BLOCK_ROWS
+    assert calls == [(16, 4096)]  # one update of the whole variable, not per block of rows
+    grad = feed[x].astype(np.float32).T @ np.ones((8, 4096), np.float32)
+    np.testing.assert_allclose(after, before - np.float32(0.01) * grad, rtol=1e-5, atol=1e-6)
 
 
 def test_weight_gradient_update_keeps_shared_gradients_and_locking(graph):

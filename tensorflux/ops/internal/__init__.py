@@ -8,4 +8,5 @@ from tensorflux.ops.internal import (
     transfer,
     fused,
     fused_elementwise,
+    lstm_pointwise,
 )

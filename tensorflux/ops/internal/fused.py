@@ -217,6 +217,11 @@ FusedMatMulApplyGradientDescent = define_op(
 # Rows of the gradient product per block: ~512 KB of float32 (cache-resident between the
 # product that writes it and the update that reads it).
 UPDATE_BLOCK_ELEMENTS = 1 << 17
+# Fewer rows per block than this run unfused: BLAS packs all of `b` again for every block, so
+# thin blocks of a wide gradient repack it many times (the LSTM LM's [256, 10000] output
+# kernel: 13-row blocks, 20 packings of a 640 x 10000 `b`; its step took 192 ms of CPU fused
+# against 123 unfused, one thread).
+MIN_BLOCK_ROWS = 64
 
 
 @FusedMatMulApplyGradientDescent.shape_fn
@@ -245,7 +250,8 @@ def _fused_matmul_apply_kernel(use_locking, transpose_a, transpose_b):
         if not (blocked and a.ndim == b.ndim == 2 and a.dtype == b.dtype == buf.dtype and
                 buf.shape == (a.shape[1], b.shape[1]) and a.shape[0] == b.shape[0] and
                 update_jit.supports(buf) and np.ndim(alpha) == 0 and buf.size and
-                intra_op.elementwise_splits() == 1):
+                intra_op.elementwise_splits() == 1 and
+                UPDATE_BLOCK_ELEMENTS // buf.shape[1] >= MIN_BLOCK_ROWS):
             return training_ops._apply_gradient_descent(var, alpha, matmul(a, b))
         rows = max(1, UPDATE_BLOCK_ELEMENTS // buf.shape[1])
         blocks = intra_op.balanced_parts(buf.shape[0], -(-buf.shape[0] // rows))

@@ -16,7 +16,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
-from tensorflux.lib.numerics import intra_op
+from tensorflux.lib.numerics import intra_op, xent_jit
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.array.gradient_helpers import is_zero
@@ -203,8 +203,14 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) ->
     block = max(1, _XENT_BLOCK_ELEMENTS // max(classes, 1))
     starts = range(0, labels.shape[0], block)
 
+    compiled = xent_jit.supports(backprop)
+
     def rows(i: int) -> None:
         part = slice(starts[i], starts[i] + block)
+        if compiled:
+            _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part],
+                              None if scale is None else scale[part])
+            return
         _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
         if scale is not None:
             np.multiply(scale[part], backprop[part], out=backprop[part])
@@ -221,14 +227,20 @@ _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
 _XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
 
 
-def _sparse_xent_rows(features, labels, backprop, loss):
+def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False):
+    """One block of rows; with `compiled_scale` (None or the rows' scale) the division, the
+    label's `- 1` and the scale run as one compiled pass (lib/numerics/xent_jit.py, the same
+    arithmetic)."""
     np.subtract(features, np.max(features, axis=-1, keepdims=True), out=backprop)
     rows = np.arange(labels.shape[0])
     picked = backprop[rows, labels]
     np.exp(backprop, out=backprop)
     sums = np.sum(backprop, axis=-1, keepdims=True)
-    backprop /= sums
     loss[...] = np.log(sums[:, 0]) - picked
+    if compiled_scale is not False:
+        xent_jit.normalise_rows(backprop, sums, labels, compiled_scale)
+        return
+    backprop /= sums
     backprop[rows, labels] -= 1
 
 
