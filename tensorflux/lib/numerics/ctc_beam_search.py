@@ -1,17 +1,33 @@
-"""Prefix beam search for CTCBeamSearchDecoder, vectorised over the batch (NumPy only).
+"""Prefix beam search for CTCBeamSearchDecoder, one sequence at a time, as TensorFlow's
+decoder runs it.
 
-TensorFlow's decoder visits the beams one by one and offers each one's extensions label by label
-into a bounded top-N list; its result depends on that order. `beam_search` reproduces it with
-one vectorised merge per (time step, beam rank) and a closed form for the label order.
+Beams are nodes of a label trie, each with the log probabilities of its prefix ending in a
+blank (`b`), in its last label (`l`) and in either (`t`), for the previous step (`old`) and
+this one (`new`). A step takes the kept beams best first (a stable sort), rescores each (its own
+continuation, plus its parent's extension when the parent is still a beam), then offers each
+beam's extensions label by label into a bounded list of `beam_width` leaves: an extension
+enters when the list has room or it beats the worst leaf, which then leaves the list and loses
+its scores. The result depends on that order, so the loops are written as TensorFlow's are.
+
+`decode_sequence` is plain Python over arrays; `_decode_sequence_jit` is the same function
+compiled with numba, used when `jit.available()` (tests compare the two).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tensorflux.framework import errors
+from tensorflux.lib.numerics import jit
 
-_NEG_INF = -np.inf
+__all__ = ["beam_search", "decode_sequence", "log_softmax"]
+
+# Node table columns.
+_PARENT, _LABEL, _BLOCK = 0, 1, 2
+_OLD_T, _OLD_B, _OLD_L, _NEW_T, _NEW_B, _NEW_L = 0, 1, 2, 3, 4, 5
+_LOG2 = math.log(2.0)
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:
@@ -19,174 +35,173 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
-def _child_ids(table, parents, labels, num_classes):
-    """Canonical node ids of children (parent, label), created in `table` when new."""
-    keys = parents * num_classes + labels
-    pos = np.searchsorted(table["keys"], keys)
-    found = pos < table["keys"].size
-    found[found] = table["keys"][pos[found]] == keys[found]
-    ids = np.empty(keys.size, np.int64)
-    ids[found] = table["ids"][pos[found]]
-    new = ~found
-    first = table["parent"].size
-    ids[new] = first + np.arange(int(new.sum()))
-    table["parent"] = np.concatenate([table["parent"], parents[new]])
-    table["label"] = np.concatenate([table["label"], labels[new]])
-    table["depth"] = np.concatenate([table["depth"], table["depth"][parents[new]] + 1])
-    all_keys = np.concatenate([table["keys"], keys[new]])
-    order = np.argsort(all_keys, kind="stable")
-    table["keys"] = all_keys[order]
-    table["ids"] = np.concatenate([table["ids"], ids[new]])[order]
-    return ids
+def decode_sequence(log_probs, width):
+    """Beam search over one sequence's log probabilities [time, classes] (blank last).
 
-
-def _revisit(raw, offered, leaf, visiting, parent, last, dead, width):
-    """TensorFlow's label-by-label offers of one parent's extensions, in closed form.
-
-    NOTE: TensorFlow offers a parent's extensions one label at a time, keeping the best
-    `width`. A beam that earlier offers pushed out (in this pass) is offered afresh, with its
-    parent's share of probability only; when refused it also loses its previous
-    probabilities, so it extends nothing when its own turn comes. Returns the offered scores
-    and the kept leaf scores.
+    Returns:
+        (links [nodes, 3] of parent/label/child block, scores [nodes, 6], leaves): the trie
+        and the final leaves, best first.
     """
-    grow = np.where(offered, raw, _NEG_INF)
-    scores = leaf[5].copy()
-    labels = np.arange(raw.shape[1])[None, :]
-    b_idx, i_idx = np.nonzero((leaf[1] == visiting[:, None]) & (scores > _NEG_INF))
-    if b_idx.size:
-        s, c = scores[b_idx, i_idx], leaf[2][b_idx, i_idx]
-        better = (scores[b_idx] > s[:, None]).sum(axis=1) + \
-            ((grow[b_idx] > s[:, None]) & (labels < c[:, None])).sum(axis=1)
-        out = better >= width
-        scores[b_idx[out], i_idx[out]] = _NEG_INF
-        grow[b_idx[out], c[out]] = raw[b_idx[out], c[out]]
-    b_idx, j_idx = np.nonzero((parent == visiting[:, None]) & (parent >= 0) & ~dead)
-    if b_idx.size:
-        c = last[b_idx, j_idx]
-        again = (scores[b_idx] > _NEG_INF) & (leaf[1][b_idx] == visiting[b_idx, None]) & \
-            (leaf[2][b_idx] == c[:, None])
-        gone = ~again.any(axis=1)
-        b_idx, j_idx, c = b_idx[gone], j_idx[gone], c[gone]
-        g = grow[b_idx, c]
-        above = ((scores[b_idx] >= g[:, None]) & (scores[b_idx] > _NEG_INF)).sum(axis=1) + \
-            ((grow[b_idx] >= g[:, None]) & (grow[b_idx] > _NEG_INF)
-             & (labels < c[:, None])).sum(axis=1)
-        refused = (g == _NEG_INF) | (above >= width)
-        dead[b_idx[refused], j_idx[refused]] = True
-    return grow, scores
+    num_classes = log_probs.shape[1]
+    blank = num_classes - 1
+    capacity = 64
+    links = np.full((capacity, 3), -1, np.int64)
+    scores = np.full((capacity, 6), -np.inf)
+    blocks = np.full((16, max(blank, 1)), -1, np.int64)
+    count_nodes, count_blocks = 1, 0
+    scores[0, _NEW_T] = 0.0
+    scores[0, _NEW_B] = 0.0
+    leaves = np.zeros(width + 1, np.int64)
+    branches = np.zeros(width + 1, np.int64)
+    count = 1
+    for t in range(log_probs.shape[0]):
+        row = log_probs[t]
+        keys = np.empty(count)
+        for i in range(count):
+            keys[i] = -scores[leaves[i], _NEW_T]
+        order = np.argsort(keys, kind="mergesort")
+        n_branches = count
+        for i in range(n_branches):
+            branches[i] = leaves[order[i]]
+        for i in range(n_branches):
+            b = branches[i]
+            scores[b, _OLD_T] = scores[b, _NEW_T]
+            scores[b, _OLD_B] = scores[b, _NEW_B]
+            scores[b, _OLD_L] = scores[b, _NEW_L]
+        count = 0
+        for i in range(n_branches):
+            b = branches[i]
+            p = links[b, _PARENT]
+            if p >= 0:
+                if scores[p, _NEW_T] > -np.inf:
+                    if links[b, _LABEL] == links[p, _LABEL]:
+                        prev = scores[p, _OLD_B]
+                    else:
+                        prev = scores[p, _OLD_T]
+                    x, y = scores[b, _NEW_L], prev
+                    if x == y:  # np.logaddexp, as NumPy computes it
+                        scores[b, _NEW_L] = x + _LOG2
+                    elif x > y:
+                        scores[b, _NEW_L] = x + math.log1p(math.exp(y - x))
+                    else:
+                        scores[b, _NEW_L] = y + math.log1p(math.exp(x - y))
+                scores[b, _NEW_L] += row[links[b, _LABEL]]
+            scores[b, _NEW_B] = scores[b, _OLD_T] + row[blank]
+            x, y = scores[b, _NEW_B], scores[b, _NEW_L]
+            if x == y:
+                scores[b, _NEW_T] = x + _LOG2
+            elif x > y:
+                scores[b, _NEW_T] = x + math.log1p(math.exp(y - x))
+            else:
+                scores[b, _NEW_T] = y + math.log1p(math.exp(x - y))
+            leaves[count] = b
+            count += 1
+        for i in range(n_branches):
+            b = branches[i]
+            # A beam extends only if it could enter the list itself.
+            if not scores[b, _OLD_T] > -np.inf:
+                continue
+            if count >= width:
+                worst = 0
+                for j in range(1, count):
+                    if scores[leaves[j], _NEW_T] < scores[leaves[worst], _NEW_T]:
+                        worst = j
+                if not scores[b, _OLD_T] > scores[leaves[worst], _NEW_T]:
+                    continue
+            for c in range(blank):
+                block = links[b, _BLOCK]
+                if block < 0:
+                    if count_blocks == blocks.shape[0]:
+                        grown = np.full((2 * blocks.shape[0], blocks.shape[1]), -1, np.int64)
+                        grown[:count_blocks] = blocks
+                        blocks = grown
+                    block = count_blocks
+                    count_blocks += 1
+                    links[b, _BLOCK] = block
+                child = blocks[block, c]
+                if child < 0:
+                    if count_nodes == links.shape[0]:
+                        more_links = np.full((2 * capacity, 3), -1, np.int64)
+                        more_links[:capacity] = links
+                        more_scores = np.full((2 * capacity, 6), -np.inf)
+                        more_scores[:capacity] = scores
+                        links, scores, capacity = more_links, more_scores, 2 * capacity
+                    child = count_nodes
+                    count_nodes += 1
+                    links[child, _PARENT] = b
+                    links[child, _LABEL] = c
+                    blocks[block, c] = child
+                if scores[child, _NEW_T] > -np.inf:
+                    continue  # already a leaf this step
+                prev = scores[b, _OLD_B] if c == links[b, _LABEL] else scores[b, _OLD_T]
+                value = row[c] + prev
+                scores[child, _NEW_T] = value
+                scores[child, _NEW_B] = -np.inf
+                scores[child, _NEW_L] = value
+                admit = value > -np.inf
+                worst = 0  # the first lowest-scored leaf, needed when the list is full
+                if admit and count >= width:
+                    for j in range(1, count):
+                        if scores[leaves[j], _NEW_T] < scores[leaves[worst], _NEW_T]:
+                            worst = j
+                    admit = value > scores[leaves[worst], _NEW_T]
+                if admit:
+                    if count == width:
+                        bottom = leaves[worst]
+                        scores[bottom, _NEW_T] = -np.inf
+                        scores[bottom, _NEW_B] = -np.inf
+                        scores[bottom, _NEW_L] = -np.inf
+                        for j in range(worst, count - 1):
+                            leaves[j] = leaves[j + 1]
+                        count -= 1
+                    leaves[count] = child
+                    count += 1
+                else:
+                    for k in range(6):
+                        scores[child, k] = -np.inf
+    final = np.empty(count)
+    for i in range(count):
+        final[i] = -scores[leaves[i], _NEW_T]
+    ranked = leaves[:count][np.argsort(final, kind="mergesort")]
+    return links[:count_nodes], scores[:count_nodes], ranked
+
+
+_decode_sequence_jit = jit.jit(decode_sequence)
 
 
 def beam_search(inputs, seq, beam_width, top_paths, merge_repeated):
-    """Prefix beam search over all batch entries at once, following TensorFlow's decoder.
-
-    Each beam is a label prefix with the log probabilities of ending in a blank (`pb`) or in its
-    last label (`pl`). A step first rescores the beams (own continuation plus, when the parent
-    prefix is also a beam, its extension), then visits the beams best first and offers each
-    one's extensions by every non-blank label that is not a beam already, keeping the
-    `beam_width` best after each visit. NOTE: as in TensorFlow, a beam pushed out during this
-    pass and then offered again by its parent comes back with its parent's share only.
-    Prefixes are nodes of a trie with canonical ids, so a prefix that returns is recognised.
+    """Decodes every sequence of the batch (`inputs` [time, batch, classes] logits).
 
     Returns:
         paths [batch, top_paths, max_time] int64, lengths [batch, top_paths] and log
         probabilities [batch, top_paths].
+
+    Raises:
+        InvalidArgumentError: a sequence has fewer leaves than `top_paths`.
     """
-    max_time, batch, num_classes = inputs.shape
-    blank = num_classes - 1
-    width = beam_width
-    rows = np.arange(batch)[:, None]
-    table = {"parent": np.full(batch, -1, np.int64), "label": np.full(batch, -1, np.int64),
-             "depth": np.zeros(batch, np.int64), "keys": np.zeros(0, np.int64),
-             "ids": np.zeros(0, np.int64)}
-    node = np.full((batch, width), -1, np.int64)
-    node[:, 0] = np.arange(batch)
-    parent = np.full((batch, width), -1, np.int64)
-    pb = np.full((batch, width), _NEG_INF)
-    pb[:, 0] = 0.0
-    pl = np.full((batch, width), _NEG_INF)
-    last = np.full((batch, width), -1, np.int64)
-    labels = np.arange(num_classes)
-    for t in range(max_time):
-        active = (t < seq)[:, None]
-        if not active.any():
-            break
-        lp = log_softmax(inputs[t])
-        exists = node >= 0
-        total = np.logaddexp(pb, pl)
-        # Visit order: best beam first.
-        rank = np.argsort(-total, axis=1, kind="stable")
-        node, parent, pb, pl, last, total, exists = (
-            np.take_along_axis(a, rank, axis=1)
-            for a in (node, parent, pb, pl, last, total, exists))
-        is_root = exists & (parent < 0)
-        match = (node[:, None, :] == parent[:, :, None]) & exists[:, None, :] \
-            & (parent[:, :, None] >= 0)
-        has_parent = match.any(axis=2)
-        pidx = match.argmax(axis=2)
-        prev = np.where(last == last[rows, pidx], pb[rows, pidx], total[rows, pidx])
-        label_lp = np.take_along_axis(lp, np.maximum(last, 0), axis=1)
-        new_pl = np.where(is_root | ~exists, _NEG_INF,
-                          np.logaddexp(pl, np.where(has_parent, prev, _NEG_INF)) + label_lp)
-        new_pb = np.where(exists, total + lp[:, blank:blank + 1], _NEG_INF)
-        leaf = [node.copy(), parent.copy(), last.copy(), new_pb, new_pl,
-                np.logaddexp(new_pb, new_pl)]
-        dead = ~exists
-        for k in range(int(exists.sum(axis=1).max())):
-            raw = lp + np.where(labels[None, :] == last[:, k:k + 1], pb[:, k:k + 1],
-                                total[:, k:k + 1])
-            taken = np.zeros((batch, num_classes), bool)
-            b_idx, j_idx = np.nonzero((leaf[1] == node[:, k:k + 1]) & (leaf[5] > _NEG_INF)
-                                      & exists[:, k:k + 1])
-            taken[b_idx, leaf[2][b_idx, j_idx]] = True
-            # A beam no better than the worst kept one offers nothing (as in TensorFlow).
-            full = (leaf[5] > _NEG_INF).sum(axis=1) >= width
-            beaten = ~exists[:, k] | (full & (total[:, k] <= leaf[5].min(axis=1)))
-            if beaten.all():
-                break  # later beams are no better and the worst kept one only rises
-            skip = dead[:, k] | beaten
-            offered = ~(taken | skip[:, None] | (labels == blank)[None, :])
-            grow, kept = _revisit(raw, offered, leaf, np.where(skip, -2, node[:, k]), parent,
-                                  last, dead, width)
-            pool = np.concatenate([kept, grow], axis=1)
-            order = np.argsort(-pool, axis=1, kind="stable")[:, :width]
-            score = np.take_along_axis(pool, order, axis=1)
-            alive = score > _NEG_INF
-            is_new = order >= width
-            src = np.minimum(order, width - 1)
-            leaf = [np.where(alive & ~is_new, leaf[0][rows, src], -1),
-                    np.where(is_new, node[:, k:k + 1], leaf[1][rows, src]),
-                    np.where(is_new, order - width, leaf[2][rows, src]),
-                    np.where(alive & ~is_new, leaf[3][rows, src], _NEG_INF),
-                    np.where(alive, np.where(is_new, score, leaf[4][rows, src]), _NEG_INF),
-                    score]
-            leaf[1] = np.where(alive, leaf[1], -1)
-        pending = (leaf[0] < 0) & (leaf[5] > _NEG_INF)
-        leaf[0][pending] = _child_ids(table, leaf[1][pending], leaf[2][pending], num_classes)
-        node = np.where(active, leaf[0], node)
-        parent = np.where(active, leaf[1], parent)
-        last = np.where(active, leaf[2], last)
-        pb = np.where(active, leaf[3], pb)
-        pl = np.where(active, leaf[4], pl)
-    total = np.logaddexp(pb, pl)
-    order = np.argsort(-total, axis=1, kind="stable")[:, :top_paths]
-    best = np.take_along_axis(node, order, axis=1)
-    log_probs = np.take_along_axis(total, order, axis=1)
-    if (best < 0).any():
-        b = int(np.flatnonzero((best < 0).any(axis=1))[0])
-        raise errors.InvalidArgumentError(
-            None, None, f"Less leaves in the beam search than requested. (batch {b} has "
-                        f"{int((node[b] >= 0).sum())} paths, top_paths = {top_paths})")
-    depth = table["depth"][best]
+    max_time, batch, _ = inputs.shape
+    decode = _decode_sequence_jit if jit.available() else decode_sequence
     paths = np.zeros((batch, top_paths, max(max_time, 1)), np.int64)
-    cur = best
-    for k in range(int(depth.max(initial=0))):
-        pos = depth - 1 - k
-        b_idx, p_idx = np.nonzero(pos >= 0)
-        paths[b_idx, p_idx, pos[b_idx, p_idx]] = table["label"][cur[b_idx, p_idx]]
-        cur = np.where(pos >= 0, table["parent"][np.maximum(cur, 0)], cur)
-    keep = np.arange(paths.shape[2]) < depth[:, :, None]
-    if merge_repeated:
-        keep[:, :, 1:] &= paths[:, :, 1:] != paths[:, :, :-1]
-    lengths = keep.sum(axis=2)
-    compact = np.argsort(~keep, axis=2, kind="stable")
-    return np.take_along_axis(paths, compact, axis=2), lengths, log_probs
+    lengths = np.zeros((batch, top_paths), np.int64)
+    log_probs = np.zeros((batch, top_paths))
+    for b in range(batch):
+        steps = int(seq[b])
+        log_p = np.ascontiguousarray(log_softmax(inputs[:steps, b]), dtype=np.float64)
+        links, scores, ranked = decode(log_p, beam_width)
+        if ranked.size < top_paths:
+            raise errors.InvalidArgumentError(
+                None, None, f"Less leaves in the beam search than requested. (batch {b} has "
+                            f"{ranked.size} paths, top_paths = {top_paths})")
+        for p in range(top_paths):
+            node = int(ranked[p])
+            log_probs[b, p] = scores[node, _NEW_T]
+            labels = []
+            while links[node, _PARENT] >= 0:
+                labels.append(int(links[node, _LABEL]))
+                node = int(links[node, _PARENT])
+            labels.reverse()
+            if merge_repeated:
+                labels = [v for i, v in enumerate(labels) if i == 0 or v != labels[i - 1]]
+            paths[b, p, :len(labels)] = labels
+            lengths[b, p] = len(labels)
+    return paths, lengths, log_probs

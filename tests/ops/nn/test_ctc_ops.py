@@ -414,3 +414,42 @@ def test_second_derivative_is_refused():
     grad = tf.gradients(loss, x)[0]
     with pytest.raises(LookupError, match="second derivative"):
         tf.gradients(tf.reduce_sum(grad), x)
+
+
+@pytest.mark.parametrize("width,paths,log_probs", [
+    # TensorFlow 2.21's decoder on this input (a beam pushed out, then offered again).
+    (3, [[[3, 1], [1]], [[1], [1, 0]], [[3, 2], [1, 3]]],
+     [[-0.4521, -0.05429], [-1.87194, -4.58847], [-3.08593, -4.66684]]),
+    (4, [[[3, 1], [1]], [[1], [3, 1]], [[3, 2], [1, 0]], [[3], [1, 3]]],
+     [[-0.45204, -0.05429], [-1.87194, -4.18116], [-3.084, -4.58847], [-3.98604, -4.66684]]),
+])
+def test_beam_search_pruning_order_matches_tensorflow(width, paths, log_probs):
+    rng = np.random.RandomState(0)
+    x = rng.randn(3, 2, 5) * rng.uniform(0.5, 4)
+    seq = np.array([3, rng.randint(1, 4)], np.int32)
+    decoded, log_prob = tf.nn.ctc_beam_search_decoder(x, seq, beam_width=width,
+                                                      top_paths=width, merge_repeated=False)
+    decoded_v, log_prob_v = _run([decoded, log_prob])
+    for p, want in enumerate(paths):
+        dense = _dense(decoded_v[p])
+        assert [[v for v in row if v >= 0] for row in dense] == want
+    np.testing.assert_allclose(log_prob_v.T, log_probs, atol=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 12), st.integers(2, 7), st.integers(1, 6), st.integers(0, 2**31 - 1),
+       st.booleans())
+def test_compiled_beam_search_equals_the_python_one(time, classes, width, seed, extreme):
+    from tensorflux.lib.numerics import ctc_beam_search, jit
+
+    if not jit.available():
+        pytest.skip("numba is not available")
+    rng = np.random.RandomState(seed)
+    logits = rng.randn(time, classes) * rng.uniform(0.5, 6)
+    if extreme and time:
+        logits[rng.randint(time), rng.randint(classes)] = -np.inf
+    log_p = ctc_beam_search.log_softmax(logits) if time else np.zeros((0, classes))
+    plain = ctc_beam_search.decode_sequence(log_p, width)
+    compiled = ctc_beam_search._decode_sequence_jit(log_p, width)
+    for a, b in zip(plain, compiled):
+        np.testing.assert_array_equal(a, b)
