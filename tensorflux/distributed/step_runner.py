@@ -257,4 +257,11 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
         time.sleep(0.002)
     for future in step.futures:
         future.cancel()
-    raise step.root_failure()[1]
+    failure = step.root_failure()[1]
+    if getattr(failure, "_tfx_unresponsive", False):
+        # The connection's keepalive found the task hung: later steps fail at once.
+        for plan in plans:
+            if plan.task == failure._tfx_task:
+                health.mark_dead(plan.task, plan.client, failure.message)
+                break
+    raise failure
