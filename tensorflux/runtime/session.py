@@ -149,8 +149,11 @@ class BaseSession:
             try:
                 array = np.asarray(value, dtype=np_dtype)
             except (TypeError, ValueError) as err:
-                raise TypeError(f"Cannot feed value {value!r} to tensor {tensor.name} of dtype "
-                                f"{dtype.name}: {err}") from None
+                # As TF 1.x (NumPy's conversion error): ValueError for a value that does not
+                # parse ("x" fed as float32), TypeError for one of the wrong kind (None).
+                cls = ValueError if isinstance(err, ValueError) else TypeError
+                raise cls(f"Cannot feed value {value!r} to tensor {tensor.name} of dtype "
+                          f"{dtype.name}: {err}") from None
         shape = tensor.get_shape()
         if not _shape_matches(shape, array.shape):
             raise ValueError(f"Cannot feed value of shape {array.shape!r} for Tensor "

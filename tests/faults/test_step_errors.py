@@ -93,3 +93,33 @@ def test_a_queue_runner_failure_reaches_coord_join_with_op_and_site():
     error = info.value
     assert error.op.name == "nan_check" and "bad input" in str(error)
     assert error.op.traceback and error.op.traceback[-1][0].endswith(HERE)
+
+
+def test_bad_feeds_raise_tf1_error_classes_naming_the_tensor():
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [None, 3], name="a")
+        doubled = a * 2.0
+        with tf.Session() as sess:
+            with pytest.raises(ValueError, match="a:0.*could not convert string to float"):
+                sess.run(doubled, {a: [["x", "y", "z"]]})
+            with pytest.raises(TypeError, match="a:0"):
+                sess.run(doubled, {a: [[None, {}, 1.0]]})
+            with pytest.raises(ValueError, match=r"shape \(2, 4\) for Tensor 'a:0'"):
+                sess.run(doubled, {a: np.ones((2, 4))})
+            assert sess.run(doubled, {a: [[1, 2, 3]]}).tolist() == [[2.0, 4.0, 6.0]]
+
+
+def test_an_uninitialized_variable_and_a_huge_allocation_name_their_op():
+    with tf.Graph().as_default():
+        var = tf.Variable(tf.zeros([3]), name="never_initialized")
+        used = var + 1.0
+        huge = tf.zeros(tf.constant([1 << 20, 1 << 20, 1 << 10], tf.int64), name="huge_zeros")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError,
+                               match="uninitialized value never_initialized") as info:
+                sess.run(used)
+            assert info.value.op.name.startswith("never_initialized")
+            with pytest.raises(tf.errors.ResourceExhaustedError) as info:
+                sess.run(huge)
+            assert info.value.op.name == "huge_zeros" and HERE in str(info.value)
+            assert sess.run(tf.constant(2) + 3) == 5  # the process goes on
