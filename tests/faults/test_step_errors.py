@@ -3,6 +3,7 @@ Session.close() cancels a blocked run naming its op, a py_func keeps the Python 
 and message, and a QueueRunner's failure reaches coord.join with the op and its creation site."""
 
 import os
+import signal
 import threading
 import time
 
@@ -123,3 +124,25 @@ def test_an_uninitialized_variable_and_a_huge_allocation_name_their_op():
                 sess.run(huge)
             assert info.value.op.name == "huge_zeros" and HERE in str(info.value)
             assert sess.run(tf.constant(2) + 3) == 5  # the process goes on
+
+
+def test_ctrl_c_during_a_blocked_run_with_queue_runners_interrupts_and_joins_promptly():
+    with tf.Graph().as_default():
+        fed = tf.FIFOQueue(4, tf.float32, shapes=[])
+        runner = tf.train.QueueRunner(fed, [fed.enqueue(tf.random_uniform([]))] * 2)
+        starved = tf.FIFOQueue(2, tf.float32, shapes=[]).dequeue()
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = runner.create_threads(sess, coord=coord, start=True)
+            timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+            start = time.monotonic()
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                sess.run(starved)
+            assert time.monotonic() - start < 1.5
+            coord.request_stop()
+            joined = time.monotonic()
+            coord.join(threads, stop_grace_period_secs=2)
+            assert time.monotonic() - joined < 1.0
+            assert not any(t.is_alive() for t in threads)
+            assert 0 < sess.run(fed.size()) <= 4  # the runners fed the queue, then stopped
