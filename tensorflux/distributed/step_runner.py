@@ -139,6 +139,26 @@ class StepRun:
         return min(self.failures, key=rank)
 
 
+def _naming_the_waited_op(step: StepRun, failure):
+    """The step's deadline, naming the op a task's partition was blocked in (the one it
+    cancelled), as a local step's deadline does."""
+    if not isinstance(failure, errors.DeadlineExceededError) or "[[node" in failure.message:
+        return failure
+    for task, error in step.failures:
+        if isinstance(error, errors.CancelledError) and "[[node" in error.message:
+            start = error.message.index("[[node")
+            end = error.message.find("]]", start)
+            if end < 0:
+                continue
+            named = errors.DeadlineExceededError(
+                None, None, f"{failure.message}\n\t {error.message[start:end + 2]} (waiting "
+                f"on task {task or '?'})")
+            named.__dict__.update({k: v for k, v in failure.__dict__.items()
+                                   if k.startswith("_tfx")})
+            return named
+    return failure
+
+
 def _as_op_error(err, task: str):
     if isinstance(err, errors.OpError):
         return err
@@ -257,4 +277,11 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
         time.sleep(0.002)
     for future in step.futures:
         future.cancel()
-    raise step.root_failure()[1]
+    failure = _naming_the_waited_op(step, step.root_failure()[1])
+    if getattr(failure, "_tfx_unresponsive", False):
+        # The connection's keepalive found the task hung: later steps fail at once.
+        for plan in plans:
+            if plan.task == failure._tfx_task:
+                health.mark_dead(plan.task, plan.client, failure.message)
+                break
+    raise failure

@@ -3,13 +3,22 @@
 Contract:
 - `watch(step)` / `unwatch(step)`: a step running longer than `HEARTBEAT_SECS` has each of
   its remote tasks asked for its status (GetStatus, served on the peer's control lane) every
-  `HEARTBEAT_SECS`, at most one question per task at a time, whatever the number of steps.
-  No answer within `HEARTBEAT_TIMEOUT_SECS` (a hung or unreachable task) fails every watched
-  step that uses the task with UnavailableError naming it, and the task is remembered as
-  dead; an answer with a new incarnation fails the steps planned against the old one with
-  AbortedError. Detection of a hung task thus takes at most about
-  HEARTBEAT_SECS + HEARTBEAT_TIMEOUT_SECS (2 s) after it stops, plus the step's age before
-  its first heartbeat (HEARTBEAT_SECS).
+  `HEARTBEAT_SECS` while no answer came in that time, whatever the number of steps.
+- Two signals tell a hung task from a slow one. The channel's keepalive (HTTP/2 PING every
+  `transport.KEEPALIVE_TIME_MS`, answered by the peer's gRPC core without its Python code)
+  closes the transport of a peer that does not answer one within
+  `transport.KEEPALIVE_TIMEOUT_MS` (stopped, frozen, unreachable): its outstanding questions
+  fail with UnavailableError, the task is declared dead. A refused connection (a dead
+  process) fails at once. A peer whose gRPC core answers pings but whose Python cannot run
+  (heavy CPU load, the GIL held) is only slow: its questions wait up to
+  `HEARTBEAT_TIMEOUT_SECS`; one that times out with a later question answered since it was
+  sent is ignored. Measured at load ~13-20 on 2 cores, a healthy PS took up to 4.3 s to run
+  a GetStatus while its pings were answered.
+- A dead or hung task fails every watched step that uses it with UnavailableError naming it,
+  and is remembered as dead; an answer with a new incarnation fails the steps planned
+  against the old one with AbortedError. Detection of a stopped task takes about
+  HEARTBEAT_SECS + KEEPALIVE_TIME_MS + KEEPALIVE_TIMEOUT_MS (< 3 s) after it stops; of a task
+  whose Python alone is wedged, HEARTBEAT_SECS + HEARTBEAT_TIMEOUT_SECS.
 - `require(task, client)`: raises UnavailableError at once when the task is known dead.
   Dead tasks are asked for their status in the background, continuously (each question
   waits `PROBE_SECS`); one that answers again is revived, and steps run on it again.
@@ -25,9 +34,10 @@ from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import worker_pb2
 
-HEARTBEAT_SECS = 0.5
-HEARTBEAT_TIMEOUT_SECS = 1.5
+HEARTBEAT_SECS = 0.25
+HEARTBEAT_TIMEOUT_SECS = 6.0
 PROBE_SECS = 1.0
+_TICK_SECS = 0.1
 
 
 class TaskHealth:
@@ -36,7 +46,8 @@ class TaskHealth:
     def __init__(self):
         self._steps: dict = {}
         self._lock = threading.Lock()
-        self._probing: dict = {}  # task -> time its outstanding question was sent
+        self._probing: dict = {}  # task -> time its latest outstanding question was sent
+        self._outstanding: dict = {}  # task -> number of questions without an answer yet
         self._answered: dict = {}  # task -> time of its last answer
         self._dead: dict = {}  # task -> (client, since, reason)
         self._thread = None
@@ -102,7 +113,7 @@ class TaskHealth:
                     self._thread.start()
 
     def _loop(self) -> None:
-        while not self._closed.wait(HEARTBEAT_SECS / 5):
+        while not self._closed.wait(_TICK_SECS):
             try:
                 self._tick(time.monotonic())
             except Exception as err:  # noqa: BLE001 - the watch must go on
@@ -121,23 +132,27 @@ class TaskHealth:
         for task, client in due.items():
             dead = task in self._dead
             with self._lock:
-                if task in self._probing:
-                    continue
-                last = self._answered.get(task, 0.0)
+                if dead and self._outstanding.get(task, 0):
+                    continue  # a dead task is asked one question at a time
+                last = max(self._answered.get(task, 0.0), self._probing.get(task, 0.0))
                 if not dead and now - last < HEARTBEAT_SECS:
-                    continue
+                    continue  # a live one once per period without an answer
                 self._probing[task] = now
+                self._outstanding[task] = self._outstanding.get(task, 0) + 1
             timeout = PROBE_SECS if dead else HEARTBEAT_TIMEOUT_SECS
             try:
                 client.call_async("get_status", worker_pb2.GetStatusRequest(), timeout,
-                                  lambda error, response, task=task, client=client:
-                                  self._answer(task, client, error, response))
+                                  lambda error, response, task=task, client=client, sent=now:
+                                  self._answer(task, client, error, response, sent))
             except Exception as err:  # noqa: BLE001 - e.g. a closed client
-                self._answer(task, client, _as_op_error(err), None)
+                self._answer(task, client, _as_op_error(err), None, now)
 
-    def _answer(self, task: str, client, error, response) -> None:
+    def _answer(self, task: str, client, error, response, sent: float = 0.0) -> None:
         with self._lock:
-            self._probing.pop(task, None)
+            self._outstanding[task] = max(0, self._outstanding.get(task, 0) - 1)
+            if not self._outstanding[task]:
+                self._probing.pop(task, None)
+            answered_since = self._answered.get(task, -1.0) >= sent
             if error is None:
                 self._answered[task] = time.monotonic()
         steps = [s for s in list(self._steps.values()) if not s.done.is_set()
@@ -147,6 +162,8 @@ class TaskHealth:
                 return
             if isinstance(error, errors.CancelledError):
                 return
+            if isinstance(error, errors.DeadlineExceededError) and answered_since:
+                return  # a later question was answered: slow, not hung
             self.mark_dead(task, client, f"no heartbeat: {error.message}")
             for step in steps:
                 failure = errors.UnavailableError(

@@ -132,6 +132,7 @@ class _Step(StepCore):
         self.completed: deque = deque()
         self.error = None
         self._outside_cancel = False  # the error is a cancellation from outside the step
+        self._timed_out = False  # the error is the step's deadline: name the op it cancels
 
     # -- driver ----------------------------------------------------------------------------
 
@@ -257,12 +258,15 @@ class _Step(StepCore):
         if self.deadline is not None:
             timeout = self.deadline - time.monotonic()
             if timeout <= 0:
-                self._abort(_deadline_error(self.ctx))
+                if self.error is None:
+                    self._timed_out = True
+                    self._abort(_deadline_error(self.ctx))
                 timeout = 5.0
         try:
             message = self.inbox.get(timeout=timeout)
         except queue.Empty:
             if self.error is None:
+                self._timed_out = True
                 self._abort(_deadline_error(self.ctx))
                 return
             # NOTE: a kernel ignored cancellation for 5 s; give up on it rather than hang.
@@ -286,6 +290,11 @@ class _Step(StepCore):
                 # blocked kernel says ("Dequeue operation was cancelled").
                 self._outside_cancel = False
                 self.error = node_error(item.node, error)
+            elif self._timed_out:
+                # As the deadline cancels the op the step was waiting for, the error names it.
+                self._timed_out = False
+                self.error = node_error(item.node, errors.DeadlineExceededError(
+                    None, None, self.error.message))
             self._abort(node_error(item.node, error))
             self._node_done(item, frame, it)
         elif self.error is None:

@@ -6,6 +6,7 @@ are served by factories that the distributed runtime registers with `register_ta
 
 from __future__ import annotations
 
+import re
 import threading
 
 import numpy as np
@@ -151,8 +152,11 @@ class BaseSession:
             try:
                 array = np.asarray(value, dtype=np_dtype)
             except (TypeError, ValueError) as err:
-                raise TypeError(f"Cannot feed value {value!r} to tensor {tensor.name} of dtype "
-                                f"{dtype.name}: {err}") from None
+                # As TF 1.x (NumPy's conversion error): ValueError for a value that does not
+                # parse ("x" fed as float32), TypeError for one of the wrong kind (None).
+                cls = ValueError if isinstance(err, ValueError) else TypeError
+                raise cls(f"Cannot feed value {value!r} to tensor {tensor.name} of dtype "
+                          f"{dtype.name}: {err}") from None
         shape = tensor.get_shape()
         if not _shape_matches(shape, array.shape):
             raise ValueError(f"Cannot feed value of shape {array.shape!r} for Tensor "
@@ -214,11 +218,15 @@ class BaseSession:
                                                options.output_partition_graphs))
         backend = self._backend
         plan = backend.get_plan(feeds, fetches, targets, traced)
-        if getattr(backend, "fills_metadata", False):
-            raw = backend.run_step(plan, feed_values, options, run_metadata)
-            return _finish_fetches(raw, plan.copy_flags, fetches)
-        trace = StepTrace() if traced and options.trace_level else None
-        raw = backend.run_step(plan, feed_values, options, trace)
+        try:
+            if getattr(backend, "fills_metadata", False):
+                raw = backend.run_step(plan, feed_values, options, run_metadata)
+                return _finish_fetches(raw, plan.copy_flags, fetches)
+            trace = StepTrace() if traced and options.trace_level else None
+            raw = backend.run_step(plan, feed_values, options, trace)
+        except errors.OpError as err:
+            _name_client_op(err, self._graph)
+            raise
         if run_metadata is not None and traced:
             fill_run_metadata(run_metadata, plan, trace, options)
         return _finish_fetches(raw, plan.copy_flags, fetches)
@@ -360,6 +368,28 @@ def _nested_feed_items(feed_dict):
                              f"its value is {got!r}; a nested key needs a value of the same "
                              "structure.")
         stack.extend(reversed(list(zip(key, value))))
+
+
+_REMOTE_NODE = re.compile(r"\[\[node (\S+) \((\w+)\) defined at <unknown>\]\]")
+
+
+def _name_client_op(err, graph) -> None:
+    """A kernel error from another process (a remote task) names its node but not the op:
+    the op is found in the client's graph, and its creation site goes in the message (as
+    TF 1.x's "Caused by op ..., defined at")."""
+    if err.op is not None:
+        return
+    match = _REMOTE_NODE.search(err.message)
+    if match is None:
+        return
+    try:
+        op = graph.get_operation_by_name(match.group(1))
+    except (KeyError, ValueError):
+        return
+    err._op = op
+    err._message = err._message.replace(match.group(0), match.group(0).replace(
+        "defined at <unknown>", f"defined at {op.location}"), 1)
+    err.args = (err._message,)
 
 
 def _finish_fetches(raw, copy_flags, fetches):

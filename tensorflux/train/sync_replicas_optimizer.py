@@ -11,6 +11,12 @@ queue. A worker's train op ends by dequeuing a token (the new global step) into 
 slowest workers are backup workers: their gradients arrive stale and are dropped, and
 nobody waits for them.
 
+A dead worker when `replicas_to_aggregate == total_num_replicas` stalls every step, as in TF
+1.x: the step waits until the worker (restarted) sends its gradients again, which is how a
+cluster recovers. Unlike TF 1.x it does not wait silently: the chief's hook logs a warning
+after `STALL_REPORT_SECS` (and again every `STALL_REPORT_SECS`) saying how many of the
+`replicas_to_aggregate` gradients arrived for the step.
+
     opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1),
                                          replicas_to_aggregate=2, total_num_replicas=3)
     train_op = opt.minimize(loss, global_step=global_step)
@@ -19,6 +25,9 @@ nobody waits for them.
 """
 
 from __future__ import annotations
+
+import threading
+import time
 
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
@@ -30,12 +39,16 @@ from tensorflux.ops.data_flow import accumulators as accumulator_ops
 from tensorflux.ops.data_flow import queues as data_flow_ops
 from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state import variables
+from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2
 from tensorflux.train.optimizer import Optimizer
 from tensorflux.train.queue_runner import QueueRunner
 from tensorflux.train.session_manager import _not_ready
 from tensorflux.train.session_run_hook import SessionRunHook
 
 __all__ = ["SyncReplicasOptimizer"]
+
+STALL_REPORT_SECS = 10.0  # a chief step waiting this long for gradients is reported
 
 
 class SyncReplicasOptimizer(Optimizer):
@@ -199,12 +212,17 @@ class SyncReplicasOptimizer(Optimizer):
 
 
 class _SyncReplicasHook(SessionRunHook):
-    """Runs the local init (and, on the chief, the initial tokens and the chief's runner)."""
+    """Runs the local init (and, on the chief, the initial tokens and the chief's runner); on
+    the chief, reports steps that wait for missing replicas (see the module docstring)."""
 
     def __init__(self, optimizer, is_chief, num_tokens):
         self._optimizer = optimizer
         self._is_chief = is_chief
         self._num_tokens = num_tokens
+        self._session = None
+        self._step_started = None
+        self._closed = threading.Event()
+        self._watch = None
 
     def begin(self):
         opt = self._optimizer
@@ -212,10 +230,15 @@ class _SyncReplicasHook(SessionRunHook):
             raise ValueError("SyncReplicasOptimizer.apply_gradient should be called before "
                              "using the hook.")
         self._ready_op = opt.ready_for_local_init_op
+        self._arrived_op = None
         if self._is_chief:
             self._local_init_op = opt.chief_init_op
             self._runner = opt.get_chief_queue_runner()
             self._init_tokens_op = opt.get_init_tokens_op(self._num_tokens)
+            if opt._accumulators:
+                accum, device = opt._accumulators[0]
+                with graph_mod.get_default_graph().device(device):
+                    self._arrived_op = accum.num_accumulated(name="sync_replicas_arrived")
         else:
             self._local_init_op = opt.local_step_init_op
             self._runner = None
@@ -232,3 +255,45 @@ class _SyncReplicasHook(SessionRunHook):
             session.run(self._init_tokens_op)
         if self._runner is not None:
             self._runner.create_threads(session, coord=coord, daemon=True, start=True)
+        self._session = session
+        if self._arrived_op is not None and self._watch is None:
+            self._watch = threading.Thread(target=self._report_stalls, daemon=True,
+                                           name="sync-replicas-watch")
+            self._watch.start()
+
+    def before_run(self, run_context):
+        self._step_started = time.monotonic()
+
+    def after_run(self, run_context, run_values):
+        self._step_started = None
+
+    def end(self, session):
+        self._closed.set()
+
+    def _report_stalls(self) -> None:
+        reported = None
+        while not self._closed.wait(min(1.0, STALL_REPORT_SECS / 4)):
+            started = self._step_started
+            if started is None:
+                reported = None
+                continue
+            waited = time.monotonic() - started
+            if waited < STALL_REPORT_SECS or (
+                    reported is not None and reported[0] == started
+                    and waited - reported[1] < STALL_REPORT_SECS):
+                continue
+            reported = (started, waited)
+            opt = self._optimizer
+            try:
+                arrived = self._session.run(self._arrived_op, options=config_pb2.RunOptions(
+                    timeout_in_ms=int(1000 * min(5.0, STALL_REPORT_SECS))))
+                arrived = f"{int(arrived)} of {opt._replicas_to_aggregate}"
+            except Exception as err:  # noqa: BLE001 - a report, whatever the session says
+                arrived = f"? of {opt._replicas_to_aggregate} ({type(err).__name__})"
+            logging.warning(
+                f"SyncReplicasOptimizer: the chief's step has waited {waited:.0f}s for "
+                f"gradients; {arrived} replicas' gradients arrived for this step "
+                f"(replicas_to_aggregate={opt._replicas_to_aggregate}, total_num_replicas="
+                f"{opt._total_num_replicas}). A worker is down or stalled: the step goes on "
+                "when it (or its restarted task) sends gradients again. With "
+                "replicas_to_aggregate < total_num_replicas a missing worker is not waited for.")

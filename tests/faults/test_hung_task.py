@@ -14,6 +14,19 @@ import tensorflux as tf
 PS0 = "/job:ps/replica:0/task:0"
 
 
+def _stop(proc):
+    """SIGSTOPs `proc` and returns once the kernel reports it stopped (the signal is
+    delivered asynchronously: a step started at once could still be served)."""
+    proc.send_signal(signal.SIGSTOP)
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        with open(f"/proc/{proc.pid}/stat") as f:
+            if f.read().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                return
+        time.sleep(0.001)
+    raise AssertionError("the process did not stop")
+
+
 @pytest.fixture
 def ps_and_chief():
     spec = make_cluster(ps=1, workers=1)
@@ -103,7 +116,7 @@ def test_hung_ps_fails_a_step_waiting_for_its_pushed_reads(ps_and_chief):
         with tf.Session(chief.target) as sess:
             sess.run(var.initializer)
             assert sess.run(doubled) == 10.0
-            ps.proc.send_signal(signal.SIGSTOP)
+            _stop(ps.proc)
             start = time.monotonic()
             with pytest.raises(tf.errors.UnavailableError) as info:
                 sess.run(doubled)

@@ -23,7 +23,7 @@ import threading
 from tensorflux.distributed.rpc import server_pools
 from tensorflux.distributed.rpc.security import RpcSecurity
 from tensorflux.distributed.rpc.tensor_codec import CHUNK_BYTES, bundle_frames, tensor_frames
-from tensorflux.distributed.rpc.transport import GRPC_OPTIONS
+from tensorflux.distributed.rpc.transport import GRPC_OPTIONS, PING_POLICY_OPTIONS
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import (
@@ -271,7 +271,7 @@ def start_grpc_server(worker, master, address: str, security: RpcSecurity | None
     security = security or RpcSecurity()
     interceptors = [_token_interceptor(security)] if security.token else []
     server = grpc.server(server_pools.ElasticExecutor("tfx-grpc"), interceptors=interceptors,
-                         options=GRPC_OPTIONS + security.grpc_options()
+                         options=GRPC_OPTIONS + PING_POLICY_OPTIONS + security.grpc_options()
                          + [("grpc.so_reuseport", 0)])
     server.add_generic_rpc_handlers((_worker_handler(_worker_servicer(worker)),))
     master_service_pb2_grpc.add_MasterServiceServicer_to_server(_master_servicer(master),

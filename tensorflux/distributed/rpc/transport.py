@@ -55,6 +55,25 @@ GRPC_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 1000),
 ]
+# A worker channel pings its peer (HTTP/2 PING, answered by the peer's gRPC core without its
+# Python code): a peer that does not answer within KEEPALIVE_TIMEOUT_MS (stopped, frozen, cut
+# off) has its transport closed, so its calls fail with UNAVAILABLE within about 2 s, while a
+# peer that is only slow to run Python under CPU load keeps its calls (task_health).
+KEEPALIVE_TIME_MS = 500
+KEEPALIVE_TIMEOUT_MS = 1500
+KEEPALIVE_OPTIONS = [
+    ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.http2.ping_timeout_ms", KEEPALIVE_TIMEOUT_MS),  # the ack timer of each ping
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+# What a server accepts from such clients (its default answers frequent pings with GOAWAY).
+PING_POLICY_OPTIONS = [
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
+    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
+    ("grpc.http2.max_ping_strikes", 0),
+]
 
 
 _TUNED = []
@@ -396,6 +415,12 @@ def _translate(err, task, address, what):
     elif code in _REFUSALS:
         error = _REFUSALS[code](None, None, f"{what} to task {task} at {address} was refused: "
                                 f"{detail}")
+    elif "ping timeout" in str(detail) or "keepalive watchdog" in str(detail):
+        error = errors.UnavailableError(
+            None, None, f"Task {task} at {address} is unavailable: no answer to the "
+            f"connection's keepalive ping (heartbeat) within {KEEPALIVE_TIMEOUT_MS / 1000:.1f}s;"
+            f" the task is hung, stopped or unreachable ({what} failed: {detail})")
+        error._tfx_unresponsive = True  # its master remembers the task as dead (task_health)
     else:
         error = errors.UnavailableError(
             None, None, f"Task {task} at {address} is unavailable ({what} failed: {detail})")
@@ -418,7 +443,8 @@ class GrpcWorkerClient(WorkerClient):
         # RecvTensor streams are read by the thread that waits for them, without a hand-off
         # from gRPC's channel thread for every frame.
         self._channel = security_mod.open_channel(
-            address, security, GRPC_OPTIONS + [(ChannelOptions.SingleThreadedUnaryStream, 1)])
+            address, security, GRPC_OPTIONS + KEEPALIVE_OPTIONS
+            + [(ChannelOptions.SingleThreadedUnaryStream, 1)])
         self._stub = worker_service_pb2_grpc.WorkerServiceStub(self._channel)
         # Raw frames: the payload never goes through protobuf (see tensor_codec).
         self._recv = self._channel.unary_stream(
