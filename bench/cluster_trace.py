@@ -9,6 +9,12 @@ runtime (times and CPU only).
 
     python bench/cluster_trace.py [--steps 50] [--rounds 1] [--backend tensorflux,tensorflow]
 
+A backend written `tensorflux+NAME=VALUE` runs its tasks with that environment setting, so
+`--backend tensorflux+X=0,tensorflux+X=1` compares two paths round by round.
+
+Each process also counts its threads' voluntary context switches per step (wake-ups);
+TRACE_WAKEUPS=1 prints them by thread name on stderr.
+
 TRACE_THREADS=N pins each tensorflux task's thread budget to N cores (as `tensorflux cluster`
 does with `--threads`), to compare with each task sizing itself from its affinity.
 """
@@ -77,20 +83,47 @@ def _threads_of(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
+def _switches_by_thread(pid: int) -> dict:
+    """Voluntary context switches (a thread blocking: each wake-up) of the live threads, by
+    thread name (the names of this process's Python threads; `pid` must be this process)."""
+    names = {t.native_id: t.name.split("_")[0].rstrip("0123456789-") for t in threading.enumerate()}
+    found: collections.Counter = collections.Counter()
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as status:
+                for line in status:
+                    if line.startswith("voluntary_ctxt_switches"):
+                        found[names.get(int(tid), "native")] += int(line.split()[1])
+        except OSError:
+            pass
+    return found
+
+
+def _switches_of(pid: int) -> int:
+    return sum(_switches_by_thread(pid).values())
+
+
 def ps_main(backend: str) -> None:
     tf = _tf(backend)
     server = tf.train.Server(tf.train.ClusterSpec(json.loads(os.environ["TFX_CLUSTER"])),
                              job_name="ps", task_index=0)
     print(f"{MARK} serving", flush=True)
+    marked: dict = {}
     for line in sys.stdin:  # "mark" / "report"
         if line.strip() == "mark":
             with _COUNT_LOCK:
                 COUNTS.clear()
-            print(f"{MARK} cpu {time.process_time()}", flush=True)
+            marked = _switches_by_thread(os.getpid())
+            print(f"{MARK} cpu {time.process_time()} {_switches_of(os.getpid())}", flush=True)
         else:
             with _COUNT_LOCK:
                 counts = dict(COUNTS)
+            if os.environ.get("TRACE_WAKEUPS"):
+                now = _switches_by_thread(os.getpid())
+                print("ps wake-ups by thread (total):",
+                      {k: v - marked.get(k, 0) for k, v in now.items()}, file=sys.stderr)
             print(f"{MARK} report {time.process_time()} {_threads_of(os.getpid())} "
+                  f"{_switches_of(os.getpid())} "
                   f"{json.dumps(counts)}", flush=True)
     del server
 
@@ -134,15 +167,22 @@ def worker_main(backend: str, steps: int) -> None:
             COUNTS.clear()
         walls = []
         cpu0 = time.process_time()
+        switches0 = _switches_by_thread(os.getpid())
         for _ in range(steps):
             start = time.perf_counter()
             sess.run(train, feed)
             walls.append(time.perf_counter() - start)
         cpu = time.process_time() - cpu0
+        switches1 = _switches_by_thread(os.getpid())
+        switches = sum(switches1.values()) - sum(switches0.values())
+        if os.environ.get("TRACE_WAKEUPS"):
+            print("wake-ups/step by thread:", {k: round((v - switches0.get(k, 0)) / steps, 1)
+                                               for k, v in switches1.items()}, file=sys.stderr)
+        switches /= steps
         with _COUNT_LOCK:
             counts = dict(COUNTS)
         print(f"{MARK} done {statistics.median(walls)} {min(walls)} {cpu / steps} "
-              f"{_threads_of(os.getpid())} {json.dumps(counts)}", flush=True)
+              f"{_threads_of(os.getpid())} {switches} {json.dumps(counts)}", flush=True)
         sys.stdin.readline()
 
 
@@ -161,10 +201,13 @@ def _expect(proc, word):
             return line.split()[2:]
 
 
-def run(backend: str, steps: int) -> dict:
+def run(variant: str, steps: int) -> dict:
+    # "tensorflux+NAME=VALUE+..." runs the backend with those environment settings (A/B).
+    backend, *settings = variant.split("+")
     cluster = {"ps": [f"localhost:{_free_port()}"],
                "worker": [f"localhost:{_free_port()}" for _ in range(2)]}
     env = dict(os.environ, TFX_CLUSTER=json.dumps(cluster), TF_CPP_MIN_LOG_LEVEL="3")
+    env.update(setting.split("=", 1) for setting in settings)
     script = os.path.abspath(__file__)
     popen = dict(env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     ps = subprocess.Popen([sys.executable, script, "--role", "ps", "--backend", backend],
@@ -180,7 +223,7 @@ def run(backend: str, steps: int) -> dict:
             _expect(w, "ready")
         ps.stdin.write("mark\n")
         ps.stdin.flush()
-        ps_cpu0 = float(_expect(ps, "cpu")[0])
+        ps_cpu0, ps_switches0 = (float(v) for v in _expect(ps, "cpu"))
         for w in workers:
             w.stdin.write("go\n")
             w.stdin.flush()
@@ -202,10 +245,12 @@ def run(backend: str, steps: int) -> dict:
         "min_ms": min(float(d[1]) for d in done) * 1e3,
         "worker_cpu_ms": statistics.median(float(d[2]) for d in done) * 1e3,
         "worker_threads": [int(d[3]) for d in done],
-        "worker_rpcs": [json.loads(" ".join(d[4:])) for d in done],
+        "worker_switches": statistics.median(float(d[4]) for d in done),
+        "worker_rpcs": [json.loads(" ".join(d[5:])) for d in done],
         "ps_cpu_ms": (float(report[0]) - ps_cpu0) / (2 * steps) * 1e3,
         "ps_threads": int(report[1]),
-        "ps_rpcs": json.loads(" ".join(report[2:])),
+        "ps_switches": (float(report[2]) - ps_switches0) / (2 * steps),
+        "ps_rpcs": json.loads(" ".join(report[3:])),
     }
 
 
@@ -231,10 +276,12 @@ def main() -> None:
                 "ps": {k: round(v / steps, 2) for k, v in result["ps_rpcs"].items()},
                 "workers": {k: round(sum(r.get(k, 0) for r in result["worker_rpcs"]) / steps, 2)
                             for r in result["worker_rpcs"] for k in r}}
-            print(f"{backend:<11} wall {result['wall_ms']:6.2f} ms (min {result['min_ms']:6.2f})"
+            print(f"{backend}\n{'':<11} wall {result['wall_ms']:6.2f} ms "
+                  f"(min {result['min_ms']:6.2f})"
                   f"  worker cpu {result['worker_cpu_ms']:6.2f} ms  ps cpu "
                   f"{result['ps_cpu_ms']:6.2f} ms/step  threads ps {result['ps_threads']} "
-                  f"workers {result['worker_threads']}")
+                  f"workers {result['worker_threads']}  wake-ups/step worker "
+                  f"{result['worker_switches']:.1f} ps {result['ps_switches']:.1f}")
             if backend != "tensorflow":
                 print(f"{'':<11} RPCs served per cluster step: {per_step}")
 

@@ -55,11 +55,20 @@ class RemoteRendezvous(LocalRendezvous):
         with self._lock:
             self._pushed = set(self._pushed) | set(keys)
 
-    def prefetch(self, source_task: str, keys) -> None:
+    def expects_any(self, keys) -> bool:
+        """Whether any of `keys` is pushed by the master (`expect_pushes`)."""
+        pushed = self._pushed
+        return bool(pushed) and any(key in pushed for key in keys)
+
+    def prefetch(self, source_task: str, keys, readers=None, timeout=None) -> None:
         """Starts receiving `keys` (sent by `source_task`) in one streaming call, before any
         receive asks for them: each lands in this rendezvous as it arrives, and a receive of
         it waits locally. Keys the master pushes (`expect_pushes`) are left out. A failed
-        transfer (or a stale sender incarnation) aborts the step, as a failed receive does."""
+        transfer (or a stale sender incarnation) aborts the step, as a failed receive does.
+
+        With `readers` (a list), the transfer is not read on a pool thread: the function
+        that reads it (returning once it is over) is appended for the caller to run, and
+        `timeout` (seconds, or None) bounds the call (`receive_first`)."""
         with self._lock:
             if self._error is not None:
                 return
@@ -92,12 +101,38 @@ class RemoteRendezvous(LocalRendezvous):
                     f"failed: {error}")
             self.abort(error)
 
-        handle = client.recv_tensors_async(self.step_id, keys, arrived, failed)
+        if readers is None:
+            handle = client.recv_tensors_async(self.step_id, keys, arrived, failed)
+        else:
+            handle = client.recv_tensors_async(self.step_id, keys, arrived, failed,
+                                               readers.append, timeout)
         with self._calls_lock:
             if self._error is None:
                 self._calls.append(handle)
                 return
         handle.cancel()
+
+    def take_received(self, keys):
+        """The values of `keys` (all received: `prefetch` readers ran), taken out of the
+        rendezvous; None (and they stay) if any is dead.
+
+        Raises:
+            OpError: the step's failure (a failed transfer aborted it), or InternalError if
+                a key is missing.
+        """
+        with self._lock:
+            if self._error is not None:
+                raise self._error
+            values = self._values
+            items = [values.get(key) for key in keys]
+            for key, item in zip(keys, items):
+                if item is None:
+                    raise errors.InternalError(None, None, f"{key} was not received")
+                if item[1]:
+                    return None
+            for key in keys:
+                del values[key]
+        return [item[0] for item in items]
 
     def pull_instead(self, key: str) -> None:
         """`key` will not be pushed: a receive waiting for it (or a later one) pulls it."""

@@ -4,14 +4,18 @@ Contract: `register_graph` builds the executors of the task's partitions once an
 handle; `run_graph` runs every partition of that handle concurrently for one step, feeding
 `_Arg` nodes from the request and returning the inputs of `_Retval` nodes (and, over RPC, the
 step's sends named in `recv_key`: `_push_sends`); `recv_tensor`
-serves another task's `_Recv` from this task's step rendezvous. Resources (variables, queues)
-live in the task's devices and are shared by every session until their container is reset.
+serves another task's `_Recv` from this task's step rendezvous. A partition that qualifies
+(`receive_first`) runs in the RunGraph's own thread: what needs no remote input, then its
+transfers read by that thread, then the rest, with no executor hand-offs. Resources
+(variables, queues) live in the task's devices and are shared by every session until their
+container is reset.
 Methods take and return protobuf messages, so the gRPC and in-process transports share them.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import threading
 import time
@@ -19,6 +23,7 @@ import time
 import numpy as np
 
 from tensorflux.distributed import status as status_mod
+from tensorflux.distributed.receive_first import plan_receive_first
 from tensorflux.distributed.rendezvous_mgr import RendezvousMgr, task_of
 from tensorflux.distributed.rpc.tensor_codec import RECEIVE_BUFFERS, decode_tensor, encode_tensor
 from tensorflux.framework import errors
@@ -39,18 +44,25 @@ PULL_BYTES = 1 << 20
 ABORTED_MEMORY_SECS = 120.0
 # Receives from other tasks are asked for at once, per source task (RemoteRendezvous.prefetch).
 PREFETCH = True
+# A partition whose sends that need remote inputs need all of them runs in the step's thread
+# as head, receives, body (`receive_first`); TFX_RECEIVE_FIRST=0 turns it off, =nohead keeps
+# it to partitions in which every node depends on some remote input (no head).
+RECEIVE_FIRST = os.environ.get("TFX_RECEIVE_FIRST", "1") != "0"
+RECEIVE_FIRST_HEAD = os.environ.get("TFX_RECEIVE_FIRST", "1") != "nohead"
 
 
 class _Registered:
     """The executors of one registered graph."""
 
-    def __init__(self, partitions, fetch_map, copy_flags, prefetch=()):
+    def __init__(self, partitions, fetch_map, copy_flags, prefetch=(), receive_first=None):
         self.partitions = partitions  # [(device, runner, fast)]
         # The step's fetch index -> (partition, position); a task holds some of the fetches.
         self.fetch_map = fetch_map
         self.copy_flags = copy_flags  # fetch index -> may alias state (copy before returning)
         # [(source task, keys)]: what each step receives from other tasks, asked for at once.
         self.prefetch = prefetch
+        # The single partition's ReceiveFirst form, or None.
+        self.receive_first = receive_first
 
 
 def _prefetch_keys(nodes, task: str) -> list:
@@ -142,6 +154,8 @@ class Worker:
         fetch_points = {int(r.attrs["index"]): r.inputs[0] for r in retvals}
         partitions = []
         fetch_map = {}
+        receive_first = None
+        cache = self._kernel_cache.setdefault(session_handle, {})
         for device_name, part_nodes in sorted(groups.items()):
             device = self._by_name[device_name]
             member = {id(n) for n in part_nodes}
@@ -150,13 +164,15 @@ class Worker:
                 if id(node) in member:
                     fetch_map[index] = (len(partitions), len(local))
                     local.append((node, idx))
-            cache = self._kernel_cache.setdefault(session_handle, {})
             plan = Plan(part_nodes, device, local, cache)
             fast = eligible(plan)
             partitions.append((device, FastPath(plan) if fast else Executor(plan), fast))
+            if len(groups) == 1 and not fast and PREFETCH and RECEIVE_FIRST:
+                receive_first = plan_receive_first(part_nodes, self.task, device, local, cache,
+                                                   RECEIVE_FIRST_HEAD)
         copy_flags = {i: _may_alias_state(*point) for i, point in fetch_points.items()}
         prefetch = _prefetch_keys(nodes, self.task) if PREFETCH else []
-        return _Registered(partitions, fetch_map, copy_flags, prefetch)
+        return _Registered(partitions, fetch_map, copy_flags, prefetch, receive_first)
 
     def deregister_graph(self, request):
         with self._lock:
@@ -219,8 +235,13 @@ class Worker:
             feeds = {int(t.name): decode_tensor(t.tensor) for t in request.send}
         refresh_thread_budget()
         rendezvous = self.rendezvous.find_or_create(step_id)
+        first = registered.receive_first
+        readers = None
+        if first is not None and not rendezvous.expects_any(first.keys):
+            readers = []  # read by this thread (`_receive_then_run`), not on a pool thread
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         for source, keys in registered.prefetch:
-            rendezvous.prefetch(source, keys)
+            rendezvous.prefetch(source, keys, readers, timeout)
         cancellation = CancellationManager()
         with self._lock:
             self._active[step_id] = (cancellation, rendezvous)
@@ -235,8 +256,12 @@ class Worker:
             if not call.add_callback(call_ended):
                 call_ended()
         try:
-            results = self._run_partitions(registered, feeds, step_id, rendezvous, cancellation,
-                                           deadline)
+            if readers is not None:
+                results = self._receive_then_run(registered, readers, feeds, step_id,
+                                                 rendezvous, cancellation, deadline)
+            else:
+                results = self._run_partitions(registered, feeds, step_id, rendezvous,
+                                               cancellation, deadline)
             for index, (partition, position) in registered.fetch_map.items():
                 value = results[partition][position]
                 if value is DEAD:
@@ -258,6 +283,21 @@ class Worker:
                 self._active.pop(step_id, None)
             self.rendezvous.step_finished(step_id)
         return response
+
+    def _receive_then_run(self, registered, readers, feeds, step_id, rendezvous,
+                          cancellation, deadline):
+        """Runs a receive-first partition in this thread: its head, its transfers read here,
+        then its body (`receive_first`)."""
+        ctx = StepContext(step_id, registered.partitions[0][0], rendezvous, cancellation, None,
+                          None)
+        try:
+            values = registered.receive_first.run(ctx, feeds, readers, rendezvous, deadline,
+                                                  self._pool.submit)
+        except BaseException as err:
+            cancellation.start_cancel(err)
+            rendezvous.abort(err)
+            raise
+        return [values]
 
     def _run_partitions(self, registered, feeds, step_id, rendezvous, cancellation, deadline):
         partitions = registered.partitions

@@ -201,14 +201,16 @@ class RecvTensorResponse(_message.Message):
     def __init__(self, tensor: _Optional[_Union[_tensor_pb2.TensorProto, _Mapping]] = ..., chunk: _Optional[bytes] = ..., is_dead: _Optional[bool] = ..., send_start_micros: _Optional[int] = ..., sender_incarnation: _Optional[int] = ..., total_bytes: _Optional[int] = ..., key_index: _Optional[int] = ...) -> None: ...
 
 class RecvTensorsRequest(_message.Message):
-    __slots__ = ("step_id", "rendezvous_key", "request_id")
+    __slots__ = ("step_id", "rendezvous_key", "request_id", "whole")
     STEP_ID_FIELD_NUMBER: _ClassVar[int]
     RENDEZVOUS_KEY_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    WHOLE_FIELD_NUMBER: _ClassVar[int]
     step_id: int
     rendezvous_key: _containers.RepeatedScalarFieldContainer[str]
     request_id: int
-    def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[_Iterable[str]] = ..., request_id: _Optional[int] = ...) -> None: ...
+    whole: bool
+    def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[_Iterable[str]] = ..., request_id: _Optional[int] = ..., whole: _Optional[bool] = ...) -> None: ...
 
 class RecvTensorsResponse(_message.Message):
     __slots__ = ("frame",)

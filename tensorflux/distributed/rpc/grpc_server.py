@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import queue
 import threading
+import time
 
 from tensorflux.distributed.rpc import server_pools
 from tensorflux.distributed.rpc.security import RpcSecurity
@@ -32,6 +33,9 @@ from tensorflux.protos import (
     worker_service_pb2,
     worker_service_pb2_grpc,
 )
+
+# A RecvTensors asked for `whole` sends what it has this long after its first tensor came.
+WHOLE_WAIT_SECS = 0.1
 
 
 def _status_code(err):
@@ -149,11 +153,26 @@ def _worker_servicer(worker):
             except Exception as err:  # noqa: BLE001 - a malformed request: a typed status
                 context.abort(_status_code(err), f"RecvTensors: {type(err).__name__}: {err}")
             left = len(keys)
+            whole_until = None
             while left:
-                # One message holds every tensor sent since the last one.
+                # One message holds every tensor sent since the last one (all of them, when
+                # the receiver asked for the whole set at once, unless some take longer than
+                # WHOLE_WAIT_SECS after the first: the rest then go as they come).
                 items = [arrived.get()]
-                while len(items) < left and not arrived.empty():
-                    items.append(arrived.get())
+                if request.whole and whole_until is None:
+                    whole_until = time.monotonic() + WHOLE_WAIT_SECS
+                # The receiver going away (None) or a failure is answered at once.
+                while len(items) < left and items[-1] is not None and items[-1][1] is None:
+                    wait = whole_until - time.monotonic() if whole_until is not None else 0
+                    if wait > 0:
+                        try:
+                            items.append(arrived.get(timeout=wait))
+                        except queue.Empty:
+                            break
+                    elif not arrived.empty():
+                        items.append(arrived.get())
+                    else:
+                        break
                 frames, size = [], 0
                 for item in items:
                     if item is None:

@@ -16,7 +16,8 @@ client implements `WorkerClient`, so callers never ask which transport they hold
 - `recv_tensor_async(step_id, key, done)`: starts a transfer and calls
   `done(error, value, is_dead, sender_incarnation)` once; returns a handle with `cancel()`.
 
-gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads. A RunGraph is
+gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads, or on the
+caller's thread when it waits for all of them anyway (`recv_tensors_async`'s `wait`). A RunGraph is
 read as a one-message stream by the thread that waits for it (a reusable one, or the step's
 own thread: `wait`), so no gRPC channel thread is started per step; GetStatus and Abort use
 gRPC futures. Channels retry a lost connection within about a second, so a restarted task is
@@ -191,7 +192,7 @@ class _Handle:
 class _Streams:
     """The pending tensors of a `recv_tensors_async`: each delivered once, or one failure."""
 
-    __slots__ = ("_lock", "_left", "_arrived", "_failed", "handles", "call")
+    __slots__ = ("_lock", "_left", "_arrived", "_failed", "handles", "call", "_over")
 
     def __init__(self, count: int, arrived, failed):
         self._lock = threading.Lock()
@@ -200,6 +201,7 @@ class _Streams:
         self._failed = failed
         self.handles: list = []  # per-key transfers (one RecvTensor each), or
         self.call = None  # the RecvTensors call
+        self._over = None  # an Event set once everything arrived or it failed (`wait`)
 
     def deliver(self, index, value, is_dead, incarnation) -> None:
         with self._lock:
@@ -207,9 +209,12 @@ class _Streams:
             if arrived is None:
                 return
             self._left -= 1
-            if self._left == 0:
+            last = self._left == 0
+            if last:
                 self._arrived = self._failed = None
         arrived(index, value, is_dead, incarnation)
+        if last and self._over is not None:
+            self._over.set()
 
     def fail(self, error) -> bool:
         """Reports `error` unless everything arrived or a failure was reported already."""
@@ -219,9 +224,27 @@ class _Streams:
         if failed is None:
             return False
         failed(error)
+        if self._over is not None:
+            self._over.set()
         for handle in self.handles:
             handle.cancel()
         return True
+
+    def waiter(self, timeout):
+        """A function that waits (at most `timeout` seconds, None: no bound) until every
+        tensor arrived or the transfer failed; past `timeout` it fails the transfer with
+        DeadlineExceededError."""
+        self._over = threading.Event()
+        with self._lock:
+            if self._arrived is None:
+                self._over.set()
+
+        def wait():
+            if not self._over.wait(timeout):
+                self.fail(errors.DeadlineExceededError(
+                    None, None, f"Timed out receiving {len(self.handles)} tensors"))
+
+        return wait
 
     def cancel(self) -> None:
         if self.fail(errors.CancelledError(None, None, "transfer cancelled")) and \
@@ -297,7 +320,8 @@ class WorkerClient(abc.ABC):
     def recv_tensor_async(self, step_id: int, key: str, done):
         ...
 
-    def recv_tensors_async(self, step_id: int, keys, arrived, failed):
+    def recv_tensors_async(self, step_id: int, keys, arrived, failed, wait=None,
+                           timeout=None):
         """Starts receiving several tensors of a step from this task (RecvTensors).
 
         Calls `arrived(index, value, is_dead, incarnation)` for each of `keys` as it comes
@@ -305,6 +329,10 @@ class WorkerClient(abc.ABC):
         nothing more is called after that. Returns a handle whose `cancel()` ends the
         transfer (`failed` with CancelledError unless everything arrived). Here: one
         RecvTensor per key (transports with a batched call override it).
+
+        `wait`: None, or a function given the function that blocks until the transfer is
+        over (everything arrived, or `failed` was called), for the caller to run in its own
+        thread (`receive_first`); `timeout` then bounds it (DeadlineExceededError).
         """
         stream = _Streams(len(keys), arrived, failed)
 
@@ -314,6 +342,8 @@ class WorkerClient(abc.ABC):
             else:
                 stream.deliver(index, value, is_dead, incarnation)
 
+        if wait is not None:
+            wait(stream.waiter(timeout))
         for index, key in enumerate(keys):
             stream.handles.append(self.recv_tensor_async(
                 step_id, key, lambda *outcome, index=index: one(index, *outcome)))
@@ -612,14 +642,18 @@ class GrpcWorkerClient(WorkerClient):
         _PULLS.submit(pull)
         return handle
 
-    def recv_tensors_async(self, step_id: int, keys, arrived, failed):
-        """One streaming RecvTensors call for all `keys`, read on a pool thread (see
-        `WorkerClient.recv_tensors_async`)."""
+    def recv_tensors_async(self, step_id: int, keys, arrived, failed, wait=None,
+                           timeout=None):
+        """One streaming RecvTensors call for all `keys`, read on a pool thread or by the
+        caller (`wait`; see `WorkerClient.recv_tensors_async`)."""
         import grpc
 
         stream = _Streams(len(keys), arrived, failed)
-        request = worker_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys)
-        call = stream.call = self._recv_many(request, metadata=self._metadata)
+        # A caller that reads the transfer itself waits for all of it: one message.
+        request = worker_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys,
+                                                whole=wait is not None)
+        call = stream.call = self._recv_many(request, timeout=timeout,
+                                             metadata=self._metadata)
 
         def pull():
             try:
@@ -634,7 +668,7 @@ class GrpcWorkerClient(WorkerClient):
                 stream.fail(err)
                 call.cancel()
 
-        _PULLS.submit(pull)
+        (wait or _PULLS.submit)(pull)
         return stream
 
     def close(self) -> None:
