@@ -47,7 +47,8 @@ def relu_grad(g: np.ndarray, f: np.ndarray) -> np.ndarray:
                          f"{list(g.shape)} and {list(f.shape)}")
     out = np.empty(g.shape, dtype=g.dtype)
     kind = g.dtype.type
-    _relu_grad(np.ascontiguousarray(g).reshape(-1), np.ascontiguousarray(f).reshape(-1),
+    kernel = _relu_grad_held if jit_mod.holds_gil(g.size) else _relu_grad
+    kernel(np.ascontiguousarray(g).reshape(-1), np.ascontiguousarray(f).reshape(-1),
                kind(1), kind(0), out.reshape(-1))
     return out
 
@@ -77,12 +78,14 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 def sigmoid_grad(y: np.ndarray, dy: np.ndarray) -> np.ndarray:
     """SigmoidGrad `(dy * y) * (1 - y)` for `supports(dy, y)` operands."""
-    return _binary(_sigmoid_grad, y, dy, "SigmoidGrad")
+    return _binary(_sigmoid_grad_held if jit_mod.holds_gil(y.size) else _sigmoid_grad, y, dy,
+                   "SigmoidGrad")
 
 
 def tanh_grad(y: np.ndarray, dy: np.ndarray) -> np.ndarray:
     """TanhGrad `dy * (1 - y * y)` for `supports(dy, y)` operands."""
-    return _binary(_tanh_grad, y, dy, "TanhGrad")
+    return _binary(_tanh_grad_held if jit_mod.holds_gil(y.size) else _tanh_grad, y, dy,
+                   "TanhGrad")
 
 
 def _binary(loop, y, dy, what):
@@ -118,3 +121,20 @@ def _tanh_grad(y, dy, one, out):
 def _relu_grad(g, f, one, zero, out):
     for i in range(g.shape[0]):
         out[i] = g[i] * (one if f[i] > 0 else zero)
+
+
+# Twins keeping the GIL for small operands (`jit.holds_gil`): the same loops.
+
+@jit_mod.jit(nogil=False)
+def _relu_grad_held(g, f, one, zero, out):
+    _relu_grad(g, f, one, zero, out)
+
+
+@jit_mod.jit(nogil=False)
+def _sigmoid_grad_held(y, dy, one, out):
+    _sigmoid_grad(y, dy, one, out)
+
+
+@jit_mod.jit(nogil=False)
+def _tanh_grad_held(y, dy, one, out):
+    _tanh_grad(y, dy, one, out)

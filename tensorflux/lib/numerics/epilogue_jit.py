@@ -43,7 +43,8 @@ def bias_activation(y: np.ndarray, bias: np.ndarray, activation=None) -> None:
     bias = np.ascontiguousarray(bias, dtype=y.dtype)
     code = ACTIVATIONS[activation]
     if y.size < SPLIT_ELEMENTS or intra_op.elementwise_splits() <= 1:
-        _bias_activation(rows, bias, code)
+        (_bias_activation_held if jit_mod.holds_gil(y.size) else _bias_activation)(rows, bias,
+                                                                                   code)
         return
     # Row ranges on the intra-op threads (the same arithmetic per element).
     ranges = intra_op.balanced_parts(rows.shape[0], intra_op.elementwise_splits() *
@@ -68,3 +69,9 @@ def _bias_activation(y, bias, code):
             for k in range(c):
                 v = row[k] + bias[k]
                 row[k] = v if v != v else min(max(v, 0), 6)
+
+
+@jit_mod.jit(nogil=False)
+def _bias_activation_held(y, bias, code):
+    """`_bias_activation` keeping the GIL, for small products (`jit.holds_gil`)."""
+    _bias_activation(y, bias, code)

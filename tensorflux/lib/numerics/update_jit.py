@@ -38,14 +38,16 @@ def supports(var: np.ndarray, *others: np.ndarray) -> bool:
 
 def gradient_descent(var: np.ndarray, alpha, delta: np.ndarray) -> None:
     """`var -= alpha * delta` in place (ApplyGradientDescent)."""
-    _gradient_descent(var.reshape(-1), var.dtype.type(alpha), delta.reshape(-1))
+    kernel = _gradient_descent_held if jit_mod.holds_gil(var.size) else _gradient_descent
+    kernel(var.reshape(-1), var.dtype.type(alpha), delta.reshape(-1))
 
 
 def momentum(var: np.ndarray, accum: np.ndarray, lr, grad: np.ndarray, mu,
              use_nesterov: bool) -> None:
     """ApplyMomentum in place: `accum = accum * mu + grad`, then the variable step."""
     kind = var.dtype.type
-    _momentum(var.reshape(-1), accum.reshape(-1), kind(lr), grad.reshape(-1), kind(mu),
+    kernel = _momentum_held if jit_mod.holds_gil(var.size) else _momentum
+    kernel(var.reshape(-1), accum.reshape(-1), kind(lr), grad.reshape(-1), kind(mu),
               bool(use_nesterov))
 
 
@@ -54,7 +56,8 @@ def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, lr_t, beta1, beta2, epsi
     """ApplyAdam in place, given the bias-corrected step size `lr_t`."""
     kind = var.dtype.type
     one = kind(1)
-    _adam(var.reshape(-1), m.reshape(-1), v.reshape(-1), kind(lr_t), kind(beta1),
+    kernel = _adam_held if jit_mod.holds_gil(var.size) else _adam
+    kernel(var.reshape(-1), m.reshape(-1), v.reshape(-1), kind(lr_t), kind(beta1),
           kind(one - kind(beta1)), kind(one - kind(beta2)), kind(epsilon), grad.reshape(-1),
           bool(use_nesterov))
 
@@ -90,3 +93,21 @@ def _adam(var, m, v, lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon, gra
         else:
             step = lr_t * mi
         var[i] = var[i] - step / (np.sqrt(vi) + epsilon)
+
+
+# Twins keeping the GIL for small variables (`jit.holds_gil`): the same loops.
+
+@jit_mod.jit(nogil=False)
+def _gradient_descent_held(var, alpha, delta):
+    _gradient_descent(var, alpha, delta)
+
+
+@jit_mod.jit(nogil=False)
+def _momentum_held(var, accum, lr, grad, mu, nesterov):
+    _momentum(var, accum, lr, grad, mu, nesterov)
+
+
+@jit_mod.jit(nogil=False)
+def _adam_held(var, m, v, lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon, grad,
+               nesterov):
+    _adam(var, m, v, lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon, grad, nesterov)

@@ -13,7 +13,9 @@ the GIL for the fill; for the tiny draws of per-example preprocessing (a scalar,
 that GIL round trip is a thread handoff per draw, and a thread that waits for the GIL inside the
 fill holds the lock the other threads then queue on. Draws of at most `_SMALL` values are made
 one value at a time through NumPy's scalar path, which keeps the GIL (its lock is then never
-contended): the same values, in the same order, as one array draw of the stream.
+contended): the same values, in the same order, as one array draw of the stream. Uniform draws
+(RandomUniform, RandomUniformInt) go through a `BufferedStream`: small draws are served from a
+block of the stream drawn at once (the same values again; `buffered_stream.py`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import Dimension, TensorShape
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.random.buffered_stream import BufferedStream
 from tensorflux.ops.random.seed import get_seed
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
@@ -127,15 +130,17 @@ def _random_uniform_kernel(seed, seed2, dtype):
     out_type = np.dtype(dtype.as_numpy_dtype)
     if out_type == np.float16:
         # NOTE: casting a float32 draw could round up to 1.0; draw the 10 mantissa bits instead.
+        bit_stream = BufferedStream(rng, rng.integers, np.int32)
+
         def uniform_half(shape):
-            bits = _draw(rng.integers, _dims(shape), np.int32, 0, 1 << 10)
+            bits = bit_stream.take(_dims(shape), 0, 1 << 10)
             return (bits * np.float32(2.0**-10)).astype(np.float16)
 
         return uniform_half
-    work = _work_dtype(dtype)
+    stream = BufferedStream(rng, rng.random, _work_dtype(dtype))
 
     def uniform(shape):
-        return _draw(rng.random, _dims(shape), work)
+        return stream.take(_dims(shape))
 
     return uniform
 
@@ -157,7 +162,7 @@ def _random_uniform_int_shape(shape, minval, maxval):
 @RandomUniformInt.kernel(factory=True)
 def _random_uniform_int_kernel(seed, seed2, Tout):
     rng = _generator(seed, seed2)
-    out_type = Tout.as_numpy_dtype
+    stream = BufferedStream(rng, rng.integers, Tout.as_numpy_dtype)
 
     def uniform_int(shape, minval, maxval):
         dims = _dims(shape)
@@ -169,7 +174,7 @@ def _random_uniform_int_kernel(seed, seed2, Tout):
         if low >= high:
             raise errors.InvalidArgumentError(
                 None, None, f"Need minval < maxval, got {low} >= {high}")
-        return _draw(rng.integers, dims, out_type, low, high)
+        return stream.take(dims, low, high)
 
     return uniform_int
 
