@@ -70,6 +70,10 @@ HELPER_MODULES = {
     "data_flow/step_resources.py": "per-step resource containers (TensorArrays, stacks)",
     "data_flow/hang_watch.py": "blocked-dequeue diagnostics called by the queue resource",
     "io/reader_resource.py": "the reader resources the reader kernels share",
+    "random/buffered_stream.py": "block draws the stateful random kernels hand out in order",
+    # statistics and collections over ops defined elsewhere
+    "flops_registry.py": "the flops statistic of the standard ops (tf.profiler sums them)",
+    "state/resources.py": "tf.initialize_resources and the resource collections",
     # public composites built from other ops
     "math/clip.py": "tf.clip_by_* composites",
     "nn/functions.py": "tf.nn composites built from other ops",
