@@ -198,3 +198,24 @@ def test_errors(tmp_path):
                             embedding_lr_multipliers={"a": 0.1})
     with pytest.raises(ValueError, match="Missing loss"):
         learn.ModelFnOps(learn.ModeKeys.TRAIN, predictions={})
+
+
+def test_metric_spec_prediction_key_classes_and_constant_input_fn_predicts_once(tmp_path):
+    x, y = _blobs(30, seed=2)
+    clf = learn.DNNClassifier([4], [layers.real_valued_column("", 2)], n_classes=3,
+                              model_dir=str(tmp_path))
+    clf.fit(x=x, y=y, steps=3)
+    spec = learn.MetricSpec(tf.contrib.metrics.streaming_accuracy,
+                            prediction_key=learn.PredictionKey.CLASSES)
+    results = clf.evaluate(x=x, y=y, metrics={"my_accuracy": spec,
+                                              "plain": tf.contrib.metrics.streaming_accuracy})
+    classes = clf.predict(x, as_iterable=False)
+    np.testing.assert_allclose(results["my_accuracy"], np.mean(classes == y), rtol=1e-6)
+    np.testing.assert_allclose(results["plain"], results["accuracy"], rtol=1e-6)
+
+    def constant_input():
+        return tf.constant(x[:3].astype(np.float32))
+
+    # A constant input_fn is predicted once (contrib's single pass), not forever.
+    np.testing.assert_array_equal(list(clf.predict_classes(input_fn=constant_input)),
+                                  classes[:3])

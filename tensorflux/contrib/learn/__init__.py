@@ -12,14 +12,16 @@ from tensorflux.contrib.learn.canned import (DNNClassifier, DNNLinearCombinedCla
                                              DNNLinearCombinedRegressor, DNNRegressor,
                                              LinearClassifier, LinearRegressor)
 from tensorflux.contrib.learn.estimator import (BaseEstimator, Estimator, MetricSpec, ModeKeys,
-                                                ModelFnOps, RunConfig, SKCompat)
+                                                ModelFnOps, PredictionKey, RunConfig,
+                                                SKCompat)
 from tensorflux.contrib.learn.inference import (infer_real_valued_columns_from_input,
                                                 infer_real_valued_columns_from_input_fn)
 from tensorflux.contrib.missing import ContribNotProvidedError
 
 __all__ = ["BaseEstimator", "DNNClassifier", "DNNLinearCombinedClassifier",
            "DNNLinearCombinedRegressor", "DNNRegressor", "Estimator", "LinearClassifier",
-           "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "RunConfig", "SKCompat",
+           "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "PredictionKey",
+           "RunConfig", "SKCompat",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "datasets", "preprocessing", "monitors", "io", "learn_runner", "Experiment"]
 

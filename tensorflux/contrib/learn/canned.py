@@ -26,6 +26,7 @@ from tensorflux.contrib.learn import estimator as learn_estimator
 from tensorflux.estimator import canned as core_canned
 from tensorflux.estimator.canned.linear import linear_learning_rate
 from tensorflux.estimator.canned.optimizers import get_optimizer_instance
+from tensorflux.ops import array as array_ops
 from tensorflux.ops.math import clip as clip_ops
 from tensorflux.ops.nn import activations
 
@@ -103,6 +104,15 @@ class _Classifier(_Canned):
         self._label_keys = label_keys
         super().__init__(*args)
 
+    _default_prediction_key = "classes"
+
+    def _metric_predictions(self, predictions):
+        out = {"classes": array_ops.squeeze(predictions["class_ids"], [1]),
+               "probabilities": predictions["probabilities"], "logits": predictions["logits"]}
+        if "logistic" in predictions:
+            out["logistic"] = predictions["logistic"]
+        return out
+
     def _rename_results(self, results, user_keys):
         keep = {"loss", "global_step", "accuracy", "auc", "auc_precision_recall"} | user_keys
         renamed = {key: value for key, value in results.items() if key in keep}
@@ -150,6 +160,14 @@ class _Regressor(_Canned):
     def __init__(self, label_dimension, *args):
         self._label_dimension = label_dimension
         super().__init__(*args)
+
+    _default_prediction_key = "scores"
+
+    def _metric_predictions(self, predictions):
+        scores = predictions["predictions"]
+        if self._label_dimension == 1:
+            scores = array_ops.squeeze(scores, [1])
+        return {"scores": scores}
 
     def _rename_results(self, results, user_keys):
         keep = {"loss", "global_step"} | user_keys

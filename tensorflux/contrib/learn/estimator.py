@@ -27,12 +27,23 @@ from tensorflux.estimator import inputs as core_inputs
 from tensorflux.estimator import run_config as core_run_config
 from tensorflux.estimator.model_fn import EstimatorSpec, fn_args
 from tensorflux.estimator.model_fn import ModeKeys as CoreModeKeys
+from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import Tensor
 from tensorflux.protos import config_pb2
 from tensorflux.train.session_run_hook import SessionRunHook
 
-__all__ = ["ModeKeys", "ModelFnOps", "MetricSpec", "RunConfig", "BaseEstimator", "Estimator",
-           "SKCompat"]
+__all__ = ["PredictionKey", "ModeKeys", "ModelFnOps", "MetricSpec", "RunConfig",
+           "BaseEstimator", "Estimator", "SKCompat"]
+
+
+class PredictionKey:
+    """The prediction keys of contrib.learn's canned estimators."""
+
+    CLASSES = "classes"
+    PROBABILITIES = "probabilities"
+    LOGITS = "logits"
+    LOGISTIC = "logistic"
+    SCORES = "scores"
 
 
 class ModeKeys:
@@ -215,10 +226,15 @@ def _check_hooks(monitors):
     return hooks
 
 
-def _metric_ops(metrics, features, labels, predictions):
+def _metric_ops(metrics, features, labels, predictions, default_key=None):
     ops = {}
     for key, metric in metrics.items():
         name, prediction_key = (key if isinstance(key, tuple) else (key, None))
+        if isinstance(metric, MetricSpec) and metric.prediction_key is None and \
+                default_key is not None:
+            metric = MetricSpec(metric.metric_fn, default_key, metric.label_key,
+                                metric.weight_key)
+        prediction_key = prediction_key or default_key
         if isinstance(metric, MetricSpec):
             ops[name] = metric.create_metric_ops(features, labels, predictions)
         else:
@@ -249,12 +265,20 @@ class BaseEstimator:
         spec = self._core_spec(features, labels, mode, config)
         if mode == CoreModeKeys.EVAL and self._metrics:
             metric_ops = dict(spec.eval_metric_ops)
-            metric_ops.update(_metric_ops(self._metrics, features, labels, spec.predictions))
+            metric_ops.update(_metric_ops(self._metrics, features, labels,
+                                          self._metric_predictions(spec.predictions),
+                                          self._default_prediction_key))
             spec = spec._replace(eval_metric_ops=metric_ops)
         return spec
 
+    _default_prediction_key = None
+
     def _core_spec(self, features, labels, mode, config):
         raise NotImplementedError
+
+    def _metric_predictions(self, predictions):
+        """The predictions `evaluate(metrics=...)` sees (canned models: contrib's keys)."""
+        return predictions
 
     @property
     def model_dir(self):
@@ -312,8 +336,12 @@ class BaseEstimator:
         return results
 
     def _predict_iter(self, x, input_fn, batch_size, predict_keys):
+        hooks = []
+        if input_fn is not None:
+            hook = _SinglePassHook()
+            input_fn, hooks = _single_pass_if_static(input_fn, hook), [hook]
         input_fn = _resolve_input(x, None, input_fn, batch_size, False, 1, "predict")
-        return self._estimator.predict(input_fn, predict_keys=predict_keys)
+        return self._estimator.predict(input_fn, predict_keys=predict_keys, hooks=hooks)
 
     def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True):
         """The model_fn's predictions: one example at a time (`as_iterable`), else the whole
@@ -324,6 +352,32 @@ class BaseEstimator:
     def export_savedmodel(self, export_dir_base, serving_input_fn, **kwargs):
         """`tf.estimator.Estimator.export_savedmodel` of the core estimator."""
         return self._estimator.export_savedmodel(export_dir_base, serving_input_fn, **kwargs)
+
+
+_STREAMING_OP_MARKERS = ("Dequeue", "IteratorGetNext", "ReaderRead", "Placeholder")
+
+
+class _SinglePassHook(SessionRunHook):
+    """Stops prediction after one batch when the input has no queue, iterator, reader or
+    placeholder (an input_fn of constants: contrib.learn predicted it once)."""
+
+    def __init__(self):
+        self.static_input = False
+
+    def after_run(self, run_context, run_values):
+        if self.static_input:
+            run_context.request_stop()
+
+
+def _single_pass_if_static(input_fn, hook):
+    def wrapped():
+        result = input_fn()
+        graph = graph_mod.get_default_graph()
+        hook.static_input = not any(marker in op.type for op in graph.get_operations()
+                                    for marker in _STREAMING_OP_MARKERS)
+        return result
+
+    return wrapped
 
 
 def _stack(results):
