@@ -219,3 +219,25 @@ def test_metric_spec_prediction_key_classes_and_constant_input_fn_predicts_once(
     # A constant input_fn is predicted once (contrib's single pass), not forever.
     np.testing.assert_array_equal(list(clf.predict_classes(input_fn=constant_input)),
                                   classes[:3])
+
+
+def test_infer_mode_gets_placeholder_labels_of_the_training_signature(tmp_path):
+    seen = {}
+
+    def model_fn(features, targets, mode):
+        onehot = tf.one_hot(targets, 2)  # unconditional, as TF 1.0's iris_custom_model
+        seen[mode] = (targets.dtype, targets.shape.as_list())
+        w = tf.get_variable("w", [1, 2], initializer=tf.zeros_initializer())
+        logits = tf.matmul(tf.cast(features, tf.float32), w)
+        loss = tf.reduce_mean(tf.square(logits - onehot))
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return {"logits": logits}, loss, train_op
+
+    est = learn.Estimator(model_fn=model_fn, model_dir=str(tmp_path))
+    x, y = np.ones((4, 1)), np.array([0, 1, 1, 0])
+    est.fit(x, y, steps=2)
+    logits = est.predict(x, as_iterable=False)["logits"]
+    w = est.get_variable_value("w")
+    np.testing.assert_allclose(logits, x.astype(np.float32) @ w, rtol=1e-6)
+    assert seen[learn.ModeKeys.INFER] == (tf.int64, [None])

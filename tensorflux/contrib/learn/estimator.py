@@ -29,6 +29,7 @@ from tensorflux.estimator.model_fn import EstimatorSpec, fn_args
 from tensorflux.estimator.model_fn import ModeKeys as CoreModeKeys
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import Tensor
+from tensorflux.ops.array import constants
 from tensorflux.protos import config_pb2
 from tensorflux.train.session_run_hook import SessionRunHook
 
@@ -435,9 +436,16 @@ class Estimator(BaseEstimator):
         self._user_model_fn = model_fn
         self._user_args = args
         self._feature_engineering_fn = feature_engineering_fn
+        self._labels_info = None
         super().__init__(model_dir=model_dir, config=config, params=params)
 
     def _core_spec(self, features, labels, mode, config):
+        # As contrib.learn: the labels' signature seen in training gives INFER-mode model_fns
+        # (unfed) placeholders, so a model_fn that transforms its labels unconditionally works.
+        if mode == CoreModeKeys.TRAIN and labels is not None:
+            self._labels_info = _signature(labels)
+        elif mode == CoreModeKeys.PREDICT and labels is None and self._labels_info is not None:
+            labels = _placeholders(self._labels_info)
         if self._feature_engineering_fn is not None:
             features, labels = self._feature_engineering_fn(features, labels)
         kwargs = {}
@@ -448,6 +456,20 @@ class Estimator(BaseEstimator):
         if "config" in self._user_args:
             kwargs["config"] = config
         return _as_spec(self._user_model_fn(features, labels, **kwargs), mode)
+
+
+def _signature(labels):
+    if isinstance(labels, dict):
+        return {key: _signature(value) for key, value in labels.items()}
+    shape = labels.shape.as_list() if labels.shape.ndims is not None else None
+    return labels.dtype.base_dtype, (None, *shape[1:]) if shape else shape
+
+
+def _placeholders(info):
+    if isinstance(info, dict):
+        return {key: _placeholders(value) for key, value in info.items()}
+    dtype, shape = info
+    return constants.placeholder(dtype, shape=shape, name="labels")
 
 
 class SKCompat:
