@@ -81,3 +81,25 @@ def test_io_numpy_input_fn_shuffles_by_default():
         with tf.Session() as sess:
             got = sess.run(features["x"])
     assert sorted(got.tolist()) == x.tolist() and not np.array_equal(got, x)
+
+
+def test_run_config_maps_contrib_arguments():
+    config = learn.RunConfig(num_cores=2, log_device_placement=True, save_checkpoints_secs=None,
+                             save_checkpoints_steps=10, tf_random_seed=3, model_dir="/tmp/m")
+    assert config.session_config.intra_op_parallelism_threads == 2
+    assert config.session_config.log_device_placement
+    assert (config.save_checkpoints_steps, config.save_checkpoints_secs) == (10, None)
+    assert config.tf_random_seed == 3 and config.model_dir == "/tmp/m"
+    default = learn.RunConfig()
+    assert (default.save_checkpoints_steps, default.save_checkpoints_secs) == (None, 600)
+    assert default.session_config is None
+    assert isinstance(default.replace(model_dir="/tmp/x"), learn.RunConfig)
+
+
+def test_infer_real_valued_columns_from_input_fn():
+    def input_fn():
+        return {"a": tf.zeros([4, 3]), "b": tf.zeros([4], tf.int32)}, tf.zeros([4])
+
+    cols = learn.infer_real_valued_columns_from_input_fn(input_fn)
+    assert [(c.key, c.shape, c.dtype) for c in cols] == [("a", (3,), tf.float32),
+                                                         ("b", (1,), tf.int32)]
