@@ -1,6 +1,7 @@
 """`tf.contrib.learn` (TF 1.0-1.4) on top of `tf.estimator`: Estimator/ModelFnOps, the canned
 DNN/linear/wide-and-deep estimators with fit/evaluate/predict over NumPy arrays, SKCompat,
-RunConfig, monitors, Experiment/learn_runner, `io`, `preprocessing` and `datasets`.
+RunConfig, monitors, Experiment/learn_runner, `io`, `preprocessing`, `datasets`, and the skflow-era
+`models` (logistic/linear regression) and `ops` (categorical_variable).
 
 Submodules load on first access. Names not provided (KMeansClustering, SVM, the dynamic RNN
 estimators, ...) raise ContribNotProvidedError naming the core replacement.
@@ -23,7 +24,8 @@ __all__ = ["BaseEstimator", "DNNClassifier", "DNNLinearCombinedClassifier",
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "PredictionKey",
            "RunConfig", "SKCompat",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
-           "datasets", "preprocessing", "monitors", "io", "learn_runner", "Experiment"]
+           "datasets", "preprocessing", "monitors", "io", "learn_runner", "Experiment",
+           "models", "ops"]
 
 _SUBMODULES = {
     "datasets": "tensorflux.contrib.learn.datasets",
@@ -31,6 +33,8 @@ _SUBMODULES = {
     "monitors": "tensorflux.contrib.learn.monitors",
     "io": "tensorflux.contrib.learn.learn_io",
     "learn_runner": "tensorflux.contrib.learn.learn_runner",
+    "models": "tensorflux.contrib.learn.models",
+    "ops": "tensorflux.contrib.learn.learn_ops",
 }
 
 _REPLACEMENTS = {
