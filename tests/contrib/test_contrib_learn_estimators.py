@@ -184,6 +184,8 @@ def test_errors(tmp_path):
         est.fit(x=x, y=y, input_fn=lambda: (x, y), steps=1)
     with pytest.raises(ValueError, match="x or input_fn"):
         est.fit(steps=1)
+    with pytest.raises(ValueError, match="generators"):
+        est.fit(x=(row for row in x), y=y, steps=1)
     with pytest.raises(TypeError, match="SessionRunHook"):
         est.fit(x=x, y=y, steps=1, monitors=[object()])
     with pytest.raises(ValueError, match="should be None or dict"):

@@ -171,7 +171,13 @@ class RunConfig(core_run_config.RunConfig):
 # -- NumPy input ------------------------------------------------------------------------------
 
 def _feed_array(value):
+    if not hasattr(value, "__len__"):
+        raise ValueError(f"x and y must be arrays (or dicts of arrays); iterators and "
+                         f"generators ({type(value).__name__}) are not supported: wrap them "
+                         f"in an input_fn (e.g. tf.data.Dataset.from_generator).")
     value = np.asarray(value)
+    if value.ndim == 0:
+        raise ValueError(f"x and y must have a batch dimension; got a scalar {value!r}")
     if value.dtype == np.float64:
         return value.astype(np.float32)
     if value.dtype.kind in "iu" and value.dtype != np.int64:
