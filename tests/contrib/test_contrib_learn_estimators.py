@@ -243,3 +243,24 @@ def test_infer_mode_gets_placeholder_labels_of_the_training_signature(tmp_path):
     w = est.get_variable_value("w")
     np.testing.assert_allclose(logits, x.astype(np.float32) @ w, rtol=1e-6)
     assert seen[learn.ModeKeys.INFER] == (tf.int64, [None])
+
+
+def test_export_savedmodel_with_input_fn_ops_matches_predict(tmp_path):
+    x, y = _blobs(30, seed=3)
+    clf = learn.DNNClassifier([4], [layers.real_valued_column("", 2)], n_classes=3,
+                              model_dir=str(tmp_path / "model"))
+    clf.fit(x=x, y=y, steps=3)
+    serving_fn = learn.utils.input_fn_utils.build_default_serving_input_fn(
+        {"x": tf.zeros([1, 2])})
+
+    def single_tensor_serving_fn():
+        ops = serving_fn()
+        return learn.utils.input_fn_utils.InputFnOps(ops.features["x"], None,
+                                                      ops.default_inputs)
+
+    export_dir = clf.export_savedmodel(str(tmp_path / "export"), single_tensor_serving_fn)
+    predictor = tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="predict")
+    got = predictor({"x": x.astype(np.float32)})["probabilities"]
+    np.testing.assert_allclose(got, clf.predict_proba(x, as_iterable=False), rtol=1e-5)
+    with pytest.raises(ValueError, match="InputFnOps"):
+        learn.utils.input_fn_utils.as_serving_input_receiver(3)

@@ -25,7 +25,7 @@ __all__ = ["BaseEstimator", "DNNClassifier", "DNNLinearCombinedClassifier",
            "RunConfig", "SKCompat",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "datasets", "preprocessing", "monitors", "io", "learn_runner", "Experiment",
-           "models", "ops"]
+           "models", "ops", "utils"]
 
 _SUBMODULES = {
     "datasets": "tensorflux.contrib.learn.datasets",
@@ -35,6 +35,7 @@ _SUBMODULES = {
     "learn_runner": "tensorflux.contrib.learn.learn_runner",
     "models": "tensorflux.contrib.learn.models",
     "ops": "tensorflux.contrib.learn.learn_ops",
+    "utils": "tensorflux.contrib.learn.utils",
 }
 
 _REPLACEMENTS = {

@@ -22,6 +22,7 @@ import collections
 
 import numpy as np
 
+from tensorflux.contrib.learn.utils import input_fn_utils
 from tensorflux.estimator import estimator as core_estimator
 from tensorflux.estimator import inputs as core_inputs
 from tensorflux.estimator import run_config as core_run_config
@@ -356,9 +357,24 @@ class BaseEstimator:
         results = self._predict_iter(x, input_fn, batch_size, outputs)
         return results if as_iterable else _stack(results)
 
-    def export_savedmodel(self, export_dir_base, serving_input_fn, **kwargs):
-        """`tf.estimator.Estimator.export_savedmodel` of the core estimator."""
-        return self._estimator.export_savedmodel(export_dir_base, serving_input_fn, **kwargs)
+    def export_savedmodel(self, export_dir_base, serving_input_fn,
+                          default_output_alternative_key=None, assets_extra=None,
+                          as_text=False, checkpoint_path=None, graph_rewrite_specs=None,
+                          strip_default_attrs=False):
+        """Exports the latest (or given) checkpoint as a SavedModel under a new timestamped
+        directory of `export_dir_base`; returns its path.
+
+        `serving_input_fn` returns contrib's `InputFnOps` (see `utils.input_fn_utils`) or a
+        core ServingInputReceiver.
+        """
+        del default_output_alternative_key, graph_rewrite_specs, strip_default_attrs
+
+        def receiver_fn():
+            return input_fn_utils.as_serving_input_receiver(serving_input_fn())
+
+        return self._estimator.export_savedmodel(export_dir_base, receiver_fn,
+                                                 assets_extra=assets_extra, as_text=as_text,
+                                                 checkpoint_path=checkpoint_path)
 
 
 _STREAMING_OP_MARKERS = ("Dequeue", "IteratorGetNext", "ReaderRead", "Placeholder")
