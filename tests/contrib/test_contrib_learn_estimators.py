@@ -264,3 +264,27 @@ def test_export_savedmodel_with_input_fn_ops_matches_predict(tmp_path):
     np.testing.assert_allclose(got, clf.predict_proba(x, as_iterable=False), rtol=1e-5)
     with pytest.raises(ValueError, match="InputFnOps"):
         learn.utils.input_fn_utils.as_serving_input_receiver(3)
+
+
+def test_label_keys_and_feature_engineering_fn(tmp_path):
+    x, y = _blobs(30, seed=4)
+    names = np.array(["a", "b", "c"])
+
+    def engineer(features, labels):
+        return {"scaled": features[""] * 0.5 if isinstance(features, dict) else
+                features * 0.5}, labels
+
+    clf = learn.LinearClassifier([layers.real_valued_column("scaled", 2)], n_classes=3,
+                                 label_keys=["a", "b", "c"], model_dir=str(tmp_path),
+                                 feature_engineering_fn=engineer,
+                                 optimizer=tf.train.GradientDescentOptimizer(0.5))
+    clf.fit(x=x, y=names[y], steps=20)
+    classes = list(clf.predict(x))
+    proba = clf.predict_proba(x, as_iterable=False)
+    assert classes == list(names[np.argmax(proba, axis=1)])
+    w = clf.get_variable_value("linear/linear_model/scaled/weights")
+    b = clf.get_variable_value("linear/linear_model/bias_weights")
+    logits = (x.astype(np.float32) * 0.5) @ w + b  # the engineered feature, not x
+    np.testing.assert_allclose(proba, np.exp(logits) / np.exp(logits).sum(1, keepdims=True),
+                               rtol=1e-4)
+    assert clf.evaluate(x=x, y=names[y])["accuracy"] > 0.8
