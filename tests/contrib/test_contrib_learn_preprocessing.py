@@ -70,3 +70,28 @@ def test_save_restore_json_round_trip_and_pickle_refused(tmp_path):
         pre.VocabularyProcessor.restore(str(bad))
     with pytest.raises(ValueError, match="max_document_length"):
         pre.VocabularyProcessor(0)
+
+
+def test_byte_processor_pads_truncates_and_reverses():
+    bp = pre.ByteProcessor(4)
+    out = list(bp.fit_transform(["ab", "héllo"]))
+    np.testing.assert_array_equal(out[0], [97, 98, 0, 0])
+    np.testing.assert_array_equal(out[1], list("héllo".encode())[:4])
+    assert out[0].dtype == np.uint8
+    assert list(bp.reverse([out[0]])) == ["ab"]
+
+
+def test_categorical_processor_per_column_shared_and_nan():
+    rows = [["red", "s"], ["blue", "m"], ["red", float("nan")]]
+    cp = pre.CategoricalProcessor()
+    ids = np.array(list(cp.fit_transform(rows)))
+    np.testing.assert_array_equal(ids, [[1, 1], [2, 2], [1, 0]])
+    np.testing.assert_array_equal(list(cp.transform([["green", "m"]])), [[0, 2]])
+    shared = pre.CategoricalProcessor(share=True)
+    np.testing.assert_array_equal(list(shared.fit_transform([["a", "b"], ["b", "c"]])),
+                                  [[1, 2], [2, 3]])
+    trimmed = pre.CategoricalProcessor(min_frequency=1)
+    np.testing.assert_array_equal(list(trimmed.fit_transform([["x"], ["x"], ["y"]])),
+                                  [[1], [1], [0]])
+    with pytest.raises(ValueError, match="not fitted"):
+        list(cp.transform([["red", "s", "extra"]]))

@@ -16,7 +16,7 @@ import numpy as np
 from tensorflux.contrib.learn.preprocessing.categorical_vocabulary import CategoricalVocabulary
 from tensorflux.platform import gfile
 
-__all__ = ["TOKENIZER_RE", "tokenizer", "VocabularyProcessor"]
+__all__ = ["TOKENIZER_RE", "tokenizer", "ByteProcessor", "VocabularyProcessor"]
 
 # Runs of capitals, capitalised words before another capital, and word characters with ' -.
 TOKENIZER_RE = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z][a-z]+(?=[A-Z])|[\'\w\-]+", re.UNICODE)
@@ -28,6 +28,35 @@ def tokenizer(iterator):
     """Yields the list of tokens (`TOKENIZER_RE` matches) of each string of `iterator`."""
     for value in iterator:
         yield TOKENIZER_RE.findall(value)
+
+
+class ByteProcessor:
+    """Maps documents to `max_document_length` UTF-8 bytes (uint8, 0-padded)."""
+
+    def __init__(self, max_document_length):
+        self.max_document_length = int(max_document_length)
+
+    def fit(self, x):
+        """Nothing to learn; returns self."""
+        return self
+
+    def fit_transform(self, x):
+        """`transform`."""
+        return self.transform(x)
+
+    def transform(self, x):
+        """Yields a uint8 array `[max_document_length]` per document."""
+        for document in x:
+            data = document.encode("utf-8") if isinstance(document, str) else bytes(document)
+            buffer = np.frombuffer(data, dtype=np.uint8)[:self.max_document_length]
+            out = np.zeros(self.max_document_length, np.uint8)
+            out[:len(buffer)] = buffer
+            yield out
+
+    def reverse(self, x):
+        """Yields the document of each byte array (trailing zeros dropped)."""
+        for data in x:
+            yield np.trim_zeros(np.asarray(data, np.uint8), trim="b").tobytes().decode("utf-8")
 
 
 class VocabularyProcessor:
