@@ -68,6 +68,9 @@ def test_experiment_train_and_evaluate_through_learn_runner(tmp_path):
     result, exports = learn.learn_runner.run(experiment_fn, output_dir=str(tmp_path))
     assert exports == [] and result["global_step"] == 7
     assert "accuracy" in result and 0.0 <= result["accuracy"] <= 1.0
+    again, _ = learn.learn_runner.run(experiment_fn, output_dir=str(tmp_path),
+                                      schedule="continuous_train_and_eval")
+    assert again["global_step"] == 14  # 7 more steps from the checkpoint
     with pytest.raises(ValueError, match="non-existent task"):
         learn.learn_runner.run(experiment_fn, output_dir=str(tmp_path), schedule="nope")
     with pytest.raises(ValueError, match="exactly one"):

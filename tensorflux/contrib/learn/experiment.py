@@ -1,10 +1,10 @@
 """`tf.contrib.learn.Experiment` (TF 1.x): an estimator with its train and eval input_fns.
 
 Run locally (in-process): `train` fits `train_steps` steps, `evaluate` runs `eval_steps`
-batches of the eval input, `train_and_evaluate` trains (evaluating every
-`min_eval_frequency` steps through a ValidationMonitor when it is set) and then evaluates
-once more, `test` trains and evaluates one step each. Distributed schedules (`run_std_server`,
-`continuous_eval`) are not provided.
+batches of the eval input, `train_and_evaluate` (and `continuous_train_and_eval`) trains
+(evaluating every `min_eval_frequency` steps through a ValidationMonitor when it is set) and
+then evaluates once more, `test` trains and evaluates one step each. Distributed schedules
+(`run_std_server`, `continuous_eval`) are not provided.
 """
 
 from __future__ import annotations
@@ -99,6 +99,12 @@ class Experiment:
                 name="one_pass"))
         self._fit(self._train_steps, monitors)
         return self._evaluate(self._eval_steps, "one_pass"), []
+
+    def continuous_train_and_eval(self, continuous_eval_predicate_fn=None):
+        """Run locally: `train_and_evaluate` (one training run, then the evaluation), since
+        the whole training happens in this process; returns `(eval_result, [])`."""
+        del continuous_eval_predicate_fn
+        return self.train_and_evaluate()
 
     def local_run(self):
         """`train_and_evaluate`'s eval result."""
