@@ -39,11 +39,12 @@ def test_validation_monitor_schedule_and_early_stopping():
     monitor = learn.monitors.ValidationMonitor(x=np.zeros((2, 1)), y=np.zeros(2),
                                                every_n_steps=10, early_stopping_rounds=20)
     monitor.set_estimator(est)
-    stops = [_step(monitor, s) for s in (1, 5, 11, 15, 21, 31, 41)]
-    # Evaluations at steps 1, 11, 21, 31, 41 (not 5, 15: fewer than 10 steps since the last).
+    stops = [_step(monitor, s) for s in (1, 5, 11, 15, 21, 31, 41, 51)]
+    # Evaluations at steps 11, 21, 31, 41, 51 (not 1, 5: fewer than 10 steps past 0; not 15:
+    # fewer than 10 past 11).
     assert len(est.evaluated) == 5
-    # Best loss 2.0 at step 11; no improvement by step 31 (20 steps later): stop from there.
-    assert stops == [False, False, False, False, False, True, True]
+    # Best loss 2.0 at step 21; no improvement by step 41 (20 steps later): stop from there.
+    assert stops == [False, False, False, False, False, False, True, True]
     assert monitor.early_stopped and monitor.best_value == 2.0
     with pytest.raises(ValueError, match="exactly one of x and input_fn"):
         learn.monitors.ValidationMonitor()

@@ -57,7 +57,8 @@ class ValidationMonitor(SessionRunHook):
     """Evaluates on validation data every `every_n_steps` steps; stops early.
 
     Contract: an evaluation runs after a step whose global step is at least `every_n_steps`
-    past the previous evaluation, and only on a checkpoint not evaluated before. With
+    past the previous evaluation (or past 0 for the first one, as contrib's EveryN), and only
+    on a checkpoint not evaluated before. With
     `early_stopping_rounds`, training stops once `early_stopping_metric` has not improved
     (decreased, or increased when `early_stopping_metric_minimize` is False) for that many
     steps since its best evaluation.
@@ -81,7 +82,7 @@ class ValidationMonitor(SessionRunHook):
         self.early_stopping_metric = early_stopping_metric
         self.early_stopping_metric_minimize = early_stopping_metric_minimize
         self._estimator = None
-        self._last_eval_step = None
+        self._last_eval_step = 0
         self._last_checkpoint = None
         self._best_value = None
         self._best_step = None
@@ -120,8 +121,7 @@ class ValidationMonitor(SessionRunHook):
 
     def after_run(self, run_context, run_values):
         step = int(run_values.results)
-        if self._last_eval_step is not None and step < self._last_eval_step + \
-                self._every_n_steps:
+        if step < self._last_eval_step + self._every_n_steps:
             return
         checkpoint = self._estimator._estimator.latest_checkpoint()
         if checkpoint is None or checkpoint == self._last_checkpoint:
