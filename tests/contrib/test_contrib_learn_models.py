@@ -53,3 +53,16 @@ def test_categorical_variable_rows():
     np.testing.assert_array_equal(got, tv[ids])
     with pytest.raises(ValueError, match="n_classes"):
         learn.ops.categorical_variable(tf.constant(ids), 0, 2, "bad")
+
+
+def test_internal_module_paths_alias_the_public_names():
+    from tensorflux.contrib.learn.python.learn import learn_runner, metric_spec
+    from tensorflux.contrib.learn.python.learn.datasets import mnist
+    from tensorflux.contrib.learn.python.learn.estimators import model_fn, run_config
+
+    assert model_fn.ModelFnOps is learn.ModelFnOps and model_fn.ModeKeys is learn.ModeKeys
+    assert run_config.RunConfig is learn.RunConfig
+    assert metric_spec.MetricSpec is learn.MetricSpec
+    assert learn_runner.run is learn.learn_runner.run
+    assert mnist is learn.datasets.mnist
+    assert learn.python.learn.DNNClassifier is learn.DNNClassifier

@@ -25,7 +25,7 @@ __all__ = ["BaseEstimator", "DNNClassifier", "DNNLinearCombinedClassifier",
            "RunConfig", "SKCompat",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "datasets", "preprocessing", "monitors", "io", "learn_runner", "Experiment",
-           "models", "ops", "utils"]
+           "models", "ops", "utils", "python"]
 
 _SUBMODULES = {
     "datasets": "tensorflux.contrib.learn.datasets",
@@ -36,6 +36,7 @@ _SUBMODULES = {
     "models": "tensorflux.contrib.learn.models",
     "ops": "tensorflux.contrib.learn.learn_ops",
     "utils": "tensorflux.contrib.learn.utils",
+    "python": "tensorflux.contrib.learn.python",
 }
 
 _REPLACEMENTS = {
