@@ -35,7 +35,7 @@ REPLACEMENTS = {
     "kernel_methods": "not supported",
     "labeled_tensor": "not supported",
     "layers.python": "tf.contrib.layers",
-    "learn": "tf.estimator (only tf.contrib.learn.datasets is provided)",
+    "learn": "tf.estimator",
     "linear_optimizer": "tf.estimator.LinearClassifier / LinearRegressor",
     "losses": "tf.losses",
     "memory_stats": "not supported",

@@ -77,7 +77,8 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         builder = _LazyBuilder(features)
         terms = []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with variable_scope.variable_scope(None, default_name=column.name):
+            scope_name = getattr(column, "_var_scope_name", column.name)
+            with variable_scope.variable_scope(None, default_name=scope_name):
                 if isinstance(column, _CategoricalColumn):
                     weights = variable_scope.get_variable(
                         "weights", shape=(column._num_buckets, units), dtype=dtypes.float32,

@@ -156,9 +156,9 @@ def test_global_step_and_helpers():
 
 
 def test_missing_names_raise_with_replacement():
-    with pytest.raises(AttributeError, match=r"tf\.contrib\.learn\.Experiment is not provided "
-                                             r"by tensorflux: use tf\.estimator"):
-        _ = tf.contrib.learn.Experiment
+    with pytest.raises(AttributeError, match=r"tf\.contrib\.learn\.DynamicRnnEstimator is not "
+                                             r"provided by tensorflux: use tf\.nn\.dynamic_rnn"):
+        _ = tf.contrib.learn.DynamicRnnEstimator
     with pytest.raises(tf.contrib.ContribNotProvidedError,
                        match="use tf.data.TextLineDataset instead"):
         _ = tf.contrib.data.TextLineDataset

@@ -1,9 +1,11 @@
-"""`tf.contrib.layers`: slim-style layers, initializers, regularizers, optimize_loss, summaries.
+"""`tf.contrib.layers`: slim-style layers, initializers, regularizers, optimize_loss, summaries,
+and the old feature columns (real_valued_column, sparse_column_with_*, ...).
 
 Every layer is `add_arg_scope`-decorated, so `arg_scope` sets its defaults.
 """
 
 from tensorflux.contrib.framework.arg_scope import arg_scope
+from tensorflux.contrib.layers.feature_column import *  # noqa: F403
 from tensorflux.contrib.layers.initializers import *  # noqa: F403
 from tensorflux.contrib.layers.layers import *  # noqa: F403
 from tensorflux.contrib.layers.normalization import *  # noqa: F403
@@ -23,11 +25,6 @@ __getattr__ = _missing.module_getattr("contrib.layers", {
     "avg_pool3d": "tf.layers.average_pooling3d",
     "group_norm": "not supported (write it with tf.nn.moments)",
     "instance_norm": "not supported (write it with tf.nn.moments)",
-    "real_valued_column": "tf.feature_column.numeric_column",
-    "sparse_column_with_hash_bucket": "tf.feature_column.categorical_column_with_hash_bucket",
-    "embedding_column": "tf.feature_column.embedding_column",
-    "input_from_feature_columns": "tf.feature_column.input_layer",
-    "infer_real_valued_columns": "tf.feature_column.numeric_column",
     "recompute_grad": "not supported",
     "rev_block": "not supported",
     "spatial_softmax": "not supported",

@@ -1,0 +1,5 @@
+"""`...learn.estimators.prediction_key` (alias): PredictionKey."""
+
+from tensorflux.contrib.learn.estimator import PredictionKey
+
+__all__ = ["PredictionKey"]
