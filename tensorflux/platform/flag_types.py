@@ -166,6 +166,10 @@ class Flag:
         self.present = 0
         self.using_default_value = True
 
+    def __str__(self) -> str:
+        # TF <= 1.4 kept values in `FLAGS.__flags`; programs print its items.
+        return str(self.value)
+
     def __repr__(self) -> str:
         return f"Flag(--{self.name}={self.value!r}, default={self.default!r})"
 

@@ -164,6 +164,14 @@ class FlagValues:
         self.validate_all_flags()
         return [argv[0], *rest]
 
+    def _parse_flags(self, args: list[str] | None = None) -> list[str]:
+        """TF <= 1.4's explicit parse: reads the flags of `args` (default `sys.argv[1:]`),
+        leaving unknown arguments alone, and returns those."""
+        _, rest = self._parse_args(list(sys.argv[1:] if args is None else args),
+                                   known_only=True, lenient=True)
+        self.mark_as_parsed()
+        return rest
+
     def _lazy_parse(self) -> None:
         self._parse_args(list(sys.argv[1:]), known_only=True, lenient=True)
         self.mark_as_parsed()

@@ -543,3 +543,15 @@ def test_no_warnings_at_import():
         warnings.simplefilter("error")
         fv = make_flags()
         fv(["prog"])
+
+
+def test_tf14_parse_flags_and_the_flags_dict():
+    """TF <= 1.4 programs call FLAGS._parse_flags() and print FLAGS.__flags' items."""
+    values = flags.FlagValues()
+    flags.DEFINE_integer("batch_size", 64, "batch", flag_values=values)
+    flags.DEFINE_string("run_name", "x", "name", flag_values=values)
+    assert values._parse_flags(["--batch_size=8", "--unknown=3", "positional"]) == [
+        "--unknown=3", "positional"]
+    assert values.batch_size == 8
+    printed = ["{}={}".format(k.upper(), v) for k, v in sorted(values.__flags.items())]
+    assert printed == ["BATCH_SIZE=8", "RUN_NAME=x"]
