@@ -210,6 +210,34 @@ def _max_pool_grad(x, g, kh, kw, sh, sw, top, left, dx):
 
 
 @jit_mod.jit
+def _window_argmax(x, b, r0, q0, kh, kw, best, pick):
+    # Per channel, the first position (row-major in the kh x kw window at (r0, q0)) holding
+    # the window's maximum, into `pick` (its value into `best`); NaN never wins a comparison.
+    row = x[b, r0, q0]
+    for ch in range(best.shape[0]):
+        best[ch] = row[ch]
+        pick[ch] = 0
+    for k in range(1, kh * kw):
+        row = x[b, r0 + k // kw, q0 + k % kw]
+        for ch in range(best.shape[0]):
+            v = row[ch]
+            take = v > best[ch]
+            best[ch] = v if take else best[ch]
+            pick[ch] = k if take else pick[ch]
+
+
+@jit_mod.jit
+def _zero_unreached(dx, b, rows, cols):
+    # Rows and columns of image `b` no window reaches (VALID with a remainder).
+    zero = dx.dtype.type(0)
+    for r in range(rows, dx.shape[1]):
+        dx[b, r] = zero
+    for r in range(rows):
+        for q in range(cols, dx.shape[2]):
+            dx[b, r, q] = zero
+
+
+@jit_mod.jit
 def _max_pool_grad_tiled(x, g, kh, kw, dx):
     # Windows tile the input (stride = window, no padding): each input is in one window at
     # most, so its gradient is written once (inputs past the last window get 0). Per window,
@@ -226,28 +254,13 @@ def _max_pool_grad_tiled(x, g, kh, kw, dx):
             for j in range(ow):
                 r0 = i * kh
                 q0 = j * kw
-                row = x[b, r0, q0]
-                for ch in range(c):
-                    best[ch] = row[ch]
-                    pick[ch] = 0
-                for k in range(1, kh * kw):
-                    row = x[b, r0 + k // kw, q0 + k % kw]
-                    for ch in range(c):
-                        v = row[ch]
-                        take = v > best[ch]
-                        best[ch] = v if take else best[ch]
-                        pick[ch] = k if take else pick[ch]
+                _window_argmax(x, b, r0, q0, kh, kw, best, pick)
                 grad = g[b, i, j]
                 for k in range(kh * kw):
                     cell = dx[b, r0 + k // kw, q0 + k % kw]
                     for ch in range(c):
                         cell[ch] = grad[ch] + zero if pick[ch] == k else zero
-        # Rows and columns no window reaches (VALID with a remainder).
-        for r in range(oh * kh, h):
-            dx[b, r] = zero
-        for r in range(oh * kh):
-            for q in range(ow * kw, wd):
-                dx[b, r, q] = zero
+        _zero_unreached(dx, b, oh * kh, ow * kw)
 
 
 @jit_mod.jit
@@ -267,17 +280,7 @@ def _max_pool_grad_relu_tiled(x, y, g, kh, kw, dx, sums):
             for j in range(ow):
                 r0 = i * kh
                 q0 = j * kw
-                row = x[b, r0, q0]
-                for ch in range(c):
-                    best[ch] = row[ch]
-                    pick[ch] = 0
-                for k in range(1, kh * kw):
-                    row = x[b, r0 + k // kw, q0 + k % kw]
-                    for ch in range(c):
-                        v = row[ch]
-                        take = v > best[ch]
-                        best[ch] = v if take else best[ch]
-                        pick[ch] = k if take else pick[ch]
+                _window_argmax(x, b, r0, q0, kh, kw, best, pick)
                 grad = g[b, i, j]
                 pooled = y[b, i, j]
                 for ch in range(c):
@@ -288,11 +291,7 @@ def _max_pool_grad_relu_tiled(x, y, g, kh, kw, dx, sums):
                     cell = dx[b, r0 + k // kw, q0 + k % kw]
                     for ch in range(c):
                         cell[ch] = masked[ch] + zero if pick[ch] == k else zero
-        for r in range(oh * kh, h):
-            dx[b, r] = zero
-        for r in range(oh * kh):
-            for q in range(ow * kw, wd):
-                dx[b, r, q] = zero
+        _zero_unreached(dx, b, oh * kh, ow * kw)
 
 
 @jit_mod.jit
