@@ -23,7 +23,7 @@ import time
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.master import Master
 from tensorflux.distributed.rpc import security as security_mod
-from tensorflux.distributed.rpc import transport
+from tensorflux.distributed.rpc import transfers, transport
 from tensorflux.distributed.rpc.grpc_server import start_grpc_server
 from tensorflux.distributed.worker import Worker
 from tensorflux.framework import errors
@@ -190,7 +190,7 @@ class Server:
         if self._started:
             return
 
-        transport.tune_allocator()
+        transfers.tune_allocator()
         host, _, port = self._address.rpartition(":")
         bind = bind_address_for(self._address, self._bind_address)
         try:

@@ -33,7 +33,7 @@ import threading
 import time
 
 from tensorflux.distributed.rpc.server_pools import ElasticExecutor
-from tensorflux.distributed.rpc.transport import PUSHED, StepFeeds
+from tensorflux.distributed.rpc.transfers import PUSHED, StepFeeds
 from tensorflux.framework import errors
 from tensorflux.protos import worker_pb2
 

@@ -5,9 +5,9 @@ Contract:
   its remote tasks asked for its status (GetStatus, served on the peer's control lane) every
   `HEARTBEAT_SECS` while no answer came in that time, whatever the number of steps.
 - Two signals tell a hung task from a slow one. The channel's keepalive (HTTP/2 PING every
-  `transport.KEEPALIVE_TIME_MS`, answered by the peer's gRPC core without its Python code)
+  `channels.KEEPALIVE_TIME_MS`, answered by the peer's gRPC core without its Python code)
   closes the transport of a peer that does not answer one within
-  `transport.KEEPALIVE_TIMEOUT_MS` (stopped, frozen, unreachable): its outstanding questions
+  `channels.KEEPALIVE_TIMEOUT_MS` (stopped, frozen, unreachable): its outstanding questions
   fail with UnavailableError, the task is declared dead. A refused connection (a dead
   process) fails at once. A peer whose gRPC core answers pings but whose Python cannot run
   (heavy CPU load, the GIL held) is only slow: its questions wait up to

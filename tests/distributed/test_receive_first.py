@@ -13,7 +13,8 @@ import tensorflux as tf
 from tensorflux.distributed import receive_first
 from tensorflux.distributed import worker as worker_mod
 from tensorflux.distributed.rendezvous_mgr import RemoteRendezvous
-from tensorflux.distributed.rpc.transport import InProcessWorkerClient, _Streams
+from tensorflux.distributed.rpc.transfers import Streams
+from tensorflux.distributed.rpc.transport import InProcessWorkerClient
 from tensorflux.framework import errors
 from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
@@ -175,7 +176,7 @@ def test_an_inline_reader_waits_for_in_process_sends_and_honours_its_timeout():
     assert time.monotonic() - start < 2.0
     with pytest.raises(errors.DeadlineExceededError):
         stalled.take_received((key("never"),))
-    stream = _Streams(1, lambda *a: None, lambda error: None)
+    stream = Streams(1, lambda *a: None, lambda error: None)
     wait = stream.waiter(None)
     stream.fail(errors.CancelledError(None, None, "cancelled"))
     wait()  # a failed transfer ends the wait

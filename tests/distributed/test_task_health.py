@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tensorflux.distributed import task_health
-from tensorflux.distributed.rpc import transport
+from tensorflux.distributed.rpc import channels
 from tensorflux.framework import errors
 
 TASK = "/job:ps/replica:0/task:0"
@@ -111,5 +111,5 @@ def test_a_broken_connection_declares_the_task_dead_even_after_answers(watched):
 def test_a_hung_task_is_detected_within_three_seconds_of_stopping():
     # The bound the constants promise (test_hung_task.py measures it on a real process).
     worst = (task_health.HEARTBEAT_SECS + task_health._TICK_SECS
-             + (transport.KEEPALIVE_TIME_MS + transport.KEEPALIVE_TIMEOUT_MS) / 1000)
+             + (channels.KEEPALIVE_TIME_MS + channels.KEEPALIVE_TIMEOUT_MS) / 1000)
     assert worst < 3.0, worst

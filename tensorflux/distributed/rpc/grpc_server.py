@@ -22,9 +22,9 @@ import threading
 import time
 
 from tensorflux.distributed.rpc import server_pools
+from tensorflux.distributed.rpc.channels import GRPC_OPTIONS, PING_POLICY_OPTIONS
 from tensorflux.distributed.rpc.security import RpcSecurity
 from tensorflux.distributed.rpc.tensor_codec import CHUNK_BYTES, bundle_frames, tensor_frames
-from tensorflux.distributed.rpc.transport import GRPC_OPTIONS, PING_POLICY_OPTIONS
 from tensorflux.framework import errors
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import (

@@ -20,258 +20,34 @@ gRPC transfers stream raw byte frames (`tensor_codec`) on reusable threads, or o
 caller's thread when it waits for all of them anyway (`recv_tensors_async`'s `wait`). A RunGraph is
 read as a one-message stream by the thread that waits for it (a reusable one, or the step's
 own thread: `wait`), so no gRPC channel thread is started per step; GetStatus and Abort use
-gRPC futures. Channels retry a lost connection within about a second, so a restarted task is
-reachable again as soon as it listens.
+gRPC futures. Channel options and liveness are in `channels`, the transfer pieces in
+`transfers`.
 """
 
 from __future__ import annotations
 
 import abc
-import queue
 import threading
 
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rpc import security as security_mod
+from tensorflux.distributed.rpc.channels import GRPC_OPTIONS, KEEPALIVE_OPTIONS, translate
 from tensorflux.distributed.rpc.tensor_codec import (
     assemble_frames,
     decode_tensor,
-    encode_tensor,
     read_tensors,
     unbundle_frames,
 )
-from tensorflux.framework import errors
-from tensorflux.platform import tf_logging as logging
-from tensorflux.protos import (
-    master_service_pb2_grpc,
-    tensor_pb2,
-    worker_pb2,
-    worker_service_pb2_grpc,
+from tensorflux.distributed.rpc.transfers import (
+    PULLS,
+    PUSH_MARKS,
+    PUSHED,
+    Handle,
+    StepFeeds,
+    Streams,
 )
-
-# Message size limits come from `RpcSecurity.grpc_options()` (2 GiB - 1 by default).
-GRPC_OPTIONS = [
-    ("grpc.enable_retries", 0),
-    # A lost peer is retried quickly (gRPC's default backoff grows to two minutes), so a
-    # restarted task is reachable as soon as it listens again.
-    ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 1000),
-]
-# A worker channel pings its peer (HTTP/2 PING, answered by the peer's gRPC core without its
-# Python code): a peer that does not answer within KEEPALIVE_TIMEOUT_MS (stopped, frozen, cut
-# off) has its transport closed, so its calls fail with UNAVAILABLE within about 2 s, while a
-# peer that is only slow to run Python under CPU load keeps its calls (task_health).
-KEEPALIVE_TIME_MS = 500
-KEEPALIVE_TIMEOUT_MS = 1500
-KEEPALIVE_OPTIONS = [
-    ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
-    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
-    ("grpc.http2.ping_timeout_ms", KEEPALIVE_TIMEOUT_MS),  # the ack timer of each ping
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-]
-# What a server accepts from such clients (its default answers frequent pings with GOAWAY).
-PING_POLICY_OPTIONS = [
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
-    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
-    ("grpc.http2.max_ping_strikes", 0),
-]
-
-
-_TUNED = []
-
-
-def tune_allocator() -> None:
-    """Keeps glibc from handing transfer buffers back to the kernel after every message.
-
-    gRPC allocates and frees megabytes of buffers per large transfer; by default glibc trims
-    them (madvise) and serves big blocks with fresh mmaps, so every transfer pays page faults
-    and the kernel zeroing pages, which cost more CPU than the transfer itself. A server
-    process keeps freed memory for reuse instead (as TensorFlow's allocators do): the trim
-    threshold is raised to 256 MB and the mmap threshold fixed at 32 MB (the largest value
-    glibc's own adaptive threshold reaches). Explicit MALLOC_* environment settings win;
-    other C libraries are left alone.
-    """
-    import ctypes
-    import os
-    import platform
-
-    if _TUNED or platform.libc_ver()[0] != "glibc":
-        return
-    _TUNED.append(True)
-    if any(k in os.environ for k in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")):
-        return
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    mallopt(m_trim_threshold, 256 << 20)
-    mallopt(m_mmap_threshold, 32 << 20)
-
-
-class ElasticPool:
-    """Runs blocking callables on reusable daemon threads; a call never waits for a free one.
-
-    Transfers may block for as long as their sender takes, so a bounded pool could deadlock;
-    this one starts a thread when none is idle and retires threads idle for `idle_secs`.
-    """
-
-    def __init__(self, name: str, idle_secs: float = 30.0):
-        self._name = name
-        self._idle_secs = idle_secs
-        self._lock = threading.Lock()
-        self._idle = 0
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-
-    def submit(self, fn, *args) -> None:
-        with self._lock:
-            spawn = self._idle == 0
-            if not spawn:
-                self._idle -= 1
-        if spawn:
-            threading.Thread(target=self._loop, args=((fn, args),), daemon=True,
-                             name=self._name).start()
-        else:
-            self._queue.put((fn, args))
-
-    def _loop(self, item) -> None:
-        while True:
-            fn, args = item
-            try:
-                fn(*args)
-            except BaseException as err:  # noqa: BLE001 - a pool thread must survive
-                logging.error(f"{self._name}: {type(err).__name__}: {err}")
-            del fn, args, item
-            with self._lock:
-                self._idle += 1
-            while True:
-                try:
-                    item = self._queue.get(timeout=self._idle_secs)
-                    break
-                except queue.Empty:
-                    with self._lock:
-                        # idle == 0 means every waiting thread (this one included) has been
-                        # promised an item that is on its way: keep waiting for it.
-                        if self._idle > 0:
-                            self._idle -= 1
-                            return
-
-
-_PULLS = ElasticPool("tfx-recv")
-
-
-class _Handle:
-    """A pending transfer: calls `done(error, value, is_dead, incarnation)` exactly once."""
-
-    __slots__ = ("_lock", "_finished", "_cancel", "_done")
-
-    def __init__(self, done):
-        self._lock = threading.Lock()
-        self._finished = False
-        self._cancel = None
-        self._done = done
-
-    def set(self, outcome) -> None:
-        with self._lock:
-            if self._finished:
-                return
-            self._finished = True
-            # Nothing of the step (its executor, the received value) outlives the transfer.
-            done, self._done = self._done, None
-            cancel, self._cancel = self._cancel, None
-        done(*outcome)
-        return cancel
-
-    def cancel(self) -> None:
-        cancel = self.set((errors.CancelledError(None, None, "transfer cancelled"), None,
-                           False, 0))
-        if cancel is not None:
-            cancel()
-
-
-class _Streams:
-    """The pending tensors of a `recv_tensors_async`: each delivered once, or one failure."""
-
-    __slots__ = ("_lock", "_left", "_arrived", "_failed", "handles", "call", "_over")
-
-    def __init__(self, count: int, arrived, failed):
-        self._lock = threading.Lock()
-        self._left = count
-        self._arrived = arrived
-        self._failed = failed
-        self.handles: list = []  # per-key transfers (one RecvTensor each), or
-        self.call = None  # the RecvTensors call
-        self._over = None  # an Event set once everything arrived or it failed (`wait`)
-
-    def deliver(self, index, value, is_dead, incarnation) -> None:
-        with self._lock:
-            arrived = self._arrived
-            if arrived is None:
-                return
-            self._left -= 1
-            last = self._left == 0
-            if last:
-                self._arrived = self._failed = None
-        arrived(index, value, is_dead, incarnation)
-        if last and self._over is not None:
-            self._over.set()
-
-    def fail(self, error) -> bool:
-        """Reports `error` unless everything arrived or a failure was reported already."""
-        with self._lock:
-            failed = self._failed
-            self._arrived = self._failed = None
-        if failed is None:
-            return False
-        failed(error)
-        if self._over is not None:
-            self._over.set()
-        for handle in self.handles:
-            handle.cancel()
-        return True
-
-    def waiter(self, timeout):
-        """A function that waits (at most `timeout` seconds, None: no bound) until every
-        tensor arrived or the transfer failed; past `timeout` it fails the transfer with
-        DeadlineExceededError."""
-        self._over = threading.Event()
-        with self._lock:
-            if self._arrived is None:
-                self._over.set()
-
-        def wait():
-            if not self._over.wait(timeout):
-                self.fail(errors.DeadlineExceededError(
-                    None, None, f"Timed out receiving {len(self.handles)} tensors"))
-
-        return wait
-
-    def cancel(self) -> None:
-        if self.fail(errors.CancelledError(None, None, "transfer cancelled")) and \
-                self.call is not None:
-            self.call.cancel()
-
-
-# The `values` entry of a RunGraph answer holding the sends it returned (`recv_key`):
-# {rendezvous key: (value, is_dead), or None when the receiver must pull it}.
-PUSHED = "pushed"
-_PUSH_MARKS = frozenset("=!?")
-
-
-class StepFeeds:
-    """The fed values of one step by feed index; each is encoded at most once, however many
-    remote tasks it is sent to."""
-
-    def __init__(self, values):
-        self.values = values
-        self._protos: dict = {}
-
-    def proto(self, index: int):
-        proto = self._protos.get(index)
-        if proto is None:
-            proto = self._protos[index] = tensor_pb2.TensorProto()
-            encode_tensor(self.values[index], proto)
-        return proto
+from tensorflux.framework import errors
+from tensorflux.protos import master_service_pb2_grpc, worker_pb2, worker_service_pb2_grpc
 
 
 class WorkerClient(abc.ABC):
@@ -334,7 +110,7 @@ class WorkerClient(abc.ABC):
         over (everything arrived, or `failed` was called), for the caller to run in its own
         thread (`receive_first`); `timeout` then bounds it (DeadlineExceededError).
         """
-        stream = _Streams(len(keys), arrived, failed)
+        stream = Streams(len(keys), arrived, failed)
 
         def one(index, error, value, is_dead, incarnation):
             if error is not None:
@@ -395,7 +171,7 @@ class InProcessWorkerClient(WorkerClient):
         return None
 
     def recv_tensor_async(self, step_id: int, key: str, done):
-        handle = _Handle(done)
+        handle = Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
         # NOTE: a copy, as a wire would make: the sender's value may be another task's
         # variable buffer, which this task must not alias.
@@ -417,53 +193,11 @@ _WORKER_METHODS = {
     "tracing": "Tracing", "abort": "Abort", "shutdown": "Shutdown",
 }
 
-
-def _refusals() -> dict:
-    import grpc
-
-    return {grpc.StatusCode.UNAUTHENTICATED: errors.UnauthenticatedError,
-            grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDeniedError,
-            grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhaustedError,
-            grpc.StatusCode.INVALID_ARGUMENT: errors.InvalidArgumentError}
-
-
-_REFUSALS = _refusals()
-
-
-def _translate(err, task, address, what):
-    import grpc
-
-    code = err.code() if hasattr(err, "code") else None
-    detail = err.details() if hasattr(err, "details") else str(err)
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        error = errors.DeadlineExceededError(
-            None, None, f"{what} to task {task} at {address} timed out: {detail}")
-    elif code == grpc.StatusCode.CANCELLED:
-        return errors.CancelledError(None, None, f"{what} to task {task} was cancelled")
-    elif code == grpc.StatusCode.ABORTED:
-        error = errors.AbortedError(None, None, f"{what} from task {task}: {detail}")
-    elif code in _REFUSALS:
-        error = _REFUSALS[code](None, None, f"{what} to task {task} at {address} was refused: "
-                                f"{detail}")
-    elif "ping timeout" in str(detail) or "keepalive watchdog" in str(detail):
-        error = errors.UnavailableError(
-            None, None, f"Task {task} at {address} is unavailable: no answer to the "
-            f"connection's keepalive ping (heartbeat) within {KEEPALIVE_TIMEOUT_MS / 1000:.1f}s;"
-            f" the task is hung, stopped or unreachable ({what} failed: {detail})")
-        error._tfx_unresponsive = True  # its master remembers the task as dead (task_health)
-    else:
-        error = errors.UnavailableError(
-            None, None, f"Task {task} at {address} is unavailable ({what} failed: {detail})")
-    error._tfx_task = task
-    return error
-
-
 class GrpcWorkerClient(WorkerClient):
     """The worker service of a task reached over gRPC."""
 
     def __init__(self, task: str, address: str, default_timeout: float = 10.0, security=None):
         from grpc.experimental import ChannelOptions
-
 
         self.task = task
         self.address = address
@@ -510,7 +244,7 @@ class GrpcWorkerClient(WorkerClient):
                     f"to {_WORKER_METHODS[method]} within {timeout:.1f}s)")
                 error._tfx_task = self.task
                 raise error from None
-            raise _translate(err, self.task, self.address, _WORKER_METHODS[method]) from None
+            raise translate(err, self.task, self.address, _WORKER_METHODS[method]) from None
 
     def call_async(self, method: str, request, timeout, done):
         """Starts a unary call; `done(error, response)` runs on gRPC's thread."""
@@ -524,7 +258,7 @@ class GrpcWorkerClient(WorkerClient):
             try:
                 response = fut.result()
             except grpc.RpcError as err:
-                done(_translate(err, self.task, self.address, name), None)
+                done(translate(err, self.task, self.address, name), None)
             except Exception as err:  # noqa: BLE001 - e.g. cancelled futures
                 done(errors.CancelledError(None, None, f"{name} to {self.task}: {err}"), None)
             else:
@@ -555,7 +289,7 @@ class GrpcWorkerClient(WorkerClient):
             pushed = None
             for item in response.recv:
                 name = item.name
-                if name[:1] in _PUSH_MARKS:  # a send named in recv_key (Worker._push_sends)
+                if name[:1] in PUSH_MARKS:  # a send named in recv_key (Worker._push_sends)
                     if pushed is None:
                         pushed = values[PUSHED] = {}
                     mark, key = name[0], name[1:]
@@ -588,7 +322,7 @@ class GrpcWorkerClient(WorkerClient):
                 for _ in call:  # the status (it came with the message)
                     raise errors.InternalError(None, None, f"{name} answered twice")
             except grpc.RpcError as err:
-                done(_translate(err, self.task, self.address, name), None)
+                done(translate(err, self.task, self.address, name), None)
             except StopIteration:
                 done(errors.UnavailableError(
                     None, None, f"{name} to task {self.task} at {self.address} ended without "
@@ -598,7 +332,7 @@ class GrpcWorkerClient(WorkerClient):
             else:
                 done(None, response)
 
-        (wait or _PULLS.submit)(answer)
+        (wait or PULLS.submit)(answer)
         return call
 
     def _pull_fetches(self, step_id, pulls, values, done) -> None:
@@ -625,7 +359,7 @@ class GrpcWorkerClient(WorkerClient):
         """Starts a streaming RecvTensor on a pool thread; calls `done(...)` once."""
         import grpc
 
-        handle = _Handle(done)
+        handle = Handle(done)
         request = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
         call = self._recv(request, metadata=self._metadata)
         handle._cancel = call.cancel
@@ -634,12 +368,12 @@ class GrpcWorkerClient(WorkerClient):
             try:
                 handle.set((None, *assemble_frames(call, self._max_bytes)))
             except grpc.RpcError as err:
-                handle.set((_translate(err, self.task, self.address, "RecvTensor"), None,
+                handle.set((translate(err, self.task, self.address, "RecvTensor"), None,
                             False, 0))
             except errors.OpError as err:
                 handle.set((err, None, False, 0))
 
-        _PULLS.submit(pull)
+        PULLS.submit(pull)
         return handle
 
     def recv_tensors_async(self, step_id: int, keys, arrived, failed, wait=None,
@@ -648,7 +382,7 @@ class GrpcWorkerClient(WorkerClient):
         caller (`wait`; see `WorkerClient.recv_tensors_async`)."""
         import grpc
 
-        stream = _Streams(len(keys), arrived, failed)
+        stream = Streams(len(keys), arrived, failed)
         # A caller that reads the transfer itself waits for all of it: one message.
         request = worker_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys,
                                                 whole=wait is not None)
@@ -663,12 +397,12 @@ class GrpcWorkerClient(WorkerClient):
                     raise errors.DataLossError(None, None, "RecvTensors sent more tensors "
                                                f"than the {len(keys)} asked for")
             except grpc.RpcError as err:
-                stream.fail(_translate(err, self.task, self.address, "RecvTensors"))
+                stream.fail(translate(err, self.task, self.address, "RecvTensors"))
             except errors.OpError as err:
                 stream.fail(err)
                 call.cancel()
 
-        (wait or _PULLS.submit)(pull)
+        (wait or PULLS.submit)(pull)
         return stream
 
     def close(self) -> None:
@@ -709,7 +443,7 @@ class GrpcMasterClient:
             # which cancels it (tests/faults/test_deadlines.py checks the server's side).
             return rpc(request, timeout=timeout, metadata=self._metadata)
         except grpc.RpcError as err:
-            raise _translate(err, "master", self.address, self._METHODS[method]) from None
+            raise translate(err, "master", self.address, self._METHODS[method]) from None
 
     def close(self) -> None:
         self._channel.close()
