@@ -472,11 +472,12 @@ def cluster_worker(steps: int, backend: str = "tensorflux") -> None:
     print(f"{MARK} {task} {seconds} {first}", flush=True)
 
 
-def run_cluster(steps: int, pythonpath: str) -> tuple[float, float]:
-    """Median ms/step over the workers of a 1 PS + 2 workers local cluster, and first step."""
+def run_cluster(steps: int, pythonpath: str, *flags: str) -> tuple[float, float]:
+    """Median ms/step over the workers of a 1 PS + 2 workers local cluster, and first step
+    (`flags`: more options of `tensorflux cluster`)."""
     env = dict(os.environ, PYTHONPATH=pythonpath)
     command = [sys.executable, "-m", "tensorflux.cli", "cluster", "--ps", "1", "--workers", "2",
-               "--", sys.executable, os.path.abspath(__file__), "--cluster-worker",
+               *flags, "--", sys.executable, os.path.abspath(__file__), "--cluster-worker",
                "--steps", str(steps)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     marks = [line.split()[1:] for line in out.stdout.splitlines() if line.startswith(MARK)]
@@ -602,6 +603,8 @@ def main() -> None:
         pythonpath = os.environ.get("PYTHONPATH") or REPO
         with_tf = importlib.util.find_spec("tensorflow") is not None
         runs = {"tensorflux cli": lambda: run_cluster(args.steps, pythonpath),
+                "cli separate": lambda: run_cluster(args.steps, pythonpath,
+                                                    "--separate-servers"),
                 "tensorflux": lambda: run_cluster_tasks(args.steps, "tensorflux-server")}
         if with_tf:
             runs["tensorflow"] = lambda: run_cluster_tasks(args.steps, "tensorflow")
@@ -617,8 +620,10 @@ def main() -> None:
             ratio = f"{medians[name] / medians['tensorflow']:8.2f}" if with_tf else ""
             print(f"{'cluster 1ps+2w mlp':<22}{name:<16}{medians[name] * 1e3:>10.1f}"
                   f"{first * 1e3:>10.0f}{ratio}")
-        print("# tensorflux cli: `tensorflux cluster` (tasks and clients in 5 processes); "
-              "tensorflux, tensorflow: 3 processes, each worker a server and its client")
+        print("# tensorflux cli: `tensorflux cluster` (3 processes: each worker's server runs "
+              "in its program's process); cli separate: `tensorflux cluster "
+              "--separate-servers` (5 processes: servers apart from the programs); tensorflux, "
+              "tensorflow: 3 processes, each worker a server and its client")
         if not with_tf:
             print("# tensorflow's gRPC runtime is not importable here: no side-by-side row")
         return

@@ -7,8 +7,11 @@
 `cluster` starts every task on 127.0.0.1 with free ports, runs the command once per worker
 with TF_CONFIG-style environment variables (TFX_CLUSTER as JSON, TFX_JOB_NAME, TFX_TASK_INDEX,
 and TFX_SERVERS_RUNNING=1: connect with tf.Session, do not start servers) and stops every
-server when the workers finish (or on Ctrl-C). With `--no-servers` it starts no server and
-runs the command once per task of every job instead (the program starts its own servers).
+server when the workers finish (or on Ctrl-C). A Python program run by this interpreter hosts
+its worker task's server in its own process (`hosted-worker`; its session reaches the task
+in-process, no RPC per step); `--separate-servers` starts those servers apart. With
+`--no-servers` it starts no server and runs the command once per task of every job instead
+(the program starts its own servers).
 `--token` gives the cluster a fresh random token (TFX_CLUSTER_TOKEN for servers and programs).
 
 Security (docs/DEPLOY.md): servers take TLS files and a token from the TFX_* environment or
@@ -31,6 +34,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -135,6 +139,118 @@ def run_server(args) -> int:
     return 0
 
 
+# Interpreter options a hosted program may carry (`_python_program`); others (-I, -E, -c, ...)
+# change what the interpreter imports or runs, so such a command gets a server process.
+_PYTHON_FLAGS = frozenset({"-u", "-B", "-O", "-OO", "-b", "-bb", "-q", "-d"})
+_PYTHON_VALUED = ("-X", "-W")
+
+
+def _python_program(command):
+    """(the interpreter with its options, the program: [script, args...] or ["-m", module,
+    args...]) when `command` runs a Python program with this process's interpreter (so that
+    tensorflux imports there); None otherwise."""
+    if not command:
+        return None
+    found = shutil.which(command[0])
+    if found is None or os.path.realpath(found) != os.path.realpath(sys.executable):
+        return None
+    options = []
+    index = 1
+    while index < len(command):
+        arg = command[index]
+        if arg in _PYTHON_FLAGS or (arg[:2] in _PYTHON_VALUED and len(arg) > 2):
+            options.append(arg)
+            index += 1
+        elif arg in _PYTHON_VALUED and index + 1 < len(command):
+            options += command[index:index + 2]
+            index += 2
+        elif arg == "-m" and index + 1 < len(command):
+            return [command[0], *options], command[index:]
+        elif arg.startswith("-"):
+            return None
+        else:
+            return [command[0], *options], command[index:]
+    return None
+
+
+def _run_program(program) -> int:
+    """Runs a Python program (`[script, args...]` or `["-m", module, args...]`) in this
+    process as the interpreter would run it as `__main__`; returns its exit code."""
+    import runpy
+    import traceback
+
+    try:
+        if program[0] == "-m":
+            sys.argv = [program[1], *program[2:]]
+            runpy.run_module(program[1], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(program)
+            sys.path[0] = os.path.dirname(os.path.abspath(program[0]))
+            runpy.run_path(program[0], run_name="__main__")
+        return 0
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(done.code, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        return 130
+    except BaseException:  # noqa: BLE001 - reported as the interpreter would
+        traceback.print_exc()
+        return 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def run_hosted_worker(args) -> int:
+    """A worker of `tensorflux cluster` whose server runs in its program's process.
+
+    The program's `tf.Session("grpc://<its task>")` then reaches the master in-process (as
+    TF1's between-graph programs, each a server and its client, do), instead of sending every
+    step over RPC to a server process of its own. Once the program ends, its exit code is
+    written to `--done-fd` (the CLI's pipe) and the task keeps serving other workers until
+    the CLI stops the cluster (SIGTERM); without `--done-fd` the process exits with it.
+    """
+    try:
+        thread_budget.set_process_threads(args.threads)
+    except ValueError as err:
+        raise SystemExit(f"tensorflux cluster --threads: {err}") from None
+    spec = ClusterSpec(json.loads(args.cluster_json))
+    server = Server(spec, job_name="worker", task_index=args.task,
+                    config=ConfigProto(device_count={"CPU": 1}), security=_server_security(args))
+    print(f"tensorflux server {server.task_name} serving at {server.target}", flush=True)
+    code = _run_program(args.program[1:] if args.program[:1] == ["--"] else args.program)
+    if args.done_fd is not None:
+        done = [False]
+
+        def stop(*_):
+            done[0] = True
+            server.stop()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        try:
+            os.write(args.done_fd, f"{code}\n".encode())
+            os.close(args.done_fd)
+        except OSError:
+            pass  # the CLI is gone: its death signal ends this process
+        if not done[0]:
+            server.join()
+    server.stop()
+    return code
+
+
+def _program_code(proc, done_fd) -> int:
+    """The exit code of a hosted program: what it reported on `done_fd`, else its process's."""
+    with os.fdopen(done_fd, "rb") as reports:
+        line = reports.readline().strip()
+    if line.lstrip(b"-").isdigit():
+        return int(line)
+    return proc.wait()
+
+
 def _wait_serving(proc, timeout: float) -> None:
     """Waits for a server process to print its 'serving at' line, then echoes its output."""
     import threading
@@ -194,6 +310,7 @@ def run_cluster(args) -> int:
         thread_budget.process_cores(), args.ps, args.workers)))
     servers = []
     workers = []
+    reports: list = []  # the hosted programs' exit-code pipes (run_hosted_worker)
     base_env = dict(os.environ)
     if args.token:
         base_env["TFX_CLUSTER_TOKEN"] = secrets.token_hex(16)
@@ -224,7 +341,10 @@ def run_cluster(args) -> int:
             servers.extend(others)
             print(f"local cluster (servers started by the program): {spec}", flush=True)
         else:
+            python = None if args.separate_servers else _python_program(command)
             for job, tasks in cluster.items():
+                if python is not None and job == "worker":
+                    continue  # each served by its program's process (run_hosted_worker)
                 for index in range(len(tasks)):
                     servers.append(subprocess.Popen(
                         [sys.executable, "-m", "tensorflux.cli", "server", "--cluster-json",
@@ -245,14 +365,32 @@ def run_cluster(args) -> int:
                 env = dict(base_env, TFX_CLUSTER=spec, TFX_JOB_NAME="worker",
                            TFX_TASK_INDEX=str(index), TFX_SERVERS_RUNNING="1",
                            TF_CONFIG=json.dumps(tf_config))
-                workers.append(subprocess.Popen(
-                    command, env=env,
-                    preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
-        codes = [proc.wait() for proc in workers]
+                if python is None:
+                    workers.append(subprocess.Popen(
+                        command, env=env,
+                        preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
+                    continue
+                interpreter, program = python
+                read_fd, write_fd = os.pipe()
+                reports.append(read_fd)
+                try:
+                    workers.append(subprocess.Popen(
+                        [*interpreter, "-m", "tensorflux.cli", "hosted-worker", "--cluster-json",
+                         spec, "--task", str(index), "--threads", str(threads["worker"]),
+                         "--done-fd", str(write_fd), "--", *program],
+                        env=env, pass_fds=(write_fd,),
+                        preexec_fn=_die_with_parent(signal.SIGTERM, os.getpid())))
+                finally:
+                    os.close(write_fd)
+        # Hosted programs report on their pipe (their task may serve on after them).
+        codes = [_program_code(proc, reports.pop(0)) if reports else proc.wait()
+                 for proc in workers]
         return max(codes) if codes else 0
     except KeyboardInterrupt:
         return 130
     finally:
+        for fd in reports:
+            os.close(fd)
         _stop_all(workers + servers)
 
 
@@ -281,7 +419,7 @@ def _stop_all(procs) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="tensorflux", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="which", required=True)
+    commands = parser.add_subparsers(dest="which", required=True, metavar="{server,cluster}")
     server = commands.add_parser("server", help="run one task of a cluster")
     server.add_argument("--cluster", action="append", help="job=host:port[,host:port...]")
     server.add_argument("--cluster-json", help="the cluster as a JSON object")
@@ -308,11 +446,22 @@ def main(argv=None) -> int:
     cluster.add_argument("--no-servers", action="store_true",
                          help="start no servers: run the program once per task (ps too); it "
                          "starts its own tf.train.Server")
+    cluster.add_argument("--separate-servers", action="store_true",
+                         help="run each worker's server in a process of its own, apart from "
+                         "its program (default for a Python program: in the program's "
+                         "process, which then reaches its task in-process)")
     cluster.add_argument("--token", action="store_true",
                          help="give the cluster a fresh random token (TFX_CLUSTER_TOKEN)")
     cluster.add_argument("command", nargs=argparse.REMAINDER,
                          help="-- program to run once per worker")
     cluster.set_defaults(run=run_cluster)
+    hosted = commands.add_parser("hosted-worker")  # started by `cluster` (run_hosted_worker)
+    hosted.add_argument("--cluster-json", required=True)
+    hosted.add_argument("--task", type=int, required=True)
+    hosted.add_argument("--threads", type=int, default=None)
+    hosted.add_argument("--done-fd", type=int, default=None)
+    hosted.add_argument("program", nargs=argparse.REMAINDER)
+    hosted.set_defaults(run=run_hosted_worker)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -171,6 +171,11 @@ def set_process_threads(threads: int | None) -> None:
     _PROCESS_THREADS[:] = [] if threads is None else [int(threads)]
 
 
+def process_threads_set() -> bool:
+    """Whether this process's core budget was set (`set_process_threads`), not detected."""
+    return bool(_PROCESS_THREADS)
+
+
 _DETECTED: list = []
 
 

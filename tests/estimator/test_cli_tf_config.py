@@ -63,7 +63,8 @@ class _FakeProcess:
 
     pid = 2**30  # above Linux's pid_max: signalling its group finds no process
 
-    def __init__(self, command, env=None, stdout=None, text=None, preexec_fn=None):
+    def __init__(self, command, env=None, stdout=None, text=None, preexec_fn=None,
+                 pass_fds=()):
         self.command, self.env = command, env
         self.stdout = iter(["tensorflux server serving at grpc://fake\n"]) if stdout else None
         self.returncode = None
@@ -88,8 +89,8 @@ class _FakeProcess:
 def test_cluster_exports_tf_config_to_each_program(monkeypatch):
     _FakeProcess.started = []
     monkeypatch.setattr(cli.subprocess, "Popen", _FakeProcess)
-    assert cli.main(["cluster", "--ps", "1", "--workers", "2", "--", "python", "train.py"]) \
-        == 0
+    assert cli.main(["cluster", "--ps", "1", "--workers", "2", "--separate-servers", "--",
+                     "python", "train.py"]) == 0
     programs = [p for p in _FakeProcess.started if p.command == ["python", "train.py"]]
     assert len(programs) == 2 and len(_FakeProcess.started) == 5
     for index, program in enumerate(programs):
@@ -99,3 +100,20 @@ def test_cluster_exports_tf_config_to_each_program(monkeypatch):
                              "environment": "google"}
         assert program.env["TFX_TASK_INDEX"] == str(index)
         assert sorted(cluster) == ["ps", "worker"] and len(cluster["worker"]) == 2
+
+
+def test_cluster_hosts_each_worker_task_in_its_python_program(monkeypatch):
+    _FakeProcess.started = []
+    monkeypatch.setattr(cli.subprocess, "Popen", _FakeProcess)
+    assert cli.main(["cluster", "--ps", "1", "--workers", "2", "--", sys.executable, "-u",
+                     "train.py", "--steps", "3"]) == 0
+    # The PS server, then one process per worker: its server and its program.
+    assert len(_FakeProcess.started) == 3
+    assert _FakeProcess.started[0].command[3] == "server"
+    for index, program in enumerate(_FakeProcess.started[1:]):
+        command = program.command
+        assert command[:5] == [sys.executable, "-u", "-m", "tensorflux.cli", "hosted-worker"]
+        assert command[command.index("--task") + 1] == str(index)
+        assert command[command.index("--"):] == ["--", "train.py", "--steps", "3"]
+        tf_config = json.loads(program.env["TF_CONFIG"])
+        assert tf_config["task"] == {"type": "worker", "index": index}
