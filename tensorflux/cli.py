@@ -243,12 +243,20 @@ def run_hosted_worker(args) -> int:
 
 
 def _program_code(proc, done_fd) -> int:
-    """The exit code of a hosted program: what it reported on `done_fd`, else its process's."""
-    with os.fdopen(done_fd, "rb") as reports:
-        line = reports.readline().strip()
-    if line.lstrip(b"-").isdigit():
-        return int(line)
-    return proc.wait()
+    """The exit code of a hosted program: what it reported on `done_fd`, else its process's
+    once it ended (a child the program forked may hold the pipe open after it)."""
+    import select
+
+    with os.fdopen(done_fd, "rb", buffering=0) as reports:
+        while True:
+            ended = proc.poll() is not None
+            if select.select([reports], [], [], 0 if ended else 0.2)[0]:
+                line = reports.readline().strip()
+                if line.lstrip(b"-").isdigit():
+                    return int(line)
+                return proc.wait()  # closed without a report: the process ended
+            if ended:
+                return proc.returncode
 
 
 def _wait_serving(proc, timeout: float) -> None:

@@ -61,3 +61,23 @@ def test_hosted_workers_run_in_process_and_report_exit_codes(tmp_path):
     for task in (0, 1):  # the program's atexit ran (its process ended normally)
         with open(f"{marker}.{task}") as handle:
             assert handle.read() == "atexit"
+
+
+def test_exit_code_of_a_program_that_died_while_a_forked_child_holds_its_pipe():
+    read_fd, write_fd = os.pipe()
+    child = ("import os, sys, time\n"
+             "if os.fork() == 0:\n    time.sleep(5)\n    os._exit(0)\nsys.exit(5)\n")
+    proc = subprocess.Popen([sys.executable, "-c", child], pass_fds=(write_fd,))
+    os.close(write_fd)
+    assert cli._program_code(proc, read_fd) == 5  # not blocked until the child exits
+
+    read_fd, write_fd = os.pipe()
+    serving = f"import os, time\nos.write({write_fd}, b'7\\n')\ntime.sleep(30)\n"
+    proc = subprocess.Popen([sys.executable, "-c", serving], pass_fds=(write_fd,))
+    os.close(write_fd)
+    try:
+        assert cli._program_code(proc, read_fd) == 7  # reported; its task serves on
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
