@@ -145,6 +145,22 @@ prod, all, any = (
 )
 
 
+def _same_op(name):
+    """The Keras helper that is the math op `name` itself (elementwise, same arguments)."""
+    def op(*args):
+        return getattr(math_ops, name)(*args)
+
+    op.__name__ = name
+    return op
+
+
+cos, sin = _same_op("cos"), _same_op("sin")
+equal, not_equal = _same_op("equal"), _same_op("not_equal")
+greater, greater_equal = _same_op("greater"), _same_op("greater_equal")
+less, less_equal = _same_op("less"), _same_op("less_equal")
+maximum, minimum = _same_op("maximum"), _same_op("minimum")
+
+
 def var(x, axis=None, keepdims=False):
     centered = x - math_ops.reduce_mean(x, axis=axis, keepdims=True)
     return math_ops.reduce_mean(math_ops.square(centered), axis=axis, keepdims=keepdims)
@@ -281,18 +297,6 @@ def argmax(x, axis=-1):
 
 def argmin(x, axis=-1):
     return math_ops.argmin(x, axis=axis)
-
-
-def equal(x, y):
-    return math_ops.equal(x, y)
-
-
-def maximum(x, y):
-    return math_ops.maximum(x, y)
-
-
-def minimum(x, y):
-    return math_ops.minimum(x, y)
 
 
 def zeros(shape, dtype=None, name=None):
@@ -442,34 +446,6 @@ def function(inputs, outputs, updates=None, name=None, **kwargs):
 
 def cumprod(x, axis=0):
     return math_ops.cumprod(x, axis=axis)
-
-
-def cos(x):
-    return math_ops.cos(x)
-
-
-def sin(x):
-    return math_ops.sin(x)
-
-
-def greater(x, y):
-    return math_ops.greater(x, y)
-
-
-def greater_equal(x, y):
-    return math_ops.greater_equal(x, y)
-
-
-def less(x, y):
-    return math_ops.less(x, y)
-
-
-def less_equal(x, y):
-    return math_ops.less_equal(x, y)
-
-
-def not_equal(x, y):
-    return math_ops.not_equal(x, y)
 
 
 def logsumexp(x, axis=None, keepdims=False):
