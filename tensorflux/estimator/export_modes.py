@@ -31,7 +31,7 @@ from tensorflux.saved_model import constants, signature_def_utils, tag_constants
 from tensorflux.train import monitored_session, training_util
 from tensorflux.train import saver as saver_lib
 
-__all__ = ["EXPORT_TAG_MAP", "export_all_saved_models"]
+__all__ = ["EXPORT_TAG_MAP", "export_all_saved_models", "export_saved_model_for_mode"]
 
 EXPORT_TAG_MAP = {ModeKeys.TRAIN: [tag_constants.TRAINING],
                   ModeKeys.EVAL: [tag_constants.EVAL],
@@ -103,7 +103,8 @@ def _add_meta_graph_for_mode(estimator, builder, receiver_fn, checkpoint_path, s
 def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
                             assets_extra=None, as_text=False, checkpoint_path=None):
     """Writes the meta graph of each mode of `input_receiver_fn_map` into one new SavedModel
-    under `export_dir_base` (see `Estimator.experimental_export_all_saved_models`).
+    under `export_dir_base` (see `Estimator.experimental_export_all_saved_models`; also
+    `tf.contrib.estimator.export_all_saved_models`).
 
     Returns:
         The export directory, as bytes.
@@ -146,3 +147,18 @@ def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
     os.replace(temp_dir, export_dir)
     logging.info(f"SavedModel written to: {export_dir}")
     return export_dir.encode()
+
+
+def export_saved_model_for_mode(estimator, export_dir_base, input_receiver_fn,
+                                assets_extra=None, as_text=False, checkpoint_path=None,
+                                mode=ModeKeys.PREDICT):
+    """`tf.contrib.estimator.export_saved_model_for_mode`: one mode's graph as a SavedModel.
+
+    Raises:
+        ValueError: no input_receiver_fn, or as `export_all_saved_models`.
+    """
+    if not input_receiver_fn:
+        raise ValueError("An input_receiver_fn must be defined.")
+    return export_all_saved_models(estimator, export_dir_base, {mode: input_receiver_fn},
+                                   assets_extra=assets_extra, as_text=as_text,
+                                   checkpoint_path=checkpoint_path)
