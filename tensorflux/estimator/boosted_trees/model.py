@@ -21,7 +21,6 @@ from tensorflux.estimator.boosted_trees import features as features_lib
 from tensorflux.estimator.canned import head as head_lib
 from tensorflux.estimator.model_fn import ModeKeys
 from tensorflux.framework import dtypes
-from tensorflux.framework.scopes import control_dependencies
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.boosted_trees import growing, prediction
@@ -155,9 +154,10 @@ def _train_op(ensemble, hparams, n_batches_per_layer, layout, bucketized, grads,
         tree_complexity=float(hparams.tree_complexity),
         min_node_weight=float(hparams.min_node_weight), center_bias=bool(hparams.center_bias),
         pruning_mode=hparams.pruning_mode)
-    with control_dependencies([step]):
-        increment = training_util.get_global_step().assign_add(1)
-    return control_flow_ops.group(step, increment, name="boosted_trees_train_op")
+    # The global step counts the batches the ensemble used (not the no-op steps once done).
+    increment = training_util.get_global_step().assign_add(
+        math_ops.cast(step.trained, dtypes.int64))
+    return control_flow_ops.group(increment, name="boosted_trees_train_op")
 
 
 def boosted_trees_model_fn(features, labels, mode, head, columns, hparams, n_batches_per_layer,

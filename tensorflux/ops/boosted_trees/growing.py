@@ -19,6 +19,8 @@ go to Newton steps on the bias until a step moves it by less than 0.01 (per-exam
 statistics, as above).
 
 State (int64 [4]): finished trees, layer being grown, batches accumulated, bias centered.
+Outputs: whether the ensemble is finished after the step, and whether the step used its
+batch (False once finished, or for an empty batch).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ TfxBoostedTreesTrainStep = define_op(
             "state: Ref(int64)", "grad_acc: Ref(float)", "hess_acc: Ref(float)",
             "count_acc: Ref(float)", "bias_acc: Ref(float)", "bucketized: int32",
             "gradients: float", "hessians: float", "bucket_sizes: int32"],
-    outputs=["finished: bool"],
+    outputs=["finished: bool", "trained: bool"],
     attrs=["n_batches_per_layer: int >= 1", "max_depth: int >= 1", "n_trees: int >= 1",
            "learning_rate: float", "l1: float = 0.0", "l2: float = 0.0",
            "tree_complexity: float = 0.0", "min_node_weight: float = 0.0",
@@ -55,7 +57,7 @@ TfxBoostedTreesTrainStep = define_op(
 
 @TfxBoostedTreesTrainStep.shape_fn
 def _train_step_shape(*inputs):
-    return TensorShape([])
+    return [TensorShape([]), TensorShape([])]
 
 
 def shrink(g, l1):
@@ -239,11 +241,11 @@ def _train_step_kernel(split_feature, split_threshold, node_value, gains, bias, 
                                           f"max_depth {max_depth} needs "
                                           f"{2 ** (max_depth + 1) - 1}")
     if trainer.state[FINISHED_TREES] >= n_trees:
-        return np.bool_(True)
+        return np.bool_(True), np.bool_(False)
     _check_inputs(bucketized, gradients, hessians, bucket_sizes, trainer.grad_acc,
                   trainer.bias.shape[0])
     if bucketized.shape[0] == 0:
-        return np.bool_(False)
+        return np.bool_(False), np.bool_(False)
     centering = center_bias and not trainer.state[CENTERED]
     trainer.bias_acc[0] += gradients.sum(axis=0)
     trainer.bias_acc[1] += hessians.sum(axis=0)
@@ -257,4 +259,4 @@ def _train_step_kernel(split_feature, split_threshold, node_value, gains, bias, 
         else:
             trainer.grow_layer(bucket_sizes)
         trainer.reset()
-    return np.bool_(trainer.state[FINISHED_TREES] >= n_trees)
+    return np.bool_(trainer.state[FINISHED_TREES] >= n_trees), np.bool_(True)
