@@ -222,3 +222,18 @@ def test_errors(tmp_path):
                                                 model_dir=str(tmp_path))
     with pytest.raises(ValueError, match="multi-class"):
         next(multi.experimental_predict_with_explanations(_features(X)))
+
+
+def test_train_in_memory_uses_the_one_element_every_step(tmp_path):
+    once = lambda: tf.data.Dataset.from_tensors(({"x": X}, Y))  # noqa: E731  one epoch
+    est = tf.contrib.estimator.boosted_trees_regressor_train_in_memory(
+        once, [X_COL], model_dir=str(tmp_path / "mem"), n_trees=2, max_depth=2,
+        learning_rate=0.5)
+    assert isinstance(est, tf.estimator.BoostedTreesRegressor)
+    assert est.get_variable_value("boosted_trees/state")[0] == 2
+    ref = tf.estimator.BoostedTreesRegressor(
+        [X_COL], 1, n_trees=2, max_depth=2, learning_rate=0.5, model_dir=str(tmp_path / "r"))
+    ref.train(_data(X, Y), steps=100)
+    np.testing.assert_allclose(_predictions(est, X), _predictions(ref, X), rtol=1e-6)
+    with pytest.raises(ValueError, match="train_in_memory requires n_batches_per_layer"):
+        tf.estimator.BoostedTreesRegressor([X_COL], 2, train_in_memory=True)

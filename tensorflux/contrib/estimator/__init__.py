@@ -1,7 +1,7 @@
 """`tf.contrib.estimator` (TF 1.15): heads and multi_head, the head-taking canned estimators,
 RNNClassifier / RNNEstimator, extenders (add_metrics, forward_features,
 clip_gradients_by_norm), early stopping hooks, a one-tower replicate_model_fn,
-SavedModelEstimator and the multi-mode export functions. The other
+SavedModelEstimator, the multi-mode export functions and the in-memory boosted trees. The other
 TF 1.15 names raise ContribNotProvidedError."""
 
 from tensorflux.contrib import missing as _missing
@@ -14,6 +14,10 @@ from tensorflux.contrib.estimator.heads import (MultiLabelHead, binary_classific
 from tensorflux.contrib.estimator.multi_head import MultiHead, multi_head
 from tensorflux.contrib.estimator.rnn import RNNClassifier, RNNEstimator
 from tensorflux.contrib.estimator.replicate_model_fn import TowerOptimizer, replicate_model_fn
+from tensorflux.estimator.boosted_trees import (
+    boosted_trees_classifier_train_in_memory,
+    boosted_trees_regressor_train_in_memory,
+)
 from tensorflux.estimator.canned import (DNNEstimator, DNNLinearCombinedEstimator,
                                          LinearEstimator)
 from tensorflux.estimator.early_stopping import (make_early_stopping_hook, read_eval_metrics,
@@ -39,10 +43,10 @@ __all__ = ["add_metrics", "forward_features", "clip_gradients_by_norm",
            "InMemoryEvaluatorHook", "replicate_model_fn", "TowerOptimizer",
            "SavedModelEstimator", "export_all_saved_models", "export_saved_model_for_mode",
            "build_raw_supervised_input_receiver_fn",
-           "build_supervised_input_receiver_fn_from_input_fn"]
+           "build_supervised_input_receiver_fn_from_input_fn",
+           "boosted_trees_classifier_train_in_memory",
+           "boosted_trees_regressor_train_in_memory"]
 
 __getattr__ = _missing.module_getattr("contrib.estimator", {
-    "boosted_trees_classifier_train_in_memory": "not supported (no boosted trees)",
-    "boosted_trees_regressor_train_in_memory": "not supported (no boosted trees)",
     "*": "tf.estimator",
 })

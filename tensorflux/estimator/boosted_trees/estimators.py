@@ -9,12 +9,14 @@ mean squared error, averaged over the batch (SUM_OVER_BATCH_SIZE, as TF's booste
 from __future__ import annotations
 
 from tensorflux import losses as losses_lib
+from tensorflux.data import dataset_ops
 from tensorflux.estimator.boosted_trees import features as features_lib
 from tensorflux.estimator.boosted_trees import model as model_lib
 from tensorflux.estimator.canned import head as head_lib
 from tensorflux.estimator.estimator import Estimator
 
-__all__ = ["BoostedTreesClassifier", "BoostedTreesRegressor"]
+__all__ = ["BoostedTreesClassifier", "BoostedTreesRegressor",
+           "boosted_trees_classifier_train_in_memory", "boosted_trees_regressor_train_in_memory"]
 
 
 class _BoostedTrees(Estimator):
@@ -28,6 +30,7 @@ class _BoostedTrees(Estimator):
             raise ValueError("train_in_memory requires n_batches_per_layer == 1 (the whole "
                              "data set is one batch).")
         self._head = head
+        self._train_in_memory = bool(train_in_memory)
         self._hparams = hparams
         self._n_batches_per_layer = n_batches_per_layer
         self._layout = features_lib.layout(self._columns)
@@ -38,6 +41,23 @@ class _BoostedTrees(Estimator):
                                                     n_batches_per_layer)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        """As Estimator.train; with train_in_memory, the first element of input_fn's Dataset
+        (the whole data set) is the batch of every step."""
+        if self._train_in_memory:
+            input_fn = self._in_memory_input_fn(input_fn)
+        return super().train(input_fn, hooks=hooks, steps=steps, max_steps=max_steps,
+                             saving_listeners=saving_listeners)
+
+    def _in_memory_input_fn(self, input_fn):
+        def in_memory_input_fn(mode):
+            result = self._call_input_fn(input_fn, mode)
+            if isinstance(result, dataset_ops.Dataset):
+                result = result.take(1).repeat()
+            return result
+
+        return in_memory_input_fn
 
     def experimental_feature_importances(self, normalize=False):
         """Gain-based feature importances: {column name: summed split gains}, sorted in
@@ -160,3 +180,49 @@ class BoostedTreesRegressor(_BoostedTrees):
                          _hparams(n_trees, max_depth, learning_rate, l1_regularization,
                                   l2_regularization, tree_complexity, min_node_weight,
                                   center_bias, pruning_mode), train_in_memory)
+
+
+def boosted_trees_classifier_train_in_memory(
+        train_input_fn, feature_columns, model_dir=None, n_classes=2, weight_column=None,
+        label_vocabulary=None, n_trees=100, max_depth=6, learning_rate=0.1,
+        l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
+        min_node_weight=0.0, config=None, train_hooks=None, center_bias=False,
+        pruning_mode="none", quantile_sketch_epsilon=0.01):
+    """`tf.contrib.estimator.boosted_trees_classifier_train_in_memory`: a
+    BoostedTreesClassifier (train_in_memory, one batch per layer) trained on the whole data
+    set `train_input_fn` gives as its Dataset's first element, until all trees are grown.
+
+    Returns:
+        The trained BoostedTreesClassifier.
+    """
+    estimator = BoostedTreesClassifier(
+        feature_columns, 1, model_dir=model_dir, n_classes=n_classes,
+        weight_column=weight_column, label_vocabulary=label_vocabulary, n_trees=n_trees,
+        max_depth=max_depth, learning_rate=learning_rate,
+        l1_regularization=l1_regularization, l2_regularization=l2_regularization,
+        tree_complexity=tree_complexity, min_node_weight=min_node_weight, config=config,
+        center_bias=center_bias, pruning_mode=pruning_mode,
+        quantile_sketch_epsilon=quantile_sketch_epsilon, train_in_memory=True)
+    return estimator.train(train_input_fn, hooks=train_hooks)
+
+
+def boosted_trees_regressor_train_in_memory(
+        train_input_fn, feature_columns, model_dir=None, label_dimension=1,
+        weight_column=None, n_trees=100, max_depth=6, learning_rate=0.1,
+        l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
+        min_node_weight=0.0, config=None, train_hooks=None, center_bias=False,
+        pruning_mode="none", quantile_sketch_epsilon=0.01):
+    """`tf.contrib.estimator.boosted_trees_regressor_train_in_memory`: as the classifier's.
+
+    Returns:
+        The trained BoostedTreesRegressor.
+    """
+    estimator = BoostedTreesRegressor(
+        feature_columns, 1, model_dir=model_dir, label_dimension=label_dimension,
+        weight_column=weight_column, n_trees=n_trees, max_depth=max_depth,
+        learning_rate=learning_rate, l1_regularization=l1_regularization,
+        l2_regularization=l2_regularization, tree_complexity=tree_complexity,
+        min_node_weight=min_node_weight, config=config, center_bias=center_bias,
+        pruning_mode=pruning_mode, quantile_sketch_epsilon=quantile_sketch_epsilon,
+        train_in_memory=True)
+    return estimator.train(train_input_fn, hooks=train_hooks)
