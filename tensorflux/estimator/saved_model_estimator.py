@@ -49,7 +49,8 @@ def _global_step_name(meta) -> str | None:
 
 
 def _without_variable(meta, variable_name):
-    """A copy of `meta` whose variable collections no longer list `variable_name`."""
+    """A copy of `meta` whose variable collections no longer list `variable_name` (the
+    global step), without the global step's read cache and the summaries."""
     copy = meta_graph_pb2.MetaGraphDef()
     copy.CopyFrom(meta)
     for key in _VARIABLE_KEYS:
@@ -66,8 +67,10 @@ def _without_variable(meta, variable_name):
         values.extend(kept)
         if not kept:
             del copy.collection_def[key]
-    if training_util.GLOBAL_STEP_READ_KEY in copy.collection_def:
-        del copy.collection_def[training_util.GLOBAL_STEP_READ_KEY]
+    for key in (training_util.GLOBAL_STEP_READ_KEY, GraphKeys.SUMMARIES):
+        # The exported graph's summaries would clash with the ones the Estimator adds.
+        if key in copy.collection_def:
+            del copy.collection_def[key]
     return copy
 
 

@@ -63,3 +63,30 @@ def test_errors(exported, tmp_path):
         list(sme.predict(lambda: tf.data.Dataset.from_tensors({"z": X})))
     with pytest.raises(OSError):
         tf.contrib.estimator.SavedModelEstimator(str(tmp_path / "nothing"))
+
+
+def test_boosted_trees_export_keeps_growing_in_saved_model_estimator(tmp_path):
+    # The ensemble's variables and its train-step op travel in the TRAIN meta graph: the
+    # SavedModelEstimator finishes the trees exactly as the original estimator does.
+    fc = tf.feature_column
+    x = X[:, 0]
+    y = Y[:, 0]
+    col = fc.bucketized_column(fc.numeric_column("x"), [0.0, 1.0, 2.0])
+    data = lambda: tf.data.Dataset.from_tensors(({"x": x}, y)).repeat()  # noqa: E731
+    est = tf.estimator.BoostedTreesRegressor([col], 1, n_trees=2, max_depth=2,
+                                             learning_rate=0.5, model_dir=str(tmp_path / "bt"))
+    est.train(data, max_steps=1)
+    supervised = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None])}, tf.placeholder(tf.float32, [None]))
+    path = est.experimental_export_all_saved_models(
+        str(tmp_path / "export"), {tf.estimator.ModeKeys.TRAIN: supervised,
+                                   tf.estimator.ModeKeys.EVAL: supervised})
+    sme = tf.contrib.estimator.SavedModelEstimator(path, model_dir=str(tmp_path / "sme"))
+    sme.train(data, steps=5)  # 3 more layers finish the ensemble; the rest are no-ops
+    est.train(data, steps=5)
+    assert sme.get_variable_value("boosted_trees/state")[0] == 2
+    np.testing.assert_array_equal(sme.get_variable_value("boosted_trees/tree_split_feature"),
+                                  est.get_variable_value("boosted_trees/tree_split_feature"))
+    eval_data = lambda: tf.data.Dataset.from_tensors(({"x": x}, y))  # noqa: E731
+    np.testing.assert_allclose(sme.evaluate(eval_data)["average_loss"],
+                               est.evaluate(eval_data)["average_loss"], rtol=1e-6)

@@ -21,6 +21,7 @@ from tensorflux.estimator.boosted_trees import features as features_lib
 from tensorflux.estimator.canned import head as head_lib
 from tensorflux.estimator.model_fn import ModeKeys
 from tensorflux.framework import dtypes
+from tensorflux.framework.scopes import control_dependencies
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.boosted_trees import growing, prediction
@@ -109,20 +110,18 @@ def _gradients_and_hessians(head, logits, labels, features):
 
 
 class _StopAtTreesHook(SessionRunHook):
-    """Requests a stop once the ensemble has all its trees (and at once when it had them
-    before training)."""
+    """Requests a stop once the ensemble has all its trees (before the first step when it had
+    them before training)."""
 
     def __init__(self, state, n_trees):
         self._state = state
         self._n_trees = n_trees
 
     def after_create_session(self, session, coord):
-        self._done_at_start = session.run(self._state)[growing.FINISHED_TREES] >= \
-            self._n_trees
+        if session.run(self._state)[growing.FINISHED_TREES] >= self._n_trees:
+            coord.request_stop()
 
     def before_run(self, run_context):
-        if self._done_at_start:
-            run_context.request_stop()
         return SessionRunArgs(self._state)
 
     def after_run(self, run_context, run_values):
@@ -154,9 +153,8 @@ def _train_op(ensemble, hparams, n_batches_per_layer, layout, bucketized, grads,
         tree_complexity=float(hparams.tree_complexity),
         min_node_weight=float(hparams.min_node_weight), center_bias=bool(hparams.center_bias),
         pruning_mode=hparams.pruning_mode)
-    # The global step counts the batches the ensemble used (not the no-op steps once done).
-    increment = training_util.get_global_step().assign_add(
-        math_ops.cast(step.trained, dtypes.int64))
+    with control_dependencies([step.finished]):
+        increment = training_util.get_global_step().assign_add(1)
     return control_flow_ops.group(increment, name="boosted_trees_train_op")
 
 
