@@ -237,3 +237,21 @@ def test_train_in_memory_uses_the_one_element_every_step(tmp_path):
     np.testing.assert_allclose(_predictions(est, X), _predictions(ref, X), rtol=1e-6)
     with pytest.raises(ValueError, match="train_in_memory requires n_batches_per_layer"):
         tf.estimator.BoostedTreesRegressor([X_COL], 2, train_in_memory=True)
+
+
+def test_example_weights_count_like_duplicated_examples(tmp_path):
+    w = np.array([1, 2, 1, 3, 1, 1, 2, 1, 1, 1], np.float32)
+    weighted = tf.estimator.BoostedTreesRegressor(
+        [X_COL], 1, weight_column="w", n_trees=2, max_depth=2, learning_rate=0.5,
+        l2_regularization=0.1, model_dir=str(tmp_path / "w"))
+    weighted.train(lambda: tf.data.Dataset.from_tensors(({"x": X, "w": w}, Y)).repeat(),
+                   steps=100)
+    reps = w.astype(int)
+    duplicated = tf.estimator.BoostedTreesRegressor(
+        [X_COL], 1, n_trees=2, max_depth=2, learning_rate=0.5, model_dir=str(tmp_path / "d"),
+        l2_regularization=0.1 * len(X) / reps.sum())  # statistics are per-example means
+    duplicated.train(_data(np.repeat(X, reps), np.repeat(Y, reps)), steps=100)
+    np.testing.assert_allclose(
+        np.array([p["predictions"] for p in weighted.predict(
+            lambda: tf.data.Dataset.from_tensors({"x": X, "w": w}))]),
+        _predictions(duplicated, X), rtol=1e-5)

@@ -153,3 +153,23 @@ def test_errors(trained, tmp_path):
             {"label": tf.constant(X)}, tf.constant(Y))
     assert not any(name.startswith("temp-") for name in os.listdir(tmp_path / "c")) \
         if os.path.isdir(tmp_path / "c") else True
+
+
+def test_as_text_assets_extra_and_checkpoint_path(trained, tmp_path):
+    extra = tmp_path / "notes.txt"
+    extra.write_text("vocab v1")
+    first = trained.latest_checkpoint()
+    trained.train(input_fn, steps=2)
+    supervised, serving = _receivers()
+    path = trained.experimental_export_all_saved_models(
+        str(tmp_path / "t"), {"eval": supervised, "infer": serving},
+        assets_extra={"sub/notes.txt": str(extra)}, as_text=True, checkpoint_path=first)
+    path = path.decode()
+    assert sorted(os.listdir(path)) == ["assets.extra", "saved_model.pbtxt", "variables"]
+    with open(os.path.join(path, "assets.extra", "sub", "notes.txt")) as handle:
+        assert handle.read() == "vocab v1"
+    reader = tf.train.load_checkpoint(os.path.join(path, "variables", "variables"))
+    assert reader.get_tensor("global_step") == 5  # the given checkpoint, not the latest (7)
+    loader = tf.saved_model.loader.SavedModelLoader(path)
+    assert [list(m.meta_info_def.tags) for m in loader.saved_model.meta_graphs] == [
+        ["eval"], ["serve"]]
