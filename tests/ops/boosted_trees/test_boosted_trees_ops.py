@@ -196,3 +196,14 @@ def test_train_step_rejects_unknown_pruning_mode():
         sess.run(tf.global_variables_initializer())
         with pytest.raises(errors.InvalidArgumentError, match="pruning_mode"):
             sess.run(step, {x: [[0]], g: [[1.0]], h: [[1.0]]})
+
+
+def test_leaf_weight_and_score_with_l1_l2():
+    g = np.array([[0.5, -0.05, -2.0]])
+    h = np.array([[1.0, 1.0, 0.0]])
+    # shrink by l1 = 0.1: 0.4, 0 (|g| <= l1), -1.9; denominators h + l2 = 1.5, 1.5, 0.5
+    np.testing.assert_allclose(growing.leaf_weight(g, h, 0.1, 0.5), [[-0.4 / 1.5, 0, 3.8]])
+    np.testing.assert_allclose(growing.score(g, h, 0.1, 0.5),
+                               [0.16 / 1.5 + 0 + 3.61 / 0.5])
+    # no regularization and no hessian: no step, no score (not a division by zero)
+    np.testing.assert_allclose(growing.leaf_weight(g, h, 0.0, 0.0), [[-0.5, 0.05, 0.0]])
