@@ -22,7 +22,6 @@ REPLACEMENTS = {
     "copy_graph": "tf.train.export_meta_graph / tf.train.import_meta_graph",
     "cudnn_rnn": "tf.nn.rnn_cell.LSTMCell / tf.contrib.rnn.LSTMBlockCell (no GPU kernels)",
     "deprecated": "tf.summary",
-    "distribute": "tf.train.replica_device_setter and tf.train.SyncReplicasOptimizer",
     "eager": "not supported (tensorflux runs graph mode only)",
     "factorization": "not supported",
     "ffmpeg": "not supported",

@@ -21,7 +21,7 @@ import numpy as np
 from tensorflux import metrics as metrics_lib
 from tensorflux import summary as summary_lib
 from tensorflux.data import dataset_ops
-from tensorflux.estimator import export_modes
+from tensorflux.estimator import distributed_training, export_modes
 from tensorflux.estimator import run_config as run_config_lib
 from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys, fn_args
 from tensorflux.framework import graph as graph_mod
@@ -304,11 +304,13 @@ class Estimator:
 
     # -- calling the user's functions -----------------------------------------------------------
 
-    def _call_input_fn(self, input_fn, mode):
+    def _call_input_fn(self, input_fn, mode, input_context=None):
         args = fn_args(input_fn)
         kwargs = {}
         if "mode" in args:
             kwargs["mode"] = mode
+        if "input_context" in args:
+            kwargs["input_context"] = input_context
         if "params" in args:
             kwargs["params"] = self.params
         if "config" in args:
@@ -365,6 +367,9 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, listeners):
+        strategy = distributed_training.strategy_of(self._config, ModeKeys.TRAIN)
+        if strategy is not None:
+            return distributed_training.train(self, strategy, input_fn, hooks, listeners)
         graph = graph_mod.Graph()
         with graph.as_default(), graph.device(self._device_fn):
             random_seed.set_random_seed(self._config.tf_random_seed)
@@ -461,11 +466,16 @@ class Estimator:
 
     def _build_eval_graph(self, input_fn, hooks):
         """(scaffold, update_ops, final_ops, hooks) of an evaluation, in the default graph."""
-        random_seed.set_random_seed(self._config.tf_random_seed)
-        global_step = training_util.get_or_create_global_step()
-        features, labels, input_hooks = _parse_input_fn_result(
-            self._call_input_fn(input_fn, ModeKeys.EVAL))
-        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+        strategy = distributed_training.strategy_of(self._config, ModeKeys.EVAL)
+        if strategy is not None:
+            spec, input_hooks = distributed_training.build_eval_graph(self, strategy, input_fn)
+            global_step = training_util.get_global_step()
+        else:
+            random_seed.set_random_seed(self._config.tf_random_seed)
+            global_step = training_util.get_or_create_global_step()
+            features, labels, input_hooks = _parse_input_fn_result(
+                self._call_input_fn(input_fn, ModeKeys.EVAL))
+            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
         if "loss" in spec.eval_metric_ops:
             raise ValueError('Metric with name "loss" is not allowed, because Estimator '
                              'already defines a default metric with the same name.')
