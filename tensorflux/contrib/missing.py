@@ -13,7 +13,7 @@ __all__ = ["ContribNotProvidedError", "REPLACEMENTS", "module_getattr"]
 # one). Modules not listed get a generic message.
 REPLACEMENTS = {
     "bayesflow": "tf.distributions (tensorflow_probability is not provided)",
-    "boosted_trees": "not supported (no boosted trees in tensorflux)",
+    "boosted_trees": "tf.estimator.BoostedTreesClassifier / BoostedTreesRegressor",
     "checkpoint": "tf.train.Saver",
     "cloud": "not supported (no cloud integrations)",
     "cluster_resolver": "tf.distribute.cluster_resolver where provided, else tf.train.ClusterSpec",
