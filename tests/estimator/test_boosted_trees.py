@@ -205,8 +205,10 @@ def test_export_serves_the_same_predictions(tmp_path):
 
 
 def test_errors(tmp_path):
-    with pytest.raises(ValueError, match="only bucketized_column and indicator_column.*x"):
-        tf.estimator.BoostedTreesClassifier([fc.numeric_column("x")], n_batches_per_layer=1)
+    with pytest.raises(ValueError, match="only bucketized_column, indicator_column and "
+                                         "numeric_column are supported.*ids"):
+        tf.estimator.BoostedTreesClassifier([fc.categorical_column_with_identity("ids", 3)],
+                                            n_batches_per_layer=1)
     emb = fc.embedding_column(fc.categorical_column_with_identity("c", 3), 2)
     with pytest.raises(ValueError, match="c_embedding"):
         tf.estimator.BoostedTreesRegressor([X_COL, emb], n_batches_per_layer=1)

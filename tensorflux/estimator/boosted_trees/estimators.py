@@ -1,6 +1,7 @@
 """`tf.estimator.BoostedTreesClassifier` and `BoostedTreesRegressor` (TF 1.15).
 
-Gradient-boosted trees over bucketized and indicator feature columns, grown one layer per
+Gradient-boosted trees over bucketized, indicator and numeric feature columns (numeric ones
+bucketized at learned quantiles), grown one layer per
 `n_batches_per_layer` batches (see `model.py` and `ops/boosted_trees/growing.py`); training
 stops by itself once `n_trees` trees are finished. Heads: sigmoid / softmax cross entropy or
 mean squared error, averaged over the batch (SUM_OVER_BATCH_SIZE, as TF's boosted trees).
@@ -33,7 +34,7 @@ class _BoostedTrees(Estimator):
         self._train_in_memory = bool(train_in_memory)
         self._hparams = hparams
         self._n_batches_per_layer = n_batches_per_layer
-        self._layout = features_lib.layout(self._columns)
+        self._layout = features_lib.layout(self._columns, model_lib.num_quantiles(hparams))
 
         def _model_fn(features, labels, mode, config):
             return model_lib.boosted_trees_model_fn(features, labels, mode, head,
@@ -108,17 +109,18 @@ class _BoostedTrees(Estimator):
 
 
 def _hparams(n_trees, max_depth, learning_rate, l1_regularization, l2_regularization,
-             tree_complexity, min_node_weight, center_bias, pruning_mode):
+             tree_complexity, min_node_weight, center_bias, pruning_mode,
+             quantile_sketch_epsilon):
     return model_lib.TreeHParams(n_trees, max_depth, learning_rate, l1_regularization,
                                  l2_regularization, tree_complexity, min_node_weight,
-                                 center_bias, pruning_mode)
+                                 center_bias, pruning_mode, quantile_sketch_epsilon)
 
 
 class BoostedTreesClassifier(_BoostedTrees):
     """A gradient-boosted trees classifier.
 
     Args:
-        feature_columns: bucketized_column / indicator_column columns.
+        feature_columns: bucketized_column, indicator_column or numeric_column columns.
         n_batches_per_layer: batches whose statistics make each layer.
         model_dir, config: as Estimator.
         n_classes: number of classes (2: one sigmoid logit; more: softmax logits).
@@ -132,11 +134,13 @@ class BoostedTreesClassifier(_BoostedTrees):
         min_node_weight: the hessian sum each child of a split needs.
         center_bias: first fit the bias by Newton steps.
         pruning_mode: "none", "pre" or "post".
-        quantile_sketch_epsilon: accepted (bucketized columns carry their boundaries).
+        quantile_sketch_epsilon: numeric columns are bucketized at the 1 / epsilon quantiles
+            of the first `n_batches_per_layer` batches (learned before the first tree).
         train_in_memory: the whole data set is one batch (n_batches_per_layer must be 1).
 
     Raises:
-        ValueError: a column that is not bucketized / indicator; an argument out of range.
+        ValueError: a column that is not bucketized / indicator / numeric; an argument out of
+            range.
 
     Example:
         >>> est = tf.estimator.BoostedTreesClassifier(
@@ -150,14 +154,14 @@ class BoostedTreesClassifier(_BoostedTrees):
                  learning_rate=0.1, l1_regularization=0.0, l2_regularization=0.0,
                  tree_complexity=0.0, min_node_weight=0.0, config=None, center_bias=False,
                  pruning_mode="none", quantile_sketch_epsilon=0.01, train_in_memory=False):
-        del quantile_sketch_epsilon
         head = head_lib.ClassificationHead(
             n_classes, weight_column, label_vocabulary,
             losses_lib.Reduction.SUM_OVER_BATCH_SIZE)
         super().__init__(head, feature_columns, n_batches_per_layer, model_dir, config,
                          _hparams(n_trees, max_depth, learning_rate, l1_regularization,
                                   l2_regularization, tree_complexity, min_node_weight,
-                                  center_bias, pruning_mode), train_in_memory)
+                                  center_bias, pruning_mode, quantile_sketch_epsilon),
+                         train_in_memory)
 
 
 class BoostedTreesRegressor(_BoostedTrees):
@@ -165,7 +169,8 @@ class BoostedTreesRegressor(_BoostedTrees):
     BoostedTreesClassifier, with `label_dimension` targets instead of classes.
 
     Raises:
-        ValueError: a column that is not bucketized / indicator; an argument out of range.
+        ValueError: a column that is not bucketized / indicator / numeric; an argument out of
+            range.
     """
 
     def __init__(self, feature_columns, n_batches_per_layer, model_dir=None, label_dimension=1,
@@ -173,13 +178,13 @@ class BoostedTreesRegressor(_BoostedTrees):
                  l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
                  min_node_weight=0.0, config=None, center_bias=False, pruning_mode="none",
                  quantile_sketch_epsilon=0.01, train_in_memory=False):
-        del quantile_sketch_epsilon
         head = head_lib.RegressionHead(label_dimension, weight_column,
                                        losses_lib.Reduction.SUM_OVER_BATCH_SIZE)
         super().__init__(head, feature_columns, n_batches_per_layer, model_dir, config,
                          _hparams(n_trees, max_depth, learning_rate, l1_regularization,
                                   l2_regularization, tree_complexity, min_node_weight,
-                                  center_bias, pruning_mode), train_in_memory)
+                                  center_bias, pruning_mode, quantile_sketch_epsilon),
+                         train_in_memory)
 
 
 def boosted_trees_classifier_train_in_memory(

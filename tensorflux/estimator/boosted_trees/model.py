@@ -24,7 +24,7 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.scopes import control_dependencies
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
-from tensorflux.ops.boosted_trees import growing, prediction
+from tensorflux.ops.boosted_trees import growing, prediction, quantiles
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.nn import core as nn_ops
 from tensorflux.ops.state import initializers as init_ops
@@ -36,7 +36,16 @@ __all__ = ["TreeHParams", "boosted_trees_model_fn"]
 
 TreeHParams = collections.namedtuple("TreeHParams", [
     "n_trees", "max_depth", "learning_rate", "l1", "l2", "tree_complexity",
-    "min_node_weight", "center_bias", "pruning_mode"])
+    "min_node_weight", "center_bias", "pruning_mode", "quantile_sketch_epsilon"],
+    defaults=(0.01,))
+
+
+def num_quantiles(hparams: TreeHParams) -> int:
+    """The quantiles numeric features are bucketized by: 1 / quantile_sketch_epsilon."""
+    return max(1, int(1.0 / hparams.quantile_sketch_epsilon))
+
+
+_SUMMARY_PER_QUANTILE = 4  # summary points kept per quantile (rank error ~ 1 / (4 Q))
 
 
 def check_hparams(n_batches_per_layer, hparams: TreeHParams) -> None:
@@ -59,6 +68,9 @@ def check_hparams(n_batches_per_layer, hparams: TreeHParams) -> None:
                          f"{hparams.pruning_mode!r}.")
     if hparams.pruning_mode != "none" and hparams.tree_complexity <= 0:
         raise ValueError("Tree complexity have to be positive to enable pruning.")
+    if not 0 < hparams.quantile_sketch_epsilon < 1:
+        raise ValueError(f"quantile_sketch_epsilon must be in (0, 1); got "
+                         f"{hparams.quantile_sketch_epsilon}.")
 
 
 def _variable(name, shape, dtype, value):
@@ -86,6 +98,19 @@ def ensemble_variables(hparams: TreeHParams, logits_dim: int) -> Ensemble:
         _variable("tree_gains", [trees, nodes], dtypes.float32, 0.0),
         _variable("bias", [logits_dim], dtypes.float32, 0.0),
         _variable("state", [growing.STATE_SIZE], dtypes.int64, 0))
+
+
+Quantiles = collections.namedtuple("Quantiles", ["summary", "boundaries", "state"])
+
+
+def quantile_variables(width: int, quantile_count: int) -> Quantiles:
+    """The numeric features' quantile summary, bucket boundaries and [batches, ready]."""
+    return Quantiles(
+        _variable("quantile_summary", [width, _SUMMARY_PER_QUANTILE * quantile_count, 2],
+                  dtypes.float32, 0.0),
+        _variable("quantile_boundaries", [width, quantile_count + 1], dtypes.float32,
+                  np.inf),
+        _variable("quantile_state", [2], dtypes.int64, 0))
 
 
 def _gradients_and_hessians(head, logits, labels, features):
@@ -129,7 +154,10 @@ class _StopAtTreesHook(SessionRunHook):
             run_context.request_stop()
 
 
-def _train_op(ensemble, hparams, n_batches_per_layer, layout, bucketized, grads, hessians):
+def _train_op(ensemble, hparams, n_batches_per_layer, layout, bucketized, grads, hessians,
+              quantile_state=None):
+    """The train op; with numeric columns (`quantile_state`: (variables, values, weights)),
+    the first `n_batches_per_layer` steps learn the bucket boundaries, then trees grow."""
     features = len(layout.bucket_sizes)
     buckets = int(layout.bucket_sizes.max())
     dim = int(ensemble.bias.shape[0])
@@ -141,19 +169,37 @@ def _train_op(ensemble, hparams, n_batches_per_layer, layout, bucketized, grads,
     count_acc = _variable("count_accumulator", [layer_nodes, features, buckets],
                           dtypes.float32, 0.0)
     bias_acc = _variable("bias_accumulator", [3, dim], dtypes.float32, 0.0)
-    refs = [v._ref() for v in (ensemble.split_feature, ensemble.split_threshold,
-                               ensemble.node_value, ensemble.gains, ensemble.bias,
-                               ensemble.state, grad_acc, hess_acc, count_acc, bias_acc)]
-    step = growing.TfxBoostedTreesTrainStep(
-        *refs, bucketized, grads, hessians,
-        array_ops.constant(layout.bucket_sizes, dtypes.int32),
-        n_batches_per_layer=n_batches_per_layer, max_depth=hparams.max_depth,
-        n_trees=hparams.n_trees, learning_rate=float(hparams.learning_rate),
-        l1=float(hparams.l1), l2=float(hparams.l2),
-        tree_complexity=float(hparams.tree_complexity),
-        min_node_weight=float(hparams.min_node_weight), center_bias=bool(hparams.center_bias),
-        pruning_mode=hparams.pruning_mode)
-    with control_dependencies([step.finished]):
+    variables = (ensemble.split_feature, ensemble.split_threshold, ensemble.node_value,
+                 ensemble.gains, ensemble.bias, ensemble.state, grad_acc, hess_acc, count_acc,
+                 bias_acc)
+
+    def grow():
+        step = growing.TfxBoostedTreesTrainStep(
+            *[v._ref() for v in variables], bucketized, grads, hessians,
+            array_ops.constant(layout.bucket_sizes, dtypes.int32),
+            n_batches_per_layer=n_batches_per_layer, max_depth=hparams.max_depth,
+            n_trees=hparams.n_trees, learning_rate=float(hparams.learning_rate),
+            l1=float(hparams.l1), l2=float(hparams.l2),
+            tree_complexity=float(hparams.tree_complexity),
+            min_node_weight=float(hparams.min_node_weight),
+            center_bias=bool(hparams.center_bias), pruning_mode=hparams.pruning_mode)
+        return step.finished
+
+    if quantile_state is None:
+        finished = grow()
+    else:
+        qvars, values, weights = quantile_state
+
+        def learn_boundaries():
+            ready = quantiles.TfxBoostedTreesQuantileStep(
+                qvars.summary._ref(), qvars.boundaries._ref(), qvars.state._ref(), values,
+                weights, n_batches_per_layer=n_batches_per_layer,
+                num_quantiles=num_quantiles(hparams))
+            return math_ops.logical_and(ready, False)  # no tree is finished by this step
+
+        ready = math_ops.greater(qvars.state[quantiles.READY], 0)
+        finished = control_flow_ops.cond(ready, grow, learn_boundaries)
+    with control_dependencies([finished]):
         increment = training_util.get_global_step().assign_add(1)
     return control_flow_ops.group(increment, name="boosted_trees_train_op")
 
@@ -165,9 +211,12 @@ def boosted_trees_model_fn(features, labels, mode, head, columns, hparams, n_bat
     `explain` ("identity" / "sigmoid"), in PREDICT, adds the predictions "bias" and "dfc"
     (`[batch, num_features]` directional feature contributions).
     """
-    layout = features_lib.layout(columns)
+    layout = features_lib.layout(columns, num_quantiles(hparams))
+    numeric = features_lib.numeric_width(columns)
     with variable_scope.variable_scope("boosted_trees"):
-        bucketized = features_lib.bucketize(features, columns)
+        qvars = quantile_variables(numeric, num_quantiles(hparams)) if numeric else None
+        bucketized = features_lib.bucketize(features, columns,
+                                            qvars.boundaries if qvars else None)
         ensemble = ensemble_variables(hparams, head.logits_dimension)
         logits = ensemble.logits(bucketized)
         if mode == ModeKeys.PREDICT and explain:
@@ -179,8 +228,15 @@ def boosted_trees_model_fn(features, labels, mode, head, columns, hparams, n_bat
         del loss
         with variable_scope.variable_scope("boosted_trees"):
             grads, hessians = _gradients_and_hessians(head, logits, labels, features)
+            quantile_state = None
+            if qvars is not None:
+                weights = array_ops.reshape(
+                    head_lib._weights(features, head._weight_column), [-1]) * \
+                    array_ops.ones_like(logits[:, 0])
+                quantile_state = (qvars, features_lib.numeric_values(features, columns),
+                                  math_ops.cast(weights, dtypes.float32))
             return _train_op(ensemble, hparams, n_batches_per_layer, layout, bucketized,
-                             grads, hessians)
+                             grads, hessians, quantile_state)
 
     spec = head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
     if mode == ModeKeys.TRAIN:

@@ -1,4 +1,5 @@
-"""Boosted trees: evaluating and growing a tree ensemble kept in variables.
+"""Boosted trees: evaluating and growing a tree ensemble kept in variables, and the bucket
+boundaries of numeric features.
 
 The family facade: importing it registers every op and kernel of the family.
 """
@@ -6,4 +7,5 @@ The family facade: importing it registers every op and kernel of the family.
 from tensorflux.ops.boosted_trees import (
     prediction,
     growing,
+    quantiles,
 )
