@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.array import constants as array_constants
@@ -29,7 +29,8 @@ from tensorflux.train import saver as saver_mod
 from tensorflux.train.tracking import graph_view
 from tensorflux.train.tracking.base import AutoTrackable, is_trackable
 
-__all__ = ["Checkpoint", "CheckpointableSaver", "read_object_graph"]
+__all__ = ["Checkpoint", "CheckpointableSaver", "read_object_graph",
+           "saver_restore_by_object_graph"]
 
 
 def read_object_graph(reader):
@@ -40,6 +41,41 @@ def read_object_graph(reader):
     graph_proto = trackable_object_graph_pb2.TrackableObjectGraph()
     graph_proto.ParseFromString(reader.get_tensor(graph_view.OBJECT_GRAPH_KEY))
     return graph_proto
+
+
+def saver_restore_by_object_graph(saver, sess, save_path) -> bool:
+    """Restores `saver`'s variables from an object-based checkpoint by mapping their graph
+    names to checkpoint keys through its object graph; False for a name-based checkpoint.
+
+    Raises:
+        NotFoundError: a variable's name is in neither the checkpoint nor its object graph.
+    """
+    reader = checkpoint_utils.NewCheckpointReader(save_path)
+    graph_proto = read_object_graph(reader)
+    if graph_proto is None:
+        return False
+    keys = {attribute.full_name: attribute.checkpoint_key
+            for node in graph_proto.nodes for attribute in node.attributes}
+    var_list = saver._var_list
+    if not isinstance(var_list, dict):
+        var_list = saver_mod.op_list_to_dict(var_list)
+    remapped = {}
+    for name, var in var_list.items():
+        key = name if reader.has_tensor(name) else keys.get(name)
+        if key is None:
+            raise errors.NotFoundError(
+                None, None, f"Restoring from checkpoint failed: the variable '{name}' is "
+                f"neither a key of the object-based checkpoint {save_path} nor a name in its "
+                "object graph.")
+        remapped[key] = var
+    signature = tuple(sorted((k, id(v)) for k, v in remapped.items()))
+    cached = getattr(saver, "_tfx_object_graph_saver", None)
+    if cached is None or cached[0] != signature:
+        with sess.graph.as_default():
+            cached = (signature, saver_mod.Saver(var_list=remapped, name="object_graph_restore"))
+        saver._tfx_object_graph_saver = cached
+    cached[1].restore(sess, save_path)
+    return True
 
 
 class CheckpointableSaver:
