@@ -212,6 +212,16 @@ class CheckpointLoadStatus:
         session = session_or_default(session)
         _run(session, self._restorer.ops_for(self._match().variable_keys()))
 
+    def streaming_restore(self, session) -> int:
+        """Restores the matched variables not restored by an earlier `streaming_restore` call
+        (for Keras: variables created after `load_weights`, when a model builds later);
+        returns how many were restored."""
+        streamed = self.__dict__.setdefault("_streamed", set())
+        pairs = [(v, k) for v, k in self._match().variable_keys() if id(v) not in streamed]
+        _run(session, self._restorer.ops_for(pairs))
+        streamed.update(id(v) for v, _ in pairs)
+        return len(pairs)
+
     def initialize_or_restore(self, session=None) -> None:
         """Restores the matched variables and initializes the other variables of the
         dependency graph."""

@@ -95,3 +95,29 @@ def test_load_weights_errors(tmp_path):
         other.load_weights(path)
     with pytest.raises(ValueError, match="format"):
         model.save_weights(path, save_format="pickle")
+
+
+class _Sub(K.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = K.layers.Dense(3, activation="tanh")
+        self.out = K.layers.Dense(1)
+
+    def call(self, x):
+        return self.out(self.hidden(x))
+
+
+def test_load_weights_before_build_restores_when_the_model_builds(tmp_path):
+    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+    first = _Sub()
+    want = first.predict(x)
+    first.save_weights(str(tmp_path / "sub"))
+    second = _Sub()
+    assert second.weights == []
+    status = second.load_weights(str(tmp_path / "sub"))  # nothing built yet: deferred
+    with pytest.raises(AssertionError, match=r"Unresolved object.*hidden/kernel"):
+        status.assert_consumed()  # the variables do not exist until the model builds
+    np.testing.assert_allclose(second.predict(x), want, rtol=1e-6)
+    status.assert_consumed()
+    for value, ref in zip(second.get_weights(), first.get_weights()):
+        np.testing.assert_array_equal(value, ref)

@@ -597,7 +597,10 @@ class TrainingMixin(GeneratorMixin):
         if isinstance(status, checkpoint_restore.NameBasedSaverStatus):
             self._weights_saver().restore(session, filepath)
             return None
-        status.run_restore_ops(session)
+        # Restore the existing weights now and the ones a later build creates as they are
+        # initialized (TF's streaming restore).
+        status.streaming_restore(session)
+        backend.register_streaming_restore(session.graph, status)
         status.assert_nontrivial_match()
         return status
 
