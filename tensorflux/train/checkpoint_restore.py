@@ -117,6 +117,8 @@ class _Match:
                 self._bind(child, node_id)
                 queue.append(child)
         for node_id, obj in list(self.by_node.items()):
+            if not graph_view.has_slots(obj):
+                continue
             for ref in nodes[node_id].slot_variables:
                 original = self.by_node.get(ref.original_variable_node_id)
                 if original is None or not is_variable(original):

@@ -121,3 +121,32 @@ def test_load_weights_before_build_restores_when_the_model_builds(tmp_path):
     status.assert_consumed()
     for value, ref in zip(second.get_weights(), first.get_weights()):
         np.testing.assert_array_equal(value, ref)
+
+
+def test_compiled_model_weights_carry_optimizer_state(tmp_path):
+    rng = np.random.RandomState(0)
+    x, y = rng.randn(16, 3).astype(np.float32), rng.randn(16, 2).astype(np.float32)
+
+    def compiled():
+        model = K.Sequential([K.layers.Dense(2, input_shape=(3,))])
+        model.compile(K.optimizers.Adam(0.05), "mse")
+        return model
+
+    first = compiled()
+    first.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+    first.save_weights(str(tmp_path / "w"))
+    keys = {k for k, _ in tf.train.list_variables(str(tmp_path / "w"))}
+    slot = "layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE"
+    assert slot in keys and "optimizer/learning_rate/.ATTRIBUTES/VARIABLE_VALUE" in keys
+    second = compiled()
+    second.load_weights(str(tmp_path / "w"))  # the slots appear when fit builds the step
+    second.fit(x, y, epochs=1, batch_size=8, shuffle=False, verbose=0)
+    sess = backend.get_session()
+    m_first = sess.run(first.optimizer.get_slot(first.weights[0], "m"))
+    first.fit(x, y, epochs=1, batch_size=8, shuffle=False, verbose=0)
+    second_m = sess.run(second.optimizer.get_slot(second.weights[0], "m"))
+    np.testing.assert_allclose(second_m, sess.run(first.optimizer.get_slot(first.weights[0],
+                                                                           "m")), rtol=1e-6)
+    assert not np.allclose(m_first, second_m)
+    for value, ref in zip(second.get_weights(), first.get_weights()):
+        np.testing.assert_allclose(value, ref, rtol=1e-6)

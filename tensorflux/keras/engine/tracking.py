@@ -18,14 +18,20 @@ def _is_layer(value) -> bool:
     return hasattr(value, "_trainable_weights") and hasattr(value, "add_weight")
 
 
+def _is_optimizer(value) -> bool:
+    """A Keras optimizer (a compiled model's `optimizer`) or a `tf.train` optimizer."""
+    return callable(getattr(value, "get_slot", None)) and hasattr(value, "get_slot_names")
+
+
 def layer_dependencies(layer) -> list:
-    """`(name, object)` for the public attributes of `layer` holding a variable, a layer or a
-    list of layers, then its remaining weights by name."""
+    """`(name, object)` for the public attributes of `layer` holding a variable, a layer, an
+    optimizer (a compiled model's "optimizer") or a list of layers, then its remaining
+    weights by name."""
     found, seen = [], set()
     for name, value in list(vars(layer).items()):
         if name.startswith("_"):
             continue
-        if isinstance(value, Variable) or _is_layer(value):
+        if isinstance(value, Variable) or _is_layer(value) or _is_optimizer(value):
             found.append((name, value))
             seen.add(id(value))
         elif isinstance(value, (list, tuple)) and value and all(_is_layer(v) for v in value):

@@ -63,6 +63,14 @@ def dependencies(obj) -> list:
     return [(name, child) for name, child in found if is_trackable(child)]
 
 
+def has_slots(obj) -> bool:
+    """Whether `obj` is an optimizer (a `tf.train.Optimizer`, or any object with
+    `get_slot` and `get_slot_names`, as the Keras optimizers)."""
+    return isinstance(obj, Optimizer) or (
+        callable(getattr(obj, "get_slot", None))
+        and callable(getattr(obj, "get_slot_names", None)) and not is_variable(obj))
+
+
 def _slot_references(optimizer, objects) -> list:
     """`(original variable, slot name, slot variable)` of `optimizer` for `objects`, slot
     names outermost (TF's order)."""
@@ -109,7 +117,7 @@ class ObjectGraphView:
                     queue.append(child)
                 refs.append((name, self._ids[id(child)]))
             self.children[id(obj)] = refs
-        for optimizer in [o for o in self.objects if isinstance(o, Optimizer)]:
+        for optimizer in [o for o in self.objects if has_slots(o)]:
             refs = []
             for original, slot_name, slot in _slot_references(optimizer, list(self.objects)):
                 if id(slot) not in self._ids:
