@@ -11,7 +11,7 @@ from __future__ import annotations
 from tensorflux.ops.state.variables import Variable
 from tensorflux.train.optimizer import Optimizer
 
-__all__ = ["Trackable", "AutoTrackable", "is_trackable"]
+__all__ = ["Trackable", "AutoTrackable", "NoDependency", "is_trackable"]
 
 
 class Trackable:
@@ -59,11 +59,24 @@ def is_trackable(value) -> bool:
     return False
 
 
+class NoDependency:
+    """Wraps a value assigned to an `AutoTrackable` attribute so it is not tracked
+    (`self.cache = NoDependency([...])` stores the bare list)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 class AutoTrackable(Trackable):
     """A Trackable that tracks trackable values assigned to its attributes (TF's
     `tf.Module`-style tracking); names starting with `_tfx` are internal."""
 
     def __setattr__(self, name, value):
+        if isinstance(value, NoDependency):
+            if "_tfx_dependencies" in self.__dict__:
+                self._tfx_dependencies.pop(name, None)
+            object.__setattr__(self, name, value.value)
+            return
         if not name.startswith("_tfx") and is_trackable(value):
             self._track_trackable(value, name, overwrite=True)
         elif "_tfx_dependencies" in self.__dict__ and name in self._tfx_dependencies:
