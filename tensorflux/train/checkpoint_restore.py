@@ -190,15 +190,13 @@ class CheckpointLoadStatus:
         return self
 
     def assert_nontrivial_match(self):
-        """Asserts something other than the root (and its save counter) was matched.
+        """Asserts something other than the root was matched (as TF, a Checkpoint's save
+        counter counts).
 
         Raises:
             AssertionError: nothing else matched.
         """
-        match = self._match()
-        others = [o for node_id, o in match.by_node.items()
-                  if node_id != 0 and o is not getattr(self._root, "_tfx_save_counter", None)]
-        if not others:
+        if len(self._match().by_node) <= 1:
             raise AssertionError("Nothing except the root object matched a checkpointed value. "
                                  "Typically this means that the checkpoint does not match the "
                                  f"Python program. Checkpoint: {self._save_path}")

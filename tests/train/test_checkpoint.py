@@ -172,8 +172,12 @@ def test_assertions_name_unmatched_objects(tmp_path):
             np.testing.assert_array_equal(sess.run(extra), [7.0, 8.0])
     with tf.Graph().as_default():
         status = tf.train.Checkpoint(other=tf.Variable(1.0)).restore(path)
+        status.assert_nontrivial_match()  # as TF: the save counter matched
+        with pytest.raises(AssertionError, match="Unresolved object"):
+            status.assert_consumed()
+        unrelated = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(2,))])
         with pytest.raises(AssertionError, match="Nothing except the root"):
-            status.assert_nontrivial_match()
+            unrelated.load_weights(path)
 
 
 def test_restore_none_initializes_only(graph):
