@@ -274,3 +274,23 @@ def test_saver_restores_an_object_based_checkpoint(tmp_path):
         tf.Variable(1.0, name="not_in_it")
         with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError, match="not_in_it"):
             tf.train.Saver().restore(sess, path)
+
+
+def test_tf_layers_and_rnn_cells_are_tracked_by_weight_name(graph, tmp_path):
+    dense = tf.layers.Dense(3)
+    dense(tf.zeros([2, 4]))
+    cell = tf.nn.rnn_cell.LSTMCell(4)
+    tf.nn.dynamic_rnn(cell, tf.zeros([2, 3, 5]), dtype=tf.float32)
+    ckpt = tf.train.Checkpoint(layer=dense, cell=cell)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = ckpt.save(str(tmp_path / "c"), session=sess)
+        kernel = sess.run(cell.weights[0])
+    assert dict(tf.train.list_variables(path)) == {
+        "_CHECKPOINTABLE_OBJECT_GRAPH": [], "save_counter/.ATTRIBUTES/VARIABLE_VALUE": [],
+        "layer/kernel/.ATTRIBUTES/VARIABLE_VALUE": [4, 3],
+        "layer/bias/.ATTRIBUTES/VARIABLE_VALUE": [3],
+        "cell/kernel/.ATTRIBUTES/VARIABLE_VALUE": [9, 16],
+        "cell/bias/.ATTRIBUTES/VARIABLE_VALUE": [16]}
+    np.testing.assert_array_equal(
+        tf.train.load_variable(path, "cell/kernel/.ATTRIBUTES/VARIABLE_VALUE"), kernel)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from tensorflux.ops.state.variables import Variable
 from tensorflux.train.optimizer import Optimizer
 
-__all__ = ["Trackable", "AutoTrackable", "NoDependency", "is_trackable"]
+__all__ = ["Trackable", "AutoTrackable", "NoDependency", "is_layer_like",
+           "is_trackable"]
 
 
 class Trackable:
@@ -47,10 +48,22 @@ class Trackable:
         return list(self._tfx_dependencies.items())
 
 
+def is_layer_like(value) -> bool:
+    """A layer (`tf.layers`, `tf.nn.rnn_cell`, Keras): it keeps `_trainable_weights` and
+    `_non_trainable_weights` lists."""
+    return isinstance(getattr(value, "_trainable_weights", None), list) and isinstance(
+        getattr(value, "_non_trainable_weights", None), list)
+
+
 def is_trackable(value) -> bool:
     """Whether `value` can be a checkpoint dependency: a trackable (anything with
     `_checkpoint_dependencies`), a variable, an optimizer, or a list/tuple/dict holding one."""
-    if isinstance(value, (Variable, Optimizer)) or hasattr(value, "_checkpoint_dependencies"):
+    # The class is asked, not the instance: `_checkpoint_dependencies` is usually a property
+    # that walks the object.
+    if isinstance(value, (Variable, Optimizer)) or hasattr(type(value),
+                                                           "_checkpoint_dependencies"):
+        return True
+    if is_layer_like(value):
         return True
     if isinstance(value, (list, tuple)):
         return any(is_trackable(v) for v in value)

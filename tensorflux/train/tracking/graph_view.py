@@ -17,9 +17,10 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.ops.state.variables import Variable
 from tensorflux.protos import trackable_object_graph_pb2
 from tensorflux.train.optimizer import Optimizer
-from tensorflux.train.tracking.base import is_trackable
+from tensorflux.train.tracking.base import is_layer_like, is_trackable
 
-__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "dependencies", "ObjectGraphView",
+__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "attribute_dependencies", "dependencies",
+           "has_slots", "ObjectGraphView",
            "escape_local_name", "is_variable"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -56,8 +57,10 @@ def dependencies(obj) -> list:
         found = [(str(i), v) for i, v in enumerate(obj)]
     elif isinstance(obj, dict):
         found = [(str(k), v) for k, v in obj.items()]
-    elif hasattr(obj, "_checkpoint_dependencies"):
+    elif hasattr(type(obj), "_checkpoint_dependencies"):
         found = list(obj._checkpoint_dependencies)
+    elif is_layer_like(obj):
+        found = attribute_dependencies(obj)
     else:
         found = []
     return [(name, child) for name, child in found if is_trackable(child)]
@@ -69,6 +72,31 @@ def has_slots(obj) -> bool:
     return isinstance(obj, Optimizer) or (
         callable(getattr(obj, "get_slot", None))
         and callable(getattr(obj, "get_slot_names", None)) and not is_variable(obj))
+
+
+def attribute_dependencies(obj) -> list:
+    """A layer's dependencies, as TF 1.x tracks them: its public attributes holding something
+    trackable (a variable, a layer, an optimizer, a list of layers) by attribute name, then
+    its weights not held in an attribute by their own name ("kernel", "bias")."""
+    found, seen = [], set()
+    for name, value in list(vars(obj).items()):
+        if name.startswith("_") or not is_trackable(value):
+            continue
+        found.append((name, value))
+        seen.add(id(value))
+        if isinstance(value, (list, tuple)):
+            seen.update(id(v) for v in value)
+    names = {name for name, _ in found}
+    for var in list(obj._trainable_weights) + list(obj._non_trainable_weights):
+        if id(var) in seen or not is_variable(var):
+            continue
+        name = var.op.name.rsplit("/", 1)[-1]
+        while name in names:
+            name += "_"
+        names.add(name)
+        found.append((name, var))
+        seen.add(id(var))
+    return found
 
 
 def _slot_references(optimizer, objects) -> list:
