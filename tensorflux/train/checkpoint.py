@@ -22,6 +22,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops.array import constants as array_constants
 from tensorflux.ops.io import checkpoint as io_ops
+from tensorflux.ops.state import variables
 from tensorflux.ops.state.variables import Variable
 from tensorflux.protos import trackable_object_graph_pb2
 from tensorflux.train import checkpoint_restore, checkpoint_utils
@@ -57,6 +58,9 @@ def saver_restore_by_object_graph(saver, sess, save_path) -> bool:
     keys = {attribute.full_name: attribute.checkpoint_key
             for node in graph_proto.nodes for attribute in node.attributes}
     var_list = saver._var_list
+    if var_list is None:  # a Saver from a SaverDef (imported meta graph): every variable
+        with sess.graph.as_default():
+            var_list = variables._all_saveable_objects()
     if not isinstance(var_list, dict):
         var_list = saver_mod.op_list_to_dict(var_list)
     remapped = {}

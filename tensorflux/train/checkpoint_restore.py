@@ -132,11 +132,11 @@ class _Match:
         self.by_node[node_id] = obj
         self.node_of[id(obj)] = node_id
 
-    def variable_keys(self) -> list:
-        """`(variable, checkpoint key)` of every matched variable."""
+    def variable_keys(self, graph=None) -> list:
+        """`(variable, checkpoint key)` of every matched variable (of `graph` if given)."""
         pairs = []
         for node_id, obj in sorted(self.by_node.items()):
-            if is_variable(obj):
+            if is_variable(obj) and (graph is None or obj.graph is graph):
                 for attribute in self.nodes[node_id].attributes:
                     if attribute.name == VARIABLE_VALUE:
                         pairs.append((obj, attribute.checkpoint_key))
@@ -210,14 +210,15 @@ class CheckpointLoadStatus:
         """Runs the restore ops of every matched variable (including ones created since
         `restore()`)."""
         session = session_or_default(session)
-        _run(session, self._restorer.ops_for(self._match().variable_keys()))
+        _run(session, self._restorer.ops_for(self._match().variable_keys(session.graph)))
 
     def streaming_restore(self, session) -> int:
         """Restores the matched variables not restored by an earlier `streaming_restore` call
         (for Keras: variables created after `load_weights`, when a model builds later);
         returns how many were restored."""
         streamed = self.__dict__.setdefault("_streamed", set())
-        pairs = [(v, k) for v, k in self._match().variable_keys() if id(v) not in streamed]
+        pairs = [(v, k) for v, k in self._match().variable_keys(session.graph)
+                 if id(v) not in streamed]
         _run(session, self._restorer.ops_for(pairs))
         streamed.update(id(v) for v, _ in pairs)
         return len(pairs)
@@ -227,8 +228,9 @@ class CheckpointLoadStatus:
         dependency graph."""
         session = session_or_default(session)
         match = self._match()
-        _run(session, self._restorer.ops_for(match.variable_keys()))
-        _initializers(session, [o for o in match.unmatched_objects() if is_variable(o)])
+        _run(session, self._restorer.ops_for(match.variable_keys(session.graph)))
+        _initializers(session, [o for o in match.unmatched_objects()
+                                if is_variable(o) and o.graph is session.graph])
 
 
 class InitializationOnlyStatus:

@@ -294,3 +294,27 @@ def test_tf_layers_and_rnn_cells_are_tracked_by_weight_name(graph, tmp_path):
         "cell/bias/.ATTRIBUTES/VARIABLE_VALUE": [16]}
     np.testing.assert_array_equal(
         tf.train.load_variable(path, "cell/kernel/.ATTRIBUTES/VARIABLE_VALUE"), kernel)
+
+
+def test_restore_called_outside_the_variables_graph(tmp_path):
+    path, want = _trained_checkpoint(tmp_path)
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.get_variable("w", shape=[2])
+    ckpt = tf.train.Checkpoint(v=w)
+    status = ckpt.restore(path)  # the default graph is not g
+    with tf.Session(graph=g) as sess:
+        status.initialize_or_restore(sess)
+        np.testing.assert_array_equal(sess.run(w), want["w"])
+
+
+def test_saver_from_an_imported_meta_graph_restores_an_object_checkpoint(tmp_path):
+    path, want = _trained_checkpoint(tmp_path)
+    with tf.Graph().as_default():
+        w, b, opt, _ = _adam_program()
+        meta = tf.train.export_meta_graph()
+    with tf.Graph().as_default() as g:
+        saver = tf.train.import_meta_graph(meta)
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run(g.get_tensor_by_name("w:0")), want["w"])
