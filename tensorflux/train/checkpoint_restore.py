@@ -104,7 +104,9 @@ class _Match:
         self.view = graph_view.ObjectGraphView(root)
         self.by_node: dict = {0: root}
         self.node_of: dict = {id(root): 0}
-        nodes = graph_proto.nodes
+        nodes = self.nodes = graph_proto.nodes
+        if not nodes:
+            raise errors.DataLossError(None, None, "The checkpoint's object graph is empty")
         queue = [root]
         while queue:
             obj = queue.pop(0)
@@ -126,9 +128,11 @@ class _Match:
                 slot = obj.get_slot(original, ref.slot_name)
                 if slot is not None and id(slot) not in self.node_of:
                     self._bind(slot, ref.slot_variable_node_id)
-        self.nodes = nodes
 
     def _bind(self, obj, node_id) -> None:
+        if not 0 <= node_id < len(self.nodes):
+            raise errors.DataLossError(None, None, f"The checkpoint's object graph refers to "
+                                       f"node {node_id} of {len(self.nodes)}")
         self.by_node[node_id] = obj
         self.node_of[id(obj)] = node_id
 

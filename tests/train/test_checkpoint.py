@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from tensorflux.lib.formats import bundle
 from tensorflux.protos import trackable_object_graph_pb2
 from tensorflux.train.tracking.base import AutoTrackable
 
@@ -318,3 +319,14 @@ def test_saver_from_an_imported_meta_graph_restores_an_object_checkpoint(tmp_pat
         with tf.Session() as sess:
             saver.restore(sess, path)
             np.testing.assert_array_equal(sess.run(g.get_tensor_by_name("w:0")), want["w"])
+
+
+def test_a_malformed_object_graph_is_data_loss(graph, tmp_path):
+    proto = trackable_object_graph_pb2.TrackableObjectGraph()
+    proto.nodes.add().children.add(node_id=7, local_name="v")
+    bundle.write_bundle(str(tmp_path / "bad"), {
+        "_CHECKPOINTABLE_OBJECT_GRAPH": np.array(proto.SerializeToString(), dtype=object),
+        "v/.ATTRIBUTES/VARIABLE_VALUE": np.float32(1.0)})
+    status = tf.train.Checkpoint(v=tf.Variable(0.0)).restore(str(tmp_path / "bad"))
+    with pytest.raises(tf.errors.DataLossError, match="node 7"):
+        status.assert_consumed()
