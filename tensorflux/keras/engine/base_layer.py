@@ -72,6 +72,14 @@ class InputSpec:
         self.axes = dict(axes or {})
 
 
+def _masks_of(inputs):
+    """The `_keras_mask` of `inputs` (a list for a list), None when no input has one."""
+    if isinstance(inputs, list):
+        masks = [getattr(t, "_keras_mask", None) for t in inputs]
+        return masks if any(m is not None for m in masks) else None
+    return getattr(inputs, "_keras_mask", None)
+
+
 class Node:
     """One call of a layer: input and output tensors, call kwargs, created updates/losses."""
 
@@ -344,6 +352,31 @@ class Layer:
     def call(self, inputs, **kwargs):
         return inputs
 
+    supports_masking = False
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of this layer's outputs: the input mask for layers that support masking,
+        else None (the mask stops here, as TF 1.15's layers drop it silently)."""
+        return mask if self.supports_masking else None
+
+    def _takes_mask(self) -> bool:
+        found = self.__dict__.get("_call_takes_mask")
+        if found is None:
+            found = "mask" in inspect.signature(self.call).parameters
+            self.__dict__["_call_takes_mask"] = found
+        return found
+
+    def _output_masks(self, inputs, outputs, input_masks) -> None:
+        """Attaches `compute_mask`'s result to the outputs as `_keras_mask`."""
+        if not (self.supports_masking or type(self).compute_mask is not Layer.compute_mask):
+            return
+        masks = self.compute_mask(inputs, input_masks)
+        flat_outputs = flatten(outputs)
+        flat_masks = masks if isinstance(masks, (list, tuple)) else [masks] * len(flat_outputs)
+        for output, mask in zip(flat_outputs, flat_masks):
+            if mask is not None and hasattr(output, "_op"):
+                output._keras_mask = mask
+
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, (list, tuple)):
             inputs = [convert_to_tensor(t) for t in inputs]
@@ -362,11 +395,16 @@ class Layer:
                 self.build(shapes)
                 self.built = True
                 self._assert_input_compatibility(inputs)
+            input_masks = kwargs["mask"] if "mask" in kwargs else _masks_of(inputs)
+            call_kwargs = kwargs
+            if "mask" not in kwargs and input_masks is not None and self._takes_mask():
+                call_kwargs = dict(kwargs, mask=input_masks)  # not recorded: replays recompute
             _CALL_STACK.append(frame)
             try:
-                outputs = self.call(inputs, *args, **kwargs)
+                outputs = self.call(inputs, *args, **call_kwargs)
             finally:
                 _CALL_STACK.pop()
+            self._output_masks(inputs, outputs, input_masks)
             if self.activity_regularizer is not None:
                 with scopes.name_scope("ActivityRegularizer"):
                     for out in flatten(outputs):

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from tensorflux import train
+from tensorflux.distribute import distribute_lib
 from tensorflux.framework import scopes
 from tensorflux.keras import backend, losses, metrics, optimizers
 from tensorflux.keras.callbacks import History
@@ -211,7 +212,7 @@ class TrainingMixin(GeneratorMixin):
             if not params:
                 raise ValueError(f'Model "{self.name}" has no trainable weights to train.')
             with scopes.name_scope("training"):
-                step = self.optimizer.minimize(total, var_list=params)
+                step = _minimize_in_replica(self.optimizer, total, params)
                 with scopes.control_dependencies([step]):
                     projected = [
                         state_variable_ops.assign(v, v.constraint(v))
@@ -706,3 +707,23 @@ def _is_h5(filepath: str, save_format) -> bool:
                              "{\"tf\", \"h5\"}.")
         return fmt in ("h5", "hdf5", "keras")
     return filepath.endswith((".h5", ".keras", ".hdf5"))
+
+
+def _minimize_in_replica(optimizer, loss, params):
+    """The optimizer step. Compiled inside `strategy.scope()`, the step is built in the
+    strategy's replica (its one replica: Keras models are not cloned per replica here).
+
+    Raises:
+        NotImplementedError: the strategy has several replicas.
+    """
+    if not distribute_lib.has_strategy() or not distribute_lib.in_cross_replica_context():
+        return optimizer.minimize(loss, var_list=params)
+    strategy = distribute_lib.get_strategy()
+    if strategy.num_replicas_in_sync > 1:
+        raise NotImplementedError(
+            f"Keras Model.compile under {type(strategy).__name__} with "
+            f"{strategy.num_replicas_in_sync} replicas is not provided (the model would be "
+            f"cloned per replica); use one device, or tf.keras.estimator.model_to_estimator "
+            f"with RunConfig(train_distribute=...).")
+    return strategy.extended.call_for_each_replica(
+        lambda: optimizer.minimize(loss, var_list=params))

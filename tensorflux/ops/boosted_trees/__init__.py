@@ -1,0 +1,9 @@
+"""Boosted trees: evaluating and growing a tree ensemble kept in variables.
+
+The family facade: importing it registers every op and kernel of the family.
+"""
+
+from tensorflux.ops.boosted_trees import (
+    prediction,
+    growing,
+)
