@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import os
+import weakref
 
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
@@ -87,7 +88,7 @@ class CheckpointableSaver:
 
     def __init__(self, root):
         self._root = root
-        self._save_ops: dict = {}
+        self._save_ops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def save(self, file_prefix, session) -> str:
         """Writes the checkpoint `file_prefix`; returns it.
@@ -111,6 +112,10 @@ class CheckpointableSaver:
         cached = self._save_ops.get(graph)
         if cached is not None and cached[0] == signature:
             return cached[1]
+        for key, var in keyed.items():
+            if var.graph is not graph:
+                raise ValueError(f"Cannot save {key}: the variable {var.op.name} is not in the "
+                                 "session's graph.")
         with graph.name_scope("save_checkpoint"):
             prefix = array_constants.placeholder(dtypes.string, shape=[], name="prefix")
             graph_tensor = array_constants.placeholder(dtypes.string, shape=[],
@@ -158,7 +163,7 @@ class Checkpoint(AutoTrackable):
 
     def __init__(self, **kwargs):
         object.__setattr__(self, "_tfx_save_counter", None)
-        object.__setattr__(self, "_tfx_save_assign", {})
+        object.__setattr__(self, "_tfx_save_assign", weakref.WeakKeyDictionary())
         object.__setattr__(self, "_tfx_saver", CheckpointableSaver(self))
         for name, value in sorted(kwargs.items(), key=lambda item: item[0]):
             if not is_trackable(value):

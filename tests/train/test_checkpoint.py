@@ -330,3 +330,15 @@ def test_a_malformed_object_graph_is_data_loss(graph, tmp_path):
     status = tf.train.Checkpoint(v=tf.Variable(0.0)).restore(str(tmp_path / "bad"))
     with pytest.raises(tf.errors.DataLossError, match="node 7"):
         status.assert_consumed()
+
+
+def test_saving_a_variable_of_another_graph_is_refused(tmp_path):
+    other = tf.Graph()
+    with other.as_default():
+        stray = tf.Variable(1.0, name="stray")
+    with tf.Graph().as_default():
+        ckpt = tf.train.Checkpoint(v=tf.Variable(2.0, name="v"), stray=stray)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(ValueError, match="stray"):
+                ckpt.save(str(tmp_path / "c"), session=sess)
