@@ -14,7 +14,6 @@ __all__ = ["ContribNotProvidedError", "REPLACEMENTS", "module_getattr"]
 REPLACEMENTS = {
     "bayesflow": "tf.distributions (tensorflow_probability is not provided)",
     "boosted_trees": "tf.estimator.BoostedTreesClassifier / BoostedTreesRegressor",
-    "checkpoint": "tf.train.Saver",
     "cloud": "not supported (no cloud integrations)",
     "cluster_resolver": "tf.distribute.cluster_resolver where provided, else tf.train.ClusterSpec",
     "compiler": "not supported (no XLA)",

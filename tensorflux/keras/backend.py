@@ -236,6 +236,17 @@ def _initialize_variables(session):
         if todo:
             session.run(state_variables.variables_initializer(todo))
     done.update(v.name for v in candidates)
+    for status in _STREAMING_RESTORES.get(graph, []):
+        status.streaming_restore(session)  # variables created since `load_weights`
+
+
+_STREAMING_RESTORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def register_streaming_restore(graph, status) -> None:
+    """Restores `status`'s variables whenever new variables of `graph` are initialized here
+    (TF 1.x Keras `load_weights` into a model that builds its weights later)."""
+    _STREAMING_RESTORES.setdefault(graph, []).append(status)
 
 
 def int_shape(x):

@@ -655,6 +655,13 @@ class Saver:
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: save_path})
         except errors.NotFoundError as err:
+            # cycle: train.checkpoint builds on this module (saveables)
+            from tensorflux.train import checkpoint as object_checkpoint
+
+            # As TF 1.15: an object-based checkpoint is restored through its object graph's
+            # graph names (`full_name`) -> checkpoint keys.
+            if object_checkpoint.saver_restore_by_object_graph(self, sess, save_path):
+                return
             raise _wrap_restore_error(err, "a Variable name or other graph key that is "
                                       "missing") from None
         except errors.InvalidArgumentError as err:

@@ -20,6 +20,7 @@ from tensorflux.framework import dtypes, scopes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.keras import backend, constraints, initializers, regularizers
+from tensorflux.keras.engine import tracking as layer_tracking
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.state import variables as state_variables
@@ -221,6 +222,11 @@ class Layer:
 
     def _sublayers(self):
         return []
+
+    @property
+    def _checkpoint_dependencies(self):
+        """`(name, object)` dependencies for object-based checkpoints (see `tracking`)."""
+        return layer_tracking.layer_dependencies(self)
 
     @property
     def trainable_weights(self):
