@@ -41,7 +41,9 @@
    zero-padded pieces tiling one axis (the gradients of consecutive `Slice`s) becomes their
    concatenation plus zero (runtime/padded_sums.py, bit-identical). A `BasicLSTMCell`
    step's gate `Split` and its eleven elementwise nodes become one `_LSTMCellPointwise`
-   node with their ten values as outputs (runtime/lstm_cells.py, bit-identical).
+   node with their ten values as outputs (runtime/lstm_cells.py, bit-identical), and the
+   input half of an unrolled RNN's gate products (`x_t @ K_x` for every step, forward and
+   backward) becomes one tall product (runtime/lstm_inputs.py; summation order only).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -99,6 +101,7 @@ from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.lstm_cells import fuse_lstm_pointwise
+from tensorflux.runtime.lstm_inputs import hoist_input_products
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
@@ -197,6 +200,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = fuse_lstm_pointwise(nodes, protected)
+        nodes = hoist_input_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
         nodes = fuse_gradient_updates(nodes, protected)
     if options.fuse_elementwise:
