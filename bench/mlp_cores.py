@@ -14,6 +14,15 @@ The step's elementwise work (bias, relu, their gradients, the SGD updates) runs 
 in every variant, so the variants differ only in how the products use the cores.
 
     PYTHONPATH=$PWD /opt/tfref/bin/python bench/mlp_cores.py [--rounds 40] [--steps 3]
+
+`--step` runs the whole tensorflux training step the same ways instead (the thread budget's
+BLAS count forced per round: `tfx-blas2` = 2 BLAS threads, `tfx-split` = 1 BLAS thread and
+the intra-op split in 2, `tfx-overlap` = 2 BLAS threads and the inter-op overlap's plan,
+`TFX_OVERLAP=1`, which pairs a layer's two gradient products on 1 BLAS thread each), with
+TensorFlow's and PyTorch's steps in the same rounds:
+
+    PYTHONPATH=$PWD TF_CPP_MIN_LOG_LEVEL=3 TF_USE_LEGACY_KERAS=1 \
+        /opt/tfref/bin/python bench/mlp_cores.py --step [--model mlp] [--rounds 40]
 """
 
 from __future__ import annotations
@@ -21,11 +30,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import threading
 import time
 
 import numpy as np
 import threadpoolctl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 class Helper:
@@ -129,12 +141,102 @@ class Step:
 MODES = ("blas2", "split", "pairs", "blas1")
 
 
+def _forced_blas():
+    """A switch of the thread budget's BLAS thread count: `force(n)` (None: the policy)."""
+    from tensorflux.runtime import thread_budget
+
+    policy = thread_budget.blas_threads
+    forced = [None]
+
+    def blas_threads(intra_op, cores, others=0.0, concurrent=1):
+        if forced[0] is None:
+            return policy(intra_op, cores, others, concurrent)
+        return max(1, forced[0] // max(1, concurrent))
+
+    thread_budget.blas_threads = blas_threads
+
+    def force(threads):
+        forced[0] = threads
+        thread_budget._PROCESS.refresh_current()
+
+    return force
+
+
+def _tfx_session(tf, model: str):
+    import training
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(0)
+        train, feed, *_ = training.GRAPHS[model](tf)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=graph)
+    sess.run(init)
+    sess.run(train, feed)  # the plan is built here
+    return lambda: sess.run(train, feed)
+
+
+def _with_threads(force, threads: int, step):
+    def run():
+        force(threads)
+        return step()
+
+    return run
+
+
+def step_main(args) -> None:
+    import step_floor
+    import training
+
+    import tensorflux
+
+    force = _forced_blas()
+    runs = {}
+    for name, threads, overlap in (("tfx-blas2", 2, "0"), ("tfx-split", 1, "0"),
+                                   ("tfx-overlap", 2, "1")):
+        os.environ["TFX_OVERLAP"] = overlap
+        force(threads)
+        step = _tfx_session(tensorflux, args.model)
+        runs[name] = _with_threads(force, threads, step)
+    os.environ["TFX_OVERLAP"] = "0"
+    import torch
+
+    runs["tensorflow"] = step_floor._graph_step(training._tf_compat_v1(), args.model, False)
+    runs["pytorch"] = step_floor._torch_step(torch, args.model)
+    _rounds(runs, args.rounds, args.steps)
+
+
+def _rounds(runs: dict, rounds: int, steps: int) -> None:
+    wall = {m: [] for m in runs}
+    cpu = {m: [] for m in runs}
+    print(f"# load {os.getloadavg()}")
+    for _ in range(rounds):
+        for name, run in runs.items():
+            run()
+            for _ in range(steps):
+                c0, w0 = time.process_time(), time.perf_counter()
+                run()
+                cpu[name].append(time.process_time() - c0)
+                wall[name].append(time.perf_counter() - w0)
+    print(f"# load after {os.getloadavg()}")
+    print(f"{'variant':<12}{'wall med':>10}{'wall min':>10}{'cpu med':>10}{'cpu min':>10}")
+    for name in runs:
+        print(f"{name:<12}{statistics.median(wall[name]) * 1e3:>10.2f}"
+              f"{min(wall[name]) * 1e3:>10.2f}{statistics.median(cpu[name]) * 1e3:>10.2f}"
+              f"{min(cpu[name]) * 1e3:>10.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--step", action="store_true", help="the whole training step")
+    parser.add_argument("--model", default="mlp")
     args = parser.parse_args()
+    if args.step:
+        step_main(args)
+        return
     modes = args.modes.split(",")
     step = Step()
     controller = threadpoolctl.ThreadpoolController()

@@ -11,7 +11,7 @@ gradient reads them.
 
 Backward: tf.gradients' `MatMul(g_t, K, transpose_b=True)` followed by `SplitV([width,
 units], axis 1)` (the concat's gradient, directly or through the gradient `tuple`'s
-Identity) becomes `MatMul(g_t, K[width:], transpose_b=True)` (the state gradient, the only
+Identity) becomes `_StateProductGrad(g_t, K)` (`g_t @ K[width:]^T`: the state gradient, the only
 part the recurrence waits for; the node and its gates stay) and one
 `_InputProductsGrad(g_0..g_n, K[:width])` for the input gradients of every step, on the copy
 of `K[:width]` the forward step read (so a kernel update gated only on the products of the
@@ -40,6 +40,7 @@ HOIST_INPUT_PRODUCTS = True
 INPUT_PRODUCTS = "_InputProducts"
 STATE_PRODUCT = "_StateProduct"
 INPUT_PRODUCTS_GRAD = "_InputProductsGrad"
+STATE_PRODUCT_GRAD = "_StateProductGrad"
 
 _TYPES = frozenset({dtypes.float32, dtypes.float64})
 
@@ -172,11 +173,6 @@ class _Maker:
             self.before.setdefault(id(place or like), []).append(made)
         return made
 
-    def const(self, like, suffix, value):
-        value = np.asarray(value, np.int32)
-        return self.node(like, suffix, "Const", {"value": value, "dtype": dtypes.int32}, [],
-                         [dtypes.int32], [])
-
     def place(self, nodes) -> list:
         out = []
         for node in nodes:
@@ -205,15 +201,10 @@ def _hoist_forward(products, steps, maker):
 def _hoist_backward(found, hoisted, width, consumers, maker) -> None:
     first = found[0][0]
     dtype = first.attrs["T"]
-    kernel = first.inputs[1]
-    begin = maker.const(first, "/_state_rows/begin", [width, 0])
-    size = maker.const(first, "/_state_rows/size", [-1, -1])
-    state_rows = maker.node(first, "/_state_rows", "Slice", {"T": dtype, "Index": dtypes.int32},
-                            [kernel, (begin, 0), (size, 0)], [dtype],
-                            [dtype, dtypes.int32, dtypes.int32])
     inputs, input_readers = [], []
     for product, split in found:
-        product.inputs = [product.inputs[0], (state_rows, 0)]
+        product.op, product.op_def = STATE_PRODUCT_GRAD, get_op_def(STATE_PRODUCT_GRAD)
+        product.attrs = {"T": dtype, "width": width}
         readers = [(r, k) for r, k in consumers.get(id(split), ()) if k >= 0]
         state_readers = [(r, k) for r, k in readers if r.inputs[k][1] == 1]
         x_readers = [(r, k) for r, k in readers if r.inputs[k][1] == 0]

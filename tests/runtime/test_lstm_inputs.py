@@ -14,9 +14,10 @@ from tensorflux.ops.internal import lstm_inputs as kernels
 from tensorflux.protos.rewriter_config_pb2 import RewriterConfig
 from tensorflux.runtime import lstm_inputs, rewrites, subgraph
 
-SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[
+SETTINGS = settings(max_examples=4, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 HOISTED, STATE, GRAD = "_InputProducts", "_StateProduct", "_InputProductsGrad"
+STATE_GRAD = "_StateProductGrad"
 
 
 def _ops(fetches, feeds=(), rewrite_options=None):
@@ -73,6 +74,7 @@ def test_hoisted_products_match_the_unrewritten_graph(monkeypatch, dtype, batch,
         hoisted = steps >= 2
         assert ops.count(HOISTED) == int(hoisted) and ops.count(GRAD) == int(hoisted)
         assert ops.count(STATE) == (steps if hoisted else 0)
+        assert ops.count(STATE_GRAD) in ((steps - 1, steps) if hoisted else (0,))
         rng = np.random.default_rng(seed)
         values = rng.standard_normal((batch, steps, width)) * 2
         if special is not None:
@@ -140,6 +142,9 @@ def test_kernels_match_numpy(dtype, rows, width, state, units, seed):
     got = [got] if len(grads) == 1 else got
     for g, part in zip(grads, got):
         np.testing.assert_allclose(part, g @ kernel[:width].T, rtol=tol, atol=tol)
+    state_grad = kernels.state_product_grad(grads[0], kernel, width)
+    assert state_grad.shape == (rows[0], state) and state_grad.dtype == dtype
+    np.testing.assert_allclose(state_grad, grads[0] @ kernel[width:].T, rtol=tol, atol=tol)
 
 
 def test_kernel_shape_errors_name_the_op():
@@ -153,5 +158,7 @@ def test_kernel_shape_errors_name_the_op():
         kernels.state_product(np.ones((2, 2), np.float32), k, np.ones((3, 4), np.float32))
     with pytest.raises(errors.InvalidArgumentError, match="_InputProductsGrad"):
         kernels.input_products_grad([np.ones((2, 3), np.float32)], k[:3])
+    with pytest.raises(errors.InvalidArgumentError, match="_StateProductGrad"):
+        kernels.state_product_grad(np.ones((2, 3), np.float32), k, 2)
     with pytest.raises(errors.InvalidArgumentError, match="matrix"):
         kernels.state_product(np.ones(2, np.float32), k, np.ones((2, 4), np.float32))
