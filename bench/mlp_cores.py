@@ -246,6 +246,10 @@ def main() -> None:
     for _ in range(args.rounds):
         for mode in modes:
             with controller.limit(limits=2 if mode == "blas2" else 1, user_api="blas"):
+                # NOTE: after a 2-thread product OpenBLAS's idle worker spins for a while;
+                # split/pairs rounds right after blas2 rounds then compete with it. Run them
+                # in a process that never starts it (`--modes split,pairs,blas1` with
+                # OPENBLAS_NUM_THREADS=1) to see them alone.
                 step.run(mode)
                 for _ in range(args.steps):
                     c0, w0 = time.process_time(), time.perf_counter()

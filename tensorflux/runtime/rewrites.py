@@ -43,7 +43,9 @@
    step's gate `Split` and its eleven elementwise nodes become one `_LSTMCellPointwise`
    node with their ten values as outputs (runtime/lstm_cells.py, bit-identical), and the
    input half of an unrolled RNN's gate products (`x_t @ K_x` for every step, forward and
-   backward) becomes one tall product (runtime/lstm_inputs.py; summation order only).
+   backward) becomes one tall product (runtime/lstm_inputs.py; summation order only). A
+   moving average's `AssignSub(avg, Mul(Sub(avg, value), factor))` becomes one
+   `_AssignMovingAverage` node (runtime/moving_averages.py, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -102,6 +104,7 @@ from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.lstm_cells import fuse_lstm_pointwise
 from tensorflux.runtime.lstm_inputs import hoist_input_products
+from tensorflux.runtime.moving_averages import fuse_moving_averages
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
@@ -203,6 +206,7 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = hoist_input_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
         nodes = fuse_gradient_updates(nodes, protected)
+        nodes = fuse_moving_averages(nodes, protected)
     if options.fuse_elementwise:
         nodes = fuse_elementwise(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):

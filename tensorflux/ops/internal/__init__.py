@@ -10,4 +10,5 @@ from tensorflux.ops.internal import (
     fused_elementwise,
     lstm_pointwise,
     lstm_inputs,
+    moving_average,
 )
