@@ -3,11 +3,11 @@ time steps (ops/internal/lstm_inputs.py), forward and backward.
 
 Forward: the steps' `_FusedMatMul(ConcatV2([x_t, h_t], 1), K, bias)` (BiasAdd only; a
 `BasicLSTMCell`/`LSTMCell` step after `fuse_products`) that share one kernel and one bias,
-whose inputs `x_t` do not depend on any of them (a `static_rnn`'s inputs), become one
-`_InputProducts(x_0..x_n, K, bias)` (`concat(x) @ K[:width] + bias`, one tall product) and, per
-step, `_StateProduct(h_t, K, part_t)` (`h_t @ K[width:] + part_t`), which keeps the former
-node's name, so its readers and fetches are unchanged. The ConcatV2s stay when the kernel
-gradient reads them.
+whose inputs `x_t` (of one static width) do not depend on any of them (a `static_rnn`'s
+inputs), become one `_InputProducts(x_0..x_n, K, bias)` (`concat(x) @ K[:width] + bias`,
+one tall product) and, per step, `_StateProduct(h_t, K, part_t)` (`h_t @ K[width:] +
+part_t`), which keeps the former node's name, so its readers and fetches are unchanged.
+The ConcatV2s stay when the kernel gradient reads them.
 
 Backward: tf.gradients' `MatMul(g_t, K, transpose_b=True)` followed by `SplitV([width,
 units], axis 1)` (the concat's gradient, directly or through the gradient `tuple`'s
@@ -252,8 +252,10 @@ def hoist_input_products(nodes, protected: set) -> list:
         kernel, dtype = first.inputs[1], first.attrs["T"]
         widths = {_static_cols(x, port) for (x, port), _ in steps}
         width = widths.pop() if len(widths) == 1 else None
-        found = [] if width is None else _backward_products(
-            nodes, kernel, width, dtype, first.device, consumers, protected)
+        if width is None:
+            continue  # inputs of unknown or different widths: one product cannot take them
+        found = _backward_products(nodes, kernel, width, dtype, first.device, consumers,
+                                   protected)
         concats = [p.inputs[0][0] for p in products]
         hoisted = _hoist_forward(products, steps, maker)
         removed.update(id(c) for c, p in zip(concats, products)
