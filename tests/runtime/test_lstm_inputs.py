@@ -162,3 +162,22 @@ def test_kernel_shape_errors_name_the_op():
         kernels.state_product_grad(np.ones((2, 3), np.float32), k, 2)
     with pytest.raises(errors.InvalidArgumentError, match="matrix"):
         kernels.state_product(np.ones(2, np.float32), k, np.ones((2, 4), np.float32))
+
+
+@pytest.mark.parametrize("make_cell", [
+    lambda: tf.nn.rnn_cell.GRUCell(3),
+    lambda: tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, num_proj=2),
+    lambda: tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(3) for _ in range(2)]),
+])
+def test_other_cells_match_the_unrewritten_graph(monkeypatch, make_cell):
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        inputs = tf.placeholder(tf.float32, [2, 4, 5])
+        outputs, _ = tf.nn.static_rnn(make_cell(), tf.unstack(inputs, axis=1), dtype=tf.float32)
+        loss = tf.reduce_sum(tf.concat(outputs, 1) ** 2)
+        fetches = [loss] + tf.gradients(loss, [inputs] + tf.trainable_variables())
+        assert HOISTED in _ops(fetches, [inputs])
+        feed = {inputs: np.linspace(-2, 2, 40, dtype=np.float32).reshape(2, 4, 5)}
+        got, want = _run_both(monkeypatch, fetches, feed)
+    for g, w in zip(got, want):
+        _close(g, w, tf.float32)
