@@ -5,6 +5,10 @@ a numba loop that keeps the GIL (`jit(nogil=False)`, the `jit.holds_gil` twins).
 
     PYTHONPATH=$PWD /opt/tfref/bin/python bench/gil_ops.py [--busy 2] [--calls 200]
 
+`--session` times the tutorial's `ExponentialMovingAverage.apply` step over its ten
+variables instead, with runtime/moving_averages.py's fusion on and off (two sessions,
+interleaved call by call).
+
 Ops and shapes are the tutorial's: L2Loss of its weights (weight decay), the moving
 averages' Sub / Mul / AssignSub on its variables (ExponentialMovingAverage), and its
 small products (the softmax layer, [128, 192] x [192, 10]).
@@ -13,6 +17,7 @@ small products (the softmax layer, [128, 192] x [192, 10]).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -55,11 +60,65 @@ def _time(fn, calls: int) -> list:
     return times
 
 
+CIFAR_SHAPES = [(5, 5, 3, 64), (64,), (5, 5, 64, 64), (64,), (2304, 384), (384,), (384, 192),
+                (192,), (192, 10), (10,)]
+
+
+def _ema_sessions():
+    import tensorflux as tf
+    from tensorflux.runtime import moving_averages
+
+    runs = {}
+    for name, fuse in (("unfused", False), ("fused", True)):
+        moving_averages.FUSE_MOVING_AVERAGES = fuse
+        graph = tf.Graph()
+        with graph.as_default():
+            step = tf.train.get_or_create_global_step()
+            variables = [tf.Variable(tf.random_normal(shape)) for shape in CIFAR_SHAPES]
+            ema = tf.train.ExponentialMovingAverage(0.9999, step)
+            update = ema.apply(variables)
+            init = tf.global_variables_initializer()
+        sess = tf.Session(graph=graph)
+        sess.run(init)
+        sess.run(update)  # the plan is built here
+        runs[name] = functools.partial(sess.run, update)
+    moving_averages.FUSE_MOVING_AVERAGES = True
+    return runs
+
+
+def session_main(args) -> None:
+    runs = _ema_sessions()
+    stop = threading.Event()
+    for _ in range(args.busy):
+        threading.Thread(target=_busy, args=(stop,), daemon=True).start()
+    times: dict = {name: [] for name in runs}
+    cpu: dict = {name: [] for name in runs}
+    print(f"# load {os.getloadavg()}, {args.busy} busy Python threads")
+    try:
+        for _ in range(args.calls):
+            for name, run in runs.items():
+                c0, t0 = time.thread_time(), time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - t0)
+                cpu[name].append(time.thread_time() - c0)
+    finally:
+        stop.set()
+    print(f"{'EMA step (10 variables)':<26}{'wall med us':>12}{'wall p90':>10}{'thread cpu':>12}")
+    for name in runs:
+        p90 = sorted(times[name])[int(0.9 * len(times[name]))]
+        print(f"{name:<26}{statistics.median(times[name]) * 1e6:>12.0f}{p90 * 1e6:>10.0f}"
+              f"{statistics.median(cpu[name]) * 1e6:>12.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--busy", type=int, default=2)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--session", action="store_true")
     args = parser.parse_args()
+    if args.session:
+        session_main(args)
+        return
     rng = np.random.default_rng(0)
     f32 = np.float32
     cases = []
