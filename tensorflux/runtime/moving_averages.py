@@ -2,7 +2,7 @@
 update `tf.train.assign_moving_average` (and so `ExponentialMovingAverage.apply`) builds for
 each shadow variable -- becomes one `_AssignMovingAverage(avg, value, factor)` node
 (ops/internal/moving_average.py): one compiled pass instead of three NumPy passes and two
-temporaries, bit-identical, keeping the GIL for small variables.
+temporaries, bit-identical, keeping the GIL (below 4M elements).
 
 Matched only when the Sub reads the variable the AssignSub updates (its ref, or an Identity
 of it), the Sub and the Mul have no other reader, no control edges and are not fetched, and

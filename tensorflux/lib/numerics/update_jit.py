@@ -71,10 +71,20 @@ def moving_average_supports(var: np.ndarray, value: np.ndarray) -> bool:
             value.flags.c_contiguous and jit_mod.available())
 
 
+# `moving_average` keeps the GIL below this many elements (~1 ms of work), above
+# `jit.HOLD_GIL_ELEMENTS`: a moving average runs after the step's last kernel, with nothing of
+# the step to overlap, and giving the GIL away costs the step far more than the loop. The
+# CIFAR-10 tutorial's EMA step over its ten variables (local3: 884,736 elements) beside two
+# busy Python threads: 915 us median holding the GIL, 18-67 ms releasing it in that one
+# kernel (bench/gil_ops.py --session).
+MOVING_AVERAGE_HOLD_ELEMENTS = 1 << 22
+
+
 def moving_average(var: np.ndarray, value: np.ndarray, factor) -> None:
     """`var -= (var - value) * factor` in place, one pass (ExponentialMovingAverage's
     Sub, Mul and AssignSub, in their order: bit-identical)."""
-    kernel = _moving_average_held if jit_mod.holds_gil(var.size) else _moving_average
+    held = var.size < MOVING_AVERAGE_HOLD_ELEMENTS
+    kernel = _moving_average_held if held else _moving_average
     kernel(var.reshape(-1), value.reshape(-1), var.dtype.type(factor))
 
 

@@ -3,11 +3,12 @@ variable, `AssignSub(ref, Mul(Sub(ref, value), factor))` (tf.train.assign_moving
 one node (runtime/moving_averages.py makes it; users never build it).
 
 The compiled kernel (lib/numerics/update_jit.py `moving_average`) does the three passes in one,
-with the same operations in the same order (bit-identical), and keeps the GIL for small
-variables (`jit.holds_gil`): the three NumPy passes each release it, and with Python threads
-busy (an input pipeline's preprocessing) each release costs the step a wait of up to the
-5 ms switch interval to get it back. Otherwise (another dtype, broadcasting, a non-scalar
-factor, TFX_JIT=0) the unfused kernels' NumPy passes run, with their values and errors.
+with the same operations in the same order (bit-identical), and keeps the GIL for variables
+below `update_jit.MOVING_AVERAGE_HOLD_ELEMENTS` (4M elements): the three NumPy passes each
+release it, and with Python threads busy (an input pipeline's preprocessing) each release
+costs the step a wait of one or more 5 ms switch intervals to get it back. Otherwise
+(another dtype, broadcasting, a non-scalar factor, TFX_JIT=0) the unfused kernels' NumPy
+passes run, with their values and errors.
 """
 
 from __future__ import annotations
