@@ -32,6 +32,9 @@ _WIDTH = 16
 # only, so a filter gradient sums its parts in the same order whether they run split or not).
 _MIN_PART_FLOPS = 20e6
 _MAX_PARTS = 4
+# Filter gradients sum blocks of output pixels whose gradient rows hold about this many floats
+# (at least one output row), read once per block of window inputs while in L1 cache.
+BLOCK_FLOATS = 4096
 
 _tiles = []  # conv_direct_jit, once the first direct convolution runs (it imports numba)
 
@@ -108,13 +111,15 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo, pad)
     s, offs, (image, rs, ps), out_hw = _layout(x, (kh, kw), geo, pad)
     gf = np.ascontiguousarray(g, dtype=np.float32).reshape(-1)
     parts = _parts(n, 2.0 * out_hw[0] * out_hw[1] * offs.size * depth)
+    pixels = (np.arange(out_hw[0])[:, None] * rs + np.arange(out_hw[1])[None, :] * ps)
+    pixels = pixels.reshape(-1).astype(np.int64)
+    block = max(out_hw[1], BLOCK_FLOATS // depth)
     partials = np.zeros((max(len(parts), 1), offs.size * depth), dtype=np.float32)
     tiles = _kernels()
 
     def part(i: int) -> None:
         lo, hi = parts[i]
-        tiles.filter_gradient(s, offs, gf, partials[i], lo, hi, image, rs, ps, out_hw[0],
-                              out_hw[1], depth)
+        tiles.filter_gradient(s, offs, pixels, gf, partials[i], lo, hi, image, depth, block)
 
     if g.size:
         intra_op.run_elementwise(part, len(parts))

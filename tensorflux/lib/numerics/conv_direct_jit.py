@@ -58,50 +58,54 @@ def forward(s, offs, wm, out, lo, hi, image, rs, ps, oh, ow, depth):
 
 
 @jit.jit
-def filter_gradient(s, offs, g, dw, lo, hi, image, rs, ps, oh, ow, depth):
-    """Adds the images lo..hi to dw [taps * depth]: per output row, T x V blocks (V = 4, 2
-    or 1 vectors), then single window inputs, summed per image, then into dw."""
+def filter_gradient(s, offs, pixels, g, dw, lo, hi, image, depth, block):
+    """Adds the images lo..hi to dw [taps * depth]: per block of `block` output pixels (at
+    offsets `pixels` in their image), T x V blocks (V = 4, 2 or 1 vectors), then single
+    window inputs; summed per image, then into dw (shorter float sums)."""
     taps = offs.shape[0]
-    image_dw = np.empty_like(dw)  # one image's rows, then added to dw (shorter float sums)
+    count = pixels.shape[0]
+    image_dw = np.empty_like(dw)
     for b in range(lo, hi):
         image_dw[:] = 0
-        for i in range(oh):
-            sb = b * image + i * rs
-            gb = (b * oh + i) * ow * depth
+        sb = b * image
+        for p in range(0, count, block):
+            n = min(block, count - p)
+            at = pixels[p:]
+            gb = (b * count + p) * depth
             if depth % 64 == 0:
                 k = 0
                 while k + 6 <= taps:
                     for d in range(0, depth, 64):
-                        reduce_tile(s, sb, ps, offs[k:], gb + d, g, depth, k * depth + d, image_dw,
-                                    depth, ow, 6, 4)
+                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
+                                    image_dw, depth, n, 6, 4)
                     k += 6
                 while k < taps:
                     for d in range(0, depth, 64):
-                        reduce_tile(s, sb, ps, offs[k:], gb + d, g, depth, k * depth + d, image_dw,
-                                    depth, ow, 1, 4)
+                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
+                                    image_dw, depth, n, 1, 4)
                     k += 1
             elif depth % 32 == 0:
                 k = 0
-                while k + 12 <= taps:
+                while k + 8 <= taps:
                     for d in range(0, depth, 32):
-                        reduce_tile(s, sb, ps, offs[k:], gb + d, g, depth, k * depth + d, image_dw,
-                                    depth, ow, 12, 2)
-                    k += 12
+                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
+                                    image_dw, depth, n, 8, 2)
+                    k += 8
                 while k < taps:
                     for d in range(0, depth, 32):
-                        reduce_tile(s, sb, ps, offs[k:], gb + d, g, depth, k * depth + d, image_dw,
-                                    depth, ow, 1, 2)
+                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
+                                    image_dw, depth, n, 1, 2)
                     k += 1
             else:
                 k = 0
-                while k + 16 <= taps:
+                while k + 8 <= taps:
                     for d in range(0, depth, 16):
-                        reduce_tile(s, sb, ps, offs[k:], gb + d, g, depth, k * depth + d, image_dw,
-                                    depth, ow, 16, 1)
-                    k += 16
+                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
+                                    image_dw, depth, n, 8, 1)
+                    k += 8
                 while k < taps:
                     for d in range(0, depth, 16):
-                        reduce_tile(s, sb, ps, offs[k:], gb + d, g, depth, k * depth + d, image_dw,
-                                    depth, ow, 1, 1)
+                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
+                                    image_dw, depth, n, 1, 1)
                     k += 1
         dw += image_dw

@@ -12,7 +12,7 @@ AVX-512 (and splits them into narrower registers where it does not): a block of
   `acc[r, v] += s[sbase + r * sstep + offs[l]] * t[tbase + l * tstep + 16 v : +16]`, then
   `out[obase + r * ostep + 16 v : +16] = acc[r, v]`.
 - `reduce_tile` (a filter gradient's block): for `l` in `range(count)`,
-  `acc[r, v] += s[sbase + l * sstep + offs[r]] * t[tbase + l * tstep + 16 v : +16]`, then
+  `acc[r, v] += s[sbase + pixels[l] + offs[r]] * t[tbase + l * tstep + 16 v : +16]`, then
   `out[obase + r * ostep + 16 v : +16] += acc[r, v]`.
 
 `rows` and `vectors` are literal integers (one specialisation each). The tiles do no bounds
@@ -68,13 +68,12 @@ def _fma(builder):
         builder.module, ir.FunctionType(_VEC, [_VEC, _VEC, _VEC]), "llvm.fma.v16f32")
 
 
-def _check(args, literal_at) -> bool:
-    """True when the argument types fit a tile: float32/int64 C arrays, integer indices and
-    literal integers at `literal_at`."""
-    s, offs, t, out = args[0], args[3], args[5], args[8]
-    if (s, offs, t, out) != (_F32_ARRAY, _I64_ARRAY, _F32_ARRAY, _F32_ARRAY):
+def _check(args, arrays: dict, literal_at) -> bool:
+    """True when the argument types fit a tile: the C arrays of `arrays` ({position: type}),
+    integer indices and literal integers at `literal_at`."""
+    if any(args[i] != ty for i, ty in arrays.items()):
         return False
-    scalars = [a for i, a in enumerate(args) if i not in (0, 3, 5, 8) and i not in literal_at]
+    scalars = [a for i, a in enumerate(args) if i not in arrays and i not in literal_at]
     return all(isinstance(a, types.Integer) for a in scalars) and all(
         isinstance(args[i], types.IntegerLiteral) and args[i].literal_value > 0
         for i in literal_at)
@@ -88,8 +87,12 @@ def _tile_codegen(gather: bool):
         offs_ptr = _data(context, builder, tys[3], args[3])
         t_ptr = _data(context, builder, tys[5], args[5])
         out_ptr = _data(context, builder, tys[8], args[8])
-        sbase, sstep, tbase, tstep, obase, ostep, count = (
-            _index(context, builder, tys[i], args[i]) for i in (1, 2, 4, 6, 7, 9, 10))
+        sbase, tbase, tstep, obase, ostep, count = (
+            _index(context, builder, tys[i], args[i]) for i in (1, 4, 6, 7, 9, 10))
+        if gather:
+            sstep = _index(context, builder, tys[2], args[2])
+        else:
+            pixels_ptr = _data(context, builder, tys[2], args[2])
         fma = _fma(builder)
         zero = ir.Constant(_VEC, [0.0] * WIDTH)
         accs = [[cgutils.alloca_once_value(builder, zero) for _ in range(vectors)]
@@ -102,7 +105,7 @@ def _tile_codegen(gather: bool):
             if gather:
                 s_at = builder.add(sbase, builder.load(builder.gep(offs_ptr, [step])))
             else:
-                s_at = builder.add(sbase, builder.mul(step, sstep))
+                s_at = builder.add(sbase, builder.load(builder.gep(pixels_ptr, [step])))
             for r in range(rows):
                 if gather:
                     at = builder.add(s_at, builder.mul(ir.Constant(sstep.type, r), sstep))
@@ -132,17 +135,19 @@ def gather_tile(typingctx, s, sbase, sstep, offs, tbase, t, tstep, obase, out, o
     """A direct convolution's block of `rows` outputs x `vectors` x 16 channels (see the
     module docstring; `tbase` before `t` keeps the argument positions of `reduce_tile`)."""
     args = (s, sbase, sstep, offs, tbase, t, tstep, obase, out, ostep, taps, rows, vectors)
-    if not _check(args, (11, 12)):
+    if not _check(args, {0: _F32_ARRAY, 3: _I64_ARRAY, 5: _F32_ARRAY, 8: _F32_ARRAY}, (11, 12)):
         return None
     return types.none(*args), _tile_codegen(True)
 
 
 @intrinsic(prefer_literal=True)
-def reduce_tile(typingctx, s, sbase, sstep, offs, tbase, t, tstep, obase, out, ostep, count,
+def reduce_tile(typingctx, s, sbase, pixels, offs, tbase, t, tstep, obase, out, ostep, count,
                 rows, vectors):
     """A filter gradient's block of `rows` window inputs x `vectors` x 16 channels, summed
-    over `count` pixels and added to `out` (see the module docstring)."""
-    args = (s, sbase, sstep, offs, tbase, t, tstep, obase, out, ostep, count, rows, vectors)
-    if not _check(args, (11, 12)):
+    over `count` pixels (each at its offset in `pixels`) and added to `out` (see the module
+    docstring)."""
+    args = (s, sbase, pixels, offs, tbase, t, tstep, obase, out, ostep, count, rows, vectors)
+    if not _check(args, {0: _F32_ARRAY, 2: _I64_ARRAY, 3: _I64_ARRAY, 5: _F32_ARRAY,
+                         8: _F32_ARRAY}, (11, 12)):
         return None
     return types.none(*args), _tile_codegen(False)
