@@ -20,10 +20,19 @@ from tensorflux.runtime import thread_budget as tb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
 from conv_refs import geometry, ref_backprop_filter, ref_conv  # noqa: E402
 
+_WIDE_VECTORS = conv_direct.wide_vectors
+
 pytestmark = [pytest.mark.jit_compile,
               pytest.mark.skipif(not jit.available(), reason="numba is not available")]
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(autouse=True)
+def _direct_kernels_on(monkeypatch):
+    """The direct kernels run (correct, if slower) on CPUs without AVX-512 too: tested there
+    as well."""
+    monkeypatch.setattr(conv_direct, "wide_vectors", lambda: True)
 
 
 @st.composite
@@ -100,7 +109,8 @@ def test_benchmark_shapes_match_im2col(monkeypatch, shape, depth):
     np.testing.assert_allclose(df, df_ref, rtol=1e-5, atol=1e-4)
 
 
-def test_other_dtypes_and_depths_keep_im2col():
+def test_other_dtypes_and_depths_keep_im2col(monkeypatch):
+    assert conv_direct.applies(np.float32, 3, 32)
     assert not conv_direct.applies(np.float64, 3, 32)
     assert not conv_direct.applies(np.float32, 3, 24)
     assert not conv_direct.applies(np.float32, 5, 32)
@@ -109,6 +119,20 @@ def test_other_dtypes_and_depths_keep_im2col():
     x = np.random.default_rng(2).standard_normal((2, 7, 9, 3))
     f = np.random.default_rng(3).standard_normal((3, 3, 3, 16))
     np.testing.assert_allclose(conv2d.conv2d(x, f, geo), ref_conv(x, f, geo), rtol=1e-12)
+    monkeypatch.setattr(conv_direct, "wide_vectors", lambda: False)  # no AVX-512: im2col
+    assert not conv_direct.applies(np.float32, 3, 32)
+
+
+def test_wide_vectors_reads_the_cpu_flags(monkeypatch):
+    real = _WIDE_VECTORS.__wrapped__  # uncached
+    try:
+        with open("/proc/cpuinfo") as info:
+            flags = next((line.split() for line in info if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    assert real() == ("avx512f" in flags)
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")  # numba compiles for another CPU
+    assert real() is False
 
 
 def test_split_equals_unsplit_and_epilogue_applies(monkeypatch):

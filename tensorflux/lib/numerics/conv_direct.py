@@ -7,8 +7,10 @@ the padded input directly (`simd_tiles.gather_tile`, 512-bit FMAs), and the filt
 sums blocks of T window inputs x 16 V channels over an output row at a time
 (`simd_tiles.reduce_tile`), adding each row's sums to the batch part's gradient.
 
-Used when the compiled kernels are on (`jit.available()`), for float32 with up to
-MAX_CHANNELS input channels and output channels a multiple of 16. The sums run in window
+Used when the compiled kernels are on (`jit.available()`) on a CPU with 512-bit vectors
+(AVX-512F; elsewhere the explicit vectors would be split in two and the register tiles
+spill, so im2col stays), for float32 with up to MAX_CHANNELS input channels and output
+channels a multiple of 16. The sums run in window
 order (forward) or pixel order (filter gradient) with fused multiply-adds: within float32
 tolerance of the im2col product (tests compare them). Batch parts (from the shapes only) run
 on the intra-op helpers; filter gradients of the parts are summed in part order, so values
@@ -20,11 +22,15 @@ conv_direct_probe.py.
 
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 
 from tensorflux.lib.numerics import intra_op, jit
 
-__all__ = ["applies", "conv2d", "conv2d_backprop_filter", "MAX_CHANNELS"]
+__all__ = ["applies", "wide_vectors", "conv2d", "conv2d_backprop_filter",
+           "MAX_CHANNELS"]
 
 MAX_CHANNELS = 4
 _WIDTH = 16
@@ -40,10 +46,27 @@ _tiles = []  # conv_direct_jit, once the first direct convolution runs (it impor
 
 
 def applies(dtype, c: int, depth: int) -> bool:
-    """True when the direct kernels take this convolution (compiled kernels on, float32,
-    1..MAX_CHANNELS input channels, output channels a positive multiple of 16)."""
+    """True when the direct kernels take this convolution (compiled kernels on, a CPU with
+    512-bit vectors, float32, 1..MAX_CHANNELS input channels, output channels a positive
+    multiple of 16)."""
     return (np.dtype(dtype) == np.float32 and 0 < c <= MAX_CHANNELS and depth > 0
-            and depth % _WIDTH == 0 and jit.available())
+            and depth % _WIDTH == 0 and jit.available() and wide_vectors())
+
+
+@functools.cache
+def wide_vectors() -> bool:
+    """True when numba compiles for this machine's CPU and it has AVX-512F (Linux's
+    /proc/cpuinfo; False where it cannot be read or NUMBA_CPU_NAME picks another target)."""
+    if os.environ.get("NUMBA_CPU_NAME", "host") != "host":
+        return False
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return "avx512f" in line.split()
+    except OSError:
+        pass
+    return False
 
 
 def _offsets(k_hw, c: int, row: int, geo) -> np.ndarray:
