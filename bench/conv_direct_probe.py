@@ -25,7 +25,7 @@ kernels.py --clock cpu), so even the register-blocked kernel stays ~2.5x behind 
 here emits 256-bit vectors only, and OpenBLAS's sgemm already runs at ~86 GF/s per core.
 
 Stop 22: `direct-tiles` is the kernel tensorflux now uses (`lib/numerics/conv_direct.py`):
-explicit `<16 x float>` LLVM vectors (numba intrinsics in `simd_tiles.py`), which the backend
+explicit `<16 x float>` LLVM vectors (numba intrinsics in `conv_direct_jit.py`), which the backend
 keeps 512 bits wide on AVX-512 whatever the vectorizers prefer, in 8x32 / 6x64 register tiles.
 Load 7-9, ms per conv on one core: CNN conv1 im2col 5.7, direct-tiles 2.2 (140 GF/s); CIFAR
 conv1 im2col 10.1, direct-tiles 4.7 (TensorFlow 2.7 / 6.0 ms of CPU in bench/kernels.py).

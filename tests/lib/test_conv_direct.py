@@ -1,4 +1,4 @@
-"""The direct compiled convolution (lib/numerics/conv_direct.py over simd_tiles: few input
+"""The direct compiled convolution (lib/numerics/conv_direct.py over conv_direct_jit: few input
 channels, output channels a multiple of 16) against the im2col path (`MAX_CHANNELS = 0`) and a
 float64 loop reference on the same inputs: odd shapes and widths (tile tails), strides,
 dilations, SAME/VALID/explicit padding, 1..4 input channels, NaN/inf inputs, empty batches;

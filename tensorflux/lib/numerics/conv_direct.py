@@ -3,9 +3,9 @@
 A first convolution layer (5x5 over 3 channels) is a thin product (`[pixels, 75] @ [75, 32]`)
 that OpenBLAS runs at half the core's speed behind an im2col copy. Here each output block of
 P pixels x 16 V channels is summed in registers over the kh * kw * c window inputs, read from
-the padded input directly (`simd_tiles.gather_tile`, 512-bit FMAs), and the filter gradient
+the padded input directly (`conv_direct_jit.gather_tile`, 512-bit FMAs), and the filter gradient
 sums blocks of T window inputs x 16 V channels over an output row at a time
-(`simd_tiles.reduce_tile`), adding each row's sums to the batch part's gradient.
+(`conv_direct_jit.reduce_tile`), adding each row's sums to the batch part's gradient.
 
 Used when the compiled kernels are on (`jit.available()`) on a CPU with 512-bit vectors
 (AVX-512F; elsewhere the explicit vectors would be split in two and the register tiles
