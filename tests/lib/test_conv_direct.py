@@ -44,7 +44,7 @@ def cases(draw):
     reach = (k[0] - 1) * dilations[0] + 1, (k[1] - 1) * dilations[1] + 1
     shape = (draw(st.integers(0, 3)), draw(st.integers(reach[0], 10)),
              draw(st.integers(reach[1], 30)), draw(st.integers(1, 4)))
-    depth = draw(st.sampled_from([16, 32, 48, 64, 96, 128]))
+    depth = draw(st.sampled_from([16, 32, 48, 64, 80, 96, 112, 128]))
     return (geometry(None, strides, dilations, padding), shape, k, depth,
             draw(st.booleans()), draw(st.integers(0, 2 ** 31 - 1)))
 

@@ -109,11 +109,11 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, pad, epilogue=None) -> np.ndarray:
     kh, kw, c, depth = w.shape
     n = x.shape[0]
     s, offs, (image, rs, ps), out_hw = _layout(x, (kh, kw), geo, pad)
-    wm = np.ascontiguousarray(w, dtype=np.float32).reshape(-1)
+    tiles = _kernels()
+    wm = tiles.pack_filter(w.reshape(-1, depth))
     out = np.empty((n, out_hw[0], out_hw[1], depth), dtype=np.float32)
     flat = out.reshape(-1)
     parts = _parts(n, 2.0 * out_hw[0] * out_hw[1] * offs.size * depth)
-    tiles = _kernels()
 
     def part(i: int) -> None:
         lo, hi = parts[i]

@@ -35,7 +35,7 @@ from numba.extending import intrinsic
 
 from tensorflux.lib.numerics import jit
 
-__all__ = ["forward", "filter_gradient", "gather_tile", "reduce_tile", "WIDTH"]
+__all__ = ["forward", "filter_gradient", "pack_filter", "gather_tile", "reduce_tile", "WIDTH"]
 
 WIDTH = 16  # floats per vector
 _F32 = ir.FloatType()
@@ -160,58 +160,187 @@ def reduce_tile(typingctx, s, sbase, pixels, offs, tbase, t, tstep, obase, out, 
 
 
 @jit.jit
-def forward(s, offs, wm, out, lo, hi, image, rs, ps, oh, ow, depth):
-    """Output images lo..hi: P x V blocks (V = 4, 2 or 1 vectors), then single pixels."""
+def _outputs_4(s, sb, ps, offs, wb, wm, ws, d, depth, ob, out, ow):
+    # Channels d..d + 64 of an output row (their filter columns at wb, rows ws apart):
+    # blocks of 6 pixels, then of 4, then single ones.
     taps = offs.shape[0]
+    j = 0
+    while j + 6 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 6, 4)
+        j += 6
+    while j + 4 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 4, 4)
+        j += 4
+    while j < ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 1, 4)
+        j += 1
+
+
+@jit.jit
+def _outputs_3(s, sb, ps, offs, wb, wm, ws, d, depth, ob, out, ow):
+    # Channels d..d + 48 of an output row (their filter columns at wb, rows ws apart):
+    # blocks of 8 pixels, then of 4, then single ones.
+    taps = offs.shape[0]
+    j = 0
+    while j + 8 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 8, 3)
+        j += 8
+    while j + 4 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 4, 3)
+        j += 4
+    while j < ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 1, 3)
+        j += 1
+
+
+@jit.jit
+def _outputs_2(s, sb, ps, offs, wb, wm, ws, d, depth, ob, out, ow):
+    # Channels d..d + 32 of an output row (their filter columns at wb, rows ws apart):
+    # blocks of 8 pixels, then of 4, then single ones.
+    taps = offs.shape[0]
+    j = 0
+    while j + 8 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 8, 2)
+        j += 8
+    while j + 4 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 4, 2)
+        j += 4
+    while j < ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 1, 2)
+        j += 1
+
+
+@jit.jit
+def _outputs_1(s, sb, ps, offs, wb, wm, ws, d, depth, ob, out, ow):
+    # Channels d..d + 16 of an output row (their filter columns at wb, rows ws apart):
+    # blocks of 16 pixels, then of 4, then single ones.
+    taps = offs.shape[0]
+    j = 0
+    while j + 16 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 16, 1)
+        j += 16
+    while j + 4 <= ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 4, 1)
+        j += 4
+    while j < ow:
+        gather_tile(s, sb + j * ps, ps, offs, wb, wm, ws, ob + j * depth + d, out, depth,
+                    taps, 1, 1)
+        j += 1
+
+
+@jit.jit
+def _window_inputs_4(s, sb, at, offs, gb, g, depth, d, image_dw, n):
+    # Channels d..d + 64 of the filter gradient over n pixels: blocks of 6 window
+    # inputs, then single ones.
+    taps = offs.shape[0]
+    k = 0
+    while k + 6 <= taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    6, 4)
+        k += 6
+    while k < taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    1, 4)
+        k += 1
+
+
+@jit.jit
+def _window_inputs_3(s, sb, at, offs, gb, g, depth, d, image_dw, n):
+    # Channels d..d + 48 of the filter gradient over n pixels: blocks of 8 window
+    # inputs, then single ones.
+    taps = offs.shape[0]
+    k = 0
+    while k + 8 <= taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    8, 3)
+        k += 8
+    while k < taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    1, 3)
+        k += 1
+
+
+@jit.jit
+def _window_inputs_2(s, sb, at, offs, gb, g, depth, d, image_dw, n):
+    # Channels d..d + 32 of the filter gradient over n pixels: blocks of 8 window
+    # inputs, then single ones.
+    taps = offs.shape[0]
+    k = 0
+    while k + 8 <= taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    8, 2)
+        k += 8
+    while k < taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    1, 2)
+        k += 1
+
+
+@jit.jit
+def _window_inputs_1(s, sb, at, offs, gb, g, depth, d, image_dw, n):
+    # Channels d..d + 16 of the filter gradient over n pixels: blocks of 8 window
+    # inputs, then single ones.
+    taps = offs.shape[0]
+    k = 0
+    while k + 8 <= taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    8, 1)
+        k += 8
+    while k < taps:
+        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d, image_dw, depth, n,
+                    1, 1)
+        k += 1
+
+
+@jit.jit
+def forward(s, offs, wm, out, lo, hi, image, rs, ps, oh, ow, depth):
+    """Output images lo..hi, row by row: channels in blocks of 64 (4 vectors), the last
+    48, 32 or 16 in one block of 3, 2 or 1 vectors. `wm` holds the filter block by block
+    (`pack_filter`)."""
+    taps = offs.shape[0]
+    full = depth - depth % 64
+    rest = depth - full
     for b in range(lo, hi):
         for i in range(oh):
             sb = b * image + i * rs
             ob = (b * oh + i) * ow * depth
-            if depth % 64 == 0:
-                j = 0
-                while j + 6 <= ow:
-                    for d in range(0, depth, 64):
-                        gather_tile(s, sb + j * ps, ps, offs, d, wm, depth, ob + j * depth + d,
-                                    out, depth, taps, 6, 4)
-                    j += 6
-                while j < ow:
-                    for d in range(0, depth, 64):
-                        gather_tile(s, sb + j * ps, ps, offs, d, wm, depth, ob + j * depth + d,
-                                    out, depth, taps, 1, 4)
-                    j += 1
-            elif depth % 32 == 0:
-                j = 0
-                while j + 8 <= ow:
-                    for d in range(0, depth, 32):
-                        gather_tile(s, sb + j * ps, ps, offs, d, wm, depth, ob + j * depth + d,
-                                    out, depth, taps, 8, 2)
-                    j += 8
-                while j < ow:
-                    for d in range(0, depth, 32):
-                        gather_tile(s, sb + j * ps, ps, offs, d, wm, depth, ob + j * depth + d,
-                                    out, depth, taps, 1, 2)
-                    j += 1
-            else:
-                j = 0
-                while j + 12 <= ow:
-                    for d in range(0, depth, 16):
-                        gather_tile(s, sb + j * ps, ps, offs, d, wm, depth, ob + j * depth + d,
-                                    out, depth, taps, 12, 1)
-                    j += 12
-                while j < ow:
-                    for d in range(0, depth, 16):
-                        gather_tile(s, sb + j * ps, ps, offs, d, wm, depth, ob + j * depth + d,
-                                    out, depth, taps, 1, 1)
-                    j += 1
+            for d in range(0, full, 64):
+                _outputs_4(s, sb, ps, offs, d * taps, wm, 64, d, depth, ob, out, ow)
+            wb = full * taps
+            if rest == 48:
+                _outputs_3(s, sb, ps, offs, wb, wm, rest, full, depth, ob, out, ow)
+            elif rest == 32:
+                _outputs_2(s, sb, ps, offs, wb, wm, rest, full, depth, ob, out, ow)
+            elif rest == 16:
+                _outputs_1(s, sb, ps, offs, wb, wm, rest, full, depth, ob, out, ow)
+
+
+def pack_filter(w2):
+    """The `[taps, depth]` filter as `forward` reads it: the columns of each block of 64
+    channels (then the rest) as one `[taps, block]` matrix after another, flat."""
+    full = w2.shape[1] - w2.shape[1] % 64
+    blocks = [w2[:, d:d + 64].reshape(-1) for d in range(0, full, 64)]
+    return np.concatenate([*blocks, w2[:, full:].reshape(-1)]).astype(np.float32)
 
 
 @jit.jit
 def filter_gradient(s, offs, pixels, g, dw, lo, hi, image, depth, block):
     """Adds the images lo..hi to dw [taps * depth]: per block of `block` output pixels (at
-    offsets `pixels` in their image), T x V blocks (V = 4, 2 or 1 vectors), then single
-    window inputs; summed per image, then into dw (shorter float sums)."""
-    taps = offs.shape[0]
+    offsets `pixels` in their image), channels as in `forward`; summed per image, then into
+    dw (shorter float sums)."""
     count = pixels.shape[0]
+    full = depth - depth % 64
     image_dw = np.empty_like(dw)
     for b in range(lo, hi):
         image_dw[:] = 0
@@ -220,40 +349,13 @@ def filter_gradient(s, offs, pixels, g, dw, lo, hi, image, depth, block):
             n = min(block, count - p)
             at = pixels[p:]
             gb = (b * count + p) * depth
-            if depth % 64 == 0:
-                k = 0
-                while k + 6 <= taps:
-                    for d in range(0, depth, 64):
-                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
-                                    image_dw, depth, n, 6, 4)
-                    k += 6
-                while k < taps:
-                    for d in range(0, depth, 64):
-                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
-                                    image_dw, depth, n, 1, 4)
-                    k += 1
-            elif depth % 32 == 0:
-                k = 0
-                while k + 8 <= taps:
-                    for d in range(0, depth, 32):
-                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
-                                    image_dw, depth, n, 8, 2)
-                    k += 8
-                while k < taps:
-                    for d in range(0, depth, 32):
-                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
-                                    image_dw, depth, n, 1, 2)
-                    k += 1
-            else:
-                k = 0
-                while k + 8 <= taps:
-                    for d in range(0, depth, 16):
-                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
-                                    image_dw, depth, n, 8, 1)
-                    k += 8
-                while k < taps:
-                    for d in range(0, depth, 16):
-                        reduce_tile(s, sb, at, offs[k:], gb + d, g, depth, k * depth + d,
-                                    image_dw, depth, n, 1, 1)
-                    k += 1
+            for d in range(0, full, 64):
+                _window_inputs_4(s, sb, at, offs, gb, g, depth, d, image_dw, n)
+            rest = depth - full
+            if rest == 48:
+                _window_inputs_3(s, sb, at, offs, gb, g, depth, full, image_dw, n)
+            elif rest == 32:
+                _window_inputs_2(s, sb, at, offs, gb, g, depth, full, image_dw, n)
+            elif rest == 16:
+                _window_inputs_1(s, sb, at, offs, gb, g, depth, full, image_dw, n)
         dw += image_dw
