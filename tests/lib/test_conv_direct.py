@@ -192,3 +192,21 @@ def test_ops_take_the_direct_kernel_and_match_the_numpy_path(monkeypatch):
     y0, df0 = run()
     np.testing.assert_allclose(y, y0, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(df, df0, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_strided_views_and_grouped_slices(monkeypatch, padding):
+    """Inputs that are views (reversed columns, a channel slice as the grouped op passes)."""
+    rng = np.random.default_rng(6)
+    geo = geometry(None, (1, 2), (1, 1), padding)
+    base = rng.standard_normal((2, 9, 21, 6)).astype(np.float32)
+    x = base[:, :, ::-1, 1:4]
+    assert not x.flags.c_contiguous
+    f = rng.standard_normal((3, 4, 3, 32)).astype(np.float32)
+    y = conv2d.conv2d(x, f, geo)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    df = conv2d.conv2d_backprop_filter(x, f.shape, g, geo)
+    x64 = np.ascontiguousarray(x, dtype=np.float64)
+    np.testing.assert_allclose(y, ref_conv(x64, f.astype(np.float64), geo), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(df, ref_backprop_filter(x64, f.shape, g.astype(np.float64), geo),
+                               rtol=1e-4, atol=1e-3)
