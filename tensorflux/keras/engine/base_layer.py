@@ -21,6 +21,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.keras import backend, constraints, initializers, regularizers
 from tensorflux.keras.engine import tracking as layer_tracking
+from tensorflux.layers.input_spec import InputSpec
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.state import variables as state_variables
@@ -58,18 +59,6 @@ def flatten(structure):
     if isinstance(structure, (list, tuple)):
         return [t for item in structure for t in flatten(item)]
     return [structure]
-
-
-class InputSpec:
-    """What a layer accepts: rank (`ndim`, `min_ndim`, `max_ndim`) and fixed `axes` sizes."""
-
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
-        self.dtype = dtype
-        self.shape = shape
-        self.ndim = len(shape) if shape is not None else ndim
-        self.max_ndim = max_ndim
-        self.min_ndim = min_ndim
-        self.axes = dict(axes or {})
 
 
 def _masks_of(inputs):
