@@ -5,8 +5,7 @@ at a point, which are computed by running the graph with the variables *fed* at 
 variables themselves change only once, at the end, when the solution is assigned to them).
 `loss_callback(*fetches)` runs after every evaluation, `step_callback(x)` after every solver
 iteration, as in TF 1.15. SciPy is an optional dependency (`pip install 'tensorflux[scipy]'`),
-imported on
-first use; without it `minimize` raises UnimplementedError naming the package.
+imported on first use; without it `minimize` raises UnimplementedError naming the package.
 """
 
 from __future__ import annotations
