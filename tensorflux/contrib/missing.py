@@ -24,7 +24,6 @@ REPLACEMENTS = {
     "deprecated": "tf.summary",
     "distribute": "tf.train.replica_device_setter and tf.train.SyncReplicasOptimizer",
     "eager": "not supported (tensorflux runs graph mode only)",
-    "factorization": "not supported",
     "ffmpeg": "not supported",
     "gan": "not supported (build the GAN losses with core ops)",
     "graph_editor": "not supported (rebuild the graph, or tf.import_graph_def with input_map)",
