@@ -22,7 +22,6 @@ REPLACEMENTS = {
     "cudnn_rnn": "tf.nn.rnn_cell.LSTMCell / tf.contrib.rnn.LSTMBlockCell (no GPU kernels)",
     "deprecated": "tf.summary",
     "eager": "not supported (tensorflux runs graph mode only)",
-    "factorization": "not supported",
     "ffmpeg": "not supported",
     "gan": "not supported (build the GAN losses with core ops)",
     "graph_editor": "not supported (rebuild the graph, or tf.import_graph_def with input_map)",
