@@ -38,6 +38,7 @@ from tensorflux.framework.graph import Graph
 from tensorflux.framework.graph_import import import_graph_def
 from tensorflux.framework.graph_io import nodes_to_graph_def
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import config_pb2, master_pb2, worker_pb2
 from tensorflux.runtime import partition as partition_mod
 from tensorflux.runtime import placer, subgraph
@@ -46,6 +47,9 @@ from tensorflux.runtime.graph_ir import Node
 fanout_pool = step_runner.fanout_pool
 ABORT_RPC_SECS = 2.0
 
+
+
+WAITING_LOG_SECS = 10.0  # how often a session waiting for a task says so (as TF)
 
 class RemoteDevice:
     """The master's view of a device of some task."""
@@ -328,6 +332,7 @@ class Master:
             known.setdefault(device.task, []).append(device)
         devices = []
         deadline = time.monotonic() + timeout
+        next_log = time.monotonic() + WAITING_LOG_SECS
         for task in self._server.cluster_tasks():
             client = self.client_for(task)
             if task in known and self.health.is_dead(task):
@@ -335,7 +340,8 @@ class Master:
                 continue
             while True:
                 # wait_for_ready: a task that is (re)starting is waited for, not failed at once.
-                wait = min(2.0, timeout) if task in known else deadline - time.monotonic()
+                wait = min(2.0, timeout) if task in known else \
+                    min(deadline - time.monotonic(), WAITING_LOG_SECS)
                 try:
                     status = client.call("get_status", worker_pb2.GetStatusRequest(),
                                          timeout=max(0.05, wait), wait_for_ready=True)
@@ -350,6 +356,13 @@ class Master:
                             f"after {timeout:.1f}s: {err.message}")
                         error._tfx_task = task
                         raise error from None
+                    if time.monotonic() >= next_log:  # as TF's master, never silently
+                        next_log = time.monotonic() + WAITING_LOG_SECS
+                        logging.warning(
+                            f"CreateSession still waiting for response from worker: {task} "
+                            f"at {client.address} ({err.message}); giving up in "
+                            f"{deadline - time.monotonic():.0f}s "
+                            "(ConfigProto.operation_timeout_in_ms).")
                     time.sleep(0.05)
             if status is None:
                 devices.extend(known[task])
