@@ -36,6 +36,7 @@ from tensorflux.distributed.rpc.tensor_codec import (
     assemble_frames,
     decode_tensor,
     encode_tensor,
+    name_transfer_error,
     read_tensors,
     unbundle_frames,
 )
@@ -609,7 +610,7 @@ class GrpcWorkerClient(WorkerClient):
         def arrived(index, error, value, is_dead, incarnation):
             with lock:
                 if error is not None:
-                    failed.append(error)
+                    failed.append(name_transfer_error(error, [dict(pulls)[index]], self.task))
                 else:
                     values[index] = value
                 left[0] -= 1
