@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from tensorflux import cli
 from tensorflux.distributed import master as master_mod
 from tensorflux.framework import graph_io
 from tensorflux.summary import summary_iterator  # the function, as tf.train's
@@ -138,3 +139,41 @@ def test_a_supervisor_session_is_made_again_after_an_error(tmp_path):
             graphs += sum(bool(e.graph_def) for e in
                           summary_iterator(str(tmp_path / name)))
     assert graphs == 2
+
+
+@pytest.mark.parametrize("argv, tf_config, expected", [
+    (["--cluster-json", '{"worker": ['], None, "--cluster-json is not valid JSON"),
+    (["--cluster-json", '{"worker": ["127.0.0.1:0"]}', "--job", "worker", "--task", "3"], None,
+     "No task with index 3 in job worker (the cluster of --cluster-json"),
+    (["--cluster-json", '{"worker": ["127.0.0.1:0"]}', "--job", "ps"], None,
+     "No such job in cluster: 'ps'"),
+    ([], '{"cluster": {"worker": ["127.0.0.1:0"]}, "task": {"type": "worker", "index": 5}}',
+     "No task with index 5 in job worker (the cluster of TF_CONFIG"),
+    ([], '{"cluster": {"worker": ["127.0.0.1:0"]}, "task": {"type": "worker", "index": "x"}}',
+     "the task index 'x' is not an integer (TF_CONFIG)"),
+    ([], "{bad", "TF_CONFIG is not valid JSON"),
+])
+def test_tensorflux_server_names_a_setup_mistake_in_one_line(monkeypatch, argv, tf_config,
+                                                             expected):
+    if tf_config is None:
+        monkeypatch.delenv("TF_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("TF_CONFIG", tf_config)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["server", *argv])
+    assert expected in str(info.value.code), info.value.code
+
+
+def test_tensorflux_server_on_a_port_in_use_names_it_in_one_line():
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    try:
+        with pytest.raises(SystemExit) as info:
+            cli.main(["server", "--cluster-json", f'{{"ps": ["127.0.0.1:{port}"]}}', "--job",
+                      "ps"])
+    finally:
+        holder.close()
+    assert str(info.value.code).startswith(
+        f"tensorflux server ps:0: Could not start gRPC server: cannot bind 127.0.0.1:{port}")
