@@ -19,6 +19,7 @@ from tensorflux import cli
 from tensorflux.distributed import master as master_mod
 from tensorflux.framework import graph_io
 from tensorflux.summary import summary_iterator  # the function, as tf.train's
+from tensorflux.train import session_manager
 
 
 def test_a_constant_of_2gb_is_a_value_error_without_allocating_it():
@@ -177,3 +178,17 @@ def test_tensorflux_server_on_a_port_in_use_names_it_in_one_line():
         holder.close()
     assert str(info.value.code).startswith(
         f"tensorflux server ps:0: Could not start gRPC server: cannot bind 127.0.0.1:{port}")
+
+
+def test_a_worker_waiting_for_the_chief_says_so(monkeypatch, caplog):
+    monkeypatch.setattr(session_manager, "WAIT_REPORT_SECS", 0.3)
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="never_initialized")
+        manager = tf.train.SessionManager(ready_op=tf.report_uninitialized_variables(),
+                                          recovery_wait_secs=0.1)
+        with caplog.at_level(logging.WARNING):
+            with pytest.raises(tf.errors.DeadlineExceededError, match="never_initialized"):
+                manager.wait_for_session("", max_wait_secs=1.0)
+    reports = [r.getMessage() for r in caplog.records if "Still waiting" in r.getMessage()]
+    assert 2 <= len(reports) <= 4, reports
+    assert all("never_initialized" in m and "the chief" in m for m in reports), reports
