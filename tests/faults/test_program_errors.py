@@ -6,6 +6,7 @@ a ValueError, ...), keeping the generator's message and traceback."""
 import pytest
 
 import tensorflux as tf
+from tensorflux.runtime import step
 
 
 def test_a_fetch_from_another_graph_names_the_fetch_argument():
@@ -49,3 +50,32 @@ def test_a_generator_exception_keeps_its_message_with_tf_status(exception, statu
     assert message.startswith(f"{type(exception).__name__}: {exception}"), message
     assert "in generator" in message  # the generator's own frame, from the traceback
     assert "IteratorGetNext" in message
+
+
+def test_saving_where_no_directory_can_be_made_is_tf_value_error(tmp_path):
+    plain = tmp_path / "plain_file"
+    plain.write_text("")
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            target = str(plain / "run" / "model.ckpt")
+            with pytest.raises(ValueError, match="Parent directory of .*run/model.ckpt doesn't "
+                                                 "exist, can't save."):
+                saver.save(sess, target)
+            assert saver.save(sess, str(tmp_path / "ok" / "model.ckpt")).endswith("model.ckpt")
+    with pytest.raises(tf.errors.FailedPreconditionError, match="plain_file/logs"):
+        tf.summary.FileWriter(str(plain / "logs"))  # was a bare NotADirectoryError
+
+
+@pytest.mark.parametrize("exception, status", [
+    (FileNotFoundError(2, "No such file or directory", "/data/x"), tf.errors.NotFoundError),
+    (PermissionError(13, "Permission denied", "/data/x"), tf.errors.PermissionDeniedError),
+    (NotADirectoryError(20, "Not a directory", "/data/x"), tf.errors.FailedPreconditionError),
+    (OSError(5, "Input/output error"), tf.errors.UnknownError),
+])
+def test_a_kernel_file_system_error_gets_tf_status_class(exception, status):
+    wrapped = step.node_error(None, exception)
+    assert type(wrapped) is status
+    assert str(exception) in wrapped.message
