@@ -51,6 +51,18 @@ ABORT_RPC_SECS = 2.0
 
 WAITING_LOG_SECS = 10.0  # how often a session waiting for a task says so (as TF)
 
+def _check_answered_as(task: str, address: str, devices) -> None:
+    """InvalidArgumentError when the server at `task`'s address is another task's (two tasks
+    of the cluster spec share an address; without this, ops placed on `task` would find no
+    device and the message would not say why)."""
+    others = sorted({device.task for device in devices} - {task})
+    if others:
+        raise errors.InvalidArgumentError(
+            None, None, f"Task {task} at {address} answered as {', '.join(others)}: two tasks "
+            "of the cluster spec have the same address (or the address reaches a server of "
+            "another cluster); give each task its own host:port.")
+
+
 class RemoteDevice:
     """The master's view of a device of some task."""
 
@@ -367,7 +379,9 @@ class Master:
             if status is None:
                 devices.extend(known[task])
             else:
-                devices.extend(RemoteDevice(a) for a in status.device_attributes)
+                found = [RemoteDevice(a) for a in status.device_attributes]
+                _check_answered_as(task, client.address, found)
+                devices.extend(found)
         return devices
 
     def _session(self, handle) -> MasterSession:

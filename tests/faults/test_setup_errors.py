@@ -192,3 +192,25 @@ def test_a_worker_waiting_for_the_chief_says_so(monkeypatch, caplog):
     reports = [r.getMessage() for r in caplog.records if "Still waiting" in r.getMessage()]
     assert 2 <= len(reports) <= 4, reports
     assert all("never_initialized" in m and "the chief" in m for m in reports), reports
+
+
+def test_two_tasks_at_one_address_are_named_instead_of_missing_devices():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    spec = {"worker": [f"127.0.0.1:{port}"], "ps": [f"127.0.0.1:{port}"]}
+    worker = tf.train.Server(spec, "worker", 0)
+    try:
+        with pytest.raises(tf.errors.UnknownError, match=f"cannot bind 127.0.0.1:{port}"):
+            tf.train.Server(spec, "ps", 0)
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable(3.0)
+            with tf.Session(worker.target) as sess:
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(v.initializer)
+        assert (f"Task /job:ps/replica:0/task:0 at 127.0.0.1:{port} answered as "
+                "/job:worker/replica:0/task:0: two tasks of the cluster spec have the same "
+                "address") in str(info.value)
+    finally:
+        worker.stop()
