@@ -71,3 +71,21 @@ def test_a_tensor_over_the_message_limit_names_itself_and_its_sender(cluster):
                 np.testing.assert_array_equal(sess.run(small), [1.0, 2.0])  # still serving
     finally:
         worker.stop()
+
+
+def test_a_feed_over_the_message_limit_names_the_task_and_the_setting(cluster):
+    worker = _worker(cluster, limit=1 << 20)  # the sender's limit: 1 MiB
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                fed = tf.placeholder(tf.float32, [None])
+                total = tf.reduce_sum(fed)
+            with tf.Session(worker.target) as sess:
+                with pytest.raises(tf.errors.ResourceExhaustedError) as info:
+                    sess.run(total, {fed: np.ones(1 << 19, np.float32)})  # 2 MiB
+                message = str(info.value)
+                assert PS0 in message and "larger than max" in message, message
+                assert "TFX_MAX_MESSAGE_BYTES" in message
+                assert sess.run(total, {fed: np.ones(1000, np.float32)}) == 1000.0
+    finally:
+        worker.stop()
