@@ -199,7 +199,6 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
     """
 
     graph_def = graph_pb2.GraphDef()
-    total, largest = 0, (0, None)
     graph_def.versions.producer = graph._graph_def_versions[0]
     graph_def.versions.min_consumer = graph._graph_def_versions[1]
     for op in graph.get_operations():
@@ -210,16 +209,13 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto([t.shape for t in op._outputs], "list(shape)"))
-        size = node.ByteSize()
-        total += size
-        if size > largest[0]:
-            largest = (size, op.name)
-        if total >= MAX_GRAPH_DEF_BYTES:
-            raise ValueError(
-                f"GraphDef cannot be larger than 2GB (its nodes reach {total} bytes at "
-                f"'{op.name}'; the largest node is '{largest[1]}' with {largest[0]} bytes). "
-                "Hold large values in variables initialized from a placeholder, or in files "
-                "read by the input pipeline, instead of constants.")
+    if graph_def.ByteSize() >= MAX_GRAPH_DEF_BYTES:
+        size, name = max((node.ByteSize(), node.name) for node in graph_def.node)
+        raise ValueError(
+            f"GraphDef cannot be larger than 2GB (its nodes take {graph_def.ByteSize()} bytes; "
+            f"the largest node is '{name}' with {size} bytes). Hold large values in variables "
+            "initialized from a placeholder, or in files read by the input pipeline, instead "
+            "of constants.")
     if graph._functions:
         # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
         from tensorflux.framework import function

@@ -47,7 +47,6 @@ def test_a_graph_def_over_the_limit_is_a_value_error_naming_its_largest_node(mon
             graph.as_graph_def()
     message = str(info.value)
     assert "GraphDef cannot be larger than 2GB" in message
-    assert "reach" in message and "at 'embedding_table'" in message, message
     assert "the largest node is 'embedding_table' with 12" in message, message
 
 
