@@ -165,7 +165,8 @@ class MasterSession:
             return found
 
     def _build(self, feed_names, fetch_names, target_names):
-        if self._devices_stale:  # a task failed: place on the devices it has now
+        stale = self._devices_stale
+        if stale:  # a task failed: place on the devices it has now
             self._set_devices(self.master.cluster_devices(self._timeout(), self._devices))
         graph = self.graph
         feeds = [graph.as_graph_element(n, allow_operation=False) for n in feed_names]
@@ -193,6 +194,9 @@ class MasterSession:
         push_plan.move_control_relays(per_task, remote)
         push_plan.forward_feeds(per_task, self.master.task, remote, fetched)
         pushes = push_plan.push_keys(per_task, self.master.task, remote, bool(graph._functions))
+        if not stale:
+            for task in remote:
+                self._check_incarnation(task)
         plans = []
         for task, task_nodes in sorted(per_task.items()):
             member = {id(n) for n in task_nodes}
@@ -222,6 +226,31 @@ class MasterSession:
                                    fetch_indices, graph_def, pushes.get(task, ()),
                                    any(n.op == "_Recv" for n in task_nodes)))
         return plans
+
+    def _check_incarnation(self, task: str) -> None:
+        """AbortedError when `task` restarted since the session last saw it and no step has
+        reported it yet (a restart between two steps, before a new plan is registered there):
+        its variables, queues and tables are gone, so the session must be made again (TF1's
+        MonitoredSession does, restoring the last checkpoint) rather than run on fresh state.
+        """
+        known = self._incarnations.get(task)
+        if not known:
+            return
+        status = self.master.client_for(task).call(
+            "get_status", worker_pb2.GetStatusRequest(), timeout=self._timeout(),
+            wait_for_ready=True)
+        now = {a.name: a.incarnation for a in status.device_attributes}
+        changed = [name for name, incarnation in known.items()
+                   if now.get(name, incarnation) != incarnation]
+        if changed:
+            self._devices_stale = True
+            error = errors.AbortedError(
+                None, None, f"Task {task} restarted since the session last ran a step there "
+                f"(new incarnation of {changed[0]}): the state it held (variables, queues) is "
+                "gone; recreate the session (MonitoredSession does, restoring the latest "
+                "checkpoint).")
+            error._tfx_task = task
+            raise error
 
     def invalidate(self) -> None:
         """Drops the plans; the next step refreshes the devices (and their incarnations)."""
