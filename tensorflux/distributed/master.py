@@ -109,6 +109,9 @@ class MasterSession:
         self._lock = threading.Lock()
         self._running: dict = {}  # step id -> its task plans, while the step runs
         self._closed = False
+        # Tasks whose failure a step reported to the client ("*": a failure naming none); a
+        # restart of any other task is reported once before a plan runs on its new state.
+        self._reported: set = set()
         self._set_devices(master.cluster_devices(self._timeout()))
 
     def _set_devices(self, devices) -> None:
@@ -167,7 +170,10 @@ class MasterSession:
     def _build(self, feed_names, fetch_names, target_names):
         stale = self._devices_stale
         if stale:  # a task failed: place on the devices it has now
+            before = self._incarnations
             self._set_devices(self.master.cluster_devices(self._timeout(), self._devices))
+            for task, known in before.items():
+                self._report_restart(task, known, self._incarnations.get(task, {}))
         graph = self.graph
         feeds = [graph.as_graph_element(n, allow_operation=False) for n in feed_names]
         fetches = [graph.as_graph_element(n, allow_operation=False) for n in fetch_names]
@@ -239,18 +245,29 @@ class MasterSession:
         status = self.master.client_for(task).call(
             "get_status", worker_pb2.GetStatusRequest(), timeout=self._timeout(),
             wait_for_ready=True)
-        now = {a.name: a.incarnation for a in status.device_attributes}
+        self._report_restart(task, known, {a.name: a.incarnation
+                                           for a in status.device_attributes})
+
+    def _report_restart(self, task: str, known: dict, now: dict) -> None:
+        """AbortedError naming `task` if its devices have new incarnations (`known` -> `now`)
+        and no step told the client that it failed: once told, plans run on its new state
+        (its variables must be initialized or restored again, FailedPreconditionError
+        otherwise)."""
         changed = [name for name, incarnation in known.items()
                    if now.get(name, incarnation) != incarnation]
-        if changed:
-            self._devices_stale = True
-            error = errors.AbortedError(
-                None, None, f"Task {task} restarted since the session last ran a step there "
-                f"(new incarnation of {changed[0]}): the state it held (variables, queues) is "
-                "gone; recreate the session (MonitoredSession does, restoring the latest "
-                "checkpoint).")
-            error._tfx_task = task
-            raise error
+        if not changed:
+            return
+        if task in self._reported or "*" in self._reported:
+            self._reported.discard(task)
+            return
+        self._devices_stale = True
+        error = errors.AbortedError(
+            None, None, f"Task {task} restarted since the session last ran a step there "
+            f"(new incarnation of {changed[0]}): the state it held (variables, queues) is "
+            "gone; recreate the session (MonitoredSession does, restoring the latest "
+            "checkpoint), or initialize its variables again.")
+        error._tfx_task = task
+        raise error
 
     def invalidate(self) -> None:
         """Drops the plans; the next step refreshes the devices (and their incarnations)."""
@@ -299,7 +316,9 @@ class MasterSession:
             finally:
                 with self._lock:
                     self._running.pop(step_id, None)
-        except (errors.UnavailableError, errors.AbortedError):
+        except (errors.UnavailableError, errors.AbortedError) as err:
+            with self._lock:
+                self._reported.add(getattr(err, "_tfx_task", None) or "*")
             self.invalidate()
             raise
         if metadata is not None and options is not None and options.output_partition_graphs:

@@ -5,10 +5,10 @@ global step, without the program seeing an error."""
 import os
 
 import numpy as np
+import pytest
+from fault_helpers import TaskProcess, make_cluster
 
 import tensorflux as tf
-
-from fault_helpers import TaskProcess, make_cluster
 
 
 def _last_checkpoint_step(directory) -> int:
@@ -46,6 +46,33 @@ def test_a_restarted_ps_is_restored_from_the_last_checkpoint(tmp_path):
                 assert sess.run(step) == saved + 3
         assert os.path.exists(os.path.join(str(tmp_path), "checkpoint"))
         np.testing.assert_equal(_last_checkpoint_step(str(tmp_path)) >= saved, True)
+    finally:
+        worker.stop()
+        ps.kill()
+
+
+def test_a_plain_session_hears_of_a_restart_between_two_steps_once():
+    spec = make_cluster(ps=1, workers=1)
+    ps = TaskProcess(spec, "ps", 0)
+    worker = tf.train.Server(spec, "worker", 0)
+    try:
+        ps.wait_ready()
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable(5.0, name="ps_variable")
+            with tf.Session(worker.target) as sess:
+                sess.run(v.initializer)
+                assert sess.run(v + 1.0) == 6.0
+                ps.kill()
+                ps = TaskProcess(spec, "ps", 0)
+                ps.wait_ready()  # back before any step noticed it was gone
+                with pytest.raises(tf.errors.AbortedError) as info:
+                    sess.run(v * 2.0)  # not run on the fresh (uninitialized) state silently
+                assert "Task /job:ps/replica:0/task:0 restarted" in str(info.value)
+                with pytest.raises(tf.errors.FailedPreconditionError, match="ps_variable"):
+                    sess.run(v * 2.0)  # told once; then the new state is used
+                sess.run(v.initializer)
+                assert sess.run(v * 2.0) == 10.0
     finally:
         worker.stop()
         ps.kill()
