@@ -9,8 +9,11 @@ While a step runs the master checks its tasks' health (GetStatus, `task_health`)
 restarted task aborts the step everywhere, and the client gets UnavailableError or
 AbortedError naming the task. The plans
 and the cluster's devices are refreshed then, so the session works again once the task is
-back (under its new incarnation: transfers keyed with the old one are refused). A task known
-dead (it stopped answering heartbeats) fails the steps that need it at once, until it answers.
+back (under its new incarnation: transfers keyed with the old one are refused). A restart that
+no step reported (the task came back between two steps) fails the next new plan once with
+AbortedError naming it, so a MonitoredSession recreates the session and restores its
+checkpoint instead of running on the task's fresh state. A task known dead (it stopped
+answering heartbeats) fails the steps that need it at once, until it answers.
 
 Deadlines: a step has none unless `RunOptions.timeout_in_ms` (else the session's
 `ConfigProto.operation_timeout_in_ms`) sets one, and then it holds for every partition. A
