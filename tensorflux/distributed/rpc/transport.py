@@ -693,7 +693,9 @@ class GrpcMasterClient:
         self.address = address
         security = security or security_mod.for_address(address)
         self._metadata = security.metadata()
-        self._channel = security_mod.open_channel(address, security, GRPC_OPTIONS)
+        # Keepalive pings: a client whose master hangs (stopped, frozen) hears of it in ~2 s.
+        self._channel = security_mod.open_channel(address, security,
+                                                  GRPC_OPTIONS + KEEPALIVE_OPTIONS)
         self._stub = master_service_pb2_grpc.MasterServiceStub(self._channel)
         self._timeout = default_timeout
 
