@@ -245,7 +245,9 @@ class MasterSession:
         known = self._incarnations.get(task)
         if not known:
             return
-        status = self.master.client_for(task).call(
+        client = self.master.client_for(task)
+        self.master.health.require(task, client)  # a task known dead fails at once
+        status = client.call(
             "get_status", worker_pb2.GetStatusRequest(), timeout=self._timeout(),
             wait_for_ready=True)
         self._report_restart(task, known, {a.name: a.incarnation
