@@ -36,6 +36,7 @@ from tensorflux.distributed.rpc.tensor_codec import (
     assemble_frames,
     decode_tensor,
     encode_tensor,
+    name_transfer_error,
     read_tensors,
     unbundle_frames,
 )
@@ -443,8 +444,10 @@ def _translate(err, task, address, what):
     elif code == grpc.StatusCode.ABORTED:
         error = errors.AbortedError(None, None, f"{what} from task {task}: {detail}")
     elif code in _REFUSALS:
+        hint = " (raise TFX_MAX_MESSAGE_BYTES, or `tensorflux server --max-message-bytes`, " \
+            "on both tasks)" if "larger than max" in str(detail) else ""
         error = _REFUSALS[code](None, None, f"{what} to task {task} at {address} was refused: "
-                                f"{detail}")
+                                f"{detail}{hint}")
     elif "ping timeout" in str(detail) or "keepalive watchdog" in str(detail):
         error = errors.UnavailableError(
             None, None, f"Task {task} at {address} is unavailable: no answer to the "
@@ -609,7 +612,7 @@ class GrpcWorkerClient(WorkerClient):
         def arrived(index, error, value, is_dead, incarnation):
             with lock:
                 if error is not None:
-                    failed.append(error)
+                    failed.append(name_transfer_error(error, [dict(pulls)[index]], self.task))
                 else:
                     values[index] = value
                 left[0] -= 1
@@ -690,7 +693,9 @@ class GrpcMasterClient:
         self.address = address
         security = security or security_mod.for_address(address)
         self._metadata = security.metadata()
-        self._channel = security_mod.open_channel(address, security, GRPC_OPTIONS)
+        # Keepalive pings: a client whose master hangs (stopped, frozen) hears of it in ~2 s.
+        self._channel = security_mod.open_channel(address, security,
+                                                  GRPC_OPTIONS + KEEPALIVE_OPTIONS)
         self._stub = master_service_pb2_grpc.MasterServiceStub(self._channel)
         self._timeout = default_timeout
 
