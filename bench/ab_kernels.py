@@ -10,7 +10,9 @@ Changes:
   against the NumPy passes it replaces.
 - `lstm_pointwise`: the remapper's `_LSTMCellPointwise` fusion (runtime/remapper.py) against
   the unfused cell (two sessions of one graph, their plans built with the rule on and off).
-- `all`: both together against neither.
+- `hoist`: the remapper's hoisted input products (runtime/lstm_inputs.py: `x_t @ K_x` for
+  all steps as one product, forward and backward) against the per-step products.
+- `all`: xent and lstm_pointwise together against neither.
 """
 
 from __future__ import annotations
@@ -66,10 +68,19 @@ def _all_switch():
     return use
 
 
+def _hoist_switch():
+    from tensorflux.runtime import lstm_inputs
+
+    def use(new: bool) -> None:
+        lstm_inputs.HOIST_INPUT_PRODUCTS = new
+
+    return use
+
+
 CHANGES = {"xent": _xent_switch, "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"),
-           "all": _all_switch}
+           "hoist": _hoist_switch, "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
-_PLAN_TIME = {"lstm_pointwise", "all"}
+_PLAN_TIME = {"lstm_pointwise", "hoist", "all"}
 
 
 def _session(tf, model: str, one_thread: bool):

@@ -1,11 +1,11 @@
 """Interleaved A/B of the CNN training step: this stop's change on and off in one process (and
 TensorFlow's step in the same rounds), CPU and wall time per step.
 
-The change (stop 21): `runtime/remapper.py`'s `_FusedMaxPoolGrad` (relu, bias and max-pool
-gradients in one pass) and `_FusedMatMulApplyGradientDescent` (a dense weight gradient
-applied block by block), switched by `remapper.FUSE_POOL_GRADIENTS` and
-`remapper.FUSE_GRADIENT_UPDATES` when each variant's session rewrites its step graph.
-(Stop 20's A/B, grouped im2col and the tiled max-pool gradient, is in this file's history.)
+The change (stop 22): the direct compiled convolution for few input channels
+(`lib/numerics/conv_direct.py`: conv1's forward and filter gradient), switched per call by
+`conv_direct.MAX_CHANNELS` (0: the im2col path), set before each variant's steps.
+(Stop 20's and 21's A/Bs, grouped im2col, the tiled max-pool gradient and the fused pool
+gradients, are in this file's history.)
 
     PYTHONPATH=$PWD /opt/tfref/bin/python bench/ab_step.py [--model cnn] [--rounds 20]
 """
@@ -52,13 +52,13 @@ def main() -> None:
                         help="one BLAS, intra-op and inter-op thread (CPU ~ one core's work)")
     args = parser.parse_args()
     import tensorflux
-    from tensorflux.runtime import remapper
+    from tensorflux.lib.numerics import conv_direct
 
+    channels = {"old": 0, "new": conv_direct.MAX_CHANNELS}
     sessions = {}
-    for name, fuse in (("old", False), ("new", True)):
-        remapper.FUSE_POOL_GRADIENTS = remapper.FUSE_GRADIENT_UPDATES = fuse
+    for name in channels:
+        conv_direct.MAX_CHANNELS = channels[name]
         sessions[name] = _session(tensorflux, args.model, args.one_thread)
-    remapper.FUSE_POOL_GRADIENTS = remapper.FUSE_GRADIENT_UPDATES = True
     if not args.no_tf:
         sessions["tf"] = _session(training._tf_compat_v1(), args.model, args.one_thread)
     runs = list(sessions)
@@ -67,6 +67,7 @@ def main() -> None:
     print(f"# {training.machine_load()}")
     for _ in range(args.rounds):
         for name in runs:
+            conv_direct.MAX_CHANNELS = channels.get(name, 0)
             sess, train, feed = sessions[name]
             sess.run(train, feed)
             for _ in range(args.steps):

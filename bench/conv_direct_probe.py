@@ -23,6 +23,12 @@ Stop 19, loaded machine (load 8.5, ms per conv on one core): CNN conv1 im2col 11
 18.5, direct-reg 4x32 10.5. TensorFlow's oneDNN kernel took 3.2 / 6.9 ms of CPU (bench/
 kernels.py --clock cpu), so even the register-blocked kernel stays ~2.5x behind it: LLVM
 here emits 256-bit vectors only, and OpenBLAS's sgemm already runs at ~86 GF/s per core.
+
+Stop 22: `direct-tiles` is the kernel tensorflux now uses (`lib/numerics/conv_direct.py`):
+explicit `<16 x float>` LLVM vectors (numba intrinsics in `conv_direct_jit.py`), which the backend
+keeps 512 bits wide on AVX-512 whatever the vectorizers prefer, in 8x32 / 6x64 register tiles.
+Load 7-9, ms per conv on one core: CNN conv1 im2col 5.7, direct-tiles 2.2 (140 GF/s); CIFAR
+conv1 im2col 10.1, direct-tiles 4.7 (TensorFlow 2.7 / 6.0 ms of CPU in bench/kernels.py).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from tensorflux.lib.numerics import conv2d, window  # noqa: E402
+from tensorflux.lib.numerics import conv2d, conv_direct, window  # noqa: E402
 
 _OPTIONS = dict(nogil=True, error_model="numpy", fastmath={"contract"})
 SHAPES = [(64, 32, 3, 32), (128, 24, 3, 64)]  # CNN conv1, CIFAR-10 tutorial conv1 (n, hw, c, out)
@@ -113,6 +119,15 @@ def direct_reg(pixels: int, channels: int):
     return njit(**_OPTIONS)(namespace["kernel"])
 
 
+def _im2col(x, w, geo):
+    """conv2d's im2col path (the direct kernels switched off)."""
+    saved, conv_direct.MAX_CHANNELS = conv_direct.MAX_CHANNELS, 0
+    try:
+        return conv2d.conv2d(x, w, geo)
+    finally:
+        conv_direct.MAX_CHANNELS = saved
+
+
 def _thread_ms(fn, rounds: int) -> list:
     times = []
     for _ in range(rounds):
@@ -134,16 +149,17 @@ def _probe(shape, rounds: int, rng, geo) -> None:
     xoff = (np.arange(5)[:, None, None] * (wp * c) + np.arange(5)[None, :, None] * c
             + np.arange(c)[None, None, :]).reshape(-1).astype(np.int64)
     w2 = w.reshape(-1, depth)
-    ref = conv2d.conv2d(x, w, geo)
+    ref = _im2col(x, w, geo)
     per_item = hw * hw * 25 * c
     units = conv2d._im2col_units(n, hw, per_item * 4, 2 * per_item * depth)
     out = np.empty_like(ref)
     taps = (w2.shape[0] // 4) * 4  # direct_mem covers the first taps % 4 == 0 only
     cases = {
-        "im2col": lambda: conv2d.conv2d(x, w, geo),
+        "im2col": lambda: _im2col(x, w, geo),
         "  pack only": lambda: [u for u, _ in conv2d._patch_matrices(
             x, pads, (5, 5), out_hw, geo, units)],
         "direct-mem": lambda: direct_mem(xf, w2[:taps], xoff[:taps], wp * c, c, out),
+        "direct-tiles": lambda: conv_direct.conv2d(x, w, geo, conv2d.pad_nhwc),
     }
     for pixels, channels in ((4, 16), (4, 32), (2, 32)):
         if hw % pixels == 0 and depth % channels == 0:

@@ -43,6 +43,7 @@ import sys
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.distributed.rpc.security import RpcSecurity, is_loopback
 from tensorflux.distributed.server import Server, bind_address_for
+from tensorflux.framework import errors
 from tensorflux.protos.config_pb2 import ConfigProto
 from tensorflux.runtime import thread_budget
 
@@ -105,29 +106,48 @@ def _server_security(args) -> RpcSecurity:
 
 def run_server(args) -> int:
     job, task = args.job, args.task
+    source = "--cluster"
     if args.cluster_json:
-        cluster = json.loads(args.cluster_json)
+        source = "--cluster-json"
+        try:
+            cluster = json.loads(args.cluster_json)
+        except json.JSONDecodeError as err:
+            raise SystemExit(f"tensorflux server --cluster-json is not valid JSON: {err}") \
+                from None
     else:
         cluster = _parse_cluster(args.cluster)
     if not cluster:
+        source = "TF_CONFIG"
         cluster, job, task = _tf_config_task(job, task)
     if not cluster:
         raise SystemExit("tensorflux server needs --cluster (or --cluster-json, or TF_CONFIG)")
     if job is None:
         raise SystemExit("tensorflux server needs --job (or a task in TF_CONFIG)")
-    task = int(task or 0)
+    try:
+        task = int(task or 0)
+    except (TypeError, ValueError):
+        raise SystemExit(f"tensorflux server: the task index {task!r} is not an integer "
+                         f"({source})") from None
     try:
         thread_budget.set_process_threads(args.threads)
     except ValueError as err:
         raise SystemExit(f"tensorflux server --threads: {err}") from None
     config = ConfigProto(device_count={"CPU": args.cpus})
-    spec = ClusterSpec(cluster)
+    try:  # a setup mistake is one line naming it, not a traceback
+        spec = ClusterSpec(cluster)
+        address = spec.task_address(job, task)
+    except (TypeError, ValueError) as err:
+        raise SystemExit(f"tensorflux server: {err} (the cluster of {source}: "
+                         f"{json.dumps(cluster)})") from None
     security = _server_security(args)
-    warning = security_warning(spec.task_address(job, task), security, args.bind)
+    warning = security_warning(address, security, args.bind)
     if warning:
         print(warning, file=sys.stderr, flush=True)
-    server = Server(spec, job_name=job, task_index=task, config=config,
-                    security=security, bind_address=args.bind)
+    try:
+        server = Server(spec, job_name=job, task_index=task, config=config,
+                        security=security, bind_address=args.bind)
+    except errors.UnknownError as err:  # the port is taken (TF: "Could not start gRPC server")
+        raise SystemExit(f"tensorflux server {job}:{task}: {err.message}") from None
     print(f"tensorflux server {server.task_name} serving at {server.target}", flush=True)
 
     def stop(*_):

@@ -6,8 +6,9 @@ from tensorflux.ops.image.codecs import (decode_bmp, decode_gif, decode_image, d
                                          decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
                                          is_jpeg)
 from tensorflux.ops.io.readers import matching_files, read_file, write_file
-from tensorflux.ops.io.parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,
-                                       decode_csv, parse_example, parse_single_example)
+from tensorflux.ops.io.parsing import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature,
+                                       VarLenFeature, decode_csv, parse_example,
+                                       parse_single_example)
 from tensorflux.ops.io.sequence_parsing import parse_single_sequence_example
 from tensorflux.ops.strings.conversion import decode_raw
 from tensorflux.platform import gfile

@@ -113,7 +113,12 @@ NAMES["estimator"] = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "Tr
                        "BinaryClassHead", "MultiClassHead", "RegressionHead",
                        "LinearEstimator", "DNNEstimator", "BaselineEstimator",
                        "DNNLinearCombinedEstimator"]
-NAMES["distribute"] = ["cluster_resolver"]
+NAMES["distribute"] = ["cluster_resolver", "MirroredStrategy", "OneDeviceStrategy", "Strategy",
+                       "StrategyExtended", "ReplicaContext", "ReduceOp", "InputContext",
+                       "InputReplicationMode", "CrossDeviceOps", "ReductionToOneDevice",
+                       "HierarchicalCopyAllReduce", "NcclAllReduce", "get_strategy",
+                       "has_strategy", "get_replica_context", "in_cross_replica_context",
+                       "experimental_set_strategy", "get_loss_reduction", "experimental"]
 NAMES["keras"] = NAMES["keras"] + ["estimator"]
 NAMES["feature_column"] = ["linear_model", "input_layer", "numeric_column", "crossed_column",
                            "categorical_column_with_vocabulary_file",

@@ -13,8 +13,7 @@ __all__ = ["ContribNotProvidedError", "REPLACEMENTS", "module_getattr"]
 # one). Modules not listed get a generic message.
 REPLACEMENTS = {
     "bayesflow": "tf.distributions (tensorflow_probability is not provided)",
-    "boosted_trees": "not supported (no boosted trees in tensorflux)",
-    "checkpoint": "tf.train.Saver",
+    "boosted_trees": "tf.estimator.BoostedTreesClassifier / BoostedTreesRegressor",
     "cloud": "not supported (no cloud integrations)",
     "cluster_resolver": "tf.distribute.cluster_resolver where provided, else tf.train.ClusterSpec",
     "compiler": "not supported (no XLA)",
@@ -22,9 +21,7 @@ REPLACEMENTS = {
     "copy_graph": "tf.train.export_meta_graph / tf.train.import_meta_graph",
     "cudnn_rnn": "tf.nn.rnn_cell.LSTMCell / tf.contrib.rnn.LSTMBlockCell (no GPU kernels)",
     "deprecated": "tf.summary",
-    "distribute": "tf.train.replica_device_setter and tf.train.SyncReplicasOptimizer",
     "eager": "not supported (tensorflux runs graph mode only)",
-    "factorization": "not supported",
     "ffmpeg": "not supported",
     "gan": "not supported (build the GAN losses with core ops)",
     "graph_editor": "not supported (rebuild the graph, or tf.import_graph_def with input_map)",

@@ -179,7 +179,8 @@ class PaddedBatchDataset(_BatchingDataset):
         batch = np.empty([len(parts)] + dims, dtype=parts[0].dtype)
         batch[...] = self._pad_values[i]
         for k, part in enumerate(parts):
-            batch[(k,) + tuple(slice(0, n) for n in part.shape)] = part
+            # NOTE: part[()] for a scalar: an object (string) array would store a 0-d array itself.
+            batch[(k,) + tuple(slice(0, n) for n in part.shape)] = part if rank else part[()]
         return batch
 
 

@@ -25,6 +25,7 @@ from tensorflux.lib.formats.tfrecord import TFRecordReaderStream
 from tensorflux.ops.array import constant
 from tensorflux.ops.io.parsing import decode_csv
 from tensorflux.ops.io.reader_resource import FixedLengthRecordReaderResource, read_bytes
+from tensorflux.ops.script.py_func import exception_status
 
 
 def _string(value) -> np.ndarray:
@@ -251,7 +252,7 @@ class GeneratorDataset(Dataset):
 
     def _iterate(self, ctx):
         where = "the generator passed to Dataset.from_generator()"
-        for value in self._generator(*self._args):
+        for value in _user_values(self._generator(*self._args)):
             if isinstance(value, list) and structure.is_nested(self._template):
                 value = tuple(value)
             if structure.is_nested(self._template) and not structure.same_nesting(
@@ -263,6 +264,22 @@ class GeneratorDataset(Dataset):
                 else [value]
             yield tuple(structure.check_value(structure.as_array(v, dtype), dtype, shape, where)
                         for v, dtype, shape in zip(leaves, self._types, self._shapes))
+
+
+def _user_values(iterable):
+    """The values of a user's generator; its exception becomes the OpError TF's py_func
+    reports for it (ValueError -> InvalidArgumentError, others UnknownError, ...)."""
+    iterator = iter(iterable)
+    while True:
+        try:
+            value = next(iterator)
+        except StopIteration:
+            return
+        except errors.OpError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the user's code, reported as TF does
+            raise exception_status(err) from err
+        yield value
 
 
 def list_files(file_pattern, shuffle=None, seed=None) -> Dataset:

@@ -1,9 +1,30 @@
-"""`tf.distribute` (the part TF1 cluster programs use): `tf.distribute.cluster_resolver`.
+"""`tf.distribute` (TF 1.15, graph mode): distribution strategies and `cluster_resolver`.
 
-Distribution strategies are not provided: tensorflux distributes by between-graph replication
-(`tf.train.replica_device_setter`, `tf.train.Server`), configured by TF_CONFIG.
+`MirroredStrategy` replicates the model over the devices of this machine and keeps mirrored
+variables in sync (in-graph replication); `OneDeviceStrategy` pins it to one device;
+`experimental.CentralStorageStrategy` keeps the variables on one device;
+`experimental.ParameterServerStrategy` places them on the cluster's ps tasks (between-graph
+replication, configured by TF_CONFIG). See `distribute_lib` for the replica and cross-replica
+contexts.
 """
 
-from tensorflux.distribute import cluster_resolver
+from tensorflux.distribute import cluster_resolver, experimental
+from tensorflux.distribute.cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce,
+                                                    NcclAllReduce, ReductionToOneDevice)
+from tensorflux.distribute.distribute_lib import (InputContext, InputReplicationMode,
+                                                  ReplicaContext, RunOptions, Strategy,
+                                                  StrategyExtended,
+                                                  experimental_set_strategy,
+                                                  get_loss_reduction, get_replica_context,
+                                                  get_strategy, has_strategy,
+                                                  in_cross_replica_context)
+from tensorflux.distribute.mirrored_strategy import MirroredStrategy
+from tensorflux.distribute.one_device_strategy import OneDeviceStrategy
+from tensorflux.distribute.reduce_util import ReduceOp
 
-__all__ = ["cluster_resolver"]
+__all__ = ["cluster_resolver", "experimental", "CrossDeviceOps", "HierarchicalCopyAllReduce",
+           "NcclAllReduce", "ReductionToOneDevice", "InputContext", "InputReplicationMode",
+           "ReplicaContext", "RunOptions", "Strategy", "StrategyExtended",
+           "experimental_set_strategy", "get_loss_reduction", "get_replica_context",
+           "get_strategy", "has_strategy", "in_cross_replica_context", "MirroredStrategy",
+           "OneDeviceStrategy", "ReduceOp"]

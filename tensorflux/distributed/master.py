@@ -9,8 +9,11 @@ While a step runs the master checks its tasks' health (GetStatus, `task_health`)
 restarted task aborts the step everywhere, and the client gets UnavailableError or
 AbortedError naming the task. The plans
 and the cluster's devices are refreshed then, so the session works again once the task is
-back (under its new incarnation: transfers keyed with the old one are refused). A task known
-dead (it stopped answering heartbeats) fails the steps that need it at once, until it answers.
+back (under its new incarnation: transfers keyed with the old one are refused). A restart that
+no step reported (the task came back between two steps) fails the next new plan once with
+AbortedError naming it, so a MonitoredSession recreates the session and restores its
+checkpoint instead of running on the task's fresh state. A task known dead (it stopped
+answering heartbeats) fails the steps that need it at once, until it answers.
 
 Deadlines: a step has none unless `RunOptions.timeout_in_ms` (else the session's
 `ConfigProto.operation_timeout_in_ms`) sets one, and then it holds for every partition. A
@@ -38,6 +41,7 @@ from tensorflux.framework.graph import Graph
 from tensorflux.framework.graph_import import import_graph_def
 from tensorflux.framework.graph_io import nodes_to_graph_def
 from tensorflux.framework.op_def import get_op_def
+from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import config_pb2, master_pb2, worker_pb2
 from tensorflux.runtime import partition as partition_mod
 from tensorflux.runtime import placer, subgraph
@@ -45,6 +49,21 @@ from tensorflux.runtime.graph_ir import Node
 
 fanout_pool = step_runner.fanout_pool
 ABORT_RPC_SECS = 2.0
+
+
+
+WAITING_LOG_SECS = 10.0  # how often a session waiting for a task says so (as TF)
+
+def _check_answered_as(task: str, address: str, devices) -> None:
+    """InvalidArgumentError when the server at `task`'s address is another task's (two tasks
+    of the cluster spec share an address; without this, ops placed on `task` would find no
+    device and the message would not say why)."""
+    others = sorted({device.task for device in devices} - {task})
+    if others:
+        raise errors.InvalidArgumentError(
+            None, None, f"Task {task} at {address} answered as {', '.join(others)}: two tasks "
+            "of the cluster spec have the same address (or the address reaches a server of "
+            "another cluster); give each task its own host:port.")
 
 
 class RemoteDevice:
@@ -93,6 +112,9 @@ class MasterSession:
         self._lock = threading.Lock()
         self._running: dict = {}  # step id -> its task plans, while the step runs
         self._closed = False
+        # Tasks whose failure a step reported to the client ("*": a failure naming none); a
+        # restart of any other task is reported once before a plan runs on its new state.
+        self._reported: set = set()
         self._set_devices(master.cluster_devices(self._timeout()))
 
     def _set_devices(self, devices) -> None:
@@ -149,8 +171,12 @@ class MasterSession:
             return found
 
     def _build(self, feed_names, fetch_names, target_names):
-        if self._devices_stale:  # a task failed: place on the devices it has now
+        stale = self._devices_stale
+        if stale:  # a task failed: place on the devices it has now
+            before = self._incarnations
             self._set_devices(self.master.cluster_devices(self._timeout(), self._devices))
+            for task, known in before.items():
+                self._report_restart(task, known, self._incarnations.get(task, {}))
         graph = self.graph
         feeds = [graph.as_graph_element(n, allow_operation=False) for n in feed_names]
         fetches = [graph.as_graph_element(n, allow_operation=False) for n in fetch_names]
@@ -177,6 +203,9 @@ class MasterSession:
         push_plan.move_control_relays(per_task, remote)
         push_plan.forward_feeds(per_task, self.master.task, remote, fetched)
         pushes = push_plan.push_keys(per_task, self.master.task, remote, bool(graph._functions))
+        if not stale:
+            for task in remote:
+                self._check_incarnation(task)
         plans = []
         for task, task_nodes in sorted(per_task.items()):
             member = {id(n) for n in task_nodes}
@@ -206,6 +235,44 @@ class MasterSession:
                                    fetch_indices, graph_def, pushes.get(task, ()),
                                    any(n.op == "_Recv" for n in task_nodes)))
         return plans
+
+    def _check_incarnation(self, task: str) -> None:
+        """AbortedError when `task` restarted since the session last saw it and no step has
+        reported it yet (a restart between two steps, before a new plan is registered there):
+        its variables, queues and tables are gone, so the session must be made again (TF1's
+        MonitoredSession does, restoring the last checkpoint) rather than run on fresh state.
+        """
+        known = self._incarnations.get(task)
+        if not known:
+            return
+        client = self.master.client_for(task)
+        self.master.health.require(task, client)  # a task known dead fails at once
+        status = client.call(
+            "get_status", worker_pb2.GetStatusRequest(), timeout=self._timeout(),
+            wait_for_ready=True)
+        self._report_restart(task, known, {a.name: a.incarnation
+                                           for a in status.device_attributes})
+
+    def _report_restart(self, task: str, known: dict, now: dict) -> None:
+        """AbortedError naming `task` if its devices have new incarnations (`known` -> `now`)
+        and no step told the client that it failed: once told, plans run on its new state
+        (its variables must be initialized or restored again, FailedPreconditionError
+        otherwise)."""
+        changed = [name for name, incarnation in known.items()
+                   if now.get(name, incarnation) != incarnation]
+        if not changed:
+            return
+        if task in self._reported or "*" in self._reported:
+            self._reported.discard(task)
+            return
+        self._devices_stale = True
+        error = errors.AbortedError(
+            None, None, f"Task {task} restarted since the session last ran a step there "
+            f"(new incarnation of {changed[0]}): the state it held (variables, queues) is "
+            "gone; recreate the session (MonitoredSession does, restoring the latest "
+            "checkpoint), or initialize its variables again.")
+        error._tfx_task = task
+        raise error
 
     def invalidate(self) -> None:
         """Drops the plans; the next step refreshes the devices (and their incarnations)."""
@@ -254,7 +321,9 @@ class MasterSession:
             finally:
                 with self._lock:
                     self._running.pop(step_id, None)
-        except (errors.UnavailableError, errors.AbortedError):
+        except (errors.UnavailableError, errors.AbortedError) as err:
+            with self._lock:
+                self._reported.add(getattr(err, "_tfx_task", None) or "*")
             self.invalidate()
             raise
         if metadata is not None and options is not None and options.output_partition_graphs:
@@ -328,6 +397,7 @@ class Master:
             known.setdefault(device.task, []).append(device)
         devices = []
         deadline = time.monotonic() + timeout
+        next_log = time.monotonic() + WAITING_LOG_SECS
         for task in self._server.cluster_tasks():
             client = self.client_for(task)
             if task in known and self.health.is_dead(task):
@@ -335,7 +405,8 @@ class Master:
                 continue
             while True:
                 # wait_for_ready: a task that is (re)starting is waited for, not failed at once.
-                wait = min(2.0, timeout) if task in known else deadline - time.monotonic()
+                wait = min(2.0, timeout) if task in known else \
+                    min(deadline - time.monotonic(), WAITING_LOG_SECS)
                 try:
                     status = client.call("get_status", worker_pb2.GetStatusRequest(),
                                          timeout=max(0.05, wait), wait_for_ready=True)
@@ -350,11 +421,20 @@ class Master:
                             f"after {timeout:.1f}s: {err.message}")
                         error._tfx_task = task
                         raise error from None
+                    if time.monotonic() >= next_log:  # as TF's master, never silently
+                        next_log = time.monotonic() + WAITING_LOG_SECS
+                        logging.warning(
+                            f"CreateSession still waiting for response from worker: {task} "
+                            f"at {client.address} ({err.message}); giving up in "
+                            f"{deadline - time.monotonic():.0f}s "
+                            "(ConfigProto.operation_timeout_in_ms).")
                     time.sleep(0.05)
             if status is None:
                 devices.extend(known[task])
             else:
-                devices.extend(RemoteDevice(a) for a in status.device_attributes)
+                found = [RemoteDevice(a) for a in status.device_attributes]
+                _check_answered_as(task, client.address, found)
+                devices.extend(found)
         return devices
 
     def _session(self, handle) -> MasterSession:

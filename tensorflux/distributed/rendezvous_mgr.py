@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from tensorflux.distributed.rpc.tensor_codec import name_transfer_error
 from tensorflux.framework import errors
 from tensorflux.runtime.rendezvous import LocalRendezvous, create_key, parse_key
 
@@ -99,7 +100,7 @@ class RemoteRendezvous(LocalRendezvous):
                 error = errors.UnavailableError(
                     None, None, f"Receiving {len(keys)} tensors from task {source_task} "
                     f"failed: {error}")
-            self.abort(error)
+            self.abort(name_transfer_error(error, keys, source_task))
 
         if readers is None:
             handle = client.recv_tensors_async(self.step_id, keys, arrived, failed)
@@ -201,7 +202,8 @@ class RemoteRendezvous(LocalRendezvous):
             if error is not None and not isinstance(error, errors.OpError):
                 error = errors.UnavailableError(
                     None, None, f"Receiving '{key}' from task {source_task} failed: {error}")
-            callback(error, value, is_dead)
+            callback(error if error is None else name_transfer_error(error, [key], source_task),
+                     value, is_dead)
 
         handle = client.recv_tensor_async(self.step_id, key, arrived)
         with self._calls_lock:

@@ -127,7 +127,7 @@ class Server:
 
         Raises:
             ValueError: an ambiguous job or task, or an unsupported protocol.
-            UnavailableError: the port cannot be bound (e.g. another server holds it).
+            UnknownError: the port cannot be bound (e.g. another server holds it), as TF.
         """
         if isinstance(server_or_cluster_def, tensorflow_server_pb2.ServerDef):
             server_def = server_or_cluster_def
@@ -233,8 +233,8 @@ class Server:
         try:
             self._grpc, port = start_grpc_server(self.worker, self.master, bind,
                                                  security=self._security)
-        except errors.UnavailableError as err:
-            raise errors.UnavailableError(None, None, err.message + _double_bind_hint()) \
+        except errors.UnknownError as err:
+            raise errors.UnknownError(None, None, err.message + _double_bind_hint()) \
                 from None
         self._bound = f"{bind.rpartition(':')[0]}:{port}"
         if self._address.endswith(":0"):

@@ -165,10 +165,14 @@ class TaskHealth:
             if isinstance(error, errors.DeadlineExceededError) and answered_since:
                 return  # a later question was answered: slow, not hung
             self.mark_dead(task, client, f"no heartbeat: {error.message}")
+            # A question that timed out, or one refused at once (the task exited: its port
+            # is closed), which the message must not call a timeout.
+            why = f"no heartbeat within {HEARTBEAT_TIMEOUT_SECS:.1f}s" \
+                if isinstance(error, errors.DeadlineExceededError) else "its heartbeat failed"
             for step in steps:
                 failure = errors.UnavailableError(
-                    None, None, f"Task {task} at {client.address} failed during the step (no "
-                    f"heartbeat within {HEARTBEAT_TIMEOUT_SECS:.1f}s): {error.message}")
+                    None, None, f"Task {task} at {client.address} failed during the step "
+                    f"({why}): {error.message}")
                 failure._tfx_task = task
                 step.fail(task, failure)
             return

@@ -2,6 +2,7 @@
 exporters, input functions and the session hook names."""
 
 from tensorflux.estimator import experimental, export, inputs
+from tensorflux.estimator.boosted_trees import BoostedTreesClassifier, BoostedTreesRegressor
 from tensorflux.estimator.canned import *  # noqa: F403
 from tensorflux.estimator.canned import __all__ as _canned_names
 from tensorflux.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
@@ -14,7 +15,8 @@ from tensorflux.estimator.parsing import (add_metrics, classifier_parse_example_
 from tensorflux.estimator.run_config import RunConfig
 from tensorflux.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 
-__all__ = ["experimental", "export", "inputs", "Estimator", "VocabInfo", "WarmStartSettings",
+__all__ = ["experimental", "export", "inputs", "BoostedTreesClassifier",
+           "BoostedTreesRegressor", "Estimator", "VocabInfo", "WarmStartSettings",
            "BestExporter", "Exporter", "FinalExporter", "LatestExporter", "EstimatorSpec",
            "ModeKeys", "add_metrics", "classifier_parse_example_spec",
            "regressor_parse_example_spec", "RunConfig", "EvalSpec", "TrainSpec",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import collections
 import copy
 import os
-import shutil
 import tempfile
 import time
 
@@ -22,7 +21,7 @@ import numpy as np
 from tensorflux import metrics as metrics_lib
 from tensorflux import summary as summary_lib
 from tensorflux.data import dataset_ops
-from tensorflux.estimator import export as export_lib
+from tensorflux.estimator import distributed_training, export_modes
 from tensorflux.estimator import run_config as run_config_lib
 from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys, fn_args
 from tensorflux.framework import graph as graph_mod
@@ -30,9 +29,6 @@ from tensorflux.framework.graph import GraphKeys
 from tensorflux.ops.random import seed as random_seed
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import summary_pb2
-from tensorflux.runtime import session as session_lib
-from tensorflux.saved_model import builder as saved_model_builder
-from tensorflux.saved_model import tag_constants
 from tensorflux.summary import writer as summary_writer
 from tensorflux.train import basic_session_run_hooks as basic_hooks
 from tensorflux.train import (
@@ -308,11 +304,13 @@ class Estimator:
 
     # -- calling the user's functions -----------------------------------------------------------
 
-    def _call_input_fn(self, input_fn, mode):
+    def _call_input_fn(self, input_fn, mode, input_context=None):
         args = fn_args(input_fn)
         kwargs = {}
         if "mode" in args:
             kwargs["mode"] = mode
+        if "input_context" in args:
+            kwargs["input_context"] = input_context
         if "params" in args:
             kwargs["params"] = self.params
         if "config" in args:
@@ -369,6 +367,9 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, listeners):
+        strategy = distributed_training.strategy_of(self._config, ModeKeys.TRAIN)
+        if strategy is not None:
+            return distributed_training.train(self, strategy, input_fn, hooks, listeners)
         graph = graph_mod.Graph()
         with graph.as_default(), graph.device(self._device_fn):
             random_seed.set_random_seed(self._config.tf_random_seed)
@@ -465,11 +466,16 @@ class Estimator:
 
     def _build_eval_graph(self, input_fn, hooks):
         """(scaffold, update_ops, final_ops, hooks) of an evaluation, in the default graph."""
-        random_seed.set_random_seed(self._config.tf_random_seed)
-        global_step = training_util.get_or_create_global_step()
-        features, labels, input_hooks = _parse_input_fn_result(
-            self._call_input_fn(input_fn, ModeKeys.EVAL))
-        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+        strategy = distributed_training.strategy_of(self._config, ModeKeys.EVAL)
+        if strategy is not None:
+            spec, input_hooks = distributed_training.build_eval_graph(self, strategy, input_fn)
+            global_step = training_util.get_global_step()
+        else:
+            random_seed.set_random_seed(self._config.tf_random_seed)
+            global_step = training_util.get_or_create_global_step()
+            features, labels, input_hooks = _parse_input_fn_result(
+                self._call_input_fn(input_fn, ModeKeys.EVAL))
+            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
         if "loss" in spec.eval_metric_ops:
             raise ValueError('Metric with name "loss" is not allowed, because Estimator '
                              'already defines a default metric with the same name.')
@@ -557,64 +563,60 @@ class Estimator:
     def export_saved_model(self, export_dir_base, serving_input_receiver_fn,
                            assets_extra=None, as_text=False, checkpoint_path=None,
                            experimental_mode=ModeKeys.PREDICT):
-        """Exports the model (PREDICT graph, latest or given checkpoint) as a SavedModel.
+        """Exports the model (the graph of `experimental_mode`, latest or given checkpoint) as
+        a SavedModel.
 
         Args:
             export_dir_base: the directory under which a new `<timestamp>` directory is made.
-            serving_input_receiver_fn: returns a ServingInputReceiver.
+            serving_input_receiver_fn: returns a ServingInputReceiver (PREDICT) or a
+                SupervisedInputReceiver (TRAIN / EVAL).
             assets_extra: {destination path inside assets.extra: source file path}.
             as_text: write saved_model.pbtxt instead of saved_model.pb.
             checkpoint_path: the checkpoint to export (default: the latest).
-            experimental_mode: the mode model_fn is called in.
+            experimental_mode: the mode model_fn is called in (a tf.estimator.ModeKeys).
 
         Returns:
             The export directory, as bytes (as TF).
 
         Raises:
-            ValueError: no serving_input_receiver_fn, or no checkpoint.
-            NotImplementedError: a mode other than PREDICT.
+            ValueError: no serving_input_receiver_fn, an unknown mode, or no checkpoint.
         """
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
-        if experimental_mode != ModeKeys.PREDICT:
-            raise NotImplementedError(
-                f"export_saved_model(experimental_mode={experimental_mode!r}): tensorflux "
-                f"exports the PREDICT graph only (no SupervisedInputReceiver).")
-        checkpoint_path = checkpoint_path or self.latest_checkpoint()
-        if not checkpoint_path:
-            raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
-        export_dir = _timestamped_export_dir(os.fsdecode(export_dir_base))
-        temp_dir = os.path.join(os.path.dirname(export_dir),
-                                "temp-" + os.path.basename(export_dir))
-        builder = saved_model_builder.SavedModelBuilder(temp_dir)
-        graph = graph_mod.Graph()
-        with graph.as_default():
-            random_seed.set_random_seed(self._config.tf_random_seed)
-            training_util.get_or_create_global_step(graph)
-            receiver = serving_input_receiver_fn()
-            spec = self._call_model_fn(receiver.features, None, experimental_mode,
-                                       self.config)
-            signatures = export_lib.build_all_signature_defs(
-                receiver.receiver_tensors, spec.export_outputs or {},
-                receiver.receiver_tensors_alternatives)
-            saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
-            local_init = spec.scaffold.local_init_op
-            if local_init is None:
-                local_init = monitored_session.Scaffold.default_local_init_op()
-            with session_lib.Session(config=self._config.session_config) as sess:
-                saver.restore(sess, checkpoint_path)
-                builder.add_meta_graph_and_variables(
-                    sess, [tag_constants.SERVING], signature_def_map=signatures,
-                    assets_collection=graph.get_collection(GraphKeys.ASSET_FILEPATHS),
-                    main_op=local_init, saver=saver)
-        builder.save(as_text)
-        for dest, source in (assets_extra or {}).items():
-            target = os.path.join(temp_dir, "assets.extra", dest)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copyfile(source, target)
-        os.replace(temp_dir, export_dir)
-        logging.info(f"SavedModel written to: {export_dir}")
-        return export_dir.encode()
+        return export_modes.export_all_saved_models(
+            self, export_dir_base, {experimental_mode: serving_input_receiver_fn},
+            assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
+
+    def experimental_export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
+                                             assets_extra=None, as_text=False,
+                                             checkpoint_path=None):
+        """Exports the TRAIN / EVAL / PREDICT graphs of `input_receiver_fn_map` as the meta
+        graphs (tags "train", "eval", "serve") of one SavedModel sharing one checkpoint.
+
+        Args:
+            export_dir_base: the directory under which a new `<timestamp>` directory is made.
+            input_receiver_fn_map: {ModeKeys.TRAIN / EVAL: a fn returning a
+                SupervisedInputReceiver, ModeKeys.PREDICT: a fn returning a
+                ServingInputReceiver}.
+            assets_extra, as_text, checkpoint_path: as in `export_saved_model`.
+
+        Returns:
+            The export directory, as bytes.
+
+        Raises:
+            ValueError: no valid mode key (or a key that is not a mode), no checkpoint, or a
+                TRAIN / EVAL receiver without labels.
+
+        Example:
+            >>> train_fn = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
+            ...     {"x": tf.placeholder(tf.float32, [None, 2])}, tf.placeholder(tf.float32))
+            >>> path = est.experimental_export_all_saved_models(
+            ...     "/tmp/export", {tf.estimator.ModeKeys.TRAIN: train_fn,
+            ...                     tf.estimator.ModeKeys.PREDICT: serving_fn})
+        """
+        return export_modes.export_all_saved_models(
+            self, export_dir_base, input_receiver_fn_map, assets_extra=assets_extra,
+            as_text=as_text, checkpoint_path=checkpoint_path)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None,
                           as_text=False, checkpoint_path=None, strip_default_attrs=False):

@@ -16,6 +16,13 @@ from tensorflux.estimator.export_output import (
     PredictOutput,
     RegressionOutput,
 )
+from tensorflux.estimator.supervised_receiver import (
+    EvalOutput,
+    SupervisedInputReceiver,
+    TrainOutput,
+    build_raw_supervised_input_receiver_fn,
+    build_supervised_input_receiver_fn_from_input_fn,
+)
 from tensorflux.framework import dtypes
 from tensorflux.framework.graph import Tensor
 from tensorflux.framework.sparse_tensor import SparseTensor
@@ -26,7 +33,10 @@ from tensorflux.saved_model import signature_constants
 
 __all__ = ["ServingInputReceiver", "TensorServingInputReceiver",
            "build_parsing_serving_input_receiver_fn", "build_raw_serving_input_receiver_fn",
-           "ExportOutput", "ClassificationOutput", "RegressionOutput", "PredictOutput"]
+           "ExportOutput", "ClassificationOutput", "RegressionOutput", "PredictOutput",
+           "EvalOutput", "TrainOutput", "SupervisedInputReceiver",
+           "build_raw_supervised_input_receiver_fn",
+           "build_supervised_input_receiver_fn_from_input_fn"]
 
 _SINGLE_FEATURE_KEY = "feature"
 _SINGLE_RECEIVER_KEY = "input"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import os
 
+from tensorflux.distribute import distribute_lib
 from tensorflux.distribute.cluster_resolver.resolvers import load_tf_config
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.platform import tf_logging as logging
@@ -124,8 +125,8 @@ class RunConfig:
     Raises:
         ValueError: both checkpoint frequencies set; a negative count; TF_CONFIG malformed
             (no task, no chief, task not in the cluster, index out of range); TF_CONFIG's
-            model_dir differs from `model_dir`.
-        NotImplementedError: a distribution strategy (`train_distribute`/`eval_distribute`).
+            model_dir differs from `model_dir`; a `train_distribute`/`eval_distribute` that
+            is not a tf.distribute.Strategy.
     """
 
     def __init__(self, model_dir=None, tf_random_seed=None, save_summary_steps=100,
@@ -153,14 +154,15 @@ class RunConfig:
                             ("session_creation_timeout_secs", session_creation_timeout_secs)):
             if value is not None and value < 0:
                 raise ValueError(f"{name} must be >= 0, given: {value}")
+        if experimental_distribute is not None:  # a tf.contrib.distribute.DistributeConfig
+            train_distribute = train_distribute or getattr(experimental_distribute,
+                                                           "train_distribute", None)
+            eval_distribute = eval_distribute or getattr(experimental_distribute,
+                                                         "eval_distribute", None)
         for name, value in (("train_distribute", train_distribute),
-                            ("eval_distribute", eval_distribute),
-                            ("experimental_distribute", experimental_distribute)):
-            if value is not None:
-                raise NotImplementedError(
-                    f"RunConfig({name}=...): tf.distribute strategies are not provided by "
-                    f"tensorflux; use TF_CONFIG with ps/worker tasks (between-graph "
-                    f"replication) instead.")
+                            ("eval_distribute", eval_distribute)):
+            if value is not None and not isinstance(value, distribute_lib.Strategy):
+                raise ValueError(f"`{name}` must be a tf.distribute.Strategy; got {value!r}")
         if protocol not in (None, "grpc"):
             raise ValueError(f"protocol must be None or 'grpc'; got {protocol!r}")
         tf_config = load_tf_config()

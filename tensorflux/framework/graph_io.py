@@ -188,8 +188,15 @@ def node_def_of(op):
                           inputs, op._device)
 
 
+MAX_GRAPH_DEF_BYTES = 1 << 31  # a protocol buffer message cannot be larger (TF's limit too)
+
+
 def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
-    """Graph -> GraphDef (ops in creation order; `from_version` keeps later ops only)."""
+    """Graph -> GraphDef (ops in creation order; `from_version` keeps later ops only).
+
+    Raises:
+        ValueError: the GraphDef would be 2 GB or more (as TF), naming its largest node.
+    """
 
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.producer = graph._graph_def_versions[0]
@@ -202,6 +209,13 @@ def graph_to_graph_def(graph, from_version=None, add_shapes: bool = False):
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto([t.shape for t in op._outputs], "list(shape)"))
+    if graph_def.ByteSize() >= MAX_GRAPH_DEF_BYTES:
+        size, name = max((node.ByteSize(), node.name) for node in graph_def.node)
+        raise ValueError(
+            f"GraphDef cannot be larger than 2GB (its nodes take {graph_def.ByteSize()} bytes; "
+            f"the largest node is '{name}' with {size} bytes). Hold large values in variables "
+            "initialized from a placeholder, or in files read by the input pipeline, instead "
+            "of constants.")
     if graph._functions:
         # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
         from tensorflux.framework import function

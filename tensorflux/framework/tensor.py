@@ -31,7 +31,9 @@ def user_location():
 class Tensor:
     """One output of an Operation: a symbolic handle to a value computed in a session."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    # `_keras_mask`: the mask Keras layers attach to their outputs (set only when there is one).
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "_keras_mask",
+                 "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, op: Operation, value_index: int, dtype: dtypes.DType):

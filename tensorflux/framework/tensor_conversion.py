@@ -82,7 +82,15 @@ def _infer_numpy(value, dtype):
     array = np.array(value)
     kind = array.dtype.kind
     if kind in "fiu" and _holds_numpy_scalars(value):
-        return array  # NumPy scalars keep their dtype, as in TF (only Python numbers default)
+        # A list of NumPy scalars: TF 1.x's make_tensor_proto takes np.array(list)'s dtype but
+        # prefers float32 to float64 and int32 to a lossless int64, as for Python numbers
+        # ([np.int64(3)] is int32; [np.float16(1)] stays float16; [np.int64(2**40)] int64).
+        if array.dtype == np.float64:
+            return array.astype(np.float32)
+        if array.dtype == np.int64 and array.size and (
+                array.min() >= -(2**31) and array.max() < 2**31):
+            return array.astype(np.int32)
+        return array
     if kind == "f":
         return array.astype(np.float32)
     if kind in "iu":

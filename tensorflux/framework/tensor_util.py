@@ -20,6 +20,7 @@ from tensorflux.protos import tensor_pb2
 # The largest tensor a TensorProto may declare (bytes of the decoded array): a proto that
 # declares more is refused before anything is allocated, whatever its own size.
 DEFAULT_MAX_TENSOR_BYTES = (1 << 31) - 1
+MAX_TENSOR_PROTO_BYTES = 1 << 31  # a TensorProto's content must stay under 2 GB (as TF)
 MAX_RANK = 254
 
 
@@ -41,6 +42,10 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
         else:
             raise ValueError(f"Too many elements provided. Needed at most {np.prod(shape)}, "
                              f"but received {array.size}")
+    if dtype.base_dtype is not dtypes.string and \
+            array.size * np.dtype(dtype.as_numpy_dtype).itemsize >= MAX_TENSOR_PROTO_BYTES:
+        raise ValueError(f"Cannot create a tensor proto whose content is larger than 2GB "
+                         f"(shape {list(array.shape)} of {dtype.base_dtype.name}).")
     proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
     proto.tensor_shape.CopyFrom(TensorShape(array.shape).as_proto())
     if dtype.base_dtype is dtypes.string:

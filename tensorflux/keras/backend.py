@@ -8,6 +8,7 @@ variables it has not initialized yet each time it is fetched. The learning phase
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 import numpy as np
@@ -46,6 +47,10 @@ __all__ = [
     "dtype",
     "constant",
     "name_scope",
+    "set_image_data_format",
+    "manual_variable_initialization",
+    "learning_phase_scope",
+    "backend",
 ]
 
 _FLOATX = "float32"
@@ -79,8 +84,57 @@ def set_epsilon(value):
     _EPSILON = float(value)
 
 
+_IMAGE_DATA_FORMAT = ["channels_last"]
+_MANUAL_INIT = [False]
+
+
 def image_data_format():
-    return "channels_last"
+    """The default `data_format` of Keras' image layers ("channels_last")."""
+    return _IMAGE_DATA_FORMAT[0]
+
+
+def set_image_data_format(data_format):
+    """Sets the default `data_format` ("channels_last" or "channels_first").
+
+    Raises:
+        ValueError: any other value.
+    """
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"Unknown data_format: {data_format}")
+    _IMAGE_DATA_FORMAT[0] = str(data_format)
+
+
+def manual_variable_initialization(value):
+    """With True, `get_session()` leaves variables uninitialized (the user initializes)."""
+    _MANUAL_INIT[0] = bool(value)
+
+
+@contextlib.contextmanager
+def learning_phase_scope(value):
+    """Within the block the learning phase is fixed to `value` (0 test, 1 train).
+
+    Raises:
+        ValueError: a value other than 0 or 1.
+    """
+    if value not in (0, 1):
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    graphs = _FIXED_PHASE.setdefault("graphs", weakref.WeakKeyDictionary())
+    graph = graph_mod.get_default_graph()
+    missing = object()
+    previous = graphs.get(graph, missing)
+    graphs[graph] = int(value)
+    try:
+        yield value
+    finally:
+        if previous is missing:
+            graphs.pop(graph, None)
+        else:
+            graphs[graph] = previous
+
+
+def backend():
+    """The name of the backend Keras runs on ("tensorflow", as TF's own Keras says)."""
+    return "tensorflow"
 
 
 def name_scope(name):
@@ -167,6 +221,8 @@ def clear_session():
 
 
 def _initialize_variables(session):
+    if _MANUAL_INIT[0]:
+        return
     graph = session.graph
     done = _INITIALIZED.setdefault(session, set())
     candidates = [
@@ -180,6 +236,17 @@ def _initialize_variables(session):
         if todo:
             session.run(state_variables.variables_initializer(todo))
     done.update(v.name for v in candidates)
+    for status in _STREAMING_RESTORES.get(graph, []):
+        status.streaming_restore(session)  # variables created since `load_weights`
+
+
+_STREAMING_RESTORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def register_streaming_restore(graph, status) -> None:
+    """Restores `status`'s variables whenever new variables of `graph` are initialized here
+    (TF 1.x Keras `load_weights` into a model that builds its weights later)."""
+    _STREAMING_RESTORES.setdefault(graph, []).append(status)
 
 
 def int_shape(x):
@@ -248,7 +315,11 @@ def batch_set_value(tuples):
         var.load(np.asarray(value, dtype=var.dtype.base_dtype.as_numpy_dtype), session)
 
 
+from tensorflux.keras.backend_control import *  # noqa: E402, F403
+from tensorflux.keras.backend_control import __all__ as _control_all  # noqa: E402
+from tensorflux.keras.backend_nn import *  # noqa: E402, F403
+from tensorflux.keras.backend_nn import __all__ as _nn_all  # noqa: E402
 from tensorflux.keras.backend_ops import *  # noqa: E402, F403
 from tensorflux.keras.backend_ops import __all__ as _ops_all  # noqa: E402
 
-__all__ += _ops_all
+__all__ += _ops_all + _nn_all + _control_all

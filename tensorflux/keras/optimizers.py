@@ -55,6 +55,37 @@ class Optimizer:
     def get_updates(self, loss, params):
         return [self.minimize(loss, var_list=params)]
 
+    # -- object-based checkpoints (tf.train.Checkpoint, save_weights) ----------------------
+
+    def _current_tf_optimizer(self):
+        graph = graph2.get_default_graph()
+        if self._lr is None or self._lr.graph is not graph:
+            return None
+        return self._tf_optimizer
+
+    @property
+    def _checkpoint_dependencies(self):
+        """"learning_rate" and the wrapped optimizer's non-slot variables (Adam's beta
+        powers) of the default graph; the slots come through `get_slot`."""
+        tf_optimizer = self._current_tf_optimizer()
+        if tf_optimizer is None:
+            return []
+        deps = [("learning_rate", self._lr)]
+        graph = graph2.get_default_graph()
+        deps += sorted((name, var) for (name, g), var in tf_optimizer._non_slot_dict.items()
+                       if g is graph)
+        return deps
+
+    def get_slot_names(self):
+        """The slot names of the wrapped `tf.train` optimizer ("m", "v", "momentum", ...)."""
+        tf_optimizer = self._current_tf_optimizer()
+        return tf_optimizer.get_slot_names() if tf_optimizer is not None else []
+
+    def get_slot(self, var, name):
+        """The `name` slot of `var`, or None."""
+        tf_optimizer = self._current_tf_optimizer()
+        return tf_optimizer.get_slot(var, name) if tf_optimizer is not None else None
+
     def get_config(self):
         """The constructor arguments (hyper-parameters and name)."""
         config = {k: v for k, v in vars(self).items() if not k.startswith("_")}

@@ -26,7 +26,7 @@ from tensorflux.ops.state import initializers as init_ops
 from tensorflux.ops.state import variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple", "static_rnn",
+           "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple", "static_rnn",
            "static_bidirectional_rnn"]
 
 _LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ("c", "h"))
@@ -484,6 +484,22 @@ def _size_dims(size):
     if isinstance(size, (int, np.integer)):
         return [int(size)]
     return [int(d) for d in TensorShape(size).as_list()]
+
+
+class DeviceWrapper(_Wrapper):
+    """Runs the wrapped cell on `device`."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def call(self, inputs, state):
+        with graph_mod.get_default_graph().device(self._device):
+            return self._cell(inputs, state)
+
+    def zero_state(self, batch_size, dtype):
+        with graph_mod.get_default_graph().device(self._device):
+            return self._cell.zero_state(batch_size, dtype)
 
 
 class ResidualWrapper(_Wrapper):

@@ -19,4 +19,5 @@ from tensorflux.ops import (
     script,
     internal,
     ragged,
+    boosted_trees,
 )

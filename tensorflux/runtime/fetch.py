@@ -43,7 +43,12 @@ class FetchHandler:
         if fetch is None:
             raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
         if isinstance(fetch, (Tensor, Operation)):
-            element = self.graph.as_graph_element(fetch)
+            try:
+                element = self.graph.as_graph_element(fetch)
+            except ValueError as err:  # another graph's (TF's wording)
+                kind = "Tensor" if isinstance(fetch, Tensor) else "Operation"
+                raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a {kind}. "
+                                 f"({err})") from None
             position = self._add(element)
             if isinstance(element, Operation):
                 return lambda values: None

@@ -41,7 +41,11 @@
    zero-padded pieces tiling one axis (the gradients of consecutive `Slice`s) becomes their
    concatenation plus zero (runtime/padded_sums.py, bit-identical). A `BasicLSTMCell`
    step's gate `Split` and its eleven elementwise nodes become one `_LSTMCellPointwise`
-   node with their ten values as outputs (runtime/lstm_cells.py, bit-identical).
+   node with their ten values as outputs (runtime/lstm_cells.py, bit-identical), and the
+   input half of an unrolled RNN's gate products (`x_t @ K_x` for every step, forward and
+   backward) becomes one tall product (runtime/lstm_inputs.py; summation order only). A
+   moving average's `AssignSub(avg, Mul(Sub(avg, value), factor))` becomes one
+   `_AssignMovingAverage` node (runtime/moving_averages.py, bit-identical).
 7. **Pooled gradients** (runtime/remapper.py). `ReluGrad(MaxPoolGrad(a, p, g), a)` -- the
    backward pass of relu -> max_pool -- becomes `MaxPoolGrad(a, p, ReluGrad(g, p))`: the
    gradient reaches an input only where it is its window's maximum, so the relu mask there
@@ -99,6 +103,8 @@ from tensorflux.runtime.constant_folding import touches_refs as _touches_refs
 from tensorflux.runtime.elementwise_fusion import fuse_elementwise
 from tensorflux.runtime.graph_ir import Node
 from tensorflux.runtime.lstm_cells import fuse_lstm_pointwise
+from tensorflux.runtime.lstm_inputs import hoist_input_products
+from tensorflux.runtime.moving_averages import fuse_moving_averages
 from tensorflux.runtime.padded_sums import merge_padded_sums
 from tensorflux.runtime.partition import CONTROL_FLOW_OPS, MERGE_OPS, topological_order
 from tensorflux.runtime.remapper import (
@@ -197,8 +203,10 @@ def optimize(nodes, fetch_points, optimizer_options=None, rewrite_options=None) 
         nodes = fuse_xent_scale(nodes, protected)
         nodes = fuse_products(nodes, protected)
         nodes = fuse_lstm_pointwise(nodes, protected)
+        nodes = hoist_input_products(nodes, protected)
         nodes = reorder_pool_gradients(nodes, protected)
         nodes = fuse_gradient_updates(nodes, protected)
+        nodes = fuse_moving_averages(nodes, protected)
     if options.fuse_elementwise:
         nodes = fuse_elementwise(nodes, protected)
     if options.control_only_to_noop and not any(n.op in CONTROL_FLOW_OPS for n in nodes):

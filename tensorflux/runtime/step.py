@@ -70,6 +70,13 @@ def frame_id_of(path: str) -> int:
 
 _PYTHON_TO_STATUS = (
     (MemoryError, errors.ResourceExhaustedError),
+    # A kernel's file system errors, as TF's Env reports them (a path that is not there, a
+    # permission refused, ...); other OSErrors have no better class than UnknownError.
+    (FileNotFoundError, errors.NotFoundError),
+    (PermissionError, errors.PermissionDeniedError),
+    (FileExistsError, errors.AlreadyExistsError),
+    ((IsADirectoryError, NotADirectoryError), errors.FailedPreconditionError),
+    (OSError, errors.UnknownError),
     ((ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError,
       FloatingPointError, UnicodeError), errors.InvalidArgumentError),
 )

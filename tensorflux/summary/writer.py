@@ -14,6 +14,7 @@ import threading
 import time
 
 from tensorflux.lib.formats import tfrecord
+from tensorflux.platform import gfile
 from tensorflux.protos import event_pb2, summary_pb2
 
 
@@ -27,7 +28,7 @@ class EventFileWriter:
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120,
                  filename_suffix: str = ""):
         self._logdir = str(logdir)
-        os.makedirs(self._logdir, exist_ok=True)
+        gfile.makedirs(self._logdir)  # an OSError as TF's status class, naming the path
         name = (f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}"
                 f"{filename_suffix or ''}")
         self._path = os.path.join(self._logdir, name)

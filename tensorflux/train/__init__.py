@@ -32,3 +32,5 @@ from tensorflux.train.basic_loops import *  # noqa: F403
 from tensorflux.train.warm_starting import VocabInfo, warm_start
 from tensorflux.protos.cluster_pb2 import ClusterDef, JobDef
 from tensorflux.protos.tensorflow_server_pb2 import ServerDef
+from tensorflux.train.checkpoint import Checkpoint
+from tensorflux.train.checkpoint_management import CheckpointManager

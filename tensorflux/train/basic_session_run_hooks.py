@@ -76,26 +76,44 @@ class StopAtStepHook(SessionRunHook):
 
 
 class NanLossDuringTrainingError(RuntimeError):
+    """The loss a `NanTensorHook` watches became NaN (`step`: the global step, when known)."""
+
+    def __init__(self, *args, step=None):
+        super().__init__(*args)
+        self.step = step
+
     def __str__(self):
-        return "NaN loss during training."
+        where = "" if self.step is None else f" (global step {self.step})"
+        return f"NaN loss during training.{where}"
 
 
 class NanTensorHook(SessionRunHook):
-    """Stops (or raises NanLossDuringTrainingError) when the loss becomes NaN."""
+    """Stops (or raises NanLossDuringTrainingError) when the loss becomes NaN; the log line
+    and the error name the global step at which it happened (when the graph has one)."""
 
     def __init__(self, loss_tensor, fail_on_nan_loss=True):
         self._loss = loss_tensor
         self._fail = fail_on_nan_loss
+        self._global_step = None
+
+    def begin(self):
+        self._global_step = training_util.get_global_step()
 
     def before_run(self, run_context):
-        return SessionRunArgs(self._loss)
+        if self._global_step is None:
+            return SessionRunArgs(self._loss)
+        return SessionRunArgs({"loss": self._loss, "step": self._global_step})
 
     def after_run(self, run_context, run_values):
-        if np.isnan(run_values.results):
+        results = run_values.results
+        loss, step = (results["loss"], int(results["step"])) if isinstance(results, dict) \
+            else (results, None)
+        if np.isnan(loss):
+            where = "" if step is None else f" at global step {step}"
             if self._fail:
-                logging.error("Model diverged with loss = NaN.")
-                raise NanLossDuringTrainingError
-            logging.warning("Model diverged with loss = NaN.")
+                logging.error(f"Model diverged with loss = NaN{where}.")
+                raise NanLossDuringTrainingError(step=step)
+            logging.warning(f"Model diverged with loss = NaN{where}.")
             run_context.request_stop()
 
 

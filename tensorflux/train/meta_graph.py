@@ -214,8 +214,13 @@ def read_meta_graph_file(filename):
     return meta
 
 
-def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None."""
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None,
+                      input_map=None, **kwargs):
+    """Imports a MetaGraphDef (or file) into the default graph; returns its Saver or None.
+
+    `input_map` ({tensor name in the meta graph: Tensor of the default graph}) replaces those
+    inputs, as in `import_graph_def`.
+    """
 
     meta = meta_graph_or_file
     if isinstance(meta, (str, os.PathLike)):
@@ -227,7 +232,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         graph_def.CopyFrom(meta.graph_def)
         for node in graph_def.node:
             node.device = ""
-    import_graph_def(graph_def, name=import_scope or "")
+    import_graph_def(graph_def, input_map=input_map, name=import_scope or "")
     variables: dict = {}
     node_lists = []
     for key in sorted(meta.collection_def):

@@ -9,7 +9,10 @@ deduplicated first, so only touched rows change). Subclasses override `_create_s
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes
+from tensorflux.distribute import distribute_lib
+from tensorflux.distribute import values as values_lib
+from tensorflux.distribute.reduce_util import ReduceOp
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.indexed_slices import IndexedSlices
@@ -23,12 +26,16 @@ from tensorflux.ops.autodiff.gradients import gradients
 from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state.variables import Variable
+from tensorflux.train import slot_creator
 
 
 def _var_key(var):
     """Slots are per variable *and graph* (TF1's `(var.op.graph, var.op.name)`): an optimizer
     object reused across graphs, as estimators do on every `train()` call, gets fresh slots in
     each graph."""
+    var = getattr(var, "_distributed_container", var)  # a component: its variable's slots
+    if isinstance(var, values_lib.DistributedVariable):
+        var = var.primary
     return (var.op.graph, var.op.name)
 
 
@@ -83,6 +90,7 @@ class Optimizer:
 
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
+        loss = _scaled_for_replicas(loss)
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP,
                                   Optimizer.GATE_GRAPH):
             raise ValueError(f"gate_gradients must be one of: Optimizer.GATE_NONE, "
@@ -113,6 +121,16 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
+        if distribute_lib.has_strategy():
+            if distribute_lib.in_cross_replica_context():
+                raise RuntimeError("Use `_distributed_apply()` instead of `apply_gradients()` "
+                                   "in a cross-replica context.")
+            present = tuple((g, v) for g, v in grads_and_vars if g is not None)
+            if not present:
+                names = [str(v.op.name) for _, v in grads_and_vars]
+                raise ValueError(f"No gradients provided for any variable: {names}.")
+            return distribute_lib.get_replica_context().merge_call(
+                self._distributed_apply, args=(present, global_step, name))
         converted = []
         for grad, var in grads_and_vars:
             if grad is not None and not isinstance(grad, (Tensor, IndexedSlices)):
@@ -144,11 +162,62 @@ class Optimizer:
                 train_ops.append(apply_updates)
             return apply_updates
 
+    def _distributed_apply(self, distribution, grads_and_vars, global_step=None, name=None):
+        """`apply_gradients` under a distribution strategy, run once for all replicas: the
+        replicas' gradients are summed onto each variable's devices and every component of
+        the variable gets the same update."""
+        reduced = distribution.extended.batch_reduce_to(
+            ReduceOp.SUM, [(g, v) for g, v in grads_and_vars])
+        var_list = [v for _, v in grads_and_vars]
+        with init_scope():
+            self._create_slots(var_list)
+        graph = graph_mod.get_default_graph()
+
+        def update(component, grad):
+            if not isinstance(grad, (Tensor, IndexedSlices)):
+                grad = convert_to_tensor(grad)
+            with graph.name_scope("update_" + component.op.name), \
+                    graph.colocate_with(component.op):
+                return self._update_op(grad, component)
+
+        with graph.name_scope(name or self._name) as scope:
+            self._prepare()
+            update_ops = [op for grad, var in zip(reduced, var_list)
+                          for op in distribution.extended.update(var, update, args=(grad,),
+                                                                 group=False)]
+
+            def finish(ops):
+                return self._finish(ops, "update")
+
+            finished = distribution.extended.update_non_slot(
+                distribution.extended.non_slot_devices(var_list), finish, args=(update_ops,),
+                group=False)
+            if global_step is None:
+                apply_updates = distribution.group(finished, name=scope)
+            else:
+                names = [scope]  # the first component's increment is named as without a strategy
+
+                def increment(step):
+                    return state_ops.assign_add(step, 1, name=names.pop() if names else None)
+
+                with graph.control_dependencies(nest.flatten(finished)):
+                    apply_updates = distribution.extended.update(global_step, increment)
+            if isinstance(apply_updates, Tensor):
+                apply_updates = apply_updates.op
+            train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
+            if apply_updates not in train_ops:
+                train_ops.append(apply_updates)
+            return apply_updates
+
     def get_slot(self, var, name):
         named = self._slots.get(name)
         if not named:
             return None
-        return named.get(_var_key(var))
+        slot = named.get(_var_key(var))
+        if isinstance(slot, values_lib.DistributedVariable) and \
+                not isinstance(var, values_lib.DistributedVariable):
+            return slot._get()  # the slot's component beside the component `var`
+        return slot
 
     def get_slot_names(self) -> list:
         return sorted(self._slots)
@@ -254,7 +323,7 @@ class Optimizer:
         key = (name, graph)
         found = self._non_slot_dict.get(key)
         if found is None:
-            with graph.name_scope(None), graph.colocate_with(colocate_with.op):
+            with graph.name_scope(None), slot_creator.colocated_with(colocate_with):
                 found = Variable(initial_value, name=name, trainable=False,
                                  use_resource=_is_resource(colocate_with))
             self._non_slot_dict[key] = found
@@ -267,11 +336,22 @@ class Optimizer:
         return param() if callable(param) else param
 
 
+def _scaled_for_replicas(loss):
+    """Under a strategy with several replicas and a MEAN loss reduction, each replica's loss
+    counts 1 / replicas, so the summed gradients are those of the mean (TF 1.15)."""
+    if not distribute_lib.has_strategy() or distribute_lib.in_cross_replica_context():
+        return loss
+    replicas = distribute_lib.get_strategy().num_replicas_in_sync
+    if replicas > 1 and distribute_lib.get_loss_reduction() == ReduceOp.MEAN:
+        return loss * (1.0 / replicas)
+    return loss
+
+
 def _create_slot(primary, initial_value, op_name):
     """A non-trainable slot variable named '<primary op>/<op_name>', colocated with it."""
 
     graph = graph_mod.get_default_graph()
-    with graph.name_scope(None), graph.colocate_with(primary.op):
+    with graph.name_scope(None), slot_creator.colocated_with(primary):
         return Variable(initial_value, name=f"{primary.op.name}/{op_name}", trainable=False,
                         validate_shape=primary.get_shape().is_fully_defined(),
                         use_resource=_is_resource(primary))

@@ -17,6 +17,7 @@ import uuid
 
 import numpy as np
 
+from tensorflux.distribute import values as values_lib
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.device_spec import DeviceSpec
@@ -81,6 +82,20 @@ class ResourceVariableSaveable(SaveableObject):
             return resource_variable_ops.AssignVariableOp(self.op, restored)
 
 
+class DistributedVariableSaveable(SaveableObject):
+    """A variable with one component per device: saved once (from the primary, under the
+    variable's name) and restored into every component."""
+
+    def __init__(self, variable, name: str):
+        self._parts = [_variable_saveable(convert_to_tensor(c, as_ref=True), "", name)
+                       for c in variable.values]
+        super().__init__(self._parts[0].op, self._parts[0].specs, name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        return control_flow_ops.group(*(part.restore(restored_tensors, restored_shapes)
+                                        for part in self._parts))
+
+
 def _variable_saveable(tensor: Tensor, slice_spec: str, name: str) -> SaveableObject:
     if tensor.op.type == "VarHandleOp":
         return ResourceVariableSaveable(tensor, slice_spec, name)
@@ -129,6 +144,9 @@ def _saveables_for(op, name: str):
 
     if isinstance(op, SaveableObject):
         yield op
+        return
+    if isinstance(op, values_lib.DistributedVariable):
+        yield DistributedVariableSaveable(op, name)
         return
     if isinstance(op, PartitionedVariable):
         op = list(op)
@@ -637,6 +655,13 @@ class Saver:
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: save_path})
         except errors.NotFoundError as err:
+            # cycle: train.checkpoint builds on this module (saveables)
+            from tensorflux.train import checkpoint as object_checkpoint
+
+            # As TF 1.15: an object-based checkpoint is restored through its object graph's
+            # graph names (`full_name`) -> checkpoint keys.
+            if object_checkpoint.saver_restore_by_object_graph(self, sess, save_path):
+                return
             raise _wrap_restore_error(err, "a Variable name or other graph key that is "
                                       "missing") from None
         except errors.InvalidArgumentError as err:

@@ -37,6 +37,9 @@ def _not_ready(session, op, feed_dict=None):
         n.decode() if isinstance(n, bytes) else str(n) for n in names)
 
 
+WAIT_REPORT_SECS = 30.0  # how often a worker waiting for the chief says so
+
+
 class SessionManager:
     """Creates sessions that are initialized or restored and ready to run."""
 
@@ -140,6 +143,8 @@ class SessionManager:
         # NOTE: TF1 slept recovery_wait_secs (30 s) between checks, so workers started up to
         # 30 s after the chief was ready; polling backs off from 0.1 s to that bound instead.
         pause = min(0.1, self._recovery_wait_secs)
+        started = time.monotonic()
+        next_report = started + WAIT_REPORT_SECS
         while True:
             session = self._session(master, config)
             ok, reason = self._try_local_init(session)
@@ -154,5 +159,10 @@ class SessionManager:
                     None, None, f"Session was not ready after waiting {max_wait_secs} secs: "
                     f"{reason}")
             logging.info(f"Waiting for model to be ready: {reason}")
+            if time.monotonic() >= next_report:  # TF1 only logs at INFO: never silently
+                next_report = time.monotonic() + WAIT_REPORT_SECS
+                logging.warning(f"Still waiting for the model to be ready after "
+                                f"{time.monotonic() - started:.0f}s (the chief initializes or "
+                                f"restores it; is it running?): {reason}")
             time.sleep(min(pause, remaining))
             pause = min(2 * pause, self._recovery_wait_secs)

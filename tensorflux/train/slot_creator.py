@@ -7,6 +7,7 @@ resource variables. Custom TF1 optimizers call these functions directly.
 """
 from __future__ import annotations
 
+from tensorflux.distribute import values as values_lib
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -23,12 +24,20 @@ def _is_resource(primary) -> bool:
     return bool(getattr(primary, "_is_resource_variable", False))
 
 
+def colocated_with(primary):
+    """Where a variable belonging to `primary` is created: beside it; beside each component
+    of a distributed primary (its strategy places one component per device)."""
+    if isinstance(primary, values_lib.DistributedVariable):
+        return primary.distribute_strategy.extended.colocate_vars_with(primary)
+    return graph_mod.get_default_graph().colocate_with(primary.op)
+
+
 def _make_slot(primary, initial_value, name, validate_shape, colocate_with_primary, dtype=None):
     graph = graph_mod.get_default_graph()
     full_name = f"{_primary_name(primary)}/{name}"
     with graph.name_scope(None), graph.control_dependencies(None):
         if colocate_with_primary:
-            with graph.colocate_with(primary.op):
+            with colocated_with(primary):
                 return Variable(initial_value, name=full_name, trainable=False, dtype=dtype,
                                 validate_shape=validate_shape,
                                 use_resource=_is_resource(primary))

@@ -155,6 +155,9 @@ class Supervisor:
 
     def _write_graph(self):
         if self._summary_writer is not None:
+            # A session made again after `stop()` (a managed_session left by an error, the
+            # usual recovery loop) writes to the same event directory, as TF's writer reopens.
+            self._summary_writer.reopen()
             self._summary_writer.add_graph(self._graph)
 
     def start_standard_services(self, sess) -> list:

@@ -66,3 +66,16 @@ def test_contrib_testing_reads_back_summaries(tmp_path):
         testing.simple_values_from_events(events, ["h"])
     assert testing.latest_event_file(str(tmp_path / "none")) is None
     assert testing.latest_events(str(tmp_path / "none")) == []
+
+
+def test_importing_an_absent_contrib_module_names_it_and_the_advice():
+    import importlib
+
+    with pytest.raises(ModuleNotFoundError, match=r"tf\.contrib\.gan is not provided"):
+        importlib.import_module("tensorflux.contrib.gan")
+    with pytest.raises(ImportError, match=r"tf\.contrib\.tensor_forest is not provided"):
+        importlib.import_module("tensorflux.contrib.tensor_forest.python.tensor_forest")
+    with pytest.raises(ModuleNotFoundError) as info:
+        importlib.import_module("tensorflux.contrib.no_such_module_at_all")
+    assert "not provided" not in str(info.value)
+    assert importlib.import_module("tensorflux.contrib.layers").instance_norm

@@ -210,8 +210,9 @@ def test_replicate_model_fn_one_tower(tmp_path):
         ce.replicate_model_fn(model_fn, devices=["/cpu:0", "/cpu:1"])
     with pytest.raises(ValueError, match="reduced"):
         ce.replicate_model_fn(model_fn, loss_reduction=tf.losses.Reduction.NONE)
-    with pytest.raises(tf.contrib.ContribNotProvidedError, match="boosted trees"):
-        _ = ce.boosted_trees_classifier_train_in_memory
+    with pytest.raises(tf.contrib.ContribNotProvidedError, match="tf.estimator"):
+        _ = ce.dnn_logit_fn_builder
+    assert callable(ce.boosted_trees_classifier_train_in_memory)
 
 
 def test_multi_head_loss_metrics_predictions_and_exports():

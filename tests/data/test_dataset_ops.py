@@ -484,3 +484,19 @@ def test_padded_batch_matches_numpy(lengths, size):
         for row, k in enumerate(group):
             want[row, :k] = k + 1
         np.testing.assert_array_equal(batch, want)
+
+
+def test_padded_batch_of_scalar_strings_holds_bytes_not_arrays():
+    # A scalar string component batched with padded_shapes [] (a SequenceExample's context
+    # name): each batch element is the bytes value, as batch() gives and TF prints.
+    names = tf.data.Dataset.from_tensor_slices(tf.constant(["p0", "p1", "p2"]))
+    lengths = tf.data.Dataset.from_tensor_slices(tf.constant([1, 3, 2]))
+    ds = tf.data.Dataset.zip((names, lengths)).map(lambda s, n: (s, tf.fill([n], s)))
+    got = _values(ds.padded_batch(2, padded_shapes=([], [None])))
+    assert [type(v) for v in got[0][0]] == [bytes, bytes]
+    assert got[0][0].tolist() == [b"p0", b"p1"]
+    assert got[0][1].tolist() == [[b"p0", b"", b""], [b"p1", b"p1", b"p1"]]
+    assert got[1][0].tolist() == [b"p2"]
+    assert got[1][1].tolist() == [[b"p2", b"p2"]]
+    plain = _values(names.batch(2))
+    assert [v.tolist() for v in plain] == [w[0].tolist() for w in got]

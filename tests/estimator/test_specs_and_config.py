@@ -111,7 +111,7 @@ def test_run_config_defaults_without_tf_config(tf_config):
     assert tf.estimator.RunConfig(save_checkpoints_steps=7).save_checkpoints_secs is None
     with pytest.raises(ValueError, match="cannot be both set"):
         tf.estimator.RunConfig(save_checkpoints_steps=7, save_checkpoints_secs=8)
-    with pytest.raises(NotImplementedError, match="train_distribute"):
+    with pytest.raises(ValueError, match="train_distribute"):
         tf.estimator.RunConfig(train_distribute=object())
 
 

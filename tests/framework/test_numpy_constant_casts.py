@@ -57,3 +57,27 @@ def test_numpy_string_scalars_become_bytes_scalars():
         fetched = _run([tf.constant(np.bytes_(b"ab\x00c")), tf.constant(np.str_("hé"))])
     assert fetched == [b"ab\x00c", "hé".encode()]
     assert all(type(v) is bytes for v in fetched)
+
+
+def test_lists_of_numpy_scalars_prefer_int32_and_float32_as_tf1_graphs_do():
+    # TF 1.x (make_tensor_proto on np.array(list)): float64 -> float32, int64 -> int32 when
+    # lossless; NumPy arrays and lone NumPy scalars keep their dtype. The k-means example
+    # builds tf.convert_to_tensor([np.argmax(c) for c in counts]) and compares it with int32.
+    import numpy as np
+
+    import tensorflux as tf
+
+    with tf.Graph().as_default():
+        cases = [([np.int64(3), np.int64(1)], tf.int32), ([np.float64(1.5)], tf.float32),
+                 ([np.int64(2 ** 40)], tf.int64), ([[np.int64(1)], [np.int64(2)]], tf.int32),
+                 ([1, np.int64(2)], tf.int32), ([np.int64(1), 2.5], tf.float32),
+                 ([np.float16(1)], tf.float16), ([np.uint8(3)], tf.uint8),
+                 ([np.int16(2)], tf.int16), ([np.uint64(5)], tf.uint64),
+                 (np.array([1, 2]), tf.int64), (np.int64(5), tf.int64),
+                 (np.array([1.5]), tf.float64), (np.float64(1.5), tf.float64)]
+        for value, want in cases:
+            t = tf.convert_to_tensor(value)
+            assert t.dtype == want, (value, t.dtype)
+            np.testing.assert_array_equal(tf.Session().run(t), np.asarray(value))
+        assert tf.constant([np.int64(-5), np.int64(7)]).dtype == tf.int32
+        assert tf.constant([np.int64(1)], dtype=tf.int64).dtype == tf.int64

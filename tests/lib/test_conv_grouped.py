@@ -12,13 +12,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from special_values import floats
 
-from tensorflux.lib.numerics import conv2d, conv_grouped
+from tensorflux.lib.numerics import conv2d, conv_direct, conv_grouped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
 from conv_refs import geometry, ref_backprop_filter, ref_conv  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(autouse=True)
+def _no_direct_kernels(monkeypatch):
+    """The grouped im2col, never the direct kernels of conv_direct (tested on their own)."""
+    monkeypatch.setattr(conv_direct, "MAX_CHANNELS", 0)
 
 
 @st.composite

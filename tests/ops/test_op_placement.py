@@ -28,6 +28,7 @@ HELPER_MODULES = {
     # shared helpers
     "array/gradient_helpers.py": "gradient helpers shared by several families",
     "array/util.py": "shared argument checks and name scopes of the array ops",
+    "io/feature_config.py": "the feature configuration types parse_example reads",
     "image/util.py": "shared name scopes and static-or-runtime checks of tf.image",
     "sparse/util.py": "shared SparseTensor checks and row-major index arithmetic",
     "control_flow/util.py": "nested structures and context queries for control flow",

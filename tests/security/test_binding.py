@@ -47,10 +47,10 @@ def test_second_server_on_a_port_fails_at_once_naming_it(monkeypatch):
     first = Server(spec)
     try:
         start = time.monotonic()
-        with pytest.raises(errors.UnavailableError, match=f"port {port} is in use"):
+        with pytest.raises(errors.UnknownError, match=f"port {port} is in use"):
             Server(spec)
         monkeypatch.setenv("TFX_SERVERS_RUNNING", "1")
-        with pytest.raises(errors.UnavailableError, match="--no-servers"):
+        with pytest.raises(errors.UnknownError, match="--no-servers"):
             Server(spec)
         assert time.monotonic() - start < 2.0
         with tf.Graph().as_default():  # the first server is unaffected

@@ -24,7 +24,6 @@ __getattr__ = _missing.module_getattr("contrib.layers", {
     "max_pool3d": "tf.layers.max_pooling3d",
     "avg_pool3d": "tf.layers.average_pooling3d",
     "group_norm": "not supported (write it with tf.nn.moments)",
-    "instance_norm": "not supported (write it with tf.nn.moments)",
     "recompute_grad": "not supported",
     "rev_block": "not supported",
     "spatial_softmax": "not supported",

@@ -1,4 +1,4 @@
-"""contrib.layers normalization: batch_norm and layer_norm with TF 1.15's variables.
+"""contrib.layers normalization: batch_norm, instance_norm and layer_norm with TF 1.15's variables.
 
 batch_norm creates, under `BatchNorm/`, `beta` (if center), `gamma` (if scale) and the
 non-trainable model variables `moving_mean` / `moving_variance`. In training it normalizes with
@@ -23,7 +23,7 @@ from tensorflux.ops.state import variable_scope as vs
 from tensorflux.ops.state.initializers import ones_initializer, zeros_initializer
 from tensorflux.train.moving_averages import assign_moving_average
 
-__all__ = ["batch_norm", "layer_norm"]
+__all__ = ["batch_norm", "instance_norm", "layer_norm"]
 
 
 def _param(name, shape, dtype, default_init, param_initializers, param_regularizers,
@@ -241,6 +241,62 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
                                          keep_dims=True)
         outputs = nn_impl.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
                                               variance_epsilon=1e-12)
+        outputs.set_shape(shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return utils.collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def instance_norm(inputs, center=True, scale=True, epsilon=1e-6, activation_fn=None,
+                  param_initializers=None, reuse=None, variables_collections=None,
+                  outputs_collections=None, trainable=True, data_format="NHWC", scope=None):
+    """Instance normalization (Ulyanov et al. 2016): moments per example and channel.
+
+    The statistics are taken over every axis but the batch (0) and the channel axis (the last
+    for NHWC, 1 for NCHW). `InstanceNorm/beta` (zeros) and `InstanceNorm/gamma` (ones) have
+    shape [channels]; `param_initializers` may override either.
+
+    Returns:
+        The normalized tensor, of the inputs' shape.
+
+    Raises:
+        ValueError: unknown rank, `data_format` neither NHWC nor NCHW, or an unknown
+            channel dimension.
+    """
+    with vs.variable_scope(scope, "InstanceNorm", [inputs], reuse=reuse) as sc:
+        inputs = convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        rank = shape.ndims
+        if rank is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+        if data_format not in ("NHWC", "NCHW"):
+            raise ValueError("data_format has to be either NCHW or NHWC.")
+        channel_axis = 1 if data_format == "NCHW" else rank - 1
+        params_shape = shape[channel_axis:channel_axis + 1]
+        if not params_shape.is_fully_defined():
+            raise ValueError(f"Inputs {inputs.name} has undefined channels dimension "
+                             f"{params_shape}.")
+        broadcast = None
+        if data_format == "NCHW" and rank > 2:
+            broadcast = [1, params_shape.as_list()[0]] + [1] * (rank - 2)
+        dtype = inputs.dtype.base_dtype
+        inits = param_initializers or {}
+        beta = gamma = None
+        if center:
+            beta = _param("beta", params_shape.as_list(), dtype, zeros_initializer(), inits, {},
+                          variables_collections, trainable)
+            if broadcast is not None:
+                beta = array_ops.reshape(beta, broadcast)
+        if scale:
+            gamma = _param("gamma", params_shape.as_list(), dtype, ones_initializer(), inits,
+                           {}, variables_collections, trainable)
+            if broadcast is not None:
+                gamma = array_ops.reshape(gamma, broadcast)
+        axes = [a for a in range(1, rank) if a != channel_axis]
+        mean, variance = nn_impl.moments(inputs, axes, keep_dims=True)
+        outputs = nn_impl.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
+                                              variance_epsilon=epsilon)
         outputs.set_shape(shape)
         if activation_fn is not None:
             outputs = activation_fn(outputs)

@@ -1,14 +1,15 @@
-"""`tf.contrib.opt`: LazyAdamOptimizer, MovingAverageOptimizer and decoupled weight decay."""
+"""`tf.contrib.opt`: LazyAdamOptimizer, MovingAverageOptimizer, decoupled weight decay and
+ScipyOptimizerInterface."""
 
 from tensorflux.contrib import missing as _missing
+from tensorflux.contrib.opt.external_optimizer import (ExternalOptimizerInterface,
+                                                      ScipyOptimizerInterface)
 from tensorflux.contrib.opt.lazy_adam import LazyAdamOptimizer
 from tensorflux.contrib.opt.moving_average_optimizer import MovingAverageOptimizer
 from tensorflux.contrib.opt.weight_decay import *  # noqa: F403
 
 __getattr__ = _missing.module_getattr("contrib.opt", {
     "*": "the tf.train optimizer it extends",
-    "ScipyOptimizerInterface": "not supported (no SciPy bridge)",
-    "ExternalOptimizerInterface": "not supported",
     "NadamOptimizer": "not supported (tf.train.AdamOptimizer)",
     "LARSOptimizer": "not supported",
     "ShampooOptimizer": "not supported",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from tensorflux.framework import nest, scopes
-from tensorflux.layers.rnn_cell import CellDelegate, RNNCell, _Wrapper
+from tensorflux.framework import nest
+from tensorflux.layers.rnn_cell import CellDelegate, DeviceWrapper, RNNCell, _Wrapper
 from tensorflux.ops.array import concat_split as concat_ops
 from tensorflux.ops.array import shapes as shape_ops
 from tensorflux.ops.math import matrix_product as matmul_ops
@@ -125,22 +125,6 @@ def _state_dtype(state):
     while isinstance(state, (list, tuple)):
         state = state[0]
     return state.dtype.base_dtype
-
-
-class DeviceWrapper(_Wrapper):
-    """Runs the wrapped cell on `device`."""
-
-    def __init__(self, cell, device):
-        super().__init__(cell)
-        self._device = device
-
-    def call(self, inputs, state):
-        with scopes.device(self._device):
-            return self._cell(inputs, state)
-
-    def zero_state(self, batch_size, dtype):
-        with scopes.device(self._device):
-            return self._cell.zero_state(batch_size, dtype)
 
 
 class HighwayWrapper(CellDelegate, RNNCell):

@@ -66,8 +66,10 @@ def translate(err, task, address, what):
     elif code == grpc.StatusCode.ABORTED:
         error = errors.AbortedError(None, None, f"{what} from task {task}: {detail}")
     elif code in _REFUSALS:
+        hint = " (raise TFX_MAX_MESSAGE_BYTES, or `tensorflux server --max-message-bytes`, " \
+            "on both tasks)" if "larger than max" in str(detail) else ""
         error = _REFUSALS[code](None, None, f"{what} to task {task} at {address} was refused: "
-                                f"{detail}")
+                                f"{detail}{hint}")
     elif "ping timeout" in str(detail) or "keepalive watchdog" in str(detail):
         error = errors.UnavailableError(
             None, None, f"Task {task} at {address} is unavailable: no answer to the "

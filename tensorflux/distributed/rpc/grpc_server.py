@@ -308,8 +308,8 @@ def start_grpc_server(worker, master, address: str, security: RpcSecurity | None
         detail = "no address was bound"
     if port == 0:
         server.stop(None)
-        raise errors.UnavailableError(
-            None, None, f"Could not bind a gRPC server to {address}: the port "
+        raise errors.UnknownError(  # TF: UnknownError "Could not start gRPC server"
+            None, None, f"Could not start gRPC server: cannot bind {address}: the port "
             f"{address.rpartition(':')[2]} is in use by another server, or the address is "
             f"not one of this host's ({detail}).")
     server.start()

@@ -333,3 +333,23 @@ def _assemble(header, frames, max_bytes: int, exact: bool) -> tuple:
             None, None, f"RecvTensor delivered {offset} bytes for a tensor of "
             f"{header.total_bytes} ({dtype.name} {list(out.shape)})")
     return key_index, out, False, incarnation
+
+
+def name_transfer_error(error, keys, source_task: str):
+    """`error` of a received tensor (a size over the message limit, a corrupt frame), which
+    names neither the tensor nor its sender, made to name both (the tensor names are taken
+    from the rendezvous `keys`); a size over the limit becomes ResourceExhaustedError, the
+    class of gRPC's own message-size error."""
+    if not isinstance(error, (errors.InvalidArgumentError, errors.DataLossError,
+                              errors.ResourceExhaustedError)) or source_task in error.message:
+        return error
+    names = ", ".join(repr(key.split(";")[3] if key.count(";") == 4 else key)
+                      for key in keys[:3])
+    more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+    hint = (" (the largest message a process accepts is TFX_MAX_MESSAGE_BYTES, or "
+            "`tensorflux server --max-message-bytes`, on both tasks)"
+            if "over the limit" in error.message else "")
+    # Over the size limit: ResourceExhausted, as gRPC's own "message larger than max".
+    kind = errors.ResourceExhaustedError if hint else type(error)
+    return kind(error.node_def, error.op, f"Receiving {names}{more} from task {source_task}: "
+                f"{error.message}{hint}")

@@ -35,6 +35,7 @@ from tensorflux.distributed.rpc.channels import GRPC_OPTIONS, KEEPALIVE_OPTIONS,
 from tensorflux.distributed.rpc.tensor_codec import (
     assemble_frames,
     decode_tensor,
+    name_transfer_error,
     read_tensors,
     unbundle_frames,
 )
@@ -193,6 +194,7 @@ _WORKER_METHODS = {
     "tracing": "Tracing", "abort": "Abort", "shutdown": "Shutdown",
 }
 
+
 class GrpcWorkerClient(WorkerClient):
     """The worker service of a task reached over gRPC."""
 
@@ -343,7 +345,7 @@ class GrpcWorkerClient(WorkerClient):
         def arrived(index, error, value, is_dead, incarnation):
             with lock:
                 if error is not None:
-                    failed.append(error)
+                    failed.append(name_transfer_error(error, [dict(pulls)[index]], self.task))
                 else:
                     values[index] = value
                 left[0] -= 1
@@ -424,7 +426,9 @@ class GrpcMasterClient:
         self.address = address
         security = security or security_mod.for_address(address)
         self._metadata = security.metadata()
-        self._channel = security_mod.open_channel(address, security, GRPC_OPTIONS)
+        # Keepalive pings: a client whose master hangs (stopped, frozen) hears of it in ~2 s.
+        self._channel = security_mod.open_channel(address, security,
+                                                  GRPC_OPTIONS + KEEPALIVE_OPTIONS)
         self._stub = master_service_pb2_grpc.MasterServiceStub(self._channel)
         self._timeout = default_timeout
 

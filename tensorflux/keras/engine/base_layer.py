@@ -20,6 +20,8 @@ from tensorflux.framework import dtypes, scopes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.keras import backend, constraints, initializers, regularizers
+from tensorflux.keras.engine import tracking as layer_tracking
+from tensorflux.layers.input_spec import InputSpec
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.state import variables as state_variables
@@ -59,16 +61,12 @@ def flatten(structure):
     return [structure]
 
 
-class InputSpec:
-    """What a layer accepts: rank (`ndim`, `min_ndim`, `max_ndim`) and fixed `axes` sizes."""
-
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
-        self.dtype = dtype
-        self.shape = shape
-        self.ndim = len(shape) if shape is not None else ndim
-        self.max_ndim = max_ndim
-        self.min_ndim = min_ndim
-        self.axes = dict(axes or {})
+def _masks_of(inputs):
+    """The `_keras_mask` of `inputs` (a list for a list), None when no input has one."""
+    if isinstance(inputs, list):
+        masks = [getattr(t, "_keras_mask", None) for t in inputs]
+        return masks if any(m is not None for m in masks) else None
+    return getattr(inputs, "_keras_mask", None)
 
 
 class Node:
@@ -215,6 +213,11 @@ class Layer:
         return []
 
     @property
+    def _checkpoint_dependencies(self):
+        """`(name, object)` dependencies for object-based checkpoints (see `tracking`)."""
+        return layer_tracking.layer_dependencies(self)
+
+    @property
     def trainable_weights(self):
         if not self.trainable:
             return []
@@ -338,6 +341,31 @@ class Layer:
     def call(self, inputs, **kwargs):
         return inputs
 
+    supports_masking = False
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of this layer's outputs: the input mask for layers that support masking,
+        else None (the mask stops here, as TF 1.15's layers drop it silently)."""
+        return mask if self.supports_masking else None
+
+    def _takes_mask(self) -> bool:
+        found = self.__dict__.get("_call_takes_mask")
+        if found is None:
+            found = "mask" in inspect.signature(self.call).parameters
+            self.__dict__["_call_takes_mask"] = found
+        return found
+
+    def _output_masks(self, inputs, outputs, input_masks) -> None:
+        """Attaches `compute_mask`'s result to the outputs as `_keras_mask`."""
+        if not (self.supports_masking or type(self).compute_mask is not Layer.compute_mask):
+            return
+        masks = self.compute_mask(inputs, input_masks)
+        flat_outputs = flatten(outputs)
+        flat_masks = masks if isinstance(masks, (list, tuple)) else [masks] * len(flat_outputs)
+        for output, mask in zip(flat_outputs, flat_masks):
+            if mask is not None and hasattr(output, "_op"):
+                output._keras_mask = mask
+
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, (list, tuple)):
             inputs = [convert_to_tensor(t) for t in inputs]
@@ -356,11 +384,16 @@ class Layer:
                 self.build(shapes)
                 self.built = True
                 self._assert_input_compatibility(inputs)
+            input_masks = kwargs["mask"] if "mask" in kwargs else _masks_of(inputs)
+            call_kwargs = kwargs
+            if "mask" not in kwargs and input_masks is not None and self._takes_mask():
+                call_kwargs = dict(kwargs, mask=input_masks)  # not recorded: replays recompute
             _CALL_STACK.append(frame)
             try:
-                outputs = self.call(inputs, *args, **kwargs)
+                outputs = self.call(inputs, *args, **call_kwargs)
             finally:
                 _CALL_STACK.pop()
+            self._output_masks(inputs, outputs, input_masks)
             if self.activity_regularizer is not None:
                 with scopes.name_scope("ActivityRegularizer"):
                     for out in flatten(outputs):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tensorflux.framework import graph as graph2
 from tensorflux.framework import tensor_conversion
+from tensorflux.keras.engine import tracking as layer_tracking
 from tensorflux.keras.engine.base_layer import Layer, _unique, flatten, keras_history
 from tensorflux.keras.engine.input_layer import Input, InputLayer
 from tensorflux.keras.engine.training import TrainingMixin
@@ -114,6 +115,12 @@ class Model(TrainingMixin, Layer):
 
     def _sublayers(self):
         return self.layers
+
+    @property
+    def _checkpoint_dependencies(self):
+        if type(self).call is not Model.call and not isinstance(self, Sequential):
+            return layer_tracking.layer_dependencies(self)
+        return layer_tracking.network_dependencies(self, self.layers)
 
     @property
     def updates(self):

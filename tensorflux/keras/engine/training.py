@@ -8,12 +8,14 @@ learning phase as true.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 import numpy as np
 
 from tensorflux import train
+from tensorflux.distribute import distribute_lib
 from tensorflux.framework import scopes
 from tensorflux.keras import backend, losses, metrics, optimizers
 from tensorflux.keras.callbacks import History
@@ -28,6 +30,8 @@ from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_primitives
 from tensorflux.ops.state import variable_ops as state_variable_ops
+from tensorflux.train import checkpoint as train_checkpoint
+from tensorflux.train import checkpoint_restore
 
 __all__ = ["TrainingMixin"]
 
@@ -208,7 +212,7 @@ class TrainingMixin(GeneratorMixin):
             if not params:
                 raise ValueError(f'Model "{self.name}" has no trainable weights to train.')
             with scopes.name_scope("training"):
-                step = self.optimizer.minimize(total, var_list=params)
+                step = _minimize_in_replica(self.optimizer, total, params)
                 with scopes.control_dependencies([step]):
                     projected = [
                         state_variable_ops.assign(v, v.constraint(v))
@@ -558,15 +562,53 @@ class TrainingMixin(GeneratorMixin):
     # -- weights ---------------------------------------------------------------------------
 
     def save_weights(self, filepath, overwrite=True, save_format=None):
-        """Writes the weights to a tf.train.Saver checkpoint at `filepath`."""
-        backend.get_session()
-        self._weights_saver().save(backend.get_session(), filepath, write_meta_graph=False)
+        """Writes the weights to `filepath`: in the TF format (default) an object-based
+        checkpoint keyed by the model's structure ("layer_with_weights-0/kernel/...", as
+        `tf.train.Checkpoint(model=...)` would key them under "model/") and the directory's
+        `checkpoint` state file; with `save_format="h5"` or a ".h5"/".keras" name a
+        `tf.train.Saver` checkpoint (no HDF5 writer here)."""
+        session = backend.get_session()
+        filepath = os.fspath(filepath)
+        if _is_h5(filepath, save_format):
+            self._weights_saver().save(session, filepath, write_meta_graph=False)
+            return
+        self._object_saver().save(filepath, session)
+        train.update_checkpoint_state(os.path.dirname(filepath), filepath, [filepath],
+                                      save_relative_paths=True)
 
     def load_weights(self, filepath, by_name=False):
-        """Restores weights written by `save_weights`."""
+        """Restores weights written by `save_weights` (either format; TF-format checkpoints
+        written by `tf.train.Checkpoint` of this model too).
+
+        Returns:
+            The load status for a TF-format checkpoint, else None.
+
+        Raises:
+            NotImplementedError: `by_name=True` (topological loading only).
+            NotFoundError: no checkpoint at `filepath`.
+            AssertionError: nothing in the checkpoint matched the model.
+        """
         if by_name:
-            raise ValueError("load_weights: by_name=True is not supported for checkpoints.")
-        self._weights_saver().restore(backend.get_session(), filepath)
+            raise NotImplementedError("Weights may only be loaded based on topology into "
+                                      "Models when loading TensorFlow-formatted weights (got "
+                                      "by_name=True to load_weights).")
+        session = backend.get_session()
+        filepath = os.fspath(filepath)
+        status = self._object_saver().restore(filepath)
+        if isinstance(status, checkpoint_restore.NameBasedSaverStatus):
+            self._weights_saver().restore(session, filepath)
+            return None
+        # Restore the existing weights now and the ones a later build creates as they are
+        # initialized (TF's streaming restore).
+        status.streaming_restore(session)
+        backend.register_streaming_restore(session.graph, status)
+        status.assert_nontrivial_match()
+        return status
+
+    def _object_saver(self):
+        if getattr(self, "_tfx_object_saver", None) is None:
+            self._tfx_object_saver = train_checkpoint.CheckpointableSaver(self)
+        return self._tfx_object_saver
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
         """Saves the model (description, compile settings, weights); see `load_model`."""
@@ -654,3 +696,34 @@ class TrainingMixin(GeneratorMixin):
         print_fn(f"Trainable params: {trainable:,}")
         print_fn(f"Non-trainable params: {total - trainable:,}")
         print_fn("_" * line_length)
+
+
+def _is_h5(filepath: str, save_format) -> bool:
+    """Whether `save_weights` writes the h5-named format (as Keras decides it)."""
+    if save_format is not None:
+        fmt = str(save_format).lower().strip()
+        if fmt not in ("tf", "tensorflow", "h5", "hdf5", "keras"):
+            raise ValueError(f"Unknown format \"{save_format}\". Was expecting one of "
+                             "{\"tf\", \"h5\"}.")
+        return fmt in ("h5", "hdf5", "keras")
+    return filepath.endswith((".h5", ".keras", ".hdf5"))
+
+
+def _minimize_in_replica(optimizer, loss, params):
+    """The optimizer step. Compiled inside `strategy.scope()`, the step is built in the
+    strategy's replica (its one replica: Keras models are not cloned per replica here).
+
+    Raises:
+        NotImplementedError: the strategy has several replicas.
+    """
+    if not distribute_lib.has_strategy() or not distribute_lib.in_cross_replica_context():
+        return optimizer.minimize(loss, var_list=params)
+    strategy = distribute_lib.get_strategy()
+    if strategy.num_replicas_in_sync > 1:
+        raise NotImplementedError(
+            f"Keras Model.compile under {type(strategy).__name__} with "
+            f"{strategy.num_replicas_in_sync} replicas is not provided (the model would be "
+            f"cloned per replica); use one device, or tf.keras.estimator.model_to_estimator "
+            f"with RunConfig(train_distribute=...).")
+    return strategy.extended.call_for_each_replica(
+        lambda: optimizer.minimize(loss, var_list=params))

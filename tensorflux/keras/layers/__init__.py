@@ -9,6 +9,7 @@ from tensorflux.keras.layers.core import (
     Embedding,
     Flatten,
     Lambda,
+    Masking,
     Reshape,
     SpatialDropout1D,
     SpatialDropout2D,

@@ -235,10 +235,22 @@ class GlobalMaxPooling1D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
-    """Mean over steps: [batch, steps, c] -> [batch, c]."""
+    """Mean over steps: [batch, steps, c] -> [batch, c]; with a mask, over unmasked steps."""
 
     rank = 1
     kind = "avg"
+    supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        weights = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), -1)
+        total = math_ops.reduce_sum(inputs * weights, axis=1, keepdims=self.keepdims)
+        count = math_ops.reduce_sum(weights, axis=1, keepdims=self.keepdims)
+        return total / count
+
+    def compute_mask(self, inputs, mask=None):
+        return None
 
 
 MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D

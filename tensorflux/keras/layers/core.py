@@ -13,6 +13,7 @@ from tensorflux.ops.nn import core as nn_core
 from tensorflux.ops.nn import functions as nn_functions
 
 __all__ = [
+    "Masking",
     "Dense",
     "Activation",
     "Dropout",
@@ -40,6 +41,8 @@ def training_value(training):
 
 class Dense(Layer):
     """activation(inputs @ kernel + bias) on the last axis; kernel [in, units]."""
+
+    supports_masking = True
 
     def __init__(
         self,
@@ -101,6 +104,8 @@ class Dense(Layer):
 class Activation(Layer):
     """Applies an activation function (a name or a callable)."""
 
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -111,6 +116,8 @@ class Activation(Layer):
 
 class Dropout(Layer):
     """Zeroes a `rate` fraction of inputs (scaling the rest) while training."""
+
+    supports_masking = True
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -198,6 +205,14 @@ class Lambda(Layer):
         super().__init__(**kwargs)
         self.function = function
         self.arguments = dict(arguments or {})
+        self.mask = mask
+        self.supports_masking = mask is not None
+
+    def compute_mask(self, inputs, mask=None):
+        """`mask(inputs, input_mask)` when `mask` is a function, else `mask` itself."""
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
@@ -221,10 +236,6 @@ class Embedding(Layer):
         if "input_shape" not in kwargs and input_length is not None:
             kwargs["input_shape"] = (input_length,)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if mask_zero:
-            raise ValueError(
-                f'Layer "{self.name}": mask_zero=True is not supported (masks are not propagated).'
-            )
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         if embeddings_initializer == "uniform":
             embeddings_initializer = initializers.RandomUniform(-0.05, 0.05)
@@ -249,6 +260,31 @@ class Embedding(Layer):
         if not inputs.dtype.is_integer:
             inputs = math_ops.cast(inputs, "int32")
         return nn_functions.embedding_lookup(self.embeddings, inputs)
+
+    def compute_mask(self, inputs, mask=None):
+        """With `mask_zero`, the steps whose index is 0 are masked out (padding)."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, 0)
+
+
+class Masking(Layer):
+    """Masks the time steps whose features all equal `mask_value` (and zeroes them), so
+    downstream layers that support masking (RNNs) skip them."""
+
+    supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs, mask=None):
+        return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs):
+        keep = math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1,
+                                   keepdims=True)
+        return inputs * math_ops.cast(keep, inputs.dtype)
 
 
 class SpatialDropout1D(Dropout):

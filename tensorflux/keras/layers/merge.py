@@ -27,6 +27,18 @@ __all__ = [
 
 
 class _Merge(Layer):
+    supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        """A step is kept where every masked input keeps it (TF 1.15's merge layers)."""
+        if mask is None or all(m is None for m in mask):
+            return None
+        kept = [m for m in mask if m is not None]
+        result = kept[0]
+        for other in kept[1:]:
+            result = math_ops.logical_and(result, other)
+        return result
+
     def _check(self, inputs, exactly=None):
         if not isinstance(inputs, list) or len(inputs) < 2:
             raise ValueError(

@@ -13,6 +13,8 @@ __all__ = ["GaussianNoise"]
 class GaussianNoise(Layer):
     """Adds N(0, stddev**2) noise while training."""
 
+    supports_masking = True
+
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.stddev, self.seed = float(stddev), seed

@@ -23,6 +23,8 @@ __all__ = ["BatchNormalization", "LayerNormalization"]
 class BatchNormalization(Layer):
     """gamma * (x - mean) / sqrt(var + epsilon) + beta over `axis` (default last)."""
 
+    supports_masking = True
+
     def __init__(
         self,
         axis=-1,
@@ -150,6 +152,8 @@ class BatchNormalization(Layer):
 
 class LayerNormalization(Layer):
     """Normalizes each sample over `axis` (last): gamma * (x - mean) / sqrt(var + eps) + beta."""
+
+    supports_masking = True
 
     def __init__(
         self,

@@ -10,11 +10,13 @@ Defaults are those of TF1 Keras: recurrent_activation='hard_sigmoid', unit_forge
 from __future__ import annotations
 
 from tensorflux.framework import dtypes, scopes
-from tensorflux.keras import activations, backend, initializers
+from tensorflux.keras import activations, backend, backend_control, initializers
 from tensorflux.keras.engine.base_layer import InputSpec, Layer, to_snake_case
+from tensorflux.keras.layers.core import smart_cond
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import core as nn_core
+from tensorflux.ops.nn import functions as nn_functions
 from tensorflux.ops.nn import rnn as nn_rnn
 
 __all__ = ["SimpleRNN", "LSTM", "GRU"]
@@ -68,10 +70,11 @@ class _RNN(Layer):
         **kwargs,
     ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if dropout or recurrent_dropout or stateful:
-            raise ValueError(
-                f'Layer "{self.name}": dropout, recurrent_dropout and stateful are not supported.'
-            )
+        if stateful:
+            raise ValueError(f'Layer "{self.name}": stateful=True is not supported.')
+        self.dropout = min(1.0, max(0.0, float(dropout)))
+        self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
+        self._input_masks = self._state_masks = None
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -136,11 +139,53 @@ class _RNN(Layer):
         z = math_ops.matmul(inputs, self.kernel)
         return nn_core.bias_add(z, self.bias) if self.bias is not None else z
 
-    def call(self, inputs, initial_state=None):
-        if self.time_major:
-            inputs = array_ops.transpose(inputs, [1, 0, 2])
-        if self.go_backwards:
-            inputs = array_ops.reverse(inputs, [1])
+    def _gate_inputs(self, inputs) -> list:
+        """The input projection of each gate block; with `dropout` in training, each gate
+        sees the inputs under its own dropout mask (Keras' implementation 1)."""
+        if self._input_masks is None:
+            projected = self._project(inputs)
+            return [projected] if self.gates == 1 else array_ops.split(projected, self.gates,
+                                                                       axis=1)
+        kernels = array_ops.split(self.kernel, self.gates, axis=1)
+        biases = array_ops.split(self.bias, self.gates) if self.bias is not None else None
+        parts = []
+        for k, (mask, kernel) in enumerate(zip(self._input_masks, kernels)):
+            z = math_ops.matmul(inputs * mask, kernel)
+            parts.append(nn_core.bias_add(z, biases[k]) if biases is not None else z)
+        return parts
+
+    def _gate_states(self, h) -> list:
+        """The previous output as each gate block's recurrent product sees it (under its own
+        recurrent-dropout mask in training)."""
+        if self._state_masks is None:
+            return [h] * self.gates
+        return [h * mask for mask in self._state_masks]
+
+    def _dropout_masks(self, like, rate, training):
+        """`gates` dropout masks of `like`'s shape, constant over time, ones outside training
+        (TF 1.15 Keras draws them once per batch)."""
+        if not rate:
+            return None
+        ones = array_ops.ones_like(like)
+        phase = backend.learning_phase() if training is None else training
+        return [
+            smart_cond(phase, lambda: nn_functions.dropout(ones, rate=rate), lambda: ones)
+            for _ in range(self.gates)
+        ]
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None] * self.state_count
+        return output_mask
+
+    supports_masking = True
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        if isinstance(mask, list):
+            mask = mask[0]
         if initial_state is not None:
             initial_state = tuple(
                 initial_state if isinstance(initial_state, (list, tuple)) else [initial_state]
@@ -150,12 +195,18 @@ class _RNN(Layer):
                     f'Layer "{self.name}" expects {self.state_count} initial '
                     f"state tensor(s), got {len(initial_state)}."
                 )
-        outputs, states = nn_rnn.dynamic_rnn(
-            _Cell(self),
-            inputs,
-            initial_state=initial_state,
-            dtype=dtypes.as_dtype(backend.floatx()),
-        )
+        batch_major = array_ops.transpose(inputs, [1, 0, 2]) if self.time_major else inputs
+        self._input_masks = self._dropout_masks(batch_major[:, 0, :], self.dropout, training)
+        self._state_masks = self._dropout_masks(
+            array_ops.zeros_like(batch_major[:, 0, :1]) + array_ops.zeros((self.units,)),
+            self.recurrent_dropout, training)
+        try:
+            if mask is not None:
+                outputs, states = self._masked_loop(batch_major, mask, initial_state)
+            else:
+                outputs, states = self._loop(batch_major, initial_state)
+        finally:
+            self._input_masks = self._state_masks = None
         last = states[0]
         if self.return_sequences:
             result = array_ops.transpose(outputs, [1, 0, 2]) if self.time_major else outputs
@@ -165,14 +216,36 @@ class _RNN(Layer):
             return [result, *states]
         return result
 
+    def _loop(self, inputs, initial_state):
+        if self.go_backwards:
+            inputs = array_ops.reverse(inputs, [1])
+        return nn_rnn.dynamic_rnn(_Cell(self), inputs, initial_state=initial_state,
+                                  dtype=dtypes.as_dtype(backend.floatx()))
+
+    def _masked_loop(self, inputs, mask, initial_state):
+        """The loop over unmasked steps: a masked step keeps the states and repeats the
+        previous output (TF 1.15 Keras)."""
+        if initial_state is None:
+            zeros = array_ops.zeros_like(inputs[:, 0, :1]) + array_ops.zeros(
+                (self.units,), dtype=inputs.dtype)
+            initial_state = (zeros,) * self.state_count
+
+        def step(input_t, states):
+            output, new_states = self.step(input_t, tuple(states))
+            return output, list(new_states)
+
+        _, outputs, states = backend_control.rnn(step, inputs, list(initial_state),
+                                                 go_backwards=self.go_backwards, mask=mask)
+        return outputs, tuple(states)
+
 
 class SimpleRNN(_RNN):
     """h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)."""
 
     def step(self, inputs, state):
-        h = self.activation(
-            self._project(inputs) + math_ops.matmul(state[0], self.recurrent_kernel)
-        )
+        (x,) = self._gate_inputs(inputs)
+        (h_in,) = self._gate_states(state[0])
+        h = self.activation(x + math_ops.matmul(h_in, self.recurrent_kernel))
         return h, (h,)
 
 
@@ -206,8 +279,13 @@ class LSTM(_RNN):
 
     def step(self, inputs, state):
         h, c = state
-        z = self._project(inputs) + math_ops.matmul(h, self.recurrent_kernel)
-        zi, zf, zc, zo = array_ops.split(z, 4, axis=1)
+        if self._input_masks is None and self._state_masks is None:
+            z = self._project(inputs) + math_ops.matmul(h, self.recurrent_kernel)
+            zi, zf, zc, zo = array_ops.split(z, 4, axis=1)
+        else:
+            recurrent = array_ops.split(self.recurrent_kernel, 4, axis=1)
+            zi, zf, zc, zo = (x + math_ops.matmul(hk, rk) for x, hk, rk in zip(
+                self._gate_inputs(inputs), self._gate_states(h), recurrent))
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         c = f * c + i * self.activation(zc)
@@ -228,10 +306,11 @@ class GRU(_RNN):
 
     def step(self, inputs, state):
         h = state[0]
-        xz, xr, xh = array_ops.split(self._project(inputs), 3, axis=1)
+        xz, xr, xh = self._gate_inputs(inputs)
+        hz, hr, hh = self._gate_states(h)
         rz, rr, rh = array_ops.split(self.recurrent_kernel, 3, axis=1)
-        z = self.recurrent_activation(xz + math_ops.matmul(h, rz))
-        r = self.recurrent_activation(xr + math_ops.matmul(h, rr))
-        candidate = self.activation(xh + math_ops.matmul(r * h, rh))
+        z = self.recurrent_activation(xz + math_ops.matmul(hz, rz))
+        r = self.recurrent_activation(xr + math_ops.matmul(hr, rr))
+        candidate = self.activation(xh + math_ops.matmul(r * hh, rh))
         h = z * h + (1.0 - z) * candidate
         return h, (h,)

@@ -13,6 +13,8 @@ __all__ = ["TimeDistributed", "Bidirectional"]
 class TimeDistributed(Layer):
     """Applies `layer` to every time step of [batch, time, ...]."""
 
+    supports_masking = True
+
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
@@ -81,6 +83,17 @@ class Bidirectional(Layer):
 
     def _sublayers(self):
         return [self.forward_layer, self.backward_layer]
+
+    supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            count = 2 * self.forward_layer.state_count
+            return [output_mask] + [None] * count
+        return output_mask
 
     def call(self, inputs):
         forward = self.forward_layer(inputs)

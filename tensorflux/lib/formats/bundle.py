@@ -20,7 +20,8 @@ nothing. Any corruption is a `DataLossError`.
 `BundleReader` also reads checkpoints written by TensorFlow itself (single shard, no slices):
 an index ending in TF's table magic is parsed by `tf_bundle_index`, and its string tensors use
 TF's layout (varint lengths, a checksum of the lengths, then the bytes). Writing stays in the
-format above.
+format above unless `TFX_CHECKPOINT_FORMAT=tensorflow` selects TF's own layout
+(`tf_bundle_writer`), for checkpoints TensorFlow must read.
 
 Crash safety (the invariant): at every instant, the index at `P.index` and the data file it
 leads to form one complete bundle, the previous one or the new one. A save (`write_bundle`,
@@ -52,7 +53,7 @@ import threading
 import numpy as np
 
 from tensorflux.framework import errors
-from tensorflux.lib.formats import atomic_files, crc32c, tf_bundle_index
+from tensorflux.lib.formats import atomic_files, crc32c, tf_bundle_index, tf_bundle_writer
 
 _MAGIC = b"TFLXCKPT"
 _VERSION = 1
@@ -222,6 +223,11 @@ def write_bundle(prefix, tensors: dict[str, np.ndarray]) -> None:
     data_path, index_path = data_filename(prefix), index_filename(prefix)
     with atomic_files.directory_lock(directory):
         recover_directory(directory)
+        if os.environ.get("TFX_CHECKPOINT_FORMAT", "").lower() == "tensorflow":
+            # TensorFlow's own index and data layout, for checkpoints TF must read.
+            tf_bundle_writer.write_tf_bundle(prefix, items, _enum_for, _tensor_bytes,
+                                             data_path, index_path)
+            return
         pending = atomic_files.temp_path(data_path)
         index_temp = atomic_files.temp_path(index_path)
         committed = False

@@ -7,7 +7,8 @@ stays in cache while its matmul reads it. When the intra-op split is on (a loade
 `intra_op.py`) the chunks are packed and multiplied at once on the helpers, each into its own
 buffer; the chunks depend on the shapes only, so the values are the unsplit ones.
 With few input channels the im2col rows cover several neighbouring outputs each
-(`conv_grouped`: a wider product, fewer and longer copies).
+(`conv_grouped`: a wider product, fewer and longer copies); when the compiled kernels are on,
+float32 ones with 16k output channels run the direct kernels of `conv_direct` instead.
 The filter gradient is `patches^T @ grad`. The input gradient of a stride-1 convolution is the
 convolution of the padded gradient with the flipped filter; otherwise it is `grad @ filter^T`
 added back per kernel offset (or, for few channels, one matmul scattered back by col2im).
@@ -25,7 +26,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tensorflux.lib.numerics import conv_fft, conv_grouped, intra_op
+from tensorflux.lib.numerics import conv_direct, conv_fft, conv_grouped, intra_op
 from tensorflux.lib.numerics.window import Window2D
 
 # im2col matrices are built per batch chunk of about this size, so they stay in (L2/L3) cache.
@@ -215,6 +216,9 @@ def _fft_plan(input_shape, filter_shape, geo, dtype, op, min_flops, max_ratio):
 def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     """NHWC convolution of x [n, h, w, c] with w [kh, kw, c, out]; `epilogue(y)`, when given,
     updates each batch chunk of the result in place right after its matmul (while cached)."""
+    if x.shape[3] == w.shape[2] and conv_direct.applies(np.result_type(x, w), x.shape[3],
+                                                        w.shape[3]):
+        return conv_direct.conv2d(x, w, geo, pad_nhwc, epilogue)
     plan = fft_plan(x.shape, w.shape, geo, np.result_type(x, w))
     if plan is not None:
         return conv_fft.conv2d(x, w, plan, epilogue)
@@ -268,6 +272,9 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
 
     One partial product per im2col piece, summed in the pieces' order (whether the pieces
     ran one after another or at once on the intra-op helpers)."""
+    if x.shape[3] == filter_shape[2] and conv_direct.applies(np.result_type(x, g), x.shape[3],
+                                                             filter_shape[3]):
+        return conv_direct.conv2d_backprop_filter(x, filter_shape, g, geo, pad_nhwc)
     plan = fft_plan(x.shape, filter_shape, geo, np.result_type(x, g), "filter")
     if plan is not None:
         return conv_fft.conv2d_backprop_filter(x, filter_shape, g, plan)

@@ -87,7 +87,7 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
         _batches(lambda lo, hi: _max_pool_grad_tiled(x[lo:hi], g[lo:hi], kh, kw, dx[lo:hi]),
                  n, x.nbytes)
         return dx
-    dx = np.zeros((n, h * wd, c), dtype=g.dtype)
+    dx = np.empty((n, h * wd, c), dtype=g.dtype)  # zeroed row by row in the kernel
     _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
                                            dx[lo:hi]), n, x.nbytes)
     return dx.reshape(x.shape)
@@ -173,40 +173,57 @@ def _max_pool(x, kh, kw, sh, sw, top, left, out):
 
 @jit_mod.jit
 def _max_pool_grad(x, g, kh, kw, sh, sw, top, left, dx):
-    # dx is [n, h * wd, c]: the chosen input's flat pixel index addresses it directly.
+    # dx is [n, h * wd, c]. Per window: the first maximum's window position per channel
+    # (`pick`, -1: the padding), chosen by selects rather than branches, then one masked add
+    # per window position (both loops run over contiguous channels, in vector registers);
+    # windows add in the same order as one scattered add each (adding 0 changes no value).
+    # dx may start uninitialised: each input row is zeroed right before the first output row
+    # whose windows reach it (while it is in cache), the rows no window reaches at the end.
     n, h, wd, c = x.shape
     oh, ow = g.shape[1], g.shape[2]
     best = np.empty(c, dtype=x.dtype)
-    where = np.empty(c, dtype=np.int64)  # r * wd + q of the chosen input, -1: the padding
+    pick = np.empty(c, dtype=np.int32)
+    zero = dx.dtype.type(0)
     for b in range(n):
+        zeroed = 0  # input rows of image b zeroed so far
         for i in range(oh):
+            reach = min(h, max(0, i * sh - top + kh))
+            if reach > zeroed:
+                dx[b, zeroed * wd:reach * wd] = zero
+                zeroed = reach
             for j in range(ow):
-                first = True
+                best[:] = -np.inf
+                pick[:] = -1
                 for di in range(kh):
                     r = i * sh - top + di
                     for dj in range(kw):
                         q = j * sw - left + dj
-                        inside = 0 <= r < h and 0 <= q < wd
-                        if first:
-                            first = False
-                            if inside:
-                                for ch in range(c):
-                                    best[ch] = x[b, r, q, ch]
-                                    where[ch] = r * wd + q
-                            else:
-                                best[:] = -np.inf
-                                where[:] = -1
-                        elif inside:
-                            row = x[b, r, q]
+                        if not (0 <= r < h and 0 <= q < wd):
+                            continue  # a padding position (-inf) never wins after the first
+                        k = np.int32(di * kw + dj)
+                        row = x[b, r, q]
+                        if k == 0:
                             for ch in range(c):
-                                if row[ch] > best[ch]:
-                                    best[ch] = row[ch]
-                                    where[ch] = r * wd + q
+                                best[ch] = row[ch]
+                                pick[ch] = 0
+                        else:
+                            for ch in range(c):
+                                v = row[ch]
+                                take = v > best[ch]
+                                best[ch] = v if take else best[ch]
+                                pick[ch] = k if take else pick[ch]
                 grad = g[b, i, j]
-                for ch in range(c):
-                    k = where[ch]
-                    if k >= 0:
-                        dx[b, k, ch] += grad[ch]
+                for di in range(kh):
+                    r = i * sh - top + di
+                    for dj in range(kw):
+                        q = j * sw - left + dj
+                        if not (0 <= r < h and 0 <= q < wd):
+                            continue
+                        k = np.int32(di * kw + dj)
+                        out = dx[b, r * wd + q]
+                        for ch in range(c):
+                            out[ch] += grad[ch] if pick[ch] == k else zero
+        dx[b, zeroed * wd:] = zero
 
 
 @jit_mod.jit

@@ -17,7 +17,8 @@ import numpy as np
 
 from tensorflux.lib.numerics import jit as jit_mod
 
-__all__ = ["supports", "gradient_descent", "momentum", "adam"]
+__all__ = ["supports", "gradient_descent", "momentum", "adam", "moving_average_supports",
+           "moving_average"]
 
 SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 MIN_ELEMENTS = 4096
@@ -60,6 +61,37 @@ def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, lr_t, beta1, beta2, epsi
     kernel(var.reshape(-1), m.reshape(-1), v.reshape(-1), kind(lr_t), kind(beta1),
           kind(one - kind(beta1)), kind(one - kind(beta2)), kind(epsilon), grad.reshape(-1),
           bool(use_nesterov))
+
+
+def moving_average_supports(var: np.ndarray, value: np.ndarray) -> bool:
+    """True when `moving_average` may run on `var` and `value` (any size: it replaces three
+    NumPy passes that each release the GIL above ~500 elements)."""
+    return (var.dtype in SUPPORTED_TYPES and var.size > 0 and var.flags.c_contiguous and
+            var.flags.writeable and value.dtype == var.dtype and value.shape == var.shape and
+            value.flags.c_contiguous and jit_mod.available())
+
+
+# `moving_average` keeps the GIL below this many elements (~1 ms of work), above
+# `jit.HOLD_GIL_ELEMENTS`: a moving average runs after the step's last kernel, with nothing of
+# the step to overlap, and giving the GIL away costs the step far more than the loop. The
+# CIFAR-10 tutorial's EMA step over its ten variables (local3: 884,736 elements) beside two
+# busy Python threads: 915 us median holding the GIL, 18-67 ms releasing it in that one
+# kernel (bench/gil_ops.py --session).
+MOVING_AVERAGE_HOLD_ELEMENTS = 1 << 22
+
+
+def moving_average(var: np.ndarray, value: np.ndarray, factor) -> None:
+    """`var -= (var - value) * factor` in place, one pass (ExponentialMovingAverage's
+    Sub, Mul and AssignSub, in their order: bit-identical)."""
+    held = var.size < MOVING_AVERAGE_HOLD_ELEMENTS
+    kernel = _moving_average_held if held else _moving_average
+    kernel(var.reshape(-1), value.reshape(-1), var.dtype.type(factor))
+
+
+@jit_mod.jit
+def _moving_average(var, value, factor):
+    for i in range(var.size):
+        var[i] = var[i] - (var[i] - value[i]) * factor
 
 
 @jit_mod.jit
@@ -111,3 +143,8 @@ def _momentum_held(var, accum, lr, grad, mu, nesterov):
 def _adam_held(var, m, v, lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon, grad,
                nesterov):
     _adam(var, m, v, lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon, grad, nesterov)
+
+
+@jit_mod.jit(nogil=False)
+def _moving_average_held(var, value, factor):
+    _moving_average(var, value, factor)

@@ -14,6 +14,7 @@ from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import _infer_numpy, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
+from tensorflux.framework.tensor_util import MAX_TENSOR_PROTO_BYTES
 from tensorflux.ops.array.shapes import Shape, _refine, shape
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
@@ -50,6 +51,19 @@ def _const_kernel(value):
     return const
 
 
+def _check_proto_size(array, shape, dtype) -> None:
+    """ValueError, as TF's `make_tensor_proto`, for a constant of 2 GB or more (checked before
+    the value is copied or broadcast, so nothing that large is allocated)."""
+    dtype = dtype or dtypes.as_dtype(array.dtype)
+    if dtype.base_dtype is dtypes.string:
+        return
+    dims = array.shape if shape is None else as_shape(shape).as_list()
+    count = int(np.prod([int(d) for d in dims], dtype=np.float64))
+    if count * np.dtype(dtype.base_dtype.as_numpy_dtype).itemsize >= MAX_TENSOR_PROTO_BYTES:
+        raise ValueError(f"Cannot create a tensor proto whose content is larger than 2GB "
+                         f"(a constant of shape {list(dims)} and dtype {dtype.base_dtype.name}).")
+
+
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """A constant tensor from a Python or NumPy value (TF1 `tf.constant`)."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
@@ -61,6 +75,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         # TF's wording: nested lists of unequal lengths are not a dense tensor.
         raise ValueError(f"Argument must be a dense tensor: {value!r} - its nested lists "
                          f"have inconsistent lengths ({err})") from None
+    _check_proto_size(array, shape, dtype)
     if shape is not None:
         shape = [int(d) for d in as_shape(shape).as_list()]
         if verify_shape and list(array.shape) != shape:

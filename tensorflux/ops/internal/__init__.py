@@ -9,4 +9,6 @@ from tensorflux.ops.internal import (
     fused,
     fused_elementwise,
     lstm_pointwise,
+    lstm_inputs,
+    moving_average,
 )

@@ -1,14 +1,13 @@
 """Parsing ops: `tf.parse_example`, `tf.parse_single_example` and `tf.decode_csv`.
 
-Feature configurations (`FixedLenFeature`, `VarLenFeature`, `FixedLenSequenceFeature`) become
-the attrs and inputs of TensorFlow's `ParseExample` / `ParseSingleExample` ops; VarLen features
-come back as `SparseTensor`s, the others as dense tensors. `DecodeCSV` turns CSV records into
+Feature configurations (`feature_config`) become the attrs and inputs of TensorFlow's
+`ParseExample` / `ParseSingleExample` ops; VarLen and Sparse features come back as
+`SparseTensor`s, the others as dense tensors. `DecodeCSV` turns CSV records into
 one tensor per column.
 """
 
 from __future__ import annotations
 
-import collections
 import re
 
 import numpy as np
@@ -22,29 +21,17 @@ from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.lib.formats.example_parser import ParseSpec, check_type, parse_examples
 from tensorflux.ops import array as array_ops
+from tensorflux.ops.io import feature_config
+from tensorflux.ops.io.feature_config import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    SparseFeature,
+    VarLenFeature,
+)
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
+__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
+           "parse_example",
            "parse_single_example", "parse_single_sequence_example", "decode_csv"]
-
-
-class FixedLenFeature(collections.namedtuple("FixedLenFeature",
-                                             ["shape", "dtype", "default_value"])):
-    """A dense feature of fixed `shape`; `default_value` (reshaped to `shape`) when missing."""
-
-    def __new__(cls, shape, dtype, default_value=None):
-        return super().__new__(cls, shape, dtype, default_value)
-
-
-class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """A variable-length feature, parsed into a SparseTensor."""
-
-
-class FixedLenSequenceFeature(collections.namedtuple(
-        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
-    """A dense feature made of any number of `shape` blocks, padded with `default_value`."""
-
-    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
-        return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
 _PARSE_OUTPUTS = ["sparse_values: sparse_types", "dense_values: Tdense"]
@@ -310,6 +297,8 @@ def parse_example(serialized, features, name=None, example_names=None):
     Example:
         >>> parsed = tf.parse_example(serialized, {"x": tf.FixedLenFeature([2], tf.float32)})
     """
+    requested = features
+    features = feature_config.expand_sparse_features(features)
     (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
      given) = _features_to_raw_params(features)
     graph = graph_mod.get_default_graph()
@@ -325,7 +314,8 @@ def parse_example(serialized, features, name=None, example_names=None):
             [convert_to_tensor(k, dtype=dtypes.string, name="key") for k in dense_keys],
             defaults, sparse_types=sparse_types, Tdense=dense_types,
             dense_shapes=dense_shapes, name="ParseExample")
-    return _assemble(result, sparse_keys, dense_keys)
+    return feature_config.combine_sparse_features(
+        requested, _assemble(result, sparse_keys, dense_keys))
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -337,6 +327,8 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     Example:
         >>> parsed = tf.parse_single_example(record, {"id": tf.FixedLenFeature([], tf.int64)})
     """
+    requested = features
+    features = feature_config.expand_sparse_features(features)
     (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
      given) = _features_to_raw_params(features)
     del example_names  # ParseSingleExample names no examples.
@@ -351,7 +343,8 @@ def parse_single_example(serialized, features, name=None, example_names=None):
             serialized, defaults, num_sparse=len(sparse_keys), sparse_keys=sparse_keys,
             dense_keys=dense_keys, sparse_types=sparse_types, Tdense=dense_types,
             dense_shapes=dense_shapes, name="ParseSingleExample")
-    return _assemble(result, sparse_keys, dense_keys)
+    return feature_config.combine_sparse_features(
+        requested, _assemble(result, sparse_keys, dense_keys))
 
 
 # -- DecodeCSV -------------------------------------------------------------------------------

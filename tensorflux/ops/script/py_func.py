@@ -161,7 +161,10 @@ _STATUS_OF_EXCEPTION = (
 )
 
 
-def _status_error(err: Exception) -> errors.OpError:
+def exception_status(err: Exception) -> errors.OpError:
+    """The OpError TF's py_func reports for a Python exception raised by user code (its
+    class by the exception's type, UnknownError otherwise; the message keeps the traceback).
+    """
     cls = errors.UnknownError
     for py_types, status in _STATUS_OF_EXCEPTION:
         if isinstance(err, py_types):
@@ -240,7 +243,7 @@ def _py_func_call(token, Tout):  # noqa: N803 - TF attr names
         except _BodyFailed as failed:
             raise failed.error from None
         except Exception as err:  # noqa: BLE001 - every Python failure maps to a status
-            raise _status_error(err) from err
+            raise exception_status(err) from err
         results = _check_results(token, ret, Tout)
         if n_out == 1:
             return results[0]
