@@ -2,10 +2,17 @@
 
 A metric variable is a non-trainable zero-initialised variable in LOCAL_VARIABLES and
 METRIC_VARIABLES, so `tf.local_variables_initializer()` resets every streaming metric.
+
+Under a `tf.distribute` strategy with several replicas (TF 1.15's scheme) a metric variable is
+synchronised on read with SUM aggregation: each replica's update op adds its own batch to its
+own component, and the metric's *value* is built once, in cross-replica context inside
+`merge_call` (`aggregate_across_replicas`), where reading the variable sums the components.
+Without a strategy both are plain: the same graph as ever.
 """
 
 from __future__ import annotations
 
+from tensorflux.distribute import distribute_lib
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -14,9 +21,33 @@ from tensorflux.ops.state import variables
 
 
 def metric_variable(shape, dtype, name):
-    """A zero-initialised local metric variable of `shape` and `dtype` named `name`."""
+    """A zero-initialised local metric variable of `shape` and `dtype` named `name`
+    (ON_READ / SUM: one component per replica under a strategy, read as their sum)."""
     return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
-                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+                              synchronization=variables.VariableSynchronization.ON_READ,
+                              aggregation=variables.VariableAggregation.SUM)
+
+
+def aggregate_across_replicas(metrics_collections, value_fn, *args):
+    """`value_fn(*args)`, built once for all replicas and added to `metrics_collections`.
+
+    In a replica context of a strategy the function runs inside `merge_call` (cross-replica
+    context), so the metric variables it reads are the sums of all replicas' components and
+    every replica gets the same value tensor. Otherwise (no strategy, or already in
+    cross-replica context) it runs right here.
+    """
+    def merged(_strategy, *merged_args):
+        value = value_fn(*merged_args)
+        graph = graph_mod.get_default_graph()
+        for name in metrics_collections or ():
+            graph.add_to_collection(name, value)
+        return value
+
+    context = distribute_lib.get_replica_context()
+    if context is None or not distribute_lib.has_strategy():
+        return merged(None, *args)
+    return context.merge_call(merged, args=args)
 
 
 def add_to_collections(metrics_collections, updates_collections, value, update):
