@@ -103,3 +103,57 @@ def test_keras_compiled_in_a_one_replica_scope_trains_as_without(tmp_path):
                 model.compile("sgd", "mse")
     finally:
         tf.keras.backend.clear_session()
+
+
+def _eval_model_fn(features, labels, mode):
+    prediction = tf.layers.dense(features["x"], 1, kernel_initializer=tf.ones_initializer())
+    loss = tf.losses.mean_squared_error(labels, prediction)
+    probability = tf.sigmoid(prediction)
+    positive = tf.cast(labels > 0.0, tf.int64)
+    predicted = tf.cast(prediction > 0.0, tf.int64)
+    return tf.estimator.EstimatorSpec(
+        mode, loss=loss, predictions=prediction, eval_metric_ops={
+            "mae": tf.metrics.mean_absolute_error(labels, prediction),
+            "rmse": tf.metrics.root_mean_squared_error(labels, prediction),
+            "accuracy": tf.metrics.accuracy(positive, predicted),
+            "precision": tf.metrics.precision(positive, predicted),
+            "recall": tf.metrics.recall(positive, predicted),
+            "auc": tf.metrics.auc(positive, probability, num_thresholds=50),
+            "mean_iou": tf.metrics.mean_iou(positive, predicted, 2)})
+
+
+def test_two_replica_evaluation_equals_one_device_on_the_same_rows(tmp_path):
+    results = []
+    for strategy, batch in ((None, 32), (tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+                                         16)):
+        config = tf.estimator.RunConfig(eval_distribute=strategy, session_config=TWO_CPUS,
+                                        tf_random_seed=3)
+        estimator = tf.estimator.Estimator(_eval_model_fn, model_dir=str(tmp_path / str(batch)),
+                                           config=config)
+        results.append(estimator.evaluate(_input_fn(batch), steps=2))
+    plain, mirrored = results
+    assert sorted(plain) == sorted(mirrored)
+    # NumPy reference over the 64 rows both evaluations saw.
+    prediction = X.sum(1, keepdims=True)
+    np.testing.assert_allclose(plain["mae"], np.abs(Y - prediction).mean(), rtol=1e-5)
+    np.testing.assert_allclose(plain["accuracy"], ((Y > 0) == (prediction > 0)).mean(),
+                               rtol=1e-6)
+    for key in plain:
+        np.testing.assert_allclose(mirrored[key], plain[key], rtol=1e-5, err_msg=key)
+    assert 0.0 < plain["precision"] < 1.0 and 0.0 < plain["auc"] < 1.0
+
+
+def test_a_per_replica_metric_value_is_refused_under_two_replicas(tmp_path):
+    def model_fn(features, labels, mode):
+        prediction = tf.layers.dense(features["x"], 1)
+        loss = tf.losses.mean_squared_error(labels, prediction)
+        value = tf.reduce_mean(prediction)
+        return tf.estimator.EstimatorSpec(mode, loss=loss,
+                                          eval_metric_ops={"raw": (value, tf.no_op())})
+
+    config = tf.estimator.RunConfig(
+        eval_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+        session_config=TWO_CPUS)
+    estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config)
+    with pytest.raises(ValueError, match=r"eval_metric_ops\['raw'\].*differs per replica"):
+        estimator.evaluate(_input_fn(16), steps=1)
