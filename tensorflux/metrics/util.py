@@ -23,6 +23,13 @@ from tensorflux.ops.state import variables
 def metric_variable(shape, dtype, name):
     """A zero-initialised local metric variable of `shape` and `dtype` named `name`
     (ON_READ / SUM: one component per replica under a strategy, read as their sum)."""
+    context = distribute_lib.get_replica_context()
+    if name and name.endswith("/") and context is not None and \
+            context.replica_id_in_sync_group:
+        # An absolute name (a name scope, as the @k metrics give) made inside replica i's
+        # "replica_i/" scope: ask for replica 0's name, so the variable replica 0 created
+        # under it is the one shared.
+        name = name.replace(f"replica_{context.replica_id_in_sync_group}/", "", 1)
     return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
                               collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
                               synchronization=variables.VariableSynchronization.ON_READ,
