@@ -160,3 +160,26 @@ def test_without_a_strategy_metric_variables_stay_plain():
         assert not any(isinstance(v, values_lib.DistributedVariable) for v in variables)
         assert not [op for op in graph.get_operations()
                     if op.type == "AddN" or "replica" in op.name]
+
+
+def test_central_storage_replicas_update_the_one_variable_to_the_same_values():
+    strategy = tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"])
+    labels = LABELS[0] > 0
+    with tf.Graph().as_default(), strategy.scope():
+        args = (values_lib.PerReplica([tf.constant(labels[r]) for r in range(2)]),
+                values_lib.PerReplica([tf.constant(SCORES[0, r]) for r in range(2)]))
+        result = strategy.extended.call_for_each_replica(
+            lambda y, p: (tf.metrics.mean(p), tf.metrics.auc(y, p, num_thresholds=5)),
+            args=args)
+        with tf.Session(config=TWO_CPUS) as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run([strategy.group(update) for _, update in result])
+            mean, auc = sess.run([value for value, _ in result])
+    np.testing.assert_allclose(mean, SCORES[0].mean(), rtol=1e-6)
+    with tf.Graph().as_default():
+        value, update = tf.metrics.auc(labels.reshape(-1), SCORES[0].reshape(-1),
+                                       num_thresholds=5)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run(update)
+            np.testing.assert_allclose(auc, sess.run(value), rtol=1e-6)
