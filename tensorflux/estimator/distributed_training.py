@@ -18,6 +18,7 @@ from tensorflux.distribute import values as values_lib
 from tensorflux.distribute.reduce_util import ReduceOp
 from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorflux.framework import graph as graph_mod
+from tensorflux.metrics import util as metrics_util
 from tensorflux.ops.random import seed as random_seed
 from tensorflux.train import training_util
 from tensorflux.train.session_run_hook import SessionRunHook
@@ -115,6 +116,9 @@ def build_eval_graph(estimator, strategy, input_fn):
         loss = strategy.reduce(ReduceOp.MEAN, grouped.loss)
         metric_ops = {}
         for key, (value, update) in sorted((grouped.eval_metric_ops or {}).items()):
+            if isinstance(value, values_lib.DistributedValues) and \
+                    metrics_util.computed_from_across_replica_values(value.values[0]):
+                value = value.values[0]  # each replica's copy of one function of the sums
             if isinstance(value, values_lib.DistributedValues):
                 raise ValueError(
                     f"eval_metric_ops[{key!r}]: the metric value differs per replica under "

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from tensorflux.distribute import distribute_lib
 from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.graph import GraphKeys
+from tensorflux.framework import nest
+from tensorflux.framework.graph import GraphKeys, Tensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.state import variables
@@ -54,7 +55,43 @@ def aggregate_across_replicas(metrics_collections, value_fn, *args):
     context = distribute_lib.get_replica_context()
     if context is None or not distribute_lib.has_strategy():
         return merged(None, *args)
-    return context.merge_call(merged, args=args)
+
+    def merged_and_noted(strategy, *merged_args):
+        value = merged(strategy, *merged_args)
+        graph = graph_mod.get_default_graph()
+        graph.__dict__.setdefault(_ACROSS_REPLICAS, set()).update(
+            t.name for t in nest.flatten(value) if isinstance(t, Tensor))
+        return value
+
+    return context.merge_call(merged_and_noted, args=args)
+
+
+_ACROSS_REPLICAS = "_metric_values_across_replicas"
+_WALK_LIMIT = 10000
+
+
+def computed_from_across_replica_values(tensor) -> bool:
+    """True when `tensor` (built in one replica) is a function of metric values built across
+    replicas and constants only (TF heads' `accuracy_baseline` = max(mean, 1 - mean)): every
+    replica's copy then has the same value. False if it reads anything else (inputs,
+    variables), or its graph is too large to walk."""
+    graph = tensor.graph
+    merged = graph.__dict__.get(_ACROSS_REPLICAS, set())
+    if not merged:
+        return False
+    pending, seen = [tensor], set()
+    while pending:
+        current = pending.pop()
+        if current.name in merged or current.name in seen:
+            continue
+        seen.add(current.name)
+        if len(seen) > _WALK_LIMIT:
+            return False
+        inputs = list(current.op.inputs)
+        if not inputs and current.op.type != "Const":
+            return False
+        pending.extend(inputs)
+    return True
 
 
 def add_to_collections(metrics_collections, updates_collections, value, update):
