@@ -74,7 +74,7 @@ def computed_from_across_replica_values(tensor) -> bool:
     """True when `tensor` (built in one replica) is a function of metric values built across
     replicas and constants only (TF heads' `accuracy_baseline` = max(mean, 1 - mean)): every
     replica's copy then has the same value. False if it reads anything else (inputs,
-    variables), or its graph is too large to walk."""
+    variables), runs a stateful op (a random draw), or its graph is too large to walk."""
     graph = tensor.graph
     merged = graph.__dict__.get(_ACROSS_REPLICAS, set())
     if not merged:
@@ -87,9 +87,10 @@ def computed_from_across_replica_values(tensor) -> bool:
         seen.add(current.name)
         if len(seen) > _WALK_LIMIT:
             return False
-        inputs = list(current.op.inputs)
-        if not inputs and current.op.type != "Const":
-            return False
+        op = current.op
+        inputs = list(op.inputs)
+        if op.op_def.is_stateful or (not inputs and op.type != "Const"):
+            return False  # a random draw, a read, an input: may differ per replica
         pending.extend(inputs)
     return True
 

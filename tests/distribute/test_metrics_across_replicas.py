@@ -183,3 +183,22 @@ def test_central_storage_replicas_update_the_one_variable_to_the_same_values():
             sess.run(tf.local_variables_initializer())
             sess.run(update)
             np.testing.assert_allclose(auc, sess.run(value), rtol=1e-6)
+
+
+def test_only_functions_of_across_replica_values_and_constants_count_as_such():
+    from tensorflux.metrics.util import computed_from_across_replica_values
+
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with tf.Graph().as_default(), strategy.scope():
+        x = values_lib.PerReplica([tf.placeholder(tf.float32, [2]) for _ in range(2)])
+
+        def replica_fn(v):
+            mean, _ = tf.metrics.mean(v)
+            return (tf.maximum(mean, 1.0 - mean), mean + tf.reduce_sum(v),
+                    mean * tf.random_uniform([]))
+
+        derived, with_input, with_random = strategy.extended.call_for_each_replica(
+            replica_fn, args=(x,))
+        assert computed_from_across_replica_values(derived.values[1])
+        assert not computed_from_across_replica_values(with_input.values[0])
+        assert not computed_from_across_replica_values(with_random.values[0])
