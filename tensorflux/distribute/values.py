@@ -336,6 +336,10 @@ class SyncOnReadVariable(DistributedVariable):
 
         if distribute_lib.in_cross_replica_context() and \
                 getattr(_UPDATE, "index", None) is None:
+            if self._components[0].graph.finalized:
+                # No sum can be built any more; what still reads the variable then (the
+                # meta graph's variable entry) names it by the primary, as TF's proto does.
+                return self._components[0].value()
             return self._get_cross_replica()
         return self._get().value()
 

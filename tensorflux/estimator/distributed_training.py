@@ -5,6 +5,8 @@ The graph is built inside `strategy.scope()`: the input function is called once 
 `input_context` argument if it takes one) and must return a `tf.data.Dataset` whose batches
 are per replica; each replica takes its own batch, the model function runs once per replica,
 and the replicas' losses are averaged for reporting while the optimizer sums their gradients.
+In evaluation each metric's update op groups every replica's update and its value (built once,
+in cross-replica context) covers all replicas' batches.
 A strategy doing between-graph replication (ParameterServerStrategy with a cluster) trains as
 an Estimator does with TF_CONFIG alone: each worker builds its own graph.
 """
@@ -16,6 +18,7 @@ from tensorflux.distribute import values as values_lib
 from tensorflux.distribute.reduce_util import ReduceOp
 from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorflux.framework import graph as graph_mod
+from tensorflux.metrics import util as metrics_util
 from tensorflux.ops.random import seed as random_seed
 from tensorflux.train import training_util
 from tensorflux.train.session_run_hook import SessionRunHook
@@ -94,23 +97,38 @@ def train(estimator, strategy, input_fn, hooks, listeners):
 
 
 def build_eval_graph(estimator, strategy, input_fn):
-    """(spec with the replicas' losses averaged and metric ops grouped, input hooks), built in
-    the default graph under `strategy`.
+    """(spec, input hooks) of an evaluation under `strategy`, built in the default graph.
 
-    Raises:
-        NotImplementedError: metrics over several replicas (each replica's metric variables
-            would need combining when read; one replica is exact).
+    The model function runs once per replica; the spec's loss is the mean of the replicas'
+    losses and each metric is (its value, one op grouping every replica's update). Metric
+    values are built once in cross-replica context (see `tensorflux.metrics.util`), so they
+    cover all replicas' batches: the same as one device evaluating all of them.
     """
     with strategy.scope():
         random_seed.set_random_seed(estimator.config.tf_random_seed)
         training_util.get_or_create_global_step()
-        if strategy.num_replicas_in_sync > 1:
-            raise NotImplementedError(
-                f"Estimator.evaluate with eval_distribute over "
-                f"{strategy.num_replicas_in_sync} replicas is not provided (metric variables "
-                f"are not combined across replicas); use one replica or no eval_distribute.")
         features, labels, input_hooks = _replica_inputs(estimator, strategy, input_fn,
                                                         ModeKeys.EVAL)
-        spec = strategy.extended.call_for_each_replica(
+        grouped = strategy.extended.call_for_each_replica(
             estimator._call_model_fn, args=(features, labels, ModeKeys.EVAL, estimator.config))
+        if strategy.num_replicas_in_sync == 1:
+            return grouped, input_hooks
+        loss = strategy.reduce(ReduceOp.MEAN, grouped.loss)
+        metric_ops = {}
+        for key, (value, update) in sorted((grouped.eval_metric_ops or {}).items()):
+            if isinstance(value, values_lib.DistributedValues) and \
+                    metrics_util.computed_from_across_replica_values(value.values[0]):
+                value = value.values[0]  # each replica's copy of one function of the sums
+            if isinstance(value, values_lib.DistributedValues):
+                raise ValueError(
+                    f"eval_metric_ops[{key!r}]: the metric value differs per replica under "
+                    f"{type(strategy).__name__} with {strategy.num_replicas_in_sync} replicas; "
+                    f"a metric's value must be built once across replicas (as tf.metrics do, "
+                    f"in replica_context.merge_call) to cover every replica's batches.")
+            metric_ops[key] = (value, strategy.group(update))
+        first = values_lib.select_replica(0, (grouped.predictions, grouped.evaluation_hooks,
+                                              grouped.scaffold))
+        spec = EstimatorSpec(mode=ModeKeys.EVAL, loss=loss, eval_metric_ops=metric_ops,
+                             predictions=first[0], evaluation_hooks=first[1],
+                             scaffold=first[2])
     return spec, input_hooks

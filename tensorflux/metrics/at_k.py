@@ -18,6 +18,7 @@ from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
+    aggregate_across_replicas,
     at_k_name,
     broadcast_weights,
     metric_variable,
@@ -123,7 +124,7 @@ def _streaming_sum(per_row, weights, scope_name):
             per_row = per_row * broadcast_weights(math_ops.cast(weights, dtypes.float64), per_row)
         batch = math_ops.reduce_sum(per_row)
         variable = metric_variable([], dtypes.float64, scope)
-        return convert_to_tensor(variable), state_ops.assign_add(variable, batch, name="update")
+        return variable, state_ops.assign_add(variable, batch, name="update")
 
 
 def _ratio_at_top_k(prefix, other, labels, predictions_idx, k, class_id, weights,
@@ -137,9 +138,14 @@ def _ratio_at_top_k(prefix, other, labels, predictions_idx, k, class_id, weights
                                        at_k_name("true_positive", k, class_id))
         x, x_update = _streaming_sum(counts[other], weights,
                                      at_k_name(other_name, k, class_id))
-        value = math_ops.truediv(tp, tp + x, name=scope)
+
+        def compute_value():
+            tp_sum, x_sum = convert_to_tensor(tp), convert_to_tensor(x)
+            return math_ops.truediv(tp_sum, tp_sum + x_sum, name=scope)
+
+        value = aggregate_across_replicas(metrics_collections, compute_value)
         update = math_ops.truediv(tp_update, tp_update + x_update, name="update")
-        add_to_collections(metrics_collections, updates_collections, value, update)
+        add_to_collections(None, updates_collections, value, update)
         return value, update
 
 
@@ -254,10 +260,12 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
             total_var = metric_variable([], dtypes.float64, total_scope)
             total_update = state_ops.assign_add(total_var, math_ops.reduce_sum(average_precision),
                                                 name="update")
-        value = math_ops.div_no_nan(convert_to_tensor(total_var), convert_to_tensor(max_var),
-                                    name="mean")
+        value = aggregate_across_replicas(
+            metrics_collections,
+            lambda: math_ops.div_no_nan(convert_to_tensor(total_var), convert_to_tensor(max_var),
+                                        name="mean"))
         update = math_ops.div_no_nan(total_update, max_update, name=scope)
-        add_to_collections(metrics_collections, updates_collections, value, update)
+        add_to_collections(None, updates_collections, value, update)
         return value, update
 
 

@@ -13,6 +13,7 @@ from tensorflux.framework import dtypes, scopes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
+    aggregate_across_replicas,
     broadcast_weights,
     metric_variable,
     remove_squeezable_dimensions,
@@ -81,20 +82,24 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
                              f"with labels shape {labels.shape}")
         total, update = _streaming_confusion_matrix(labels, predictions, num_classes,
                                                     weights)
-        cm = convert_to_tensor(total)
-        sum_over_row = math_ops.cast(math_ops.reduce_sum(cm, 0), dtypes.float32)
-        sum_over_col = math_ops.cast(math_ops.reduce_sum(cm, 1), dtypes.float32)
-        diag = math_ops.cast(array_ops.diag_part(cm), dtypes.float32)
-        denominator = sum_over_row + sum_over_col - diag
-        num_valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0),
-                                                      dtypes.float32))
-        denominator = math_ops.where(math_ops.greater(denominator, 0), denominator,
-                                     array_ops.ones_like(denominator))
-        iou = math_ops.truediv(diag, denominator)
-        value = math_ops.where(math_ops.greater(num_valid, 0),
-                               math_ops.reduce_sum(iou, name="mean_iou") / num_valid, 0.0)
-        add_to_collections(metrics_collections, updates_collections, value, update)
+        value = aggregate_across_replicas(metrics_collections, _mean_iou_value, total)
+        add_to_collections(None, updates_collections, value, update)
         return value, update
+
+
+def _mean_iou_value(total):
+    cm = convert_to_tensor(total)
+    sum_over_row = math_ops.cast(math_ops.reduce_sum(cm, 0), dtypes.float32)
+    sum_over_col = math_ops.cast(math_ops.reduce_sum(cm, 1), dtypes.float32)
+    diag = math_ops.cast(array_ops.diag_part(cm), dtypes.float32)
+    denominator = sum_over_row + sum_over_col - diag
+    num_valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0),
+                                                  dtypes.float32))
+    denominator = math_ops.where(math_ops.greater(denominator, 0), denominator,
+                                 array_ops.ones_like(denominator))
+    iou = math_ops.truediv(diag, denominator)
+    return math_ops.where(math_ops.greater(num_valid, 0),
+                          math_ops.reduce_sum(iou, name="mean_iou") / num_valid, 0.0)
 
 
 def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
@@ -122,12 +127,16 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
             ones = ones * weights
         update_total = state_ops.scatter_add(total, labels, ones)
         update_count = state_ops.scatter_add(count, labels, is_correct)
-        per_class = math_ops.div_no_nan(convert_to_tensor(count),
-                                        math_ops.maximum(convert_to_tensor(total), 0.0))
-        value = math_ops.reduce_mean(per_class, name="mean_accuracy")
+
+        def compute_value():
+            per_class = math_ops.div_no_nan(convert_to_tensor(count),
+                                            math_ops.maximum(convert_to_tensor(total), 0.0))
+            return math_ops.reduce_mean(per_class, name="mean_accuracy")
+
+        value = aggregate_across_replicas(metrics_collections, compute_value)
         update = math_ops.div_no_nan(update_count, math_ops.maximum(update_total, 0.0),
                                      name="update_op")
-        add_to_collections(metrics_collections, updates_collections, value, update)
+        add_to_collections(None, updates_collections, value, update)
         return value, update
 
 
@@ -174,9 +183,11 @@ def value_and_update(compute, values, updates, keys, metrics_collections,
     """`(value, update_op)` of a metric computed from confusion counts: `compute(*counts,
     suffix)` on the `keys` count variables (suffix "value") and on their updates
     ("update_op"), added to the collections."""
-    value = compute(*[convert_to_tensor(values[k]) for k in keys], "value")
+    value = aggregate_across_replicas(
+        metrics_collections,
+        lambda: compute(*[convert_to_tensor(values[k]) for k in keys], "value"))
     update = compute(*[updates[k] for k in keys], "update_op")
-    add_to_collections(metrics_collections, updates_collections, value, update)
+    add_to_collections(None, updates_collections, value, update)
     return value, update
 
 
@@ -185,8 +196,9 @@ def _count_at_thresholds(key, labels, predictions, thresholds, weights, metrics_
     with variable_scope.variable_scope(name, default_name=_VARIABLE_NAMES[key]):
         values, updates = _counts_at_thresholds(labels, predictions, thresholds, weights,
                                                 (key,))
-        value = array_ops.identity(values[key])
-        add_to_collections(metrics_collections, updates_collections, value, updates[key])
+        value = aggregate_across_replicas(metrics_collections,
+                                          lambda: array_ops.identity(values[key]))
+        add_to_collections(None, updates_collections, value, updates[key])
         return value, updates[key]
 
 

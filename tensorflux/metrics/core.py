@@ -8,32 +8,35 @@ value; `value` reads the current one.
 from __future__ import annotations
 
 from tensorflux.framework import dtypes
-from tensorflux.framework import graph as graph_mod
-from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
-from tensorflux.metrics.util import remove_squeezable_dimensions
+from tensorflux.metrics.util import (
+    add_to_collections,
+    aggregate_across_replicas,
+    metric_variable,
+    remove_squeezable_dimensions,
+)
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.state import variable_ops as state_ops
-from tensorflux.ops.state import variable_scope, variables
+from tensorflux.ops.state import variable_scope
 
 __all__ = ["accuracy", "mean", "mean_squared_error", "mean_absolute_error",
            "root_mean_squared_error", "true_positives", "false_positives", "true_negatives",
            "false_negatives", "precision", "recall", "mean_tensor"]
 
 
-
 def _local(name, shape, dtype):
-    return variables.Variable(array_ops.zeros(shape, dtype=dtype), trainable=False, name=name,
-                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+    return metric_variable(shape, dtype, name)
 
 
-def _collect(metrics_collections, updates_collections, value, update):
-    graph = graph_mod.get_default_graph()
-    for name in metrics_collections or ():
-        graph.add_to_collection(name, value)
-    for name in updates_collections or ():
-        graph.add_to_collection(name, update)
+def _collect(metrics_collections, updates_collections, value_fn, update_fn):
+    """(value, update): `value_fn()` built once across replicas, added to
+    `metrics_collections`, then `update_fn()` (each replica's own) added to
+    `updates_collections`."""
+    value = aggregate_across_replicas(metrics_collections, value_fn)
+    update = update_fn()
+    add_to_collections(None, updates_collections, value, update)
+    return value, update
 
 
 def _safe_div(numerator, denominator, name):
@@ -63,10 +66,10 @@ def _mean(values, weights, metrics_collections, updates_collections):
         batch_sum = math_ops.reduce_sum(values * weights)
     update_total = state_ops.assign_add(total, batch_sum)
     update_count = state_ops.assign_add(count, num)
-    value = _safe_div(convert_to_tensor(total), convert_to_tensor(count), "value")
-    update = _safe_div(update_total, update_count, "update_op")
-    _collect(metrics_collections, updates_collections, value, update)
-    return value, update
+    return _collect(metrics_collections, updates_collections,
+                    lambda: _safe_div(convert_to_tensor(total), convert_to_tensor(count),
+                                      "value"),
+                    lambda: _safe_div(update_total, update_count, "update_op"))
 
 
 def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
@@ -83,10 +86,10 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
             values = values * ones
         update_total = state_ops.assign_add(total, values)
         update_count = state_ops.assign_add(count, ones)
-        value = _safe_div(convert_to_tensor(total), convert_to_tensor(count), "value")
-        update = _safe_div(update_total, update_count, "update_op")
-        _collect(metrics_collections, updates_collections, value, update)
-        return value, update
+        return _collect(metrics_collections, updates_collections,
+                        lambda: _safe_div(convert_to_tensor(total), convert_to_tensor(count),
+                                          "value"),
+                        lambda: _safe_div(update_total, update_count, "update_op"))
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -121,9 +124,9 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
         errors = math_ops.squared_difference(math_ops.cast(predictions, dtypes.float32),
                                              math_ops.cast(labels, dtypes.float32))
         mse, update = _mean(errors, weights, None, None)
-        value, update = math_ops.sqrt(mse), math_ops.sqrt(update)
-        _collect(metrics_collections, updates_collections, value, update)
-        return value, update
+        return _collect(metrics_collections, updates_collections,
+                        lambda: math_ops.sqrt(mse),
+                        lambda: math_ops.sqrt(update))
 
 
 def _count(condition, weights, name, metrics_collections, updates_collections):
@@ -133,8 +136,9 @@ def _count(condition, weights, name, metrics_collections, updates_collections):
             condition = condition * math_ops.cast(weights, dtypes.float32)
         total = _local("count", [], dtypes.float32)
         update = state_ops.assign_add(total, math_ops.reduce_sum(condition))
-        value = array_ops.identity(convert_to_tensor(total))
-        _collect(metrics_collections, updates_collections, value, update)
+        value = aggregate_across_replicas(
+            metrics_collections, lambda: array_ops.identity(convert_to_tensor(total)))
+        add_to_collections(None, updates_collections, value, update)
         return value, update
 
 
@@ -177,10 +181,9 @@ def precision(labels, predictions, weights=None, metrics_collections=None,
     with variable_scope.variable_scope(name, default_name="precision"):
         tp, tp_update = true_positives(labels, predictions, weights)
         fp, fp_update = false_positives(labels, predictions, weights)
-        value = _safe_div(tp, tp + fp, "value")
-        update = _safe_div(tp_update, tp_update + fp_update, "update_op")
-        _collect(metrics_collections, updates_collections, value, update)
-        return value, update
+        return _collect(metrics_collections, updates_collections,
+                        lambda: _safe_div(tp, tp + fp, "value"),
+                        lambda: _safe_div(tp_update, tp_update + fp_update, "update_op"))
 
 
 def recall(labels, predictions, weights=None, metrics_collections=None,
@@ -189,7 +192,6 @@ def recall(labels, predictions, weights=None, metrics_collections=None,
     with variable_scope.variable_scope(name, default_name="recall"):
         tp, tp_update = true_positives(labels, predictions, weights)
         fn, fn_update = false_negatives(labels, predictions, weights)
-        value = _safe_div(tp, tp + fn, "value")
-        update = _safe_div(tp_update, tp_update + fn_update, "update_op")
-        _collect(metrics_collections, updates_collections, value, update)
-        return value, update
+        return _collect(metrics_collections, updates_collections,
+                        lambda: _safe_div(tp, tp + fn, "value"),
+                        lambda: _safe_div(tp_update, tp_update + fn_update, "update_op"))

@@ -10,6 +10,7 @@ from tensorflux.framework import dtypes
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.metrics.util import (
     add_to_collections,
+    aggregate_across_replicas,
     remove_squeezable_dimensions,
     squeeze_last_if_one_extra,
 )
@@ -34,9 +35,10 @@ def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collect
                                  axis=[dim], keepdims=True)
     mean_similarity, update = _mean(radial, weights, None, None,
                                     name or "mean_cosine_distance")
-    value = math_ops.subtract(1.0, mean_similarity)
+    value = aggregate_across_replicas(metrics_collections,
+                                      lambda: math_ops.subtract(1.0, mean_similarity))
     update = math_ops.subtract(1.0, update)
-    add_to_collections(metrics_collections, updates_collections, value, update)
+    add_to_collections(None, updates_collections, value, update)
     return value, update
 
 

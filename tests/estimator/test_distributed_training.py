@@ -103,3 +103,93 @@ def test_keras_compiled_in_a_one_replica_scope_trains_as_without(tmp_path):
                 model.compile("sgd", "mse")
     finally:
         tf.keras.backend.clear_session()
+
+
+def _eval_model_fn(features, labels, mode):
+    prediction = tf.layers.dense(features["x"], 1, kernel_initializer=tf.ones_initializer())
+    loss = tf.losses.mean_squared_error(labels, prediction)
+    probability = tf.sigmoid(prediction)
+    positive = tf.cast(labels > 0.0, tf.int64)
+    predicted = tf.cast(prediction > 0.0, tf.int64)
+    label_mean, label_mean_update = tf.metrics.mean(positive)
+    # As canned heads' accuracy_baseline: built per replica from a value built across them.
+    baseline = tf.maximum(label_mean, 1.0 - label_mean)
+    return tf.estimator.EstimatorSpec(
+        mode, loss=loss, predictions=prediction, eval_metric_ops={
+            "baseline": (baseline, label_mean_update),
+            "mae": tf.metrics.mean_absolute_error(labels, prediction),
+            "rmse": tf.metrics.root_mean_squared_error(labels, prediction),
+            "accuracy": tf.metrics.accuracy(positive, predicted),
+            "precision": tf.metrics.precision(positive, predicted),
+            "recall": tf.metrics.recall(positive, predicted),
+            "auc": tf.metrics.auc(positive, probability, num_thresholds=50),
+            "mean_iou": tf.metrics.mean_iou(positive, predicted, 2)})
+
+
+def test_two_replica_evaluation_equals_one_device_on_the_same_rows(tmp_path):
+    results = []
+    for strategy, batch in ((None, 32), (tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+                                         16)):
+        config = tf.estimator.RunConfig(eval_distribute=strategy, session_config=TWO_CPUS,
+                                        tf_random_seed=3)
+        estimator = tf.estimator.Estimator(_eval_model_fn, model_dir=str(tmp_path / str(batch)),
+                                           config=config)
+        results.append(estimator.evaluate(_input_fn(batch), steps=2))
+    plain, mirrored = results
+    assert sorted(plain) == sorted(mirrored)
+    # NumPy reference over the 64 rows both evaluations saw.
+    prediction = X.sum(1, keepdims=True)
+    np.testing.assert_allclose(plain["mae"], np.abs(Y - prediction).mean(), rtol=1e-5)
+    np.testing.assert_allclose(plain["accuracy"], ((Y > 0) == (prediction > 0)).mean(),
+                               rtol=1e-6)
+    np.testing.assert_allclose(plain["baseline"], max((Y > 0).mean(), (Y <= 0).mean()),
+                               rtol=1e-6)
+    for key in plain:
+        np.testing.assert_allclose(mirrored[key], plain[key], rtol=1e-5, err_msg=key)
+    assert 0.0 < plain["precision"] < 1.0 and 0.0 < plain["auc"] < 1.0
+
+
+def test_a_per_replica_metric_value_is_refused_under_two_replicas(tmp_path):
+    def model_fn(features, labels, mode):
+        prediction = tf.layers.dense(features["x"], 1)
+        loss = tf.losses.mean_squared_error(labels, prediction)
+        value = tf.reduce_mean(prediction)
+        return tf.estimator.EstimatorSpec(mode, loss=loss,
+                                          eval_metric_ops={"raw": (value, tf.no_op())})
+
+    config = tf.estimator.RunConfig(
+        eval_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+        session_config=TWO_CPUS)
+    estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config)
+    with pytest.raises(ValueError, match=r"eval_metric_ops\['raw'\].*differs per replica"):
+        estimator.evaluate(_input_fn(16), steps=1)
+
+
+def test_canned_classifier_evaluates_over_two_replicas_as_on_one_device(tmp_path):
+    labels = (X.sum(1, keepdims=True) > 0).astype(np.int64)
+
+    def input_fn(batch):
+        return lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, labels)).repeat().batch(
+            batch)
+
+    columns = [tf.feature_column.numeric_column("x", shape=(4,))]
+    results = []
+    for strategy, batch in ((None, 32), (tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+                                         16)):
+        config = tf.estimator.RunConfig(eval_distribute=strategy, session_config=TWO_CPUS,
+                                        tf_random_seed=1)
+        estimator = tf.estimator.LinearClassifier(columns, model_dir=str(tmp_path),
+                                                  config=config)
+        if strategy is None:  # both evaluate this checkpoint
+            estimator.train(input_fn(8), steps=3)
+        results.append(estimator.evaluate(input_fn(batch), steps=2))
+    plain, mirrored = results
+    assert sorted(plain) == sorted(mirrored)
+    np.testing.assert_allclose(plain["label/mean"], labels.mean(), rtol=1e-6)
+    assert plain["global_step"] == 3 and 0.5 < plain["auc"] < 1.0
+    for key in plain:
+        if key != "loss":
+            np.testing.assert_allclose(mirrored[key], plain[key], rtol=1e-5, err_msg=key)
+    # The head's loss sums its batch; the replicas' losses are averaged (as TF 1.15 reports
+    # them), so each step reports the sum over one replica's half of the rows.
+    np.testing.assert_allclose(mirrored["loss"], plain["loss"] / 2, rtol=1e-5)
