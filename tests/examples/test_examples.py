@@ -114,3 +114,13 @@ def test_sync_replicas_with_a_backup_worker():
     assert result["loss"] < 0.1
     assert result["worker2_steps"] < min(result["worker0_steps"], result["worker1_steps"])
     assert result["seconds"] < 20  # workers poll for the chief with backoff, not every 30 s
+
+
+def test_distribute_mirrored_trains_in_both_styles(tmp_path):
+    """examples/distribute_mirrored.py: two replicas keep equal variable copies and learn the
+    blobs in a custom loop and in an Estimator with train/eval_distribute."""
+    module = load("distribute_mirrored")
+    result = module.main(["--steps", "40", "--model_dir", str(tmp_path)])
+    assert result["loop"]["replicas"] == 2 and result["loop"]["copies_equal"]
+    assert result["estimator"]["global_step"] == 40
+    assert result["estimator"]["accuracy"] > 0.9
