@@ -7,6 +7,7 @@ modules through `Tensor._override_operator`, so this module depends on no op.
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 
@@ -19,13 +20,14 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 
 def user_location():
-    """(filename, lineno) of the innermost frame outside tensorflux; cheap: a few hops."""
+    """(filename, lineno, function) of the innermost frame outside tensorflux; cheap: a few
+    hops."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:
-        return ("<unknown>", 0)
-    return (frame.f_code.co_filename, frame.f_lineno)
+        return ("<unknown>", 0, "<unknown>")
+    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
 
 
 class Tensor:
@@ -204,7 +206,12 @@ class Operation:
 
     @property
     def traceback(self):
-        return [self._location]
+        """[(filename, lineno, function, source line)] of the user code that created the op
+        (TF1's format; the innermost user frame)."""
+        location = self._location
+        filename, lineno = location[0], location[1]
+        name = location[2] if len(location) > 2 else "<unknown>"
+        return [(filename, lineno, name, linecache.getline(filename, lineno).strip())]
 
     @property
     def location(self) -> str:

@@ -22,8 +22,9 @@ from tensorflux.platform import tf_logging as logging
 
 
 def _format_location(var) -> str:
-    location = var.op.traceback[0] if var.op.traceback else ("<unknown>", 0)
-    return f'  File "{location[0]}", line {location[1]}\n'
+    filename, lineno, name, line = var.op.traceback[0]
+    source = f"\n    {line}" if line else ""
+    return f'  File "{filename}", line {lineno}, in {name}{source}\n'
 
 
 def _accepts_partition_info(initializer) -> bool:
