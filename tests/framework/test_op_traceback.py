@@ -16,7 +16,7 @@ def test_traceback_names_the_creating_function_and_line():
     assert line == 'return tf.constant(1.0, name="made_here")  # the creating line'
     assert op.location == f"{__file__}:{lineno}"
     for filename, lineno, name, line in op.traceback:  # TF1 programs unpack it like this
-        assert lineno > 0
+        assert (filename, name, line) and lineno > 0
 
 
 def test_duplicate_variable_error_shows_where_it_was_made():
