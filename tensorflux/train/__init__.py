@@ -34,3 +34,4 @@ from tensorflux.protos.cluster_pb2 import ClusterDef, JobDef
 from tensorflux.protos.tensorflow_server_pb2 import ServerDef
 from tensorflux.train.checkpoint import Checkpoint
 from tensorflux.train.checkpoint_management import CheckpointManager
+from tensorflux.train import experimental
