@@ -21,7 +21,7 @@ def test_scaled_updates_equal_plain_ones(scale):
     results = []
     for wrap in (False, True):
         with tf.Graph().as_default(), tf.Session() as sess:
-            def make():
+            def make(wrap=wrap):
                 plain = tf.train.MomentumOptimizer(0.05, 0.9)
                 return tf.train.experimental.MixedPrecisionLossScaleOptimizer(plain, scale) \
                     if wrap else plain
