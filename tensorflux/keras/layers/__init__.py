@@ -18,6 +18,8 @@ from tensorflux.keras.layers.conv import *  # noqa: F403
 from tensorflux.keras.layers.merge import *  # noqa: F403
 from tensorflux.keras.layers.normalization import BatchNormalization, LayerNormalization
 from tensorflux.keras.layers.recurrent import GRU, LSTM, SimpleRNN
+from tensorflux.keras.layers.recurrent_cells import *  # noqa: F403
+from tensorflux.keras.layers.serialization import deserialize, serialize
 from tensorflux.keras.layers.advanced_activations import *  # noqa: F403
 from tensorflux.keras.layers.conv3d import *  # noqa: F403
 from tensorflux.keras.layers.noise import *  # noqa: F403
