@@ -4,6 +4,7 @@ from tensorflux.keras.engine.base_layer import InputSpec, Layer
 from tensorflux.keras.engine.input_layer import Input, InputLayer
 from tensorflux.keras.layers.core import (
     Activation,
+    ActivityRegularization,
     Dense,
     Dropout,
     Embedding,
@@ -26,3 +27,4 @@ from tensorflux.keras.layers.noise import *  # noqa: F403
 from tensorflux.keras.layers.reshaping import *  # noqa: F403
 from tensorflux.keras.layers.separable_conv import *  # noqa: F403
 from tensorflux.keras.layers.wrappers import *  # noqa: F403
+from tensorflux.keras.layers.attention import *  # noqa: F403
