@@ -173,6 +173,7 @@ class TrainingMixin(GeneratorMixin):
         ]
         graph = self.outputs[0].graph
         targets, terms, metric_names, metric_values, output_losses = [], [], [], [], []
+        stateful = []
         with graph.as_default(), graph.name_scope(None):
             weights = array_ops.placeholder(
                 self.outputs[0].dtype.base_dtype, shape=[None], name=f"{names[0]}_sample_weights"
@@ -202,6 +203,13 @@ class TrainingMixin(GeneratorMixin):
                     names, self.outputs, targets, loss_fns, metric_specs
                 ):
                     for spec in specs:
+                        if isinstance(spec, type) and issubclass(spec, metrics.Metric):
+                            spec = spec()
+                        if isinstance(spec, metrics.Metric):  # stateful: reset per loop
+                            metric_names.append(f"{name}_{spec.name}" if multi else spec.name)
+                            stateful.append((len(metric_values), spec))
+                            metric_values.append(spec(target, output))
+                            continue
                         metric_name, fn = _metric_fn(spec, loss_fn, output)
                         metric_names.append(f"{name}_{metric_name}" if multi else metric_name)
                         metric_values.append(math_ops.reduce_mean(fn(target, output)))
@@ -223,6 +231,7 @@ class TrainingMixin(GeneratorMixin):
             "loss": total,
             "metrics": metric_values,
             "metric_names": metric_names,
+            "stateful_metrics": stateful,
             "train_op": train_op,
             "loss_fns": loss_fns,
             "names": names,
@@ -352,6 +361,10 @@ class TrainingMixin(GeneratorMixin):
         count = self._num_samples(x)
         order = np.arange(count) if order is None else order
         totals = np.zeros(len(fetches))
+        stateful = self._train.get("stateful_metrics", [])
+        for _, metric in stateful:
+            metric.reset_states()
+        values = None
         phase = backend._learning_phase_placeholder()
         train_op = self._train["train_op"] if training else None
         for batch, start in enumerate(range(0, count, batch_size)):
@@ -376,7 +389,11 @@ class TrainingMixin(GeneratorMixin):
                     callback.on_batch_end(batch, logs)
                 if self.stop_training:
                     break
-        return totals / max(count, 1)
+        means = totals / max(count, 1)
+        if values is not None and fetches and fetches[0] is self._train["loss"]:
+            for index, _ in stateful:  # a metric object's value is its state after the loop
+                means[1 + index] = values[1 + index]
+        return means
 
     def _logs(self, names, values, prefix=""):
         return {prefix + n: float(v) for n, v in zip(names, values)}
