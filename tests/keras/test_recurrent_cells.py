@@ -185,3 +185,45 @@ def test_errors_and_config_round_trip():
     assert copy.cell.cells[0].dropout == 0.2 and copy.cell.cells[1].reset_after
     with pytest.raises(ValueError, match="Unknown layer"):
         L.deserialize({"class_name": "NoSuchLayer", "config": {}})
+
+
+def test_bidirectional_rnn_of_cell_and_json_round_trip():
+    inp = L.Input((5, 3))
+    a = L.Bidirectional(L.RNN(L.LSTMCell(4), return_sequences=True))
+    b = L.Bidirectional(L.LSTM(4, return_sequences=True))
+    oa, ob = a(inp), b(inp)
+    assert len(a.weights) == 6 and "backward_rnn" in a.weights[3].name
+    b.set_weights(set_random(a))
+    va, vb = tf.keras.backend.get_session().run([oa, ob], {inp: X})
+    np.testing.assert_allclose(va, vb, rtol=1e-6)
+    model = tf.keras.Model(inp, L.RNN([L.GRUCell(2), L.SimpleRNNCell(3)])(inp))
+    copy = tf.keras.models.model_from_json(model.to_json())
+    cells = copy.layers[1].cell.cells
+    assert [type(c).__name__ for c in cells] == ["GRUCell", "SimpleRNNCell"]
+    assert copy.output.get_shape().as_list() == [None, 3]
+
+
+class ConstantCell(L.Layer):
+    """h_t = h_{t-1} + x_t * c (c a constant passed through RNN(constants=...))."""
+
+    state_size = 3
+
+    def call(self, inputs, states, constants):
+        return states[0] + inputs * constants[0], [states[0] + inputs * constants[0]]
+
+
+def test_constants_time_major_and_abstract_cell():
+    inp, const = L.Input((5, 3)), L.Input((3,))
+    out = L.RNN(ConstantCell(), return_sequences=True)(inp, constants=[const])
+    c = RNG.rand(2, 3).astype(np.float32)
+    got = tf.keras.backend.get_session().run(out, {inp: X, const: c})
+    np.testing.assert_allclose(got, np.cumsum(X * c[:, None], axis=1), rtol=1e-5)
+    steps = tf.placeholder(tf.float32, [5, None, 3])
+    layer = L.RNN(L.SimpleRNNCell(2), return_sequences=True, time_major=True)
+    seq = layer(steps)
+    w = set_random(layer)
+    got = tf.keras.backend.get_session().run(seq, {steps: X.transpose(1, 0, 2)})
+    want, _ = run_np(np_simple, w, X, 1, 2)
+    np.testing.assert_allclose(got, want.transpose(1, 0, 2), rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError):
+        _ = L.AbstractRNNCell().state_size

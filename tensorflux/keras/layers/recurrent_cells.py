@@ -22,7 +22,8 @@ from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import core as nn_core
 from tensorflux.ops.nn import functions as nn_functions
 
-__all__ = ["AbstractRNNCell", "SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells", "RNN"]
+__all__ = ["AbstractRNNCell", "SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells", "RNN",
+           "fresh_cell"]
 
 
 def _state_sizes(state_size) -> list:
@@ -370,6 +371,14 @@ class StackedRNNCells(Layer):
         config = dict(config)
         config["cells"] = [serialization.deserialize(c, custom_objects) for c in config["cells"]]
         return cls(**config)
+
+
+def fresh_cell(cell):
+    """An unbuilt copy of `cell` with the same configuration (its own weights once built),
+    e.g. for the backward direction of `Bidirectional(RNN(cell))`."""
+    if isinstance(cell, StackedRNNCells):
+        return StackedRNNCells([fresh_cell(c) for c in cell.cells])
+    return type(cell).from_config(cell.get_config())
 
 
 def _call_cell(cell, inputs, states, training, constants=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 from tensorflux.keras.engine.base_layer import InputSpec, Layer
+from tensorflux.keras.layers import recurrent_cells
 from tensorflux.ops import array as array_ops
 
 __all__ = ["TimeDistributed", "Bidirectional", "Wrapper"]
@@ -114,6 +115,8 @@ class Bidirectional(Layer):
         clone.built = False
         clone._trainable_weights, clone._non_trainable_weights = [], []
         clone._updates, clone._losses, clone._inbound_nodes = [], [], []
+        if getattr(layer, "cell", None) is not None:  # RNN(cell): its own cell weights
+            clone.cell = recurrent_cells.fresh_cell(layer.cell)
         return clone
 
     def _sublayers(self):
