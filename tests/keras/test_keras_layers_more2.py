@@ -225,3 +225,16 @@ def test_wrapper_base_class():
     assert isinstance(copy.layer, L.Dense) and copy.layer.units == 2
     with pytest.raises(ValueError, match="Keras layer"):
         Doubling("dense")
+
+
+def test_spatial_dropout_3d_drops_whole_channels():
+    x = np.ones((4, 2, 3, 2, 16), np.float32)
+    inp = L.Input(x.shape[1:])
+    layer = L.SpatialDropout3D(0.5)
+    test_out, train_out = layer(inp), layer(inp, training=True)
+    got_test, got = tf.keras.backend.get_session().run([test_out, train_out], {inp: x})
+    np.testing.assert_array_equal(got_test, x)
+    per_channel = got.reshape(4, -1, 16)
+    assert np.all(per_channel.min(1) == per_channel.max(1))  # constant over d, h, w
+    assert set(np.unique(got)) <= {0.0, 2.0}
+    assert L.Convolution2DTranspose is L.Conv2DTranspose

@@ -227,3 +227,30 @@ def test_constants_time_major_and_abstract_cell():
     np.testing.assert_allclose(got, want.transpose(1, 0, 2), rtol=1e-5, atol=1e-6)
     with pytest.raises(NotImplementedError):
         _ = L.AbstractRNNCell().state_size
+
+
+def test_cudnn_layers_equal_the_sigmoid_cells_with_summed_biases():
+    inp = L.Input((5, 3))
+    fused = L.CuDNNLSTM(4, return_sequences=True, return_state=True)
+    plain = L.RNN(L.LSTMCell(4, recurrent_activation="sigmoid"), return_sequences=True,
+                  return_state=True)
+    out_f, out_p = fused(inp), plain(inp)
+    sess = tf.keras.backend.get_session()
+    np.testing.assert_array_equal(sess.run(fused.bias)[16:24], [0, 0, 0, 0, 1, 1, 1, 1])
+    k, rk, b = set_random(fused)
+    plain.set_weights([k, rk, b[:16] + b[16:]])
+    for a, c in zip(*sess.run([out_f, out_p], {inp: X})):
+        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+    gru = L.CuDNNGRU(3, go_backwards=True)
+    ref = L.RNN(L.GRUCell(3, recurrent_activation="sigmoid", reset_after=True),
+                go_backwards=True)
+    og, orf = gru(inp), ref(inp)
+    k, rk, b = set_random(gru)
+    assert b.shape == (18,)
+    ref.set_weights([k, rk, b.reshape(2, 9)])
+    a, c = sess.run([og, orf], {inp: X})
+    np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="stateful"):
+        L.CuDNNGRU(2, stateful=True)
+    with pytest.raises(ValueError, match="initial state"):
+        L.CuDNNLSTM(2)(inp, initial_state=[L.Input((2,))])

@@ -14,6 +14,7 @@ from tensorflux.keras.layers.core import (
     Reshape,
     SpatialDropout1D,
     SpatialDropout2D,
+    SpatialDropout3D,
 )
 from tensorflux.keras.layers.conv import *  # noqa: F403
 from tensorflux.keras.layers.merge import *  # noqa: F403
@@ -28,3 +29,4 @@ from tensorflux.keras.layers.reshaping import *  # noqa: F403
 from tensorflux.keras.layers.separable_conv import *  # noqa: F403
 from tensorflux.keras.layers.wrappers import *  # noqa: F403
 from tensorflux.keras.layers.attention import *  # noqa: F403
+from tensorflux.keras.layers.cudnn_recurrent import *  # noqa: F403

@@ -25,6 +25,7 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "ActivityRegularization",
+    "SpatialDropout3D",
 ]
 
 
@@ -309,6 +310,21 @@ class SpatialDropout2D(Dropout):
 
     def call(self, inputs, training=None):
         self.noise_shape = (None, 1, 1, None)
+        return super().call(inputs, training)
+
+
+class SpatialDropout3D(Dropout):
+    """Drops whole channels of [batch, depth, height, width, channels] while training."""
+
+    def __init__(self, rate, data_format=None, **kwargs):
+        super().__init__(rate, **kwargs)
+        if data_format not in (None, "channels_last"):
+            raise ValueError(f'Layer "{self.name}": only data_format="channels_last" is '
+                             "supported.")
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs, training=None):
+        self.noise_shape = (None, 1, 1, 1, None)
         return super().call(inputs, training)
 
 
