@@ -238,3 +238,29 @@ def test_spatial_dropout_3d_drops_whole_channels():
     assert np.all(per_channel.min(1) == per_channel.max(1))  # constant over d, h, w
     assert set(np.unique(got)) <= {0.0, 2.0}
     assert L.Convolution2DTranspose is L.Conv2DTranspose
+
+
+def test_locally_connected_layers_against_numpy():
+    x1 = RNG.rand(2, 9, 3).astype(np.float32)
+    layer = L.LocallyConnected1D(4, 3, strides=2)
+    inp = L.Input((9, 3))
+    out = layer(inp)
+    k, b = set_random(layer)
+    assert k.shape == (4, 9, 4) and b.shape == (4, 4)
+    got = tf.keras.backend.get_session().run(out, {inp: x1})
+    want = np.stack([x1[:, 2 * i:2 * i + 3].reshape(2, -1) @ k[i] for i in range(4)], 1) + b
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    x2 = RNG.rand(2, 5, 6, 2).astype(np.float32)
+    layer2 = L.LocallyConnected2D(3, (2, 3), strides=(2, 1), activation="relu")
+    inp2 = L.Input((5, 6, 2))
+    out2 = layer2(inp2)
+    k2, b2 = set_random(layer2)
+    assert k2.shape == (8, 12, 3) and b2.shape == (2, 4, 3)
+    got2 = tf.keras.backend.get_session().run(out2, {inp2: x2})
+    want2 = np.stack([np.stack([x2[:, 2 * i:2 * i + 2, j:j + 3].reshape(2, -1) @ k2[i * 4 + j]
+                                for j in range(4)], 1) for i in range(2)], 1) + b2
+    np.testing.assert_allclose(got2, np.maximum(want2, 0), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="valid"):
+        L.LocallyConnected1D(2, 3, padding="same")
+    with pytest.raises(ValueError, match="spatial"):
+        L.LocallyConnected1D(2, 3)(L.Input((None, 3)))
