@@ -254,3 +254,36 @@ def test_cudnn_layers_equal_the_sigmoid_cells_with_summed_biases():
         L.CuDNNGRU(2, stateful=True)
     with pytest.raises(ValueError, match="initial state"):
         L.CuDNNLSTM(2)(inp, initial_state=[L.Input((2,))])
+
+
+def np_conv2d(x, w, pad):
+    """'valid' (pad 0) or 'same' (pad (k - 1) // 2 for odd k) stride-1 convolution."""
+    if pad:
+        x = np.pad(x, [(0, 0), (pad, pad), (pad, pad), (0, 0)])
+    kh, kw = w.shape[:2]
+    rows, cols = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    out = np.zeros((x.shape[0], rows, cols, w.shape[3]), np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            out += x[:, i:i + rows, j:j + cols] @ w[i, j]
+    return out
+
+
+def test_conv_lstm_2d_against_numpy():
+    x = RNG.rand(2, 3, 5, 4, 2).astype(np.float32)
+    layer = L.ConvLSTM2D(3, 3, return_sequences=True)
+    inp = L.Input(x.shape[1:])
+    out = layer(inp)
+    assert out.get_shape().as_list() == [None, 3, 3, 2, 3]
+    k, rk, b = set_random(layer)
+    got = tf.keras.backend.get_session().run(out, {inp: x})
+    h = c = np.zeros((2, 3, 2, 3), np.float32)
+    for t in range(3):
+        z = np_conv2d(x[:, t], k, 0) + b + np_conv2d(h, rk, 1)
+        zi, zf, zc, zo = np.split(z, 4, axis=-1)
+        c = hard_sigmoid(zf) * c + hard_sigmoid(zi) * np.tanh(zc)
+        h = hard_sigmoid(zo) * np.tanh(c)
+        np.testing.assert_allclose(got[:, t], h, rtol=1e-5, atol=1e-5)
+    assert L.ConvLSTM2D(2, 3).get_config()["filters"] == 2
+    with pytest.raises(ValueError, match="data_format"):
+        L.ConvLSTM2D(2, 3, data_format="channels_first")
