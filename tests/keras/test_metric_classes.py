@@ -143,3 +143,19 @@ def test_compile_with_metric_objects_reports_the_epoch_state():
     history = model.fit(x, y, epochs=2, batch_size=8, verbose=0)
     assert set(history.history) >= {"loss", "auc", "binary_accuracy"}
     assert 0.0 <= history.history["auc"][-1] <= 1.0
+
+
+def test_save_and_load_a_model_compiled_with_loss_and_metric_objects(tmp_path):
+    x = RNG.rand(20, 3).astype(np.float32)
+    y = (x.sum(1, keepdims=True) > 1.5).astype(np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid",
+                                                       input_shape=(3,))])
+    model.compile("sgd", tf.keras.losses.BinaryCrossentropy(label_smoothing=0.1),
+                  metrics=[M.AUC(num_thresholds=50, name="auc"), M.Precision(), "mae"])
+    before = model.evaluate(x, y, verbose=0)
+    path = str(tmp_path / "model.h5")
+    tf.keras.models.save_model(model, path)
+    loaded = tf.keras.models.load_model(path)
+    assert loaded.metrics_names == ["loss", "auc", "precision", "mae"]
+    assert isinstance(loaded.loss, tf.keras.losses.BinaryCrossentropy)
+    np.testing.assert_allclose(loaded.evaluate(x, y, verbose=0), before, rtol=1e-5)
