@@ -6,11 +6,19 @@ from __future__ import annotations
 
 from tensorflux.framework import tensor_conversion
 from tensorflux.keras import losses as _losses
-from tensorflux.keras.metric_state import Mean, MeanMetricWrapper, Metric, Reduce, Sum
+from tensorflux.keras.metric_state import (
+    Mean,
+    MeanMetricWrapper,
+    Metric,
+    Reduce,
+    Sum,
+    broadcast_weights,
+)
 from tensorflux.keras.metrics_confusion import (
     AUC,
     FalseNegatives,
     FalsePositives,
+    MeanIoU,
     Precision,
     Recall,
     TrueNegatives,
@@ -18,6 +26,7 @@ from tensorflux.keras.metrics_confusion import (
 )
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_primitives
 from tensorflux.ops.nn import core as nn_core
 
 binary_crossentropy = _losses.binary_crossentropy
@@ -92,6 +101,9 @@ __all__ = [
     "Precision",
     "Recall",
     "AUC",
+    "MeanIoU",
+    "MeanRelativeError",
+    "MeanTensor",
     "serialize",
     "deserialize",
 ]
@@ -218,6 +230,59 @@ LogCoshError = _metric_class("LogCoshError", logcosh, "logcosh",
                              "The mean log(cosh(y_pred - y_true)).")
 CosineSimilarity = _metric_class("CosineSimilarity", cosine_proximity, "cosine_similarity",
                                  "The mean cosine similarity of y_true and y_pred.", axis=-1)
+
+
+class MeanRelativeError(Mean):
+    """The (weighted) mean of |y_pred - y_true| / normalizer (0 where normalizer is 0)."""
+
+    def __init__(self, normalizer, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.normalizer = normalizer
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = math_ops.cast(tensor_conversion.convert_to_tensor(y_pred), self.dtype)
+        y_true = math_ops.cast(y_true, self.dtype)
+        normalizer = math_ops.cast(self.normalizer, self.dtype)
+        error = math_ops.div_no_nan(math_ops.abs(y_pred - y_true), normalizer)
+        return super().update_state(error, sample_weight=sample_weight)
+
+    def get_config(self):
+        return {"normalizer": self.normalizer, "name": self.name, "dtype": self.dtype}
+
+
+class MeanTensor(Metric):
+    """The elementwise (weighted) mean of the tensors seen (all of one shape, known when the
+    first update is built)."""
+
+    def __init__(self, name="mean_tensor", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self._shape = None
+
+    def update_state(self, values, sample_weight=None):
+        values = math_ops.cast(tensor_conversion.convert_to_tensor(values), self.dtype)
+        shape = values.get_shape()
+        if not shape.is_fully_defined():
+            raise ValueError(f"MeanTensor needs a fully defined shape; got {shape}.")
+        if self._shape is None:
+            self._shape = tuple(shape.as_list())
+            self.total = self.add_weight("total", self._shape)
+            self.count = self.add_weight("count", self._shape)
+        elif tuple(shape.as_list()) != self._shape:
+            raise ValueError(f"MeanTensor input values must always have the same shape. "
+                             f"Expected shape (set during the first call): {self._shape}. "
+                             f"Got: {tuple(shape.as_list())}")
+        weights = array_ops.ones_like(values)
+        if sample_weight is not None:
+            weights = broadcast_weights(sample_weight, values)
+        return control_flow_primitives.group(self._assign_add(self.total, values * weights),
+                                             self._assign_add(self.count, weights))
+
+    def result(self):
+        if self._shape is None:
+            raise ValueError("MeanTensor does not have any result yet. Please call the "
+                             "MeanTensor instance or use `.update_state(value)` before "
+                             "retrieving the result.")
+        return math_ops.div_no_nan(self.total, self.count)
 
 
 class RootMeanSquaredError(Mean):

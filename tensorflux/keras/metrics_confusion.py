@@ -15,7 +15,7 @@ from tensorflux.ops.control_flow import primitives as control_flow_primitives
 from tensorflux.ops.nn import core as nn_core
 
 __all__ = ["TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives", "Precision",
-           "Recall", "AUC"]
+           "Recall", "AUC", "MeanIoU"]
 
 _EPSILON = 1e-7
 
@@ -219,3 +219,43 @@ class AUC(_ConfusionCounts):
         return {"num_thresholds": self.num_thresholds, "curve": self.curve,
                 "summation_method": self.summation_method, "thresholds": self._init,
                 "name": self.name, "dtype": self.dtype}
+
+
+class MeanIoU(Metric):
+    """The mean over classes of intersection / union (tp / (tp + fp + fn)) from a weighted
+    [num_classes, num_classes] confusion matrix (rows: labels, columns: predictions) of
+    integer class ids; classes never seen are left out of the mean."""
+
+    def __init__(self, num_classes, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.num_classes = int(num_classes)
+        self.total_cm = self.add_weight("total_confusion_matrix",
+                                        (self.num_classes, self.num_classes), dtype="float64")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        labels = math_ops.cast(array_ops.reshape(y_true, [-1]), dtypes.int64)
+        predictions = math_ops.cast(array_ops.reshape(y_pred, [-1]), dtypes.int64)
+        weights = (array_ops.reshape(math_ops.cast(sample_weight, dtypes.float64), [-1])
+                   if sample_weight is not None
+                   else array_ops.ones_like(labels, dtype=dtypes.float64))
+        weights = weights * array_ops.ones_like(labels, dtype=dtypes.float64)
+        cells = labels * self.num_classes + predictions
+        counts = math_ops.unsorted_segment_sum(weights, cells,
+                                               self.num_classes * self.num_classes)
+        return self._assign_add(self.total_cm, array_ops.reshape(
+            counts, [self.num_classes, self.num_classes]))
+
+    def result(self):
+        matrix = self.total_cm
+        rows = math_ops.reduce_sum(matrix, axis=0)
+        cols = math_ops.reduce_sum(matrix, axis=1)
+        hits = array_ops.matrix_diag_part(matrix)
+        union = rows + cols - hits
+        present = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(union, 0.0),
+                                                    dtypes.float64))
+        iou = math_ops.div_no_nan(hits, union)
+        return math_ops.cast(math_ops.div_no_nan(math_ops.reduce_sum(iou), present),
+                             self.dtype)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self.dtype}

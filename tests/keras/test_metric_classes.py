@@ -159,3 +159,30 @@ def test_save_and_load_a_model_compiled_with_loss_and_metric_objects(tmp_path):
     assert loaded.metrics_names == ["loss", "auc", "precision", "mae"]
     assert isinstance(loaded.loss, tf.keras.losses.BinaryCrossentropy)
     np.testing.assert_allclose(loaded.evaluate(x, y, verbose=0), before, rtol=1e-5)
+
+
+def test_mean_iou_relative_error_and_mean_tensor():
+    yt = np.array([0, 0, 1, 1, 2, 1])
+    yp = np.array([0, 1, 1, 1, 2, 2])
+    w = np.array([1.0, 2.0, 1.0, 0.5, 1.0, 1.0], np.float32)
+    iou = M.MeanIoU(num_classes=4)  # class 3 never appears: left out of the mean
+    run(iou.update_state(yt, yp, sample_weight=w))
+    cm = np.zeros((4, 4))
+    np.add.at(cm, (yt, yp), w)
+    union = cm.sum(0) + cm.sum(1) - np.diag(cm)
+    want = (np.diag(cm)[union > 0] / union[union > 0]).mean()
+    np.testing.assert_allclose(run(iou.result())[0], want, rtol=1e-6)
+    a, b = RNG.rand(4, 2).astype(np.float32), RNG.rand(4, 2).astype(np.float32)
+    norm = np.array([[1.0, 0.0], [2.0, 2.0], [0.5, 1.0], [1.0, 4.0]], np.float32)
+    mre = M.MeanRelativeError(normalizer=norm)
+    run(mre.update_state(a, b))
+    rel = np.where(norm > 0, np.abs(b - a) / np.where(norm > 0, norm, 1), 0)
+    np.testing.assert_allclose(run(mre.result())[0], rel.mean(), rtol=1e-5)
+    mt = M.MeanTensor()
+    with pytest.raises(ValueError, match="any result"):
+        mt.result()
+    run(mt.update_state(a), mt.update_state(b, sample_weight=[[2.0], [0.0], [1.0], [1.0]]))
+    wb = np.array([[2.0], [0.0], [1.0], [1.0]])
+    np.testing.assert_allclose(run(mt.result())[0], (a + b * wb) / (1 + wb), rtol=1e-5)
+    with pytest.raises(ValueError, match="same shape"):
+        mt.update_state(np.ones((2, 2), np.float32))
