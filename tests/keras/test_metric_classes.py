@@ -186,3 +186,22 @@ def test_mean_iou_relative_error_and_mean_tensor():
     np.testing.assert_allclose(run(mt.result())[0], (a + b * wb) / (1 + wb), rtol=1e-5)
     with pytest.raises(ValueError, match="same shape"):
         mt.update_state(np.ones((2, 2), np.float32))
+
+
+def test_metric_objects_cover_whole_epochs_with_generators():
+    x = RNG.rand(21, 3).astype(np.float32)
+    y = (x.sum(1, keepdims=True) > 1.5).astype(np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid",
+                                                       input_shape=(3,))])
+    model.compile("sgd", "binary_crossentropy", metrics=[M.AUC(name="auc")])
+
+    def batches():
+        while True:
+            for start in range(0, 21, 5):
+                yield x[start:start + 5], y[start:start + 5]
+
+    _, got = model.evaluate_generator(batches(), steps=5)
+    want = np_auc_roc(y[:, 0] > 0, model.predict(x)[:, 0], np.ones(21))
+    np.testing.assert_allclose(got, want, rtol=1e-4)  # not a mean of per-batch AUCs
+    history = model.fit_generator(batches(), steps_per_epoch=5, epochs=1, verbose=0)
+    assert 0.0 <= history.history["auc"][0] <= 1.0

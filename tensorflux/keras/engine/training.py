@@ -353,17 +353,34 @@ class TrainingMixin(GeneratorMixin):
         x = self._input_arrays(x)
         return len(np.asarray(_as_list(x)[0] if isinstance(x, (list, tuple)) else x))
 
+    def _reset_metric_objects(self):
+        """Zeroes the state of compile's metric objects (as each fit epoch/evaluate starts)."""
+        for _, metric in (getattr(self, "_train", None) or {}).get("stateful_metrics", []):
+            metric.reset_states()
+
+    def _metric_states(self, means, last):
+        """`means` (loss first) with each metric object's entry replaced by its value after
+        the last batch (`last`): a metric object's state already covers every batch."""
+        stateful = (getattr(self, "_train", None) or {}).get("stateful_metrics", [])
+        if last is None or not stateful:
+            return means
+        means = np.array(means, dtype=np.float64)
+        for index, _ in stateful:
+            means[1 + index] = last[1 + index]
+        return means
+
     def _run_batches(
-        self, fetches, x, y, batch_size, training, order=None, callbacks=(), names=(), weights=None
+        self, fetches, x, y, batch_size, training, order=None, callbacks=(), names=(), weights=None,
+        reset_metrics=True,
     ):
-        """Runs `fetches` per batch; returns the batch-size-weighted means of the scalars."""
+        """Runs `fetches` per batch; returns the batch-size-weighted means of the scalars (a
+        metric object's entry: its state after the last batch)."""
         session = backend.get_session()
         count = self._num_samples(x)
         order = np.arange(count) if order is None else order
         totals = np.zeros(len(fetches))
-        stateful = self._train.get("stateful_metrics", [])
-        for _, metric in stateful:
-            metric.reset_states()
+        if reset_metrics:
+            self._reset_metric_objects()
         values = None
         phase = backend._learning_phase_placeholder()
         train_op = self._train["train_op"] if training else None
@@ -391,8 +408,7 @@ class TrainingMixin(GeneratorMixin):
                     break
         means = totals / max(count, 1)
         if values is not None and fetches and fetches[0] is self._train["loss"]:
-            for index, _ in stateful:  # a metric object's value is its state after the loop
-                means[1 + index] = values[1 + index]
+            means = self._metric_states(means, values[: len(fetches)])
         return means
 
     def _logs(self, names, values, prefix=""):
