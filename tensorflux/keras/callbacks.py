@@ -409,3 +409,9 @@ class TensorBoard(Callback):
     def on_train_end(self, logs=None):
         if self.writer is not None:
             self.writer.close()
+
+
+from tensorflux.keras.callbacks_logging import *  # noqa: E402, F403
+from tensorflux.keras.callbacks_logging import __all__ as _logging_all  # noqa: E402
+
+__all__ += _logging_all

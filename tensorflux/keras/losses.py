@@ -1,16 +1,22 @@
 """`tf.keras.losses`: per-sample loss functions (mean over the last axis) and loss classes.
 
-Functions take `(y_true, y_pred)` and return one loss per sample; the classes reduce that to
-the mean over the batch (Keras' SUM_OVER_BATCH_SIZE), optionally weighted per sample.
+Functions take `(y_true, y_pred)` and return one loss per sample; the classes (TF 1.13+ loss
+objects, `loss_reduction.Loss`) weight and reduce that by their `reduction` (default: the mean
+over all loss elements).
 Probability inputs are clipped to [epsilon, 1 - epsilon] before the log, as Keras does.
 """
 
 from __future__ import annotations
 
-from tensorflux.framework import scopes, tensor_conversion
+import math
+
+from tensorflux.framework import tensor_conversion
 from tensorflux.keras import backend
+from tensorflux.keras.loss_reduction import Loss, LossFunctionWrapper, Reduction
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
+from tensorflux.ops.control_flow import primitives as control_flow_primitives
+from tensorflux.ops.nn import activations as nn_activations
 from tensorflux.ops.nn import functions as nn_functions
 
 __all__ = [
@@ -37,8 +43,33 @@ __all__ = [
     "SparseCategoricalCrossentropy",
     "BinaryCrossentropy",
     "Loss",
+    "LossFunctionWrapper",
+    "Reduction",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredLogarithmicError",
+    "Hinge",
+    "SquaredHinge",
+    "CategoricalHinge",
+    "Huber",
+    "LogCosh",
+    "Poisson",
+    "KLDivergence",
+    "CosineSimilarity",
+    "categorical_hinge",
+    "huber_loss",
+    "huber",
+    "logcosh",
+    "log_cosh",
+    "cosine_proximity",
+    "cosine",
+    "KLD",
+    "MAE",
+    "MAPE",
+    "MSE",
+    "MSLE",
     "get",
     "serialize",
+    "deserialize",
 ]
 
 
@@ -116,12 +147,16 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
 
 
 def hinge(y_true, y_pred):
+    """Mean over the last axis of max(1 - y_true * y_pred, 0); 0/1 labels become -1/1."""
     y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _binary_to_signed(y_true)
     return math_ops.reduce_mean(math_ops.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
 def squared_hinge(y_true, y_pred):
+    """Mean over the last axis of max(1 - y_true * y_pred, 0)**2; 0/1 labels become -1/1."""
     y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _binary_to_signed(y_true)
     return math_ops.reduce_mean(
         math_ops.square(math_ops.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1
     )
@@ -148,62 +183,135 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     return -math_ops.reduce_sum(y_true * y_pred, axis=axis)
 
 
+def categorical_hinge(y_true, y_pred):
+    """max(0, max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1) over the last axis."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    positive = math_ops.reduce_sum(y_true * y_pred, axis=-1)
+    negative = math_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return math_ops.maximum(negative - positive + 1.0, 0.0)
+
+
+def huber_loss(y_true, y_pred, delta=1.0):
+    """Mean over the last axis of 0.5 * e**2 where |e| <= delta, else
+    delta * (|e| - 0.5 * delta), e = y_pred - y_true."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    error = math_ops.abs(y_pred - y_true)
+    quadratic = math_ops.minimum(error, delta)
+    linear = error - quadratic
+    return math_ops.reduce_mean(0.5 * math_ops.square(quadratic) + delta * linear, axis=-1)
+
+
+def logcosh(y_true, y_pred):
+    """Mean over the last axis of log(cosh(y_pred - y_true)) (computed without overflow)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - y_true
+    values = x + nn_activations.softplus(-2.0 * x) - math_ops.cast(math.log(2.0), x.dtype)
+    return math_ops.reduce_mean(values, axis=-1)
+
+
+def cosine_proximity(y_true, y_pred, axis=-1):
+    """-sum(l2_normalize(y_true) * l2_normalize(y_pred)) along `axis` (TF 1.x's name of
+    `cosine_similarity`)."""
+    return cosine_similarity(y_true, y_pred, axis=axis)
+
+
+def _binary_to_signed(y_true):
+    """0/1 labels as -1/1 (labels already in -1/1 pass through), as TF 1.14+'s hinges do."""
+    binary = math_ops.reduce_all(math_ops.logical_or(math_ops.equal(y_true, 0.0),
+                                                     math_ops.equal(y_true, 1.0)))
+    return control_flow_primitives.cond(binary, lambda: 2.0 * y_true - 1.0,
+                                        lambda: array_ops.identity(y_true))
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
 kld = KLD = kullback_leibler_divergence
+huber = huber_loss
+log_cosh = logcosh
+cosine = cosine_proximity
 
 
-class Loss:
-    """A loss function object: per-sample losses reduced to their (weighted) batch mean."""
-
-    def __init__(self, fn, name, **kwargs):
-        self.fn = fn
-        self.name = name
-        self._kwargs = kwargs
-
-    def call(self, y_true, y_pred):
-        return self.fn(y_true, y_pred, **self._kwargs)
-
-    def __call__(self, y_true, y_pred, sample_weight=None):
-        with scopes.name_scope(self.name):
-            losses = self.call(y_true, y_pred)
-            if sample_weight is None:
-                return math_ops.reduce_mean(losses)
-            weights = math_ops.cast(sample_weight, losses.dtype.base_dtype)
-            return math_ops.reduce_sum(losses * weights) / math_ops.cast(
-                array_ops.size(losses), losses.dtype
-            )
+class MeanSquaredError(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="mean_squared_error"):
+        super().__init__(mean_squared_error, reduction=reduction, name=name)
 
 
-class MeanSquaredError(Loss):
-    def __init__(self, name="mean_squared_error"):
-        super().__init__(mean_squared_error, name)
+class MeanAbsoluteError(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name)
 
 
-class MeanAbsoluteError(Loss):
-    def __init__(self, name="mean_absolute_error"):
-        super().__init__(mean_absolute_error, name)
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="mean_absolute_percentage_error"):
+        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name)
 
 
-class CategoricalCrossentropy(Loss):
-    def __init__(self, from_logits=False, label_smoothing=0.0, name="categorical_crossentropy"):
-        super().__init__(
-            categorical_crossentropy, name, from_logits=from_logits, label_smoothing=label_smoothing
-        )
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="mean_squared_logarithmic_error"):
+        super().__init__(mean_squared_logarithmic_error, reduction=reduction, name=name)
 
 
-class SparseCategoricalCrossentropy(Loss):
-    def __init__(self, from_logits=False, name="sparse_categorical_crossentropy"):
-        super().__init__(sparse_categorical_crossentropy, name, from_logits=from_logits)
+class CategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, reduction=Reduction.AUTO,
+                 name="categorical_crossentropy"):
+        super().__init__(categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
 
 
-class BinaryCrossentropy(Loss):
-    def __init__(self, from_logits=False, label_smoothing=0.0, name="binary_crossentropy"):
-        super().__init__(
-            binary_crossentropy, name, from_logits=from_logits, label_smoothing=label_smoothing
-        )
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, reduction=Reduction.AUTO,
+                 name="sparse_categorical_crossentropy"):
+        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, reduction=Reduction.AUTO,
+                 name="binary_crossentropy"):
+        super().__init__(binary_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+class Hinge(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="hinge"):
+        super().__init__(hinge, reduction=reduction, name=name)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="squared_hinge"):
+        super().__init__(squared_hinge, reduction=reduction, name=name)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="categorical_hinge"):
+        super().__init__(categorical_hinge, reduction=reduction, name=name)
+
+
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta=1.0, reduction=Reduction.AUTO, name="huber_loss"):
+        super().__init__(huber_loss, reduction=reduction, name=name, delta=delta)
+
+
+class LogCosh(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="logcosh"):
+        super().__init__(logcosh, reduction=reduction, name=name)
+
+
+class Poisson(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="poisson"):
+        super().__init__(poisson, reduction=reduction, name=name)
+
+
+class KLDivergence(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="kullback_leibler_divergence"):
+        super().__init__(kullback_leibler_divergence, reduction=reduction, name=name)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction=Reduction.AUTO, name="cosine_similarity"):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
 
 
 _BY_NAME = {
@@ -221,6 +329,10 @@ _BY_NAME = {
         kullback_leibler_divergence,
         poisson,
         cosine_similarity,
+        categorical_hinge,
+        huber_loss,
+        logcosh,
+        cosine_proximity,
     )
 }
 _BY_NAME.update(
@@ -235,12 +347,18 @@ _BY_NAME.update(
         "MAPE": mape,
         "MSLE": msle,
         "KLD": kld,
+        "huber": huber,
+        "log_cosh": log_cosh,
+        "cosine": cosine,
     }
 )
 
 
 def get(identifier):
-    """The loss function named `identifier`; callables pass through."""
+    """The loss function named `identifier`, or the loss object of a `serialize` dict;
+    callables (functions and `Loss` objects) pass through."""
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown loss function: {identifier!r}")
@@ -251,4 +369,21 @@ def get(identifier):
 
 
 def serialize(loss):
+    """A loss function's name (a `Loss` object's name, as compile's metric names use it)."""
     return getattr(loss, "name", None) or getattr(loss, "__name__", type(loss).__name__)
+
+
+def deserialize(config, custom_objects=None):
+    """The loss function named `config`, or the loss object of a `{"class_name", "config"}`
+    dict (a `tf.keras.losses` class or one in `custom_objects`)."""
+    if isinstance(config, str):
+        if custom_objects and config in custom_objects:
+            return custom_objects[config]
+        return get(config)
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"Could not interpret loss config: {config!r}")
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, Loss)):
+        raise ValueError(f"Unknown loss class: {name!r}")
+    return cls.from_config(dict(config.get("config", {})))

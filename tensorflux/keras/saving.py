@@ -24,6 +24,7 @@ from tensorflux.keras import (
     initializers,
     layers,
     losses,
+    metrics,
     optimizers,
     regularizers,
 )
@@ -60,6 +61,10 @@ def _encode(value):
         return {"__dict__": {str(k): _encode(v) for k, v in value.items()}}
     if isinstance(value, dtypes.DType):
         return value.name
+    if isinstance(value, metrics.Metric):  # compile(metrics=[...]) objects
+        return {"__metric__": metrics.serialize(value)}
+    if isinstance(value, losses.Loss):
+        return {"__loss__": {"class_name": type(value).__name__, "config": value.get_config()}}
     if isinstance(value, Layer):
         return {"__layer__": _layer_config(value)}
     if isinstance(value, initializers.Initializer):
@@ -87,6 +92,10 @@ def _decode(value, custom_objects):
         return tuple(_decode(v, custom_objects) for v in value["__tuple__"])
     if "__dict__" in value:
         return {k: _decode(v, custom_objects) for k, v in value["__dict__"].items()}
+    if "__metric__" in value:
+        return metrics.deserialize(value["__metric__"], custom_objects)
+    if "__loss__" in value:
+        return losses.deserialize(value["__loss__"], custom_objects)
     if "__layer__" in value:
         return _layer_from_config(value["__layer__"], custom_objects)
     if "__initializer__" in value:

@@ -176,6 +176,7 @@ class TrainingMixin(GeneratorMixin):
         ]
         graph = self.outputs[0].graph
         targets, terms, metric_names, metric_values, output_losses = [], [], [], [], []
+        stateful = []
         with graph.as_default(), graph.name_scope(None):
             weights = array_ops.placeholder(
                 self.outputs[0].dtype.base_dtype, shape=[None], name=f"{names[0]}_sample_weights"
@@ -205,6 +206,13 @@ class TrainingMixin(GeneratorMixin):
                     names, self.outputs, targets, loss_fns, metric_specs
                 ):
                     for spec in specs:
+                        if isinstance(spec, type) and issubclass(spec, metrics.Metric):
+                            spec = spec()
+                        if isinstance(spec, metrics.Metric):  # stateful: reset per loop
+                            metric_names.append(f"{name}_{spec.name}" if multi else spec.name)
+                            stateful.append((len(metric_values), spec))
+                            metric_values.append(spec(target, output))
+                            continue
                         metric_name, fn = _metric_fn(spec, loss_fn, output)
                         metric_names.append(f"{name}_{metric_name}" if multi else metric_name)
                         metric_values.append(math_ops.reduce_mean(fn(target, output)))
@@ -226,6 +234,7 @@ class TrainingMixin(GeneratorMixin):
             "loss": total,
             "metrics": metric_values,
             "metric_names": metric_names,
+            "stateful_metrics": stateful,
             "train_op": train_op,
             "loss_fns": loss_fns,
             "names": names,
@@ -347,14 +356,35 @@ class TrainingMixin(GeneratorMixin):
         x = self._input_arrays(x)
         return len(np.asarray(_as_list(x)[0] if isinstance(x, (list, tuple)) else x))
 
+    def _reset_metric_objects(self):
+        """Zeroes the state of compile's metric objects (as each fit epoch/evaluate starts)."""
+        for _, metric in (getattr(self, "_train", None) or {}).get("stateful_metrics", []):
+            metric.reset_states()
+
+    def _metric_states(self, means, last):
+        """`means` (loss first) with each metric object's entry replaced by its value after
+        the last batch (`last`): a metric object's state already covers every batch."""
+        stateful = (getattr(self, "_train", None) or {}).get("stateful_metrics", [])
+        if last is None or not stateful:
+            return means
+        means = np.array(means, dtype=np.float64)
+        for index, _ in stateful:
+            means[1 + index] = last[1 + index]
+        return means
+
     def _run_batches(
-        self, fetches, x, y, batch_size, training, order=None, callbacks=(), names=(), weights=None
+        self, fetches, x, y, batch_size, training, order=None, callbacks=(), names=(), weights=None,
+        reset_metrics=True,
     ):
-        """Runs `fetches` per batch; returns the batch-size-weighted means of the scalars."""
+        """Runs `fetches` per batch; returns the batch-size-weighted means of the scalars (a
+        metric object's entry: its state after the last batch)."""
         session = backend.get_session()
         count = self._num_samples(x)
         order = np.arange(count) if order is None else order
         totals = np.zeros(len(fetches))
+        if reset_metrics:
+            self._reset_metric_objects()
+        values = None
         phase = backend._learning_phase_placeholder()
         train_op = self._train["train_op"] if training else None
         for batch, start in enumerate(range(0, count, batch_size)):
@@ -379,7 +409,10 @@ class TrainingMixin(GeneratorMixin):
                     callback.on_batch_end(batch, logs)
                 if self.stop_training:
                     break
-        return totals / max(count, 1)
+        means = totals / max(count, 1)
+        if values is not None and fetches and fetches[0] is self._train["loss"]:
+            means = self._metric_states(means, values[: len(fetches)])
+        return means
 
     def _logs(self, names, values, prefix=""):
         return {prefix + n: float(v) for n, v in zip(names, values)}

@@ -119,7 +119,7 @@ class GeneratorMixin:
         y = self._targets(y)
         weights = self._sample_weights(y, sample_weight, class_weight)
         return self._run_batches(
-            fetches, x, y, self._num_samples(x), training, weights=weights
+            fetches, x, y, self._num_samples(x), training, weights=weights, reset_metrics=False
         ), self._num_samples(x)
 
     def fit_generator(
@@ -159,7 +159,8 @@ class GeneratorMixin:
                 sys.stdout.write(f"Epoch {epoch + 1}/{epochs}\n")
             for callback in callbacks:
                 callback.on_epoch_begin(epoch, {})
-            totals, count, names = 0.0, 0, None
+            totals, count, names, values = 0.0, 0, None, None
+            self._reset_metric_objects()
             for step, batch in enumerate(batches.epoch()):
                 for callback in callbacks:
                     callback.on_batch_begin(step, {"batch": step})
@@ -171,7 +172,7 @@ class GeneratorMixin:
                     callback.on_batch_end(step, logs)
                 if self.stop_training:
                     break
-            logs = self._logs(names, totals / max(count, 1))
+            logs = self._logs(names, self._metric_states(totals / max(count, 1), values))
             if validation_data is not None:
                 if is_generator_like(validation_data):
                     values = self.evaluate_generator(validation_data, validation_steps)
@@ -192,11 +193,13 @@ class GeneratorMixin:
     def evaluate_generator(self, generator, steps=None, verbose=0, **kwargs):
         """The loss (and metrics) averaged over `steps` batches of `generator`."""
         _check_kwargs(kwargs, "evaluate_generator")
-        totals, count = 0.0, 0
+        totals, count, values = 0.0, 0, None
+        self._reset_metric_objects()
         for batch in _Batches(generator, steps, "evaluate_generator").epoch():
             values, size = self._generator_step(batch, False)
             totals, count = totals + values * size, count + size
-        values = [float(v) for v in np.atleast_1d(totals / max(count, 1))]
+        values = [float(v) for v in np.atleast_1d(
+            self._metric_states(totals / max(count, 1), values))]
         return values[0] if len(values) == 1 else values
 
     def predict_generator(self, generator, steps=None, verbose=0, **kwargs):

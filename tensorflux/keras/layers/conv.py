@@ -30,6 +30,7 @@ __all__ = [
     "GlobalAvgPool2D",
     "GlobalMaxPool2D",
     "Conv2DTranspose",
+    "Convolution2DTranspose",
 ]
 
 
@@ -295,3 +296,6 @@ class Conv2DTranspose(Conv2D):
         )
         outputs.set_shape([dims[0], *sizes, self.filters])
         return outputs
+
+
+Convolution2DTranspose = Conv2DTranspose

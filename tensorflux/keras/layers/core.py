@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorflux.keras import activations, backend, initializers
+from tensorflux.keras import activations, backend, initializers, regularizers
 from tensorflux.keras.engine.base_layer import InputSpec, Layer, format_shape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -24,6 +24,8 @@ __all__ = [
     "smart_cond",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "ActivityRegularization",
+    "SpatialDropout3D",
 ]
 
 
@@ -309,3 +311,32 @@ class SpatialDropout2D(Dropout):
     def call(self, inputs, training=None):
         self.noise_shape = (None, 1, 1, None)
         return super().call(inputs, training)
+
+
+class SpatialDropout3D(Dropout):
+    """Drops whole channels of [batch, depth, height, width, channels] while training."""
+
+    def __init__(self, rate, data_format=None, **kwargs):
+        super().__init__(rate, **kwargs)
+        if data_format not in (None, "channels_last"):
+            raise ValueError(f'Layer "{self.name}": only data_format="channels_last" is '
+                             "supported.")
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs, training=None):
+        self.noise_shape = (None, 1, 1, 1, None)
+        return super().call(inputs, training)
+
+
+class ActivityRegularization(Layer):
+    """Passes its inputs through and adds `l1 * sum(|x|) + l2 * sum(x**2)` (divided by the
+    batch size) to the model's losses."""
+
+    supports_masking = True
+
+    def __init__(self, l1=0.0, l2=0.0, **kwargs):
+        super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        self.l1, self.l2 = float(l1), float(l2)
+
+    def call(self, inputs):
+        return array_ops.identity(inputs)

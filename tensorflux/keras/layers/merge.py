@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from tensorflux.keras import backend_ops
 from tensorflux.keras.engine.base_layer import Layer, format_shape
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -23,6 +24,8 @@ __all__ = [
     "maximum",
     "minimum",
     "concatenate",
+    "Dot",
+    "dot",
 ]
 
 
@@ -151,3 +154,59 @@ average, maximum, minimum = _functional(Average), _functional(Maximum), _functio
 def concatenate(inputs, axis=-1, **kwargs):
     """Functional interface to `Concatenate`."""
     return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+class Dot(_Merge):
+    """The dot product of two tensors over `axes` per batch element (`K.batch_dot`); with
+    `normalize`, of their L2-normalized versions (the cosine proximity).
+
+    Args:
+        axes: an int or a pair of ints (one axis per input; negatives count from the end).
+        normalize: L2-normalize both inputs along their `axes` first.
+    """
+
+    supports_masking = False
+
+    def __init__(self, axes, normalize=False, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(axes, int):
+            if not isinstance(axes, (list, tuple)) or len(axes) != 2 or not all(
+                    isinstance(a, int) for a in axes):
+                raise ValueError("Invalid format for argument `axes`: expected an int or a "
+                                 f"list/tuple of 2 ints. Received: {axes}")
+        self.axes = axes
+        self.normalize = normalize
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def _axes(self, inputs):
+        axes = [self.axes] * 2 if isinstance(self.axes, int) else list(self.axes)
+        return [a % t.get_shape().ndims if a < 0 else a for a, t in zip(axes, inputs)]
+
+    def build(self, input_shape):
+        self._check(input_shape if isinstance(input_shape, list) else None, exactly=2)
+        first, second = input_shape
+        if first is not None and second is not None:
+            axes = [self.axes] * 2 if isinstance(self.axes, int) else list(self.axes)
+            axes = [a % len(s) if a < 0 else a for a, s in zip(axes, input_shape)]
+            if first[axes[0]] is not None and second[axes[1]] is not None and \
+                    first[axes[0]] != second[axes[1]]:
+                raise ValueError(f'Layer "{self.name}": dimension incompatibility '
+                                 f"{first[axes[0]]} != {second[axes[1]]}. Layer shapes: "
+                                 f"{format_shape(first)}, {format_shape(second)}")
+        self.built = True
+
+    def call(self, inputs):
+        self._check(inputs, exactly=2)
+        x, y = inputs
+        axes = self._axes(inputs)
+        if self.normalize:
+            x = backend_ops.l2_normalize(x, axis=axes[0])
+            y = backend_ops.l2_normalize(y, axis=axes[1])
+        return backend_ops.batch_dot(x, y, axes)
+
+
+def dot(inputs, axes, normalize=False, **kwargs):
+    """Functional interface to `Dot`."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -6,7 +6,9 @@ from tensorflux.keras.engine.base_layer import InputSpec, Layer
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.array import sorting as array_sorting
 
-__all__ = ["ZeroPadding2D", "UpSampling2D", "RepeatVector", "Permute", "Cropping2D"]
+__all__ = ["ZeroPadding2D", "UpSampling2D", "RepeatVector", "Permute", "Cropping2D",
+           "ZeroPadding1D", "ZeroPadding3D", "UpSampling1D", "UpSampling3D", "Cropping1D",
+           "Cropping3D"]
 
 
 def _pairs(padding, name):
@@ -97,3 +99,124 @@ class Cropping2D(Layer):
                 f"input of shape {tuple(dims)}."
             )
         return inputs[:, top : (-bottom or None), left : (-right or None), :]
+
+
+def _nd_pairs(value, rank, what, name):
+    """`value` (an int, `rank` ints, or `rank` pairs; an int or a pair for rank 1) as `rank`
+    (before, after) pairs of non-negative ints."""
+    if isinstance(value, int):
+        pairs = ((value, value),) * rank
+    elif rank == 1 and len(tuple(value)) == 2 and all(isinstance(v, int) for v in value):
+        pairs = (tuple(value),)
+    else:
+        value = tuple(value)
+        if len(value) != rank:
+            raise ValueError(f'Layer "{name}": `{what}` should have {rank} entries, '
+                             f"got {value}.")
+        pairs = tuple((v, v) if isinstance(v, int) else tuple(v) for v in value)
+    for pair in pairs:
+        if len(pair) != 2 or any(int(v) < 0 for v in pair):
+            raise ValueError(f'Layer "{name}": invalid `{what}` {value}: pairs of '
+                             "non-negative ints expected.")
+    return tuple((int(a), int(b)) for a, b in pairs)
+
+
+class _ZeroPaddingND(Layer):
+    rank = 1
+    default = 1
+
+    def __init__(self, padding=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _check_format(data_format, self.name)
+        padding = self.default if padding is None else padding
+        self.padding = _nd_pairs(padding, self.rank, "padding", self.name)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def call(self, inputs):
+        return array_ops.pad(inputs, [[0, 0], *[list(p) for p in self.padding], [0, 0]])
+
+
+class ZeroPadding1D(_ZeroPaddingND):
+    """Pads the steps of [batch, steps, c] with zeros: `padding` an int or (left, right)."""
+
+    def __init__(self, padding=1, **kwargs):
+        super().__init__(padding, **kwargs)
+
+
+class ZeroPadding3D(_ZeroPaddingND):
+    """Pads depth, height and width of [batch, d, h, w, c] with zeros."""
+
+    rank = 3
+
+    def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
+        super().__init__(padding, data_format, **kwargs)
+
+
+class _CroppingND(Layer):
+    rank = 1
+
+    def __init__(self, cropping, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _check_format(data_format, self.name)
+        self.cropping = _nd_pairs(cropping, self.rank, "cropping", self.name)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def call(self, inputs):
+        dims = inputs.get_shape().as_list()
+        for size, (a, b) in zip(dims[1:-1], self.cropping):
+            if size is not None and a + b >= size:
+                raise ValueError(f'Layer "{self.name}": cropping {self.cropping} removes the '
+                                 f"whole input of shape {tuple(dims)}.")
+        index = tuple(slice(a, (-b or None)) for a, b in self.cropping)
+        return inputs[(slice(None), *index, slice(None))]
+
+
+class Cropping1D(_CroppingND):
+    """Removes (start, end) steps of [batch, steps, c]."""
+
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(cropping, **kwargs)
+
+
+class Cropping3D(_CroppingND):
+    """Removes ((d0, d1), (h0, h1), (w0, w1)) entries of [batch, d, h, w, c]."""
+
+    rank = 3
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(cropping, data_format, **kwargs)
+
+
+class UpSampling1D(Layer):
+    """Repeats each step of [batch, steps, c] `size` times."""
+
+    def __init__(self, size=2, **kwargs):
+        super().__init__(**kwargs)
+        self.size = int(size)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        return array_sorting.repeat(inputs, self.size, axis=1)
+
+
+class UpSampling3D(Layer):
+    """Repeats depth, height and width entries of [batch, d, h, w, c] `size` times."""
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _check_format(data_format, self.name)
+        self.size = (int(size),) * 3 if isinstance(size, int) else tuple(int(s) for s in size)
+        if len(self.size) != 3:
+            raise ValueError(f'Layer "{self.name}": `size` should have 3 entries, got {size}.')
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        for axis, factor in enumerate(self.size, start=1):
+            inputs = array_sorting.repeat(inputs, factor, axis=axis)
+        return inputs
+
+
+def _check_format(data_format, name):
+    if data_format not in (None, "channels_last"):
+        raise ValueError(f'Layer "{name}": only data_format="channels_last" is supported, '
+                         f"got {data_format!r}.")

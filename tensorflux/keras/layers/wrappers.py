@@ -5,9 +5,45 @@ from __future__ import annotations
 import copy
 
 from tensorflux.keras.engine.base_layer import InputSpec, Layer
+from tensorflux.keras.layers import recurrent_cells
 from tensorflux.ops import array as array_ops
 
-__all__ = ["TimeDistributed", "Bidirectional"]
+__all__ = ["TimeDistributed", "Bidirectional", "Wrapper"]
+
+
+class Wrapper(Layer):
+    """Base of layers that wrap another layer (`self.layer`): its weights, updates and losses
+    are the wrapper's; `build` builds the wrapped layer on the same input shape."""
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Please initialize `{type(self).__name__}` layer with a Keras "
+                             f"layer instance. Received: {layer!r}")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def _sublayers(self):
+        return [self.layer]
+
+    def build(self, input_shape=None):
+        if not self.layer.built:
+            self.layer.build(input_shape)
+            self.layer.built = True
+        self.built = True
+
+    def get_config(self):
+        config = super().get_config()
+        config["layer"] = {"class_name": type(self.layer).__name__,
+                           "config": self.layer.get_config()}
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tensorflux.keras.layers import serialization  # cycle: serialization imports this
+
+        config = dict(config)
+        config["layer"] = serialization.deserialize(config["layer"], custom_objects)
+        return cls(**config)
 
 
 class TimeDistributed(Layer):
@@ -79,6 +115,8 @@ class Bidirectional(Layer):
         clone.built = False
         clone._trainable_weights, clone._non_trainable_weights = [], []
         clone._updates, clone._losses, clone._inbound_nodes = [], [], []
+        if getattr(layer, "cell", None) is not None:  # RNN(cell): its own cell weights
+            clone.cell = recurrent_cells.fresh_cell(layer.cell)
         return clone
 
     def _sublayers(self):
