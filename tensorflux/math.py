@@ -2,6 +2,7 @@
 
 from tensorflux.ops.math.casting import saturate_cast
 from tensorflux.ops.math.comparison import (
+    approximate_equal,
     equal,
     greater,
     greater_equal,
@@ -113,7 +114,8 @@ from tensorflux.ops.math.unary import (
 )
 
 __all__ = [
-    "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "angle", "argmax", "argmin", "asin",
+    "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "angle", "approximate_equal",
+    "argmax", "argmin", "asin",
     "asinh", "atan", "atan2", "atanh", "ceil", "conj", "cos", "cosh", "count_nonzero", "cumprod",
     "cumsum", "digamma", "div_no_nan", "divide", "divide_no_nan", "equal", "erf", "erfc", "exp",
     "expm1", "floor", "floordiv", "floormod", "greater", "greater_equal", "imag", "in_top_k",

@@ -57,13 +57,19 @@ class Dimension:
         return self._value
 
     def __eq__(self, other):
-        other = as_dimension_value(other)
+        try:
+            other = as_dimension_value(other)
+        except (TypeError, ValueError):  # not a dimension: unequal, as in TF
+            return NotImplemented
         if self._value is None or other is None:
             return None
         return self._value == other
 
     def __ne__(self, other):
-        other = as_dimension_value(other)
+        try:
+            other = as_dimension_value(other)
+        except (TypeError, ValueError):
+            return NotImplemented
         if self._value is None or other is None:
             return None
         return self._value != other
@@ -91,7 +97,10 @@ class Dimension:
         return bool(self._value)
 
     def _arith(self, other, fn):
-        other = as_dimension_value(other)
+        try:
+            other = as_dimension_value(other)
+        except (TypeError, ValueError):  # `[4] * dim` falls to list repetition, as in TF
+            return NotImplemented
         if self._value is None or other is None:
             return Dimension(None)
         return Dimension(fn(self._value, other))
@@ -119,10 +128,18 @@ class Dimension:
         return self._arith(other, lambda a, b: b // a)
 
     def __truediv__(self, other):
-        return self.__floordiv__(other)
+        raise TypeError(f"unsupported operand type(s) for /: 'Dimension' and "
+                        f"'{type(other).__name__}', please use // instead")
+
+    def __rtruediv__(self, other):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(other).__name__}' and "
+                        f"'Dimension', please use // instead")
 
     def __mod__(self, other):
         return self._arith(other, lambda a, b: a % b)
+
+    def __rmod__(self, other):
+        return self._arith(other, lambda a, b: b % a)
 
     def is_compatible_with(self, other) -> bool:
         other = as_dimension_value(other)

@@ -7,6 +7,9 @@ REGULARIZATION_LOSSES. `reuse=True` (or AUTO_REUSE) shares the variables of a na
 
 from __future__ import annotations
 
+import re
+import weakref
+
 import numpy as np
 
 from tensorflux.framework import graph as graph_mod
@@ -32,7 +35,11 @@ def _tuple(value, rank, what):
     """`value` as a tuple of `rank` ints (an int repeats); `what` names the argument."""
     if isinstance(value, int):
         return (value,) * rank
-    value = tuple(int(v) for v in value)
+    try:
+        value = tuple(int(v) for v in value)
+    except TypeError:
+        raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received: "
+                         f"{value}") from None
     if len(value) != rank:
         raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received: "
                          f"{value}")
@@ -68,14 +75,38 @@ def _full(values, data_format):
     return [1, *values, 1] if data_format[-1] == "C" else [1, 1, *values]
 
 
+# graph -> {snake-case class name: count}: the 1-based names of unnamed layers ("dense_1").
+_LAYER_NAME_UIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _unique_layer_name(cls) -> str:
+    base = re.sub(r"([a-z])([A-Z])", r"\1_\2",
+                  re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", cls.__name__)).lower()
+    counts = _LAYER_NAME_UIDS.setdefault(graph_mod.get_default_graph(), {})
+    counts[base] = counts.get(base, 0) + 1
+    return f"{base}_{counts[base]}"
+
+
 class Layer:
-    """Base of the TF1 layers: a variable scope, `build` once, `call` per input."""
+    """Base of the TF1 layers: a variable scope, `build` once, `call` per input.
+
+    As in TF1, `name` is the layer's name (an unnamed layer gets a per-graph 1-based name such
+    as "dense_1"); the variable scope is entered on first call: `_scope` (given by the
+    functional forms) as is, else a uniquified scope named after `name` or the class default
+    ("dense", "dense_1", ...), or with `_reuse` the un-uniquified name.
+    """
 
     _default_name = "layer"
 
-    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, **kwargs):
+    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None,
+                 **kwargs):
         self.trainable = trainable
-        self._name = name
+        if isinstance(name, variable_scope.VariableScope):
+            self._name, self._base_name = None, name.name
+        else:
+            self._name = self._base_name = name or None
+        self._layer_name = self._name or _unique_layer_name(type(self))
+        self._explicit_scope = _scope
         self._reuse = _reuse
         self.dtype = dtype
         self.built = False
@@ -90,7 +121,7 @@ class Layer:
 
     @property
     def name(self):
-        return self._scope.name if self._scope is not None else self._name
+        return self._layer_name
 
     @property
     def scope_name(self):
@@ -125,7 +156,8 @@ class Layer:
 
         trainable = trainable and self.trainable
         var = variable_scope.get_variable(name, shape=shape, dtype=dtype or self.dtype or "float32",
-                                          initializer=initializer, trainable=trainable)
+                                          initializer=initializer, trainable=trainable,
+                                          constraint=constraint)
         if trainable:
             if var not in self._trainable_weights:
                 self._trainable_weights.append(var)
@@ -155,14 +187,17 @@ class Layer:
     def __call__(self, inputs, *args, **kwargs):
         graph = graph_mod.get_default_graph()
         if self._scope is None:
-            if self._reuse and self._name is None:
-                # TF1: a reusing layer with no name enters its un-uniquified base name.
-                with variable_scope.variable_scope(self._default_name,
+            base = self._base_name or self._default_name
+            if self._explicit_scope is not None:
+                with variable_scope.variable_scope(self._explicit_scope,
                                                    reuse=self._reuse) as scope:
                     self._scope = scope
+            elif self._reuse:
+                # TF1: a reusing layer enters its un-uniquified base name.
+                with variable_scope.variable_scope(base, reuse=self._reuse) as scope:
+                    self._scope = scope
             else:
-                with variable_scope.variable_scope(self._name, default_name=self._default_name,
-                                                   reuse=self._reuse) as scope:
+                with variable_scope.variable_scope(None, default_name=base) as scope:
                     self._scope = scope
         with variable_scope.variable_scope(self._scope, reuse=True if self.built else self._reuse,
                                            auxiliary_name_scope=False):
@@ -190,6 +225,10 @@ class Layer:
 
     def apply(self, inputs, *args, **kwargs):
         return self.__call__(inputs, *args, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        """The static output shape for inputs of `input_shape` (identity by default)."""
+        return TensorShape(input_shape)
 
 
 def _convert_inputs(inputs):
@@ -226,6 +265,20 @@ class Dense(Layer):
         self.bias_initializer = bias_initializer
         self.kernel_regularizer = kernel_regularizer
         self.bias_regularizer = bias_regularizer
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def compute_output_shape(self, input_shape):
+        """`input_shape` with its last dimension (which must be known) replaced by `units`.
+
+        Raises:
+          ValueError: `input_shape` has rank < 2 or an unknown last dimension.
+        """
+        input_shape = TensorShape(input_shape).with_rank_at_least(2)
+        if input_shape[-1].value is None:
+            raise ValueError(f"The innermost dimension of input_shape must be defined, but saw: "
+                             f"{input_shape}")
+        return input_shape[:-1].concatenate([self.units])
 
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
@@ -235,13 +288,14 @@ class Dense(Layer):
                              "Found `None`.")
         self.kernel = self.add_variable("kernel", [last, self.units],
                                         initializer=self.kernel_initializer,
-                                        regularizer=self.kernel_regularizer)
+                                        regularizer=self.kernel_regularizer,
+                                        constraint=self.kernel_constraint)
         self.bias = None
         if self.use_bias:
             self.bias = self.add_variable(
                 "bias", [self.units],
                 initializer=self.bias_initializer or init_ops.zeros_initializer(),
-                regularizer=self.bias_regularizer)
+                regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.built = True
 
     def call(self, inputs):
@@ -301,6 +355,8 @@ class _Conv(Layer):
         self.bias_initializer = bias_initializer
         self.kernel_regularizer = kernel_regularizer
         self.bias_regularizer = bias_regularizer
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
 
     def _channels(self, input_shape):
         input_shape = TensorShape(input_shape).with_rank(self._rank + 2)
@@ -316,7 +372,7 @@ class _Conv(Layer):
             self.bias = self.add_variable(
                 "bias", [self.filters],
                 initializer=self.bias_initializer or init_ops.zeros_initializer(),
-                regularizer=self.bias_regularizer)
+                regularizer=self.bias_regularizer, constraint=self.bias_constraint)
 
     def _kernel_shape(self, channels):
         return [*self.kernel_size, channels, self.filters]
@@ -325,7 +381,8 @@ class _Conv(Layer):
         self.kernel = self.add_variable("kernel",
                                         self._kernel_shape(self._channels(input_shape)),
                                         initializer=self.kernel_initializer,
-                                        regularizer=self.kernel_regularizer)
+                                        regularizer=self.kernel_regularizer,
+                                        constraint=self.kernel_constraint)
         self._add_bias()
         self.built = True
 
@@ -409,6 +466,7 @@ def _layer_call(cls, args):
     args = dict(args)
     inputs = args.pop("inputs")
     args["_reuse"] = args.pop("reuse", None)
+    args["_scope"] = args.get("name")
     return cls(**args).apply(inputs)
 
 
@@ -477,6 +535,12 @@ class Flatten(Layer):
         super().__init__(**kwargs)
         self.data_format = _data_format(data_format)
 
+    def compute_output_shape(self, input_shape):
+        """[batch, product of the other dimensions (None if any is unknown)]."""
+        dims = TensorShape(input_shape).as_list()
+        rest = dims[1:]
+        return TensorShape([dims[0], int(np.prod(rest)) if all(rest) else None])
+
     def call(self, inputs):
         if self.data_format == "NCHW" and inputs.get_shape().ndims and \
                 inputs.get_shape().ndims > 2:
@@ -509,14 +573,21 @@ class Dropout(Layer):
         self.noise_shape = noise_shape
         self.seed = seed
 
+    def _noise_shape(self, inputs):
+        """`noise_shape` with its None entries taken from the inputs' dynamic shape."""
+        if self.noise_shape is None or not any(d is None for d in self.noise_shape):
+            return self.noise_shape
+        shape = array_ops.shape(inputs)
+        return [shape[axis] if d is None else d for axis, d in enumerate(self.noise_shape)]
+
     def call(self, inputs, training=False):
         if isinstance(training, (bool, np.bool_)) or training is None:
             if not training:
                 return array_ops.identity(inputs)
-            return nn_functions.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                        seed=self.seed)
-        dropped = nn_functions.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                       seed=self.seed)
+            return nn_functions.dropout(inputs, rate=self.rate,
+                                        noise_shape=self._noise_shape(inputs), seed=self.seed)
+        dropped = nn_functions.dropout(inputs, rate=self.rate,
+                                       noise_shape=self._noise_shape(inputs), seed=self.seed)
         training = convert_to_tensor(training)
         return math_ops.where(array_ops.fill(array_ops.shape(inputs), training), dropped,
                               inputs)

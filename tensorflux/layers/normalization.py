@@ -145,5 +145,6 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         moving_variance_initializer=moving_variance_initializer,
         beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
         renorm=renorm, fused=fused, trainable=trainable, name=name, _reuse=reuse,
+        _scope=name,
         virtual_batch_size=virtual_batch_size, adjustment=adjustment)
     return layer.apply(inputs, training=training)

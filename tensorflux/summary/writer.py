@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 
 from tensorflux.lib.formats import tfrecord
 from tensorflux.platform import gfile
@@ -55,10 +56,13 @@ class EventFileWriter:
             self.flush()
 
     def add_event(self, event) -> None:
+        """Appends `event`; on a closed writer a no-op with a warning (TF 1.x), until `reopen`."""
         data = tfrecord.encode_record(event.SerializeToString())
         with self._lock:
             if self._closed:
-                raise RuntimeError(f"EventFileWriter for {self._path} is closed.")
+                warnings.warn("Attempting to use a closed FileWriter. The operation will be a "
+                              "noop unless the FileWriter is explicitly reopened.", stacklevel=3)
+                return
             self._file.write(data)
 
     def flush(self) -> None:

@@ -307,7 +307,8 @@ def _set_checkpoint_initializer(variable, ckpt_file, tensor_name) -> None:
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     """Makes variables' initializers load values from a checkpoint (TF1 semantics).
 
-    `assignment_map` maps checkpoint names to variables or `get_variable` names
+    `assignment_map` (a dict or a list of (key, value) pairs, so one checkpoint tensor can
+    initialize several variables) maps checkpoint names to variables or `get_variable` names
     (`{"old/w": "new/w"}` or `{"old/w": var}`) or scopes (`{"old_scope/": "new_scope/"}`,
     `{"/": "scope/"}`); their initializers then run RestoreV2 instead of their initial value.
 
@@ -334,7 +335,8 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
                              f"({shapes[tensor_name]}) from checkpoint reader.")
         _set_checkpoint_initializer(variable, ckpt_file, tensor_name)
 
-    for tensor_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+    pairs = assignment_map.items() if hasattr(assignment_map, "items") else assignment_map
+    for tensor_name, current in sorted(pairs, key=lambda kv: kv[0]):
         if isinstance(current, variables.Variable):
             assign_one(current, tensor_name)
             continue

@@ -244,6 +244,63 @@ def _merge_options(a, b):
     return merged
 
 
+def _run_with_hooks(sess, hooks, fetches, feed_dict, options, run_metadata):
+    """One `sess.run` of `fetches` with every hook's before_run additions merged in and each
+    hook's after_run called with its own results; returns (the caller's results, whether a
+    hook requested a stop)."""
+    context = SessionRunContext(
+        original_args=SessionRunArgs(fetches, feed_dict, options), session=sess)
+    hook_args = [(i, hook.before_run(context)) for i, hook in enumerate(hooks)]
+    merged_fetches, merged_feed, merged_options = _merge_args(fetches, feed_dict, options,
+                                                              hook_args)
+    metadata = run_metadata
+    if metadata is None and merged_options is not None and merged_options.trace_level:
+        metadata = config_pb2.RunMetadata()
+    results = sess.run(merged_fetches, feed_dict=merged_feed or None, options=merged_options,
+                       run_metadata=metadata)
+    for i, hook in enumerate(hooks):
+        hook.after_run(context, SessionRunValues(results=results.get(i), options=merged_options,
+                                                 run_metadata=metadata))
+    return results["caller"], context.stop_requested
+
+
+class _HookedSession:
+    """TF1's private wrapper that runs `hooks` around every `run` of `sess` (the innermost
+    layer of a MonitoredSession; TF1's own hook tests drive hooks through it).
+
+    `should_stop()` is True once a hook asked to stop (or the wrapped hooked session did).
+    """
+
+    _tfx_session_wrapper = True
+
+    def __init__(self, sess, hooks):
+        self._sess = sess
+        self._hooks = list(hooks)
+        self._should_stop = False
+
+    @property
+    def graph(self):
+        return self._sess.graph
+
+    def should_stop(self) -> bool:
+        if self._should_stop:
+            return True
+        return isinstance(self._sess, _HookedSession) and self._sess.should_stop()
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs `fetches` with the hooks' additions.
+
+        Raises:
+          RuntimeError: called after a hook requested a stop.
+        """
+        if self.should_stop():
+            raise RuntimeError("Run called even after should_stop requested.")
+        result, stop_requested = _run_with_hooks(self._sess, self._hooks, fetches, feed_dict,
+                                                 options, run_metadata)
+        self._should_stop = self._should_stop or stop_requested
+        return result
+
+
 class _MonitoredSessionBase:
     """Shared implementation of MonitoredSession and SingularMonitoredSession."""
 
@@ -315,23 +372,11 @@ class _MonitoredSessionBase:
                 self._create()
 
     def _run_once(self, fetches, feed_dict, options, run_metadata, config_pb2):
-        context = SessionRunContext(
-            original_args=SessionRunArgs(fetches, feed_dict, options), session=self._sess)
-        hook_args = [(i, hook.before_run(context)) for i, hook in enumerate(self._hooks)]
-        merged_fetches, merged_feed, merged_options = _merge_args(fetches, feed_dict, options,
-                                                                  hook_args)
-        metadata = run_metadata
-        if metadata is None and merged_options is not None and merged_options.trace_level:
-            metadata = config_pb2.RunMetadata()
-        results = self._sess.run(merged_fetches, feed_dict=merged_feed or None,
-                                 options=merged_options, run_metadata=metadata)
-        for i, hook in enumerate(self._hooks):
-            hook.after_run(context, SessionRunValues(results=results.get(i),
-                                                     options=merged_options,
-                                                     run_metadata=metadata))
-        if context.stop_requested:
+        result, stop_requested = _run_with_hooks(self._sess, self._hooks, fetches, feed_dict,
+                                                 options, run_metadata)
+        if stop_requested:
             self._stop_requested = True
-        return results["caller"]
+        return result
 
     def _close_internal(self, exception_type=None, for_recovery=False):
         try:

@@ -230,6 +230,26 @@ class Optimizer:
         return sorted(result, key=lambda v: v.name)
 
     def _update_op(self, grad, var):
+        """The update of `var` by `grad`, followed by `var.assign(var.constraint(var))` when the
+        variable has a constraint (dense gradients only, as in TF1).
+
+        Raises:
+          NotImplementedError: `var` is a plain Tensor (only its gradient can be computed).
+          RuntimeError: a sparse gradient for a variable with a constraint.
+        """
+        if isinstance(var, Tensor):
+            raise NotImplementedError("Trying to update a Tensor ", var)
+        constraint = getattr(var, "constraint", None)
+        if constraint is not None and isinstance(grad, IndexedSlices):
+            raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+        update = self._dispatch_update(grad, var)
+        if constraint is None:
+            return update
+        graph = graph_mod.get_default_graph()
+        with graph.control_dependencies([update]):
+            return var.assign(constraint(var))
+
+    def _dispatch_update(self, grad, var):
         """TF1's dispatch: resource variables go through the `_resource_apply_*` hooks (which
         default to the `_apply_*` ones), ref variables through `_apply_*`."""
         if not _is_resource(var):

@@ -46,6 +46,10 @@ class SessionManager:
     def __init__(self, local_init_op=None, ready_op=None, ready_for_local_init_op=None,
                  graph=None, recovery_wait_secs=30, local_init_run_options=None,
                  local_init_feed_dict=None):
+        if ready_for_local_init_op is not None and local_init_op is None:
+            raise ValueError("If you pass a ready_for_local_init_op you must also pass a "
+                             f"local_init_op , ready_for_local_init_op "
+                             f"[{ready_for_local_init_op}]")
         self._local_init_op = local_init_op
         self._ready_op = ready_op
         self._ready_for_local_init_op = ready_for_local_init_op
@@ -123,13 +127,13 @@ class SessionManager:
     def recover_session(self, master, saver=None, checkpoint_dir=None,
                         checkpoint_filename_with_path=None, wait_for_checkpoint=False,
                         max_wait_secs=7200, config=None):
-        """Returns (session, initialized): restores when possible, never initializes."""
+        """Returns (session, initialized): restores when possible, never initializes; the
+        local init op runs (when ready for it) whether or not a checkpoint was restored."""
         session = self._session(master, config)
-        if not self._restore(session, saver, checkpoint_dir, checkpoint_filename_with_path,
-                             wait_for_checkpoint, max_wait_secs):
-            return session, False
+        restored = self._restore(session, saver, checkpoint_dir, checkpoint_filename_with_path,
+                                 wait_for_checkpoint, max_wait_secs)
         ok, _ = self._try_local_init(session)
-        if not ok:
+        if not restored or not ok:
             return session, False
         return session, _not_ready(session, self._ready_op) is None
 

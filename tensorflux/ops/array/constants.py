@@ -294,9 +294,13 @@ def _fill_shape(dims, value):
 
 @Fill.kernel
 def _fill_kernel(dims, value):
-    if np.ndim(value) != 0:
+    # NOTE: as TF's kernel, a scalar `dims` stands for a one-element vector and a `value` of
+    # shape [1] for a scalar (legacy GraphDefs); the shape function stays strict.
+    if np.ndim(value) != 0 and np.shape(value) != (1,):
         raise errors.InvalidArgumentError(
             None, None, f"value must be a scalar, got shape {list(np.shape(value))}")
+    value = np.reshape(value, ())
+    dims = np.reshape(dims, (1,)) if dims.ndim == 0 else dims
     if dims.ndim != 1 or (dims.size and dims.min() < 0):
         raise errors.InvalidArgumentError(
             None, None, f"dims must be a vector of non-negative sizes, got {dims.tolist()}")

@@ -62,7 +62,9 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
                      init_targets=None, extra_feed_dict=None):
     """Returns (theoretical, numerical) Jacobians of y w.r.t. x (lists when x is a list).
 
-    Uses the default session; `x` must be feedable (a placeholder or any tensor).
+    Uses the default session; `x` must be feedable (a placeholder or any tensor). Without
+    `x_init_value`, x is drawn uniformly from [0, 1) with NumPy's global generator (as TF1 does,
+    so `np.random.seed` makes a check reproducible).
     """
     session = graph_mod.get_default_session()
     if session is None:
@@ -77,9 +79,12 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
         inits = [None] * len(xs)
     values = []
     for xi, shape, init in zip(xs, shapes, inits):
-        if init is None:
-            init = np.random.RandomState(1).uniform(-1, 1, shape)
-        values.append(np.asarray(init, dtype=xi.dtype.base_dtype.as_numpy_dtype))
+        dtype = xi.dtype.base_dtype.as_numpy_dtype
+        if init is None:  # TF1: uniform [0, 1) draws from NumPy's global generator
+            init = np.random.random_sample(shape).astype(dtype)
+            if np.iscomplexobj(init):
+                init.imag = np.random.random_sample(shape)
+        values.append(np.asarray(init, dtype=dtype))
     results = []
     for i, (xi, shape, value) in enumerate(zip(xs, shapes, values)):
         others = {xj: vj for j, (xj, vj) in enumerate(zip(xs, values)) if j != i}

@@ -14,6 +14,7 @@ from tensorflux.ops.math.segment import *  # noqa: F403
 from tensorflux.ops.math.select import *  # noqa: F403
 from tensorflux.ops.math.sequence import *  # noqa: F403
 from tensorflux.ops.math.unary import *  # noqa: F403
+from tensorflux.ops.math.bitwise import compare_and_bitpack
 from tensorflux.ops.math import (
     binary,
     casting,
@@ -35,4 +36,4 @@ from tensorflux.ops.math import (
 
 __all__ = [name for module in (binary, casting, comparison, matrix_product, reduction, segment,
                                select, sequence, unary)
-           for name in module.__all__]
+           for name in module.__all__] + ["compare_and_bitpack"]

@@ -1,5 +1,5 @@
 """Bitwise ops on integers: BitwiseAnd/Or/Xor, Invert, LeftShift, RightShift (broadcasting,
-not differentiable)."""
+not differentiable), and CompareAndBitpack (`tf.compare_and_bitpack`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 
 from tensorflux.framework.common_shapes import broadcast_shape
 from tensorflux.framework.op_def import define_op
+from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]
 
@@ -88,3 +89,44 @@ def left_shift(x, y, name=None):
 def right_shift(x, y, name=None):
     """Element-wise `x >> y` (arithmetic for signed types); `y` is clamped to [0, bits - 1]."""
     return RightShift(x, y, name=name)
+
+
+CompareAndBitpack = define_op(
+    "CompareAndBitpack", inputs=["input: T", "threshold: T"], outputs=["output: uint8"],
+    attrs=["T: {bool, float16, float32, float64, int8, int16, int32, int64}"],
+    differentiable=False)
+
+
+@CompareAndBitpack.shape_fn
+def _compare_and_bitpack_shape(x, threshold):
+    if threshold.ndims is not None and threshold.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {threshold.ndims} for threshold")
+    if x.ndims is None:
+        return TensorShape(None)
+    if x.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0 for input")
+    last = x[-1].value
+    if last is not None and last % 8:
+        raise ValueError(f"Inner dimension of input should be divisible by 8 but saw shape: {x}")
+    return x[:-1].concatenate([None if last is None else last // 8])
+
+
+@CompareAndBitpack.kernel
+def _compare_and_bitpack_kernel(x, threshold):
+    if np.ndim(threshold) != 0:
+        raise ValueError(f"Compare must be a scalar, but saw shape: {np.shape(threshold)}")
+    if x.ndim == 0 or x.shape[-1] % 8:
+        raise ValueError(f"Inner dimension of input should be divisible by 8 but saw shape: "
+                         f"{list(x.shape)}")
+    bits = x if x.dtype == np.bool_ else x > threshold  # bool inputs are packed as they are
+    return np.packbits(bits, axis=-1)
+
+
+def compare_and_bitpack(input, threshold, name=None):  # noqa: A002 - TF's argument name
+    """Packs `input > threshold` along the last axis, 8 values per uint8, first value in the
+    most significant bit (bool inputs are packed as they are).
+
+    Raises:
+      ValueError: the last dimension is not a multiple of 8 or `threshold` is not a scalar.
+    """
+    return CompareAndBitpack(input, threshold, name=name)

@@ -15,7 +15,7 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_shape import TensorShape
 
 __all__ = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
-           "logical_and", "logical_or", "logical_not", "logical_xor"]
+           "approximate_equal", "logical_and", "logical_or", "logical_not", "logical_xor"]
 
 
 def _comparison(name, numpy_fn):
@@ -63,6 +63,30 @@ def _equality(name, numpy_fn, mismatch: bool):
 
 Equal = _equality("Equal", np.equal, mismatch=False)
 NotEqual = _equality("NotEqual", np.not_equal, mismatch=True)
+
+
+ApproximateEqual = define_op("ApproximateEqual", inputs=["x: T", "y: T"], outputs=["z: bool"],
+                             attrs=["T: {numbertype}", "tolerance: float = 1e-05"],
+                             differentiable=False)
+
+
+@ApproximateEqual.shape_fn
+def _approximate_equal_shape(x, y, *, tolerance):
+    """Both inputs have one shape (no broadcasting): their merge."""
+    if x.ndims is not None and y.ndims is not None and x.ndims != y.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {x.ndims} and {y.ndims}")
+    try:
+        return x.merge_with(y)
+    except ValueError:
+        raise ValueError(f"Shapes {x} and {y} must be equal for ApproximateEqual") from None
+
+
+@ApproximateEqual.kernel
+def _approximate_equal_kernel(x, y, *, tolerance):
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must be of the same shape. x shape: {x.shape}. y shape: "
+                         f"{y.shape}")
+    return np.abs(x - y) < tolerance
 
 
 def _logical(name, numpy_fn):
@@ -113,6 +137,11 @@ def equal(x, y, name=None):
 def not_equal(x, y, name=None):
     """x != y elementwise (bool); any dtype, including strings."""
     return NotEqual(x, y, name=name)
+
+
+def approximate_equal(x, y, tolerance=0.00001, name=None):
+    """|x - y| < tolerance elementwise (bool); `x` and `y` must have the same shape."""
+    return ApproximateEqual(x, y, tolerance=tolerance, name=name)
 
 
 def logical_and(x, y, name=None):

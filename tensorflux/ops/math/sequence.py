@@ -42,8 +42,9 @@ def _range_size(start, limit, delta, error):
 
 
 def _scalar(value, what):
+    """The item of a scalar (or, as TF's kernel still accepts, of a one-element vector)."""
     array = np.asarray(value)
-    if array.ndim != 0:
+    if array.ndim != 0 and array.shape != (1,):
         raise errors.InvalidArgumentError(None, None,
                                           f"{what} must be a scalar, not shape {array.shape}")
     return array.item()

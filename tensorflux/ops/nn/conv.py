@@ -22,6 +22,7 @@ from tensorflux.lib.numerics import window as conv_util
 from tensorflux.ops import array as array_ops
 from tensorflux.ops.array import shapes as array_shapes
 from tensorflux.ops.array.shapes import constant_value_as_shape
+from tensorflux.ops.nn import conv3d as conv3d_ops
 
 __all__: list = []
 
@@ -565,25 +566,61 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
                       **_conv_attrs(1, "VALID", data_format, 1))
 
 
+def _per_spatial(value, count, what):
+    """`value` (None, an int or `count` ints) as a list of `count` ints."""
+    if value is None:
+        return [1] * count
+    values = [int(value)] * count if np.ndim(value) == 0 else [int(v) for v in value]
+    if len(values) != count:
+        raise ValueError(f"convolution: {what} must hold {count} value(s) for a "
+                         f"{count}-D convolution, got {values}")
+    return values
+
+
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,
                 data_format=None, filters=None, dilations=None):
-    """N-D convolution; here N = 2 (a 4-D input), which maps to Conv2D.
+    """N-D convolution for N = 1, 2 or 3 spatial dimensions (a 3-, 4- or 5-D input): Conv2D
+    (through `conv1d` for N = 1) or Conv3D; `strides` and `dilation_rate` hold N values.
 
     Raises:
-        ValueError: the input is not 4-D (only 2-D spatial convolution exists here).
+        ValueError: the input (or, when its rank is unknown, the filter) is not of rank 3 to
+            5, a bad `data_format`, or `strides`/`dilation_rate` of the wrong length.
     """
     filter = _pick(filters, "filters", filter, "filter")
     dilation_rate = _pick(dilations, "dilations", dilation_rate, "dilation_rate")
     input = convert_to_tensor(input, name="input")
-    rank = input.shape.ndims
-    if rank is not None and rank != 4:
-        raise ValueError(f"convolution: only 2-D spatial convolution (a 4-D input) is "
-                         f"supported, got an input of rank {rank}")
+    filter = convert_to_tensor(filter, name="filter")
+    rank = input.shape.ndims if input.shape.ndims is not None else filter.shape.ndims
+    if rank is not None and rank not in (3, 4, 5):
+        raise ValueError(f"convolution: num_spatial_dims (input.shape.ndims - 2) must be one "
+                         f"of 1, 2 or 3 but saw {rank - 2}")
+    graph = graph_mod.get_default_graph()
+    if rank == 3:
+        # cycle: conv1d builds on this module's conv2d.
+        from tensorflux.ops.nn import conv1d as conv1d_ops
+        data_format = data_format or "NWC"
+        if data_format not in ("NWC", "NCW"):
+            raise ValueError(f"convolution: data_format must be 'NWC' or 'NCW' for 1-D, got "
+                             f"{data_format!r}")
+        with graph.name_scope(name or "convolution"):
+            return conv1d_ops.conv1d(input, filter, _per_spatial(strides, 1, "strides"),
+                                     padding, data_format=data_format,
+                                     dilations=_per_spatial(dilation_rate, 1, "dilation_rate"))
+    if rank == 5:
+        data_format = data_format or "NDHWC"
+        if data_format not in ("NDHWC", "NCDHW"):
+            raise ValueError(f"convolution: data_format must be 'NDHWC' or 'NCDHW' for 3-D, "
+                             f"got {data_format!r}")
+        spatial = (lambda v: [1, *v, 1]) if data_format == "NDHWC" else (lambda v: [1, 1, *v])
+        with graph.name_scope(name or "convolution") as scope:
+            return conv3d_ops.conv3d(
+                input, filter, strides=spatial(_per_spatial(strides, 3, "strides")),
+                padding=padding, data_format=data_format,
+                dilations=spatial(_per_spatial(dilation_rate, 3, "dilation_rate")), name=scope)
     data_format = data_format or "NHWC"
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f"convolution: data_format must be 'NHWC' or 'NCHW' for 2-D, got "
                          f"{data_format!r}")
-    graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "convolution") as scope:
         return Conv2D(input, filter, name=scope,
                       **_conv_attrs(strides, padding, data_format, dilation_rate))

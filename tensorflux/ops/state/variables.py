@@ -318,6 +318,11 @@ class Variable(metaclass=_VariableMeta):
         return self._variable.name
 
     @property
+    def _shared_name(self) -> str:
+        """The variable's name without the output suffix (TF's `_shared_name`)."""
+        return self.name.split(":", 1)[0]
+
+    @property
     def op(self):
         return self._variable.op
 

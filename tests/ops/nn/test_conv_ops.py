@@ -620,7 +620,7 @@ def test_convolution_and_atrous_conv2d():
     a = tf.nn.atrous_conv2d(x, f, rate=2, padding="VALID")
     assert a.op.get_attr("dilations") == [1, 2, 2, 1]
     np.testing.assert_allclose(run(a), ref_conv(x, f, (1, 1), (2, 2), "VALID"), atol=1e-10)
-    with pytest.raises(ValueError, match="rank 3"):
-        tf.nn.convolution(np.ones((1, 4, 2)), np.ones((2, 2, 2)), "VALID")
+    with pytest.raises(ValueError, match="must be one of 1, 2 or 3"):  # 0 spatial dims
+        tf.nn.convolution(np.ones((4, 2)), np.ones((2, 2)), "VALID")
     with pytest.raises(ValueError, match="rate"):
         tf.nn.atrous_conv2d(x, f, rate=0, padding="VALID")
