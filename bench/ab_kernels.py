@@ -12,6 +12,8 @@ Changes:
   the unfused cell (two sessions of one graph, their plans built with the rule on and off).
 - `hoist`: the remapper's hoisted input products (runtime/lstm_inputs.py: `x_t @ K_x` for
   all steps as one product, forward and backward) against the per-step products.
+- `cell_grad`: the fused backward cell (`_LSTMCellPointwiseGrad`, runtime/lstm_cells.py)
+  against the backward's unfused nodes (the forward fused in both).
 - `all`: xent and lstm_pointwise together against neither.
 """
 
@@ -77,10 +79,20 @@ def _hoist_switch():
     return use
 
 
-CHANGES = {"xent": _xent_switch, "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"),
-           "hoist": _hoist_switch, "all": _all_switch}
+def _cell_grad_switch():
+    from tensorflux.runtime import lstm_cells
+
+    def use(new: bool) -> None:
+        lstm_cells.FUSE_CELL_GRADIENTS = new
+
+    return use
+
+
+CHANGES = {"cell_grad": _cell_grad_switch, "xent": _xent_switch,
+           "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
+           "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
-_PLAN_TIME = {"lstm_pointwise", "hoist", "all"}
+_PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad"}
 
 
 def _session(tf, model: str, one_thread: bool):
