@@ -14,6 +14,8 @@ Changes:
   all steps as one product, forward and backward) against the per-step products.
 - `cell_grad`: the fused backward cell (`_LSTMCellPointwiseGrad`, runtime/lstm_cells.py)
   against the backward's unfused nodes (the forward fused in both).
+- `xent_bias`: the output layer's bias gradient summed inside the cross-entropy pass
+  (runtime/remapper.py `fold_xent_bias_grad`) against its BiasAddGrad.
 - `all`: xent and lstm_pointwise together against neither.
 """
 
@@ -79,6 +81,15 @@ def _hoist_switch():
     return use
 
 
+def _xent_bias_switch():
+    from tensorflux.runtime import remapper
+
+    def use(new: bool) -> None:
+        remapper.FOLD_XENT_BIAS_GRAD = new
+
+    return use
+
+
 def _cell_grad_switch():
     from tensorflux.runtime import lstm_cells
 
@@ -88,11 +99,11 @@ def _cell_grad_switch():
     return use
 
 
-CHANGES = {"cell_grad": _cell_grad_switch, "xent": _xent_switch,
+CHANGES = {"cell_grad": _cell_grad_switch, "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
            "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
-_PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad"}
+_PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias"}
 
 
 def _session(tf, model: str, one_thread: bool):

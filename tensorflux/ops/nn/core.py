@@ -155,7 +155,8 @@ def _sparse_softmax_xent_kernel(features, labels):
     return sparse_softmax_xent(features, labels)
 
 
-def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) -> tuple:
+def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
+                        bias_grad: bool = False) -> tuple:
     """SparseSoftmaxCrossEntropyWithLogits' kernel: (loss, backprop), with the backprop rows
     multiplied by `scale` when given (`_SparseSoftmaxCrossEntropyWithLogitsScaled`, the
     remapper's fusion of the gradient's `Mul`: the same products, taken while in cache).
@@ -164,9 +165,13 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) ->
         features: `[batch, classes]` logits.
         labels: `[batch]` int class ids in `[0, classes)`.
         scale: None, or an array broadcastable to `[batch, 1]` of `features`' dtype.
+        bias_grad: also return the backprop's column sums (a BiasAddGrad of it, summed while
+            each block of rows is in cache: per block, then the blocks' sums in order; the
+            summation order differs from BiasAddGrad's).
 
     Returns:
-        (loss `[batch]`, backprop `[batch, classes]`).
+        (loss `[batch]`, backprop `[batch, classes]`), and the `[classes]` column sums with
+        `bias_grad`.
 
     Raises:
         InvalidArgumentError: bad ranks or shapes, or a label out of range.
@@ -204,22 +209,29 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) ->
     starts = range(0, labels.shape[0], block)
 
     compiled = xent_jit.supports(backprop)
+    partials = np.zeros((len(starts), classes), features.dtype) if bias_grad else None
 
     def rows(i: int) -> None:
         part = slice(starts[i], starts[i] + block)
         if compiled:
             _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part],
-                              None if scale is None else scale[part])
+                              None if scale is None else scale[part],
+                              None if partials is None else partials[i])
             return
         _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
         if scale is not None:
             np.multiply(scale[part], backprop[part], out=backprop[part])
+        if partials is not None:
+            np.sum(backprop[part], axis=0, out=partials[i])
 
     if features.size >= _XENT_SPLIT_ELEMENTS:
         intra_op.run_elementwise(rows, len(starts))
     else:
         for i in range(len(starts)):
             rows(i)
+    if partials is not None:
+        return loss, backprop, partials[0].copy() if len(starts) == 1 else \
+            np.sum(partials, axis=0)
     return loss, backprop
 
 
@@ -227,10 +239,11 @@ _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
 _XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
 
 
-def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False):
+def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False,
+                      column_sums=None):
     """One block of rows; with `compiled_scale` (None or the rows' scale) the division, the
     label's `- 1` and the scale run as one compiled pass (lib/numerics/xent_jit.py, the same
-    arithmetic)."""
+    arithmetic), which also sums the backprop's columns into `column_sums` when given."""
     np.subtract(features, np.max(features, axis=-1, keepdims=True), out=backprop)
     rows = np.arange(labels.shape[0])
     picked = backprop[rows, labels]
@@ -238,7 +251,7 @@ def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False):
     sums = np.sum(backprop, axis=-1, keepdims=True)
     loss[...] = np.log(sums[:, 0]) - picked
     if compiled_scale is not False:
-        xent_jit.normalise_rows(backprop, sums, labels, compiled_scale)
+        xent_jit.normalise_rows(backprop, sums, labels, compiled_scale, column_sums)
         return
     backprop /= sums
     backprop[rows, labels] -= 1
