@@ -33,9 +33,8 @@ def supports(backprop: np.ndarray) -> bool:
 
 
 def normalise_rows(exps: np.ndarray, sums: np.ndarray, labels: np.ndarray,
-                   scale: np.ndarray | None, column_sums: np.ndarray | None = None) -> None:
-    """In place: `exps[r] / sums[r]`, minus 1 at `labels[r]`, times `scale[r]` when given;
-    each finished row is added to `column_sums` when given (rows in order).
+                   scale: np.ndarray | None) -> None:
+    """In place: `exps[r] / sums[r]`, minus 1 at `labels[r]`, times `scale[r]` when given.
 
     Args:
         exps: `[rows, classes]` exponentials of the shifted logits (`supports(exps)`); becomes
@@ -43,7 +42,6 @@ def normalise_rows(exps: np.ndarray, sums: np.ndarray, labels: np.ndarray,
         sums: `[rows]` or `[rows, 1]` row sums of `exps`, of its dtype.
         labels: `[rows]` class ids in `[0, classes)` (checked by the caller).
         scale: None, or `[rows]` / `[rows, 1]` per-row factors of `exps`' dtype.
-        column_sums: None, or a zeroed contiguous `[classes]` array of `exps`' dtype.
 
     Raises:
         ValueError: when a row count differs.
@@ -56,17 +54,12 @@ def normalise_rows(exps: np.ndarray, sums: np.ndarray, labels: np.ndarray,
     if sums.shape[0] != rows or labels.shape[0] != rows or factors.shape[0] != rows:
         raise ValueError(f"normalise_rows: {rows} rows, but {sums.shape[0]} sums, "
                          f"{labels.shape[0]} labels and {factors.shape[0]} scale values")
-    if column_sums is not None and (column_sums.shape != exps.shape[1:] or
-                                    column_sums.dtype != exps.dtype):
-        raise ValueError(f"normalise_rows: column sums of shape {list(column_sums.shape)} "
-                         f"for rows of {exps.shape[1]} {exps.dtype} values")
-    summed = column_sums is not None
     _normalise_rows(exps, sums, labels.astype(np.int64, copy=False), factors, scaled,
-                    exps.dtype.type(1), column_sums if summed else sums[:0], summed)
+                    exps.dtype.type(1))
 
 
 @jit_mod.jit
-def _normalise_rows(exps, sums, labels, factors, scaled, one, column_sums, summed):
+def _normalise_rows(exps, sums, labels, factors, scaled, one):
     for r in range(exps.shape[0]):
         total = sums[r]
         label = labels[r]
@@ -81,7 +74,3 @@ def _normalise_rows(exps, sums, labels, factors, scaled, one, column_sums, summe
             for j in range(row.shape[0]):
                 row[j] = row[j] / total
             row[label] = at_label
-        if summed:  # the row while in cache
-            for j in range(row.shape[0]):
-                column_sums[j] += row[j]
-

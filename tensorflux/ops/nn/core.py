@@ -167,7 +167,7 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
         scale: None, or an array broadcastable to `[batch, 1]` of `features`' dtype.
         bias_grad: also return the backprop's column sums (a BiasAddGrad of it, summed while
             each block of rows is in cache: per block, then the blocks' sums in order; the
-            summation order differs from BiasAddGrad's).
+            summation order differs from BiasAddGrad's one product over all rows).
 
     Returns:
         (loss `[batch]`, backprop `[batch, classes]`), and the `[classes]` column sums with
@@ -209,20 +209,21 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
     starts = range(0, labels.shape[0], block)
 
     compiled = xent_jit.supports(backprop)
-    partials = np.zeros((len(starts), classes), features.dtype) if bias_grad else None
+    partials = np.empty((len(starts), classes), features.dtype) if bias_grad else None
+    ones = np.ones(min(block, labels.shape[0]), features.dtype) if bias_grad else None
 
     def rows(i: int) -> None:
         part = slice(starts[i], starts[i] + block)
         if compiled:
             _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part],
-                              None if scale is None else scale[part],
-                              None if partials is None else partials[i])
-            return
-        _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
-        if scale is not None:
-            np.multiply(scale[part], backprop[part], out=backprop[part])
-        if partials is not None:
-            np.sum(backprop[part], axis=0, out=partials[i])
+                              None if scale is None else scale[part])
+        else:
+            _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
+            if scale is not None:
+                np.multiply(scale[part], backprop[part], out=backprop[part])
+        if partials is not None:  # BiasAddGrad's product with ones, on the block in cache
+            done = backprop[part]
+            np.matmul(ones[:done.shape[0]], done, out=partials[i])
 
     if features.size >= _XENT_SPLIT_ELEMENTS:
         intra_op.run_elementwise(rows, len(starts))
@@ -239,11 +240,10 @@ _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
 _XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
 
 
-def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False,
-                      column_sums=None):
+def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False):
     """One block of rows; with `compiled_scale` (None or the rows' scale) the division, the
     label's `- 1` and the scale run as one compiled pass (lib/numerics/xent_jit.py, the same
-    arithmetic), which also sums the backprop's columns into `column_sums` when given."""
+    arithmetic)."""
     np.subtract(features, np.max(features, axis=-1, keepdims=True), out=backprop)
     rows = np.arange(labels.shape[0])
     picked = backprop[rows, labels]
@@ -251,7 +251,7 @@ def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False,
     sums = np.sum(backprop, axis=-1, keepdims=True)
     loss[...] = np.log(sums[:, 0]) - picked
     if compiled_scale is not False:
-        xent_jit.normalise_rows(backprop, sums, labels, compiled_scale, column_sums)
+        xent_jit.normalise_rows(backprop, sums, labels, compiled_scale)
         return
     backprop /= sums
     backprop[rows, labels] -= 1
