@@ -16,6 +16,8 @@ Changes:
   against the backward's unfused nodes (the forward fused in both).
 - `xent_bias`: the output layer's bias gradient summed inside the cross-entropy pass
   (runtime/remapper.py `fold_xent_bias_grad`) against its BiasAddGrad.
+- `stacked`: the step gradients stacked once for the input, kernel and bias gradients
+  (runtime/lstm_inputs.py `_share_stacked_grads`) against three ConcatV2s.
 - `all`: xent and lstm_pointwise together against neither.
 """
 
@@ -90,6 +92,15 @@ def _xent_bias_switch():
     return use
 
 
+def _stacked_switch():
+    from tensorflux.runtime import lstm_inputs
+
+    def use(new: bool) -> None:
+        lstm_inputs.SHARE_STACKED_GRADS = new
+
+    return use
+
+
 def _cell_grad_switch():
     from tensorflux.runtime import lstm_cells
 
@@ -99,11 +110,13 @@ def _cell_grad_switch():
     return use
 
 
-CHANGES = {"cell_grad": _cell_grad_switch, "xent_bias": _xent_bias_switch, "xent": _xent_switch,
+CHANGES = {"cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
+           "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
            "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
-_PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias"}
+_PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias",
+              "stacked"}
 
 
 def _session(tf, model: str, one_thread: bool):
