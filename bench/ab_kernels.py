@@ -18,6 +18,7 @@ Changes:
   (runtime/remapper.py `fold_xent_bias_grad`) against its BiasAddGrad.
 - `stacked`: the step gradients stacked once for the input, kernel and bias gradients
   (runtime/lstm_inputs.py `_share_stacked_grads`) against three ConcatV2s.
+- `backward`: cell_grad, xent_bias and stacked together against none of them.
 - `all`: xent and lstm_pointwise together against neither.
 """
 
@@ -101,6 +102,16 @@ def _stacked_switch():
     return use
 
 
+def _backward_switch():
+    switches = [_cell_grad_switch(), _xent_bias_switch(), _stacked_switch()]
+
+    def use(new: bool) -> None:
+        for switch in switches:
+            switch(new)
+
+    return use
+
+
 def _cell_grad_switch():
     from tensorflux.runtime import lstm_cells
 
@@ -111,12 +122,13 @@ def _cell_grad_switch():
 
 
 CHANGES = {"cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
+           "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
            "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
 _PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias",
-              "stacked"}
+              "stacked", "backward"}
 
 
 def _session(tf, model: str, one_thread: bool):
