@@ -5,6 +5,13 @@ in lib/numerics/lstm_jit.py): in the 20-step LSTM of bench/training.py, 220 fewe
 schedule and four passes per step instead of about twenty. A fetched value keeps its node, as
 an Identity of the fused output. Switched with the other remapper rules (RewriterConfig
 `remapping`, rewrites.py rule 6).
+
+Backward (`FUSE_CELL_GRADIENTS`): each fused cell's gradient nodes from tf.gradients (two Muls
+per product, three SigmoidGrads, two TanhGrads, the cell-state AddN, the gates' ConcatV2 and
+the gradient tuples' Identities/NoOps) become one `_LSTMCellPointwiseGrad` node named after the
+ConcatV2, outputs: the gate gradients and the previous cell state's gradient (bit-identical;
+one compiled pass in lib/numerics/lstm_jit.py). LSTM LM b32, one thread, 20 interleaved
+rounds: 118.5 -> 116.9 ms CPU median per step.
 """
 
 from __future__ import annotations
