@@ -12,6 +12,13 @@ Changes:
   the unfused cell (two sessions of one graph, their plans built with the rule on and off).
 - `hoist`: the remapper's hoisted input products (runtime/lstm_inputs.py: `x_t @ K_x` for
   all steps as one product, forward and backward) against the per-step products.
+- `cell_grad`: the fused backward cell (`_LSTMCellPointwiseGrad`, runtime/lstm_cells.py)
+  against the backward's unfused nodes (the forward fused in both).
+- `xent_bias`: the output layer's bias gradient summed inside the cross-entropy pass
+  (runtime/remapper.py `fold_xent_bias_grad`) against its BiasAddGrad.
+- `stacked`: the step gradients stacked once for the input, kernel and bias gradients
+  (runtime/lstm_inputs.py `_share_stacked_grads`) against three ConcatV2s.
+- `backward`: cell_grad, xent_bias and stacked together against none of them.
 - `all`: xent and lstm_pointwise together against neither.
 """
 
@@ -77,10 +84,51 @@ def _hoist_switch():
     return use
 
 
-CHANGES = {"xent": _xent_switch, "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"),
-           "hoist": _hoist_switch, "all": _all_switch}
+def _xent_bias_switch():
+    from tensorflux.runtime import remapper
+
+    def use(new: bool) -> None:
+        remapper.FOLD_XENT_BIAS_GRAD = new
+
+    return use
+
+
+def _stacked_switch():
+    from tensorflux.runtime import lstm_inputs
+
+    def use(new: bool) -> None:
+        lstm_inputs.SHARE_STACKED_GRADS = new
+
+    return use
+
+
+def _backward_switch():
+    switches = [_cell_grad_switch(), _xent_bias_switch(), _stacked_switch()]
+
+    def use(new: bool) -> None:
+        for switch in switches:
+            switch(new)
+
+    return use
+
+
+def _cell_grad_switch():
+    from tensorflux.runtime import lstm_cells
+
+    def use(new: bool) -> None:
+        lstm_cells.FUSE_CELL_GRADIENTS = new
+
+    return use
+
+
+CHANGES = {"cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
+           "backward": _backward_switch,
+           "xent_bias": _xent_bias_switch, "xent": _xent_switch,
+           "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
+           "all": _all_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
-_PLAN_TIME = {"lstm_pointwise", "hoist", "all"}
+_PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias",
+              "stacked", "backward"}
 
 
 def _session(tf, model: str, one_thread: bool):

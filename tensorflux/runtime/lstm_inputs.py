@@ -17,6 +17,11 @@ part the recurrence waits for; the node and its gates stay) and one
 of `K[:width]` the forward step read (so a kernel update gated only on the products of the
 original graph cannot change it). The SplitV becomes an Identity of the state gradient.
 
+Then `_InputProductsGrad` reads, as `_InputProductsGradStacked`, the ConcatV2 that already
+stacks the same gradients along rows (the kernel gradient's, after merge_product_sums), and a
+second ConcatV2 of the same tensors (the bias gradient's) becomes that one: two fewer copies
+of `[steps * batch, 4 * units]` per step.
+
 Values differ from the unrewritten graph by summation order only (within float32
 tolerance). Switched with the other remapper rules (RewriterConfig `remapping`, rewrites.py
 rule 6) and by `HOIST_INPUT_PRODUCTS`. Not inside while loops (dynamic_rnn).
@@ -35,12 +40,15 @@ __all__ = ["hoist_input_products", "HOIST_INPUT_PRODUCTS"]
 
 # The rule runs (a switch for the A/B benchmarks and the tests).
 HOIST_INPUT_PRODUCTS = True
+# The step gradients are stacked once (`_share_stacked_grads`; a switch for the A/B benchmarks).
+SHARE_STACKED_GRADS = True
 
 # The ops of ops/internal/lstm_inputs.py (found through the registry).
 INPUT_PRODUCTS = "_InputProducts"
 STATE_PRODUCT = "_StateProduct"
 INPUT_PRODUCTS_GRAD = "_InputProductsGrad"
 STATE_PRODUCT_GRAD = "_StateProductGrad"
+INPUT_PRODUCTS_GRAD_STACKED = "_InputProductsGradStacked"
 
 _TYPES = frozenset({dtypes.float32, dtypes.float64})
 
@@ -262,4 +270,87 @@ def hoist_input_products(nodes, protected: set) -> list:
                        if id(c) not in protected and consumers.get(id(c)) == [(p, 0)])
         if found and _backward_ok(found, consumers):
             _hoist_backward(found, hoisted, width, consumers, maker)
-    return maker.place([n for n in nodes if id(n) not in removed])
+    return _share_stacked_grads(maker.place([n for n in nodes if id(n) not in removed]),
+                                protected)
+
+
+# -- one stacking of the step gradients ------------------------------------------------------
+
+def _resolved(edges) -> tuple:
+    """The edges followed back through Identity nodes, as (id(node), port)."""
+    out = []
+    for src, port in edges:
+        while src.op == "Identity" and len(src.inputs) == 1 and port == 0:
+            src, port = src.inputs[0]
+        out.append((id(src), port))
+    return tuple(out)
+
+
+def _row_stack(node):
+    """The stacked edges of `node` when it is a ConcatV2 along axis 0 of 2+ tensors."""
+    if node.op != "ConcatV2" or len(node.inputs) < 3 or node.attrs.get("T") not in _TYPES:
+        return None
+    axis = _const_value(node.inputs[-1][0])
+    if axis is None or axis.shape != () or int(axis) != 0:
+        return None
+    return node.inputs[:-1]
+
+
+def _ancestors(node) -> set:
+    seen: set = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for src in [s for s, _ in current.inputs] + list(current.control_inputs):
+            if id(src) not in seen:
+                seen.add(id(src))
+                stack.append(src)
+    return seen
+
+
+def _share_stacked_grads(nodes, protected: set) -> list:
+    """`_InputProductsGrad(g_0..g_n, rows)` becomes `_InputProductsGradStacked(concat, rows)`
+    when a ConcatV2 along rows stacks the same tensors in the same order (through Identities),
+    and a ConcatV2 stacking the same tensors as an earlier one is replaced by it: never when
+    the kept concat depends on a node that would now read it (a cycle)."""
+    if not SHARE_STACKED_GRADS or INPUT_PRODUCTS_GRAD_STACKED not in OP_DEFS:
+        return nodes
+    stacks: dict = {}  # (resolved edges, dtype, device) -> the first ConcatV2
+    replaced: dict = {}  # id(duplicate concat) -> the kept one
+    consumers = None
+    for node in nodes:
+        edges = _row_stack(node)
+        if edges is None:
+            continue
+        key = (_resolved(edges), node.attrs["T"], node.device)
+        kept = stacks.setdefault(key, node)
+        if kept is node or id(node) in protected or node.control_inputs:
+            continue
+        consumers = consumers or node_edges.consumers(nodes)
+        before = _ancestors(kept)
+        if any(id(r) in before for r, _ in consumers.get(id(node), ())):
+            continue
+        replaced[id(node)] = kept
+    for node in nodes:
+        if node.op != INPUT_PRODUCTS_GRAD or len(node.inputs) < 3:
+            continue
+        kept = stacks.get((_resolved(node.inputs[:-1]), node.attrs["T"], node.device))
+        if kept is None or id(node) in _ancestors(kept):
+            continue
+        node.op, node.op_def = INPUT_PRODUCTS_GRAD_STACKED, get_op_def(
+            INPUT_PRODUCTS_GRAD_STACKED)
+        node.inputs = [(kept, 0), node.inputs[-1]]
+        node.input_dtypes = node.input_dtypes[:1] + node.input_dtypes[-1:]
+    if not replaced:
+        return nodes
+    out = [n for n in nodes if id(n) not in replaced]
+    for node in out:
+        node.inputs = [(replaced.get(id(src), src), port) for src, port in node.inputs]
+        if any(id(src) in replaced for src in node.control_inputs):
+            controls = []
+            for src in node.control_inputs:
+                src = replaced.get(id(src), src)
+                if src not in controls and src is not node:
+                    controls.append(src)
+            node.control_inputs = controls
+    return out

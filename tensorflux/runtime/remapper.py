@@ -27,6 +27,9 @@
   one value per row (the loss gradient of a mean, constant-folded) becomes
   `_SparseSoftmaxCrossEntropyWithLogitsScaled(features, labels, c)`: the backprop rows are
   scaled while in cache instead of in another pass over `[batch, classes]` (bit-identical).
+  Then a `BiasAddGrad` of that backprop (the output layer's bias gradient) is folded in too:
+  `_SparseSoftmaxCrossEntropyWithLogitsScaledBiasGrad`, whose third output is the column sums
+  taken per block of rows in cache (summation order only; `FOLD_XENT_BIAS_GRAD` switches it).
 """
 
 from __future__ import annotations
@@ -423,6 +426,9 @@ def merge_product_sums(nodes, protected: set) -> list:
 
 _XENT = "SparseSoftmaxCrossEntropyWithLogits"
 _SCALED_XENT = "_SparseSoftmaxCrossEntropyWithLogitsScaled"
+_XENT_BIAS_GRAD = "_SparseSoftmaxCrossEntropyWithLogitsScaledBiasGrad"
+# `fuse_xent_scale` folds the backprop's BiasAddGrad in too (a switch for the A/B benchmarks).
+FOLD_XENT_BIAS_GRAD = True
 
 
 def _row_scale(node, dtype):
@@ -473,4 +479,39 @@ def fuse_xent_scale(nodes, protected: set) -> list:
         removed.add(id(mul))
     if not removed:
         return list(nodes)
-    return [n for n in nodes if id(n) not in removed]
+    nodes = [n for n in nodes if id(n) not in removed]
+    return fold_xent_bias_grad(nodes, protected) if FOLD_XENT_BIAS_GRAD else nodes
+
+
+def fold_xent_bias_grad(nodes, protected: set) -> list:
+    """A `BiasAddGrad` of a scaled cross-entropy's backprop (directly or through Identities)
+    becomes the third output of the cross-entropy, now
+    `_SparseSoftmaxCrossEntropyWithLogitsScaledBiasGrad`; its readers read that output (a
+    fetched BiasAddGrad becomes an Identity of it)."""
+    if _XENT_BIAS_GRAD not in OP_DEFS:
+        return nodes
+    consumers = node_edges.consumers(nodes)
+    removed: set = set()
+    for grad in nodes:
+        if grad.op != "BiasAddGrad" or grad.control_inputs or len(grad.inputs) != 1 or \
+                grad.attrs.get("_class"):
+            continue
+        xent, port = grad.inputs[0]
+        while xent.op == "Identity" and len(xent.inputs) == 1 and port == 0:
+            xent, port = xent.inputs[0]
+        if xent.op != _SCALED_XENT or port != 1 or id(xent) in protected or \
+                xent.device != grad.device or grad.attrs.get("T") != xent.attrs.get("T"):
+            continue  # (the backprop is 2-D: its bias axis is 1 in either data format)
+        xent.op, xent.op_def = _XENT_BIAS_GRAD, get_op_def(_XENT_BIAS_GRAD)
+        xent.output_dtypes = list(xent.output_dtypes) + [xent.attrs["T"]]
+        if id(grad) in protected:  # a fetched gradient keeps its node: an Identity of it
+            grad.op, grad.op_def = "Identity", get_op_def("Identity")
+            grad.attrs, grad.inputs = {"T": xent.attrs["T"]}, [(xent, 2)]
+            continue
+        for reader, position in consumers.get(id(grad), ()):
+            if position >= 0:
+                reader.inputs[position] = (xent, 2)
+            else:
+                node_edges.replace_control(reader, grad, [xent])
+        removed.add(id(grad))
+    return [n for n in nodes if id(n) not in removed] if removed else nodes

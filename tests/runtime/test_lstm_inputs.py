@@ -18,6 +18,7 @@ SETTINGS = settings(max_examples=4, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 HOISTED, STATE, GRAD = "_InputProducts", "_StateProduct", "_InputProductsGrad"
 STATE_GRAD = "_StateProductGrad"
+STACKED = "_InputProductsGradStacked"
 
 
 def _ops(fetches, feeds=(), rewrite_options=None):
@@ -72,7 +73,9 @@ def test_hoisted_products_match_the_unrewritten_graph(monkeypatch, dtype, batch,
         inputs, fetches, train = _lstm(dtype, batch, steps, width, units)
         ops = _ops(fetches, [inputs])
         hoisted = steps >= 2
-        assert ops.count(HOISTED) == int(hoisted) and ops.count(GRAD) == int(hoisted)
+        assert ops.count(HOISTED) == int(hoisted)
+        # the input gradients read the kernel gradient's stacked step gradients
+        assert ops.count(STACKED) == int(hoisted) and GRAD not in ops
         assert ops.count(STATE) == (steps if hoisted else 0)
         assert ops.count(STATE_GRAD) in ((steps - 1, steps) if hoisted else (0,))
         rng = np.random.default_rng(seed)
@@ -181,3 +184,29 @@ def test_other_cells_match_the_unrewritten_graph(monkeypatch, make_cell):
         got, want = _run_both(monkeypatch, fetches, feed)
     for g, w in zip(got, want):
         _close(g, w, tf.float32)
+
+
+def test_stacked_gradients_are_shared_and_the_stacked_kernel():
+    with tf.Graph().as_default():
+        inputs, fetches, train = _lstm(tf.float32, 2, 3, 3, 2)
+        nodes, points, _ = subgraph.build_step_graph(tf.get_default_graph(), [inputs],
+                                                     fetches, [train])
+        out = rewrites.optimize(nodes, points)
+        stacked = [n for n in out if n.op == STACKED]
+        assert len(stacked) == 1
+        concat = stacked[0].inputs[0][0]
+        assert concat.op == "ConcatV2" and concat.attrs["N"] == 3
+        # the kernel and the bias gradients read that one concat: no other concat of them
+        readers = {n.op for n in out if any(src is concat for src, _ in n.inputs)}
+        assert STACKED in readers and len(readers) >= 2
+        same = lstm_inputs._resolved(concat.inputs[:-1])
+        assert [n for n in out if n.op == "ConcatV2" and
+                lstm_inputs._resolved(n.inputs[:-1]) == same] == [concat]
+    rng = np.random.default_rng(0)
+    grads, rows = rng.standard_normal((6, 8)), rng.standard_normal((3, 8))
+    parts = kernels._input_products_grad_stacked(grads, rows, N=3)
+    want = kernels.input_products_grad(np.split(grads, 3), rows)
+    for got, ref in zip(parts, want):
+        np.testing.assert_array_equal(got, ref)
+    with pytest.raises(errors.InvalidArgumentError, match=STACKED):
+        kernels._input_products_grad_stacked(grads, rows, N=4)

@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorflux.lib.numerics import jit as jit_mod
 
-__all__ = ["supports", "cell_pointwise"]
+__all__ = ["supports", "cell_pointwise", "cell_pointwise_grad"]
 
 SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -85,3 +85,56 @@ def _gates_and_cell(gates, c, forget_input, exps, candidate, one, outs):
             outs[4, r, k] = new_input
             outs[5, r, k] = kept + new_input
             outs[7, r, k] = output_gate
+
+
+def cell_pointwise_grad(dh, dc, c, forget_gate, input_gate, candidate, tanh_c,
+                        output_gate) -> tuple:
+    """`_LSTMCellPointwiseGrad` (ops/internal/lstm_pointwise.py) in one pass: the gate
+    gradients `[batch, 4 * units]` and the previous cell state's gradient, each operation the
+    unfused node's own in its order (bit-identical). `dc` is None when the cell state has no
+    gradient from later steps; the operands share one `[batch, units]` shape (checked by the
+    caller)."""
+    batch, units = dh.shape
+    one = dh.dtype.type(1)
+    d_gates = np.empty((batch, 4 * units), dh.dtype)
+    d_c = np.empty((batch, units), dh.dtype)
+    operands = [np.ascontiguousarray(a) for a in (
+        dh, dh if dc is None else dc, c, forget_gate, input_gate, candidate, tanh_c,
+        output_gate)]
+    loop = _cell_grad_held if jit_mod.holds_gil(dh.size) else _cell_grad
+    loop(*operands, dc is not None, one, d_gates, d_c)
+    return d_gates, d_c
+
+
+@jit_mod.jit
+def _cell_grad(dh, dc, c, forget_gate, input_gate, candidate, tanh_c, output_gate, with_dc, one,
+               d_gates, d_c):
+    units = dh.shape[1]
+    for r in range(dh.shape[0]):
+        for k in range(units):
+            h = dh[r, k]
+            og = output_gate[r, k]
+            tc = tanh_c[r, k]
+            g = tc * h
+            d_gates[r, 3 * units + k] = (g * og) * (one - og)
+            g = h * og
+            d_new_c = g * (one - tc * tc)
+            if with_dc:
+                d_new_c = d_new_c + dc[r, k]
+            ig = input_gate[r, k]
+            cand = candidate[r, k]
+            fg = forget_gate[r, k]
+            g = d_new_c * cand
+            d_gates[r, k] = (g * ig) * (one - ig)
+            g = ig * d_new_c
+            d_gates[r, units + k] = g * (one - cand * cand)
+            g = c[r, k] * d_new_c
+            d_gates[r, 2 * units + k] = (g * fg) * (one - fg)
+            d_c[r, k] = d_new_c * fg
+
+
+@jit_mod.jit(nogil=False)
+def _cell_grad_held(dh, dc, c, forget_gate, input_gate, candidate, tanh_c, output_gate, with_dc,
+                    one, d_gates, d_c):
+    _cell_grad(dh, dc, c, forget_gate, input_gate, candidate, tanh_c, output_gate, with_dc, one,
+               d_gates, d_c)

@@ -162,6 +162,27 @@ def _scaled_xent_kernel(features, labels, scale):
     return nn_core.sparse_softmax_xent(features, labels, scale)
 
 
+SparseSoftmaxXentBiasGrad = define_op(
+    "_SparseSoftmaxCrossEntropyWithLogitsScaledBiasGrad",
+    inputs=["features: T", "labels: Tlabels", "scale: T"],
+    outputs=["loss: T", "backprop: T", "bias_grad: T"],
+    attrs=[_TYPES, "Tlabels: {int32, int64} = int64"], differentiable=False)
+
+
+@SparseSoftmaxXentBiasGrad.shape_fn
+def _xent_bias_grad_shape(features, labels, scale):
+    loss, backprop = nn_core._sparse_softmax_xent_shape(features, labels)
+    return [loss, backprop, TensorShape([backprop._dim_list[1]])]
+
+
+@SparseSoftmaxXentBiasGrad.kernel
+def _xent_bias_grad_kernel(features, labels, scale):
+    """`_SparseSoftmaxCrossEntropyWithLogitsScaled` and the `BiasAddGrad` of its backprop
+    (runtime/remapper.py `fold_xent_bias_grad`): the column sums are taken while each block of
+    rows is in cache (the loss and backprop bit-identical; the sums in another order)."""
+    return nn_core.sparse_softmax_xent(features, labels, scale, bias_grad=True)
+
+
 # -- _FusedMaxPoolGrad ------------------------------------------------------------------------
 
 FusedMaxPoolGrad = define_op(

@@ -13,6 +13,8 @@ much better rate), and each step then multiplies only `h_{t-1} @ K_h`:
 - `_StateProduct(h, kernel, partial)`: `h @ kernel[rows - h_cols:] + partial`, the step's gates.
 - `_InputProductsGrad(grads, kernel_rows)`: the backward's input gradients
   `grad_t @ kernel_rows^T` for all steps as one product, one output per step.
+- `_InputProductsGradStacked(stacked, kernel_rows)` (attr `N`): the same on gradients already
+  stacked by a ConcatV2 along rows (the kernel gradient's), split into `N` equal parts.
 - `_StateProductGrad(grad, kernel)` (attr `width`): the state gradient
   `grad @ kernel[width:]^T`, computed as `(kernel[width:] @ grad^T)^T` as MatMul's kernel
   does for few rows (OpenBLAS: 258 us through the transposed view, 156 us swapped, for
@@ -32,12 +34,14 @@ from tensorflux.framework import errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_shape import TensorShape
 
-__all__ = ["INPUT_PRODUCTS", "STATE_PRODUCT", "INPUT_PRODUCTS_GRAD", "STATE_PRODUCT_GRAD"]
+__all__ = ["INPUT_PRODUCTS", "STATE_PRODUCT", "INPUT_PRODUCTS_GRAD", "STATE_PRODUCT_GRAD",
+           "INPUT_PRODUCTS_GRAD_STACKED"]
 
 INPUT_PRODUCTS = "_InputProducts"
 STATE_PRODUCT = "_StateProduct"
 INPUT_PRODUCTS_GRAD = "_InputProductsGrad"
 STATE_PRODUCT_GRAD = "_StateProductGrad"
+INPUT_PRODUCTS_GRAD_STACKED = "_InputProductsGradStacked"
 
 InputProducts = define_op(
     INPUT_PRODUCTS, inputs=["xs: N * T", "kernel: T", "bias: T"],
@@ -50,6 +54,11 @@ StateProduct = define_op(
 
 InputProductsGrad = define_op(
     INPUT_PRODUCTS_GRAD, inputs=["grads: N * T", "kernel_rows: T"],
+    outputs=["parts: N * T"], attrs=["N: int >= 1", "T: {float32, float64}"],
+    differentiable=False)
+
+InputProductsGradStacked = define_op(
+    INPUT_PRODUCTS_GRAD_STACKED, inputs=["stacked: T", "kernel_rows: T"],
     outputs=["parts: N * T"], attrs=["N: int >= 1", "T: {float32, float64}"],
     differentiable=False)
 
@@ -155,6 +164,29 @@ def input_products_grad(grads, kernel_rows):
 
 
 InputProductsGrad.kernel(lambda *args: input_products_grad(args[:-1], args[-1]))
+
+
+@InputProductsGradStacked.shape_fn
+def _input_products_grad_stacked_shape(stacked, kernel_rows, *, N):
+    width = kernel_rows.with_rank(2)._dim_list[0]
+    rows = stacked.with_rank(2)._dim_list[0]
+    if rows is not None and rows % N:
+        raise ValueError(f"{INPUT_PRODUCTS_GRAD_STACKED}: {rows} rows do not split into {N}")
+    return [[TensorShape([None if rows is None else rows // N, width])] * N]
+
+
+@InputProductsGradStacked.kernel
+def _input_products_grad_stacked(stacked, kernel_rows, *, N):
+    """`stacked @ kernel_rows^T` split into `N` parts of equal rows (`input_products_grad` on
+    the gradients a ConcatV2 already stacked: the same product)."""
+    _matrix(INPUT_PRODUCTS_GRAD_STACKED, "stacked", stacked)
+    _matrix(INPUT_PRODUCTS_GRAD_STACKED, "kernel_rows", kernel_rows)
+    if stacked.shape[0] % N or stacked.shape[1] != kernel_rows.shape[1]:
+        raise _error(INPUT_PRODUCTS_GRAD_STACKED,
+                     f"stacked gradients of shape {list(stacked.shape)} do not split into {N} "
+                     f"steps or do not match kernel rows of shape {list(kernel_rows.shape)}")
+    parts = np.split(np.matmul(stacked, kernel_rows.T), N, 0)
+    return parts[0] if N == 1 else tuple(parts)
 
 
 # -- _StateProductGrad ------------------------------------------------------------------------

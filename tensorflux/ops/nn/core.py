@@ -155,7 +155,8 @@ def _sparse_softmax_xent_kernel(features, labels):
     return sparse_softmax_xent(features, labels)
 
 
-def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) -> tuple:
+def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
+                        bias_grad: bool = False) -> tuple:
     """SparseSoftmaxCrossEntropyWithLogits' kernel: (loss, backprop), with the backprop rows
     multiplied by `scale` when given (`_SparseSoftmaxCrossEntropyWithLogitsScaled`, the
     remapper's fusion of the gradient's `Mul`: the same products, taken while in cache).
@@ -164,9 +165,13 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) ->
         features: `[batch, classes]` logits.
         labels: `[batch]` int class ids in `[0, classes)`.
         scale: None, or an array broadcastable to `[batch, 1]` of `features`' dtype.
+        bias_grad: also return the backprop's column sums (a BiasAddGrad of it, summed while
+            each block of rows is in cache: per block, then the blocks' sums in order; the
+            summation order differs from BiasAddGrad's one product over all rows).
 
     Returns:
-        (loss `[batch]`, backprop `[batch, classes]`).
+        (loss `[batch]`, backprop `[batch, classes]`), and the `[classes]` column sums with
+        `bias_grad`.
 
     Raises:
         InvalidArgumentError: bad ranks or shapes, or a label out of range.
@@ -204,22 +209,30 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None) ->
     starts = range(0, labels.shape[0], block)
 
     compiled = xent_jit.supports(backprop)
+    partials = np.empty((len(starts), classes), features.dtype) if bias_grad else None
+    ones = np.ones(min(block, labels.shape[0]), features.dtype) if bias_grad else None
 
     def rows(i: int) -> None:
         part = slice(starts[i], starts[i] + block)
         if compiled:
             _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part],
                               None if scale is None else scale[part])
-            return
-        _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
-        if scale is not None:
-            np.multiply(scale[part], backprop[part], out=backprop[part])
+        else:
+            _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part])
+            if scale is not None:
+                np.multiply(scale[part], backprop[part], out=backprop[part])
+        if partials is not None:  # BiasAddGrad's product with ones, on the block in cache
+            done = backprop[part]
+            np.matmul(ones[:done.shape[0]], done, out=partials[i])
 
     if features.size >= _XENT_SPLIT_ELEMENTS:
         intra_op.run_elementwise(rows, len(starts))
     else:
         for i in range(len(starts)):
             rows(i)
+    if partials is not None:
+        return loss, backprop, partials[0].copy() if len(starts) == 1 else \
+            np.sum(partials, axis=0)
     return loss, backprop
 
 
