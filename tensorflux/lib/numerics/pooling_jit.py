@@ -66,13 +66,36 @@ def _batches(fn, n: int, nbytes: int) -> None:
 
 
 def max_pool(x: np.ndarray, geo) -> np.ndarray:
-    """MaxPool of NHWC `x` (see `conv2d.max_pool`)."""
+    """MaxPool of NHWC `x` (see `conv2d.max_pool`). float32 with at least 16 channels runs
+    on explicit 16-float vectors (`pool_vector_jit`, the same bits)."""
     kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
     out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
     x = np.ascontiguousarray(x)
+    n, h, wd, c = x.shape
+    if x.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and out.size:
+        vector = _vector_kernels()
+        offs, starts = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
+        if np.diff(starts).min() > 0:  # every window holds a real position
+            _batches(lambda lo, hi: vector.max_pool(x[lo:hi], offs, starts, out[lo:hi]),
+                     n, x.nbytes)
+            return out
     _batches(lambda lo, hi: _max_pool(x[lo:hi], kh, kw, sh, sw, top, left, out[lo:hi]),
-             x.shape[0], x.nbytes)
+             n, x.nbytes)
     return out
+
+
+# float32 MaxPool inputs with at least this many channels take `pool_vector_jit` (fewer would
+# run its scalar channel tail only).
+VECTOR_MIN_CHANNELS = 16
+_vector = []  # pool_vector_jit, once the first float32 max pooling runs (it imports numba)
+
+
+def _vector_kernels():
+    if not _vector:
+        # deferred: pool_vector_jit imports numba and llvmlite at import
+        from tensorflux.lib.numerics import pool_vector_jit
+        _vector.append(pool_vector_jit)
+    return _vector[0]
 
 
 def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
