@@ -12,7 +12,14 @@ row-major window order, the padding left out (it holds -inf, which never changes
 starts at a real position), so the first maximum wins ties (0.0 against -0.0) and the last NaN
 wins over everything: bit for bit the same output.
 
-The intrinsic lives beside the cached loop that inlines it, because numba's cache tracks the
+`window_grad` is MaxPoolGrad's window for overlapping windows (`pooling_jit._max_pool_grad`):
+the first maximum's slot per channel found by the same selects in registers (TF's scan rule: a
+later position wins only when strictly greater; when the window's first position is padding,
+the scan starts at -inf with no slot, and a gradient left there is dropped), then each real
+position adds the window's gradient where it is the pick and 0.0 elsewhere, in window order:
+the same sums in the same order as the scalar kernel, bit for bit.
+
+The intrinsics live beside the cached loop that inlines it, because numba's cache tracks the
 source file of a cached function only.
 """
 
@@ -29,6 +36,8 @@ from tensorflux.lib.numerics import jit
 WIDTH = 16  # floats per vector
 _F32 = ir.FloatType()
 _VEC = ir.VectorType(_F32, WIDTH)
+_I32 = ir.IntType(32)
+_PICKS = ir.VectorType(_I32, WIDTH)
 _F32_ARRAY = types.Array(types.float32, 1, "C")
 _I64_ARRAY = types.Array(types.int64, 1, "C")
 
@@ -88,16 +97,97 @@ def window_max(typingctx, x, xbase, offs, first, count, out, obase, vectors):
     return types.none(*args), _window_max_codegen
 
 
+def _window_grad_codegen(context, builder, signature, args):
+    tys = signature.args
+    vectors = tys[10].literal_value
+    x_ptr = _data(context, builder, tys[0], args[0])
+    offs_ptr = _data(context, builder, tys[2], args[2])
+    g_ptr = _data(context, builder, tys[6], args[6])
+    dx_ptr = _data(context, builder, tys[8], args[8])
+    xbase, first, count, padded, gbase, dxbase = (
+        context.cast(builder, args[i], tys[i], types.int64) for i in (1, 3, 4, 5, 7, 9))
+    i64 = xbase.type
+    # padded first position: best = -inf, pick = -1, every real position scanned; else best =
+    # the first real position, pick = 0, the rest scanned.
+    is_padded = builder.icmp_signed("!=", padded, ir.Constant(i64, 0))
+    start_slot = builder.select(is_padded, ir.Constant(i64, 0), ir.Constant(i64, 1))
+    lowest = ir.Constant(_VEC, [float("-inf")] * WIDTH)
+    at0 = builder.add(xbase, builder.load(builder.gep(offs_ptr, [first])))
+    bests, picks = [], []
+    for v in range(vectors):
+        first_value = builder.load(
+            _vector_at(builder, x_ptr, builder.add(at0, ir.Constant(i64, WIDTH * v))), align=4)
+        bests.append(cgutils.alloca_once_value(
+            builder, builder.select(is_padded, lowest, first_value)))
+        picks.append(cgutils.alloca_once_value(builder, builder.select(
+            is_padded, ir.Constant(_PICKS, [-1] * WIDTH), ir.Constant(_PICKS, [0] * WIDTH))))
+    with cgutils.for_range(builder, builder.sub(count, start_slot)) as loop:
+        slot = builder.add(loop.index, start_slot)
+        at = builder.add(xbase, builder.load(builder.gep(offs_ptr, [builder.add(first, slot)])))
+        slot32 = builder.trunc(slot, _I32)
+        slots = builder.shuffle_vector(
+            builder.insert_element(ir.Constant(_PICKS, ir.Undefined), slot32,
+                                   ir.Constant(_I32, 0)),
+            ir.Constant(_PICKS, ir.Undefined), ir.Constant(_PICKS, [0] * WIDTH))
+        for v in range(vectors):
+            value = builder.load(
+                _vector_at(builder, x_ptr, builder.add(at, ir.Constant(i64, WIDTH * v))),
+                align=4)
+            best = builder.load(bests[v])
+            take = builder.fcmp_ordered(">", value, best)
+            builder.store(builder.select(take, value, best), bests[v])
+            builder.store(builder.select(take, slots, builder.load(picks[v])), picks[v])
+    zero = ir.Constant(_VEC, [0.0] * WIDTH)
+    grads = [builder.load(_vector_at(
+        builder, g_ptr, builder.add(gbase, ir.Constant(i64, WIDTH * v))), align=4)
+        for v in range(vectors)]
+    with cgutils.for_range(builder, count) as loop:
+        slot = loop.index
+        at = builder.add(dxbase, builder.load(builder.gep(offs_ptr, [builder.add(first, slot)])))
+        slot32 = builder.trunc(slot, _I32)
+        slots = builder.shuffle_vector(
+            builder.insert_element(ir.Constant(_PICKS, ir.Undefined), slot32,
+                                   ir.Constant(_I32, 0)),
+            ir.Constant(_PICKS, ir.Undefined), ir.Constant(_PICKS, [0] * WIDTH))
+        for v in range(vectors):
+            ptr = _vector_at(builder, dx_ptr, builder.add(at, ir.Constant(i64, WIDTH * v)))
+            mine = builder.icmp_signed("==", builder.load(picks[v]), slots)
+            share = builder.select(mine, grads[v], zero)
+            builder.store(builder.fadd(builder.load(ptr, align=4), share), ptr, align=4)
+    return context.get_dummy_value()
+
+
+@intrinsic(prefer_literal=True)
+def window_grad(typingctx, x, xbase, offs, first, count, padded, g, gbase, dx, dxbase,
+                vectors):
+    """For `16 * vectors` channels of one window (its `count` >= 1 real positions at
+    `xbase + offs[first + l]` in `x`, the same offsets from `dxbase` in `dx`; `padded`: its
+    first position is padding), add the gradient `g[gbase : +16 * vectors]` to `dx` at each
+    channel's first maximum and 0.0 elsewhere (module docstring). No bounds checks."""
+    args = (x, xbase, offs, first, count, padded, g, gbase, dx, dxbase, vectors)
+    if x != _F32_ARRAY or g != _F32_ARRAY or dx != _F32_ARRAY or offs != _I64_ARRAY:
+        return None
+    if not all(isinstance(args[i], (types.Integer, types.Boolean)) for i in (1, 3, 4, 5, 7, 9)):
+        return None
+    if not (isinstance(vectors, types.IntegerLiteral) and vectors.literal_value > 0):
+        return None
+    return types.none(*args), _window_grad_codegen
+
+
 @jit.jit
 def window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow):
     """Per output position `p = i * ow + j`, the flat offsets (within one image) of its
-    window's real positions in row-major order: `offs[starts[p] : starts[p + 1]]`."""
+    window's real positions in row-major order: `offs[starts[p] : starts[p + 1]]`, and
+    `padded[p]`: 1 when the window's first position lies in the padding."""
     offs = np.empty(oh * ow * kh * kw, dtype=np.int64)
     starts = np.empty(oh * ow + 1, dtype=np.int64)
+    padded = np.zeros(oh * ow, dtype=np.int64)
     k = 0
     for i in range(oh):
         for j in range(ow):
             starts[i * ow + j] = k
+            r0, q0 = i * sh - top, j * sw - left
+            padded[i * ow + j] = not (0 <= r0 < h and 0 <= q0 < wd)
             for di in range(kh):
                 r = i * sh - top + di
                 if r < 0 or r >= h:
@@ -109,7 +199,7 @@ def window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow):
                     offs[k] = (r * wd + q) * c
                     k += 1
     starts[oh * ow] = k
-    return offs, starts
+    return offs, starts, padded
 
 
 @jit.jit
@@ -139,3 +229,46 @@ def max_pool(x, offs, starts, out):
                     v = flat[xb + offs[slot] + ch]
                     m = v if (v > m) | (v != v) else m
                 dst[ob + ch] = m
+
+
+@jit.jit
+def max_pool_grad(x, g, offs, starts, padded, oh, dx):
+    """MaxPoolGrad of float32 NHWC `x` ([n, h, wd, c]) for gradient `g` ([n, oh, ow, c]) into
+    `dx` (x's shape; all C-contiguous; dx may start uninitialised), the windows given by
+    `window_offsets`, each with a real position. Each image's dx is zeroed first (in cache
+    for the window adds that follow)."""
+    n, h, wd, c = x.shape
+    positions = starts.shape[0] - 1
+    flat = x.reshape(-1)
+    grads = g.reshape(-1)
+    out = dx.reshape(-1)
+    image = h * wd * c
+    wide = c - c % (4 * WIDTH)
+    narrow = c - c % WIDTH
+    zero = np.float32(0)
+    for b in range(n):
+        xb = b * image
+        out[xb:xb + image] = zero
+        for p in range(positions):
+            first = starts[p]
+            count = starts[p + 1] - first
+            gb = (b * positions + p) * c
+            skip = padded[p]
+            for ch in range(0, wide, 4 * WIDTH):
+                window_grad(flat, xb + ch, offs, first, count, skip, grads, gb + ch, out,
+                            xb + ch, 4)
+            for ch in range(wide, narrow, WIDTH):
+                window_grad(flat, xb + ch, offs, first, count, skip, grads, gb + ch, out,
+                            xb + ch, 1)
+            for ch in range(narrow, c):
+                best = -np.inf if skip else flat[xb + offs[first] + ch]
+                pick = -1 if skip else 0
+                for slot in range(0 if skip else 1, count):
+                    v = flat[xb + offs[first + slot] + ch]
+                    if v > best:
+                        best = v
+                        pick = slot
+                grad = grads[gb + ch]
+                for slot in range(count):
+                    at = xb + offs[first + slot] + ch
+                    out[at] += grad if slot == pick else zero

@@ -72,9 +72,10 @@ def max_pool(x: np.ndarray, geo) -> np.ndarray:
     out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
     x = np.ascontiguousarray(x)
     n, h, wd, c = x.shape
-    if x.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and out.size:
+    if x.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and x.nbytes >= VECTOR_MIN_BYTES and \
+            out.size:
         vector = _vector_kernels()
-        offs, starts = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
+        offs, starts, _ = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
         if np.diff(starts).min() > 0:  # every window holds a real position
             _batches(lambda lo, hi: vector.max_pool(x[lo:hi], offs, starts, out[lo:hi]),
                      n, x.nbytes)
@@ -84,9 +85,12 @@ def max_pool(x: np.ndarray, geo) -> np.ndarray:
     return out
 
 
-# float32 MaxPool inputs with at least this many channels take `pool_vector_jit` (fewer would
-# run its scalar channel tail only).
+# float32 MaxPool inputs (and MaxPoolGrad ones of overlapping windows) with at least this many
+# channels take `pool_vector_jit` (fewer would run its scalar channel tail only).
 VECTOR_MIN_CHANNELS = 16
+# ... and at least this many bytes: below, the window table and the call cost more (~15 us)
+# than the vectors save.
+VECTOR_MIN_BYTES = 64 << 10
 _vector = []  # pool_vector_jit, once the first float32 max pooling runs (it imports numba)
 
 
@@ -110,6 +114,16 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
         _batches(lambda lo, hi: _max_pool_grad_tiled(x[lo:hi], g[lo:hi], kh, kw, dx[lo:hi]),
                  n, x.nbytes)
         return dx
+    if x.dtype == np.float32 and g.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and \
+            x.nbytes >= VECTOR_MIN_BYTES and g.size:
+        vector = _vector_kernels()
+        offs, starts, padded = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh,
+                                                     ow)
+        if np.diff(starts).min() > 0:  # every window holds a real position
+            dx = np.empty(x.shape, dtype=g.dtype)
+            _batches(lambda lo, hi: vector.max_pool_grad(x[lo:hi], g[lo:hi], offs, starts,
+                                                         padded, oh, dx[lo:hi]), n, x.nbytes)
+            return dx
     dx = np.empty((n, h * wd, c), dtype=g.dtype)  # zeroed row by row in the kernel
     _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
                                            dx[lo:hi]), n, x.nbytes)
