@@ -12,6 +12,10 @@ fallback, see `jit.available()`):
 - `max_pool_grad_relu`: MaxPoolGrad of `ReluGrad(g, pooled)` and that gradient's per-channel
   sum (the runtime's `_FusedMaxPoolGrad`: relu -> [bias] -> max_pool backward in one pass).
 
+float32 `max_pool` and `max_pool_grad` with at least 16 channels (and 64 KiB) run on explicit
+16-float vectors instead (`pool_vector_jit`: each window in registers), with the same bits as
+the scalar kernels here.
+
 Results are bit-identical to the references except where windows overlap (stride < window) in
 the gradients, whose sums are added in another order (float rounding only), and the bias sum
 of `max_pool_grad_relu` (float64 per image, then over images in order: float rounding only).
@@ -108,26 +112,37 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
     n, h, wd, c = x.shape
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
+    vector = _vector_grad(x, g, geo)
+    if vector is not None:
+        dx = np.empty(x.shape, dtype=g.dtype)
+        _batches(lambda lo, hi: vector(x[lo:hi], g[lo:hi], dx[lo:hi]), n, x.nbytes)
+        return dx
     if tiles(x.shape, geo):
         # Windows side by side, none in the padding: every input written once, no zeroing.
         dx = np.empty(x.shape, dtype=g.dtype)
         _batches(lambda lo, hi: _max_pool_grad_tiled(x[lo:hi], g[lo:hi], kh, kw, dx[lo:hi]),
                  n, x.nbytes)
         return dx
-    if x.dtype == np.float32 and g.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and \
-            x.nbytes >= VECTOR_MIN_BYTES and g.size:
-        vector = _vector_kernels()
-        offs, starts, padded = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh,
-                                                     ow)
-        if np.diff(starts).min() > 0:  # every window holds a real position
-            dx = np.empty(x.shape, dtype=g.dtype)
-            _batches(lambda lo, hi: vector.max_pool_grad(x[lo:hi], g[lo:hi], offs, starts,
-                                                         padded, oh, dx[lo:hi]), n, x.nbytes)
-            return dx
     dx = np.empty((n, h * wd, c), dtype=g.dtype)  # zeroed row by row in the kernel
     _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
                                            dx[lo:hi]), n, x.nbytes)
     return dx.reshape(x.shape)
+
+
+def _vector_grad(x, g, geo):
+    """`fn(x, g, dx)`: the vector MaxPoolGrad (`pool_vector_jit.max_pool_grad`, bit-identical
+    to the scalar kernels, tiled or not) for these C-contiguous inputs of the pooled shapes,
+    or None where it does not apply (not float32, few channels, small, an empty window)."""
+    n, h, wd, c = x.shape
+    if not (x.dtype == g.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and
+            x.nbytes >= VECTOR_MIN_BYTES and g.size):
+        return None
+    kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    vector = _vector_kernels()
+    offs, starts, padded = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
+    if np.diff(starts).min() <= 0:
+        return None
+    return lambda xs, gs, dx: vector.max_pool_grad(xs, gs, offs, starts, padded, oh, dx)
 
 
 def tiles(x_shape, geo) -> bool:
