@@ -17,7 +17,10 @@ the first maximum's slot per channel found by the same selects in registers (TF'
 later position wins only when strictly greater; when the window's first position is padding,
 the scan starts at -inf with no slot, and a gradient left there is dropped), then each real
 position adds the window's gradient where it is the pick and 0.0 elsewhere, in window order:
-the same sums in the same order as the scalar kernel, bit for bit.
+the same sums in the same order as the scalar kernel, bit for bit. For whole vectors of
+channels, `max_pool_grad_gather` splits it in two: every window's picks (`window_pick`), then
+each input the sum over the windows covering it in window order (`cell_gather`, from 0.0):
+the same adds, with each input written once (no zeroing, no read-modify-write).
 
 The intrinsics live beside the cached loop that inlines it, because numba's cache tracks the
 source file of a cached function only.
@@ -272,3 +275,165 @@ def max_pool_grad(x, g, offs, starts, padded, oh, dx):
                 for slot in range(count):
                     at = xb + offs[first + slot] + ch
                     out[at] += grad if slot == pick else zero
+
+
+def _splat(builder, scalar):
+    return builder.shuffle_vector(
+        builder.insert_element(ir.Constant(_PICKS, ir.Undefined), scalar, ir.Constant(_I32, 0)),
+        ir.Constant(_PICKS, ir.Undefined), ir.Constant(_PICKS, [0] * WIDTH))
+
+
+def _window_pick_codegen(context, builder, signature, args):
+    tys = signature.args
+    vectors = tys[7].literal_value
+    x_ptr = _data(context, builder, tys[0], args[0])
+    offs_ptr = _data(context, builder, tys[2], args[2])
+    pick_ptr = _data(context, builder, tys[5], args[5])
+    xbase, first, count, pbase = (context.cast(builder, args[i], tys[i], types.int64)
+                                  for i in (1, 3, 4, 6))
+    padded = context.cast(builder, args[8], tys[8], types.int64)
+    i64 = xbase.type
+    is_padded = builder.icmp_signed("!=", padded, ir.Constant(i64, 0))
+    start_slot = builder.select(is_padded, ir.Constant(i64, 0), ir.Constant(i64, 1))
+    lowest = ir.Constant(_VEC, [float("-inf")] * WIDTH)
+    at0 = builder.add(xbase, builder.load(builder.gep(offs_ptr, [first])))
+    bests, picks = [], []
+    for v in range(vectors):
+        first_value = builder.load(
+            _vector_at(builder, x_ptr, builder.add(at0, ir.Constant(i64, WIDTH * v))), align=4)
+        bests.append(cgutils.alloca_once_value(
+            builder, builder.select(is_padded, lowest, first_value)))
+        picks.append(cgutils.alloca_once_value(builder, builder.select(
+            is_padded, ir.Constant(_PICKS, [-1] * WIDTH), ir.Constant(_PICKS, [0] * WIDTH))))
+    with cgutils.for_range(builder, builder.sub(count, start_slot)) as loop:
+        slot = builder.add(loop.index, start_slot)
+        at = builder.add(xbase, builder.load(builder.gep(offs_ptr, [builder.add(first, slot)])))
+        slots = _splat(builder, builder.trunc(slot, _I32))
+        for v in range(vectors):
+            value = builder.load(
+                _vector_at(builder, x_ptr, builder.add(at, ir.Constant(i64, WIDTH * v))),
+                align=4)
+            best = builder.load(bests[v])
+            take = builder.fcmp_ordered(">", value, best)
+            builder.store(builder.select(take, value, best), bests[v])
+            builder.store(builder.select(take, slots, builder.load(picks[v])), picks[v])
+    for v in range(vectors):
+        ptr = builder.bitcast(builder.gep(pick_ptr, [builder.add(pbase, ir.Constant(
+            i64, WIDTH * v))]), _PICKS.as_pointer())
+        builder.store(builder.load(picks[v]), ptr, align=4)
+    return context.get_dummy_value()
+
+
+@intrinsic(prefer_literal=True)
+def window_pick(typingctx, x, xbase, offs, first, count, picks, pbase, vectors, padded):
+    """`picks[pbase : +16 * vectors]` = per channel, the slot `l` (in `offs[first + l]`) of
+    the window's first maximum, or -1 (`window_grad`'s scan). No bounds checks."""
+    args = (x, xbase, offs, first, count, picks, pbase, vectors, padded)
+    if x != _F32_ARRAY or offs != _I64_ARRAY or picks != types.Array(types.int32, 1, "C"):
+        return None
+    if not all(isinstance(args[i], (types.Integer, types.Boolean)) for i in (1, 3, 4, 6, 8)):
+        return None
+    if not (isinstance(vectors, types.IntegerLiteral) and vectors.literal_value > 0):
+        return None
+    return types.none(*args), _window_pick_codegen
+
+
+def _cell_gather_codegen(context, builder, signature, args):
+    tys = signature.args
+    vectors = tys[8].literal_value
+    pick_ptr = _data(context, builder, tys[0], args[0])
+    g_ptr = _data(context, builder, tys[1], args[1])
+    wins_ptr = _data(context, builder, tys[2], args[2])
+    slots_ptr = _data(context, builder, tys[3], args[3])
+    dx_ptr = _data(context, builder, tys[6], args[6])
+    first, count, dxbase, base = (context.cast(builder, args[i], tys[i], types.int64)
+                                  for i in (4, 5, 7, 9))
+    i64 = first.type
+    zero = ir.Constant(_VEC, [0.0] * WIDTH)
+    accs = [cgutils.alloca_once_value(builder, zero) for _ in range(vectors)]
+    with cgutils.for_range(builder, count) as loop:
+        k = builder.add(first, loop.index)
+        win = builder.add(base, builder.load(builder.gep(wins_ptr, [k])))
+        slots = _splat(builder, builder.trunc(builder.load(builder.gep(slots_ptr, [k])), _I32))
+        for v in range(vectors):
+            at = builder.add(win, ir.Constant(i64, WIDTH * v))
+            mine = builder.icmp_signed("==", builder.load(builder.bitcast(
+                builder.gep(pick_ptr, [at]), _PICKS.as_pointer()), align=4), slots)
+            grad = builder.load(_vector_at(builder, g_ptr, at), align=4)
+            builder.store(builder.fadd(builder.load(accs[v]), builder.select(mine, grad, zero)),
+                          accs[v])
+    for v in range(vectors):
+        builder.store(builder.load(accs[v]), _vector_at(
+            builder, dx_ptr, builder.add(dxbase, ir.Constant(i64, WIDTH * v))), align=4)
+    return context.get_dummy_value()
+
+
+@intrinsic(prefer_literal=True)
+def cell_gather(typingctx, picks, g, wins, slots, first, count, dx, dxbase, vectors, base):
+    """`dx[dxbase : +16 * vectors]` = 0.0 plus, for `k` in `first .. first + count` (the
+    windows covering this input, in window order), `g[base + wins[k] : +16 * vectors]` where
+    `picks` there equals `slots[k]`, else 0.0. No bounds checks."""
+    args = (picks, g, wins, slots, first, count, dx, dxbase, vectors, base)
+    if picks != types.Array(types.int32, 1, "C") or g != _F32_ARRAY or dx != _F32_ARRAY or \
+            wins != _I64_ARRAY or slots != _I64_ARRAY:
+        return None
+    if not all(isinstance(args[i], types.Integer) for i in (4, 5, 7, 9)):
+        return None
+    if not (isinstance(vectors, types.IntegerLiteral) and vectors.literal_value > 0):
+        return None
+    return types.none(*args), _cell_gather_codegen
+
+
+@jit.jit
+def cell_windows(offs, starts, c, cells):
+    """The inverse of `window_offsets`: per input cell `e` (of `cells`), the windows covering
+    it in window order, `wins[cstarts[e] : cstarts[e + 1]]` (each as its gradient's flat
+    offset `p * c`), with the cell's slot in each (`slots`)."""
+    positions = starts.shape[0] - 1
+    counts = np.zeros(cells + 1, dtype=np.int64)
+    for k in range(starts[positions]):
+        counts[offs[k] // c + 1] += 1
+    cstarts = np.cumsum(counts)
+    fill = cstarts[:-1].copy()
+    wins = np.empty(starts[positions], dtype=np.int64)
+    slots = np.empty(starts[positions], dtype=np.int64)
+    for p in range(positions):
+        for k in range(starts[p], starts[p + 1]):
+            e = offs[k] // c
+            wins[fill[e]] = p * c
+            slots[fill[e]] = k - starts[p]
+            fill[e] += 1
+    return wins, slots, cstarts
+
+
+@jit.jit
+def max_pool_grad_gather(x, g, offs, starts, padded, wins, slots, cstarts, dx):
+    """`max_pool_grad` for channel counts that are multiples of 16, as two passes per image:
+    each window's picks (`window_pick`), then each input's sum over the windows covering it
+    in window order (`cell_gather`): the same adds as the scatter, every dx written once."""
+    n, h, wd, c = x.shape
+    positions = starts.shape[0] - 1
+    flat = x.reshape(-1)
+    grads = g.reshape(-1)
+    out = dx.reshape(-1)
+    image = h * wd * c
+    picks = np.empty(positions * c, dtype=np.int32)
+    wide = c - c % (4 * WIDTH)
+    for b in range(n):
+        xb = b * image
+        gb = b * positions * c
+        for p in range(positions):
+            first = starts[p]
+            count = starts[p + 1] - first
+            for ch in range(0, wide, 4 * WIDTH):
+                window_pick(flat, xb + ch, offs, first, count, picks, p * c + ch, 4, padded[p])
+            for ch in range(wide, c, WIDTH):
+                window_pick(flat, xb + ch, offs, first, count, picks, p * c + ch, 1, padded[p])
+        gview = grads[gb:gb + positions * c]
+        for e in range(h * wd):
+            first = cstarts[e]
+            count = cstarts[e + 1] - first
+            for ch in range(0, wide, 4 * WIDTH):
+                cell_gather(picks, gview, wins, slots, first, count, out, xb + e * c + ch, 4, ch)
+            for ch in range(wide, c, WIDTH):
+                cell_gather(picks, gview, wins, slots, first, count, out, xb + e * c + ch, 1, ch)

@@ -142,6 +142,10 @@ def _vector_grad(x, g, geo):
     offs, starts, padded = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
     if np.diff(starts).min() <= 0:
         return None
+    if c % vector.WIDTH == 0:  # whole vectors: picks first, then each input written once
+        wins, slots, cstarts = vector.cell_windows(offs, starts, c, h * wd)
+        return lambda xs, gs, dx: vector.max_pool_grad_gather(xs, gs, offs, starts, padded,
+                                                              wins, slots, cstarts, dx)
     return lambda xs, gs, dx: vector.max_pool_grad(xs, gs, offs, starts, padded, oh, dx)
 
 
