@@ -1,13 +1,13 @@
 """Interleaved A/B of the CNN training step: this stop's change on and off in one process (and
 TensorFlow's step in the same rounds), CPU and wall time per step.
 
-The change (stop 22): the direct compiled convolution for few input channels
-(`lib/numerics/conv_direct.py`: conv1's forward and filter gradient), switched per call by
-`conv_direct.MAX_CHANNELS` (0: the im2col path), set before each variant's steps.
-(Stop 20's and 21's A/Bs, grouped im2col, the tiled max-pool gradient and the fused pool
-gradients, are in this file's history.)
+The change (stop 22, second CNN helper): float32 max pooling on explicit 16-float vectors
+(`lib/numerics/pool_vector_jit.py`: MaxPool, and MaxPoolGrad of overlapping windows), switched
+per call by `pooling_jit.VECTOR_MIN_CHANNELS` (a huge value: the scalar compiled kernels), set
+before each variant's steps. (Earlier A/Bs -- grouped im2col, the tiled max-pool gradient, the
+fused pool gradients, the direct convolution -- are in this file's history.)
 
-    PYTHONPATH=$PWD /opt/tfref/bin/python bench/ab_step.py [--model cnn] [--rounds 20]
+    PYTHONPATH=$PWD /opt/tfref/bin/python bench/ab_step.py [--model cnn|cifar10] [--rounds 20]
 """
 
 from __future__ import annotations
@@ -52,12 +52,12 @@ def main() -> None:
                         help="one BLAS, intra-op and inter-op thread (CPU ~ one core's work)")
     args = parser.parse_args()
     import tensorflux
-    from tensorflux.lib.numerics import conv_direct
+    from tensorflux.lib.numerics import pooling_jit
 
-    channels = {"old": 0, "new": conv_direct.MAX_CHANNELS}
+    channels = {"old": 1 << 30, "new": pooling_jit.VECTOR_MIN_CHANNELS}
     sessions = {}
     for name in channels:
-        conv_direct.MAX_CHANNELS = channels[name]
+        pooling_jit.VECTOR_MIN_CHANNELS = channels[name]
         sessions[name] = _session(tensorflux, args.model, args.one_thread)
     if not args.no_tf:
         sessions["tf"] = _session(training._tf_compat_v1(), args.model, args.one_thread)
@@ -67,7 +67,7 @@ def main() -> None:
     print(f"# {training.machine_load()}")
     for _ in range(args.rounds):
         for name in runs:
-            conv_direct.MAX_CHANNELS = channels.get(name, 0)
+            pooling_jit.VECTOR_MIN_CHANNELS = channels.get(name, 1 << 30)
             sess, train, feed = sessions[name]
             sess.run(train, feed)
             for _ in range(args.steps):

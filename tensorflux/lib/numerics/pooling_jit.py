@@ -12,6 +12,10 @@ fallback, see `jit.available()`):
 - `max_pool_grad_relu`: MaxPoolGrad of `ReluGrad(g, pooled)` and that gradient's per-channel
   sum (the runtime's `_FusedMaxPoolGrad`: relu -> [bias] -> max_pool backward in one pass).
 
+float32 `max_pool` and `max_pool_grad` with at least 16 channels (and 64 KiB) run on explicit
+16-float vectors instead (`pool_vector_jit`: each window in registers), with the same bits as
+the scalar kernels here.
+
 Results are bit-identical to the references except where windows overlap (stride < window) in
 the gradients, whose sums are added in another order (float rounding only), and the bias sum
 of `max_pool_grad_relu` (float64 per image, then over images in order: float rounding only).
@@ -66,13 +70,40 @@ def _batches(fn, n: int, nbytes: int) -> None:
 
 
 def max_pool(x: np.ndarray, geo) -> np.ndarray:
-    """MaxPool of NHWC `x` (see `conv2d.max_pool`)."""
+    """MaxPool of NHWC `x` (see `conv2d.max_pool`). float32 with at least 16 channels runs
+    on explicit 16-float vectors (`pool_vector_jit`, the same bits)."""
     kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
     out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
     x = np.ascontiguousarray(x)
+    n, h, wd, c = x.shape
+    if x.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and x.nbytes >= VECTOR_MIN_BYTES and \
+            out.size:
+        vector = _vector_kernels()
+        offs, starts, _ = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
+        if np.diff(starts).min() > 0:  # every window holds a real position
+            _batches(lambda lo, hi: vector.max_pool(x[lo:hi], offs, starts, out[lo:hi]),
+                     n, x.nbytes)
+            return out
     _batches(lambda lo, hi: _max_pool(x[lo:hi], kh, kw, sh, sw, top, left, out[lo:hi]),
-             x.shape[0], x.nbytes)
+             n, x.nbytes)
     return out
+
+
+# float32 MaxPool inputs (and MaxPoolGrad ones of overlapping windows) with at least this many
+# channels take `pool_vector_jit` (fewer would run its scalar channel tail only).
+VECTOR_MIN_CHANNELS = 16
+# ... and at least this many bytes: below, the window table and the call cost more (~15 us)
+# than the vectors save.
+VECTOR_MIN_BYTES = 64 << 10
+_vector = []  # pool_vector_jit, once the first float32 max pooling runs (it imports numba)
+
+
+def _vector_kernels():
+    if not _vector:
+        # deferred: pool_vector_jit imports numba and llvmlite at import
+        from tensorflux.lib.numerics import pool_vector_jit
+        _vector.append(pool_vector_jit)
+    return _vector[0]
 
 
 def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
@@ -81,6 +112,11 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     _check_grad(g, x.shape, oh, ow, "MaxPoolGrad")
     n, h, wd, c = x.shape
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
+    vector = _vector_grad(x, g, geo)
+    if vector is not None:
+        dx = np.empty(x.shape, dtype=g.dtype)
+        _batches(lambda lo, hi: vector(x[lo:hi], g[lo:hi], dx[lo:hi]), n, x.nbytes)
+        return dx
     if tiles(x.shape, geo):
         # Windows side by side, none in the padding: every input written once, no zeroing.
         dx = np.empty(x.shape, dtype=g.dtype)
@@ -91,6 +127,26 @@ def max_pool_grad(x: np.ndarray, g: np.ndarray, geo) -> np.ndarray:
     _batches(lambda lo, hi: _max_pool_grad(x[lo:hi], g[lo:hi], kh, kw, sh, sw, top, left,
                                            dx[lo:hi]), n, x.nbytes)
     return dx.reshape(x.shape)
+
+
+def _vector_grad(x, g, geo):
+    """`fn(x, g, dx)`: the vector MaxPoolGrad (`pool_vector_jit.max_pool_grad`, bit-identical
+    to the scalar kernels, tiled or not) for these C-contiguous inputs of the pooled shapes,
+    or None where it does not apply (not float32, few channels, small, an empty window)."""
+    n, h, wd, c = x.shape
+    if not (x.dtype == g.dtype == np.float32 and c >= VECTOR_MIN_CHANNELS and
+            x.nbytes >= VECTOR_MIN_BYTES and g.size):
+        return None
+    kh, kw, sh, sw, top, left, oh, ow = _window(x.shape, geo)
+    vector = _vector_kernels()
+    offs, starts, padded = vector.window_offsets(h, wd, c, kh, kw, sh, sw, top, left, oh, ow)
+    if np.diff(starts).min() <= 0:
+        return None
+    if c % vector.WIDTH == 0:  # whole vectors: picks first, then each input written once
+        wins, slots, cstarts = vector.cell_windows(offs, starts, c, h * wd)
+        return lambda xs, gs, dx: vector.max_pool_grad_gather(xs, gs, offs, starts, padded,
+                                                              wins, slots, cstarts, dx)
+    return lambda xs, gs, dx: vector.max_pool_grad(xs, gs, offs, starts, padded, oh, dx)
 
 
 def tiles(x_shape, geo) -> bool:
