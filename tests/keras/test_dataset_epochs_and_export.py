@@ -78,3 +78,16 @@ def test_export_rejects_input_signature(tmp_path):
         with pytest.raises(NotImplementedError, match="input_signature"):
             tf.keras.experimental.export_saved_model(_model(), str(tmp_path / "e"),
                                                      input_signature=[1])
+
+
+def test_evaluate_dataset_verbose_prints_the_step_line(capsys):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.keras.backend.set_session(sess)
+        x, y = _data()
+        model = _model()
+        loss = model.evaluate(tf.data.Dataset.from_tensor_slices((x, y)).batch(4))
+        out = capsys.readouterr().out
+        assert out.startswith("3/3 [") and "/step" in out
+        assert f"loss: {loss:.4f}" in out
+        model.evaluate(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), verbose=0)
+        assert capsys.readouterr().out == ""

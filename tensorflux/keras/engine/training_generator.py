@@ -257,11 +257,16 @@ class GeneratorMixin:
         _check_kwargs(kwargs, "evaluate_generator")
         totals, count, values = 0.0, 0, None
         self._reset_metric_objects()
+        began, batches = time.time(), 0
         for batch in _Batches(generator, steps, "evaluate_generator").epoch():
             values, size = self._generator_step(batch, False)
-            totals, count = totals + values * size, count + size
+            totals, count, batches = totals + values * size, count + size, batches + 1
         values = [float(v) for v in np.atleast_1d(
             self._metric_states(totals / max(count, 1), values))]
+        if verbose:
+            names = ["loss"] + self._train["metric_names"]
+            sys.stdout.write(progress.epoch_line(batches, time.time() - began,
+                                                 dict(zip(names, values)), 1, unit="step"))
         return values[0] if len(values) == 1 else values
 
     def predict_generator(self, generator, steps=None, verbose=0, **kwargs):
