@@ -14,7 +14,7 @@ from tensorflux.data.dataset_ops import Dataset, static_int
 from tensorflux.framework import dtypes
 from tensorflux.ops.array.constants import constant
 
-__all__ = ["cardinality", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+__all__ = ["cardinality", "static_cardinality", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -88,6 +88,12 @@ def _count(dataset) -> int:
             return _INF
         return n // size if dataset._drop else -(-n // size)
     return _UNKNOWN
+
+
+def static_cardinality(dataset) -> int:
+    """The cardinality of `dataset` as a Python int, told from its structure without running
+    it: a count, INFINITE_CARDINALITY or UNKNOWN_CARDINALITY."""
+    return _count(dataset)
 
 
 def cardinality(dataset):

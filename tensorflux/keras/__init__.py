@@ -24,3 +24,4 @@ from tensorflux.keras import (
 from tensorflux.keras.engine import Input, Model, Sequential
 from tensorflux.keras import callbacks, models, preprocessing
 from tensorflux.keras import estimator
+from tensorflux.keras import experimental, mixed_precision

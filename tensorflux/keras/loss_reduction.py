@@ -52,6 +52,8 @@ def compute_weighted_loss(losses, sample_weight=None, reduction=Reduction.SUM_OV
     """`losses * sample_weight` reduced by `reduction` (AUTO is SUM_OVER_BATCH_SIZE)."""
     Reduction.validate(reduction)
     losses = tensor_conversion.convert_to_tensor(losses)
+    # recorded for `tf.distribute.get_loss_reduction` (SUM losses are summed across replicas)
+    losses.graph._loss_reduction = "sum" if reduction == Reduction.SUM else reduction
     if sample_weight is not None:
         weights = math_ops.cast(sample_weight, losses.dtype.base_dtype)
         losses = losses * _match_rank(weights, losses)

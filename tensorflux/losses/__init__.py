@@ -122,6 +122,9 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
             else loss
         if loss_collection is not None:
             graph.add_to_collection(loss_collection, loss)
+        # how this loss combines across replicas: a SUM loss is summed, others averaged
+        # (`tf.distribute.get_loss_reduction`; TF records the last loss's reduction)
+        graph._loss_reduction = "sum" if reduction == Reduction.SUM else reduction
         return loss
 
 

@@ -19,7 +19,7 @@ from tensorflux.train import loss_scale as loss_scale_lib
 from tensorflux.train.optimizer import Optimizer
 
 __all__ = ["MixedPrecisionLossScaleOptimizer", "enable_mixed_precision_graph_rewrite",
-           "disable_mixed_precision_graph_rewrite"]
+           "disable_mixed_precision_graph_rewrite", "register_loss_scale_wrapper"]
 
 
 class MixedPrecisionLossScaleOptimizer(Optimizer):
@@ -100,6 +100,13 @@ def _unscaled(grad, scale):
 
 
 _REWRITE = {"enabled": False}
+_WRAPPERS = {}
+
+
+def register_loss_scale_wrapper(optimizer_cls, wrapper_fn):
+    """Makes `enable_mixed_precision_graph_rewrite` wrap instances of `optimizer_cls` (an
+    optimizer family of a higher layer, e.g. Keras's) with `wrapper_fn(opt, loss_scale)`."""
+    _WRAPPERS[optimizer_cls] = wrapper_fn
 
 
 def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
@@ -107,17 +114,24 @@ def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
     only changes GPU kernels, which tensorflux does not have: logged once).
 
     Raises:
-        ValueError: `opt` is not a tf.train.Optimizer or is already loss-scaled.
+        ValueError: `opt` is neither a tf.train nor a (registered) Keras optimizer, or is
+            already loss-scaled.
     """
     if isinstance(opt, MixedPrecisionLossScaleOptimizer):
         raise ValueError('"opt" must not already be an instance of a '
                          'MixedPrecisionLossScaleOptimizer. `enable_mixed_precision_graph_'
                          'rewrite` will automatically wrap the optimizer with a '
                          'MixedPrecisionLossScaleOptimizer.')
+    wrapper = next((fn for cls, fn in _WRAPPERS.items() if isinstance(opt, cls)), None)
+    if wrapper is None and not isinstance(opt, Optimizer):
+        raise ValueError('"opt" must be an instance of a tf.train.Optimizer or a '
+                         f"tf.keras.optimizers.Optimizer, but got: {opt!r}")
     if not _REWRITE["enabled"]:
         logging.warning("Mixed precision graph rewrite enabled: there is no GPU, so only loss "
                         "scaling applies; the graph keeps its float32 kernels.")
     _REWRITE["enabled"] = True
+    if wrapper is not None:
+        return wrapper(opt, loss_scale)
     return MixedPrecisionLossScaleOptimizer(opt, loss_scale)
 
 

@@ -527,7 +527,7 @@ class TrainingMixin(GeneratorMixin):
         `x` may be a tf.data Dataset of (x, y) elements, read for `steps` batches."""
         source = dataset_batches(x, steps, "evaluate")
         if source is not None:
-            return self.evaluate_generator(source, steps)
+            return self.evaluate_generator(source, steps, verbose=verbose)
         self._ensure_training(x)
         fetches = [self._train["loss"]] + self._train["metrics"]
         y = self._targets(y)

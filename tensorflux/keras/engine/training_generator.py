@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from tensorflux.data import cardinality
 from tensorflux.data.dataset_ops import Dataset
 from tensorflux.data.iterator_ops import Iterator
 from tensorflux.framework import errors
@@ -20,7 +21,7 @@ from tensorflux.keras.callbacks import History
 from tensorflux.keras.engine import progress
 from tensorflux.keras.utils import Sequence
 
-__all__ = ["GeneratorMixin", "is_generator_like", "dataset_batches"]
+__all__ = ["GeneratorMixin", "is_generator_like", "dataset_batches", "DatasetEpochs"]
 
 _IGNORED = ("max_queue_size", "workers", "use_multiprocessing", "shuffle")
 
@@ -36,9 +37,24 @@ def is_generator_like(x):
 
 def dataset_batches(x, steps, where):
     """A tf.data Dataset or Iterator as a generator of its elements (NumPy values fetched in
-    the Keras session), or None when `x` is neither. `steps` must be given."""
+    the Keras session), or None when `x` is neither.
+
+    Without `steps`, a finite Dataset is read whole every epoch (as Keras does since TF 1.14):
+    it comes back as a `Sequence` that re-initializes its iterator each epoch. An endlessly
+    repeating Dataset, or an Iterator, needs `steps`.
+
+    Raises:
+        ValueError: `steps` is None for an Iterator or an infinitely repeating Dataset.
+    """
 
     if isinstance(x, Dataset):
+        if steps is None:
+            if cardinality.static_cardinality(x) == cardinality.INFINITE_CARDINALITY:
+                raise ValueError(
+                    f"`{where}`: when passing an infinitely repeating dataset, you must "
+                    "specify the number of steps (`steps_per_epoch` or `steps`)."
+                )
+            return DatasetEpochs(x)
         iterator = x.make_one_shot_iterator()
     elif isinstance(x, Iterator):
         iterator = x
@@ -46,7 +62,7 @@ def dataset_batches(x, steps, where):
         return None
     if steps is None:
         raise ValueError(
-            f"`{where}`: when using a tf.data Dataset or Iterator as input, "
+            f"`{where}`: when using a tf.data Iterator as input, "
             "specify the number of steps (`steps_per_epoch` or `steps`)."
         )
     element = iterator.get_next()
@@ -61,6 +77,52 @@ def dataset_batches(x, steps, where):
             yield tuple(value) if isinstance(value, list) else value
 
     return elements()
+
+
+class DatasetEpochs(Sequence):
+    """One pass over a finite Dataset per epoch, as a `Sequence` of its elements.
+
+    Its length is the Dataset's static cardinality, or (when that is unknown) the number of
+    elements one counting pass finds. The iterator is re-initialized before each epoch, so a
+    `shuffle` in the pipeline reshuffles every epoch.
+    """
+
+    def __init__(self, dataset):
+        self._iterator = dataset.make_initializable_iterator()
+        self._element = self._iterator.get_next()
+        count = cardinality.static_cardinality(dataset)
+        self._length = None if count == cardinality.UNKNOWN_CARDINALITY else int(count)
+        self._started = False
+
+    def _run(self, fetch):
+        return backend.get_session().run(fetch)
+
+    def __len__(self):
+        if self._length is None:
+            self._run(self._iterator.initializer)
+            count = 0
+            while True:
+                try:
+                    self._run(self._element)
+                except errors.OutOfRangeError:
+                    break
+                count += 1
+            self._length = count
+            self._started = False
+        return self._length
+
+    def __getitem__(self, index):
+        if not self._started:
+            self._run(self._iterator.initializer)
+            self._started = True
+        try:
+            value = self._run(self._element)
+        except errors.OutOfRangeError:
+            raise IndexError(f"dataset has no element {index}") from None
+        return tuple(value) if isinstance(value, list) else value
+
+    def on_epoch_end(self):
+        self._started = False
 
 
 def _check_kwargs(kwargs, where):
@@ -195,11 +257,16 @@ class GeneratorMixin:
         _check_kwargs(kwargs, "evaluate_generator")
         totals, count, values = 0.0, 0, None
         self._reset_metric_objects()
+        began, batches = time.time(), 0
         for batch in _Batches(generator, steps, "evaluate_generator").epoch():
             values, size = self._generator_step(batch, False)
-            totals, count = totals + values * size, count + size
+            totals, count, batches = totals + values * size, count + size, batches + 1
         values = [float(v) for v in np.atleast_1d(
             self._metric_states(totals / max(count, 1), values))]
+        if verbose:
+            names = ["loss"] + self._train["metric_names"]
+            sys.stdout.write(progress.epoch_line(batches, time.time() - began,
+                                                 dict(zip(names, values)), 1, unit="step"))
         return values[0] if len(values) == 1 else values
 
     def predict_generator(self, generator, steps=None, verbose=0, **kwargs):
