@@ -56,16 +56,45 @@ class _BatchingDataset(Dataset):
             if type(group) is ElementError:
                 yield group
                 continue
-            yield tuple(self._combine(i, parts, ctx) for i, parts in enumerate(zip(*group)))
+            columns = list(zip(*group))
+            sparse = {pos for pos, _ in structure.sparse_positions(self._template)}
+            flat, i = [], 0
+            while i < len(columns):
+                if i in sparse:
+                    flat.extend(structure.batch_sparse(list(zip(*columns[i:i + 3]))))
+                    i += 3
+                else:
+                    flat.append(self._combine(i, columns[i], ctx))
+                    i += 1
+            yield tuple(flat)
+
+
+def _batched_sparse(template, shapes, size, drop_remainder: bool):
+    """(shapes, template) of a batch: a sparse component's leaves and dense shape get the
+    batch dimension (static only with drop_remainder and a known size)."""
+    dim = size if drop_remainder and size is not None else None
+    shapes = list(shapes)
+    for pos, node in structure.sparse_positions(template):
+        rank = None if node.shape.ndims is None else node.shape.ndims + 1
+        shapes[pos:pos + 3] = [TensorShape([None, rank]), TensorShape([None]),
+                               TensorShape([rank])]
+    template = structure.replace_sparse(
+        template, lambda node: structure.SparseNode(
+            None, None, None, TensorShape([dim]).concatenate(node.shape)))
+    return shapes, template
 
 
 class BatchDataset(_BatchingDataset):
+    """Stacks consecutive elements; sparse components are batched as TF does: the batch index
+    is prepended to the indices and the dense shape is `[batch, max of each dimension]`."""
+
     def __init__(self, dataset, batch_size, drop_remainder):
         self._size = scalar_arg(batch_size, "batch_size", "Dataset.batch()")
         self._drop = bool(drop_remainder)
         size = static_int(self._size)
-        super().__init__([dataset], [self._size], dataset._types,
-                         _batch_shapes(dataset._shapes, size, self._drop), dataset._template)
+        shapes, template = _batched_sparse(
+            dataset._template, _batch_shapes(dataset._shapes, size, self._drop), size, self._drop)
+        super().__init__([dataset], [self._size], dataset._types, shapes, template)
 
     def _combine(self, i, parts, ctx):
         first = parts[0].shape
@@ -139,6 +168,9 @@ class PaddedBatchDataset(_BatchingDataset):
 
     def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         what = "Dataset.padded_batch()"
+        if structure.sparse_positions(dataset._template):
+            raise TypeError("Padded batching of components of type SparseTensor is not "
+                            "currently supported.")
         self._size = scalar_arg(batch_size, "batch_size", what)
         self._drop = bool(drop_remainder)
         if padded_shapes is None:
@@ -213,24 +245,56 @@ class UnbatchDataset(Dataset):
     """Splits each element along its first axis (`tf.data.experimental.unbatch()`)."""
 
     def __init__(self, dataset):
-        for shape in dataset._shapes:
+        sparse = dict(structure.sparse_positions(dataset._template))
+        shapes, i = [], 0
+        while i < len(dataset._shapes):
+            node = sparse.get(i)
+            if node is not None:
+                if node.shape.ndims == 0:
+                    raise ValueError("unbatch() requires every component to have rank >= 1")
+                inner = TensorShape(None) if node.shape.ndims is None else \
+                    TensorShape(node.shape.as_list()[1:])
+                shapes += structure.sparse_leaf_specs(dataset._types[i + 1], inner)[1]
+                i += 3
+                continue
+            shape = dataset._shapes[i]
             if shape.ndims == 0:
                 raise ValueError("unbatch() requires every component to have rank >= 1")
-        shapes = [TensorShape(s.as_list()[1:]) if s.ndims is not None else TensorShape(None)
-                  for s in dataset._shapes]
-        super().__init__([dataset], [], dataset._types, shapes, dataset._template)
+            shapes.append(TensorShape(shape.as_list()[1:]) if shape.ndims is not None
+                          else TensorShape(None))
+            i += 1
+        template = structure.replace_sparse(
+            dataset._template, lambda node: structure.SparseNode(
+                None, None, None, TensorShape(None) if node.shape.ndims is None
+                else TensorShape(node.shape.as_list()[1:])))
+        self._sparse = set(sparse)
+        super().__init__([dataset], [], dataset._types, shapes, template)
 
     def _iterate(self, ctx):
         for element in self._inputs[0]._iterate(ctx):
             if type(element) is ElementError:
                 yield element
                 continue
-            rows = element[0].shape[0]
-            if any(part.shape[0] != rows for part in element):
+            parts, i = [], 0
+            while i < len(element):
+                if i in self._sparse:
+                    parts.append(structure.split_sparse(element[i:i + 3]))
+                    i += 3
+                else:
+                    parts.append(element[i])
+                    i += 1
+            rows = len(parts[0])
+            if any(len(part) != rows for part in parts):
                 raise errors.InvalidArgumentError(None, None, "unbatch(): the components of an "
                                                   "element have different batch sizes")
             for i in range(rows):
-                yield tuple(part[i, ...] for part in element)
+                flat = []
+                for part in parts:
+                    if isinstance(part, np.ndarray):
+                        flat.append(part[i, ...])
+                    else:
+                        flat.extend(part[i])
+                yield tuple(flat)
 
 
 __all__: list = []
