@@ -188,6 +188,8 @@ def dtype_of(array: np.ndarray):
 
 def normalize(value, what: str):
     """Nested Python/NumPy/Tensor values -> the same nesting with Tensor or ndarray leaves."""
+    if is_sparse(value):  # before tuples: a SparseTensorValue is a namedtuple
+        return _sparse_node(value, what)
     if isinstance(value, dict):
         return {key: normalize(item, what) for key, item in value.items()}
     if isinstance(value, tuple):
@@ -197,8 +199,6 @@ def normalize(value, what: str):
         return value
     if isinstance(value, SparseNode):
         return value
-    if is_sparse(value):
-        return _sparse_node(value, what)
     if not isinstance(value, (np.ndarray, np.generic, list, str, bytes, int, float, bool)) \
             and is_tensor_like(value):
         return convert_to_tensor(value)  # a Variable: read when the iterator is initialized
@@ -212,6 +212,8 @@ def normalize(value, what: str):
 
 def sparse_as_nodes(value, what: str):
     """`value` (a function's result) with its SparseTensors/SparseTensorValues as SparseNodes."""
+    if is_sparse(value):
+        return _sparse_node(value, what)
     if isinstance(value, dict):
         return type(value)({key: sparse_as_nodes(item, what) for key, item in value.items()}) \
             if type(value) is not dict else \
@@ -219,7 +221,7 @@ def sparse_as_nodes(value, what: str):
     if isinstance(value, tuple):
         items = [sparse_as_nodes(item, what) for item in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    return _sparse_node(value, what) if is_sparse(value) else value
+    return value
 
 
 def _sparse_node(value, what: str) -> SparseNode:
@@ -284,6 +286,13 @@ def with_sparse_classes(types_structure, types, shapes, classes, what: str):
         out_types += more_types
         out_shapes += more_shapes
     return out_types, out_shapes, pack(types_structure, leaves)
+
+
+def merge_templates(first, second):
+    """`first` with each sparse component's dense shape relaxed to fit `second`'s too."""
+    shapes = iter([node.shape for _, node in sparse_positions(second)])
+    return replace_sparse(first, lambda node: SparseNode(
+        None, None, None, most_specific_compatible(node.shape, next(shapes))))
 
 
 def split_sparse(triple) -> list:
