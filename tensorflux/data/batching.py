@@ -169,8 +169,8 @@ class PaddedBatchDataset(_BatchingDataset):
     def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         what = "Dataset.padded_batch()"
         if structure.sparse_positions(dataset._template):
-            raise TypeError("Padded batching of components of type SparseTensor is not "
-                            "currently supported.")
+            raise TypeError(f"{what}: Batching of padded sparse tensors is not currently "
+                            "supported")
         self._size = scalar_arg(batch_size, "batch_size", what)
         self._drop = bool(drop_remainder)
         if padded_shapes is None:

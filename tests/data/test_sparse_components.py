@@ -86,7 +86,8 @@ def test_transformations_pass_sparse_components_through():
         assert sorted(tuple(e["v"].values) for e in shuffled) == sorted(tuple(r) for r in ROWS)
         zipped = tf.data.Dataset.zip((ds, tf.data.Dataset.range(4)))
         assert zipped.output_classes == ({"v": tf.SparseTensor, "y": tf.Tensor}, tf.Tensor)
-        for (element, k), row in zip(_all(zipped), ROWS):
+        for k, ((element, index), row) in enumerate(zip(_all(zipped), ROWS)):
+            assert index == k
             np.testing.assert_array_equal(element["v"].values, row)
         both = ds.take(1).concatenate(ds.skip(3))
         assert [list(e["v"].values) for e in _all(both)] == [[1, 2], [0, 4, 2]]
@@ -154,8 +155,9 @@ def test_unbatch_inverts_batch():
 
 def test_padded_batch_of_sparse_raises_type_error():
     with tf.Graph().as_default():
-        with pytest.raises(TypeError, match="Padded batching of components of type "
-                                            "SparseTensor is not currently supported"):
+        # TF 1.x's wording (PaddedBatchDataset raises a TypeError).
+        with pytest.raises(TypeError, match="Batching of padded sparse tensors is not "
+                                            "currently supported"):
             _parsed().padded_batch(2)
 
 
@@ -245,3 +247,20 @@ def test_estimator_trains_on_sparse_features_with_identity_column():
     # Labels are exactly fittable by per-id weights (sum of ids' weights + bias); the loss falls.
     assert after["average_loss"] < before
     assert np.isfinite(after["average_loss"])
+
+
+def test_make_batched_features_dataset_with_var_len_feature(tmp_path):
+    path = str(tmp_path / "examples.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for row, label in zip(ROWS, LABELS):
+            writer.write(_example(row, label))
+    with tf.Graph().as_default():
+        ds = tf.data.experimental.make_batched_features_dataset(
+            path, 2, SPEC, label_key="y", num_epochs=1, shuffle=False)
+        assert ds.output_classes == ({"v": tf.SparseTensor}, tf.Tensor)
+        assert ds.output_shapes[0]["v"].as_list() == [None, None]
+        got = _all(ds)
+    assert len(got) == 2
+    _check_sparse(got[0][0]["v"], [[0, 0], [0, 1], [1, 0]], [1, 2, 3], [2, 2])
+    _check_sparse(got[1][0]["v"], [[1, 0], [1, 1], [1, 2]], [0, 4, 2], [2, 3])
+    np.testing.assert_array_equal(got[1][1], [1.0, 0.0])
