@@ -295,6 +295,31 @@ def merge_templates(first, second):
         None, None, None, most_specific_compatible(node.shape, next(shapes))))
 
 
+def check_sparse_indices(indices, dense_shape) -> None:
+    """InvalidArgumentError unless `indices` are in bounds and in row-major order without
+    repeats (what TF's slicing of a sparse batch requires)."""
+    if not len(indices):
+        return
+    outside = np.nonzero(((indices < 0) | (indices >= dense_shape)).any(axis=1))[0]
+    if len(outside):
+        i = int(outside[0])
+        raise errors.InvalidArgumentError(
+            None, None, f"indices[{i}] = {list(map(int, indices[i]))} is out of bounds: need "
+            f"0 <= index < {list(map(int, dense_shape))}")
+    diff = indices[1:] - indices[:-1]
+    changed = diff != 0
+    first = np.argmax(changed, axis=1)
+    step = diff[np.arange(len(diff)), first] if len(diff) else np.zeros(0, np.int64)
+    wrong = np.nonzero(~changed.any(axis=1) | (step < 0))[0]
+    if len(wrong):
+        i = int(wrong[0]) + 1
+        what = "is repeated" if not changed[i - 1].any() else "is out of order"
+        raise errors.InvalidArgumentError(
+            None, None, f"indices[{i}] = {list(map(int, indices[i]))} {what}. Many sparse ops "
+            "require sorted indices.\n    Use `tf.sparse.reorder` to create a correctly "
+            "ordered copy.")
+
+
 def split_sparse(triple) -> list:
     """A batched sparse value (indices `[N, 1 + rank]`) -> per row `(indices, values,
     dense_shape)` with the first coordinate dropped and dense shape `dense_shape[1:]`."""
@@ -302,10 +327,9 @@ def split_sparse(triple) -> list:
     if dense_shape.shape[0] == 0:
         raise errors.InvalidArgumentError(None, None, "Cannot slice or unbatch a sparse "
                                           "component of rank 0")
+    check_sparse_indices(indices, dense_shape)
     rows = int(dense_shape[0])
     inner = dense_shape[1:].astype(np.int64)
-    order = np.argsort(indices[:, 0], kind="stable") if len(indices) else np.zeros(0, int)
-    indices, values = indices[order], values[order]
     bounds = np.searchsorted(indices[:, 0], np.arange(rows + 1)) if len(indices) else \
         np.zeros(rows + 1, dtype=int)
     return [(np.ascontiguousarray(indices[bounds[i]:bounds[i + 1], 1:], dtype=np.int64),

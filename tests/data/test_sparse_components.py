@@ -194,15 +194,22 @@ def test_from_tensors_and_from_tensor_slices_of_sparse():
         np.testing.assert_array_equal(_dense(row), reference[k])
 
 
-def test_from_tensor_slices_of_sparse_value_unsorted_and_mismatched_rows():
+def test_from_tensor_slices_of_sparse_value_checks_order_bounds_and_rows():
     with tf.Graph().as_default():
-        value = tf.SparseTensorValue(np.array([[1, 0], [0, 1]]), np.array([5, 6]),
+        value = tf.SparseTensorValue(np.array([[0, 1], [1, 0]]), np.array([5, 6]),
                                      np.array([2, 2]))
         rows = _all(tf.data.Dataset.from_tensor_slices(value))
+        # As TF: slicing needs row-major sorted, in-bounds, unrepeated indices.
+        for indices, message in [([[1, 0], [0, 1]], r"indices\[1\] = \[0, 1\] is out of order"),
+                                 ([[0, 1], [0, 1]], r"indices\[1\] = \[0, 1\] is repeated"),
+                                 ([[0, 1], [1, 2]], r"indices\[1\] = \[1, 2\] is out of bounds")]:
+            bad = tf.SparseTensorValue(np.array(indices), np.array([5, 6]), np.array([2, 2]))
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                _all(tf.data.Dataset.from_tensor_slices(bad))
         with pytest.raises(ValueError, match="dimension 0"):
             tf.data.Dataset.from_tensor_slices((value, np.arange(3)))
-    _check_sparse(rows[0], [[1]], [6], [2])
-    _check_sparse(rows[1], [[0]], [5], [2])
+    _check_sparse(rows[0], [[1]], [5], [2])
+    _check_sparse(rows[1], [[0]], [6], [2])
 
 
 def test_initializable_iterator_and_from_structure_with_sparse_classes():
