@@ -304,16 +304,22 @@ class Iterator:
     def from_string_handle(string_handle, output_types, output_shapes=None,
                            output_classes=None):
         """An iterator that reads from whichever iterator `string_handle` (a fed scalar string,
-        from another iterator's `string_handle()`) names at each step."""
+        from another iterator's `string_handle()`) names at each step. `output_classes`
+        marks sparse components (`tf.SparseTensor`)."""
         types = [dtypes.as_dtype(t) for t in structure.flatten(output_types)]
         if output_shapes is None:
             shapes = [TensorShape(None)] * len(types)
         else:
             shapes = structure.as_shapes(output_shapes, output_types,
                                          "Iterator.from_string_handle(): output_shapes")
+        template = output_types
+        if output_classes is not None:
+            types, shapes, template = structure.with_sparse_classes(
+                output_types, types, shapes, output_classes,
+                "Iterator.from_string_handle(): output_classes")
         handle = IteratorFromStringHandleV2(string_handle, output_types=types,
                                             output_shapes=shapes)
-        return Iterator(handle, None, types, shapes, output_types)
+        return Iterator(handle, None, types, shapes, template)
 
     def string_handle(self, name=None) -> Tensor:
         """A scalar string naming this iterator's resource, to feed `from_string_handle`."""

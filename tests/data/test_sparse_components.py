@@ -271,3 +271,27 @@ def test_make_batched_features_dataset_with_var_len_feature(tmp_path):
     _check_sparse(got[0][0]["v"], [[0, 0], [0, 1], [1, 0]], [1, 2, 3], [2, 2])
     _check_sparse(got[1][0]["v"], [[1, 0], [1, 1], [1, 2]], [0, 4, 2], [2, 3])
     np.testing.assert_array_equal(got[1][1], [1.0, 0.0])
+
+
+def test_string_handle_iterator_file_cache_and_optional_carry_sparse(tmp_path):
+    with tf.Graph().as_default():
+        ds = _parsed().batch(2).cache(str(tmp_path / "cache"))
+        source = ds.make_one_shot_iterator()
+        handle = tf.placeholder(tf.string, [])
+        it = tf.data.Iterator.from_string_handle(handle, ds.output_types, ds.output_shapes,
+                                                 output_classes=ds.output_classes)
+        element = it.get_next()
+        optional = tf.data.experimental.get_next_as_optional(
+            _parsed().skip(3).make_one_shot_iterator())
+        with tf.Session() as sess:
+            name = sess.run(source.string_handle())
+            first = sess.run(element, {handle: name})
+            second = sess.run(element, {handle: name})
+            last = sess.run(optional.get_value())
+        _all(ds)  # a complete pass writes the cache file ...
+        assert list(tmp_path.iterdir())
+        cached = _all(ds)  # ... which the next pass reads
+    _check_sparse(first["v"], [[0, 0], [0, 1], [1, 0]], [1, 2, 3], [2, 2])
+    _check_sparse(second["v"], [[1, 0], [1, 1], [1, 2]], [0, 4, 2], [2, 3])
+    _check_sparse(last["v"], [[0], [1], [2]], [0, 4, 2], [3])
+    _check_sparse(cached[1]["v"], [[1, 0], [1, 1], [1, 2]], [0, 4, 2], [2, 3])
