@@ -295,3 +295,23 @@ def test_string_handle_iterator_file_cache_and_optional_carry_sparse(tmp_path):
     _check_sparse(second["v"], [[1, 0], [1, 1], [1, 2]], [0, 4, 2], [2, 3])
     _check_sparse(last["v"], [[0], [1], [2]], [0, 4, 2], [3])
     _check_sparse(cached[1]["v"], [[1, 0], [1, 1], [1, 2]], [0, 4, 2], [2, 3])
+
+
+def test_string_var_len_feature_batches_and_feeds_vocabulary_column():
+    records = [tf.train.Example(features=tf.train.Features(feature={
+        "w": tf.train.Feature(bytes_list=tf.train.BytesList(value=words))})).SerializeToString()
+        for words in [[b"a", b"c"], [], [b"b"]]]
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(records).map(
+            lambda s: tf.parse_single_example(s, {"w": tf.VarLenFeature(tf.string)})).batch(3)
+        assert ds.output_types == {"w": tf.string}
+        features = ds.make_one_shot_iterator().get_next()
+        column = tf.feature_column.indicator_column(
+            tf.feature_column.categorical_column_with_vocabulary_list("w", ["a", "b", "c"]))
+        dense = tf.feature_column.input_layer(features, [column])
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            multi_hot = sess.run(dense)
+        got = _all(ds)
+    _check_sparse(got[0]["w"], [[0, 0], [0, 1], [2, 0]], [b"a", b"c", b"b"], [3, 2])
+    np.testing.assert_array_equal(multi_hot, [[1, 0, 1], [0, 0, 0], [0, 1, 0]])
