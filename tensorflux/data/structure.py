@@ -63,6 +63,7 @@ def sparse_positions(template) -> list:
 
 
 def components(structure):
+    """The components of a nested element in order: leaves, with a SparseNode as one."""
     if isinstance(structure, dict):
         return [n for key in sorted(structure) for n in components(structure[key])]
     if isinstance(structure, tuple):
@@ -102,6 +103,8 @@ def _keep_node(node, triple):
 
 def _pack(template, leaves, pos, sparse):
     if isinstance(template, SparseNode):
+        if pos + 3 > len(leaves):
+            raise ValueError(f"Structure needs more than the {len(leaves)} values given")
         return sparse(template, leaves[pos:pos + 3]), pos + 3
     if isinstance(template, dict):
         built = {}
