@@ -297,4 +297,54 @@ class UnbatchDataset(Dataset):
                 yield tuple(flat)
 
 
+class DenseToSparseBatchDataset(Dataset):
+    """`tf.data.experimental.dense_to_sparse_batch`: batches single-tensor elements of
+    varying shape into SparseTensors of dense shape `[batch] + row_shape` (a `-1`/None entry
+    takes the batch's largest size). Every entry of an element becomes a value."""
+
+    def __init__(self, dataset, batch_size, row_shape):
+        what = "dense_to_sparse_batch()"
+        if structure.is_nested(dataset._template) or \
+                structure.sparse_positions(dataset._template):
+            raise TypeError("DenseToSparseDataset requires an input whose elements have a "
+                            f"single component, whereas the input has {dataset.output_classes}.")
+        self._size = scalar_arg(batch_size, "batch_size", what)
+        dims, static, captures = _pad_spec(row_shape, what)
+        if static.ndims is None:
+            raise ValueError(f"{what}: row_shape must have a known length")
+        if not dataset._shapes[0].is_compatible_with(TensorShape([None] * static.ndims)):
+            raise ValueError(f"{what}: row_shape {static} does not match the element shape "
+                             f"{dataset._shapes[0]}")
+        self._row = dims
+        types = [dtypes.int64, dataset._types[0], dtypes.int64]
+        shapes = [TensorShape([None, static.ndims + 1]), TensorShape([None]),
+                  TensorShape([static.ndims + 1])]
+        template = structure.SparseNode(None, None, None,
+                                        TensorShape([None]).concatenate(static))
+        super().__init__([dataset], [self._size] + captures, types, shapes, template)
+
+    def _check(self, ctx):
+        _check_size(ctx.scalar(self._size))
+
+    def _iterate(self, ctx):
+        size = ctx.scalar(self._size)
+        for group in _groups(self._inputs[0]._iterate(ctx), size, False):
+            if type(group) is ElementError:
+                yield group
+                continue
+            parts = [element[0] for element in group]
+            wanted = _resolve(self._row, ctx, len(self._row) if isinstance(self._row, list)
+                              else parts[0].ndim)
+            largest = np.max([p.shape for p in parts], axis=0) if wanted else []
+            dims = [int(m) if d is None else d for m, d in zip(largest, wanted)]
+            for part in parts:
+                if part.ndim != len(dims) or any(n > d for n, d in zip(part.shape, dims)):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Input element had shape ({list(part.shape)}) that is "
+                        f"incompatible with the row shape ({dims}).")
+            triples = [(np.argwhere(np.ones(p.shape, dtype=bool)).astype(np.int64),
+                        p.reshape(-1), np.asarray(dims, np.int64)) for p in parts]
+            yield structure.batch_sparse(triples)
+
+
 __all__: list = []

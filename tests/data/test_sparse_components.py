@@ -315,3 +315,24 @@ def test_string_var_len_feature_batches_and_feeds_vocabulary_column():
         got = _all(ds)
     _check_sparse(got[0]["w"], [[0, 0], [0, 1], [2, 0]], [b"a", b"c", b"b"], [3, 2])
     np.testing.assert_array_equal(multi_hot, [[1, 0, 1], [0, 0, 0], [0, 1, 0]])
+
+
+def test_dense_to_sparse_batch_matches_tf_documented_example():
+    rows = [[b"a", b"b", b"c"], [b"a", b"b"], [b"a", b"b", b"c", b"d"]]
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_generator(lambda: iter(rows), tf.string, [None])
+        batched = ds.apply(tf.data.experimental.dense_to_sparse_batch(2, [6]))
+        assert batched.output_classes is tf.SparseTensor
+        assert batched.output_types == tf.string
+        assert batched.output_shapes.as_list() == [None, 6]
+        got = _all(batched)
+        unknown = _all(ds.apply(tf.data.experimental.dense_to_sparse_batch(3, [-1])))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="incompatible with the row"):
+            _all(ds.apply(tf.data.experimental.dense_to_sparse_batch(2, [3])))
+        with pytest.raises(TypeError, match="single component"):
+            tf.data.Dataset.zip((ds, ds)).apply(tf.data.experimental.dense_to_sparse_batch(2, [6]))
+    _check_sparse(got[0], [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]],
+                  [b"a", b"b", b"c", b"a", b"b"], [2, 6])
+    _check_sparse(got[1], [[0, 0], [0, 1], [0, 2], [0, 3]], [b"a", b"b", b"c", b"d"], [1, 6])
+    np.testing.assert_array_equal(unknown[0].dense_shape, [3, 4])
+    assert len(unknown[0].values) == 9
