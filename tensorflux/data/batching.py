@@ -56,16 +56,45 @@ class _BatchingDataset(Dataset):
             if type(group) is ElementError:
                 yield group
                 continue
-            yield tuple(self._combine(i, parts, ctx) for i, parts in enumerate(zip(*group)))
+            columns = list(zip(*group))
+            sparse = {pos for pos, _ in structure.sparse_positions(self._template)}
+            flat, i = [], 0
+            while i < len(columns):
+                if i in sparse:
+                    flat.extend(structure.batch_sparse(list(zip(*columns[i:i + 3]))))
+                    i += 3
+                else:
+                    flat.append(self._combine(i, columns[i], ctx))
+                    i += 1
+            yield tuple(flat)
+
+
+def _batched_sparse(template, shapes, size, drop_remainder: bool):
+    """(shapes, template) of a batch: a sparse component's leaves and dense shape get the
+    batch dimension (static only with drop_remainder and a known size)."""
+    dim = size if drop_remainder and size is not None else None
+    shapes = list(shapes)
+    for pos, node in structure.sparse_positions(template):
+        rank = None if node.shape.ndims is None else node.shape.ndims + 1
+        shapes[pos:pos + 3] = [TensorShape([None, rank]), TensorShape([None]),
+                               TensorShape([rank])]
+    template = structure.replace_sparse(
+        template, lambda node: structure.SparseNode(
+            None, None, None, TensorShape([dim]).concatenate(node.shape)))
+    return shapes, template
 
 
 class BatchDataset(_BatchingDataset):
+    """Stacks consecutive elements; sparse components are batched as TF does: the batch index
+    is prepended to the indices and the dense shape is `[batch, max of each dimension]`."""
+
     def __init__(self, dataset, batch_size, drop_remainder):
         self._size = scalar_arg(batch_size, "batch_size", "Dataset.batch()")
         self._drop = bool(drop_remainder)
         size = static_int(self._size)
-        super().__init__([dataset], [self._size], dataset._types,
-                         _batch_shapes(dataset._shapes, size, self._drop), dataset._template)
+        shapes, template = _batched_sparse(
+            dataset._template, _batch_shapes(dataset._shapes, size, self._drop), size, self._drop)
+        super().__init__([dataset], [self._size], dataset._types, shapes, template)
 
     def _combine(self, i, parts, ctx):
         first = parts[0].shape
@@ -139,6 +168,9 @@ class PaddedBatchDataset(_BatchingDataset):
 
     def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         what = "Dataset.padded_batch()"
+        if structure.sparse_positions(dataset._template):
+            raise TypeError(f"{what}: Batching of padded sparse tensors is not currently "
+                            "supported")
         self._size = scalar_arg(batch_size, "batch_size", what)
         self._drop = bool(drop_remainder)
         if padded_shapes is None:
@@ -213,24 +245,106 @@ class UnbatchDataset(Dataset):
     """Splits each element along its first axis (`tf.data.experimental.unbatch()`)."""
 
     def __init__(self, dataset):
-        for shape in dataset._shapes:
+        sparse = dict(structure.sparse_positions(dataset._template))
+        shapes, i = [], 0
+        while i < len(dataset._shapes):
+            node = sparse.get(i)
+            if node is not None:
+                if node.shape.ndims == 0:
+                    raise ValueError("unbatch() requires every component to have rank >= 1")
+                inner = TensorShape(None) if node.shape.ndims is None else \
+                    TensorShape(node.shape.as_list()[1:])
+                shapes += structure.sparse_leaf_specs(dataset._types[i + 1], inner)[1]
+                i += 3
+                continue
+            shape = dataset._shapes[i]
             if shape.ndims == 0:
                 raise ValueError("unbatch() requires every component to have rank >= 1")
-        shapes = [TensorShape(s.as_list()[1:]) if s.ndims is not None else TensorShape(None)
-                  for s in dataset._shapes]
-        super().__init__([dataset], [], dataset._types, shapes, dataset._template)
+            shapes.append(TensorShape(shape.as_list()[1:]) if shape.ndims is not None
+                          else TensorShape(None))
+            i += 1
+        template = structure.replace_sparse(
+            dataset._template, lambda node: structure.SparseNode(
+                None, None, None, TensorShape(None) if node.shape.ndims is None
+                else TensorShape(node.shape.as_list()[1:])))
+        self._sparse = set(sparse)
+        super().__init__([dataset], [], dataset._types, shapes, template)
 
     def _iterate(self, ctx):
         for element in self._inputs[0]._iterate(ctx):
             if type(element) is ElementError:
                 yield element
                 continue
-            rows = element[0].shape[0]
-            if any(part.shape[0] != rows for part in element):
+            parts, i = [], 0
+            while i < len(element):
+                if i in self._sparse:
+                    parts.append(structure.split_sparse(element[i:i + 3]))
+                    i += 3
+                else:
+                    parts.append(element[i])
+                    i += 1
+            rows = len(parts[0])
+            if any(len(part) != rows for part in parts):
                 raise errors.InvalidArgumentError(None, None, "unbatch(): the components of an "
                                                   "element have different batch sizes")
             for i in range(rows):
-                yield tuple(part[i, ...] for part in element)
+                flat = []
+                for part in parts:
+                    if isinstance(part, np.ndarray):
+                        flat.append(part[i, ...])
+                    else:
+                        flat.extend(part[i])
+                yield tuple(flat)
+
+
+class DenseToSparseBatchDataset(Dataset):
+    """`tf.data.experimental.dense_to_sparse_batch`: batches single-tensor elements of
+    varying shape into SparseTensors of dense shape `[batch] + row_shape` (a `-1`/None entry
+    takes the batch's largest size). Every entry of an element becomes a value."""
+
+    def __init__(self, dataset, batch_size, row_shape):
+        what = "dense_to_sparse_batch()"
+        if structure.is_nested(dataset._template) or \
+                structure.sparse_positions(dataset._template):
+            raise TypeError("DenseToSparseDataset requires an input whose elements have a "
+                            f"single component, whereas the input has {dataset.output_classes}.")
+        self._size = scalar_arg(batch_size, "batch_size", what)
+        dims, static, captures = _pad_spec(row_shape, what)
+        if static.ndims is None:
+            raise ValueError(f"{what}: row_shape must have a known length")
+        if not dataset._shapes[0].is_compatible_with(TensorShape([None] * static.ndims)):
+            raise ValueError(f"{what}: row_shape {static} does not match the element shape "
+                             f"{dataset._shapes[0]}")
+        self._row = dims
+        types = [dtypes.int64, dataset._types[0], dtypes.int64]
+        shapes = [TensorShape([None, static.ndims + 1]), TensorShape([None]),
+                  TensorShape([static.ndims + 1])]
+        template = structure.SparseNode(None, None, None,
+                                        TensorShape([None]).concatenate(static))
+        super().__init__([dataset], [self._size] + captures, types, shapes, template)
+
+    def _check(self, ctx):
+        _check_size(ctx.scalar(self._size))
+
+    def _iterate(self, ctx):
+        size = ctx.scalar(self._size)
+        for group in _groups(self._inputs[0]._iterate(ctx), size, False):
+            if type(group) is ElementError:
+                yield group
+                continue
+            parts = [element[0] for element in group]
+            wanted = _resolve(self._row, ctx, len(self._row) if isinstance(self._row, list)
+                              else parts[0].ndim)
+            largest = np.max([p.shape for p in parts], axis=0) if wanted else []
+            dims = [int(m) if d is None else d for m, d in zip(largest, wanted)]
+            for part in parts:
+                if part.ndim != len(dims) or any(n > d for n, d in zip(part.shape, dims)):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Input element had shape ({list(part.shape)}) that is "
+                        f"incompatible with the row shape ({dims}).")
+            triples = [(np.argwhere(np.ones(p.shape, dtype=bool)).astype(np.int64),
+                        p.reshape(-1), np.asarray(dims, np.int64)) for p in parts]
+            yield structure.batch_sparse(triples)
 
 
 __all__: list = []

@@ -124,17 +124,18 @@ class Dataset:
     @property
     def output_types(self):
         """The nested DTypes of an element (TF1 property)."""
-        return self._pack(self._types)
+        return structure.pack_types(self._template, self._types)
 
     @property
     def output_shapes(self):
         """The nested static TensorShapes of an element (TF1 property)."""
-        return self._pack(self._shapes)
+        return structure.pack_shapes(self._template, self._shapes)
 
     @property
     def output_classes(self):
-        """The nested Python classes of an element's components (always tf.Tensor here)."""
-        return self._pack([Tensor] * len(self._types))
+        """The nested Python classes of an element's components (tf.Tensor or
+        tf.SparseTensor)."""
+        return structure.pack_classes(self._template, len(self._types))
 
     def _all_captures(self) -> list:
         seen, ordered = set(), []
@@ -291,6 +292,9 @@ class Dataset:
 
 
 class TensorSliceDataset(Dataset):
+    """Slices each component along its first dimension; a sparse component of dense shape
+    `[n, d1, ...]` gives `n` sparse slices of dense shape `[d1, ...]` (as TF)."""
+
     def __init__(self, tensors):
         what = "Dataset.from_tensor_slices()"
         value = structure.normalize(tensors, what)
@@ -298,8 +302,11 @@ class TensorSliceDataset(Dataset):
         if not leaves:
             raise ValueError(f"{what} requires at least one component")
         types, shapes, rows = [], [], None
-        for leaf in leaves:
-            dtype, shape = structure.leaf_spec(leaf)
+        for node in structure.components(value):
+            sparse = isinstance(node, structure.SparseNode)
+            dtype, shape = structure.leaf_spec(node.values if sparse else node)
+            if sparse:
+                shape = node.shape
             if shape.ndims == 0:
                 raise ValueError(f"{what}: every component must have rank >= 1 to be sliced, "
                                  f"got a scalar of type {dtype.name}")
@@ -310,34 +317,67 @@ class TensorSliceDataset(Dataset):
                                      f"{rows} and {first}")
                 rows = first if first is not None else rows
                 shape = TensorShape(shape.as_list()[1:])
-            types.append(dtype)
-            shapes.append(shape)
+            if sparse:
+                more_types, more_shapes = structure.sparse_leaf_specs(dtype, shape)
+                types += more_types
+                shapes += more_shapes
+            else:
+                types.append(dtype)
+                shapes.append(shape)
         self._leaves = leaves
-        super().__init__([], leaves, types, shapes, value)
+        template = structure.replace_sparse(
+            value, lambda node: structure.SparseNode(None, None, None, _unbatched(node.shape)))
+        super().__init__([], leaves, types, shapes, template)
+
+    def _arrays(self, ctx):
+        arrays = [np.asarray(ctx.value(leaf)) for leaf in self._leaves]
+        return [structure.split_sparse(arrays[pos:pos + 3]) if node else arrays[pos]
+                for pos, node in _component_starts(self._template)]
 
     def _check(self, ctx):
-        arrays = [np.asarray(ctx.value(leaf)) for leaf in self._leaves]
-        if any(a.ndim == 0 for a in arrays):
+        arrays = self._arrays(ctx)
+        if any(a.ndim == 0 for a in arrays if isinstance(a, np.ndarray)):
             raise errors.InvalidArgumentError(
                 None, None, "from_tensor_slices: every component must have rank >= 1")
-        if any(a.shape[0] != arrays[0].shape[0] for a in arrays):
+        counts = [len(a) for a in arrays]
+        if any(c != counts[0] for c in counts):
             raise errors.InvalidArgumentError(
                 None, None, "from_tensor_slices: dimension 0 of every component must match, "
-                f"got {[a.shape[0] for a in arrays]}")
+                f"got {counts}")
 
     def _iterate(self, ctx):
-        arrays = [np.asarray(ctx.value(leaf)) for leaf in self._leaves]
-        for i in range(arrays[0].shape[0]):
-            yield tuple(a[i, ...] for a in arrays)
+        arrays = self._arrays(ctx)
+        for i in range(len(arrays[0])):
+            flat = []
+            for a in arrays:
+                if isinstance(a, np.ndarray):
+                    flat.append(a[i, ...])
+                else:
+                    flat.extend(a[i])
+            yield tuple(flat)
+
+
+def _unbatched(shape: TensorShape) -> TensorShape:
+    return TensorShape(None) if shape.ndims is None else TensorShape(shape.as_list()[1:])
+
+
+def _component_starts(template):
+    """(flat position, is sparse) of each component of `template`."""
+    pos, found = 0, []
+    for node in structure.components(template):
+        sparse = isinstance(node, structure.SparseNode)
+        found.append((pos, sparse))
+        pos += 3 if sparse else 1
+    return found
 
 
 class TensorDataset(Dataset):
     def __init__(self, tensors):
         value = structure.normalize(tensors, "Dataset.from_tensors()")
         leaves = structure.flatten(value)
-        specs = [structure.leaf_spec(leaf) for leaf in leaves]
+        types, shapes = structure.element_specs(value)
         self._leaves = leaves
-        super().__init__([], leaves, [d for d, _ in specs], [s for _, s in specs], value)
+        super().__init__([], leaves, types, shapes, value)
 
     def _iterate(self, ctx):
         yield tuple(np.asarray(ctx.value(leaf)) for leaf in self._leaves)

@@ -6,7 +6,7 @@ accepted and do not change the elements produced.
 
 from __future__ import annotations
 
-from tensorflux.data.batching import UnbatchDataset
+from tensorflux.data.batching import DenseToSparseBatchDataset, UnbatchDataset
 from tensorflux.data.cardinality import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, cardinality
 from tensorflux.data.dataset_ops import RangeDataset
 from tensorflux.data.grouping import bucket_by_sequence_length, group_by_window
@@ -52,6 +52,12 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
 def unbatch():
     """Splits each element along its first axis into consecutive elements."""
     return UnbatchDataset
+
+
+def dense_to_sparse_batch(batch_size, row_shape):
+    """Batches elements of varying shape into SparseTensors of dense shape
+    `[batch] + row_shape` (a -1 entry takes the batch's largest size)."""
+    return lambda dataset: DenseToSparseBatchDataset(dataset, batch_size, row_shape)
 
 
 def ignore_errors():
@@ -106,7 +112,8 @@ def _cast(x, dtype):
 
 
 __all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "parallel_interleave", "unbatch",
-           "ignore_errors", "enumerate_dataset", "Counter", "choose_from_datasets",
+           "dense_to_sparse_batch", "ignore_errors", "enumerate_dataset", "Counter",
+           "choose_from_datasets",
            "sample_from_datasets", "group_by_window", "bucket_by_sequence_length",
            "get_single_element", "prefetch_to_device", "copy_to_device",
            "parse_example_dataset", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",

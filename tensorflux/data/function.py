@@ -99,7 +99,7 @@ class TracedFunction:
         with self.graph.as_default():
             self.inputs = [placeholder(dtype, shape, name=f"arg{i}")
                            for i, (dtype, shape) in enumerate(zip(types, shapes))]
-            args = structure.pack(template, self.inputs)
+            args = structure.pack_element(template, self.inputs)
             if type(args) is tuple:
                 result = fn(*args)
             else:
@@ -110,14 +110,14 @@ class TracedFunction:
             if tensor_result:
                 try:
                     converted = structure.map_structure(
-                        lambda leaf: _output_tensor(self.graph, leaf), result)
+                        lambda leaf: _output_tensor(self.graph, leaf),
+                        structure.sparse_as_nodes(result, what))
                 except (TypeError, ValueError) as err:
                     raise TypeError(f"The function passed to {what} must return tensors or "
                                     f"values convertible to tensors: {err}") from None
                 self.output_template = converted
                 self.outputs = structure.flatten(converted)
-                self.output_types = [t.dtype.base_dtype for t in self.outputs]
-                self.output_shapes = [t.shape for t in self.outputs]
+                self.output_types, self.output_shapes = structure.element_specs(converted)
         self.captures = list(self.graph.external)  # tensors of the enclosing function
         # A function with stateful ops (random ops) starts afresh at each iterator
         # initialization, as in TF; a stateless one shares one session for all of them.

@@ -279,31 +279,47 @@ class Iterator:
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
-        """An iterator not bound to a dataset; `make_initializer(dataset)` binds one."""
+        """An iterator not bound to a dataset; `make_initializer(dataset)` binds one.
+        `output_classes` marks sparse components (`tf.SparseTensor`)."""
         types = [dtypes.as_dtype(t) for t in structure.flatten(output_types)]
         if output_shapes is None:
             shapes = [TensorShape(None)] * len(types)
         else:
             shapes = structure.as_shapes(output_shapes, output_types,
                                          "Iterator.from_structure(): output_shapes")
+        template = output_types
+        if output_classes is not None:
+            types, shapes, template = structure.with_sparse_classes(
+                output_types, types, shapes, output_classes,
+                "Iterator.from_structure(): output_classes")
+        return Iterator._new(types, shapes, template, shared_name)
+
+    @staticmethod
+    def _new(types, shapes, template, shared_name=None):
         handle = IteratorV2(shared_name=shared_name or "", container="", output_types=types,
                             output_shapes=shapes, name="Iterator")
-        return Iterator(handle, None, types, shapes, output_types)
+        return Iterator(handle, None, types, shapes, template)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None,
                            output_classes=None):
         """An iterator that reads from whichever iterator `string_handle` (a fed scalar string,
-        from another iterator's `string_handle()`) names at each step."""
+        from another iterator's `string_handle()`) names at each step. `output_classes`
+        marks sparse components (`tf.SparseTensor`)."""
         types = [dtypes.as_dtype(t) for t in structure.flatten(output_types)]
         if output_shapes is None:
             shapes = [TensorShape(None)] * len(types)
         else:
             shapes = structure.as_shapes(output_shapes, output_types,
                                          "Iterator.from_string_handle(): output_shapes")
+        template = output_types
+        if output_classes is not None:
+            types, shapes, template = structure.with_sparse_classes(
+                output_types, types, shapes, output_classes,
+                "Iterator.from_string_handle(): output_classes")
         handle = IteratorFromStringHandleV2(string_handle, output_types=types,
                                             output_shapes=shapes)
-        return Iterator(handle, None, types, shapes, output_types)
+        return Iterator(handle, None, types, shapes, template)
 
     def string_handle(self, name=None) -> Tensor:
         """A scalar string naming this iterator's resource, to feed `from_string_handle`."""
@@ -340,26 +356,25 @@ class Iterator:
         outputs = IteratorGetNext(self._handle, output_types=self._types,
                                   output_shapes=self._shapes, name=name or "IteratorGetNext")
         flat = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-        return structure.pack(self._template, flat)
+        return structure.pack_element(self._template, flat)
 
     @property
     def output_types(self):
-        return structure.pack(self._template, self._types)
+        return structure.pack_types(self._template, self._types)
 
     @property
     def output_shapes(self):
-        return structure.pack(self._template, self._shapes)
+        return structure.pack_shapes(self._template, self._shapes)
 
     @property
     def output_classes(self):
-        return structure.pack(self._template, [Tensor] * len(self._types))
+        return structure.pack_classes(self._template, len(self._types))
 
 
 def make_initializable_iterator(dataset: Dataset, shared_name=None) -> Iterator:
     """An iterator over `dataset` whose `initializer` must run first (and may run again,
     with new feeds for the placeholders the dataset uses)."""
-    iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes,
-                                       shared_name=shared_name)
+    iterator = Iterator._new(dataset._types, dataset._shapes, dataset._template, shared_name)
     iterator._initializer = iterator.make_initializer(dataset)
     return iterator
 
@@ -400,7 +415,7 @@ def get_single_element(dataset: Dataset):
                                      output_shapes=dataset._shapes)
     flat = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     flat[0].op._tfx_dataset_entry = entry
-    return structure.pack(dataset._template, flat)
+    return structure.pack_element(dataset._template, flat)
 
 
 def _same_graph_captures(dataset: Dataset) -> list:

@@ -98,15 +98,16 @@ class Optional:
                                            message="The optional does not have a value.")
             with graph.control_dependencies([check]):
                 flat = [array_ops.identity(t) for t in self._components]
-        return structure.pack(self._template, flat)
+        return structure.pack_element(self._template, flat)
 
     @property
     def output_types(self):
-        return structure.pack(self._template, [t.dtype.base_dtype for t in self._components])
+        return structure.pack_types(self._template,
+                                    [t.dtype.base_dtype for t in self._components])
 
     @property
     def output_shapes(self):
-        return structure.pack(self._template, [t.shape for t in self._components])
+        return structure.pack_shapes(self._template, [t.shape for t in self._components])
 
 
 def get_next_as_optional(iterator):

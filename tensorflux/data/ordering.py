@@ -52,7 +52,8 @@ class ConcatenateDataset(Dataset):
                             f"{first.output_types} and {second.output_types}")
         shapes = [structure.most_specific_compatible(a, b)
                   for a, b in zip(first._shapes, second._shapes)]
-        super().__init__([first, second], [], first._types, shapes, first._template)
+        super().__init__([first, second], [], first._types, shapes,
+                         structure.merge_templates(first._template, second._template))
 
     def _iterate(self, ctx):
         for dataset in self._inputs:

@@ -21,7 +21,7 @@ from tensorflux.data.dataset_ops import Dataset
 from tensorflux.data.ordering import IgnoreErrorsDataset
 from tensorflux.data.sources import CsvDataset, TFRecordDataset
 from tensorflux.framework import dtypes
-from tensorflux.ops.io.parsing import FixedLenFeature, parse_example
+from tensorflux.ops.io.parsing import parse_example
 
 __all__ = ["make_csv_dataset", "make_batched_features_dataset"]
 
@@ -193,19 +193,14 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
     `tf.feature_column.make_parse_example_spec`), as a dict, or `(dict, label)` with
     `label_key`.
 
-    Only fixed-length features are supported here (tf.data elements hold dense tensors):
-    `VarLenFeature`/`SparseFeature` entries raise ValueError.
+    `VarLenFeature`/`SparseFeature` entries give SparseTensor components.
 
     Raises:
-        ValueError: no matching file, `label_key` not in `features`, or a sparse feature.
+        ValueError: no matching file, or `label_key` not in `features`.
     """
     if label_key is not None and label_key not in features:
         raise ValueError(f"The `label_key` provided ({label_key}) must be one of the "
                          f"`features` keys.")
-    sparse = [key for key, spec in features.items() if not isinstance(spec, FixedLenFeature)]
-    if sparse:
-        raise ValueError(f"make_batched_features_dataset: features {sorted(sparse)} are not "
-                         f"FixedLenFeature; tensorflux datasets carry dense tensors only.")
     reader = TFRecordDataset if reader is None else reader
     files = _files(file_pattern, shuffle, shuffle_seed)
     dataset = files.interleave(lambda filename: reader(filename, *(reader_args or [])),

@@ -212,8 +212,6 @@ def test_make_batched_features_dataset(tmp_path):
     assert batches[2][1].tolist() == [0]
     with pytest.raises(ValueError, match="label_key"):
         exp.make_batched_features_dataset(path, 2, spec, label_key="z")
-    with pytest.raises(ValueError, match="FixedLenFeature"):
-        exp.make_batched_features_dataset(path, 2, {"x": tf.VarLenFeature(tf.float32)})
 
 
 # -- rejection_resample -----------------------------------------------------------------------

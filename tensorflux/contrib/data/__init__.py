@@ -21,7 +21,8 @@ from tensorflux.ops.array.constants import constant, ensure_shape
 
 __all__ = ["CsvDataset", "Counter", "Optional", "Reducer", "TFRecordWriter",
            "assert_element_shape", "batch_and_drop_remainder", "bucket_by_sequence_length",
-           "choose_from_datasets", "copy_to_device", "enumerate_dataset", "get_next_as_optional",
+           "choose_from_datasets", "copy_to_device", "dense_to_sparse_batch", "enumerate_dataset",
+           "get_next_as_optional",
            "get_single_element", "group_by_reducer", "group_by_window", "ignore_errors",
            "make_batched_features_dataset", "make_csv_dataset", "map_and_batch",
            "padded_batch_and_drop_remainder", "parallel_interleave", "parse_example_dataset",
@@ -36,6 +37,7 @@ TFRecordWriter = _experimental.TFRecordWriter
 bucket_by_sequence_length = _experimental.bucket_by_sequence_length
 choose_from_datasets = _experimental.choose_from_datasets
 copy_to_device = _experimental.copy_to_device
+dense_to_sparse_batch = _experimental.dense_to_sparse_batch
 enumerate_dataset = _experimental.enumerate_dataset
 get_next_as_optional = _experimental.get_next_as_optional
 get_single_element = _experimental.get_single_element
