@@ -6,7 +6,7 @@ finite (and that step is skipped) and doubles it after `increment_period` finite
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.ops import math as math_ops
@@ -64,9 +64,13 @@ class FixedLossScale(LossScale):
 
 
 def all_finite(grads):
-    """A scalar bool: every (dense or sparse) gradient in `grads` is finite."""
+    """A scalar bool: every (dense or sparse) gradient in `grads` is finite.
+
+    `grads` is any nested structure of gradients (one tensor, a list, a dict, ...); `None`
+    entries are skipped.
+    """
     checks = []
-    for grad in grads:
+    for grad in nest.flatten(grads):
         if grad is None:
             continue
         values = grad.values if isinstance(grad, IndexedSlices) else grad

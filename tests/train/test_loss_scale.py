@@ -79,3 +79,17 @@ def test_bad_arguments():
         with pytest.raises(ValueError, match="must not already be"):
             tf.train.experimental.enable_mixed_precision_graph_rewrite(wrapped)
     tf.train.experimental.disable_mixed_precision_graph_rewrite()
+
+
+@pytest.mark.parametrize("make", [lambda g: g, lambda g: {"a": [g], "b": (None, g)}])
+def test_update_takes_any_nested_structure(make):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        scale = tf.train.experimental.DynamicLossScale(initial_loss_scale=16, increment_period=1)
+        grad = tf.placeholder(tf.float32, [3])
+        update, finite = scale.update(make(grad))
+        sess.run(tf.global_variables_initializer())
+        values = []
+        for feed in ([0.5, -2.0, 3.0], [1.0, np.nan, 0.0], [-np.inf, 1.0, 1.0]):
+            ok, _ = sess.run([finite, update], {grad: feed})
+            values.append((bool(ok), float(sess.run(scale()))))
+    assert values == [(True, 32.0), (False, 16.0), (False, 8.0)]
