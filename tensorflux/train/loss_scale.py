@@ -30,6 +30,11 @@ class LossScale:
     def get_config(self) -> dict:
         return {}
 
+    @property
+    def _checkpoint_dependencies(self) -> list:
+        """The variables a checkpoint keeps for this loss scale (none for a fixed one)."""
+        return []
+
     @classmethod
     def from_config(cls, config):
         return cls(**config)
@@ -107,6 +112,11 @@ class DynamicLossScale(LossScale):
             self._num_good_steps = variables_lib.Variable(
                 0, name="good_steps", dtype=dtypes.int64, trainable=False,
                 aggregation=variables_lib.VariableAggregation.ONLY_FIRST_REPLICA)
+
+    @property
+    def _checkpoint_dependencies(self) -> list:
+        return [("current_loss_scale", self._current_loss_scale),
+                ("good_steps", self._num_good_steps)]
 
     @property
     def initial_loss_scale(self) -> float:
