@@ -355,6 +355,15 @@ class Layer:
             self.__dict__["_call_takes_mask"] = found
         return found
 
+    def _positional_mask_index(self, args):
+        """Index in `args` (the positionals after `inputs`) of a mask passed positionally
+        to a `call` that names a `mask` parameter, or None."""
+        if not args or not self._takes_mask():
+            return None
+        names = list(inspect.signature(self.call).parameters)
+        index = names.index("mask") - 1  # names[0] is `inputs`
+        return index if 0 <= index < len(args) else None
+
     def _output_masks(self, inputs, outputs, input_masks) -> None:
         """Attaches `compute_mask`'s result to the outputs as `_keras_mask`."""
         if not (self.supports_masking or type(self).compute_mask is not Layer.compute_mask):
@@ -384,9 +393,16 @@ class Layer:
                 self.build(shapes)
                 self.built = True
                 self._assert_input_compatibility(inputs)
-            input_masks = kwargs["mask"] if "mask" in kwargs else _masks_of(inputs)
+            positional = self._positional_mask_index(args)
+            if "mask" in kwargs:
+                input_masks = kwargs["mask"]
+            elif positional is not None:  # `layer(x, mask)`: call(self, inputs, mask=None)
+                input_masks = args[positional]
+            else:
+                input_masks = _masks_of(inputs)
             call_kwargs = kwargs
-            if "mask" not in kwargs and input_masks is not None and self._takes_mask():
+            if ("mask" not in kwargs and positional is None and input_masks is not None
+                    and self._takes_mask()):
                 call_kwargs = dict(kwargs, mask=input_masks)  # not recorded: replays recompute
             _CALL_STACK.append(frame)
             try:

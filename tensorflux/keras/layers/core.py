@@ -308,6 +308,10 @@ class Masking(Layer):
     def compute_mask(self, inputs, mask=None):
         return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
 
+    def compute_output_shape(self, input_shape):
+        """The input shape: masking zeroes steps, it does not drop them."""
+        return tensor_shape.TensorShape(input_shape)
+
     def call(self, inputs):
         keep = math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1,
                                    keepdims=True)
