@@ -50,3 +50,20 @@ def test_functional_model_round_trips_through_from_config():
         ids = np.array([[1, 5, 0, 3], [0, 0, 2, 4]], np.int32)
         np.testing.assert_array_equal(again.predict(ids), model.predict(ids))
         assert [w.shape.as_list() for w in again.weights] == [[6, 3]]
+
+
+def test_weights_argument_sets_values_when_built_and_stays_out_of_config():
+    table = np.array([[0.0, 1.0], [2.0, -3.0], [4.5, 5.0]], np.float32)
+    with tf.Graph().as_default():
+        layer = tf.keras.layers.Embedding(3, 2, weights=[table])
+        x = tf.keras.layers.Input(shape=(2,), dtype="int32")
+        model = tf.keras.models.Model(x, layer(x))
+        ids = np.array([[2, 1], [0, 2]], np.int32)
+        np.testing.assert_array_equal(model.predict(ids), table[ids])
+        assert "weights" not in layer.get_config()
+        dense = tf.keras.layers.Dense(1, weights=[np.full((2, 1), 2.0), np.array([0.5])])
+        y = dense(tf.constant([[1.0, 3.0]]))
+        np.testing.assert_allclose(tf.keras.backend.get_value(y), [[8.5]])
+    with pytest.raises(ValueError):
+        with tf.Graph().as_default():
+            tf.keras.layers.Embedding(3, 2, weights=[table[:2]])(tf.constant([[0]]))

@@ -112,9 +112,12 @@ class Layer:
         input_dim=None,
         batch_size=None,
         activity_regularizer=None,
+        weights=None,
         **kwargs,
     ):
         kwargs.pop("autocast", None)
+        # initial values, assigned once the layer is built (TF 1.x `weights=` argument)
+        self._initial_weights = weights
         if kwargs:
             raise TypeError(f"Keyword argument not understood: {', '.join(sorted(kwargs))}")
         self._name = name or backend.unique_object_name(to_snake_case(type(self).__name__))
@@ -392,6 +395,9 @@ class Layer:
                 )
                 self.build(shapes)
                 self.built = True
+                if self.__dict__.get("_initial_weights") is not None:
+                    self.set_weights(self._initial_weights)
+                    self._initial_weights = None
                 self._assert_input_compatibility(inputs)
             positional = self._positional_mask_index(args)
             if "mask" in kwargs:
@@ -490,6 +496,7 @@ class Layer:
                 config.update(value)
             elif kind is not inspect.Parameter.VAR_POSITIONAL:
                 config[key] = value
+        config.pop("weights", None)  # values, not configuration (as TF)
         config.update(name=self.name, trainable=self.trainable, dtype=self.dtype)
         if self._batch_input_shape is not None and "batch_input_shape" not in config:
             config["batch_input_shape"] = self._batch_input_shape
