@@ -31,7 +31,7 @@ class Reduction:
     def validate(cls, key):
         """Raises ValueError unless `key` is one of `Reduction.all()`."""
         if key not in cls.all():
-            raise ValueError(f"Invalid Reduction Key {key!r}; expected one of {cls.all()}.")
+            raise ValueError(f"Invalid Reduction Key {key}. Expected one of {cls.all()}.")
 
 
 def _match_rank(weights, losses):

@@ -63,15 +63,24 @@ class CheckpointManager:
         state = checkpoint_utils.get_checkpoint_state(self._directory)
         if state is None:
             self._latest_checkpoint = None
-            self._last_preserved_timestamp = now
+            # a second back: a manager re-created at once still sees its first save as newer
+            self._last_preserved_timestamp = now - 1.0
             return
         self._latest_checkpoint = state.model_checkpoint_path
-        self._last_preserved_timestamp = min(state.last_preserved_timestamp, now)
+        self._last_preserved_timestamp = state.last_preserved_timestamp
+        if now < self._last_preserved_timestamp:
+            logging.warning("time.time() returned a value %f seconds behind the last preserved "
+                            "checkpoint timestamp.", self._last_preserved_timestamp - now)
+            self._last_preserved_timestamp = now
         paths = list(state.all_model_checkpoint_paths)
         stamps = list(state.all_model_checkpoint_timestamps) or \
             [self._last_preserved_timestamp] * len(paths)
+        # Only checkpoints newer than the last preserved one are managed (deletable); older
+        # ones (preserved, or written by Checkpoint.save without timestamps) are left alone.
         for path, stamp in zip(paths, stamps):
-            self._maybe_delete[path] = min(stamp, now)
+            stamp = min(stamp, now)
+            if stamp > self._last_preserved_timestamp:
+                self._maybe_delete[path] = stamp
 
     @property
     def directory(self) -> str:

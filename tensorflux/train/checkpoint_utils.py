@@ -40,11 +40,15 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
                                     all_model_checkpoint_paths=None,
                                     all_model_checkpoint_timestamps=None,
                                     last_preserved_timestamp=None):
-    """Builds a CheckpointState; the newest path is appended to the list when missing.
+    """Builds a CheckpointState; the newest path is appended to the list when missing (to the
+    caller's list itself when one is given, as TF does).
 
     When `save_dir` is relative, relative paths are rewritten to be relative to it.
     """
-    paths = list(all_model_checkpoint_paths or [])
+    if isinstance(all_model_checkpoint_paths, list):
+        paths = all_model_checkpoint_paths
+    else:
+        paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
     if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
@@ -169,14 +173,13 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2,
     """Deletes a checkpoint's index, data files and meta graph (missing files are fine)."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
     # The index goes first: a crash part way leaves no index leading to missing data.
-    paths = []
-    if checkpoint_format_version == 2:
-        paths.append(checkpoint_prefix + ".index")
-        paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
-        paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????" +
-                           atomic_files.MARK + "*")
-    else:
-        paths.append(checkpoint_prefix)
+    # A V1 request deletes the V2 files too: Saver(write_version=V1) writes V2 here.
+    paths = [checkpoint_prefix + ".index"]
+    paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
+    paths += glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????" +
+                       atomic_files.MARK + "*")
+    if checkpoint_format_version != 2:  # one file; sharded: a pattern ("m-?????-of-00002")
+        paths += glob.glob(checkpoint_prefix) or [checkpoint_prefix]
     paths.append(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
     for path in paths:
         try:

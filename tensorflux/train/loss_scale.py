@@ -6,7 +6,7 @@ finite (and that step is skipped) and doubles it after `increment_period` finite
 
 from __future__ import annotations
 
-from tensorflux.framework import dtypes
+from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
 from tensorflux.ops import math as math_ops
@@ -29,6 +29,11 @@ class LossScale:
 
     def get_config(self) -> dict:
         return {}
+
+    @property
+    def _checkpoint_dependencies(self) -> list:
+        """The variables a checkpoint keeps for this loss scale (none for a fixed one)."""
+        return []
 
     @classmethod
     def from_config(cls, config):
@@ -64,9 +69,13 @@ class FixedLossScale(LossScale):
 
 
 def all_finite(grads):
-    """A scalar bool: every (dense or sparse) gradient in `grads` is finite."""
+    """A scalar bool: every (dense or sparse) gradient in `grads` is finite.
+
+    `grads` is any nested structure of gradients (one tensor, a list, a dict, ...); `None`
+    entries are skipped.
+    """
     checks = []
-    for grad in grads:
+    for grad in nest.flatten(grads):
         if grad is None:
             continue
         values = grad.values if isinstance(grad, IndexedSlices) else grad
@@ -103,6 +112,11 @@ class DynamicLossScale(LossScale):
             self._num_good_steps = variables_lib.Variable(
                 0, name="good_steps", dtype=dtypes.int64, trainable=False,
                 aggregation=variables_lib.VariableAggregation.ONLY_FIRST_REPLICA)
+
+    @property
+    def _checkpoint_dependencies(self) -> list:
+        return [("current_loss_scale", self._current_loss_scale),
+                ("good_steps", self._num_good_steps)]
 
     @property
     def initial_loss_scale(self) -> float:

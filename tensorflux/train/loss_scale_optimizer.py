@@ -46,6 +46,11 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
     def loss_scale(self):
         return self._loss_scale
 
+    @property
+    def _checkpoint_dependencies(self) -> list:
+        """The wrapped optimizer and the loss scale, under TF's local names."""
+        return [("base_optimizer", self._optimizer), ("loss_scale", self._loss_scale)]
+
     def compute_gradients(self, loss, var_list=None, gate_gradients=Optimizer.GATE_OP,
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None):

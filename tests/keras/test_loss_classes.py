@@ -121,3 +121,13 @@ def test_compile_takes_loss_objects(loss):
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), want, rtol=1e-4)
     history = model.fit(x, y, epochs=3, batch_size=16, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+def test_unknown_reduction_names_the_key_in_both_places():
+    with pytest.raises(ValueError, match=r"Invalid Reduction Key mean\."):
+        tf.keras.losses.MeanAbsoluteError(reduction="mean")
+    loss = tf.keras.losses.MeanAbsoluteError()
+    loss.reduction = "batch"
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Invalid Reduction Key batch\."):
+            loss(tf.constant([1.0, 2.0]), tf.constant([0.5, 2.5]))

@@ -101,3 +101,31 @@ def test_lstm_with_dropout_trains_in_fit():
     assert history.history["loss"][-1] < history.history["loss"][0]
     with pytest.raises(ValueError, match="stateful"):
         L.LSTM(2, stateful=True)
+
+
+def test_masking_output_shape_is_its_input_shape():
+    layer = tf.keras.layers.Masking(-1.0)
+    assert layer.compute_output_shape((None, 7, 3)).as_list() == [None, 7, 3]
+
+
+class _EchoMask(tf.keras.layers.Layer):
+    """Copies its inputs; its mask is 2 * the mask it was given (or -1 without one)."""
+
+    def call(self, inputs, mask=None):
+        return inputs * 1.0
+
+    def compute_mask(self, inputs, mask=None):
+        return tf.constant(-1.0) if mask is None else 2.0 * mask
+
+
+def test_a_mask_passed_positionally_reaches_compute_mask():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.ones((2, 3))
+        given = tf.constant([1.0, 0.0])
+        by_position = _EchoMask()(x, given)
+        by_keyword = _EchoMask()(x, mask=given)
+        without = _EchoMask()(x)
+        got = sess.run([by_position._keras_mask, by_keyword._keras_mask, without._keras_mask])
+    np.testing.assert_array_equal(got[0], [2.0, 0.0])
+    np.testing.assert_array_equal(got[1], [2.0, 0.0])
+    assert got[2] == -1.0

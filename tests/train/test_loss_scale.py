@@ -79,3 +79,40 @@ def test_bad_arguments():
         with pytest.raises(ValueError, match="must not already be"):
             tf.train.experimental.enable_mixed_precision_graph_rewrite(wrapped)
     tf.train.experimental.disable_mixed_precision_graph_rewrite()
+
+
+@pytest.mark.parametrize("make", [lambda g: g, lambda g: {"a": [g], "b": (None, g)}])
+def test_update_takes_any_nested_structure(make):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        scale = tf.train.experimental.DynamicLossScale(initial_loss_scale=16, increment_period=1)
+        grad = tf.placeholder(tf.float32, [3])
+        update, finite = scale.update(make(grad))
+        sess.run(tf.global_variables_initializer())
+        values = []
+        for feed in ([0.5, -2.0, 3.0], [1.0, np.nan, 0.0], [-np.inf, 1.0, 1.0]):
+            ok, _ = sess.run([finite, update], {grad: feed})
+            values.append((bool(ok), float(sess.run(scale()))))
+    assert values == [(True, 32.0), (False, 16.0), (False, 8.0)]
+
+
+def test_checkpoint_keeps_loss_scale_and_inner_slots(tmp_path):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        w = tf.Variable([3.0, -1.0], name="w")
+        scale = tf.train.experimental.DynamicLossScale(initial_loss_scale=4, increment_period=1)
+        optimizer = tf.train.experimental.MixedPrecisionLossScaleOptimizer(
+            tf.train.MomentumOptimizer(0.5, momentum=0.9), scale)
+        train = optimizer.minimize(tf.reduce_sum(w * w), var_list=[w])
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        saved = sess.run([scale(), w])
+        path = tf.train.Checkpoint(opt=optimizer, w=w).save(str(tmp_path / "c"), session=sess)
+        keys = {name for name, _ in tf.train.list_variables(path)}
+        assert {"opt/loss_scale/current_loss_scale/.ATTRIBUTES/VARIABLE_VALUE",
+                "opt/loss_scale/good_steps/.ATTRIBUTES/VARIABLE_VALUE",
+                "w/.OPTIMIZER_SLOT/opt/base_optimizer/momentum/.ATTRIBUTES/VARIABLE_VALUE"} <= keys
+        sess.run(train)
+        assert float(sess.run(scale())) == 16.0
+        tf.train.Checkpoint(opt=optimizer, w=w).restore(path).run_restore_ops(sess)
+        restored = sess.run([scale(), w])
+    assert float(restored[0]) == float(saved[0]) == 8.0
+    np.testing.assert_array_equal(restored[1], saved[1])

@@ -112,9 +112,12 @@ class Layer:
         input_dim=None,
         batch_size=None,
         activity_regularizer=None,
+        weights=None,
         **kwargs,
     ):
         kwargs.pop("autocast", None)
+        # initial values, assigned once the layer is built (TF 1.x `weights=` argument)
+        self._initial_weights = weights
         if kwargs:
             raise TypeError(f"Keyword argument not understood: {', '.join(sorted(kwargs))}")
         self._name = name or backend.unique_object_name(to_snake_case(type(self).__name__))
@@ -355,6 +358,15 @@ class Layer:
             self.__dict__["_call_takes_mask"] = found
         return found
 
+    def _positional_mask_index(self, args):
+        """Index in `args` (the positionals after `inputs`) of a mask passed positionally
+        to a `call` that names a `mask` parameter, or None."""
+        if not args or not self._takes_mask():
+            return None
+        names = list(inspect.signature(self.call).parameters)
+        index = names.index("mask") - 1  # names[0] is `inputs`
+        return index if 0 <= index < len(args) else None
+
     def _output_masks(self, inputs, outputs, input_masks) -> None:
         """Attaches `compute_mask`'s result to the outputs as `_keras_mask`."""
         if not (self.supports_masking or type(self).compute_mask is not Layer.compute_mask):
@@ -383,10 +395,20 @@ class Layer:
                 )
                 self.build(shapes)
                 self.built = True
+                if self.__dict__.get("_initial_weights") is not None:
+                    self.set_weights(self._initial_weights)
+                    self._initial_weights = None
                 self._assert_input_compatibility(inputs)
-            input_masks = kwargs["mask"] if "mask" in kwargs else _masks_of(inputs)
+            positional = self._positional_mask_index(args)
+            if "mask" in kwargs:
+                input_masks = kwargs["mask"]
+            elif positional is not None:  # `layer(x, mask)`: call(self, inputs, mask=None)
+                input_masks = args[positional]
+            else:
+                input_masks = _masks_of(inputs)
             call_kwargs = kwargs
-            if "mask" not in kwargs and input_masks is not None and self._takes_mask():
+            if ("mask" not in kwargs and positional is None and input_masks is not None
+                    and self._takes_mask()):
                 call_kwargs = dict(kwargs, mask=input_masks)  # not recorded: replays recompute
             _CALL_STACK.append(frame)
             try:
@@ -474,6 +496,7 @@ class Layer:
                 config.update(value)
             elif kind is not inspect.Parameter.VAR_POSITIONAL:
                 config[key] = value
+        config.pop("weights", None)  # values, not configuration (as TF)
         config.update(name=self.name, trainable=self.trainable, dtype=self.dtype)
         if self._batch_input_shape is not None and "batch_input_shape" not in config:
             config["batch_input_shape"] = self._batch_input_shape

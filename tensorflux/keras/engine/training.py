@@ -656,6 +656,15 @@ class TrainingMixin(GeneratorMixin):
 
         return model_to_config(self)
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A new model (fresh weights) from `get_config()` output; `custom_objects` names
+        the layer classes the config refers to that Keras does not know."""
+        # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
+        from tensorflux.keras.saving import model_from_config
+
+        return model_from_config(config, custom_objects)
+
     def to_json(self, **kwargs):
         """The model's description as JSON (`tf.keras.models.model_from_json` reads it)."""
         import json

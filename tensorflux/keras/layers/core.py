@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorflux.framework import tensor_shape
 from tensorflux.keras import activations, backend, initializers, regularizers
 from tensorflux.keras.engine.base_layer import InputSpec, Layer, format_shape
 from tensorflux.ops import array as array_ops
@@ -235,8 +236,11 @@ class Embedding(Layer):
         input_length=None,
         **kwargs,
     ):
-        if "input_shape" not in kwargs and input_length is not None:
-            kwargs["input_shape"] = (input_length,)
+        if int(input_dim) <= 0 or int(output_dim) <= 0:
+            raise ValueError(f"Embedding: input_dim and output_dim must be positive, got "
+                             f"input_dim={input_dim}, output_dim={output_dim}")
+        if "input_shape" not in kwargs:  # a Sequential model starting here builds at once
+            kwargs["input_shape"] = (input_length,) if input_length else (None,)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         if embeddings_initializer == "uniform":
@@ -263,6 +267,27 @@ class Embedding(Layer):
             inputs = math_ops.cast(inputs, "int32")
         return nn_functions.embedding_lookup(self.embeddings, inputs)
 
+    def compute_output_shape(self, input_shape):
+        """`input_shape + (output_dim,)`, the steps after the batch taken from
+        `input_length` (an int, or a tuple for N-D inputs) where it names them.
+
+        Raises:
+            ValueError: `input_length` disagrees with `input_shape`.
+        """
+        dims = list(tensor_shape.TensorShape(input_shape).as_list())
+        if self.input_length is not None:
+            lengths = list(self.input_length) if isinstance(self.input_length, (list, tuple)) \
+                else [self.input_length]
+            if len(lengths) != len(dims) - 1:
+                raise ValueError(f"Embedding: input_length {self.input_length} does not fit "
+                                 f"input shape {tuple(dims)}")
+            for i, (want, got) in enumerate(zip(lengths, dims[1:])):
+                if want is not None and got is not None and want != got:
+                    raise ValueError(f"Embedding: input_length {self.input_length} does not "
+                                     f"fit input shape {tuple(dims)}")
+                dims[i + 1] = got if want is None else want
+        return tensor_shape.TensorShape(dims + [self.output_dim])
+
     def compute_mask(self, inputs, mask=None):
         """With `mask_zero`, the steps whose index is 0 are masked out (padding)."""
         if not self.mask_zero:
@@ -282,6 +307,10 @@ class Masking(Layer):
 
     def compute_mask(self, inputs, mask=None):
         return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def compute_output_shape(self, input_shape):
+        """The input shape: masking zeroes steps, it does not drop them."""
+        return tensor_shape.TensorShape(input_shape)
 
     def call(self, inputs):
         keep = math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1,

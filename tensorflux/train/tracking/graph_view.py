@@ -53,6 +53,8 @@ def dependencies(obj) -> list:
         return []
     if isinstance(obj, Optimizer):
         found = _optimizer_dependencies(obj)
+        if hasattr(type(obj), "_checkpoint_dependencies"):  # a wrapper: its inner objects
+            found += list(obj._checkpoint_dependencies)
     elif isinstance(obj, (list, tuple)):
         found = [(str(i), v) for i, v in enumerate(obj)]
     elif isinstance(obj, dict):
