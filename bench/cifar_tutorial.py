@@ -2,6 +2,7 @@
 
     python bench/cifar_tutorial.py TUTORIAL_DIR --data_dir=DIR [--steps 60] [--rounds 6]
         [--tfx CHECKOUT] [--python /opt/tfref/bin/python] [--only tensorflux|tensorflow]
+        [--variant NAME:VAR=VAL,...]   (extra tensorflux runs with these environment settings)
 
 TUTORIAL_DIR holds the tutorial's own files (cifar10.py, cifar10_input.py, cifar10_train.py),
 run unchanged: `import tensorflow as tf` resolves to the framework under test through a
@@ -141,10 +142,12 @@ def _child(which, tutorial, argv):
         _report(watch, freq)
 
 
-def _run_one(args, which, rnd):
+def _run_one(args, name, rnd):
+    which, _, spec = name.partition(":")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1")
+    env.update(e.split("=", 1) for e in spec.split(",") if e)
     env["PYTHONPATH"] = os.path.abspath(args.tfx) if which == "tensorflux" else "/nonexistent"
-    train_dir = f"/tmp/cifar_bench_{os.getpid()}_{which}_{rnd}"
+    train_dir = f"/tmp/cifar_bench_{os.getpid()}_{which}_{len(spec)}_{rnd}"
     cmd = [args.python, os.path.abspath(__file__), "--child", which, args.tutorial,
            f"--max_steps={args.steps}", f"--data_dir={args.data_dir}",
            f"--train_dir={train_dir}"]
@@ -164,7 +167,8 @@ def _fmt(which, r):
     n = max(r["steps"], 1)
     other = sorted(r["other"].items(), key=lambda kv: -kv[1])[:3]
     oth = ", ".join(f"{k} {v / n * 1e3:.0f}" for k, v in other)
-    return (f"{which:10s} s/batch med {statistics.median(r['sb']):.3f} min {min(r['sb']):.3f}; "
+    return (f"{which[:24]:24s} s/batch med {statistics.median(r['sb']):.3f} "
+            f"min {min(r['sb']):.3f}; "
             f"CPU/batch {r['cpu'] / n * 1e3:.0f} ms (train {r['train'] / n * 1e3:.0f}, "
             f"prep {r['prep'] / n * 1e3:.0f}, other: {oth}); load {r['load']:.1f}")
 
@@ -181,8 +185,11 @@ def main():
     p.add_argument("--tfx", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p.add_argument("--python", default="/opt/tfref/bin/python")
     p.add_argument("--only", choices=("tensorflux", "tensorflow"))
+    p.add_argument("--variant", action="append", default=[],
+                   help="NAME:VAR=VAL,... an extra tensorflux run with these settings")
     args = p.parse_args()
     order = [args.only] if args.only else ["tensorflux", "tensorflow"]
+    order[1:1] = ["tensorflux:" + v.split(":", 1)[1] for v in args.variant]
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     res = {w: [] for w in order}
     for rnd in range(args.rounds):
@@ -196,10 +203,10 @@ def main():
         allsb = [x for r in rs for x in r["sb"]]
         per = {k: statistics.median(r[k] / max(r["steps"], 1) * 1e3 for r in rs)
                for k in ("cpu", "train", "prep")}
-        print(f"{which:10s} s/batch median of round medians {statistics.median(meds):.3f}, "
+        print(f"{which[:24]:24s} s/batch median of round medians {statistics.median(meds):.3f}, "
               f"min {min(allsb):.3f}; CPU/batch median {per['cpu']:.0f} ms "
               f"(train {per['train']:.0f}, prep {per['prep']:.0f}); rounds {len(rs)}")
-    if len(res) == 2:
+    if "tensorflow" in res and "tensorflux" in res:
         a = statistics.median(statistics.median(r["sb"]) for r in res["tensorflux"])
         b = statistics.median(statistics.median(r["sb"]) for r in res["tensorflow"])
         ca = statistics.median(r["cpu"] / r["steps"] for r in res["tensorflux"])
