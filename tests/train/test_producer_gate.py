@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from tensorflux.ops.data_flow.barrier import Barrier
 from tensorflux.platform import producer_gate
 
 
@@ -133,3 +134,33 @@ def test_cancelled_blocked_dequeue_unblocks(gate_on):
             with pytest.raises(tf.errors.OutOfRangeError):
                 sess.run(deq)
     assert producer_gate._state == [0, 0]
+
+
+def test_blocked_barrier_and_accumulator_takes_count_as_blocked_consumers(gate_on):
+    with tf.Graph().as_default():
+        b = Barrier([tf.float32], shapes=[[]])
+        ins = b.insert_many(0, [b"k1", b"k2"], [1.0, 2.0])
+        take = b.take_many(2)
+        acc = tf.ConditionalAccumulator(tf.float32, shape=[])
+        apply = acc.apply_grad(3.0, local_step=0)
+        avg = acc.take_grad(1)
+        with tf.Session() as sess:
+            seen = []
+
+            def later(op):
+                deadline = time.monotonic() + 5
+                while producer_gate._state[1] == 0 and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                seen.append(producer_gate._state[1])
+                sess.run(op)
+
+            for fill, get in ((ins, take), (apply, avg)):
+                t = threading.Thread(target=later, args=(fill,))
+                t.start()
+                got = sess.run(get, options=tf.RunOptions(timeout_in_ms=5000))
+                t.join(5)
+                if get is take:
+                    np.testing.assert_array_equal(sorted(got[2][0]), [1.0, 2.0])
+                else:
+                    assert got == 3.0
+    assert seen == [1, 1] and producer_gate._state == [0, 0]
