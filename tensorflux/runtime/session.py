@@ -16,6 +16,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.session_handles import SessionValueHandle
 from tensorflux.framework.tensor import Operation, Tensor
 from tensorflux.framework.tensor_conversion import _string_array
+from tensorflux.platform import producer_gate
 from tensorflux.protos import config_pb2
 from tensorflux.runtime import fetch as fetch_mod
 from tensorflux.runtime.device_attributes import describe_devices
@@ -218,6 +219,7 @@ class BaseSession:
                                                options.output_partition_graphs))
         backend = self._backend
         plan = backend.get_plan(feeds, fetches, targets, traced)
+        foreground = producer_gate.foreground_enter()
         try:
             if getattr(backend, "fills_metadata", False):
                 raw = backend.run_step(plan, feed_values, options, run_metadata)
@@ -227,6 +229,9 @@ class BaseSession:
         except errors.OpError as err:
             _name_client_op(err, self._graph)
             raise
+        finally:
+            if foreground:
+                producer_gate.foreground_exit()
         if run_metadata is not None and traced:
             fill_run_metadata(run_metadata, plan, trace, options)
         return _finish_fetches(raw, plan.copy_flags, fetches)

@@ -20,7 +20,7 @@ from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.ops.data_flow import hang_watch
-from tensorflux.platform import tf_logging
+from tensorflux.platform import producer_gate, tf_logging
 from tensorflux.protos import queue_runner_pb2
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
@@ -138,9 +138,12 @@ class QueueRunner:
         hang_watch.add_producer(backend, self._queue.name)
         try:
             enqueue = sess.make_callable(enqueue_op)
+            producer_gate.mark_producer()
+            wait_turn = producer_gate.wait_turn
             while True:
                 if coord is not None and coord.should_stop():
                     break
+                wait_turn()
                 try:
                     enqueue()
                 except self._queue_closed_exception_types:

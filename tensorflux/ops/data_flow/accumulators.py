@@ -23,7 +23,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops.math import casting as cast_ops
-from tensorflux.platform import tf_logging
+from tensorflux.platform import producer_gate, tf_logging
 
 __all__ = ["ConditionalAccumulatorBase", "ConditionalAccumulator",
            "SparseConditionalAccumulator"]
@@ -78,6 +78,9 @@ class _Accumulator:
                     taker[1] = None
                 else:
                     taker[3] = token
+                    # a blocked take lets input producers run (set before any serve)
+                    producer_gate.consumer_blocked()
+                    taker[1] = producer_gate.unblocking(taker[1])
         _run(ready)
 
     def set_global_step(self, step: int) -> None:

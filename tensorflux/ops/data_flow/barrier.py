@@ -26,6 +26,7 @@ from tensorflux.framework.op_def import define_op
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops.data_flow.queues import _as_shape_list, _as_type_list
+from tensorflux.platform import producer_gate
 
 __all__ = ["Barrier"]
 
@@ -150,6 +151,9 @@ class BarrierResource:
                     taker[2] = None
                 else:
                     taker[4] = token
+                    # a blocked take lets input producers run (set before any serve)
+                    producer_gate.consumer_blocked()
+                    taker[2] = producer_gate.unblocking(taker[2])
         _finish(served)
 
     def _serve(self, served: list) -> None:

@@ -38,6 +38,7 @@ from tensorflux.ops.data_flow.queue_store import (
     chunk_as_element,
     concat_chunks,
 )
+from tensorflux.platform import producer_gate
 
 
 class _Waiter:
@@ -238,6 +239,9 @@ class QueueResource:
                 self._register(waiter, is_enqueue=False, ready=ready)
                 if not waiter.finished:
                     hang_watch.watch(self, waiter, node_name)
+                    # NOTE: set under the lock, before any claim can take `waiter.done`
+                    producer_gate.consumer_blocked()
+                    waiter.done = producer_gate.unblocking(waiter.done)
         _run(ready)
 
     def close(self, cancel_pending_enqueues: bool) -> None:
