@@ -12,6 +12,19 @@ from tensorflux.ops.data_flow.barrier import Barrier
 from tensorflux.platform import producer_gate
 
 
+@pytest.fixture(autouse=True)
+def own_counts():
+    """Each test starts from zero counts: blocked takes abandoned by earlier tests in this
+    process (a session closed under a pending dequeue) leave the process-wide count above 0,
+    which only keeps the gate open."""
+    with producer_gate._cond:
+        saved = list(producer_gate._state)
+        producer_gate._state[:] = [0, 0]
+    yield
+    with producer_gate._cond:
+        producer_gate._state[:] = saved
+
+
 @pytest.fixture
 def gate_on():
     old = producer_gate.set_enabled(True)
