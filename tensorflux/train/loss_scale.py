@@ -6,6 +6,8 @@ finite (and that step is skipped) and doubles it after `increment_period` finite
 
 from __future__ import annotations
 
+import abc
+
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.indexed_slices import IndexedSlices
@@ -17,15 +19,17 @@ from tensorflux.ops.state import variables as variables_lib
 __all__ = ["LossScale", "FixedLossScale", "DynamicLossScale", "get", "all_finite"]
 
 
-class LossScale:
+class LossScale(abc.ABC):
     """A loss scale: `self()` is its current value; `update(grads)` returns
     `(update op, should_apply_gradients)`."""
 
+    @abc.abstractmethod
     def __call__(self):
-        raise NotImplementedError("LossScale.__call__: subclasses define it")
+        """The current loss scale (a float32 scalar tensor)."""
 
+    @abc.abstractmethod
     def update(self, grads):
-        raise NotImplementedError("LossScale.update: subclasses define it")
+        """(update op, should_apply_gradients) for this step's gradients."""
 
     def get_config(self) -> dict:
         return {}

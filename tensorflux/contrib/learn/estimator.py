@@ -282,7 +282,9 @@ class BaseEstimator:
     _default_prediction_key = None
 
     def _core_spec(self, features, labels, mode, config):
-        raise NotImplementedError
+        """The EstimatorSpec of the model (each concrete estimator defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no model: subclasses of "
+                                  f"BaseEstimator implement _core_spec")
 
     def _metric_predictions(self, predictions):
         """The predictions `evaluate(metrics=...)` sees (canned models: contrib's keys)."""
