@@ -9,6 +9,30 @@ from tensorflux.ops.array.diagonal import matrix_diag as diag
 from tensorflux.ops.array.diagonal import matrix_diag_part as diag_part
 from tensorflux.ops.array.diagonal import matrix_set_diag as set_diag
 from tensorflux.ops.linalg.einsum import einsum
+from tensorflux.ops.linalg.linear_operator import LinearOperator
+from tensorflux.ops.linalg.linear_operator_basic import (
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorIdentity,
+    LinearOperatorLowerTriangular,
+    LinearOperatorScaledIdentity,
+    LinearOperatorZeros,
+)
+from tensorflux.ops.linalg.linear_operator_combined import (
+    LinearOperatorAdjoint,
+    LinearOperatorBlockDiag,
+    LinearOperatorComposition,
+    LinearOperatorInversion,
+    LinearOperatorKronecker,
+)
+from tensorflux.ops.linalg.linear_operator_structured import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+    LinearOperatorHouseholder,
+    LinearOperatorLowRankUpdate,
+    LinearOperatorToeplitz,
+)
 from tensorflux.ops.linalg.matrix_functions import matrix_exponential as expm
 from tensorflux.ops.linalg.matrix_functions import matrix_logarithm as logm
 from tensorflux.ops.linalg.functions import (adjoint, cross, logdet, matrix_rank, matvec, norm,
@@ -31,6 +55,12 @@ from tensorflux.ops.array.shapes import matrix_transpose
 from tensorflux.ops.array.shapes import matrix_transpose as transpose
 
 __all__ = [
+    "LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+    "LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D",
+    "LinearOperatorComposition", "LinearOperatorDiag", "LinearOperatorFullMatrix",
+    "LinearOperatorHouseholder", "LinearOperatorIdentity", "LinearOperatorInversion",
+    "LinearOperatorKronecker", "LinearOperatorLowRankUpdate", "LinearOperatorLowerTriangular",
+    "LinearOperatorScaledIdentity", "LinearOperatorToeplitz", "LinearOperatorZeros",
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part",
     "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet",
     "lstsq", "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "pinv", "qr",
