@@ -35,6 +35,8 @@ from tensorflux.ops.linalg.linear_operator_structured import (
 )
 from tensorflux.ops.linalg.matrix_functions import matrix_exponential as expm
 from tensorflux.ops.linalg.matrix_functions import matrix_logarithm as logm
+from tensorflux.ops.linalg.matrix_functions import matrix_square_root as sqrtm
+from tensorflux.ops.linalg.banded import lu, tridiagonal_matmul, tridiagonal_solve
 from tensorflux.ops.linalg.functions import (adjoint, cross, logdet, matrix_rank, matvec, norm,
                                              pinv, trace)
 from tensorflux.ops.linalg.decompositions import cholesky
@@ -65,5 +67,6 @@ __all__ = [
     "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet",
     "lstsq", "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "pinv", "qr",
     "set_diag", "slogdet", "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot",
-    "trace", "transpose", "triangular_solve",
+    "trace", "transpose", "triangular_solve", "lu", "sqrtm", "tridiagonal_matmul",
+    "tridiagonal_solve",
 ]
