@@ -1,7 +1,8 @@
 """`tf.keras.optimizers`: Keras-named optimizers running as TF1 `tf.train` optimizers.
 
 Each class builds the matching `tf.train` optimizer (`SGD` -> GradientDescent or Momentum,
-`Adam`, `RMSprop`, `Adagrad`) with Keras' defaults; `lr` is accepted for `learning_rate`.
+`Adam`, `RMSprop`, `Adagrad`, `Adadelta`, `Adamax`, `Nadam`, `Ftrl`) with the defaults of
+TF 1.15's `tf.keras.optimizers`; `lr` is accepted for `learning_rate`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from tensorflux import train
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph2
 from tensorflux.ops.state import variables as state_variables
+from tensorflux.train.adam_variants import AdaMaxOptimizer, ScheduledNadamOptimizer
 
-__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "get"]
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
+           "Ftrl", "get"]
 
 
 class Optimizer:
@@ -174,7 +177,64 @@ class Adagrad(Optimizer):
         )
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+class Adadelta(Optimizer):
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, lr=None, name="Adadelta"):
+        self.rho, self.epsilon = float(rho), float(epsilon)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return train.AdadeltaOptimizer(lr, rho=self.rho, epsilon=self.epsilon, name=self._name)
+
+
+class Adamax(Optimizer):
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, lr=None,
+                 name="Adamax"):
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return AdaMaxOptimizer(lr, beta1=self.beta_1, beta2=self.beta_2, epsilon=self.epsilon,
+                               name=self._name)
+
+
+class Nadam(Optimizer):
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, lr=None,
+                 name="Nadam", schedule_decay=0.004):
+        if schedule_decay != 0.004:
+            raise ValueError(f"Nadam: schedule_decay={schedule_decay} is not supported (TF's "
+                             f"Nadam uses 0.004)")
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return ScheduledNadamOptimizer(lr, beta1=self.beta_1, beta2=self.beta_2,
+                                       epsilon=self.epsilon, name=self._name)
+
+
+class Ftrl(Optimizer):
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
+                 initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, name="Ftrl",
+                 l2_shrinkage_regularization_strength=0.0, lr=None):
+        self.learning_rate_power = float(learning_rate_power)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.l1_regularization_strength = float(l1_regularization_strength)
+        self.l2_regularization_strength = float(l2_regularization_strength)
+        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
+        super().__init__(learning_rate, lr, name)
+
+    def _make(self, lr):
+        return train.FtrlOptimizer(
+            lr, learning_rate_power=self.learning_rate_power,
+            initial_accumulator_value=self.initial_accumulator_value,
+            l1_regularization_strength=self.l1_regularization_strength,
+            l2_regularization_strength=self.l2_regularization_strength,
+            l2_shrinkage_regularization_strength=self.l2_shrinkage_regularization_strength,
+            name=self._name)
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad,
+            "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl}
 
 
 def get(identifier):

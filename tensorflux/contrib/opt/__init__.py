@@ -1,5 +1,5 @@
-"""`tf.contrib.opt`: LazyAdamOptimizer, MovingAverageOptimizer, decoupled weight decay and
-ScipyOptimizerInterface."""
+"""`tf.contrib.opt`: LazyAdamOptimizer, AdaMaxOptimizer, NadamOptimizer, MovingAverageOptimizer,
+decoupled weight decay and ScipyOptimizerInterface."""
 
 from tensorflux.contrib import missing as _missing
 from tensorflux.contrib.opt.external_optimizer import (ExternalOptimizerInterface,
@@ -7,10 +7,10 @@ from tensorflux.contrib.opt.external_optimizer import (ExternalOptimizerInterfac
 from tensorflux.contrib.opt.lazy_adam import LazyAdamOptimizer
 from tensorflux.contrib.opt.moving_average_optimizer import MovingAverageOptimizer
 from tensorflux.contrib.opt.weight_decay import *  # noqa: F403
+from tensorflux.train.adam_variants import AdaMaxOptimizer, NadamOptimizer
 
 __getattr__ = _missing.module_getattr("contrib.opt", {
     "*": "the tf.train optimizer it extends",
-    "NadamOptimizer": "not supported (tf.train.AdamOptimizer)",
     "LARSOptimizer": "not supported",
     "ShampooOptimizer": "not supported",
     "GGTOptimizer": "not supported",
@@ -20,7 +20,6 @@ __getattr__ = _missing.module_getattr("contrib.opt", {
     "ModelAverageOptimizer": "not supported (tf.train.SyncReplicasOptimizer)",
     "DropStaleGradientOptimizer": "not supported",
     "MultitaskOptimizerWrapper": "not supported",
-    "AdaMaxOptimizer": "not supported (tf.train.AdamOptimizer)",
     "LazyAdamGSOptimizer": "tf.contrib.opt.LazyAdamOptimizer",
     "AdamGSOptimizer": "tf.train.AdamOptimizer",
 })

@@ -54,7 +54,8 @@ def _cases():
                                                                    diag_update=du),
                      a[0] + u @ np.diag(du) @ u.T),
         "low_rank_uv": (lambda: tf.linalg.LinearOperatorLowRankUpdate(
-            tf.linalg.LinearOperatorDiag(d[0]), u, v=u[::-1] * 0.5), diag[0] + u @ (0.5 * u[::-1]).T),
+            tf.linalg.LinearOperatorDiag(d[0]), u, v=u[::-1] * 0.5),
+            diag[0] + u @ (0.5 * u[::-1]).T),
         "householder": (lambda: tf.linalg.LinearOperatorHouseholder(v),
                         np.eye(3) - 2 * np.outer(v, v) / v.dot(v)),
         "toeplitz": (lambda: tf.linalg.LinearOperatorToeplitz(col, row),
