@@ -108,6 +108,8 @@ from tensorflux.ops.linalg.solvers import *  # noqa: F403
 from tensorflux.ops.linalg.functions import *  # noqa: F403
 from tensorflux.ops.linalg.einsum import *  # noqa: F403
 from tensorflux import linalg
+from tensorflux.ops.linalg.matrix_functions import matrix_square_root
+from tensorflux import config
 from tensorflux.ops.autodiff.custom_gradient import *  # noqa: F403
 from tensorflux.ops.array.space_batch import *  # noqa: F403
 from tensorflux import data

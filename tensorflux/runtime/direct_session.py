@@ -15,7 +15,7 @@ import numpy as np
 
 from tensorflux.framework import errors
 from tensorflux.runtime import partition as partition_mod
-from tensorflux.runtime import placer, rewrites, subgraph, thread_budget
+from tensorflux.runtime import placer, process_config, rewrites, subgraph, thread_budget
 from tensorflux.runtime.cancellation import CancellationManager
 from tensorflux.runtime.device import local_devices
 from tensorflux.runtime.executor import Executor, shared_pool
@@ -106,7 +106,7 @@ class DirectSession:
         self.graph = graph
         self.config = config
         keep_freed_memory()
-        cpus = 1
+        cpus = process_config.defaults.logical_cpus
         if config is not None and "CPU" in config.device_count:
             cpus = max(1, int(config.device_count["CPU"]))
         self.devices = devices or local_devices(cpu_count=cpus)
@@ -118,12 +118,12 @@ class DirectSession:
         self._active_lock = threading.Lock()
         self._closed = False
         self.threads = thread_budget.SessionThreads(config)
-        self.soft = bool(config.allow_soft_placement) if config else False
+        self.soft = (bool(config.allow_soft_placement) if config else False) \
+            or process_config.defaults.soft_device_placement
         self.log_placement = bool(config.log_device_placement) if config else False
         self.default_timeout_ms = int(config.operation_timeout_in_ms) if config else 0
-        self.optimizer_options = config.graph_options.optimizer_options if config else None
-        self.rewrite_options = config.graph_options.rewrite_options \
-            if config is not None and config.graph_options.HasField("rewrite_options") else None
+        self.optimizer_options = process_config.optimizer_options_for(config)
+        self.rewrite_options = process_config.rewrite_options_for(config)
         self.placement_policy = placement_policy or placer.GreedyPolicy()
         self.tensor_store = SessionTensorStore()  # tf.get_session_handle's kept tensors
         self._placement_memo: dict = {}

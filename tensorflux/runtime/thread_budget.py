@@ -61,6 +61,7 @@ import time
 
 from tensorflux.framework import errors
 from tensorflux.lib.numerics import intra_op
+from tensorflux.runtime import process_config
 
 PROBE_SECS = 0.5
 _CGROUP_ROOT = "/sys/fs/cgroup"
@@ -219,6 +220,8 @@ class ThreadBudget:
         cores = process_cores() if cores is None else max(1, int(cores))
         intra = int(config.intra_op_parallelism_threads) if config is not None else 0
         inter = int(config.inter_op_parallelism_threads) if config is not None else 0
+        intra = intra or process_config.defaults.intra_op_threads
+        inter = inter or process_config.defaults.inter_op_threads
         if intra < 0:
             raise errors.InvalidArgumentError(
                 None, None, f"ConfigProto.intra_op_parallelism_threads must be >= 0, got {intra}")

@@ -139,3 +139,7 @@ def test_sqrtm_values_and_gradient():
     assert np.isnan(bad).all()                         # a real matrix without a real root
     np.testing.assert_allclose(croot @ croot, neg, atol=1e-12)
     assert _grad_error(lambda x: tf.linalg.sqrtm(x + tf.transpose(x)), [(3, 3)]) < 1e-5
+
+
+def test_root_alias():
+    assert tf.matrix_square_root is tf.linalg.sqrtm
