@@ -1,3 +1,3 @@
-"""`tf.keras.preprocessing`: sequence padding."""
+"""`tf.keras.preprocessing`: sequences, text and images."""
 
-from tensorflux.keras.preprocessing import sequence
+from tensorflux.keras.preprocessing import image, sequence, text
