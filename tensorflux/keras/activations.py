@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tensorflux.framework import tensor_conversion
+from tensorflux.keras import custom_objects
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.nn import activations as nn_activations
@@ -116,6 +117,9 @@ def get(identifier):
     if identifier is None:
         return linear
     if isinstance(identifier, str):
+        custom = custom_objects.lookup(identifier)
+        if custom is not None:
+            return custom
         if identifier not in _BY_NAME:
             raise ValueError(
                 f"Unknown activation function: {identifier!r}. Known: {', '.join(sorted(_BY_NAME))}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tensorflux.keras import custom_objects
 from tensorflux.ops.state import initializers as _init
 
 Initializer, Zeros, Ones, Constant = _init.Initializer, _init.Zeros, _init.Ones, _init.Constant
@@ -99,6 +100,9 @@ def get(identifier):
     ):
         return identifier
     if isinstance(identifier, str):
+        custom = custom_objects.lookup(identifier)
+        if custom is not None:
+            return custom() if isinstance(custom, type) else custom
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown initializer: {identifier!r}")
         return _BY_NAME[identifier]()

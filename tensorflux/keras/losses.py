@@ -12,6 +12,7 @@ import math
 
 from tensorflux.framework import tensor_conversion
 from tensorflux.keras import backend
+from tensorflux.keras import custom_objects as custom_object_registry
 from tensorflux.keras.loss_reduction import Loss, LossFunctionWrapper, Reduction
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
@@ -360,6 +361,9 @@ def get(identifier):
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
+        custom = custom_object_registry.lookup(identifier)
+        if custom is not None:
+            return custom
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown loss function: {identifier!r}")
         return _BY_NAME[identifier]
@@ -376,8 +380,9 @@ def serialize(loss):
 def deserialize(config, custom_objects=None):
     """The loss function named `config`, or the loss object of a `{"class_name", "config"}`
     dict (a `tf.keras.losses` class or one in `custom_objects`)."""
+    custom_objects = custom_object_registry.merged(custom_objects)
     if isinstance(config, str):
-        if custom_objects and config in custom_objects:
+        if config in custom_objects:
             return custom_objects[config]
         return get(config)
     if not isinstance(config, dict) or "class_name" not in config:

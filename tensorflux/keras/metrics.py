@@ -5,6 +5,7 @@ stateful metric objects of TF 1.13+ (`Metric`, `Mean`, `Accuracy`, `AUC`, ...; s
 from __future__ import annotations
 
 from tensorflux.framework import tensor_conversion
+from tensorflux.keras import custom_objects as custom_object_registry
 from tensorflux.keras import losses as _losses
 from tensorflux.keras.metric_state import (
     Mean,
@@ -332,11 +333,12 @@ def serialize(metric):
 
 def deserialize(config, custom_objects=None):
     """The metric object of `serialize`'s dict (or the function named `config`)."""
+    custom_objects = custom_object_registry.merged(custom_objects)
     if isinstance(config, str):
-        return (custom_objects or {}).get(config) or get(config)
+        return custom_objects.get(config) or get(config)
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"Could not interpret metric config: {config!r}")
-    cls = (custom_objects or {}).get(config["class_name"]) or globals().get(config["class_name"])
+    cls = custom_objects.get(config["class_name"]) or globals().get(config["class_name"])
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise ValueError(f"Unknown metric: {config['class_name']!r}")
     return cls.from_config(dict(config.get("config", {})))
@@ -348,6 +350,9 @@ def get(identifier):
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
+        custom = custom_object_registry.lookup(identifier)
+        if custom is not None:
+            return custom
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown metric function: {identifier!r}")
         return _BY_NAME[identifier]

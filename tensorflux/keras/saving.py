@@ -28,12 +28,14 @@ from tensorflux.keras import (
     optimizers,
     regularizers,
 )
+from tensorflux.keras import custom_objects as custom_object_registry
 from tensorflux.keras.engine.base_layer import Layer
 from tensorflux.keras.engine.functional import Model, Sequential
 from tensorflux.keras.engine.input_layer import Input, InputLayer
 from tensorflux.platform import gfile
 
-__all__ = ["save_model", "load_model", "model_from_json", "model_to_config", "model_from_config"]
+__all__ = ["save_model", "load_model", "model_from_json", "model_to_config", "model_from_config",
+           "clone_model", "model_from_yaml"]
 
 
 def _layer_classes(custom_objects):
@@ -44,7 +46,8 @@ def _layer_classes(custom_objects):
         if inspect.isclass(obj) and issubclass(obj, Layer)
     }
     found.update({"Sequential": Sequential, "Model": Model, "InputLayer": InputLayer})
-    found.update({k: v for k, v in (custom_objects or {}).items() if inspect.isclass(v)})
+    merged = custom_object_registry.merged(custom_objects)
+    found.update({k: v for k, v in merged.items() if inspect.isclass(v)})
     return found
 
 
@@ -204,8 +207,12 @@ def model_to_config(model):
     }
 
 
-def model_from_config(config, custom_objects=None):
-    """Builds a new model (fresh weights) from `model_to_config` output."""
+def model_from_config(config, custom_objects=None, layers=None):
+    """Builds a new model (fresh weights) from `model_to_config` output (`layers`: the layer
+    objects to use instead of building them from their configs, in config order)."""
+    if layers is not None and len(layers) != len(config["layers"]):
+        raise ValueError(f"model_from_config: {len(layers)} layers given for a config of "
+                         f"{len(config['layers'])}")
     if config["class_name"] == "Sequential":
         model = Sequential(name=config["name"])
         if config["input_shape"] is not None:
@@ -213,10 +220,12 @@ def model_from_config(config, custom_objects=None):
             model._start(
                 Input(batch_shape=tuple(config["input_shape"]), dtype=config["input_dtype"])
             )
-        for layer_config in config["layers"]:
-            model.add(_layer_from_config(layer_config, custom_objects))
+        for i, layer_config in enumerate(config["layers"]):
+            model.add(layers[i] if layers is not None
+                      else _layer_from_config(layer_config, custom_objects))
         return model
-    layers = [_layer_from_config(c, custom_objects) for c in config["layers"]]
+    if layers is None:
+        layers = [_layer_from_config(c, custom_objects) for c in config["layers"]]
     outputs_of = []
     for call in config["calls"]:
         layer = layers[call["layer"]]
@@ -288,6 +297,44 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002
             loss_weights=_decode(training["loss_weights"], custom_objects),
         )
     return model
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """A new model of the same architecture with new layers (fresh weights).
+
+    Args:
+        model: a Sequential or functional model.
+        input_tensors: Keras input tensors to build the clone on (default: new inputs).
+        clone_function: makes each new layer from the old one (default: the layer class
+            rebuilt from `layer.get_config()`); input layers are always rebuilt.
+
+    Raises:
+        ValueError: a subclassed model (it has no architecture to rebuild).
+    """
+    config = model_to_config(model)
+    layers = None
+    if clone_function is not None:
+        layers = [_layer_from_config(c, None) if isinstance(old, InputLayer)
+                  else clone_function(old) for c, old in zip(config["layers"], model.layers)]
+    cloned = model_from_config(config, layers=layers)
+    if input_tensors is None:
+        return cloned
+    inputs = input_tensors if isinstance(input_tensors, (list, tuple)) else [input_tensors]
+    outputs = cloned(list(inputs) if len(inputs) > 1 else inputs[0])
+    return Model(list(inputs) if len(inputs) > 1 else inputs[0], outputs, name=model.name)
+
+
+def model_from_yaml(yaml_string, custom_objects=None):
+    """A new model (fresh weights) from `Model.to_yaml()` output.
+
+    Raises:
+        ImportError: PyYAML is not installed.
+    """
+    try:
+        import yaml
+    except ImportError:
+        raise ImportError("Requires yaml module installed (`pip install pyyaml`).") from None
+    return model_from_config(yaml.safe_load(yaml_string), custom_objects)
 
 
 def model_from_json(json_string, custom_objects=None):

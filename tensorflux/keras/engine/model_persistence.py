@@ -103,6 +103,22 @@ class PersistenceMixin:
 
         return json.dumps(model_to_config(self), **kwargs)
 
+    def to_yaml(self, **kwargs):
+        """The model's description as YAML (`tf.keras.models.model_from_yaml` reads it).
+
+        Raises:
+            ImportError: PyYAML is not installed.
+        """
+        try:
+            import yaml
+        except ImportError:
+            raise ImportError("Requires yaml module installed (`pip install pyyaml`).") \
+                from None
+        # cycle: a module-level import breaks `import tensorflux` (partly initialized module)
+        from tensorflux.keras.saving import model_to_config
+
+        return yaml.safe_dump(model_to_config(self), **kwargs)
+
     def _weights_saver(self):
         if self._saver is None:
             with self.weights[0].graph.as_default():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+from tensorflux.keras import custom_objects as custom_object_registry
 from tensorflux.keras.engine.base_layer import Layer
 
 __all__ = ["serialize", "deserialize"]
@@ -14,7 +15,8 @@ def _classes(custom_objects):
 
     found = {name: obj for name, obj in vars(layers).items()
              if inspect.isclass(obj) and issubclass(obj, Layer)}
-    found.update({k: v for k, v in (custom_objects or {}).items() if inspect.isclass(v)})
+    merged = custom_object_registry.merged(custom_objects)
+    found.update({k: v for k, v in merged.items() if inspect.isclass(v)})
     return found
 
 
