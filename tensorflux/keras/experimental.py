@@ -14,11 +14,25 @@ from __future__ import annotations
 import os
 
 from tensorflux.keras import backend, saving
+from tensorflux.keras.optimizer_schedules import (
+    CosineDecay,
+    CosineDecayRestarts,
+    LinearCosineDecay,
+    NoisyLinearCosineDecay,
+)
 from tensorflux.platform import gfile
 from tensorflux.saved_model import builder as builder_lib
 from tensorflux.saved_model import signature_constants, signature_def_utils, tag_constants
 
-__all__ = ["export_saved_model", "load_from_saved_model"]
+__all__ = ["export_saved_model", "load_from_saved_model", "CosineDecay", "CosineDecayRestarts",
+           "LinearCosineDecay", "NoisyLinearCosineDecay",
+           "terminate_keras_multiprocessing_pools"]
+
+
+def terminate_keras_multiprocessing_pools(grace_period=0.1, use_sigkill=False):
+    """No worker process pools exist (enqueuers use threads): nothing to terminate."""
+    del grace_period, use_sigkill
+    return []
 
 _CONFIG = "saved_model.json"
 _WEIGHTS = "keras_weights"

@@ -228,7 +228,7 @@ mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
-kld = KLD = kullback_leibler_divergence
+kld = KLD = kl_divergence = kullback_leibler_divergence
 huber = huber_loss
 log_cosh = logcosh
 cosine = cosine_proximity

@@ -22,6 +22,8 @@ from tensorflux.keras.metrics_confusion import (
     MeanIoU,
     Precision,
     Recall,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
     TrueNegatives,
     TruePositives,
 )
@@ -33,14 +35,15 @@ from tensorflux.ops.nn import core as nn_core
 binary_crossentropy = _losses.binary_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
-mean_squared_error = mse = _losses.mean_squared_error
-mean_absolute_error = mae = _losses.mean_absolute_error
-mean_absolute_percentage_error = mape = _losses.mean_absolute_percentage_error
-mean_squared_logarithmic_error = msle = _losses.mean_squared_logarithmic_error
+mean_squared_error = mse = MSE = _losses.mean_squared_error
+mean_absolute_error = mae = MAE = _losses.mean_absolute_error
+mean_absolute_percentage_error = mape = MAPE = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = _losses.mean_squared_logarithmic_error
 hinge, squared_hinge = _losses.hinge, _losses.squared_hinge
 categorical_hinge = _losses.categorical_hinge
-kullback_leibler_divergence = kld = _losses.kullback_leibler_divergence
+kullback_leibler_divergence = kld = KLD = kl_divergence = _losses.kullback_leibler_divergence
 poisson, logcosh = _losses.poisson, _losses.logcosh
+log_cosh = logcosh
 
 __all__ = [
     "binary_accuracy",
@@ -103,6 +106,9 @@ __all__ = [
     "Recall",
     "AUC",
     "MeanIoU",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
+    "MSE", "MAE", "MAPE", "MSLE", "KLD", "kl_divergence", "log_cosh", "cosine",
     "MeanRelativeError",
     "MeanTensor",
     "serialize",
@@ -156,6 +162,9 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
 def cosine_proximity(y_true, y_pred, axis=-1):
     """cos(y_true, y_pred) along `axis` (the metric: higher is more similar)."""
     return -_losses.cosine_similarity(y_true, y_pred, axis=axis)
+
+
+cosine = cosine_proximity
 
 
 def _wrapper(fn, default_name, doc, **defaults):

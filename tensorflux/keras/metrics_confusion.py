@@ -15,7 +15,7 @@ from tensorflux.ops.control_flow import primitives as control_flow_primitives
 from tensorflux.ops.nn import core as nn_core
 
 __all__ = ["TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives", "Precision",
-           "Recall", "AUC", "MeanIoU"]
+           "Recall", "AUC", "MeanIoU", "SensitivityAtSpecificity", "SpecificityAtSensitivity"]
 
 _EPSILON = 1e-7
 
@@ -219,6 +219,68 @@ class AUC(_ConfusionCounts):
         return {"num_thresholds": self.num_thresholds, "curve": self.curve,
                 "summation_method": self.summation_method, "thresholds": self._init,
                 "name": self.name, "dtype": self.dtype}
+
+
+class _RateAtRate(_ConfusionCounts):
+    """One rate read at the threshold where another rate is closest to `value` (TF 1.15's
+    SensitivitySpecificityBase: `num_thresholds` thresholds spread over [0, 1])."""
+
+    counts = ("tp", "fp", "tn", "fn")
+    _given = "value"
+
+    def __init__(self, value, num_thresholds=200, name=None, dtype=None):
+        if num_thresholds <= 0:
+            raise ValueError("`num_thresholds` must be > 0.")
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"`{self._given}` must be in the range [0, 1].")
+        self.value, self.num_thresholds = value, num_thresholds
+        if num_thresholds == 1:
+            thresholds = [0.5]
+        else:
+            step = 1.0 / (num_thresholds - 1)
+            thresholds = [0.0] + [(i + 1) * step for i in range(num_thresholds - 2)] + [1.0]
+        super().__init__(thresholds, name=name, dtype=dtype)
+        self.init_thresholds = None
+
+    def _rates(self):
+        tp, fp, tn, fn = (self._state[c] for c in ("tp", "fp", "tn", "fn"))
+        return math_ops.div_no_nan(tp, tp + fn), math_ops.div_no_nan(tn, tn + fp)
+
+    def _read(self, known, wanted):
+        index = math_ops.cast(math_ops.argmin(math_ops.abs(known - self.value), axis=0),
+                              dtypes.int32)
+        return array_ops.gather(wanted, index)
+
+    def get_config(self):
+        return {self._given: self.value, "num_thresholds": self.num_thresholds,
+                "name": self.name, "dtype": self.dtype}
+
+
+class SensitivityAtSpecificity(_RateAtRate):
+    """The sensitivity (recall) at the threshold whose specificity is closest to
+    `specificity`."""
+
+    _given = "specificity"
+
+    def __init__(self, specificity, num_thresholds=200, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, name=name, dtype=dtype)
+
+    def result(self):
+        sensitivity, specificity = self._rates()
+        return self._read(specificity, sensitivity)
+
+
+class SpecificityAtSensitivity(_RateAtRate):
+    """The specificity at the threshold whose sensitivity is closest to `sensitivity`."""
+
+    _given = "sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, name=name, dtype=dtype)
+
+    def result(self):
+        sensitivity, specificity = self._rates()
+        return self._read(sensitivity, specificity)
 
 
 class MeanIoU(Metric):

@@ -10,11 +10,13 @@ from __future__ import annotations
 from tensorflux import train
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph2
+from tensorflux.keras import optimizer_schedules as schedules
+from tensorflux.ops.control_flow import primitives as control_flow_ops
 from tensorflux.ops.state import variables as state_variables
 from tensorflux.train.adam_variants import AdaMaxOptimizer, ScheduledNadamOptimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
-           "Ftrl", "get"]
+           "Ftrl", "get", "schedules"]
 
 
 class Optimizer:
@@ -22,24 +24,45 @@ class Optimizer:
 
     The learning rate lives in a non-trainable variable `lr` (`<name>/lr`, created in the
     graph where the optimizer is used), so `backend.set_value(optimizer.lr, value)` and the
-    learning-rate callbacks change it between steps.
+    learning-rate callbacks change it between steps. A `tf.keras.optimizers.schedules`
+    schedule as the learning rate is evaluated at `iterations`, the optimizer's step counter
+    (`<name>/iter`, incremented by every update, as TF's Keras optimizers do).
     """
 
     def __init__(self, learning_rate, lr, name):
-        self.learning_rate = float(lr if lr is not None else learning_rate)
+        value = lr if lr is not None else learning_rate
+        if isinstance(value, schedules.LearningRateSchedule):
+            self.learning_rate = value
+        else:
+            self.learning_rate = float(value)
         self._name = name
         self._lr = None
+        self._iterations = None
         self._tf_optimizer = None
 
     @property
+    def iterations(self):
+        """The int64 count of updates applied in the default graph."""
+        graph = graph2.get_default_graph()
+        if self._iterations is None or self._iterations.graph is not graph:
+            with graph.name_scope(None), graph.name_scope(self._name):
+                self._iterations = state_variables.Variable(
+                    0, trainable=False, name="iter", dtype=dtypes.int64)
+        return self._iterations
+
+    @property
     def lr(self):
-        """The learning-rate variable of the default graph."""
+        """The learning-rate variable of the default graph (a tensor for a schedule)."""
         graph = graph2.get_default_graph()
         if self._lr is None or self._lr.graph is not graph:
-            with graph.name_scope(None), graph.name_scope(self._name):
-                self._lr = state_variables.Variable(
-                    self.learning_rate, trainable=False, name="lr", dtype=dtypes.float32
-                )
+            if isinstance(self.learning_rate, schedules.LearningRateSchedule):
+                with graph.name_scope(None), graph.name_scope(self._name):
+                    self._lr = self.learning_rate(self.iterations)
+            else:
+                with graph.name_scope(None), graph.name_scope(self._name):
+                    self._lr = state_variables.Variable(
+                        self.learning_rate, trainable=False, name="lr", dtype=dtypes.float32
+                    )
             self._tf_optimizer = None
         return self._lr
 
@@ -52,8 +75,13 @@ class Optimizer:
         return self._tf_optimizer
 
     def minimize(self, loss, var_list=None, global_step=None):
+        """The update op of `loss`'s gradients, which also counts `iterations`."""
         with loss.graph.as_default():
-            return self.tf_optimizer.minimize(loss, var_list=var_list, global_step=global_step)
+            graph = loss.graph
+            update = self.tf_optimizer.minimize(loss, var_list=var_list, global_step=global_step)
+            with graph.control_dependencies([update]):
+                count = self.iterations.assign_add(1)
+            return control_flow_ops.group(update, count)
 
     def get_updates(self, loss, params):
         return [self.minimize(loss, var_list=params)]
@@ -73,7 +101,9 @@ class Optimizer:
         tf_optimizer = self._current_tf_optimizer()
         if tf_optimizer is None:
             return []
-        deps = [("learning_rate", self._lr)]
+        deps = [("iter", self._iterations)] if self._iterations is not None else []
+        if not isinstance(self.learning_rate, schedules.LearningRateSchedule):
+            deps.append(("learning_rate", self._lr))
         graph = graph2.get_default_graph()
         deps += sorted((name, var) for (name, g), var in tf_optimizer._non_slot_dict.items()
                        if g is graph)
@@ -92,6 +122,8 @@ class Optimizer:
     def get_config(self):
         """The constructor arguments (hyper-parameters and name)."""
         config = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        if isinstance(self.learning_rate, schedules.LearningRateSchedule):
+            config["learning_rate"] = schedules.serialize(self.learning_rate)
         config["name"] = self._name
         return config
 
