@@ -1,6 +1,7 @@
 """Dense wrappers of categorical columns and `input_layer` (`tf.feature_column`, TF1)."""
 
 import collections
+import contextlib
 import math
 
 from tensorflux.feature_column.categorical import _CategoricalColumn, _DenseColumn, _LazyBuilder
@@ -152,6 +153,17 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
                 cols_to_vars=None, cols_to_output_tensors=None):
     """Concatenates the dense columns into one float32 `[batch, sum of widths]` tensor.
 
+    See `dense_input` (built under variable scope `input_layer`)."""
+    return dense_input(features, feature_columns, "input_layer", weight_collections,
+                       trainable, cols_to_vars, cols_to_output_tensors)
+
+
+def dense_input(features, feature_columns, scope_name, weight_collections=None, trainable=True,
+                cols_to_vars=None, cols_to_output_tensors=None):
+    """Concatenates the dense columns into one float32 `[batch, sum of widths]` tensor, built
+    under a new variable scope `scope_name` (None: in the current scope, which
+    `tf.keras.layers.DenseFeatures` opens itself and re-enters with reuse).
+
     Columns are laid out in order of `column.name`; each is built under variable scope
     `input_layer/<column name>` (so embedding tables are `input_layer/<col>_embedding/
     embedding_weights`). `features` maps keys to Tensors or SparseTensors, e.g. the dict of
@@ -185,12 +197,14 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of Tensors. Given type: "
                          f"{type(features)}")
-    with variable_scope.variable_scope(None, default_name="input_layer"):
+    outer = variable_scope.variable_scope(None, default_name=scope_name) if scope_name \
+        else contextlib.nullcontext()
+    with outer:
         builder = _LazyBuilder(features)
         outputs, batch_sizes = [], []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            scope_name = getattr(column, "_var_scope_name", column.name)
-            with variable_scope.variable_scope(None, default_name=scope_name) as scope:
+            column_scope = getattr(column, "_var_scope_name", column.name)
+            with variable_scope.variable_scope(column_scope) as scope:
                 tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
                                                   trainable=trainable)
                 width = column._variable_shape.num_elements()

@@ -191,7 +191,8 @@ def set_learning_phase(value):
 def get_session():
     """The default session if one is active, else Keras' session for the default graph.
 
-    Variables of the graph not yet initialized by Keras are initialized first.
+    Variables of the graph not yet initialized by Keras are initialized first, and the
+    lookup tables (`TABLE_INITIALIZERS`: feature-column vocabularies) not yet initialized.
     """
     global _SESSION
     graph = graph_mod.get_default_graph()
@@ -225,6 +226,11 @@ def _initialize_variables(session):
         return
     graph = session.graph
     done = _INITIALIZED.setdefault(session, set())
+    tables = [op for op in graph.get_collection(graph2.GraphKeys.TABLE_INITIALIZERS)
+              if op.name not in done]
+    if tables:
+        session.run(tables)   # initializing a table again leaves it as it is
+        done.update(op.name for op in tables)
     candidates = [
         v for v in graph.get_collection(graph2.GraphKeys.GLOBAL_VARIABLES) if v.name not in done
     ]

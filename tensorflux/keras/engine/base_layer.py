@@ -58,6 +58,8 @@ def format_shape(shape):
 def flatten(structure):
     if isinstance(structure, (list, tuple)):
         return [t for item in structure for t in flatten(item)]
+    if isinstance(structure, dict):   # a dict of features: values in key order
+        return [t for key in sorted(structure) for t in flatten(structure[key])]
     return [structure]
 
 
@@ -381,6 +383,9 @@ class Layer:
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, (list, tuple)):
             inputs = [convert_to_tensor(t) for t in inputs]
+        elif isinstance(inputs, dict):   # feature dicts (DenseFeatures); SparseTensors kept
+            inputs = {k: v if hasattr(v, "indices") else convert_to_tensor(v)
+                      for k, v in inputs.items()}
         else:
             inputs = convert_to_tensor(inputs)
         graph = graph_mod.get_default_graph()
@@ -388,11 +393,12 @@ class Layer:
         with graph.name_scope(self.name):
             self._assert_input_compatibility(inputs)
             if not self.built:
-                shapes = (
-                    [_shape_tuple(t) for t in inputs]
-                    if isinstance(inputs, list)
-                    else _shape_tuple(inputs)
-                )
+                if isinstance(inputs, dict):
+                    shapes = {k: _shape_tuple(t) for k, t in inputs.items()}
+                elif isinstance(inputs, list):
+                    shapes = [_shape_tuple(t) for t in inputs]
+                else:
+                    shapes = _shape_tuple(inputs)
                 self.build(shapes)
                 self.built = True
                 if self.__dict__.get("_initial_weights") is not None:

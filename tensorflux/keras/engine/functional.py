@@ -8,6 +8,8 @@ data or tensor it sees.
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorflux.framework import graph as graph2
 from tensorflux.framework import tensor_conversion
 from tensorflux.keras.engine import tracking as layer_tracking
@@ -64,7 +66,7 @@ class Model(TrainingMixin, Layer):
             self._init_graph(inputs, outputs)
 
     def _init_graph(self, inputs, outputs):
-        self._single_input = not isinstance(inputs, (list, tuple))
+        self._single_input = not isinstance(inputs, (list, tuple, dict))
         self._single_output = not isinstance(outputs, (list, tuple))
         self.inputs = flatten(inputs)
         self.outputs = flatten(outputs)
@@ -87,6 +89,26 @@ class Model(TrainingMixin, Layer):
         if type(self).call is not Model.call and not isinstance(self, Sequential):
             return _unique(list(self.__dict__.get("_tracked", [])))
         return _unique([node.layer for node in self._nodes])
+
+    def _build_dict_input(self, arrays):
+        """Inputs named by the keys of a dict of feature arrays (for a first layer taking a
+        dict, such as DenseFeatures); the stack is applied to the dict of them."""
+        graph = graph2.get_default_graph()
+        inputs = {}
+        with graph.name_scope(None):
+            for key in sorted(arrays):
+                array = np.asarray(arrays[key])
+                dtype = "string" if array.dtype.kind in "SUO" else array.dtype.name
+                inputs[key] = Input(batch_shape=(None, *array.shape[1:]), dtype=dtype,
+                                    name=key)
+        self.inputs = [inputs[key] for key in sorted(inputs)]
+        self._single_input, self._single_output = False, True
+        self.built = True
+        output = inputs
+        with graph.name_scope(None):
+            for layer in self._stack:
+                output = layer(output)
+        self._set_output(output)
 
     def _build_input(self, batch_shape, dtype):
         """Subclassed models: a placeholder for `batch_shape` and the model's outputs on it."""
@@ -274,6 +296,26 @@ class Sequential(Model):
                 raise ValueError("You must provide an `input_shape` argument.")
             self._build_input(tuple(input_shape), None)
         self.built = True
+
+    def _build_dict_input(self, arrays):
+        """Inputs named by the keys of a dict of feature arrays (for a first layer taking a
+        dict, such as DenseFeatures); the stack is applied to the dict of them."""
+        graph = graph2.get_default_graph()
+        inputs = {}
+        with graph.name_scope(None):
+            for key in sorted(arrays):
+                array = np.asarray(arrays[key])
+                dtype = "string" if array.dtype.kind in "SUO" else array.dtype.name
+                inputs[key] = Input(batch_shape=(None, *array.shape[1:]), dtype=dtype,
+                                    name=key)
+        self.inputs = [inputs[key] for key in sorted(inputs)]
+        self._single_input, self._single_output = False, True
+        self.built = True
+        output = inputs
+        with graph.name_scope(None):
+            for layer in self._stack:
+                output = layer(output)
+        self._set_output(output)
 
     def _build_input(self, batch_shape, dtype):
         graph = graph2.get_default_graph()

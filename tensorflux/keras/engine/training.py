@@ -249,6 +249,9 @@ class TrainingMixin(PersistenceMixin, GeneratorMixin):
             self._build_training()
 
     def _ensure_inputs(self, x):
+        if self.inputs is None and isinstance(x, dict) and hasattr(self, "_build_dict_input"):
+            self._build_dict_input(x)
+            return
         if self.inputs is None:
             x = self._input_arrays(x)
             first = np.asarray(_as_list(x)[0] if isinstance(x, (list, tuple)) else x)

@@ -32,3 +32,4 @@ from tensorflux.keras.layers.attention import *  # noqa: F403
 from tensorflux.keras.layers.cudnn_recurrent import *  # noqa: F403
 from tensorflux.keras.layers.local import *  # noqa: F403
 from tensorflux.keras.layers.conv_recurrent import *  # noqa: F403
+from tensorflux.keras.layers.dense_features import DenseFeatures
