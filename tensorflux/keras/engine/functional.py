@@ -90,26 +90,6 @@ class Model(TrainingMixin, Layer):
             return _unique(list(self.__dict__.get("_tracked", [])))
         return _unique([node.layer for node in self._nodes])
 
-    def _build_dict_input(self, arrays):
-        """Inputs named by the keys of a dict of feature arrays (for a first layer taking a
-        dict, such as DenseFeatures); the stack is applied to the dict of them."""
-        graph = graph2.get_default_graph()
-        inputs = {}
-        with graph.name_scope(None):
-            for key in sorted(arrays):
-                array = np.asarray(arrays[key])
-                dtype = "string" if array.dtype.kind in "SUO" else array.dtype.name
-                inputs[key] = Input(batch_shape=(None, *array.shape[1:]), dtype=dtype,
-                                    name=key)
-        self.inputs = [inputs[key] for key in sorted(inputs)]
-        self._single_input, self._single_output = False, True
-        self.built = True
-        output = inputs
-        with graph.name_scope(None):
-            for layer in self._stack:
-                output = layer(output)
-        self._set_output(output)
-
     def _build_input(self, batch_shape, dtype):
         """Subclassed models: a placeholder for `batch_shape` and the model's outputs on it."""
         with graph2.get_default_graph().name_scope(None):
