@@ -17,11 +17,11 @@ from tensorflux.contrib.missing import REPLACEMENTS, ContribNotProvidedError
 __all__ = ["ALIASES", "PROVIDED", "ContribNotProvidedError"]
 
 # The submodules tensorflux provides (each is `tensorflux.contrib.<name>`).
-PROVIDED = ("checkpoint", "crf", "data", "distribute", "distributions", "estimator",
+PROVIDED = ("checkpoint", "cluster_resolver", "crf", "data", "distribute", "distributions", "estimator",
             "factorization", "feature_column", "framework", "image", "layers", "learn",
             "legacy_seq2seq", "lookup", "losses", "metrics", "nn", "opt", "predictor", "rnn",
             "seq2seq", "signal", "slim", "sparsemax", "stateless", "tensorboard", "testing",
-            "tfprof", "training", "util")
+            "tfprof", "tpu", "training", "util")
 
 _UNBUILT = {"rnn": "tf.nn.rnn_cell and tf.nn.static_rnn / tf.nn.dynamic_rnn",
             "seq2seq": "tf.nn.dynamic_rnn with a hand-written decoder loop",

@@ -15,7 +15,6 @@ REPLACEMENTS = {
     "bayesflow": "tf.distributions (tensorflow_probability is not provided)",
     "boosted_trees": "tf.estimator.BoostedTreesClassifier / BoostedTreesRegressor",
     "cloud": "not supported (no cloud integrations)",
-    "cluster_resolver": "tf.distribute.cluster_resolver where provided, else tf.train.ClusterSpec",
     "compiler": "not supported (no XLA)",
     "constrained_optimization": "not supported",
     "copy_graph": "tf.train.export_meta_graph / tf.train.import_meta_graph",
@@ -57,7 +56,6 @@ REPLACEMENTS = {
     "tensor_forest": "not supported",
     "text": "tf.strings",
     "timeseries": "not supported",
-    "tpu": "not supported (no TPUs)",
     "verbs": "not supported (gRPC transport only)",
 }
 

@@ -1,7 +1,7 @@
 """`tf.estimator` (TF 1.15): Estimator, specs, RunConfig, train_and_evaluate, canned models,
 exporters, input functions and the session hook names."""
 
-from tensorflux.estimator import experimental, export, inputs
+from tensorflux.estimator import experimental, export, inputs, tpu
 from tensorflux.estimator.boosted_trees import BoostedTreesClassifier, BoostedTreesRegressor
 from tensorflux.estimator.canned import *  # noqa: F403
 from tensorflux.estimator.canned import __all__ as _canned_names
@@ -15,7 +15,7 @@ from tensorflux.estimator.parsing import (add_metrics, classifier_parse_example_
 from tensorflux.estimator.run_config import RunConfig
 from tensorflux.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 
-__all__ = ["experimental", "export", "inputs", "BoostedTreesClassifier",
+__all__ = ["experimental", "export", "inputs", "tpu", "BoostedTreesClassifier",
            "BoostedTreesRegressor", "Estimator", "VocabInfo", "WarmStartSettings",
            "BestExporter", "Exporter", "FinalExporter", "LatestExporter", "EstimatorSpec",
            "ModeKeys", "add_metrics", "classifier_parse_example_spec",

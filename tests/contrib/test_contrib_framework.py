@@ -168,10 +168,10 @@ def test_missing_names_raise_with_replacement():
         _ = tf.contrib.layers.conv3d
     err = None
     try:
-        _ = tf.contrib.tpu
+        _ = tf.contrib.timeseries
     except AttributeError as e:
         err = e
-    assert err.module == "contrib" and err.name == "tpu" and "TPU" in str(err)
+    assert err.module == "contrib" and err.name == "timeseries" and "not supported" in str(err)
     assert not hasattr(tf.contrib, "cudnn_rnn")
     assert getattr(tf.contrib.slim, "nets", None) is None
 

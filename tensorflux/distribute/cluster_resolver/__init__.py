@@ -4,6 +4,7 @@ from tensorflux.distribute.cluster_resolver.resolvers import (ClusterResolver,
                                                               SimpleClusterResolver,
                                                               TFConfigClusterResolver,
                                                               UnionResolver)
+from tensorflux.distribute.cluster_resolver.tpu_resolver import TPUClusterResolver
 
 __all__ = ["ClusterResolver", "SimpleClusterResolver", "TFConfigClusterResolver",
-           "UnionResolver"]
+           "UnionResolver", "TPUClusterResolver"]
