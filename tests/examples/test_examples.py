@@ -124,3 +124,16 @@ def test_distribute_mirrored_trains_in_both_styles(tmp_path):
     assert result["loop"]["replicas"] == 2 and result["loop"]["copies_equal"]
     assert result["estimator"]["global_step"] == 40
     assert result["estimator"]["accuracy"] > 0.9
+
+
+def test_tpu_estimator_text_classifier_on_cpu(tmp_path):
+    """examples/tpu_estimator_text_classifier.py: BERT-shaped TPUEstimator(use_tpu=False)
+    training from TFRecords, evaluation metrics from eval_metrics, and a warm-started second
+    estimator predicting exactly as the first."""
+    module = load("tpu_estimator_text_classifier")
+    result = module.main(["--train_steps", "150", "--output_dir", str(tmp_path)])
+    assert result["eval"]["global_step"] == 150
+    assert result["eval"]["eval_accuracy"] >= 0.6   # chance is about 0.5
+    assert set(result["eval"]) >= {"eval_accuracy", "eval_loss", "loss"}
+    np.testing.assert_allclose(result["warm_probs"], result["probs"], atol=1e-5)
+    np.testing.assert_allclose(result["probs"].sum(axis=1), 1.0, atol=1e-5)
