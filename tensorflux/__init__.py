@@ -147,6 +147,7 @@ from tensorflux import estimator
 from tensorflux import distribute
 from tensorflux import contrib
 from tensorflux import tpu
+from tensorflux import autograph, lite
 from tensorflux.ops.control_flow.polymorphic_function import *  # noqa: F403
 from tensorflux.ops.autodiff.tape import *  # noqa: F403
 from tensorflux.framework.tensor_spec import *  # noqa: F403

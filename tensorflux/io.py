@@ -2,6 +2,7 @@
 
 from tensorflux.lib.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions,
                                              TFRecordWriter, tf_record_iterator)
+from tensorflux.ops.image.jpeg_ops import decode_and_crop_jpeg
 from tensorflux.ops.image.codecs import (decode_bmp, decode_gif, decode_image, decode_jpeg,
                                          decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
                                          is_jpeg)

@@ -24,6 +24,7 @@ from tensorflux.data.readers import make_batched_features_dataset, make_csv_data
 from tensorflux.data.scan import Reducer, group_by_reducer, scan
 from tensorflux.data.selection import rejection_resample, take_while, unique
 from tensorflux.data.sources import CsvDataset
+from tensorflux.data.sql import SqlDataset
 from tensorflux.data.writers import TFRecordWriter
 from tensorflux.framework import dtypes
 from tensorflux.ops.io.parsing import parse_example
@@ -116,7 +117,8 @@ __all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "parallel_interlea
            "choose_from_datasets",
            "sample_from_datasets", "group_by_window", "bucket_by_sequence_length",
            "get_single_element", "prefetch_to_device", "copy_to_device",
-           "parse_example_dataset", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "parse_example_dataset", "CsvDataset", "SqlDataset", "INFINITE_CARDINALITY",
+           "UNKNOWN_CARDINALITY",
            "cardinality", "Optional", "get_next_as_optional", "DistributeOptions",
            "MapVectorizationOptions", "OptimizationOptions", "StatsOptions", "ThreadingOptions",
            "make_batched_features_dataset", "make_csv_dataset", "Reducer", "group_by_reducer",
