@@ -127,7 +127,6 @@ class TaskCollectives:
             if once.token is None:
                 fail(cancellation.error)
                 return
-        leader = members[0]
         if rank > 0:
             def received(error, result, is_dead):
                 if error is not None:
