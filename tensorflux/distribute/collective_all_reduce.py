@@ -9,7 +9,6 @@ out in graph-construction order, so workers that build the same graph agree on t
 
 from __future__ import annotations
 
-import itertools
 import threading
 
 import numpy as np
@@ -39,26 +38,38 @@ class CollectiveKeys:
     def __init__(self, group_key_start=1, op_instance_key_start=100,
                  variable_instance_key_start=1000000):
         self._group_keys: dict = {}
-        self._next_group = itertools.count(group_key_start)
-        self._ops = itertools.count(op_instance_key_start)
-        self._variables = itertools.count(variable_instance_key_start)
+        self._next = {"group": group_key_start, "op": op_instance_key_start,
+                      "variable": variable_instance_key_start}
         self._lock = threading.Lock()
+
+    def __deepcopy__(self, memo):
+        # A copied strategy (RunConfig.replace) hands out the same sequence from here on.
+        result = CollectiveKeys()
+        with self._lock:
+            result._group_keys = dict(self._group_keys)
+            result._next = dict(self._next)
+        return result
+
+    def _take(self, kind: str) -> int:
+        with self._lock:
+            key = self._next[kind]
+            self._next[kind] = key + 1
+            return key
 
     def get_group_key(self, devices) -> int:
         """The group key of a set of devices (one per distinct set)."""
         key = tuple(sorted(devices))
         with self._lock:
             if key not in self._group_keys:
-                self._group_keys[key] = next(self._next_group)
+                self._group_keys[key] = self._next["group"]
+                self._next["group"] += 1
             return self._group_keys[key]
 
     def get_op_instance_key(self) -> int:
-        with self._lock:
-            return next(self._ops)
+        return self._take("op")
 
     def get_variable_instance_key(self) -> int:
-        with self._lock:
-            return next(self._variables)
+        return self._take("variable")
 
 
 def _dense(value):
