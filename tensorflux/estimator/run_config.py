@@ -20,6 +20,7 @@ from tensorflux.distribute.cluster_resolver.resolvers import load_tf_config
 from tensorflux.distribute.collective_strategy import CollectiveAllReduceExtended
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2
 
 __all__ = ["RunConfig", "TaskType"]
 
@@ -185,6 +186,11 @@ class RunConfig:
         self._save_summary_steps = save_summary_steps
         self._save_checkpoints_steps = save_checkpoints_steps
         self._save_checkpoints_secs = save_checkpoints_secs
+        if session_config is None and isinstance(
+                getattr(train_distribute, "extended", None), CollectiveAllReduceExtended) and \
+                train_distribute.extended.experimental_between_graph:
+            # A worker's sessions see only its own task (TF: the strategy's device filters).
+            session_config = train_distribute.update_config_proto(config_pb2.ConfigProto())
         self._session_config = session_config
         self._keep_checkpoint_max = keep_checkpoint_max
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours

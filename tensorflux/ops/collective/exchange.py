@@ -93,6 +93,8 @@ class _Meeting:
         self.values: dict = {}
         self.waiters: dict = {}
         self.combine = None
+        self.arrived = 0
+        self.error = None  # a member was cancelled: the others fail as they arrive
 
 
 class LocalExecutor:
@@ -114,16 +116,23 @@ class LocalExecutor:
             meeting = self._meetings.get(key)
             if meeting is None:
                 meeting = self._meetings[key] = _Meeting(group_size)
+            failed = None
             if meeting.group_size != group_size:
                 meeting = None
             else:
-                meeting.values[device] = value
-                meeting.waiters[device] = once
-                if meeting.combine is None:
-                    meeting.combine = combine
-                complete = len(meeting.values) == group_size
-                if complete:
+                meeting.arrived += 1
+                if meeting.arrived == group_size:
                     del self._meetings[key]
+                failed = meeting.error
+                if failed is None:
+                    meeting.values[device] = value
+                    meeting.waiters[device] = once
+                    if meeting.combine is None:
+                        meeting.combine = combine
+                complete = failed is None and meeting.arrived == group_size
+        if failed is not None:
+            once(failed)
+            return
         if meeting is None:
             once(errors.InternalError(
                 None, None, f"Collective group {group_key} (instance {instance_key}) was "
@@ -132,12 +141,15 @@ class LocalExecutor:
             return
         if not complete:
             if cancellation is not None:
-                def cancelled(error, key=key, device=device):
+                def cancelled(error, meeting=meeting):
                     with self._lock:
-                        found = self._meetings.get(key)
-                        if found is not None:
-                            found.waiters.pop(device, None)
-                    once(error)
+                        if meeting.error is None:
+                            meeting.error = error
+                        waiters = list(meeting.waiters.values())
+                        meeting.waiters.clear()
+                        meeting.values.clear()
+                    for waiter in waiters:
+                        waiter(error)
 
                 once.token = cancellation.register(cancelled)
                 if once.token is None:
