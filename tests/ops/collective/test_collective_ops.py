@@ -9,6 +9,8 @@ import pytest
 import tensorflux as tf
 from tensorflux.ops.collective import collective_ops as co
 
+COVERED_OPS = {"CollectiveReduce", "CollectiveBcastSend", "CollectiveBcastRecv",
+               "CollectiveGather"}
 CONFIG = tf.ConfigProto(device_count={"CPU": 3})
 _MERGE = {"Add": np.add, "Mul": np.multiply, "Min": np.minimum, "Max": np.maximum}
 
