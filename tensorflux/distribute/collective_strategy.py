@@ -9,8 +9,8 @@ optimizers all-reduce the gradients across workers every step (`CollectiveReduce
 replicas) under a MEAN reduction: N workers train as one device on the union of their
 batches. The chief (task 0 of "chief", else worker 0) writes checkpoints and summaries.
 
-On one worker (no TF_CONFIG cluster, or a cluster of one worker) it is a MirroredStrategy
-over this machine's devices, as TF's is.
+Without a cluster it is a MirroredStrategy over this machine's devices, as TF's is; in a
+cluster of one worker its replica is on that worker's task.
 """
 
 from __future__ import annotations
@@ -58,15 +58,15 @@ class CollectiveAllReduceExtended(MirroredExtended):
         workers = _workers_of(spec)
         self._num_workers = max(1, len(workers))
         self._collective_keys = CollectiveKeys()
-        if self._num_workers == 1:
+        task_type = cluster_resolver.task_type
+        task_id = cluster_resolver.task_id or 0
+        if self._num_workers == 1 and (task_type, task_id) not in workers:
             self._task_type, self._task_id, self._is_chief = None, 0, True
             super().__init__(container_strategy)
             return
-        if "ps" in spec.jobs:
+        if self._num_workers > 1 and "ps" in spec.jobs:
             raise ValueError("MultiWorkerMirroredStrategy does not use ps tasks; the cluster "
                              f"has jobs {spec.jobs}. Use ParameterServerStrategy.")
-        task_type = cluster_resolver.task_type
-        task_id = cluster_resolver.task_id or 0
         if (task_type, task_id) not in workers:
             raise ValueError(f"MultiWorkerMirroredStrategy: this task ({task_type!r}, "
                              f"{task_id}) is not a chief or worker task of the cluster "
@@ -157,7 +157,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
         return input_lib.DatasetIterator(input_fn(context), self, split_batch=False)
 
     def _update_config_proto(self, config_proto):
-        if self._multi_worker:
+        if self._task_type is not None:
             config_proto.experimental.collective_group_leader = \
                 "/job:chief/replica:0/task:0" if self._task_type == "chief" or \
                 "chief" in self._cluster_resolver.cluster_spec().jobs else \

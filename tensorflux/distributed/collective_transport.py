@@ -14,13 +14,17 @@ broadcast receiver) and receives `collective_out_r`; the first member receives e
 and sends each `collective_out_r`. A failure aborts the instance's rendezvous, so every member
 pulling from it fails with the error (which names the task a failed transfer came from); a
 dead peer is found by a refused connection or the channel's keepalive (seconds), never a
-hang.
+hang. A peer this task has not reached yet may still be starting: the first collective
+that needs it waits for it (GetStatus with wait_for_ready, on a thread of its own) up to the
+server's operation timeout (`ConfigProto.operation_timeout_in_ms`, default 10 s), as a
+master waits for the tasks of a new session, then fails naming it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+import time
 
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rendezvous_mgr import task_of
@@ -81,13 +85,49 @@ class TaskCollectives:
         cluster: a callable returning the current ClusterSpec (ports bound late).
     """
 
-    def __init__(self, worker, cluster):
+    def __init__(self, worker, cluster, clients=None, startup_secs: float = 10.0):
         self.task = worker.task
         self._worker = worker
         self._mgr = worker.rendezvous
         self._cluster = cluster
+        self._clients = clients
+        self._startup_secs = startup_secs
         self._lock = threading.Lock()
         self._counts: dict = {}
+        self._reached: set = {worker.task}
+
+    def _wait_for(self, tasks) -> None:
+        """Blocks until every task of `tasks` answers GetStatus (the first contact).
+
+        Raises:
+            UnavailableError: a task did not answer within the startup bound.
+        """
+        deadline = time.monotonic() + self._startup_secs
+        for task in tasks:
+            client = self._clients(task)
+            while True:
+                remaining = deadline - time.monotonic()
+                try:
+                    client.call("get_status", worker_pb2.GetStatusRequest(),
+                                timeout=max(0.05, min(remaining, 1.0)), wait_for_ready=True)
+                    break
+                except errors.OpError as err:
+                    if time.monotonic() >= deadline:
+                        error = errors.UnavailableError(
+                            None, None, f"Task {task} at {getattr(client, 'address', '?')} "
+                            f"did not answer within {self._startup_secs:.1f}s (a collective "
+                            f"group waits for every member to start): {err.message}")
+                        error._tfx_task = task
+                        raise error from None
+                    time.sleep(0.02)
+            with self._lock:
+                self._reached.add(task)
+
+    def _abort(self, step_id: int, error) -> None:
+        """Fails the instance's pending receives here, and refuses later pulls of it."""
+        request = worker_pb2.AbortRequest(step_id=step_id)
+        status_mod.to_status(request.status, error, self.task)
+        self._worker.abort(request)
 
     def _next_seq(self, group_key, instance_key, device) -> int:
         with self._lock:
@@ -110,16 +150,37 @@ class TaskCollectives:
                                done, cancellation)
             return
         rank = members.index(device)
-        step_id = collective_step_id(group_key, instance_key,
-                                     self._next_seq(group_key, instance_key, device))
+        seq = self._next_seq(group_key, instance_key, device)
+        peers = {task_of(d) for d in (members[1:] if rank == 0 else members[:1])}
+        unreached = sorted(peers - self._reached)
+        if unreached and self._clients is not None:
+            def first_contact():
+                try:
+                    self._wait_for(unreached)
+                except errors.OpError as err:
+                    # Members already waiting on this instance are failed too.
+                    self._abort(collective_step_id(group_key, instance_key, seq), err)
+                    once(err)
+                    return
+                if not once.finished:
+                    self._exchange(members, rank, group_key, instance_key, seq, value,
+                                   combine, once, cancellation)
+
+            threading.Thread(target=first_contact, daemon=True,
+                             name=f"collective-contact-{group_key}-{instance_key}").start()
+            return
+        self._exchange(members, rank, group_key, instance_key, seq, value, combine, once,
+                       cancellation)
+
+    def _exchange(self, members, rank, group_key, instance_key, seq, value, combine, once,
+                  cancellation) -> None:
+        step_id = collective_step_id(group_key, instance_key, seq)
         rendezvous = self._mgr.find_or_create(step_id)
 
         def fail(error):
             if not isinstance(error, errors.OpError):
                 error = errors.InternalError(None, None, f"{type(error).__name__}: {error}")
-            request = worker_pb2.AbortRequest(step_id=step_id)
-            status_mod.to_status(request.status, error, self.task)
-            self._worker.abort(request)
+            self._abort(step_id, error)
             once(error)
 
         if cancellation is not None:

@@ -176,7 +176,8 @@ class Server:
                              shutdown=self._shutdown_later)
         self.master = Master(self, default_timeout=self._default_timeout())
         # Collective ops on this task's devices meet their peers through this server.
-        self._collectives = TaskCollectives(self.worker, lambda: self._cluster)
+        self._collectives = TaskCollectives(self.worker, lambda: self._cluster, self.client_for,
+                                            self._default_timeout())
         self._grpc = None
         self._stopped = threading.Event()
         self._started = False

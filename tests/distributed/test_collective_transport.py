@@ -123,7 +123,9 @@ time.sleep(60)
 def test_a_dead_task_fails_the_collective_naming_it(peer_dies_after):
     cluster = _cluster(2)
     addresses = ",".join(cluster.job_tasks("worker"))
-    server = tf.train.Server(cluster, "worker", 0)
+    # A peer never reached is waited for up to the operation timeout (it may be starting).
+    server = tf.train.Server(cluster, "worker", 0,
+                             config=tf.ConfigProto(operation_timeout_in_ms=1500))
     peer = None
     try:
         if peer_dies_after is not None:
@@ -146,3 +148,36 @@ def test_a_dead_task_fails_the_collective_naming_it(peer_dies_after):
         if peer is not None:
             peer.kill()
             peer.wait()
+
+
+def test_a_peer_that_starts_late_is_waited_for():
+    cluster = _cluster(2)
+    servers = [tf.train.Server(cluster, "worker", 0, config=RPC),
+               tf.train.Server(cluster, "worker", 1, config=RPC, start=False)]
+    threading.Timer(0.5, servers[1].start).start()
+    try:
+        def run(i, sess):
+            return sess.run(co.all_reduce(tf.fill([2], float(i + 1)), 2, 3, 1, "Add", "Id"))
+
+        filtered = [tf.ConfigProto(device_filters=[s.task_name]) for s in servers]
+        results = {}
+
+        def work(i):
+            if i == 1:
+                time.sleep(0.6)
+            with tf.Graph().as_default(), \
+                    tf.Session(servers[i].target, config=filtered[i]) as sess, \
+                    tf.device(f"{servers[i].task_name}/device:CPU:0"):
+                results[i] = run(i, sess)
+
+        threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(8.0)
+        assert not any(t.is_alive() for t in threads)
+        for i in range(2):
+            np.testing.assert_array_equal(results[i], [3.0, 3.0])
+    finally:
+        for server in servers:
+            server.stop()

@@ -75,6 +75,10 @@ class Once:
         self.cancellation = cancellation
         self.token = None
 
+    @property
+    def finished(self) -> bool:
+        return self._called
+
     def __call__(self, error, result=None) -> None:
         with self._lock:
             if self._called:
