@@ -113,32 +113,35 @@ _PEER = """
 import sys, time
 import tensorflux as tf
 cluster = tf.train.ClusterSpec({"worker": sys.argv[1].split(",")})
-server = tf.train.Server(cluster, "worker", 1)
+server = tf.train.Server(cluster, "worker", int(sys.argv[2]))
 print("up", flush=True)
 time.sleep(60)
 """
 
 
-@pytest.mark.parametrize("peer_dies_after", [None, 0.3])
-def test_a_dead_task_fails_the_collective_naming_it(peer_dies_after):
+@pytest.mark.parametrize("peer_dies_after,mine", [(None, 0), (0.3, 0), (0.3, 1)])
+def test_a_dead_task_fails_the_collective_naming_it(peer_dies_after, mine):
+    """The peer never started, or dies while this task's collective waits for it (this task
+    leading the group, or a member waiting for the leader's result)."""
     cluster = _cluster(2)
     addresses = ",".join(cluster.job_tasks("worker"))
+    theirs = 1 - mine
     # A peer never reached is waited for up to the operation timeout (it may be starting).
-    server = tf.train.Server(cluster, "worker", 0,
+    server = tf.train.Server(cluster, "worker", mine,
                              config=tf.ConfigProto(operation_timeout_in_ms=1500))
     peer = None
     try:
         if peer_dies_after is not None:
-            peer = subprocess.Popen([sys.executable, "-c", _PEER, addresses],
+            peer = subprocess.Popen([sys.executable, "-c", _PEER, addresses, str(theirs)],
                                     stdout=subprocess.PIPE)
             assert peer.stdout.readline().strip() == b"up"
             threading.Timer(peer_dies_after, peer.kill).start()
-        config = tf.ConfigProto(device_filters=["/job:worker/task:0"])  # do not wait for task 1
+        config = tf.ConfigProto(device_filters=[server.task_name])  # do not wait for the peer
         with tf.Graph().as_default(), tf.Session(server.target, config=config) as sess:
-            with tf.device("/job:worker/replica:0/task:0/device:CPU:0"):
+            with tf.device(f"{server.task_name}/device:CPU:0"):
                 out = co.all_reduce(tf.ones([3]), 2, 1, 1, "Add", "Id")
             start = time.monotonic()
-            with pytest.raises(tf.errors.UnavailableError, match="task:1") as info:
+            with pytest.raises(tf.errors.UnavailableError, match=f"task:{theirs}") as info:
                 sess.run(out)
             took = time.monotonic() - start
         assert took < 6.0, took
