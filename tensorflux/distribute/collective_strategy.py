@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 
 from tensorflux.distribute import distribute_lib
-from tensorflux.distribute.cluster_resolver import TFConfigClusterResolver
+from tensorflux.distribute.cluster_resolver import SimpleClusterResolver, TFConfigClusterResolver
 from tensorflux.distribute.collective_all_reduce import CollectiveAllReduce, CollectiveKeys
 from tensorflux.distribute.mirrored_strategy import MirroredExtended, MirroredStrategy
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -156,12 +156,20 @@ class CollectiveAllReduceExtended(MirroredExtended):
                                               self._num_replicas_in_sync)
         return input_lib.DatasetIterator(input_fn(context), self, split_batch=False)
 
+    def _configure(self, session_config, cluster_spec, task_type, task_id) -> None:
+        """TF's `Strategy.configure`: a cluster given here replaces the resolver's (before any
+        variable is created); `session_config` gets this worker's settings in place."""
+        if cluster_spec:
+            self.__init__(self._container_strategy(), SimpleClusterResolver(
+                cluster_spec, task_type=task_type, task_id=task_id))
+        if session_config is not None:
+            session_config.CopyFrom(self._update_config_proto(session_config))
+
     def _update_config_proto(self, config_proto):
         if self._task_type is not None:
+            leader_type, leader_id = _workers_of(self._cluster_resolver.cluster_spec())[0]
             config_proto.experimental.collective_group_leader = \
-                "/job:chief/replica:0/task:0" if self._task_type == "chief" or \
-                "chief" in self._cluster_resolver.cluster_spec().jobs else \
-                "/job:worker/replica:0/task:0"
+                f"/job:{leader_type}/replica:0/task:{leader_id}"
             del config_proto.device_filters[:]
             config_proto.device_filters.append(self._worker_device)
         return config_proto

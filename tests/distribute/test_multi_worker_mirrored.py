@@ -219,3 +219,15 @@ def test_a_task_outside_the_cluster_is_refused():
     with pytest.raises(ValueError, match="not a chief or worker task"):
         tf.distribute.experimental.MultiWorkerMirroredStrategy(
             cluster_resolver=SimpleClusterResolver(cluster, task_type="evaluator", task_id=0))
+
+
+def test_configure_sets_the_cluster_and_the_session_config():
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+    assert strategy.num_replicas_in_sync == 1
+    config = tf.ConfigProto()
+    strategy.configure(config, {"chief": ["localhost:1"], "worker": ["localhost:2"]},
+                       task_type="worker", task_id=0)
+    assert strategy.num_replicas_in_sync == 2
+    assert not strategy.extended.should_checkpoint  # the chief task is the chief
+    assert list(config.device_filters) == ["/job:worker/replica:0/task:0"]
+    assert config.experimental.collective_group_leader == "/job:chief/replica:0/task:0"
