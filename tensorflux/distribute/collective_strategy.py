@@ -56,6 +56,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
         self._cluster_resolver = cluster_resolver
         spec = cluster_resolver.cluster_spec()
         workers = _workers_of(spec)
+        self._workers = workers  # read once: TF_CONFIG may change later in the process
         self._num_workers = max(1, len(workers))
         self._collective_keys = CollectiveKeys()
         task_type = cluster_resolver.task_type
@@ -167,7 +168,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
 
     def _update_config_proto(self, config_proto):
         if self._task_type is not None:
-            leader_type, leader_id = _workers_of(self._cluster_resolver.cluster_spec())[0]
+            leader_type, leader_id = self._workers[0]
             config_proto.experimental.collective_group_leader = \
                 f"/job:{leader_type}/replica:0/task:{leader_id}"
             del config_proto.device_filters[:]
