@@ -221,14 +221,16 @@ class TaskCollectives:
                 fail(error)
                 return
             try:
-                results = combine(values)
+                result = combine(values)
             except Exception as err:  # noqa: BLE001 - every member gets the failure
                 fail(err)
                 return
             for rank in range(1, len(members)):
-                rendezvous.send(_out_key(members, rank), results[rank])
+                # Its own buffer: this task's later ops may update `result` in place (assigned
+                # to a variable) before the member has pulled it.
+                rendezvous.send(_out_key(members, rank), result.copy())
             self._mgr.step_finished(step_id)
-            once(None, results[0])
+            once(None, result)
 
         for rank in range(1, len(members)):
             rendezvous.recv_async(_in_key(members, rank),

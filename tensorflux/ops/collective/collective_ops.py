@@ -74,11 +74,6 @@ def _gather_shape(input):  # noqa: A002 - TF's input name
 
 # -- combining (on the group's first member) ------------------------------------------------
 
-def _copies(result: np.ndarray, count: int) -> list:
-    """One result per member: each its own buffer (a member may assign it to a variable)."""
-    return [result] + [result.copy() for _ in range(count - 1)]
-
-
 def _same_shapes(values, what: str) -> None:
     shapes = {v.shape for v in values}
     if len(shapes) > 1:
@@ -89,14 +84,14 @@ def _same_shapes(values, what: str) -> None:
 
 def _reduce_combine(values, *, merge_op, final_op):
     _same_shapes(values, "CollectiveReduce")
-    total = functools.reduce(_MERGE[merge_op], values[1:], values[0].copy())
+    total = functools.reduce(_MERGE[merge_op], values[1:], values[0])
     total = np.asarray(total, dtype=values[0].dtype)
     if final_op == "Div":
         if np.issubdtype(total.dtype, np.integer):
             total = total // len(values)
         else:
             total = (total / np.asarray(len(values), total.dtype)).astype(total.dtype)
-    return _copies(total, len(values))
+    return total
 
 
 def _broadcast_combine(values):
@@ -105,7 +100,7 @@ def _broadcast_combine(values):
         raise errors.InternalError(
             None, None, f"Broadcast needs exactly one CollectiveBcastSend in the group; "
             f"{len(senders)} of {len(values)} members sent")
-    return _copies(senders[0], len(values))
+    return senders[0]
 
 
 def _gather_combine(values):
@@ -114,7 +109,7 @@ def _gather_combine(values):
         raise errors.InvalidArgumentError(
             None, None, "CollectiveGather: the members' tensors must agree in every dimension "
             f"but the first; got {[list(v.shape) for v in values]} in rank order")
-    return _copies(np.concatenate(values, axis=0), len(values))
+    return np.concatenate(values, axis=0)
 
 
 # -- kernels ----------------------------------------------------------------------------------
@@ -126,7 +121,7 @@ def _run(ctx, value, done, group_key, group_size, instance_key, combine) -> None
         return
     if group_size == 1:
         try:
-            done(combine([value])[0])
+            done(combine([value]))
         except errors.OpError as err:
             done(error=err)
         return

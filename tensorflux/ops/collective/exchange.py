@@ -6,7 +6,8 @@ done, cancellation)`:
 - the n-th run of `(group_key, instance_key)` on a device meets the n-th run on every other
   member of the group (every member runs the same steps, as TF's synchronous training does);
 - `combine(values)` (values in rank order, None for members that gave none) returns the
-  results in rank order or raises an OpError; it runs once, on the group's first member;
+  result or raises an OpError; it runs once, on the group's first member, and every member
+  gets the result in a buffer of its own (a member may assign it to a variable);
 - `done(error, result)` is called exactly once; a failure of any member (or of the transport)
   fails every member, and the step's cancellation fails a pending run.
 
@@ -161,13 +162,13 @@ class LocalExecutor:
             return
         devices = sorted(meeting.values, key=device_rank_key)
         try:
-            results = meeting.combine([meeting.values[d] for d in devices])
+            result = meeting.combine([meeting.values[d] for d in devices])
         except Exception as err:  # noqa: BLE001 - every member gets the failure
             for d in devices:
                 meeting.waiters[d](err)
             return
-        for d, result in zip(devices, results):
-            meeting.waiters[d](None, result)
+        for index, d in enumerate(devices):
+            meeting.waiters[d](None, result if index == 0 else result.copy())
 
 
 LOCAL = LocalExecutor()
