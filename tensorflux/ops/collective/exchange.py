@@ -109,10 +109,18 @@ class LocalExecutor:
         self._lock = threading.Lock()
         self._counts: dict = {}
         self._meetings: dict = {}
+        self._groups: dict = {}  # group_key -> the devices of its first complete instance
 
     def run(self, device, group_key, group_size, instance_key, value, combine, done,
             cancellation=None) -> None:
         once = Once(done, cancellation)
+        members = self._groups.get(group_key)
+        if members is not None and device not in members:
+            once(errors.InternalError(
+                None, None, f"Collective group {group_key} has the devices "
+                f"{sorted(members, key=device_rank_key)}; {device} cannot join it (a group key "
+                f"names one set of devices)"))
+            return
         with self._lock:
             count_key = (group_key, instance_key, device)
             seq = self._counts.get(count_key, 0)
@@ -161,6 +169,7 @@ class LocalExecutor:
                     cancelled(cancellation.error)
             return
         devices = sorted(meeting.values, key=device_rank_key)
+        self._groups.setdefault(group_key, frozenset(devices))
         try:
             result = meeting.combine([meeting.values[d] for d in devices])
         except Exception as err:  # noqa: BLE001 - every member gets the failure

@@ -145,3 +145,14 @@ def test_wrapper_arguments_are_checked():
                 op.get_attr("instance_key"), op.get_attr("merge_op"),
                 op.get_attr("final_op"), list(op.get_attr("subdiv_offsets"))) == \
             (2, 5, 6, b"Add", b"Div", [0])
+
+
+def test_a_group_key_names_one_set_of_devices():
+    with tf.Graph().as_default():
+        first = _on_devices(2, lambda i: co.all_reduce(tf.ones([2]), 2, 41, 1, "Add", "Id"))
+        with tf.device("/cpu:2"):
+            other = co.all_reduce(tf.ones([2]), 2, 41, 2, "Add", "Id")
+        with tf.Session(config=CONFIG) as sess:
+            np.testing.assert_array_equal(sess.run(first)[0], [2.0, 2.0])
+            with pytest.raises(tf.errors.InternalError, match="cannot join"):
+                sess.run(other)
