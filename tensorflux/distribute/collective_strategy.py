@@ -63,6 +63,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
         task_id = cluster_resolver.task_id or 0
         if self._num_workers == 1 and (task_type, task_id) not in workers:
             self._task_type, self._task_id, self._is_chief = None, 0, True
+            self._worker_index = 0
             super().__init__(container_strategy)
             return
         if self._num_workers > 1 and "ps" in spec.jobs:
@@ -73,7 +74,8 @@ class CollectiveAllReduceExtended(MirroredExtended):
                              f"{task_id}) is not a chief or worker task of the cluster "
                              f"{spec.as_dict()} (TF_CONFIG 'task')")
         self._task_type, self._task_id = task_type, task_id
-        self._is_chief = (task_type, task_id) == workers[0]
+        self._worker_index = workers.index((task_type, task_id))  # chief first
+        self._is_chief = self._worker_index == 0
         worker = f"/job:{task_type}/replica:0/task:{task_id}"
         self._worker_device = worker
         super().__init__(container_strategy, (f"{worker}/device:CPU:0",),
@@ -153,7 +155,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
         # cycle: input_lib builds on distribute_lib, which this module's base imports
         from tensorflux.distribute import input_lib
 
-        context = distribute_lib.InputContext(self._num_workers, self._task_id,
+        context = distribute_lib.InputContext(self._num_workers, self._worker_index,
                                               self._num_replicas_in_sync)
         return input_lib.DatasetIterator(input_fn(context), self, split_batch=False)
 

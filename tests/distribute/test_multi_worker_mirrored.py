@@ -172,10 +172,16 @@ def test_contrib_collective_all_reduce_strategy_from_tf_config(servers, monkeypa
         np.testing.assert_allclose(results[i][0][-1][1], b, rtol=1e-5, atol=1e-6)
 
 
-def test_estimator_train_and_evaluate_on_two_workers(tmp_path, monkeypatch):
+@pytest.mark.parametrize("jobs", [("worker", "worker"), ("chief", "worker")])
+def test_estimator_train_and_evaluate_on_two_workers(tmp_path, monkeypatch, jobs):
+    """A cluster of workers (worker 0 is the chief) and TF's chief + worker layout; each
+    worker reads the shard of its rank (input_context)."""
     steps = 3
     x_data, y_data = _data(steps, 2, seed=3)
-    addresses = [f"localhost:{free_port()}" for _ in range(2)]
+    tasks = [(jobs[0], 0), (jobs[1], 0 if jobs[0] != jobs[1] else 1)]
+    cluster = {}
+    for job, _ in tasks:
+        cluster.setdefault(job, []).append(f"localhost:{free_port()}")
     model_dir = str(tmp_path / "model")
 
     def model_fn(features, labels, mode):
@@ -190,9 +196,9 @@ def test_estimator_train_and_evaluate_on_two_workers(tmp_path, monkeypatch):
         return tf.data.Dataset.from_tensor_slices((x_data[:, i], y_data[:, i]))
 
     estimators = []
-    for i in range(2):
+    for i, (job, index) in enumerate(tasks):
         monkeypatch.setenv("TF_CONFIG", json.dumps(
-            {"cluster": {"worker": addresses}, "task": {"type": "worker", "index": i}}))
+            {"cluster": cluster, "task": {"type": job, "index": index}}))
         config = tf.estimator.RunConfig(
             model_dir=model_dir, save_checkpoints_steps=steps,
             train_distribute=tf.distribute.experimental.MultiWorkerMirroredStrategy())
@@ -207,7 +213,7 @@ def test_estimator_train_and_evaluate_on_two_workers(tmp_path, monkeypatch):
     for k in range(steps):
         xx, yy = x_data[k].reshape(-1, 3), y_data[k].reshape(-1, 1)
         w = w - 0.1 * 2 * xx.T @ (xx @ w - yy) / len(xx)
-    # The chief (worker 0) wrote the checkpoints, at steps 0 and 3.
+    # The chief (the first task) wrote the checkpoints, at steps 0 and 3.
     assert tf.train.load_variable(model_dir, "global_step") == steps
     np.testing.assert_allclose(tf.train.load_variable(model_dir, "w"), w, rtol=1e-5)
     assert sorted(f for f in os.listdir(model_dir) if f.endswith(".index")) == [
