@@ -4,8 +4,10 @@
 variables in sync (in-graph replication); `OneDeviceStrategy` pins it to one device;
 `experimental.CentralStorageStrategy` keeps the variables on one device;
 `experimental.ParameterServerStrategy` places them on the cluster's ps tasks (between-graph
-replication, configured by TF_CONFIG). See `distribute_lib` for the replica and cross-replica
-contexts.
+replication, configured by TF_CONFIG); `experimental.MultiWorkerMirroredStrategy` mirrors
+them on every worker of a TF_CONFIG cluster and all-reduces gradients across workers with
+collective ops (`ops/collective`, carried by `distributed/collective_transport.py`). See
+`distribute_lib` for the replica and cross-replica contexts.
 """
 
 from tensorflux.distribute import cluster_resolver, experimental

@@ -115,7 +115,8 @@ class MasterSession:
         # Tasks whose failure a step reported to the client ("*": a failure naming none); a
         # restart of any other task is reported once before a plan runs on its new state.
         self._reported: set = set()
-        self._set_devices(master.cluster_devices(self._timeout()))
+        self._set_devices(master.cluster_devices(self._timeout(),
+                                                 filters=config.device_filters))
 
     def _set_devices(self, devices) -> None:
         self._devices = devices
@@ -174,7 +175,8 @@ class MasterSession:
         stale = self._devices_stale
         if stale:  # a task failed: place on the devices it has now
             before = self._incarnations
-            self._set_devices(self.master.cluster_devices(self._timeout(), self._devices))
+            self._set_devices(self.master.cluster_devices(self._timeout(), self._devices,
+                                                          self.config.device_filters))
             for task, known in before.items():
                 self._report_restart(task, known, self._incarnations.get(task, {}))
         graph = self.graph
@@ -384,9 +386,11 @@ class Master:
         """The rendezvous of a step on this task's own worker (pushed sends land there)."""
         return self._server.worker.rendezvous.find_or_create(step_id)
 
-    def cluster_devices(self, timeout: float, previous=None) -> list:
+    def cluster_devices(self, timeout: float, previous=None, filters=()) -> list:
         """Every device of every task; UnavailableError naming a task unreachable for
-        `timeout` seconds (one bound for the whole cluster).
+        `timeout` seconds (one bound for the whole cluster). `filters`
+        (`ConfigProto.device_filters`, e.g. "/job:worker/task:0"): only the tasks they match
+        are asked (TF: a session sees no other device).
 
         With `previous` (a refresh after a failure), a task that does not answer at once keeps
         its previous devices: steps that do not need it go on, and those that do fail naming
@@ -399,6 +403,8 @@ class Master:
         deadline = time.monotonic() + timeout
         next_log = time.monotonic() + WAITING_LOG_SECS
         for task in self._server.cluster_tasks():
+            if filters and not any(_task_matches(task, f) for f in filters):
+                continue
             client = self.client_for(task)
             if task in known and self.health.is_dead(task):
                 devices.extend(known[task])  # steps that need it fail fast (TaskHealth)
@@ -530,6 +536,15 @@ class Master:
         except Exception as err:  # noqa: BLE001
             status_mod.to_status(response.status, _op_error(err), self.task)
         return response
+
+
+def _task_matches(task: str, device_filter: str) -> bool:
+    """Whether a device filter ('/job:worker/task:1', '/job:ps') admits `task`."""
+    want = DeviceSpec.from_string(device_filter)
+    have = DeviceSpec.from_string(task)
+    return all(w is None or w == h for w, h in ((want.job, have.job),
+                                                 (want.replica, have.replica),
+                                                 (want.task, have.task)))
 
 
 def _op_error(err):

@@ -23,12 +23,14 @@ import threading
 import time
 
 from tensorflux.distributed.cluster_spec import ClusterSpec
+from tensorflux.distributed.collective_transport import TaskCollectives
 from tensorflux.distributed.master import Master
 from tensorflux.distributed.rpc import security as security_mod
 from tensorflux.distributed.rpc import transfers, transport
 from tensorflux.distributed.rpc.grpc_server import start_grpc_server
 from tensorflux.distributed.worker import Worker
 from tensorflux.framework import errors
+from tensorflux.ops.collective import exchange as collective_exchange
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import config_pb2, tensorflow_server_pb2, worker_pb2
 from tensorflux.runtime import thread_budget
@@ -173,6 +175,9 @@ class Server:
         self.worker = Worker(self.task_name, self._devices, self.client_for,
                              shutdown=self._shutdown_later)
         self.master = Master(self, default_timeout=self._default_timeout())
+        # Collective ops on this task's devices meet their peers through this server.
+        self._collectives = TaskCollectives(self.worker, lambda: self._cluster, self.client_for,
+                                            self._default_timeout())
         self._grpc = None
         self._stopped = threading.Event()
         self._started = False
@@ -249,6 +254,7 @@ class Server:
         with _LOCAL_LOCK:
             _LOCAL_SERVERS[_normalize(self._address)] = self
         security_mod.register_addresses(self._cluster_addresses(), self._security)
+        collective_exchange.register_executor(self.task_name, self._collectives)
         self._started = True
         logging.info(f"Started server {self.task_name} at {self._address}")
 
@@ -264,6 +270,7 @@ class Server:
             if _LOCAL_SERVERS.get(_normalize(self._address)) is self:
                 del _LOCAL_SERVERS[_normalize(self._address)]
         security_mod.unregister_addresses(self._cluster_addresses(), self._security)
+        collective_exchange.unregister_executor(self.task_name, self._collectives)
         self.worker.close()
         self.master.close()
         if self._grpc is not None:

@@ -9,12 +9,16 @@ In evaluation each metric's update op groups every replica's update and its valu
 in cross-replica context) covers all replicas' batches.
 A strategy doing between-graph replication (ParameterServerStrategy with a cluster) trains as
 an Estimator does with TF_CONFIG alone: each worker builds its own graph.
+MultiWorkerMirroredStrategy on several workers builds each worker's graph here too: its
+variables are mirrored on the worker and its reductions (gradients, the reported loss) are
+collective across workers.
 """
 
 from __future__ import annotations
 
 from tensorflux.data import dataset_ops
 from tensorflux.distribute import values as values_lib
+from tensorflux.distribute.collective_strategy import CollectiveAllReduceExtended
 from tensorflux.distribute.reduce_util import ReduceOp
 from tensorflux.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorflux.framework import graph as graph_mod
@@ -29,7 +33,8 @@ __all__ = ["train", "build_eval_graph", "strategy_of"]
 def strategy_of(config, mode: str):
     """The strategy `config` asks for in `mode` (train or eval), or None."""
     strategy = config.train_distribute if mode == ModeKeys.TRAIN else config.eval_distribute
-    if strategy is not None and strategy.extended.experimental_between_graph:
+    if strategy is not None and strategy.extended.experimental_between_graph and \
+            not isinstance(strategy.extended, CollectiveAllReduceExtended):
         return None  # between-graph: the plain Estimator path with TF_CONFIG places it all
     return strategy
 

@@ -17,8 +17,10 @@ import os
 
 from tensorflux.distribute import distribute_lib
 from tensorflux.distribute.cluster_resolver.resolvers import load_tf_config
+from tensorflux.distribute.collective_strategy import CollectiveAllReduceExtended
 from tensorflux.distributed.cluster_spec import ClusterSpec
 from tensorflux.platform import tf_logging as logging
+from tensorflux.protos import config_pb2
 
 __all__ = ["RunConfig", "TaskType"]
 
@@ -53,9 +55,11 @@ def _training_cluster(cluster_dict: dict) -> ClusterSpec:
                         if job != TaskType.EVALUATOR})
 
 
-def _distributed_setting(tf_config: dict) -> dict:
+def _distributed_setting(tf_config: dict, worker_chief: bool = False) -> dict:
     """cluster_spec, task_type, task_id, master, num_ps/num_worker replicas, is_chief and
-    global_id_in_cluster from a parsed TF_CONFIG (TF 1.15 rules)."""
+    global_id_in_cluster from a parsed TF_CONFIG (TF 1.15 rules). `worker_chief`: a cluster
+    of workers only is allowed, worker 0 being the chief (MultiWorkerMirroredStrategy, as TF's
+    distribute coordinator does)."""
     cluster_dict = tf_config.get("cluster") or {}
     if not isinstance(cluster_dict, dict):
         raise ValueError(f"TF_CONFIG 'cluster' must be a JSON object; got {cluster_dict!r}")
@@ -79,6 +83,9 @@ def _distributed_setting(tf_config: dict) -> dict:
     except (TypeError, ValueError):
         raise ValueError(f"TF_CONFIG task index must be an integer; got {task_id!r}") from None
     chief_type = TaskType.MASTER if TaskType.MASTER in cluster.jobs else TaskType.CHIEF
+    if worker_chief and chief_type == TaskType.CHIEF and TaskType.CHIEF not in cluster.jobs \
+            and TaskType.WORKER in cluster.jobs:
+        chief_type = None  # worker 0 is the chief
     if chief_type == TaskType.CHIEF:
         if TaskType.CHIEF not in cluster.jobs:
             raise ValueError('If "cluster" is set in TF_CONFIG, it must have one "chief" node.')
@@ -111,7 +118,9 @@ def _distributed_setting(tf_config: dict) -> dict:
                 master=_GRPC_SCHEME + cluster.task_address(task_type, task_id),
                 evaluation_master="", num_ps_replicas=_count(cluster, TaskType.PS),
                 num_worker_replicas=_count(cluster, chief_type, TaskType.WORKER),
-                is_chief=task_type == chief_type, global_id_in_cluster=offset + task_id)
+                is_chief=task_type == chief_type or (
+                    chief_type is None and task_type == TaskType.WORKER and task_id == 0),
+                global_id_in_cluster=offset + task_id)
 
 
 class RunConfig:
@@ -177,6 +186,11 @@ class RunConfig:
         self._save_summary_steps = save_summary_steps
         self._save_checkpoints_steps = save_checkpoints_steps
         self._save_checkpoints_secs = save_checkpoints_secs
+        if session_config is None and isinstance(
+                getattr(train_distribute, "extended", None), CollectiveAllReduceExtended) and \
+                train_distribute.extended.experimental_between_graph:
+            # A worker's sessions see only its own task (TF: the strategy's device filters).
+            session_config = train_distribute.update_config_proto(config_pb2.ConfigProto())
         self._session_config = session_config
         self._keep_checkpoint_max = keep_checkpoint_max
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
@@ -189,7 +203,8 @@ class RunConfig:
         self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._session_creation_timeout_secs = session_creation_timeout_secs
         self._environment = tf_config.get("environment", "local")
-        setting = _distributed_setting(tf_config)
+        setting = _distributed_setting(tf_config, worker_chief=isinstance(
+            getattr(train_distribute, "extended", None), CollectiveAllReduceExtended))
         self._cluster_spec = setting["cluster_spec"]
         self._task_type = setting["task_type"]
         self._task_id = setting["task_id"]

@@ -20,6 +20,7 @@ import collections
 import os
 import time
 
+from tensorflux.distribute.collective_strategy import CollectiveAllReduceExtended
 from tensorflux.distributed.server import Server
 from tensorflux.estimator import estimator as estimator_lib
 from tensorflux.estimator import exporter as exporter_lib
@@ -288,6 +289,9 @@ class _TrainingExecutor:
         delay = min(_MAX_DELAY_SECS, (config.task_id + 1) * _DELAY_SECS_PER_WORKER)
         if config.experimental_max_worker_delay_secs is not None:
             delay = min(delay, config.experimental_max_worker_delay_secs)
+        if isinstance(getattr(config.train_distribute, "extended", None),
+                      CollectiveAllReduceExtended):
+            delay = 0  # synchronous workers start together (they wait for each other)
         self._train_distributed(delay)
 
     def run_ps(self):

@@ -20,4 +20,5 @@ from tensorflux.ops import (
     internal,
     ragged,
     boosted_trees,
+    collective,
 )

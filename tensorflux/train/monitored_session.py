@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from tensorflux import summary
+from tensorflux.distribute import distribute_lib
 from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
@@ -440,6 +441,16 @@ class SingularMonitoredSession(_MonitoredSessionBase):
         return self._sess
 
 
+def _strategy_inits_each_worker() -> bool:
+    """Whether the strategy in scope does between-graph replication in which every worker
+    initializes (or restores) its own variables (MultiWorkerMirroredStrategy), as TF's
+    worker context `experimental_should_init`."""
+    if not distribute_lib.has_strategy():
+        return False
+    extended = distribute_lib.get_strategy().extended
+    return extended.experimental_between_graph and extended.experimental_should_init
+
+
 def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # noqa: N802
                              scaffold=None, hooks=None, chief_only_hooks=None,
                              save_checkpoint_secs=USE_DEFAULT,
@@ -470,8 +481,12 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
     scaffold = scaffold or Scaffold()
     all_hooks = list(hooks or [])
     if not is_chief:
-        creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config,
-                                       max_wait_secs=max_wait_secs)
+        if _strategy_inits_each_worker():  # mirrored copies: each worker initializes its own
+            creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_dir=checkpoint_dir,
+                                          master=master, config=config)
+        else:
+            creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config,
+                                           max_wait_secs=max_wait_secs)
         return MonitoredSession(creator, all_hooks, stop_grace_period_secs)
     all_hooks.extend(chief_only_hooks or [])
     creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_dir=checkpoint_dir,

@@ -263,10 +263,23 @@ def test_strategy_survives_deepcopy_as_runconfig_replace_does():
     assert copied.extended.worker_devices == strategy.extended.worker_devices
 
 
-def test_multi_worker_mirrored_refuses_several_workers(monkeypatch):
+def test_multi_worker_mirrored_reads_its_workers_from_tf_config(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["127.0.0.1:1", "127.0.0.1:2"]},'
-                                    ' "task": {"type": "worker", "index": 0}}')
-    with pytest.raises(NotImplementedError, match="2 workers"):
+                                    ' "task": {"type": "worker", "index": 1}}')
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+    assert strategy.num_replicas_in_sync == 2
+    assert strategy.extended.worker_devices == ("/job:worker/replica:0/task:1/device:CPU:0",)
+    assert strategy.extended.experimental_between_graph
+    assert not strategy.extended.should_checkpoint  # worker 0 is the chief
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["127.0.0.1:1"], '
+                                    '"ps": ["127.0.0.1:2"]}, "task": {"type": "worker", '
+                                    '"index": 0}}')
+    single = tf.distribute.experimental.MultiWorkerMirroredStrategy()  # one worker: local
+    assert single.num_replicas_in_sync == 1
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["127.0.0.1:1", "127.0.0.1:2"], '
+                                    '"ps": ["127.0.0.1:3"]}, "task": {"type": "worker", '
+                                    '"index": 0}}')
+    with pytest.raises(ValueError, match="ps tasks"):
         tf.distribute.experimental.MultiWorkerMirroredStrategy()
     monkeypatch.delenv("TF_CONFIG")
     single = tf.distribute.experimental.MultiWorkerMirroredStrategy()

@@ -92,6 +92,7 @@ HELPER_MODULES = {
     "signal/spectral.py": "tf.signal framing, windows and STFTs as composites",
     "signal/mel.py": "tf.signal DCTs and mel features as composites",
     "sparse/composites.py": "SparseTensor helpers built from other ops",
+    "collective/exchange.py": "where collective kernels meet (executors by task)",
     "debug/checks.py": "tf.debugging.assert_* composites built from Assert",
     # to go
 }
