@@ -16,7 +16,7 @@ from tensorflux.ops.state import variables as state_variables
 from tensorflux.train.adam_variants import AdaMaxOptimizer, ScheduledNadamOptimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
-           "Ftrl", "get", "schedules"]
+           "Ftrl", "get", "schedules", "serialize", "deserialize"]
 
 
 class Optimizer:
@@ -269,11 +269,36 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad,
             "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl}
 
 
+def serialize(optimizer):
+    """`{"class_name", "config"}` of a Keras optimizer."""
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The Keras optimizer `serialize` described (names are case-insensitive, as in TF).
+
+    Raises:
+        ValueError: an unknown optimizer class.
+    """
+    classes = {name.lower(): cls for name, cls in _BY_NAME.items()}
+    classes.update({k.lower(): v for k, v in (custom_objects or {}).items()})
+    name = str(config.get("class_name", "")).lower()
+    if name not in classes:
+        raise ValueError(f"Unknown optimizer: {config.get('class_name')}")
+    settings = dict(config.get("config", {}))
+    rate = settings.get("learning_rate")
+    if isinstance(rate, dict):
+        settings["learning_rate"] = schedules.deserialize(rate)
+    return classes[name](**settings)
+
+
 def get(identifier):
-    """A Keras optimizer from a name ('sgd', 'adam', ...) or instance; `tf.train` optimizers
-    pass through."""
+    """A Keras optimizer from a name ('sgd', 'adam', ...), a `serialize` dict or an instance;
+    `tf.train` optimizers pass through."""
     if isinstance(identifier, (Optimizer, train.Optimizer)):
         return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")

@@ -76,3 +76,18 @@ def test_keras_optimizer_follows_a_schedule_and_counts_iterations():
     assert iterations == 4
     assert kernel == pytest.approx(0.36, rel=1e-5)
     assert optimizer.get_config()["learning_rate"]["class_name"] == "PiecewiseConstantDecay"
+
+
+def test_optimizer_serialize_round_trip():
+    adam = tf.keras.optimizers.Adam(0.01, beta_1=0.8)
+    config = tf.keras.optimizers.serialize(adam)
+    assert config == {"class_name": "Adam", "config": {
+        "beta_1": 0.8, "beta_2": 0.999, "epsilon": 1e-07, "learning_rate": 0.01, "name": "Adam"}}
+    again = tf.keras.optimizers.get(config)
+    assert isinstance(again, tf.keras.optimizers.Adam) and again.beta_1 == 0.8
+    scheduled = tf.keras.optimizers.SGD(learning_rate=schedules.ExponentialDecay(0.1, 10, 0.5))
+    back = tf.keras.optimizers.deserialize(tf.keras.optimizers.serialize(scheduled))
+    assert isinstance(back.learning_rate, schedules.ExponentialDecay)
+    assert back.learning_rate.decay_steps == 10
+    with pytest.raises(ValueError, match="Unknown optimizer"):
+        tf.keras.optimizers.deserialize({"class_name": "Lion", "config": {}})
