@@ -33,7 +33,8 @@ from tensorflux.ops.sparse.segment import sparse_segment_mean as segment_mean
 from tensorflux.ops.sparse.segment import sparse_segment_sqrt_n as segment_sqrt_n
 from tensorflux.ops.sparse.segment import sparse_segment_sum as segment_sum
 
-__all__ = ["SparseTensor", "SparseTensorValue", "SparseConditionalAccumulator", "add", "concat", "cross", "cross_hashed",
+__all__ = ["SparseTensor", "SparseTensorValue", "SparseConditionalAccumulator", "add", "concat",
+           "cross", "cross_hashed",
            "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "mask", "matmul", "maximum", "merge", "minimum",
            "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
