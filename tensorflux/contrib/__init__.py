@@ -17,8 +17,8 @@ from tensorflux.contrib.missing import REPLACEMENTS, ContribNotProvidedError
 __all__ = ["ALIASES", "PROVIDED", "ContribNotProvidedError"]
 
 # The submodules tensorflux provides (each is `tensorflux.contrib.<name>`).
-PROVIDED = ("checkpoint", "cluster_resolver", "crf", "data", "distribute", "distributions", "estimator",
-            "factorization", "feature_column", "framework", "image", "layers", "learn",
+PROVIDED = ("checkpoint", "cluster_resolver", "crf", "data", "distribute", "distributions",
+            "estimator", "factorization", "feature_column", "framework", "image", "layers", "learn",
             "legacy_seq2seq", "lookup", "losses", "metrics", "nn", "opt", "predictor", "rnn",
             "seq2seq", "signal", "slim", "sparsemax", "stateless", "tensorboard", "testing",
             "tfprof", "tpu", "training", "util")
