@@ -199,6 +199,8 @@ class DirectSession:
                 part = partitions[0]
                 ctx = StepContext(step_id, part.device, None, cancellation, self, options)
                 results = [part.runner.run(ctx, feed_values, pool)]
+                if cancellation.is_cancelled:  # e.g. closed while a kernel blocked
+                    raise cancellation.error
             else:
                 results = self._run_partitions(partitions, feed_values, step_id, cancellation,
                                                deadline, options, trace, pool)
