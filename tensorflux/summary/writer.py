@@ -34,7 +34,8 @@ class EventFileWriter:
                 f"{filename_suffix or ''}")
         self._path = os.path.join(self._logdir, name)
         self._lock = threading.Lock()
-        self._file = open(self._path, "ab")  # noqa: SIM115 - closed in close()
+        with gfile.status_errors(self._path):  # e.g. PermissionDeniedError naming the file
+            self._file = open(self._path, "ab")  # noqa: SIM115 - closed in close()
         self._closed = False
         self._flush_secs = flush_secs
         self._stop = threading.Event()

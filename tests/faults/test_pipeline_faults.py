@@ -1,9 +1,16 @@
 """Fault probes, round four (input pipelines and sessions): Session.close() never waits for a
 tf.data element that is still being produced (the blocked run ends with CancelledError once the
-element arrives, and the pipeline is released then)."""
+element arrives, and the pipeline is released then); file writers that cannot write raise TF's
+PermissionDeniedError naming the file and leave no partial checkpoint state."""
 
+import contextlib
+import os
+import shutil
+import subprocess
 import threading
 import time
+
+import pytest
 
 import tensorflux as tf
 
@@ -90,3 +97,60 @@ def test_an_iterator_closed_mid_get_next_is_released_and_refuses_more_elements()
         raise AssertionError("get_next after close returned")
     except tf.errors.CancelledError as err:
         assert "'it' was closed" in str(err)
+
+
+@contextlib.contextmanager
+def _unwritable(path):
+    """Makes `path` unwritable for this process (chattr +i as root, chmod otherwise)."""
+    if os.getuid() == 0:
+        if shutil.which("chattr") is None or subprocess.call(
+                ["chattr", "+i", path], stderr=subprocess.DEVNULL) != 0:
+            pytest.skip("root without a working chattr: cannot make a file unwritable")
+        try:
+            yield
+        finally:
+            subprocess.call(["chattr", "-i", path])
+    else:
+        mode = os.stat(path).st_mode
+        os.chmod(path, 0o555 if os.path.isdir(path) else 0o444)
+        try:
+            yield
+        finally:
+            os.chmod(path, mode)
+
+
+def _saved(directory, step):
+    with tf.Graph().as_default():
+        tf.Variable(float(step), name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=step)
+
+
+def test_an_unwritable_checkpoint_dir_gives_permission_denied_and_no_partial_state(tmp_path):
+    first = _saved(str(tmp_path), 1)
+    before = sorted(os.listdir(tmp_path))
+    with _unwritable(str(tmp_path)):
+        with pytest.raises(tf.errors.PermissionDeniedError):
+            _saved(str(tmp_path), 2)
+        # the summary writer of MonitoredTrainingSession: before, a bare PermissionError
+        with tf.Graph().as_default():
+            tf.train.get_or_create_global_step()
+            with pytest.raises(tf.errors.PermissionDeniedError) as info:
+                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path))
+            assert str(tmp_path) in str(info.value) and "tfevents" in str(info.value)
+    assert sorted(os.listdir(tmp_path)) == before  # no temporary or partial file left
+    assert tf.train.latest_checkpoint(str(tmp_path)) == first
+
+
+def test_an_unwritable_state_file_is_permission_denied_naming_it(tmp_path):
+    first = _saved(str(tmp_path), 1)
+    state = os.path.join(str(tmp_path), "checkpoint")
+    with _unwritable(state):
+        with pytest.raises(tf.errors.PermissionDeniedError) as info:  # before: PermissionError
+            _saved(str(tmp_path), 2)
+    assert f"{state};" in str(info.value)
+    assert not [n for n in os.listdir(tmp_path) if "tfxtmp" in n]
+    assert tf.train.latest_checkpoint(str(tmp_path)) == first
+    assert tf.train.load_variable(first, "v") == 1.0
