@@ -154,3 +154,74 @@ def test_an_unwritable_state_file_is_permission_denied_naming_it(tmp_path):
     assert not [n for n in os.listdir(tmp_path) if "tfxtmp" in n]
     assert tf.train.latest_checkpoint(str(tmp_path)) == first
     assert tf.train.load_variable(first, "v") == 1.0
+
+
+def test_string_input_producer_takes_match_filenames_once_and_fails_at_run_time_on_no_files(
+        tmp_path):
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(f"{name}-line\n")
+    for pattern, expected in ((str(tmp_path / "*.txt"), [b"a.txt-line", b"b.txt-line"]),
+                              (str(tmp_path / "*.none"), None)):
+        with tf.Graph().as_default():  # before: TypeError "object of type 'Variable' has no len()"
+            files = tf.train.match_filenames_once(pattern)
+            queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+            _, line = tf.TextLineReader().read(queue)
+            with tf.Session() as sess:
+                sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+                coord = tf.train.Coordinator()
+                threads = tf.train.start_queue_runners(sess, coord)
+                got = []
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    while True:
+                        got.append(sess.run(line))
+                coord.request_stop()
+                if expected is not None:
+                    coord.join(threads, stop_grace_period_secs=2)
+                    assert got == expected
+                else:
+                    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                        coord.join(threads, stop_grace_period_secs=2)
+                    assert "requires a non-null input tensor" in str(info.value)
+                    assert got == []
+    with pytest.raises(ValueError):
+        tf.train.string_input_producer([])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_under_a_tfrecord_writer_is_resource_exhausted_naming_the_file():
+    writer = tf.python_io.TFRecordWriter("/dev/full")
+    with pytest.raises(tf.errors.ResourceExhaustedError) as info:  # before: bare OSError
+        for _ in range(10):
+            writer.write(b"x" * 100_000)
+    assert "/dev/full; No space left on device" in str(info.value)
+    with pytest.raises(tf.errors.ResourceExhaustedError):
+        writer.close()
+
+
+def test_a_cache_file_in_a_missing_directory_is_not_found_naming_it(tmp_path):
+    path = str(tmp_path / "missing" / "cache")
+    with tf.Graph().as_default():
+        element = tf.data.Dataset.range(3).cache(path).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.NotFoundError) as info:  # before: UnknownError
+                sess.run(element)
+    assert f"{path}.tfxcache; Dataset.cache() cannot write" in str(info.value)
+    assert not os.path.exists(tmp_path / "missing")
+
+
+def test_a_damaged_binary_meta_graph_says_so_naming_file_and_size(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, str(tmp_path / "m.ckpt"))
+    meta = prefix + ".meta"
+    data = open(meta, "rb").read()
+    open(meta, "wb").write(data[: len(data) // 3])
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.DataLossError) as info:  # before: a utf-8 codec message
+            tf.train.import_meta_graph(meta)
+    message = str(info.value)
+    assert meta in message and f"({len(data) // 3} bytes)" in message
+    assert "not a binary MetaGraphDef" in message and "utf-8" not in message
