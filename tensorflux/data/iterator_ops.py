@@ -65,22 +65,28 @@ class IteratorResource:
         self.container = container or DEFAULT_CONTAINER
         self.types = tuple(types)
         self.shapes = tuple(shapes)
-        self._lock = threading.Lock()  # serializes get_next / initialize
+        self._lock = threading.Lock()  # serializes get_next
         self._guard = threading.Lock()  # guards the fields below; never held across next()
         self._elements = None
         self._ctx = None
         self._busy = False  # a get_next is inside next(elements)
+        self._retired = []  # pipelines replaced during that get_next: it releases them
         self._closed = False
 
     def initialize(self, dataset: Dataset, values: dict) -> None:
+        """Starts the pipeline over. Never waits for a get_next in progress: that call ends
+        on the old pipeline and releases it."""
         ctx = RunContext(values)
         elements = start(dataset, ctx)
-        with self._lock, self._guard:
+        with self._guard:
             old = self._elements, self._ctx
             self._elements, self._ctx = elements, ctx
             if self._closed:  # initialized after its session closed: drop at once
                 self._elements = self._ctx = None
                 old = (elements, ctx)
+            elif self._busy:
+                self._retired.append(old)
+                old = (None, None)
         _release(*old)
 
     def get_next(self):
@@ -97,11 +103,12 @@ class IteratorResource:
             finally:
                 with self._guard:
                     self._busy = False
-                    old = (None, None)
+                    retired, self._retired = self._retired, []
                     if self._closed:  # closed while we waited: release the pipeline here
-                        old = self._elements, self._ctx
+                        retired.append((self._elements, self._ctx))
                         self._elements = self._ctx = None
-                _release(*old)
+                for old in retired:
+                    _release(*old)
         if type(element) is ElementError:
             raise element.error
         return element[0] if len(element) == 1 else tuple(element)

@@ -221,6 +221,8 @@ class DirectSession:
             try:
                 if part.fast:
                     results[index] = part.runner.run(ctx, feed_values, pool)
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise _late_error(part, deadline)
                 else:
                     device_trace = trace.for_device(part.device.name) if trace else None
                     results[index] = part.runner.run(ctx, feed_values, deadline, device_trace,
@@ -255,6 +257,16 @@ class DirectSession:
             device.resource_mgr.clear()
         self.tensor_store.clear()
         self.threads.close()
+
+
+def _late_error(part, deadline):
+    """A straight-line partition cannot be interrupted; when one of its kernels blocked (a
+    tf.data element, a generator) past the step's deadline the step fails all the same (TF)."""
+    late = time.monotonic() - deadline
+    return errors.DeadlineExceededError(
+        None, None, "Timed out waiting for the step to finish (RunOptions.timeout_in_ms / "
+        f"ConfigProto.operation_timeout_in_ms): a kernel on {part.device.name} blocked "
+        f"{late:.2f}s past the deadline; its results were dropped.")
 
 
 def _first_cause(failures):

@@ -225,3 +225,56 @@ def test_a_damaged_binary_meta_graph_says_so_naming_file_and_size(tmp_path):
     message = str(info.value)
     assert meta in message and f"({len(data) // 3} bytes)" in message
     assert "not a binary MetaGraphDef" in message and "utf-8" not in message
+
+
+def test_a_deadline_passed_inside_a_straight_line_step_is_deadline_exceeded():
+    with tf.Graph().as_default():
+        gate = threading.Event()
+
+        def gen():
+            yield 1
+            gate.wait(5)
+            yield 2
+            yield 3
+
+        element = tf.data.Dataset.from_generator(gen, tf.int64).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert sess.run(element, options=tf.RunOptions(timeout_in_ms=2000)) == 1
+            threading.Timer(0.4, gate.set).start()
+            start = time.monotonic()
+            with pytest.raises(tf.errors.DeadlineExceededError) as info:  # before: returned 2
+                sess.run(element, options=tf.RunOptions(timeout_in_ms=100))
+            assert 0.3 < time.monotonic() - start < 3
+            assert "past the deadline" in str(info.value)
+            assert sess.run(element) == 3  # the late element was dropped, as in TF
+
+
+def test_reinitializing_an_iterator_does_not_wait_for_a_blocked_get_next():
+    with tf.Graph().as_default():
+        gate = threading.Event()
+        blocking = [True]
+
+        def slow(x):
+            if blocking[0]:
+                gate.wait(5)
+            return x
+
+        dataset = tf.data.Dataset.range(5).map(lambda x: tf.py_func(slow, [x], tf.int64))
+        iterator = dataset.make_initializable_iterator()
+        element = iterator.get_next()
+        with tf.Session() as sess:
+            sess.run(iterator.initializer)
+            got = {}
+            worker = threading.Thread(target=lambda: got.setdefault("v", sess.run(element)))
+            worker.start()
+            time.sleep(0.2)
+            blocking[0] = False  # the element in flight still waits on the gate
+            start = time.monotonic()
+            sess.run(iterator.initializer)  # before: waited for the element in flight
+            assert time.monotonic() - start < 1.0 and worker.is_alive()
+            gate.set()
+            worker.join(5)
+            assert got["v"] == 0  # the in-flight call ends on the old pipeline ...
+            assert [sess.run(element) for _ in range(5)] == [0, 1, 2, 3, 4]  # ... then the new
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(element)
