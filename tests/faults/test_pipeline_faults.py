@@ -278,3 +278,38 @@ def test_reinitializing_an_iterator_does_not_wait_for_a_blocked_get_next():
             assert [sess.run(element) for _ in range(5)] == [0, 1, 2, 3, 4]  # ... then the new
             with pytest.raises(tf.errors.OutOfRangeError):
                 sess.run(element)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_event_file_on_a_full_disk_raises_resource_exhausted_and_the_flusher_survives(
+        tmp_path, caplog):
+    writer = tf.summary.FileWriter(str(tmp_path), flush_secs=0.05)
+    events = writer._writer  # the disk fills up under the open event file
+    events._file.close()
+    events._file = open("/dev/full", "ab")  # noqa: SIM115 - closed by writer.close()
+    summary = tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=1.0)])
+    writer.add_summary(summary, 1)  # buffered
+    time.sleep(0.3)  # the background flusher fails: logged, the thread lives on
+    assert events._flusher.is_alive()
+    assert any("Failed to flush the event file" in r.getMessage() and "No space left" in
+               r.getMessage() for r in caplog.records)
+    with pytest.raises(tf.errors.ResourceExhaustedError) as info:  # before: bare OSError
+        for step in range(2000):
+            writer.add_summary(summary, step)
+        writer.flush()
+    assert "events.out.tfevents" in str(info.value)
+    with pytest.raises(tf.errors.ResourceExhaustedError):
+        writer.close()
+    events._flusher.join(2)
+    assert not events._flusher.is_alive()
+
+
+def test_padded_batch_to_a_smaller_shape_names_both_shapes_as_ints():
+    with tf.Graph().as_default():
+        dataset = tf.data.Dataset.from_generator(lambda: iter([[1, 2], [1, 2, 3]]), tf.int32,
+                                                 tf.TensorShape([None])).padded_batch(2, [2])
+        element = dataset.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DataLossError) as info:
+                sess.run(element)
+    assert "padded shape [2], largest element shape [3])" in str(info.value)
