@@ -313,3 +313,36 @@ def test_padded_batch_to_a_smaller_shape_names_both_shapes_as_ints():
             with pytest.raises(tf.errors.DataLossError) as info:
                 sess.run(element)
     assert "padded shape [2], largest element shape [3])" in str(info.value)
+
+
+def test_a_damaged_file_fails_one_element_then_the_next_file_is_read(tmp_path):
+    good = str(tmp_path / "good.tfr")
+    with tf.python_io.TFRecordWriter(good) as writer:
+        for i in range(5):
+            writer.write(b"r%d" % i)
+    data = bytearray(open(good, "rb").read())
+    data[len(data) // 2] ^= 0xFF  # inside the third record
+    bad = str(tmp_path / "bad.tfr")
+    open(bad, "wb").write(bytes(data))
+    missing = str(tmp_path / "missing.tfr")
+
+    def drain(dataset):
+        element = dataset.make_one_shot_iterator().get_next()
+        out = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    out.append(sess.run(element))
+                except tf.errors.OutOfRangeError:
+                    return out
+                except (tf.errors.DataLossError, tf.errors.NotFoundError) as err:
+                    out.append(type(err).__name__)
+                    assert bad in str(err) or missing in str(err)
+
+    records = [b"r0", b"r1", b"r2", b"r3", b"r4"]
+    with tf.Graph().as_default():  # before: the dataset ended at the error
+        assert drain(tf.data.TFRecordDataset([bad, missing, good])) == \
+            [b"r0", b"r1", "DataLossError", "NotFoundError"] + records
+        skipping = tf.data.TFRecordDataset([bad, missing, good]).apply(
+            tf.data.experimental.ignore_errors())  # before: DataLossError escaped
+        assert drain(skipping) == [b"r0", b"r1"] + records
