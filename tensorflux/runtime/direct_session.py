@@ -222,7 +222,7 @@ class DirectSession:
                 if part.fast:
                     results[index] = part.runner.run(ctx, feed_values, pool)
                     if deadline is not None and time.monotonic() > deadline:
-                        raise _late_error(part, deadline)
+                        raise late_step_error(part.device.name, deadline)
                 else:
                     device_trace = trace.for_device(part.device.name) if trace else None
                     results[index] = part.runner.run(ctx, feed_values, deadline, device_trace,
@@ -259,13 +259,13 @@ class DirectSession:
         self.threads.close()
 
 
-def _late_error(part, deadline):
+def late_step_error(device_name: str, deadline: float):
     """A straight-line partition cannot be interrupted; when one of its kernels blocked (a
     tf.data element, a generator) past the step's deadline the step fails all the same (TF)."""
     late = time.monotonic() - deadline
     return errors.DeadlineExceededError(
         None, None, "Timed out waiting for the step to finish (RunOptions.timeout_in_ms / "
-        f"ConfigProto.operation_timeout_in_ms): a kernel on {part.device.name} blocked "
+        f"ConfigProto.operation_timeout_in_ms): a kernel on {device_name} blocked "
         f"{late:.2f}s past the deadline; its results were dropped.")
 
 

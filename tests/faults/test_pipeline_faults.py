@@ -227,7 +227,9 @@ def test_a_damaged_binary_meta_graph_says_so_naming_file_and_size(tmp_path):
     assert "not a binary MetaGraphDef" in message and "utf-8" not in message
 
 
-def test_a_deadline_passed_inside_a_straight_line_step_is_deadline_exceeded():
+@pytest.mark.parametrize("remote", [False, True])
+def test_a_deadline_passed_inside_a_straight_line_step_is_deadline_exceeded(remote):
+    server = tf.train.Server.create_local_server() if remote else None
     with tf.Graph().as_default():
         gate = threading.Event()
 
@@ -238,7 +240,7 @@ def test_a_deadline_passed_inside_a_straight_line_step_is_deadline_exceeded():
             yield 3
 
         element = tf.data.Dataset.from_generator(gen, tf.int64).make_one_shot_iterator().get_next()
-        with tf.Session() as sess:
+        with tf.Session(server.target if remote else "") as sess:
             assert sess.run(element, options=tf.RunOptions(timeout_in_ms=2000)) == 1
             threading.Timer(0.4, gate.set).start()
             start = time.monotonic()
@@ -247,6 +249,8 @@ def test_a_deadline_passed_inside_a_straight_line_step_is_deadline_exceeded():
             assert 0.3 < time.monotonic() - start < 3
             assert "past the deadline" in str(info.value)
             assert sess.run(element) == 3  # the late element was dropped, as in TF
+    if server is not None:
+        server.stop()
 
 
 def test_reinitializing_an_iterator_does_not_wait_for_a_blocked_get_next():
