@@ -146,7 +146,7 @@ def run_server(args) -> int:
     try:
         server = Server(spec, job_name=job, task_index=task, config=config,
                         security=security, bind_address=args.bind)
-    except errors.UnknownError as err:  # the port is taken (TF: "Could not start gRPC server")
+    except (errors.UnknownError, errors.InvalidArgumentError) as err:  # port taken or bad
         raise SystemExit(f"tensorflux server {job}:{task}: {err.message}") from None
     print(f"tensorflux server {server.task_name} serving at {server.target}", flush=True)
 

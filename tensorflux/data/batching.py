@@ -207,7 +207,7 @@ class PaddedBatchDataset(_BatchingDataset):
         if any(m > d for m, d in zip(largest, dims)):
             raise errors.DataLossError(None, None, "Attempted to pad to a smaller size than the "
                                        f"input element (component {i}: padded shape {dims}, "
-                                       f"element shape {list(largest)}).")
+                                       f"largest element shape {[int(m) for m in largest]}).")
         batch = np.empty([len(parts)] + dims, dtype=parts[0].dtype)
         batch[...] = self._pad_values[i]
         for k, part in enumerate(parts):

@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorflux.data.dataset_ops import Dataset, ElementError
 from tensorflux.framework import errors
+from tensorflux.platform import gfile
 
 _MAGIC = b"TFXCACHE1\n"
 _STRING = "string"
@@ -119,9 +120,10 @@ class CacheDataset(Dataset):
                     yield element
             complete = True
             os.replace(temp, self._path)
-        except OSError as err:
-            raise errors.UnknownError(None, None, f"Dataset.cache(): cannot write "
-                                      f"{self._path}: {err}") from None
+        except OSError as err:  # TF's class for the errno (NotFoundError, ...), naming the file
+            with gfile.status_errors(self._path):
+                raise OSError(err.errno, "Dataset.cache() cannot write its cache file: "
+                              f"{err.strerror or err}", self._path) from None
         finally:
             if not complete and os.path.exists(temp):
                 os.remove(temp)

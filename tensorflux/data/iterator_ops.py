@@ -65,35 +65,71 @@ class IteratorResource:
         self.container = container or DEFAULT_CONTAINER
         self.types = tuple(types)
         self.shapes = tuple(shapes)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # serializes get_next
+        self._guard = threading.Lock()  # guards the fields below; never held across next()
         self._elements = None
         self._ctx = None
+        self._busy = False  # a get_next is inside next(elements)
+        self._retired = []  # pipelines replaced during that get_next: it releases them
+        self._closed = False
 
     def initialize(self, dataset: Dataset, values: dict) -> None:
+        """Starts the pipeline over. Never waits for a get_next in progress: that call ends
+        on the old pipeline and releases it."""
         ctx = RunContext(values)
         elements = start(dataset, ctx)
-        with self._lock:
+        with self._guard:
             old = self._elements, self._ctx
             self._elements, self._ctx = elements, ctx
+            if self._closed:  # initialized after its session closed: drop at once
+                self._elements = self._ctx = None
+                old = (elements, ctx)
+            elif self._busy:
+                self._retired.append(old)
+                old = (None, None)
         _release(*old)
 
     def get_next(self):
         with self._lock:
-            if self._elements is None:
-                raise errors.FailedPreconditionError(
-                    None, None, "GetNext() failed because the iterator has not been "
-                    "initialized. Ensure that you have run the initializer operation for this "
-                    "iterator before getting the next element.")
+            with self._guard:
+                elements = self._elements
+                if elements is None:
+                    raise self._unavailable()
+                self._busy = True
             try:
-                element = next(self._elements)
+                element = next(elements)
             except StopIteration:
                 raise errors.OutOfRangeError(None, None, "End of sequence") from None
+            finally:
+                with self._guard:
+                    self._busy = False
+                    retired, self._retired = self._retired, []
+                    if self._closed:  # closed while we waited: release the pipeline here
+                        retired.append((self._elements, self._ctx))
+                        self._elements = self._ctx = None
+                for old in retired:
+                    _release(*old)
         if type(element) is ElementError:
             raise element.error
         return element[0] if len(element) == 1 else tuple(element)
 
+    def _unavailable(self):
+        if self._closed:
+            return errors.CancelledError(None, None, f"Iterator {self.name!r} was closed with "
+                                         "its session or container.")
+        return errors.FailedPreconditionError(
+            None, None, "GetNext() failed because the iterator has not been "
+            "initialized. Ensure that you have run the initializer operation for this "
+            "iterator before getting the next element.")
+
     def close_resource(self) -> None:
-        with self._lock:
+        """Releases the pipeline (its threads, open files). Never waits for a get_next in
+        progress (a map function or generator may block for long): that call releases it
+        when its element arrives."""
+        with self._guard:
+            self._closed = True
+            if self._busy:
+                return
             old = self._elements, self._ctx
             self._elements = self._ctx = None
         _release(*old)

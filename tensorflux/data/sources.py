@@ -16,7 +16,13 @@ import zlib
 import numpy as np
 
 from tensorflux.data import structure
-from tensorflux.data.dataset_ops import Dataset, RunContext, TensorSliceDataset, scalar_arg
+from tensorflux.data.dataset_ops import (
+    Dataset,
+    ElementError,
+    RunContext,
+    TensorSliceDataset,
+    scalar_arg,
+)
 from tensorflux.data.transformations import MapDataset, interleave
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.tensor import Tensor
@@ -87,7 +93,7 @@ class _FileDataset(Dataset):
 
     def _open(self, name):
         path = name.decode() if isinstance(name, bytes) else str(name)
-        return ((_string(record),) for record in self._records(path))
+        return _file_elements(self._records(path))
 
     def _iterate(self, ctx):
         # `num_parallel_reads` files are read in turn, one record each, in TF's fixed order.
@@ -95,6 +101,17 @@ class _FileDataset(Dataset):
 
     def _records(self, path: str):
         raise TypeError(f"{self.what} reads no records")
+
+
+def _file_elements(records):
+    """One file's elements. A file that cannot be opened or read on (NotFound, DataLoss) is one
+    failed element, then the next file is read: as TF's readers move on to the next file, so
+    that `ignore_errors()` skips the damaged rest of a file (before, the whole dataset ended)."""
+    try:
+        for record in records:
+            yield (_string(record),)
+    except errors.OpError as err:
+        yield ElementError(err)
 
 
 class TFRecordDataset(_FileDataset):

@@ -234,6 +234,11 @@ class Server:
 
         transfers.tune_allocator()
         host, _, port = self._address.rpartition(":")
+        if not (host and port.isdigit() and int(port) <= 65535):  # gRPC: port modulo 65536
+            raise errors.InvalidArgumentError(  # TF's message
+                None, None, f"Could not parse port for local server from \"{self._address}\" "
+                f"(task /job:{self._job}/task:{self._task_index}): expected 'host:port' with "
+                "a port in 0..65535")
         bind = bind_address_for(self._address, self._bind_address)
         try:
             self._grpc, port = start_grpc_server(self.worker, self.master, bind,

@@ -28,6 +28,15 @@ class _RemotePlan:
         self.copy_flags = [False] * len(fetches)
 
 
+def _check_port(target: str, address: str) -> None:
+    """A numeric port outside 0..65535 (gRPC would silently take it modulo 65536 and report
+    an error about another port)."""
+    port = address.rpartition(":")[2]
+    if port.isdigit() and int(port) > 65535:
+        raise errors.InvalidArgumentError(
+            None, None, f"Session target {target!r}: port {port} is out of range (0..65535)")
+
+
 class GrpcSessionBackend:
     """A Session backend talking to a master service (see the module docstring)."""
 
@@ -37,6 +46,7 @@ class GrpcSessionBackend:
         self.graph = graph
         self.config = config
         self.address = target[len("grpc://"):]
+        _check_port(target, self.address)
         force_rpc = bool(config is not None and config.rpc_options.use_rpc_for_inprocess_master)
         server = None if force_rpc else local_server(_normalize(self.address))
         timeout = config.operation_timeout_in_ms / 1000.0 if config is not None and \

@@ -29,7 +29,7 @@ from tensorflux.distributed.rpc.tensor_codec import RECEIVE_BUFFERS, decode_tens
 from tensorflux.framework import errors
 from tensorflux.protos import device_attributes_pb2, worker_pb2
 from tensorflux.runtime.cancellation import CancellationManager
-from tensorflux.runtime.direct_session import _may_alias_state
+from tensorflux.runtime.direct_session import _may_alias_state, late_step_error
 from tensorflux.runtime.executor import Executor, shared_pool
 from tensorflux.runtime.fastpath import FastPath, eligible
 from tensorflux.runtime.graph_ir import nodes_from_graph_def
@@ -310,6 +310,8 @@ class Worker:
             try:
                 results[index] = runner.run(ctx, feeds) if fast else \
                     runner.run(ctx, feeds, deadline)
+                if fast and deadline is not None and time.monotonic() > deadline:
+                    raise late_step_error(device.name, deadline)  # blocked past it
             except BaseException as err:  # noqa: BLE001 - re-raised below
                 failures.append(err)
                 cancellation.start_cancel(err)

@@ -75,14 +75,18 @@ _ERRNO_TO_ERROR = {
 
 
 @contextlib.contextmanager
-def _status_errors(path: str):
-    """Re-raises an OSError as the TensorFlow status error for its errno."""
+def status_errors(path: str):
+    """Re-raises an OSError as the TensorFlow status error for its errno, naming the path
+    (for the package's own file writers; not part of TF's tf.gfile)."""
     try:
         yield
     except OSError as e:
         cls = _ERRNO_TO_ERROR.get(e.errno, errors.UnknownError)
         where = e.filename if e.filename is not None else path
         raise cls(None, None, f"{where}; {e.strerror or e}") from e
+
+
+_status_errors = status_errors
 
 
 def _path(name) -> str:

@@ -199,6 +199,8 @@ class DirectSession:
                 part = partitions[0]
                 ctx = StepContext(step_id, part.device, None, cancellation, self, options)
                 results = [part.runner.run(ctx, feed_values, pool)]
+                if cancellation.is_cancelled:  # e.g. closed while a kernel blocked
+                    raise cancellation.error
             else:
                 results = self._run_partitions(partitions, feed_values, step_id, cancellation,
                                                deadline, options, trace, pool)
@@ -219,6 +221,8 @@ class DirectSession:
             try:
                 if part.fast:
                     results[index] = part.runner.run(ctx, feed_values, pool)
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise late_step_error(part.device.name, deadline)
                 else:
                     device_trace = trace.for_device(part.device.name) if trace else None
                     results[index] = part.runner.run(ctx, feed_values, deadline, device_trace,
@@ -253,6 +257,16 @@ class DirectSession:
             device.resource_mgr.clear()
         self.tensor_store.clear()
         self.threads.close()
+
+
+def late_step_error(device_name: str, deadline: float):
+    """A straight-line partition cannot be interrupted; when one of its kernels blocked (a
+    tf.data element, a generator) past the step's deadline the step fails all the same (TF)."""
+    late = time.monotonic() - deadline
+    return errors.DeadlineExceededError(
+        None, None, "Timed out waiting for the step to finish (RunOptions.timeout_in_ms / "
+        f"ConfigProto.operation_timeout_in_ms): a kernel on {device_name} blocked "
+        f"{late:.2f}s past the deadline; its results were dropped.")
 
 
 def _first_cause(failures):

@@ -363,6 +363,8 @@ class _Step(StepCore):
                     result = item.kernel(*inputs)
                 outputs = _as_outputs(result, item.n_outputs)
         except Exception as err:  # noqa: BLE001 - every kernel failure becomes an OpError
+            if kind == SWITCH:
+                err = _switch_error(inputs, err)
             self._abort(node_error(item.node, err))
             self._node_done(item, frame, it)
             return
@@ -465,6 +467,15 @@ def _as_outputs(result, n_outputs: int) -> tuple:
     if n_outputs == 0:
         return ()
     return tuple(result)
+
+
+def _switch_error(inputs, err):
+    """TF's message for a predicate that is not a scalar (fed at run time)."""
+    shape = np.shape(inputs[1]) if len(inputs) == 2 else ()
+    if shape != ():
+        return errors.InvalidArgumentError(
+            None, None, f"The second input must be a scalar, but it has shape {list(shape)}")
+    return err
 
 
 def _deadline_error(ctx):

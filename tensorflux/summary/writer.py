@@ -14,8 +14,10 @@ import threading
 import time
 import warnings
 
+from tensorflux.framework import errors
 from tensorflux.lib.formats import tfrecord
 from tensorflux.platform import gfile
+from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import event_pb2, summary_pb2
 
 
@@ -34,7 +36,8 @@ class EventFileWriter:
                 f"{filename_suffix or ''}")
         self._path = os.path.join(self._logdir, name)
         self._lock = threading.Lock()
-        self._file = open(self._path, "ab")  # noqa: SIM115 - closed in close()
+        with gfile.status_errors(self._path):  # e.g. PermissionDeniedError naming the file
+            self._file = open(self._path, "ab")  # noqa: SIM115 - closed in close()
         self._closed = False
         self._flush_secs = flush_secs
         self._stop = threading.Event()
@@ -53,7 +56,10 @@ class EventFileWriter:
 
     def _flush_loop(self):
         while not self._stop.wait(self._flush_secs):
-            self.flush()
+            try:
+                self.flush()
+            except errors.OpError as err:  # e.g. a full disk: said once per failure, not fatal
+                logging.error(f"Failed to flush the event file: {err}")
 
     def add_event(self, event) -> None:
         """Appends `event`; on a closed writer a no-op with a warning (TF 1.x), until `reopen`."""
@@ -63,21 +69,26 @@ class EventFileWriter:
                 warnings.warn("Attempting to use a closed FileWriter. The operation will be a "
                               "noop unless the FileWriter is explicitly reopened.", stacklevel=3)
                 return
-            self._file.write(data)
+            with gfile.status_errors(self._path):  # e.g. ResourceExhaustedError: disk full
+                self._file.write(data)
 
     def flush(self) -> None:
         with self._lock:
             if not self._closed:
-                self._file.flush()
+                with gfile.status_errors(self._path):
+                    self._file.flush()
 
     def close(self) -> None:
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            self._file.flush()
-            self._file.close()
-        self._stop.set()
+            self._stop.set()
+            with gfile.status_errors(self._path):
+                try:
+                    self._file.flush()
+                finally:
+                    self._file.close()
 
     def reopen(self) -> None:
         with self._lock:

@@ -20,6 +20,7 @@ from tensorflux.lib.formats import atomic_files, bundle
 from tensorflux.ops.io import checkpoint as io_ops
 from tensorflux.ops.state import variable_ops as state_ops
 from tensorflux.ops.state import variable_scope, variables
+from tensorflux.platform import gfile
 from tensorflux.platform import tf_logging as logging
 from tensorflux.protos import checkpoint_state_pb2, types_pb2
 
@@ -67,7 +68,11 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
 
 
 def _atomic_write(path: str, text: str) -> None:
-    atomic_files.write_file(path, text)
+    try:
+        atomic_files.write_file(path, text)
+    except OSError as err:  # TF's class (PermissionDeniedError, ...) naming the state file
+        with gfile.status_errors(path):
+            raise OSError(err.errno, err.strerror, path) from err
 
 
 def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,

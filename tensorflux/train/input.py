@@ -21,7 +21,6 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import op_name_scope as _scope
 from tensorflux.framework.sparse_tensor import SparseTensor
-from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.ops import array as array_ops
@@ -145,7 +144,9 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     """
 
     not_null_err = "string_input_producer requires a non-null input tensor"
-    if not isinstance(string_tensor, Tensor) and not len(string_tensor):
+    # A Python or NumPy collection (a Tensor or Variable, e.g. match_filenames_once, is checked
+    # at run time by the Assert below).
+    if isinstance(string_tensor, (list, tuple, np.ndarray)) and not len(string_tensor):
         raise ValueError(not_null_err)
     with _scope(name, "input_producer") as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)

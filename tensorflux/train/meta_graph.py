@@ -204,12 +204,18 @@ def read_meta_graph_file(filename):
     try:
         meta.ParseFromString(data)
         return meta
-    except protobuf_message.DecodeError:
-        pass
+    except protobuf_message.DecodeError as err:
+        binary_error = err
     try:
         text_format.Merge(data.decode("utf-8"), meta)
-    except (text_format.ParseError, UnicodeDecodeError) as err:
-        raise errors.DataLossError(None, None, f"Cannot parse meta graph {filename}: "
+    except UnicodeDecodeError:  # not text: the file is a damaged binary MetaGraphDef
+        raise errors.DataLossError(None, None, f"Cannot parse meta graph {filename} "
+                                   f"({len(data)} bytes): not a binary MetaGraphDef "
+                                   f"({binary_error}; truncated or corrupted?) nor a text "
+                                   "one") from None
+    except text_format.ParseError as err:
+        raise errors.DataLossError(None, None, f"Cannot parse meta graph {filename} as a "
+                                   f"binary ({binary_error}) or text MetaGraphDef: "
                                    f"{err}") from None
     return meta
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from tensorflux.framework import errors
 from tensorflux.lib.formats import crc32c
+from tensorflux.platform import gfile
 
 _HEADER = struct.Struct("<QI")
 _FOOTER = struct.Struct("<I")
@@ -244,30 +245,34 @@ class TFRecordWriter:
 
         Raises:
           FailedPreconditionError: if the writer is closed.
+          ResourceExhaustedError: the disk is full (other I/O errors: TF's class for the errno).
         """
         self._check_open()
         data = _as_record_bytes(record)
-        self._out.write(_record_header(len(data)))
-        self._out.write(data)
-        self._out.write(_FOOTER.pack(_masked_crc(data)))
+        with gfile.status_errors(self._path):  # e.g. a full disk: ResourceExhaustedError
+            self._out.write(_record_header(len(data)))
+            self._out.write(data)
+            self._out.write(_FOOTER.pack(_masked_crc(data)))
 
     def flush(self) -> None:
         """Flushes buffered (and, when compressed, pending compressed) bytes to the file."""
         self._check_open()
-        self._out.flush()
-        if self._raw is not None:
-            self._raw.flush()
+        with gfile.status_errors(self._path):
+            self._out.flush()
+            if self._raw is not None:
+                self._raw.flush()
 
     def close(self) -> None:
         """Finishes the stream and closes the file. Closing twice is harmless."""
         if self._closed:
             return
         self._closed = True
-        try:
-            self._out.close()
-        finally:
-            if self._raw is not None:
-                self._raw.close()
+        with gfile.status_errors(self._path):
+            try:
+                self._out.close()
+            finally:
+                if self._raw is not None:
+                    self._raw.close()
 
     def _check_open(self) -> None:
         if self._closed:

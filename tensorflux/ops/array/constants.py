@@ -15,7 +15,7 @@ from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import _infer_numpy, convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.framework.tensor_util import MAX_TENSOR_PROTO_BYTES
-from tensorflux.ops.array.shapes import Shape, _refine, shape
+from tensorflux.ops.array.shapes import Shape, _refine, reshape, shape
 from tensorflux.ops.array.util import INDEX_TYPES as _INDEX_TYPES
 from tensorflux.ops.array.util import as_outputs as _as_outputs
 from tensorflux.ops.array.util import dims_of as _dims_of
@@ -333,6 +333,8 @@ def _filled(shape, dtype, number, name, default):
                 pass
         shape = convert_to_tensor(shape, dtype=dtypes.int32) if not isinstance(shape, Tensor) \
             else shape
+        if shape.shape.ndims == 0:  # tf.zeros(1000) / tf.zeros(n): a vector of that size (TF)
+            shape = reshape(shape, [-1])
         value = b"" if dtype is dtypes.string else np.array(number, dtype.as_numpy_dtype)
         return fill(shape, constant(value, dtype, name="Const"), name=scope)
 

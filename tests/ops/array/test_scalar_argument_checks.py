@@ -56,3 +56,18 @@ def test_right_ranks_still_work():
         _feed_run(tf.unsorted_segment_sum, [7], [1], np.int32(4)), [0, 7, 0, 0])
     assert _feed_run(checkpoint.sharded_filename, "foo", np.int32(4),
                      np.int32(100)) == b"foo-00004-of-00100"
+
+
+def test_zeros_and_ones_take_a_scalar_size_of_any_magnitude():
+    # TF reshapes a scalar shape to a vector; sizes >= 1000 used to reach Fill's shape check.
+    with tf.Graph().as_default():
+        n = tf.placeholder(tf.int32, [])
+        big = tf.ones(1000)
+        fed = tf.zeros(n, tf.int64)
+        from_tensor = tf.ones(tf.constant(1200), tf.int32)
+        assert big.shape.as_list() == [1000] and from_tensor.shape.as_list() == [1200]
+        with tf.Session() as sess:
+            a, b, c = sess.run([big, fed, from_tensor], {n: 3})
+    np.testing.assert_array_equal(a, np.ones(1000, np.float32))
+    np.testing.assert_array_equal(b, np.zeros(3, np.int64))
+    np.testing.assert_array_equal(c, np.ones(1200, np.int32))
