@@ -3,7 +3,8 @@
 Each worker trains an MLP (784-256-256-10, per-worker batch --batch) with plain SGD in a
 custom graph-mode loop; with N workers the gradients are all-reduced every step (one packed
 CollectiveReduce over gRPC). Rounds alternate 1 worker (a local Session, and a Session on its
-own server) and N workers, so load changes hit both. Prints per-step wall and CPU milliseconds (median, min over rounds) of worker 0.
+own server) and N workers, so load changes hit both. Prints per-step wall and CPU
+milliseconds (median, min over rounds) of worker 0.
 
     PYTHONPATH=$PWD python bench/multi_worker.py --workers 2 --steps 50 --rounds 3
 """
