@@ -20,6 +20,8 @@ Changes:
   (runtime/lstm_inputs.py `_share_stacked_grads`) against three ConcatV2s.
 - `backward`: cell_grad, xent_bias and stacked together against none of them.
 - `all`: xent and lstm_pointwise together against neither.
+- `transpose`: the swapped product's transposing copy in cache tiles
+  (lib/numerics/transpose_jit.py) against NumPy's copy of the transposed view.
 """
 
 from __future__ import annotations
@@ -121,7 +123,18 @@ def _cell_grad_switch():
     return use
 
 
-CHANGES = {"cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
+def _transpose_switch():
+    from tensorflux.lib.numerics import transpose_jit
+
+    original = transpose_jit.MIN_ELEMENTS
+
+    def use(new: bool) -> None:
+        transpose_jit.MIN_ELEMENTS = original if new else 1 << 62
+
+    return use
+
+
+CHANGES = {"transpose": _transpose_switch, "cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
            "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
