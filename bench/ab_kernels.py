@@ -22,6 +22,8 @@ Changes:
 - `all`: xent and lstm_pointwise together against neither.
 - `transpose`: the swapped product's transposing copy in cache tiles
   (lib/numerics/transpose_jit.py) against NumPy's copy of the transposed view.
+- `gemm_update`: weight gradients applied inside the product's register tiles
+  (lib/numerics/gemm_update_jit.py) against BLAS's product and the compiled update.
 """
 
 from __future__ import annotations
@@ -134,7 +136,19 @@ def _transpose_switch():
     return use
 
 
-CHANGES = {"transpose": _transpose_switch, "cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
+def _gemm_update_switch():
+    from tensorflux.lib.numerics import gemm_update_jit
+
+    original = gemm_update_jit.MIN_ELEMENTS
+
+    def use(new: bool) -> None:
+        gemm_update_jit.MIN_ELEMENTS = original if new else 1 << 62
+
+    return use
+
+
+CHANGES = {"transpose": _transpose_switch, "gemm_update": _gemm_update_switch,
+           "cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
            "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,

@@ -28,7 +28,8 @@ def _round(run, steps):
         w0 = time.perf_counter()
         run()
         walls.append(time.perf_counter() - w0)
-    return statistics.median(walls) * 1e3, max(walls) * 1e3, (time.process_time() - c0) / steps * 1e3
+    cpu = (time.process_time() - c0) / steps * 1e3
+    return statistics.median(walls) * 1e3, max(walls) * 1e3, cpu
 
 
 def main() -> None:
@@ -54,7 +55,8 @@ def main() -> None:
             run()
     state = thread_budget._PROCESS
     print(f"# {args.contend} hogs; {training.machine_load()}")
-    print(f"{'variant':>8}{'round':>5}{'tfx med':>9}{'max':>8}{'cpu':>7}{'blas':>5}{'split':>6}{'others':>13}"
+    print(f"{'variant':>8}{'round':>5}{'tfx med':>9}{'max':>8}{'cpu':>7}{'blas':>5}{'split':>6}"
+          f"{'others':>13}"
           f"{'tf med':>9}{'max':>8}{'cpu':>7}{'load1':>7}")
     ratios = []
     from tensorflux.lib.numerics import intra_op
