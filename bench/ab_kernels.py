@@ -22,6 +22,7 @@ Changes:
 - `all`: xent and lstm_pointwise together against neither.
 - `transpose`: the swapped product's transposing copy in cache tiles
   (lib/numerics/transpose_jit.py) against NumPy's copy of the transposed view.
+- `mlp23`: transpose and gemm_update together against neither.
 - `gemm_update`: weight gradients applied inside the product's register tiles
   (lib/numerics/gemm_update_jit.py) against BLAS's product and the compiled update.
 """
@@ -147,7 +148,18 @@ def _gemm_update_switch():
     return use
 
 
-CHANGES = {"transpose": _transpose_switch, "gemm_update": _gemm_update_switch,
+def _mlp23_switch():
+    switches = [_transpose_switch(), _gemm_update_switch()]
+
+    def use(new: bool) -> None:
+        for switch in switches:
+            switch(new)
+
+    return use
+
+
+CHANGES = {"mlp23": _mlp23_switch, "transpose": _transpose_switch,
+           "gemm_update": _gemm_update_switch,
            "cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
            "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
