@@ -85,6 +85,11 @@ def test_supports_only_float32_contiguous_short_reductions_of_16_column_multiple
     assert not gemm_update_jit.supports(var, np.ones(2, np.float32), a, b)
     assert not gemm_update_jit.supports(var[:8, :16].copy(), 0.01, a[:, :8].copy(),
                                         b[:, :16].copy())  # small: BLAS
+    square = np.zeros((128, 1024), np.float32)  # var [128, 1024] -= a^T @ b
+    in_var = square.reshape(1024, 128)[:128]  # a [128, 128] inside var's memory
+    assert in_var.flags.c_contiguous and gemm_update_jit.supports(square, 0.01, in_var.copy(), b)
+    assert not gemm_update_jit.supports(square, 0.01, in_var, b)
+    assert not gemm_update_jit.supports(square, 0.01, a[:, :128].copy(), square)  # b is var
     monkeypatch.setenv("TFX_JIT", "0")
     assert not gemm_update_jit.supports(var, 0.01, a, b)
 

@@ -172,12 +172,15 @@ MIN_ELEMENTS = 1 << 16
 
 def supports(var: np.ndarray, alpha, a: np.ndarray, b: np.ndarray) -> bool:
     """True when `update_panels` may run `var -= alpha * (a^T @ b)`: numba on, AVX-512,
-    float32 C-contiguous operands of matching shapes, a scalar `alpha`, `n` a multiple of 16,
-    `k <= MAX_K` and at least `MIN_ELEMENTS` variable entries."""
+    float32 C-contiguous operands of matching shapes apart from `var`'s memory, a scalar
+    `alpha`, `n` a multiple of 16, `k <= MAX_K` and at least `MIN_ELEMENTS` variable
+    entries."""
     return (a.ndim == 2 and b.ndim == 2 and var.ndim == 2
             and a.dtype == b.dtype == var.dtype == np.float32
             and var.shape == (a.shape[1], b.shape[1]) and a.shape[0] == b.shape[0]
             and 0 < a.shape[0] <= MAX_K and var.size >= MIN_ELEMENTS
             and var.shape[1] % WIDTH == 0 and np.ndim(alpha) == 0
             and a.flags.c_contiguous and b.flags.c_contiguous and var.flags.c_contiguous
-            and var.flags.writeable and jit.available() and conv_direct.wide_vectors())
+            and var.flags.writeable and not np.may_share_memory(var, a)
+            and not np.may_share_memory(var, b)  # an operand read while var is written
+            and jit.available() and conv_direct.wide_vectors())
