@@ -20,6 +20,11 @@ Changes:
   (runtime/lstm_inputs.py `_share_stacked_grads`) against three ConcatV2s.
 - `backward`: cell_grad, xent_bias and stacked together against none of them.
 - `all`: xent and lstm_pointwise together against neither.
+- `transpose`: the swapped product's transposing copy in cache tiles
+  (lib/numerics/transpose_jit.py) against NumPy's copy of the transposed view.
+- `mlp23`: transpose and gemm_update together against neither.
+- `gemm_update`: weight gradients applied inside the product's register tiles
+  (lib/numerics/gemm_update_jit.py) against BLAS's product and the compiled update.
 """
 
 from __future__ import annotations
@@ -121,7 +126,41 @@ def _cell_grad_switch():
     return use
 
 
-CHANGES = {"cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
+def _transpose_switch():
+    from tensorflux.lib.numerics import transpose_jit
+
+    original = transpose_jit.MIN_ELEMENTS
+
+    def use(new: bool) -> None:
+        transpose_jit.MIN_ELEMENTS = original if new else 1 << 62
+
+    return use
+
+
+def _gemm_update_switch():
+    from tensorflux.lib.numerics import gemm_update_jit
+
+    original = gemm_update_jit.MIN_ELEMENTS
+
+    def use(new: bool) -> None:
+        gemm_update_jit.MIN_ELEMENTS = original if new else 1 << 62
+
+    return use
+
+
+def _mlp23_switch():
+    switches = [_transpose_switch(), _gemm_update_switch()]
+
+    def use(new: bool) -> None:
+        for switch in switches:
+            switch(new)
+
+    return use
+
+
+CHANGES = {"mlp23": _mlp23_switch, "transpose": _transpose_switch,
+           "gemm_update": _gemm_update_switch,
+           "cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
            "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,

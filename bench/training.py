@@ -578,6 +578,8 @@ def main() -> None:
     parser.add_argument("--contend", type=int, default=0, metavar="K",
                         help="CPU-bound background processes during the run")
     parser.add_argument("--contend-kind", choices=sorted(_HOGS), default="python")
+    parser.add_argument("--per-round", action="store_true",
+                        help="print each round's ms/step per framework (the spread)")
     parser.add_argument("--contend-session", choices=["same", "own"], default="same",
                         help="hogs in this session (default) or in a session of their own")
     parser.add_argument("--cluster", action="store_true",
@@ -641,6 +643,10 @@ def main() -> None:
                           statistics.median(r[1] for r in rows), rows[0][2])
                    for name, rows in rounds.items()}
         reference = results.get("tensorflow", (None,))[0]
+        if args.per_round:
+            for name, rows in rounds.items():
+                print(f"# {model} {name} rounds ms: "
+                      + " ".join(f"{r[0] * 1e3:.1f}" for r in rows), flush=True)
         for name, (seconds, first, batch) in results.items():
             ratio = f"{seconds / reference:.2f}x" if reference else "-"
             print(f"{model:<10}{name:<14}{seconds * 1e3:>10.1f}{batch / seconds:>13.0f}"

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorflux as tf
-from tensorflux.lib.numerics import intra_op, update_jit
+from tensorflux.lib.numerics import gemm_update_jit, intra_op, update_jit
 from tensorflux.runtime import graph_ir, remapper, rewrites, subgraph
 
 L0 = -1
@@ -376,6 +376,8 @@ def test_thin_blocks_of_a_wide_weight_gradient_run_unfused(graph, monkeypatch):
     w = tf.Variable(rng.randn(16, 4096).astype(np.float32) * 0.1)
     train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.reduce_sum(tf.matmul(x, w)))
     monkeypatch.setattr(intra_op, "elementwise_splits", lambda: 1)
+    # The BLAS path (float32 k <= 128 updates in the product's tiles elsewhere).
+    monkeypatch.setattr(gemm_update_jit, "MIN_ELEMENTS", 1 << 62)
     calls = []
     update = update_jit.gradient_descent
     monkeypatch.setattr(update_jit, "gradient_descent",
