@@ -20,6 +20,10 @@ Changes:
   (runtime/lstm_inputs.py `_share_stacked_grads`) against three ConcatV2s.
 - `backward`: cell_grad, xent_bias and stacked together against none of them.
 - `all`: xent and lstm_pointwise together against neither.
+- `xent_rows`: the whole-row compiled float32 cross-entropy (lib/numerics/xent_jit.py
+  `softmax_rows`) against the NumPy passes with the compiled last pass.
+- `xent_split`: the cross-entropy's row blocks on the products' split threads when BLAS has one
+  thread (ops/nn/core.py `XENT_ROWS_ON_SPLITS`) against inline.
 """
 
 from __future__ import annotations
@@ -47,6 +51,24 @@ def _xent_switch():
 
     def use(new: bool) -> None:
         xent_jit.supports = original if new else (lambda *args: False)
+
+    return use
+
+
+def _xent_rows_switch():
+    from tensorflux.lib.numerics import xent_jit
+
+    def use(new: bool) -> None:
+        xent_jit.FUSED_ROWS = new
+
+    return use
+
+
+def _xent_split_switch():
+    from tensorflux.ops.nn import core
+
+    def use(new: bool) -> None:
+        core.XENT_ROWS_ON_SPLITS = new
 
     return use
 
@@ -125,7 +147,8 @@ CHANGES = {"cell_grad": _cell_grad_switch, "stacked": _stacked_switch,
            "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
-           "all": _all_switch}
+           "all": _all_switch, "xent_split": _xent_split_switch,
+           "xent_rows": _xent_rows_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
 _PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias",
               "stacked", "backward"}

@@ -209,11 +209,17 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
     starts = range(0, labels.shape[0], block)
 
     compiled = xent_jit.supports(backprop)
+    fused = compiled and xent_jit.supports_rows(features, backprop)
     partials = np.empty((len(starts), classes), features.dtype) if bias_grad else None
     ones = np.ones(min(block, labels.shape[0]), features.dtype) if bias_grad else None
 
     def rows(i: int) -> None:
         part = slice(starts[i], starts[i] + block)
+        if fused:
+            xent_jit.softmax_rows(features[part], labels[part], backprop[part], loss[part],
+                                  None if scale is None else scale[part],
+                                  None if partials is None else partials[i])
+            return
         if compiled:
             _sparse_xent_rows(features[part], labels[part], backprop[part], loss[part],
                               None if scale is None else scale[part])
@@ -226,7 +232,13 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
             np.matmul(ones[:done.shape[0]], done, out=partials[i])
 
     if features.size >= _XENT_SPLIT_ELEMENTS:
-        intra_op.run_elementwise(rows, len(starts))
+        # The rows' blocks go to the intra-op threads the budget gives: BLAS's threads on a
+        # quiet machine (`run_elementwise`), the products' split when BLAS has one thread
+        # (`run_parts`; blocks are claimed one at a time, as a split product's chunks are).
+        if XENT_ROWS_ON_SPLITS and intra_op.splits() > 1:
+            intra_op.run_parts(rows, len(starts))
+        else:
+            intra_op.run_elementwise(rows, len(starts))
     else:
         for i in range(len(starts)):
             rows(i)
@@ -238,6 +250,8 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
 
 _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
 _XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
+# False: the row blocks split only over BLAS's threads (bench/ab_kernels.py --change xent_split).
+XENT_ROWS_ON_SPLITS = True
 
 
 def _sparse_xent_rows(features, labels, backprop, loss, compiled_scale=False):
