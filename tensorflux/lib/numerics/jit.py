@@ -109,7 +109,8 @@ def _compile_module(module) -> None:
                 setattr(module, name, numba.njit(**value.options)(value.fn))
 
 
-def jit(fn=None, *, parallel: bool = False, nogil: bool = True, reassociate: bool = False):
+def jit(fn=None, *, parallel: bool = False, nogil: bool = True, reassociate: bool = False,
+        contract: bool = False):
     """Marks `fn` for numba (`njit(cache=True, nogil=True, fastmath=False,
     error_model="numpy")`); `fn` itself when numba is not installed (callers check
     `available()` before calling it). Use it on module-level functions only.
@@ -124,6 +125,9 @@ def jit(fn=None, *, parallel: bool = False, nogil: bool = True, reassociate: boo
             `reassoc` flag alone: NaN, inf and signed zeros keep their IEEE behaviour), so a
             sum over a loop vectorises. Only for a small function whose result may differ from
             a sequential sum by rounding (its callers' tests compare with a tolerance).
+        contract: let LLVM fuse a multiplication and an addition into one FMA (fastmath's
+            `contract` flag: one rounding instead of two), for polynomial evaluations whose
+            callers' tests compare with a tolerance.
 
     Returns:
         A stand-in that compiles (lazily, per argument types) on first call.
@@ -132,8 +136,11 @@ def jit(fn=None, *, parallel: bool = False, nogil: bool = True, reassociate: boo
         if not _INSTALLED:
             return func
         options = dict(_OPTIONS, parallel=parallel, nogil=nogil)
-        if reassociate:
-            options["fastmath"] = {"reassoc"}
+        flags = {"reassoc"} if reassociate else set()
+        if contract:
+            flags.add("contract")
+        if flags:
+            options["fastmath"] = flags
         return _Deferred(func, options)
 
     return wrap if fn is None else wrap(fn)

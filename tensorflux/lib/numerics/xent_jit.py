@@ -148,7 +148,6 @@ def _softmax_rows(features, tops, labels, backprop, loss, factors, scaled, bits,
         for j in range(classes):
             sums[j] = 0
     pow2 = bits.view(np.float32)
-    lowest = np.float32(-87.33654)  # log of float32's smallest normal number
     one = np.float32(1)
     nan = np.float32(np.nan)
     for r in range(features.shape[0]):
@@ -163,22 +162,7 @@ def _softmax_rows(features, tops, labels, backprop, loss, factors, scaled, bits,
                 for j in range(classes):
                     sums[j] += nan
             continue
-        # exp(x - top) without its power of two, and the power's bits.
-        for j in range(classes):
-            s = x[j] - top
-            c = s if s > lowest else lowest
-            k = np.floor(c * np.float32(1.4426950408889634) + np.float32(0.5))
-            t = c - k * np.float32(0.693359375)
-            t = t - k * np.float32(-2.12194440e-4)
-            p = np.float32(1.9875691500e-4)
-            p = p * t + np.float32(1.3981999507e-3)
-            p = p * t + np.float32(8.3334519073e-3)
-            p = p * t + np.float32(4.1665795894e-2)
-            p = p * t + np.float32(1.6666665459e-1)
-            p = p * t + np.float32(5.0000001201e-1)
-            p = p * t * t + t + one
-            bits[j] = (np.int32(k) + np.int32(127)) << 23
-            out[j] = p if s >= lowest else np.float32(0)
+        _exponentials(x, top, out, bits)
         total = np.float32(_sum_of_products(out, pow2))
         label = labels[r]
         loss[r] = np.log(total) - (x[label] - top)
@@ -195,6 +179,29 @@ def _softmax_rows(features, tops, labels, backprop, loss, factors, scaled, bits,
         if summed:
             for j in range(classes):
                 sums[j] += out[j]
+
+
+@jit_mod.jit(contract=True)
+def _exponentials(x, top, out, bits):
+    """`exp(x - top)` as `out * 2^k` (`out`: the polynomial, `bits`: the float32 bits of
+    `2^k`); 0 in `out` below float32's smallest normal number. Multiply-adds may be fused."""
+    lowest = np.float32(-87.33654)  # log of float32's smallest normal number
+    one = np.float32(1)
+    for j in range(x.shape[0]):
+        s = x[j] - top
+        c = s if s > lowest else lowest
+        k = np.floor(c * np.float32(1.4426950408889634) + np.float32(0.5))
+        t = c - k * np.float32(0.693359375)
+        t = t - k * np.float32(-2.12194440e-4)
+        p = np.float32(1.9875691500e-4)
+        p = p * t + np.float32(1.3981999507e-3)
+        p = p * t + np.float32(8.3334519073e-3)
+        p = p * t + np.float32(4.1665795894e-2)
+        p = p * t + np.float32(1.6666665459e-1)
+        p = p * t + np.float32(5.0000001201e-1)
+        p = p * t * t + t + one
+        bits[j] = (np.int32(k) + np.int32(127)) << 23
+        out[j] = p if s >= lowest else np.float32(0)
 
 
 @jit_mod.jit(reassociate=True)
