@@ -205,11 +205,13 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
     # Blocks of rows that stay in cache across the three passes (shift, exp, normalise); each
     # row's arithmetic is the same as on the whole array, so results do not depend on the block
     # nor on the thread running it (blocks run on the intra-op threads the budget gives).
-    block = max(1, _XENT_BLOCK_ELEMENTS // max(classes, 1))
-    starts = range(0, labels.shape[0], block)
-
     compiled = xent_jit.supports(backprop)
     fused = compiled and xent_jit.supports_rows(features, backprop)
+    # The whole-row kernel keeps one row in cache at a time; its blocks only need the block's
+    # logits to stay in L2 between NumPy's max and the kernel (fewer calls: 8.9 -> 8.6 ms).
+    block = max(1, (_XENT_FUSED_BLOCK_ELEMENTS if fused else _XENT_BLOCK_ELEMENTS) //
+                max(classes, 1))
+    starts = range(0, labels.shape[0], block)
     partials = np.empty((len(starts), classes), features.dtype) if bias_grad else None
     ones = np.ones(min(block, labels.shape[0]), features.dtype) if bias_grad else None
 
@@ -249,6 +251,7 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
 
 
 _XENT_BLOCK_ELEMENTS = 1 << 17  # 512 KiB of float32 logits per block
+_XENT_FUSED_BLOCK_ELEMENTS = 1 << 18
 _XENT_SPLIT_ELEMENTS = 1 << 19  # smaller logits stay on the calling thread
 # False: the row blocks split only over BLAS's threads (bench/ab_kernels.py --change xent_split).
 XENT_ROWS_ON_SPLITS = True
