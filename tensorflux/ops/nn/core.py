@@ -169,6 +169,10 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
             each block of rows is in cache: per block, then the blocks' sums in order; the
             summation order differs from BiasAddGrad's one product over all rows).
 
+    Float32 logits of 64 classes or more run the whole-row compiled kernel
+    (lib/numerics/xent_jit.py `softmax_rows`: its own exponential, float64 row sums), equal to
+    the NumPy passes to float32 tolerance; other dtypes and TFX_JIT=0 run the NumPy passes.
+
     Returns:
         (loss `[batch]`, backprop `[batch, classes]`), and the `[classes]` column sums with
         `bias_grad`.
@@ -237,6 +241,8 @@ def sparse_softmax_xent(features: np.ndarray, labels: np.ndarray, scale=None,
         # The rows' blocks go to the intra-op threads the budget gives: BLAS's threads on a
         # quiet machine (`run_elementwise`), the products' split when BLAS has one thread
         # (`run_parts`; blocks are claimed one at a time, as a split product's chunks are).
+        # LSTM LM step at load ~8 on 2 cores, 25 interleaved rounds: wall median 322 -> 291
+        # ms, minimum 198 -> 132, the same CPU.
         if XENT_ROWS_ON_SPLITS and intra_op.splits() > 1:
             intra_op.run_parts(rows, len(starts))
         else:
