@@ -148,3 +148,60 @@ def test_label_out_of_range_still_raises(monkeypatch):
     monkeypatch.setenv("TFX_JIT", "1")
     with pytest.raises(errors.InvalidArgumentError, match="outside the valid range"):
         nn_core.sparse_softmax_xent(np.zeros((2, 100), np.float32), np.array([0, 100]))
+
+
+def _dense_both(monkeypatch, features, labels):
+    monkeypatch.setenv("TFX_JIT", "0")
+    with np.errstate(all="ignore"):
+        want = nn_core._softmax_xent_kernel(features, labels)
+    monkeypatch.setenv("TFX_JIT", "1")
+    with np.errstate(all="ignore"):
+        got = nn_core._softmax_xent_kernel(features, labels)
+    return got, want
+
+
+@SETTINGS
+@given(rows=st.integers(0, 7), classes=st.sampled_from([64, 65, 130, 1000]),
+       specials=st.booleans(), label_kind=st.sampled_from(["onehot", "soft", "specials"]),
+       spread=st.sampled_from([1.0, 30.0]), seed=st.integers(0, 2 ** 16))
+def test_dense_matches_numpy_reference(monkeypatch, rows, classes, specials, label_kind,
+                                       spread, seed):
+    rng = np.random.default_rng(seed)
+    features = floats(rng, (rows, classes), np.float32, specials, scale=spread)
+    if label_kind == "onehot":
+        labels = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, rows)]
+    else:
+        labels = rng.random((rows, classes)).astype(np.float32)
+        labels /= np.maximum(labels.sum(1, keepdims=True), 1e-30)
+        if label_kind == "specials":
+            labels = np.where(rng.random(labels.shape) < 0.1, -labels, labels)
+            if labels.size:
+                labels.reshape(-1)[rng.integers(0, labels.size)] = rng.choice(
+                    [np.nan, np.inf, -np.inf])
+    assert rows == 0 or xent_jit.supports_dense(features, labels)
+    (loss, backprop), (want_loss, want_backprop) = _dense_both(monkeypatch, features, labels)
+    # The loss sums labels * log-probabilities: its tolerance scales with the terms' size.
+    with np.errstate(all="ignore"):
+        shifted = features - features.max(1, keepdims=True) if rows else features
+        terms = np.nansum(np.abs(labels * np.where(np.isfinite(shifted), shifted, 0)), axis=1)
+    _close(loss, want_loss, rtol=2e-6, atol=2e-6 + 2e-6 * terms)
+    _close(backprop, want_backprop, rtol=2e-6, atol=2e-7 + TINY)
+
+
+def test_dense_falls_back_for_other_dtypes_and_broadcasts(monkeypatch):
+    monkeypatch.setenv("TFX_JIT", "1")
+    rng = np.random.default_rng(1)
+    features = rng.standard_normal((3, 100))
+    labels = np.eye(100)[[0, 5, 99]]
+    assert not xent_jit.supports_dense(features, labels)
+    assert not xent_jit.supports_dense(features.astype(np.float32),
+                                       labels[:1].astype(np.float32))
+    loss, backprop = nn_core._softmax_xent_kernel(features, labels)
+    p = np.exp(features - features.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    np.testing.assert_allclose(loss, -np.log(p[[0, 1, 2], [0, 5, 99]]), rtol=1e-12)
+    np.testing.assert_allclose(backprop, p - labels, rtol=1e-12, atol=1e-15)
+    x32 = features.astype(np.float32)
+    loss32, backprop32 = nn_core._softmax_xent_kernel(x32, labels.astype(np.float32))
+    np.testing.assert_allclose(loss32, loss, rtol=1e-5)
+    np.testing.assert_allclose(backprop32, backprop, rtol=1e-5, atol=1e-7)

@@ -34,7 +34,8 @@ import numpy as np
 
 from tensorflux.lib.numerics import jit as jit_mod
 
-__all__ = ["supports", "normalise_rows", "supports_rows", "softmax_rows"]
+__all__ = ["supports", "normalise_rows", "supports_rows", "softmax_rows", "supports_dense",
+           "softmax_dense_rows"]
 
 SUPPORTED_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # Rows shorter than this stay on NumPy (a compiled call costs ~1 us of dispatch).
@@ -57,6 +58,15 @@ def supports_rows(features: np.ndarray, backprop: np.ndarray) -> bool:
 # False: `supports_rows` declines, the NumPy passes and `normalise_rows` run instead
 # (bench/ab_kernels.py --change xent_rows).
 FUSED_ROWS = True
+
+
+def supports_dense(features: np.ndarray, labels: np.ndarray) -> bool:
+    """True when `softmax_dense_rows` may run on `features` and `labels` (same shape, float32,
+    C-contiguous, at least `MIN_CLASSES` columns)."""
+    return (FUSED_ROWS and features.dtype == np.float32 and labels.dtype == np.float32 and
+            features.ndim == 2 and features.shape == labels.shape and
+            features.shape[1] >= MIN_CLASSES and features.flags.c_contiguous and
+            labels.flags.c_contiguous and jit_mod.available())
 
 
 def normalise_rows(exps: np.ndarray, sums: np.ndarray, labels: np.ndarray,
@@ -213,4 +223,55 @@ def _sum_of_products(out, pow2):
     total = 0.0
     for j in range(out.shape[0]):
         total += out[j] * pow2[j]
+    return total
+
+
+def softmax_dense_rows(features: np.ndarray, labels: np.ndarray) -> tuple:
+    """SoftmaxCrossEntropyWithLogits' kernel on `supports_dense` operands, one compiled pass
+    per row (the exponentials of `softmax_rows`): `loss = -sum(labels * log_probs)` (summed in
+    float64) and `backprop = softmax - labels`, to float32 tolerance of the NumPy reference.
+
+    Returns:
+        (loss `[rows]`, backprop `[rows, classes]`), float32.
+    """
+    rows, classes = features.shape
+    backprop = np.empty_like(features)
+    loss = np.empty(rows, np.float32)
+    if rows:
+        tops = np.max(features, axis=1)
+        _softmax_dense_rows(features, tops, labels, backprop, loss, np.empty(classes, np.int32))
+    return loss, backprop
+
+
+@jit_mod.jit
+def _softmax_dense_rows(features, tops, labels, backprop, loss, bits):
+    classes = features.shape[1]
+    pow2 = bits.view(np.float32)
+    one = np.float32(1)
+    nan = np.float32(np.nan)
+    for r in range(features.shape[0]):
+        x = features[r]
+        y = labels[r]
+        out = backprop[r]
+        top = tops[r]
+        if top != top or top - top != 0:  # NaN or infinite maximum: the reference's NaN row
+            for j in range(classes):
+                out[j] = nan
+            loss[r] = nan
+            continue
+        _exponentials(x, top, out, bits)
+        total = np.float32(_sum_of_products(out, pow2))
+        log_total = np.log(total)
+        loss[r] = np.float32(-_label_log_prob_sum(x, y, top, log_total))
+        inverse = one / total
+        for j in range(classes):
+            out[j] = (out[j] * pow2[j]) * inverse - y[j]
+
+
+@jit_mod.jit(reassociate=True)
+def _label_log_prob_sum(x, y, top, log_total):
+    """The float64 sum of `y * ((x - top) - log_total)` (float32 terms), in any order."""
+    total = 0.0
+    for j in range(x.shape[0]):
+        total += y[j] * ((x[j] - top) - log_total)
     return total

@@ -111,6 +111,8 @@ def _softmax_xent_kernel(features, labels):
         raise errors.InvalidArgumentError(
             None, None, f"logits and labels must be 2-D, got shapes {list(features.shape)} and "
                         f"{list(labels.shape)}")
+    if xent_jit.supports_dense(features, labels):
+        return xent_jit.softmax_dense_rows(features, labels)
     features, labels = np.broadcast_arrays(features, labels)
     log_probs = log_softmax_array(features)
     loss = -np.sum(labels * log_probs, axis=-1)
