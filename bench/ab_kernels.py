@@ -25,6 +25,11 @@ Changes:
 - `mlp23`: transpose and gemm_update together against neither.
 - `gemm_update`: weight gradients applied inside the product's register tiles
   (lib/numerics/gemm_update_jit.py) against BLAS's product and the compiled update.
+- `xent_rows`: the whole-row compiled float32 cross-entropy (lib/numerics/xent_jit.py
+  `softmax_rows`) against the NumPy passes with the compiled last pass.
+- `xent_stop23`: xent_rows and xent_split together against neither.
+- `xent_split`: the cross-entropy's row blocks on the products' split threads when BLAS has one
+  thread (ops/nn/core.py `XENT_ROWS_ON_SPLITS`) against inline.
 """
 
 from __future__ import annotations
@@ -52,6 +57,34 @@ def _xent_switch():
 
     def use(new: bool) -> None:
         xent_jit.supports = original if new else (lambda *args: False)
+
+    return use
+
+
+def _xent_rows_switch():
+    from tensorflux.lib.numerics import xent_jit
+
+    def use(new: bool) -> None:
+        xent_jit.FUSED_ROWS = new
+
+    return use
+
+
+def _xent_stop23_switch():
+    switches = [_xent_rows_switch(), _xent_split_switch()]
+
+    def use(new: bool) -> None:
+        for switch in switches:
+            switch(new)
+
+    return use
+
+
+def _xent_split_switch():
+    from tensorflux.ops.nn import core
+
+    def use(new: bool) -> None:
+        core.XENT_ROWS_ON_SPLITS = new
 
     return use
 
@@ -164,7 +197,8 @@ CHANGES = {"mlp23": _mlp23_switch, "transpose": _transpose_switch,
            "backward": _backward_switch,
            "xent_bias": _xent_bias_switch, "xent": _xent_switch,
            "lstm_pointwise": _rewrite_switch("fuse_lstm_pointwise"), "hoist": _hoist_switch,
-           "all": _all_switch}
+           "all": _all_switch, "xent_split": _xent_split_switch,
+           "xent_rows": _xent_rows_switch, "xent_stop23": _xent_stop23_switch}
 # Changes made when a step's plan is built: "old" and "new" are two sessions.
 _PLAN_TIME = {"lstm_pointwise", "hoist", "all", "cell_grad", "xent_bias",
               "stacked", "backward"}

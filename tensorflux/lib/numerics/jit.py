@@ -109,7 +109,8 @@ def _compile_module(module) -> None:
                 setattr(module, name, numba.njit(**value.options)(value.fn))
 
 
-def jit(fn=None, *, parallel: bool = False, nogil: bool = True):
+def jit(fn=None, *, parallel: bool = False, nogil: bool = True, reassociate: bool = False,
+        contract: bool = False):
     """Marks `fn` for numba (`njit(cache=True, nogil=True, fastmath=False,
     error_model="numpy")`); `fn` itself when numba is not installed (callers check
     `available()` before calling it). Use it on module-level functions only.
@@ -120,6 +121,13 @@ def jit(fn=None, *, parallel: bool = False, nogil: bool = True):
         nogil: False for a small-input twin that keeps the GIL (see `holds_gil`). A twin is
             its own function (a wrapper calling the kernel), never the kernel compiled again
             with other options, so cached machine code of the two never mixes.
+        reassociate: let LLVM reorder float additions and multiplications (fastmath's
+            `reassoc` flag alone: NaN, inf and signed zeros keep their IEEE behaviour), so a
+            sum over a loop vectorises. Only for a small function whose result may differ from
+            a sequential sum by rounding (its callers' tests compare with a tolerance).
+        contract: let LLVM fuse a multiplication and an addition into one FMA (fastmath's
+            `contract` flag: one rounding instead of two), for polynomial evaluations whose
+            callers' tests compare with a tolerance.
 
     Returns:
         A stand-in that compiles (lazily, per argument types) on first call.
@@ -127,6 +135,12 @@ def jit(fn=None, *, parallel: bool = False, nogil: bool = True):
     def wrap(func):
         if not _INSTALLED:
             return func
-        return _Deferred(func, dict(_OPTIONS, parallel=parallel, nogil=nogil))
+        options = dict(_OPTIONS, parallel=parallel, nogil=nogil)
+        flags = {"reassoc"} if reassociate else set()
+        if contract:
+            flags.add("contract")
+        if flags:
+            options["fastmath"] = flags
+        return _Deferred(func, options)
 
     return wrap if fn is None else wrap(fn)
