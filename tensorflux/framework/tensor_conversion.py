@@ -40,7 +40,13 @@ def _shape_values(value):
 
 
 def _infer_numpy(value, dtype):
-    """Returns an ndarray for a Python/NumPy value with TF's dtype inference."""
+    """Returns an ndarray for a Python/NumPy value with TF's dtype inference.
+
+    Raises:
+        ValueError: `value` is None (TF's make_tensor_proto: "None values not supported.").
+    """
+    if value is None:
+        raise ValueError("None values not supported.")
     value = _shape_values(value)
     if dtype is not None:
         np_dtype = dtype.as_numpy_dtype

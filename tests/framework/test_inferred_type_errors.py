@@ -23,3 +23,14 @@ def test_explicit_attr_keeps_attr_wording():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="Value for attr 'T' of int32 is not in the list"):
             get_op_def("Floor")(tf.constant([1.0]), T=tf.int32)
+
+
+def test_none_value_is_a_value_error_as_in_tf_1_x():
+    """TF's make_tensor_proto refuses None with ValueError("None values not supported."); a
+    model_fn computing its loss from labels=None in PREDICT mode hits it."""
+    with tf.Graph().as_default():
+        for build in (lambda: tf.convert_to_tensor(None), lambda: tf.constant(None),
+                      lambda: tf.make_tensor_proto(None),
+                      lambda: tf.losses.sparse_softmax_cross_entropy(None, tf.zeros([2, 3]))):
+            with pytest.raises(ValueError, match="None values not supported"):
+                build()
