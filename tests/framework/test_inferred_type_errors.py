@@ -34,3 +34,15 @@ def test_none_value_is_a_value_error_as_in_tf_1_x():
                       lambda: tf.losses.sparse_softmax_cross_entropy(None, tf.zeros([2, 3]))):
             with pytest.raises(ValueError, match="None values not supported"):
                 build()
+
+
+def test_none_inside_a_list_is_a_type_error_naming_the_list():
+    """`tf.reshape(x, [None, 41, 40, 1])` (a 2018 program's cnn_graph): TypeError as in TF,
+    naming the list instead of asking for a string."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 1640])
+        with pytest.raises(TypeError, match=r"elements of \[None, 41, 40, 1\]"):
+            tf.reshape(x, [None, 41, 40, 1])
+        with pytest.raises(TypeError, match=r"elements of \[1, None\]"):
+            tf.constant([1, None])
+        assert tf.reshape(x, [-1, 41, 40, 1]).shape.as_list() == [None, 41, 40, 1]
