@@ -40,7 +40,13 @@ def _shape_values(value):
 
 
 def _infer_numpy(value, dtype):
-    """Returns an ndarray for a Python/NumPy value with TF's dtype inference."""
+    """Returns an ndarray for a Python/NumPy value with TF's dtype inference.
+
+    Raises:
+        ValueError: `value` is None (TF's make_tensor_proto: "None values not supported.").
+    """
+    if value is None:
+        raise ValueError("None values not supported.")
     value = _shape_values(value)
     if dtype is not None:
         np_dtype = dtype.as_numpy_dtype
@@ -97,6 +103,10 @@ def _infer_numpy(value, dtype):
         if array.size and (array.min() < -(2**31) or array.max() >= 2**31):
             return array.astype(np.int64)
         return array.astype(np.int32)
+    if kind == "O" and any(item is None for item in array.reshape(-1)):
+        # A shape list such as [None, 41, 40, 1]: TF names the list, not a string dtype.
+        raise TypeError(f"Failed to convert elements of {value!r} to Tensor: None is not a "
+                        f"value (use -1 for an unknown reshape dimension, or a placeholder).")
     if kind in "USO":
         return _string_array(value)
     return array

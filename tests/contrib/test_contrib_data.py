@@ -81,11 +81,9 @@ def test_assert_element_shape_sets_static_shape_and_checks_at_run_time():
         _all(wrong)
 
 
-def test_pre_1_4_classes_and_window_helpers_name_their_replacement():
+def test_pre_1_4_classes_name_their_replacement():
     with pytest.raises(tf.contrib.ContribNotProvidedError, match="tf.data.Dataset"):
         _ = tf.contrib.data.Dataset
-    with pytest.raises(AttributeError, match="Dataset.window"):
-        _ = tf.contrib.data.sliding_window_batch
 
 
 def test_assert_element_shape_follows_a_tuple_structure():

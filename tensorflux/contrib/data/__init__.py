@@ -15,6 +15,7 @@ import numpy as np
 
 from tensorflux.contrib.missing import module_getattr
 from tensorflux.data import experimental as _experimental
+from tensorflux.data.sliding import sliding_window_batch
 from tensorflux.framework import dtypes, nest
 from tensorflux.framework.tensor_shape import as_shape
 from tensorflux.ops.array.constants import constant, ensure_shape
@@ -27,7 +28,8 @@ __all__ = ["CsvDataset", "Counter", "Optional", "Reducer", "TFRecordWriter",
            "make_batched_features_dataset", "make_csv_dataset", "map_and_batch",
            "padded_batch_and_drop_remainder", "parallel_interleave", "parse_example_dataset",
            "prefetch_to_device", "reduce_dataset", "rejection_resample", "sample_from_datasets",
-           "scan", "shuffle_and_repeat", "sloppy_interleave", "unbatch", "unique"]
+           "scan", "shuffle_and_repeat", "sliding_window_batch", "sloppy_interleave", "unbatch",
+           "unique"]
 
 CsvDataset = _experimental.CsvDataset
 Counter = _experimental.Counter
@@ -142,7 +144,6 @@ def _shape_leaves(actual, expected) -> list:
 _GONE = {name: f"tf.data.{name}" for name in ("Dataset", "Iterator", "TextLineDataset",
                                               "TFRecordDataset", "FixedLengthRecordDataset")}
 _GONE.update({
-    "sliding_window_batch": "not supported (tensorflux has no Dataset.window)",
     "dense_to_sparse_batch": "not supported (datasets carry dense tensors only)",
     "*": "tf.data / tf.data.experimental",
 })

@@ -5,6 +5,7 @@ from tensorflux.contrib.framework.arg_scope import *  # noqa: F403
 from tensorflux.contrib.framework.tensor_checks import *  # noqa: F403
 from tensorflux.contrib.framework.variables import *  # noqa: F403
 from tensorflux.contrib import missing as _missing
+from tensorflux.ops.array.sorting import argsort, sort
 from tensorflux.ops.state.conv_initializers import (convolutional_delta_orthogonal,
                                                     convolutional_orthogonal_1d,
                                                     convolutional_orthogonal_2d,
@@ -19,8 +20,6 @@ __getattr__ = _missing.module_getattr("contrib.framework", {
     "*": "the core equivalents in tf.train / tf.nest / tf.compat.v1",
     "get_name_scope": "tf.get_default_graph().get_name_scope()",
     "deprecated": "no replacement needed (decorator)",
-    "sort": "tf.sort",
-    "argsort": "tf.argsort",
     "py_func": "tf.py_func",
     "CriticalSection": "not supported",
 })

@@ -27,6 +27,5 @@ __getattr__ = _missing.module_getattr("contrib.layers", {
     "recompute_grad": "not supported",
     "rev_block": "not supported",
     "spatial_softmax": "not supported",
-    "maxout": "not supported (tf.reduce_max over a reshaped axis)",
     "scale_gradient": "not supported",
 })

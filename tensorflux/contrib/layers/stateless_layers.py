@@ -22,7 +22,7 @@ from tensorflux.ops.nn import pooling as pooling_ops
 from tensorflux.ops.state import variable_scope as vs
 
 __all__ = ["max_pool2d", "avg_pool2d", "flatten", "dropout", "one_hot_encoding", "softmax",
-           "unit_norm", "repeat", "stack"]
+           "unit_norm", "repeat", "stack", "maxout"]
 
 
 def _pool(pool_fn, default_name, inputs, kernel_size, stride, padding, data_format,
@@ -153,6 +153,44 @@ def unit_norm(inputs, dim, epsilon=1e-7, scope=None):
         lengths = math_ops.sqrt(epsilon + math_ops.reduce_sum(math_ops.square(inputs), dim,
                                                               keepdims=True))
         return math_ops.truediv(inputs, lengths)
+
+
+def maxout(inputs, num_units, axis=-1, scope=None):
+    """Maxout (Goodfellow et al. 2013): the channels of `axis` split into `num_units` groups
+    of consecutive channels, each reduced to its maximum.
+
+    As in TF 1.x the grouped channels are reshaped to a new last axis, so for `axis` other
+    than the last one the result keeps TF's layout: `shape[axis] = num_units` and the max
+    runs over a trailing axis of the reshaped input.
+
+    Args:
+        inputs: a tensor whose `axis` dimension is statically known.
+        num_units: output features along `axis`; must divide that dimension.
+        axis: the channel axis (default the last).
+        scope: optional variable scope (default "MaxOut").
+
+    Returns:
+        The maxout tensor.
+
+    Raises:
+        ValueError: the number of features is not a multiple of `num_units`.
+    """
+    with vs.variable_scope(scope, "MaxOut", [inputs]):
+        inputs = convert_to_tensor(inputs)
+        shape = inputs.get_shape().as_list()
+        num_channels = shape[axis]
+        if num_channels is None:
+            raise ValueError(f"maxout: the size of axis {axis} of the input must be known")
+        if num_channels % num_units:
+            raise ValueError(f"number of features({num_channels}) is not a multiple of "
+                             f"num_units({num_units})")
+        shape[axis] = num_units
+        shape += [num_channels // num_units]
+        dynamic = array_ops.shape(inputs)
+        shape = [dynamic[i] if dim is None else dim for i, dim in enumerate(shape)]
+        if any(not isinstance(dim, int) for dim in shape):
+            shape = array_ops.stack(shape)
+        return math_ops.reduce_max(array_ops.reshape(inputs, shape), -1, keepdims=False)
 
 
 def _layer_name(layer, fallback):

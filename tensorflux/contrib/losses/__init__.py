@@ -8,6 +8,7 @@ collection, as in TF; `hinge_loss` returns the unreduced per-element loss, as co
 
 from tensorflux import losses as core
 from tensorflux.contrib import missing as _missing
+from tensorflux.contrib.losses import metric_learning
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.scopes import name_scope
 from tensorflux.framework.tensor_conversion import convert_to_tensor
@@ -110,5 +111,4 @@ def sparse_softmax_cross_entropy(logits, labels, weights=1.0, scope=None):
     return core.sparse_softmax_cross_entropy(labels, logits, weights, scope=scope)
 
 
-__getattr__ = _missing.module_getattr("contrib.losses", {"*": "tf.losses",
-                                               "metric_learning": "not supported"})
+__getattr__ = _missing.module_getattr("contrib.losses", {"*": "tf.losses"})

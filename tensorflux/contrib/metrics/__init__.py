@@ -7,5 +7,4 @@ __getattr__ = _missing.module_getattr("contrib.metrics", {
     "*": "the tf.metrics equivalent (labels first: tf.metrics.NAME(labels, predictions))",
     "confusion_matrix": "tf.confusion_matrix",
     "cohen_kappa": "not supported",
-    "f1_score": "tf.metrics.precision and tf.metrics.recall",
 })

@@ -13,6 +13,7 @@ from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.graph import GraphKeys
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.metrics import confusion
 from tensorflux.ops import array as array_ops
 from tensorflux.ops import math as math_ops
 from tensorflux.ops.control_flow import primitives as control_flow_ops
@@ -32,8 +33,7 @@ __all__ = ["streaming_accuracy", "streaming_mean", "streaming_mean_tensor",
            "streaming_specificity_at_sensitivity", "streaming_recall_at_k",
            "streaming_sparse_precision_at_k", "streaming_sparse_recall_at_k",
            "streaming_covariance", "streaming_pearson_correlation", "streaming_concat",
-           "aggregate_metrics",
-           "aggregate_metric_map"]
+           "aggregate_metrics", "aggregate_metric_map", "f1_score"]
 
 
 def _swap(core_fn, doc):
@@ -103,6 +103,47 @@ def streaming_percentage_less(values, threshold, weights=None, metrics_collectio
     return core.percentage_below(values, threshold, weights=weights,
                                  metrics_collections=metrics_collections,
                                  updates_collections=updates_collections, name=name)
+
+
+def f1_score(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+             updates_collections=None, name=None):
+    """The best F1 score over `num_thresholds` decision thresholds, as a streaming metric.
+
+    Predictions in [0, 1] are compared (>) with -1e-7, `num_thresholds - 2` evenly spaced
+    inner points and 1 + 1e-7; the local tp/fp/fn counters at every threshold accumulate
+    across update calls and the value is max over thresholds of 2PR / (P + R), with
+    P = tp / (tp + fp + 1e-7) and R = tp / (tp + fn + 1e-7) (TF 1.x contrib.metrics).
+
+    Args:
+        labels: ground truth, cast to bool.
+        predictions: floats in [0, 1] (an InvalidArgumentError at run time otherwise).
+        weights: optional weights broadcastable to `predictions`.
+        num_thresholds: number of thresholds (>= 2).
+        metrics_collections, updates_collections: where to add the value / update op.
+        name: variable scope name (default "f1").
+
+    Returns:
+        (f1, update_op): float32 scalars.
+
+    Raises:
+        ValueError: num_thresholds < 2.
+    """
+    if num_thresholds < 2:
+        raise ValueError(f"f1_score: num_thresholds must be >= 2, got {num_thresholds}")
+    epsilon = 1e-7
+    thresholds = confusion.even_thresholds(num_thresholds, 1.0 + epsilon)
+    with vs.variable_scope(name, default_name="f1"):
+        values, updates = confusion._counts_at_thresholds(labels, predictions, thresholds,
+                                                          weights, ("tp", "fp", "fn"))
+
+        def best_f1(tp, fp, fn, suffix):
+            precision = math_ops.truediv(tp, epsilon + tp + fp, name=f"precision_{suffix}")
+            recall = math_ops.truediv(tp, epsilon + tp + fn, name=f"recall_{suffix}")
+            f1 = 2.0 * precision * recall / (precision + recall + epsilon)
+            return math_ops.reduce_max(f1, name=f"f1_{suffix}")
+
+        return confusion.value_and_update(best_f1, values, updates, ("tp", "fp", "fn"),
+                                          metrics_collections, updates_collections)
 
 
 def _local(name):
