@@ -10,6 +10,7 @@ sequence length (the last present step + 1; all columns must agree).
 """
 
 import collections
+import contextlib
 
 from tensorflux.feature_column.categorical import (
     _CategoricalColumn,
@@ -194,7 +195,15 @@ def _sequence_dense(column, builder, weight_collections, trainable):
 
 def sequence_input_layer(features, feature_columns, weight_collections=None, trainable=True):
     """The sequence input of an RNN: `(input [batch, T, sum of widths], sequence_length
-    [batch])`.
+    [batch])`, built under variable scope `sequence_input_layer` (see `sequence_input`)."""
+    return sequence_input(features, feature_columns, "sequence_input_layer", weight_collections,
+                          trainable)
+
+
+def sequence_input(features, feature_columns, scope_name, weight_collections=None,
+                   trainable=True):
+    """`sequence_input_layer` under a new variable scope `scope_name` (None: in the current
+    scope, which `tf.keras.experimental.SequenceFeatures` opens and re-enters with reuse).
 
     Args:
         features: {key: SparseTensor} of sequence features.
@@ -219,12 +228,14 @@ def sequence_input_layer(features, feature_columns, weight_collections=None, tra
             raise ValueError(f"All feature_columns must be sequence dense columns. You can wrap "
                              f"a sequence_categorical_column with an embedding_column or "
                              f"indicator_column. Given (type {type(column)}): {column}")
-    with variable_scope.variable_scope(None, default_name="sequence_input_layer"):
+    outer = variable_scope.variable_scope(None, default_name=scope_name) if scope_name \
+        else contextlib.nullcontext()
+    with outer:
         builder = _LazyBuilder(features)
         outputs, lengths = [], []
         for column in sorted(columns, key=lambda c: c.name):
-            scope_name = getattr(column, "_var_scope_name", column.name)
-            with variable_scope.variable_scope(None, default_name=scope_name):
+            column_scope = getattr(column, "_var_scope_name", column.name)
+            with variable_scope.variable_scope(column_scope):
                 dense, length = _sequence_dense(column, builder, weight_collections, trainable)
                 shape = array_ops.shape(dense)
                 width = column._variable_shape.num_elements()

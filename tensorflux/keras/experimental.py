@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 
 from tensorflux.keras import backend, saving
+from tensorflux.keras.layers.dense_features import SequenceFeatures
+from tensorflux.keras.layers.recurrent_cells import PeepholeLSTMCell
 from tensorflux.keras.optimizer_schedules import (
     CosineDecay,
     CosineDecayRestarts,
@@ -26,7 +28,7 @@ from tensorflux.saved_model import signature_constants, signature_def_utils, tag
 
 __all__ = ["export_saved_model", "load_from_saved_model", "CosineDecay", "CosineDecayRestarts",
            "LinearCosineDecay", "NoisyLinearCosineDecay",
-           "terminate_keras_multiprocessing_pools"]
+           "terminate_keras_multiprocessing_pools", "PeepholeLSTMCell", "SequenceFeatures"]
 
 
 def terminate_keras_multiprocessing_pools(grace_period=0.1, use_sigkill=False):

@@ -9,11 +9,12 @@ columns, as `tf.feature_column.input_layer` does, under its own variable scope
 from __future__ import annotations
 
 from tensorflux.feature_column import dense as dense_columns
+from tensorflux.feature_column import sequence as sequence_columns
 from tensorflux.framework import graph as graph_mod
 from tensorflux.keras.engine.base_layer import Layer
 from tensorflux.ops.state import variable_scope
 
-__all__ = ["DenseFeatures"]
+__all__ = ["DenseFeatures", "SequenceFeatures"]
 
 
 class DenseFeatures(Layer):
@@ -69,3 +70,45 @@ class DenseFeatures(Layer):
         config = super().get_config()
         config["feature_columns"] = [repr(c) for c in self._feature_columns]
         return config
+
+
+class SequenceFeatures(Layer):
+    """Sequence feature columns as a Keras layer (`tf.keras.experimental.SequenceFeatures`):
+    a dict of sequence features -> `(input [batch, T, sum of widths], sequence_length
+    [batch])`, as `tf.contrib.feature_column.sequence_input_layer`, under the layer's own
+    variable scope; the columns' variables are its weights.
+
+    Raises:
+        ValueError: no columns, or a column that is not a sequence column.
+    """
+
+    def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        columns = list(feature_columns) if hasattr(feature_columns, "__iter__") and \
+            not hasattr(feature_columns, "_fields") else [feature_columns]
+        if not columns:
+            raise ValueError("feature_columns must not be empty.")
+        self._feature_columns = columns
+        self._scope = None
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, features):
+        if not isinstance(features, dict):
+            raise ValueError(f"We expected a dictionary here. Instead we got: {features!r}")
+        graph = graph_mod.get_default_graph()
+        before = set(graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES))
+        reuse = self._scope is not None
+        scope = self._scope if reuse else None
+        with variable_scope.variable_scope(scope, default_name=None if reuse else self.name,
+                                           reuse=True if reuse else None) as opened:
+            self._scope = opened
+            output, length = sequence_columns.sequence_input(
+                features, self._feature_columns, None, trainable=self.trainable)
+        if not reuse:
+            for var in graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES):
+                if var not in before:
+                    (self._trainable_weights if var.trainable
+                     else self._non_trainable_weights).append(var)
+        return output, length

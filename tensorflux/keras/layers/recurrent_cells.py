@@ -532,3 +532,31 @@ class RNN(Layer):
         config = dict(config)
         config["cell"] = serialization.deserialize(config["cell"], custom_objects)
         return cls(**config)
+
+
+class PeepholeLSTMCell(LSTMCell):
+    """LSTM cell with peephole connections (`tf.keras.experimental.PeepholeLSTMCell`): the
+    input and forget gates also see the previous cell state and the output gate the new one,
+    through per-unit weights (`*_gate_peephole_weights`, initialized like the kernel)."""
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.input_gate_peephole_weights = self.add_weight(
+            "input_gate_peephole_weights", (self.units,), initializer=self.kernel_initializer)
+        self.forget_gate_peephole_weights = self.add_weight(
+            "forget_gate_peephole_weights", (self.units,), initializer=self.kernel_initializer)
+        self.output_gate_peephole_weights = self.add_weight(
+            "output_gate_peephole_weights", (self.units,), initializer=self.kernel_initializer)
+
+    def call(self, inputs, states, training=None):
+        h, c_prev = states[0], states[1]
+        xi, xf, xc, xo = self._gate_inputs(inputs, training, self.bias)
+        recurrent = array_ops.split(self.recurrent_kernel, 4, axis=1)
+        zi, zf, zc, zo = (x + math_ops.matmul(hk, rk) for x, hk, rk in
+                          zip((xi, xf, xc, xo), self._gate_states(h, training), recurrent))
+        i = self.recurrent_activation(zi + self.input_gate_peephole_weights * c_prev)
+        f = self.recurrent_activation(zf + self.forget_gate_peephole_weights * c_prev)
+        c = f * c_prev + i * self.activation(zc)
+        o = self.recurrent_activation(zo + self.output_gate_peephole_weights * c)
+        h = o * self.activation(c)
+        return h, [h, c]
