@@ -11,6 +11,7 @@ from tensorflux.ops.array.diagonal import matrix_set_diag as set_diag
 from tensorflux.ops.linalg.einsum import einsum
 from tensorflux.ops.linalg.matrix_functions import matrix_exponential as expm
 from tensorflux.ops.linalg.matrix_functions import matrix_logarithm as logm
+from tensorflux.ops.linalg.square_root import matrix_square_root as sqrtm
 from tensorflux.ops.linalg.functions import (adjoint, cross, logdet, matrix_rank, matvec, norm,
                                              pinv, trace)
 from tensorflux.ops.linalg.decompositions import cholesky
@@ -34,6 +35,6 @@ __all__ = [
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part",
     "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet",
     "lstsq", "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "pinv", "qr",
-    "set_diag", "slogdet", "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot",
+    "set_diag", "slogdet", "solve", "sqrtm", "svd", "tensor_diag", "tensor_diag_part", "tensordot",
     "trace", "transpose", "triangular_solve",
 ]

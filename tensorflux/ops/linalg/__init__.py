@@ -10,4 +10,5 @@ from tensorflux.ops.linalg import (
     functions,
     einsum,
     matrix_functions,
+    square_root,
 )
