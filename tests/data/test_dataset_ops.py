@@ -110,13 +110,53 @@ def test_map_copies_captured_constants():
     assert [float(v) for v in _values(ds)] == [10.0, 12.0, 14.0]
 
 
-def test_map_rejects_captured_placeholders_and_variables():
+def test_map_captures_placeholders_and_variables_for_initializable_iterators():
+    # TF 1.x: a function may use a placeholder or variable of the outer graph; the value is
+    # taken when the iterator is initialized, and a one-shot iterator refuses it.
     p = tf.placeholder(tf.float32, [])
-    with pytest.raises(ValueError, match="Placeholder"):
-        tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) + p)
-    v = tf.Variable(1.0, name="weights")
-    with pytest.raises(ValueError, match="weights"):
-        tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) * v)
+    shifted = tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) + p)
+    with pytest.raises(ValueError, match="Placeholder.*one-shot"):
+        shifted.make_one_shot_iterator()
+    v = tf.Variable(2.0, name="weights")
+    scaled = shifted.filter(lambda y: y * v > 2.5)
+    iterator = scaled.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(iterator.initializer, {p: 0.5})
+        assert [sess.run(nxt) for _ in range(2)] == [1.5, 2.5]  # 0.5 * 2 is filtered out
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt)
+        sess.run(v.assign(10.0))
+        sess.run(iterator.initializer, {p: -0.25})
+        assert [sess.run(nxt) for _ in range(2)] == [0.75, 1.75]
+
+
+def test_nested_function_captures_a_placeholder_of_the_outermost_graph():
+    repeat = tf.placeholder(tf.int64, [])
+    ds = tf.data.Dataset.range(1, 3).flat_map(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(repeat).map(lambda y: y * repeat))
+    iterator = ds.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, {repeat: 2})
+        assert [sess.run(nxt) for _ in range(4)] == [2, 2, 4, 4]
+
+
+def test_map_may_return_a_sparse_tensor_value_of_tensors():
+    ds = tf.data.Dataset.range(3).map(lambda i: tf.SparseTensorValue(
+        indices=[[0, 1], [2, 0]], values=i * tf.constant([3, -1], tf.int64),
+        dense_shape=[3, 2]))
+    iterator = ds.make_one_shot_iterator()
+    nxt = iterator.get_next()
+    assert isinstance(nxt, tf.SparseTensor)
+    with tf.Session() as sess:
+        for i in range(3):
+            value = sess.run(nxt)
+            assert isinstance(value, tf.SparseTensorValue)
+            np.testing.assert_array_equal(value.indices, [[0, 1], [2, 0]])
+            np.testing.assert_array_equal(value.values, [3 * i, -i])
+            np.testing.assert_array_equal(value.dense_shape, [3, 2])
 
 
 def test_map_looks_up_a_captured_table():
