@@ -209,9 +209,9 @@ class Dataset:
         return ordering.ShardDataset(self, num_shards, index)
 
     def prefetch(self, buffer_size):
-        """Returns a dataset with the same elements (the pipeline runs on demand here)."""
-        scalar_arg(buffer_size, "buffer_size", "Dataset.prefetch()")
-        return self
+        """Returns a dataset with the same elements (the pipeline runs on demand here); a
+        `buffer_size` below -1 (AUTOTUNE) fails when the iterator is initialized."""
+        return ordering.PrefetchDataset(self, buffer_size)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         return ordering.ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)

@@ -67,6 +67,25 @@ class _Unary(Dataset):
         super().__init__([dataset], captures, dataset._types, dataset._shapes, dataset._template)
 
 
+class PrefetchDataset(_Unary):
+    """The same elements (the pipeline runs on demand here); `buffer_size` is checked when the
+    iterator is initialized: -1 (AUTOTUNE) or a size >= 0."""
+
+    def __init__(self, dataset, buffer_size):
+        self._buffer = scalar_arg(buffer_size, "buffer_size", "Dataset.prefetch()")
+        super().__init__(dataset, [self._buffer])
+
+    def _check(self, ctx):
+        size = ctx.scalar(self._buffer)
+        if size < -1:
+            raise errors.InvalidArgumentError(
+                None, None, f"Dataset.prefetch(): buffer_size must be >= 0 or -1 (AUTOTUNE), "
+                f"got {size}")
+
+    def _iterate(self, ctx):
+        return self._inputs[0]._iterate(ctx)
+
+
 class RepeatDataset(_Unary):
     def __init__(self, dataset, count):
         self._count = -1 if count is None else scalar_arg(count, "count", "Dataset.repeat()")

@@ -270,3 +270,16 @@ def test_get_single_element_runs_the_dataset_at_each_step():
             sess.run(count, {data: np.zeros(150, np.float32)})
         with pytest.raises(tf.errors.InvalidArgumentError, match="empty"):
             sess.run(count, {data: np.zeros(0, np.float32)})
+
+
+def test_prefetch_checks_buffer_size_at_initialization():
+    size = tf.placeholder(tf.int64, [])
+    iterator = tf.data.Dataset.range(4).map(lambda x: x * 3).prefetch(size) \
+        .make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        for good in (-1, 0, 2):
+            sess.run(iterator.initializer, {size: good})
+            assert [sess.run(nxt) for _ in range(4)] == [0, 3, 6, 9]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="buffer_size"):
+            sess.run(iterator.initializer, {size: -5})
