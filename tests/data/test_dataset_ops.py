@@ -497,6 +497,35 @@ def test_file_cache_is_written_once_and_shared(tmp_path):
     np.testing.assert_array_equal(second[2][2], first[2][2])
 
 
+def test_file_cache_name_fed_at_initialization_and_one_writer_at_a_time(tmp_path):
+    name = tf.placeholder(tf.string, [])
+    count = tf.placeholder_with_default(tf.constant(2, tf.int64), [])
+    source = tf.data.Dataset.from_tensor_slices([7, 8, 9]).repeat(count)
+    writer = source.cache(name).make_initializable_iterator()
+    rival = source.cache(name).make_initializable_iterator()
+    first, second = writer.get_next(), rival.get_next()
+    prefix = str(tmp_path / "feed")
+    with tf.Session() as sess:
+        sess.run(writer.initializer, {name: prefix})
+        assert sess.run(first) == 7  # mid-pass: the lock file is held
+        sess.run(rival.initializer, {name: prefix})
+        with pytest.raises(tf.errors.AlreadyExistsError, match="lock file"):
+            sess.run(second)
+        assert [sess.run(first) for _ in range(5)] == [8, 9, 7, 8, 9]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(first)
+        assert sorted(os.listdir(tmp_path)) == ["feed.tfxcache"]
+        # an empty upstream replays the file; another name has nothing cached
+        sess.run(writer.initializer, {name: prefix, count: 0})
+        assert [sess.run(first) for _ in range(6)] == [7, 8, 9] * 2
+        sess.run(writer.initializer, {name: prefix + "-other", count: 0})
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(first)
+        # an empty fed name caches in memory
+        sess.run(writer.initializer, {name: "", count: 1})
+        assert [sess.run(first) for _ in range(3)] == [7, 8, 9]
+
+
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(0, 8), repeat=st.integers(0, 3), skip=st.integers(-1, 5),
        take=st.integers(-1, 9), shards=st.integers(1, 3), data=st.data())
