@@ -236,6 +236,11 @@ class Dataset:
         return transformations.InterleaveDataset(self, map_func, cycle_length, block_length,
                                                  "Dataset.interleave()")
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of `size` elements (`stride` apart, a new one every `shift`, default
+        `size`); each window is the element structure of datasets (see windowing.py)."""
+        return windowing.WindowDataset(self, size, shift, stride, drop_remainder)
+
     def batch(self, batch_size, drop_remainder=False):
         return batching.BatchDataset(self, batch_size, drop_remainder)
 
@@ -421,4 +426,5 @@ from tensorflux.data import (  # noqa: E402
     ordering,
     sources,
     transformations,
+    windowing,
 )

@@ -99,7 +99,10 @@ class TracedFunction:
         with self.graph.as_default():
             self.inputs = [placeholder(dtype, shape, name=f"arg{i}")
                            for i, (dtype, shape) in enumerate(zip(types, shapes))]
-            args = structure.pack_element(template, self.inputs)
+            if hasattr(template, "make_args"):  # a window: its structure of datasets
+                args = template.make_args(self.inputs[0])
+            else:
+                args = structure.pack_element(template, self.inputs)
             if type(args) is tuple:
                 result = fn(*args)
             else:

@@ -569,3 +569,69 @@ def test_padded_batch_of_scalar_strings_holds_bytes_not_arrays():
     assert got[1][1].tolist() == [[b"p2", b"p2"]]
     plain = _values(names.batch(2))
     assert [v.tolist() for v in plain] == [w[0].tolist() for w in got]
+
+
+def _drain(element):
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(element))
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def test_window_shift_stride_and_remainder():
+    base = tf.data.Dataset.range(10).map(lambda i: (i, -2 * i))
+    windows = base.window(4, shift=3, stride=2).flat_map(
+        lambda a, b: tf.data.Dataset.zip((a.batch(4), b.batch(4))))
+    got = _drain(windows.make_one_shot_iterator().get_next())
+    starts = [0, 3, 6, 9]
+    assert [list(a) for a, _ in got] == [list(range(s, 10, 2))[:4] for s in starts]
+    assert all(list(b) == [-2 * v for v in a] for a, b in got)
+    full = base.window(4, shift=3, stride=2, drop_remainder=True).flat_map(
+        lambda a, b: a.batch(4))
+    assert [list(w) for w in _drain(full.make_one_shot_iterator().get_next())] == [
+        [0, 2, 4, 6], [3, 5, 7, 9]]
+
+
+def test_window_arguments_fed_and_checked_at_initialization():
+    size = tf.placeholder(tf.int64, [])
+    drop = tf.placeholder(tf.bool, [])
+    ds = tf.data.Dataset.range(5).repeat().take(7).window(size, drop_remainder=drop) \
+        .flat_map(lambda x: x.batch(size))
+    iterator = ds.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, {size: 3, drop: False})
+        assert [list(sess.run(nxt)) for _ in range(3)] == [[0, 1, 2], [3, 4, 0], [1]]
+        sess.run(iterator.initializer, {size: 3, drop: True})
+        assert [list(sess.run(nxt)) for _ in range(2)] == [[0, 1, 2], [3, 4, 0]]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="size must be greater"):
+            sess.run(iterator.initializer, {size: 0, drop: True})
+
+
+def test_window_over_infinite_input_and_skipped_failures():
+    endless = tf.data.Dataset.range(1000000).repeat().window(2, shift=5).flat_map(
+        lambda x: x.batch(2))
+    nxt = endless.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert [list(sess.run(nxt)) for _ in range(3)] == [[0, 1], [5, 6], [10, 11]]
+    values = np.array([4.0, np.inf, 5.0, np.inf, 6.0], np.float32)
+    checked = tf.data.Dataset.from_tensor_slices(values).map(
+        lambda v: tf.check_numerics(v, "bad"))
+    # stride 2 never reads the failing elements; a window holding one fails alone
+    skipping = checked.window(2, shift=2, stride=2, drop_remainder=True).flat_map(
+        lambda x: x.batch(2))
+    assert [list(w) for w in _drain(skipping.make_one_shot_iterator().get_next())] == [
+        [4.0, 5.0], [5.0, 6.0]]
+    holding = checked.window(2, shift=2).flat_map(lambda x: x.batch(2))
+    nxt = holding.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
+            sess.run(nxt)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
+            sess.run(nxt)
+        assert list(sess.run(nxt)) == [6.0]
