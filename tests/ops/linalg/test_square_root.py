@@ -5,6 +5,18 @@ import pytest
 
 import tensorflux as tf
 
+COVERED_OPS = {"MatrixSquareRoot"}
+
+
+def _sqrtm_case(tf):
+    x = tf.placeholder(tf.float64, [2, 3, 3])
+    base = np.random.RandomState(3).uniform(-1.0, 1.0, (2, 3, 3))
+    value = base @ np.swapaxes(base, -1, -2) + 2.0 * np.eye(3) + 0.3 * base  # not symmetric
+    return tf.linalg.sqrtm(x), [x], [value]
+
+
+GRADIENT_CASES = [("MatrixSquareRoot", _sqrtm_case)]
+
 
 def _run(fetches):
     with tf.Session() as sess:
