@@ -108,7 +108,7 @@ from tensorflux.ops.linalg.solvers import *  # noqa: F403
 from tensorflux.ops.linalg.functions import *  # noqa: F403
 from tensorflux.ops.linalg.einsum import *  # noqa: F403
 from tensorflux import linalg
-from tensorflux.ops.linalg.matrix_functions import matrix_square_root
+from tensorflux.ops.linalg.square_root import matrix_square_root
 from tensorflux import config
 from tensorflux.ops.autodiff.custom_gradient import *  # noqa: F403
 from tensorflux.ops.array.space_batch import *  # noqa: F403

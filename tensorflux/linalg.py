@@ -35,7 +35,7 @@ from tensorflux.ops.linalg.linear_operator_structured import (
 )
 from tensorflux.ops.linalg.matrix_functions import matrix_exponential as expm
 from tensorflux.ops.linalg.matrix_functions import matrix_logarithm as logm
-from tensorflux.ops.linalg.matrix_functions import matrix_square_root as sqrtm
+from tensorflux.ops.linalg.square_root import matrix_square_root as sqrtm
 from tensorflux.ops.linalg.banded import lu, tridiagonal_matmul, tridiagonal_solve
 from tensorflux.ops.linalg.functions import (adjoint, cross, logdet, matrix_rank, matvec, norm,
                                              pinv, trace)

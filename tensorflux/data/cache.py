@@ -2,9 +2,10 @@
 
 File cache contract: the first complete pass over the input writes every element to
 `<filename>.tfxcache` (through a temporary name renamed at the end, so a partial pass never
-leaves a cache behind); any later pass, in any session or process, reads the elements from that
-file instead of the input. The format is ours: per component a dtype code, the shape and the raw
-bytes (strings as length-prefixed bytes); reading it never executes code.
+leaves a cache behind; a lock file beside it makes a second concurrent writer fail with
+AlreadyExistsError, as in TF); any later pass, in any session or process, reads the elements
+from that file instead of the input. The format is ours: per component a dtype code, the shape
+and the raw bytes (strings as length-prefixed bytes); reading it never executes code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import struct
 import numpy as np
 
 from tensorflux.data.dataset_ops import Dataset, ElementError
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
+from tensorflux.framework.tensor import Tensor
+from tensorflux.framework.tensor_conversion import constant_value
 from tensorflux.platform import gfile
 
 _MAGIC = b"TFXCACHE1\n"
@@ -82,16 +85,36 @@ class CacheDataset(Dataset):
     """Replays the first complete pass of its input (see the module docstring)."""
 
     def __init__(self, dataset, filename: str):
+        self._filename = None  # a string tensor, read when the iterator is initialized
+        if isinstance(filename, Tensor):
+            if filename.dtype.base_dtype != dtypes.string or filename.shape.ndims not in (None,
+                                                                                          0):
+                raise TypeError(f"Dataset.cache(): filename must be a scalar string, got "
+                                f"{filename!r}")
+            value = constant_value(filename)
+            if value is None:
+                self._filename = filename
+                filename = ""
+            else:
+                filename = np.asarray(value).item()
         if isinstance(filename, bytes):
             filename = filename.decode()
         if not isinstance(filename, str):
             raise TypeError(f"Dataset.cache(): filename must be a string, got {filename!r}")
         self._path = filename + ".tfxcache" if filename else ""
-        super().__init__([dataset], [], dataset._types, dataset._shapes, dataset._template)
+        captures = [] if self._filename is None else [self._filename]
+        super().__init__([dataset], captures, dataset._types, dataset._shapes,
+                         dataset._template)
 
     def _iterate(self, ctx):
-        if self._path:
-            yield from self._iterate_file(ctx)
+        if self._filename is not None:
+            name = np.asarray(ctx.value(self._filename)).item()
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            if name:
+                yield from self._iterate_file(ctx, name + ".tfxcache")
+                return
+        elif self._path:
+            yield from self._iterate_file(ctx, self._path)
             return
         key = ("cache", id(self))
         cached = ctx.state.get(key)
@@ -105,11 +128,23 @@ class CacheDataset(Dataset):
             yield element
         ctx.state[key] = recorded
 
-    def _iterate_file(self, ctx):
-        if os.path.exists(self._path):
-            yield from _read_elements(self._path)
+    def _iterate_file(self, ctx, path: str):
+        if os.path.exists(path):
+            yield from _read_elements(path)
             return
-        temp = f"{self._path}.tmp-{os.getpid()}-{next(_TEMP_IDS)}"
+        lock = path + ".lockfile"
+        try:  # one writer per cache file: another iterator writing it holds the lock file
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            raise errors.AlreadyExistsError(
+                None, None, f"Dataset.cache(): another iterator is writing the cache "
+                f"{path!r} (lock file {lock!r} exists); if none is, delete the lock file and "
+                f"initialize the iterator again.") from None
+        except OSError as err:  # TF's class for the errno (NotFoundError, ...), naming the file
+            with gfile.status_errors(path):
+                raise OSError(err.errno, "Dataset.cache() cannot write its cache file: "
+                              f"{err.strerror or err}", path) from None
+        temp = f"{path}.tmp-{os.getpid()}-{next(_TEMP_IDS)}"
         complete = False
         try:
             with open(temp, "wb") as handle:
@@ -119,14 +154,16 @@ class CacheDataset(Dataset):
                         _write_element(handle, element)
                     yield element
             complete = True
-            os.replace(temp, self._path)
+            os.replace(temp, path)
         except OSError as err:  # TF's class for the errno (NotFoundError, ...), naming the file
-            with gfile.status_errors(self._path):
+            with gfile.status_errors(path):
                 raise OSError(err.errno, "Dataset.cache() cannot write its cache file: "
-                              f"{err.strerror or err}", self._path) from None
+                              f"{err.strerror or err}", path) from None
         finally:
             if not complete and os.path.exists(temp):
                 os.remove(temp)
+            if os.path.exists(lock):
+                os.remove(lock)
 
 
 __all__: list = []

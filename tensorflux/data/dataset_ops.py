@@ -209,9 +209,9 @@ class Dataset:
         return ordering.ShardDataset(self, num_shards, index)
 
     def prefetch(self, buffer_size):
-        """Returns a dataset with the same elements (the pipeline runs on demand here)."""
-        scalar_arg(buffer_size, "buffer_size", "Dataset.prefetch()")
-        return self
+        """Returns a dataset with the same elements (the pipeline runs on demand here); a
+        `buffer_size` below -1 (AUTOTUNE) fails when the iterator is initialized."""
+        return ordering.PrefetchDataset(self, buffer_size)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         return ordering.ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
@@ -235,6 +235,11 @@ class Dataset:
     def interleave(self, map_func, cycle_length, block_length=1, num_parallel_calls=None):
         return transformations.InterleaveDataset(self, map_func, cycle_length, block_length,
                                                  "Dataset.interleave()")
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of `size` elements (`stride` apart, a new one every `shift`, default
+        `size`); each window is the element structure of datasets (see windowing.py)."""
+        return windowing.WindowDataset(self, size, shift, stride, drop_remainder)
 
     def batch(self, batch_size, drop_remainder=False):
         return batching.BatchDataset(self, batch_size, drop_remainder)
@@ -421,4 +426,5 @@ from tensorflux.data import (  # noqa: E402
     ordering,
     sources,
     transformations,
+    windowing,
 )

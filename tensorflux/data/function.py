@@ -3,10 +3,10 @@
 Contract: `TracedFunction(fn, element_types, element_shapes, element_template, ...)` calls `fn`
 exactly once, at dataset construction, on placeholders standing for one element, inside a
 private `Graph` that inherits the outer graph's random seed. Tensors `fn` uses from another graph
-are captured by value when they are constants (folded with `constant_value`); any other captured
-tensor raises a ValueError naming it, except resources of the outer graph (lookup tables),
-which become dataset captures passed by reference (an initializable iterator's input). Per
-element, `run(ctx, flat_values)` executes the graph
+are captured by value when they are constants (folded with `constant_value`); any other tensor
+of an enclosing graph (a placeholder, a lookup table's resource) becomes a dataset capture: an
+initializable iterator's input, evaluated (fed) when the iterator is initialized, while a
+one-shot iterator refuses it. Per element, `run(ctx, flat_values)` executes the graph
 with a cached callable of a private Session (planned once per session). A function with
 stateful ops (random ops) gets a fresh session per iterator initialization, kept in
 `ctx.state`: its random sequence advances from element to element and restarts when the
@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from tensorflux.data import structure
-from tensorflux.framework import dtypes, errors
+from tensorflux.framework import errors
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value, convert_to_tensor
@@ -55,20 +55,20 @@ class FunctionGraph(graph_mod.Graph):
         if value is not None:
             with self.control_dependencies(None):
                 copied = constant(value, dtype=tensor.dtype.base_dtype, name=name)
-        elif tensor.graph is self.outer_graph and (
-                isinstance(tensor.graph, FunctionGraph)
-                or tensor.dtype.base_dtype == dtypes.resource):
-            # A tensor of an enclosing function, or a resource of the outer graph (a lookup
-            # table): a placeholder here, fed the value the dataset captured.
-            with self.control_dependencies(None):
+        elif tensor.graph is self.outer_graph or isinstance(self.outer_graph, FunctionGraph):
+            # A tensor of the enclosing graph (a placeholder, a lookup table's resource, a
+            # value of an enclosing function): a placeholder here, fed the value the dataset
+            # captured when its iterator is initialized. A tensor from further out is first
+            # captured by the enclosing function (which raises if it cannot reach it).
+            via = tensor if tensor.graph is self.outer_graph \
+                else self.outer_graph._capture_tensor(tensor)
+            with self.as_default(), self.control_dependencies(None):  # maybe not the default
                 copied = placeholder(tensor.dtype.base_dtype, tensor.shape, name=name)
-            self.external[tensor] = copied
+            self.external[via] = copied
         else:
             raise ValueError(
                 f"The function passed to {self.what} uses tensor '{tensor.name}' ({tensor.op.type})"
-                " from the outer graph; a tf.data function may only capture constants. Pass the "
-                "value through the dataset instead (e.g. Dataset.zip or from_tensor_slices), or "
-                "feed it to an initializable iterator's dataset.")
+                " from a graph that does not enclose the dataset's.")
         self._captures[tensor] = copied
         return copied
 
@@ -99,7 +99,10 @@ class TracedFunction:
         with self.graph.as_default():
             self.inputs = [placeholder(dtype, shape, name=f"arg{i}")
                            for i, (dtype, shape) in enumerate(zip(types, shapes))]
-            args = structure.pack_element(template, self.inputs)
+            if hasattr(template, "make_args"):  # a window: its structure of datasets
+                args = template.make_args(self.inputs[0])
+            else:
+                args = structure.pack_element(template, self.inputs)
             if type(args) is tuple:
                 result = fn(*args)
             else:

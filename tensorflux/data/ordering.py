@@ -10,6 +10,7 @@ import numpy as np
 from tensorflux.data import structure
 from tensorflux.data.dataset_ops import Dataset, ElementError, scalar_arg, static_int
 from tensorflux.framework import dtypes, errors
+from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.tensor import Tensor
 from tensorflux.framework.tensor_conversion import constant_value
 from tensorflux.ops.random.seed import get_seed
@@ -65,6 +66,25 @@ class _Unary(Dataset):
 
     def __init__(self, dataset, captures=()):
         super().__init__([dataset], captures, dataset._types, dataset._shapes, dataset._template)
+
+
+class PrefetchDataset(_Unary):
+    """The same elements (the pipeline runs on demand here); `buffer_size` is checked when the
+    iterator is initialized: -1 (AUTOTUNE) or a size >= 0."""
+
+    def __init__(self, dataset, buffer_size):
+        self._buffer = scalar_arg(buffer_size, "buffer_size", "Dataset.prefetch()")
+        super().__init__(dataset, [self._buffer])
+
+    def _check(self, ctx):
+        size = ctx.scalar(self._buffer)
+        if size < -1:
+            raise errors.InvalidArgumentError(
+                None, None, f"Dataset.prefetch(): buffer_size must be >= 0 or -1 (AUTOTUNE), "
+                f"got {size}")
+
+    def _iterate(self, ctx):
+        return self._inputs[0]._iterate(ctx)
 
 
 class RepeatDataset(_Unary):
@@ -157,12 +177,17 @@ class ShuffleDataset(_Unary):
 
     def __init__(self, dataset, buffer_size, seed, reshuffle_each_iteration):
         self._buffer = scalar_arg(buffer_size, "buffer_size", "Dataset.shuffle()")
+        self._seed_arg = None  # a seed fed when the iterator is initialized
         if isinstance(seed, Tensor):
+            if static_int(seed) is None:
+                self._seed_arg = scalar_arg(seed, "seed", "Dataset.shuffle()")
+                self._graph = graph_mod.get_default_graph()
             seed = static_int(seed)
         self._seeds = get_seed(None if seed is None else int(seed))
         self._reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
-        super().__init__(dataset, [self._buffer])
+        super().__init__(dataset, [self._buffer]
+                         + ([] if self._seed_arg is None else [self._seed_arg]))
 
     def _check(self, ctx):
         size = ctx.scalar(self._buffer)
@@ -173,6 +198,9 @@ class ShuffleDataset(_Unary):
 
     def _epoch_rng(self, ctx):
         seed, seed2 = self._seeds
+        if self._seed_arg is not None:  # the op seed a Python int would give, as fed
+            with self._graph.as_default():
+                seed, seed2 = get_seed(int(ctx.scalar(self._seed_arg)))
         if seed is None:
             return np.random.default_rng()
         if not self._reshuffle:

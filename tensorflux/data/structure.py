@@ -235,6 +235,16 @@ def _sparse_node(value, what: str) -> SparseNode:
             rank = value.dense_shape.shape.as_list()[0]
             shape = TensorShape(None) if rank is None else TensorShape([None] * rank)
         return SparseNode(value.indices, value.values, value.dense_shape, shape)
+    parts = (value.indices, value.values, value.dense_shape)
+    if any(isinstance(part, Tensor) for part in parts):  # a SparseTensorValue built in a function
+        try:
+            return _sparse_node(SparseTensor(convert_to_tensor(value.indices, dtypes.int64),
+                                             convert_to_tensor(value.values),
+                                             convert_to_tensor(value.dense_shape, dtypes.int64)),
+                                what)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{what}: cannot convert the SparseTensorValue {value!r}: {err}") \
+                from None
     try:
         indices = np.asarray(value.indices, dtype=np.int64)
         dense_shape = np.asarray(value.dense_shape, dtype=np.int64)

@@ -80,18 +80,18 @@ class InterleaveDataset(Dataset):
                             f"{type(inner).__name__}")
         self._what = what
         self._inner = inner
-        fetched, constants = [], {}
+        keys, fetched, constants = [], [], {}
         for tensor in inner._all_captures():
-            if tensor.graph is fn.graph:
-                fetched.append(tensor)
+            value = None if tensor.graph is fn.graph else constant_value(tensor)
+            if value is not None:
+                constants[tensor] = value
                 continue
-            value = constant_value(tensor)
-            if value is None:
-                raise ValueError(f"The dataset returned by the function passed to {what} uses "
-                                 f"tensor '{tensor.name}' from another graph; only constants "
-                                 "can be captured.")
-            constants[tensor] = value
-        self._fetched = fetched
+            # a tensor of the function, or one of an enclosing graph captured through it
+            keys.append(tensor)
+            fetched.append(tensor if tensor.graph is fn.graph
+                           else fn.graph._capture_tensor(tensor))
+        fn.captures = list(fn.graph.external)
+        self._fetched = keys
         self._constants = constants
         self._fn = fn
         self._run = fn.fetch(fetched)

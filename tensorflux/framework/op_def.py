@@ -218,8 +218,8 @@ def _coerce_attr(name: str, kind: str, value, allowed):
             raise TypeError(f"Value for attr '{name}' of {value.name} is not in the list of "
                             f"allowed values: {names}")
         if kind == "string" and value not in allowed:
-            raise ValueError(f"Value for attr '{name}' of {value!r} is not in the list of "
-                             f"allowed values: {', '.join(map(repr, allowed))}")
+            choices = ", ".join(f'"{a}"' for a in allowed)  # worded as TF's op_def_library
+            raise ValueError(f"Attr '{name}' Op passed string '{value}' not in: {choices}.")
     return value
 
 

@@ -37,6 +37,13 @@ def _is_ragged(value) -> bool:
     return isinstance(value, (RaggedTensor, RaggedTensorValue))
 
 
+def _text_as_bytes(array: np.ndarray) -> np.ndarray:
+    """An object array of the same shape whose `str` items are UTF-8 encoded."""
+    out = np.empty(array.shape, dtype=object)
+    out.reshape(-1)[:] = [x.encode("utf-8") if isinstance(x, str) else x
+                          for x in array.reshape(-1)]
+    return out
+
 class ArrayAssertions:
     """Assertions on nested structures of arrays (mixed into `tf.test.TestCase`)."""
 
@@ -171,6 +178,10 @@ class ArrayAssertions:
         where = f" at {path}" if path else ""
         self.assertEqual(a.shape, b.shape, f"Shape mismatch{where}: expected {a.shape}, got "
                                            f"{b.shape}. {msg or ''}")
+        if a.dtype.kind != b.dtype.kind and {a.dtype.kind, b.dtype.kind} <= {"U", "S", "O"}:
+            # Text against bytes (a fetched string tensor against str literals): str items
+            # compare as their UTF-8 bytes, as TF's assertAllEqual does.
+            a, b = _text_as_bytes(a), _text_as_bytes(b)
         same = a == b
         if _is_float_kind(a) and _is_float_kind(b):
             same = np.logical_or(same, np.logical_and(np.isnan(a), np.isnan(b)))

@@ -110,13 +110,53 @@ def test_map_copies_captured_constants():
     assert [float(v) for v in _values(ds)] == [10.0, 12.0, 14.0]
 
 
-def test_map_rejects_captured_placeholders_and_variables():
+def test_map_captures_placeholders_and_variables_for_initializable_iterators():
+    # TF 1.x: a function may use a placeholder or variable of the outer graph; the value is
+    # taken when the iterator is initialized, and a one-shot iterator refuses it.
     p = tf.placeholder(tf.float32, [])
-    with pytest.raises(ValueError, match="Placeholder"):
-        tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) + p)
-    v = tf.Variable(1.0, name="weights")
-    with pytest.raises(ValueError, match="weights"):
-        tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) * v)
+    shifted = tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) + p)
+    with pytest.raises(ValueError, match="Placeholder.*one-shot"):
+        shifted.make_one_shot_iterator()
+    v = tf.Variable(2.0, name="weights")
+    scaled = shifted.filter(lambda y: y * v > 2.5)
+    iterator = scaled.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(iterator.initializer, {p: 0.5})
+        assert [sess.run(nxt) for _ in range(2)] == [1.5, 2.5]  # 0.5 * 2 is filtered out
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt)
+        sess.run(v.assign(10.0))
+        sess.run(iterator.initializer, {p: -0.25})
+        assert [sess.run(nxt) for _ in range(2)] == [0.75, 1.75]
+
+
+def test_nested_function_captures_a_placeholder_of_the_outermost_graph():
+    repeat = tf.placeholder(tf.int64, [])
+    ds = tf.data.Dataset.range(1, 3).flat_map(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(repeat).map(lambda y: y * repeat))
+    iterator = ds.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, {repeat: 2})
+        assert [sess.run(nxt) for _ in range(4)] == [2, 2, 4, 4]
+
+
+def test_map_may_return_a_sparse_tensor_value_of_tensors():
+    ds = tf.data.Dataset.range(3).map(lambda i: tf.SparseTensorValue(
+        indices=[[0, 1], [2, 0]], values=i * tf.constant([3, -1], tf.int64),
+        dense_shape=[3, 2]))
+    iterator = ds.make_one_shot_iterator()
+    nxt = iterator.get_next()
+    assert isinstance(nxt, tf.SparseTensor)
+    with tf.Session() as sess:
+        for i in range(3):
+            value = sess.run(nxt)
+            assert isinstance(value, tf.SparseTensorValue)
+            np.testing.assert_array_equal(value.indices, [[0, 1], [2, 0]])
+            np.testing.assert_array_equal(value.values, [3 * i, -i])
+            np.testing.assert_array_equal(value.dense_shape, [3, 2])
 
 
 def test_map_looks_up_a_captured_table():
@@ -457,6 +497,35 @@ def test_file_cache_is_written_once_and_shared(tmp_path):
     np.testing.assert_array_equal(second[2][2], first[2][2])
 
 
+def test_file_cache_name_fed_at_initialization_and_one_writer_at_a_time(tmp_path):
+    name = tf.placeholder(tf.string, [])
+    count = tf.placeholder_with_default(tf.constant(2, tf.int64), [])
+    source = tf.data.Dataset.from_tensor_slices([7, 8, 9]).repeat(count)
+    writer = source.cache(name).make_initializable_iterator()
+    rival = source.cache(name).make_initializable_iterator()
+    first, second = writer.get_next(), rival.get_next()
+    prefix = str(tmp_path / "feed")
+    with tf.Session() as sess:
+        sess.run(writer.initializer, {name: prefix})
+        assert sess.run(first) == 7  # mid-pass: the lock file is held
+        sess.run(rival.initializer, {name: prefix})
+        with pytest.raises(tf.errors.AlreadyExistsError, match="lock file"):
+            sess.run(second)
+        assert [sess.run(first) for _ in range(5)] == [8, 9, 7, 8, 9]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(first)
+        assert sorted(os.listdir(tmp_path)) == ["feed.tfxcache"]
+        # an empty upstream replays the file; another name has nothing cached
+        sess.run(writer.initializer, {name: prefix, count: 0})
+        assert [sess.run(first) for _ in range(6)] == [7, 8, 9] * 2
+        sess.run(writer.initializer, {name: prefix + "-other", count: 0})
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(first)
+        # an empty fed name caches in memory
+        sess.run(writer.initializer, {name: "", count: 1})
+        assert [sess.run(first) for _ in range(3)] == [7, 8, 9]
+
+
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(0, 8), repeat=st.integers(0, 3), skip=st.integers(-1, 5),
        take=st.integers(-1, 9), shards=st.integers(1, 3), data=st.data())
@@ -500,3 +569,69 @@ def test_padded_batch_of_scalar_strings_holds_bytes_not_arrays():
     assert got[1][1].tolist() == [[b"p2", b"p2"]]
     plain = _values(names.batch(2))
     assert [v.tolist() for v in plain] == [w[0].tolist() for w in got]
+
+
+def _drain(element):
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(element))
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def test_window_shift_stride_and_remainder():
+    base = tf.data.Dataset.range(10).map(lambda i: (i, -2 * i))
+    windows = base.window(4, shift=3, stride=2).flat_map(
+        lambda a, b: tf.data.Dataset.zip((a.batch(4), b.batch(4))))
+    got = _drain(windows.make_one_shot_iterator().get_next())
+    starts = [0, 3, 6, 9]
+    assert [list(a) for a, _ in got] == [list(range(s, 10, 2))[:4] for s in starts]
+    assert all(list(b) == [-2 * v for v in a] for a, b in got)
+    full = base.window(4, shift=3, stride=2, drop_remainder=True).flat_map(
+        lambda a, b: a.batch(4))
+    assert [list(w) for w in _drain(full.make_one_shot_iterator().get_next())] == [
+        [0, 2, 4, 6], [3, 5, 7, 9]]
+
+
+def test_window_arguments_fed_and_checked_at_initialization():
+    size = tf.placeholder(tf.int64, [])
+    drop = tf.placeholder(tf.bool, [])
+    ds = tf.data.Dataset.range(5).repeat().take(7).window(size, drop_remainder=drop) \
+        .flat_map(lambda x: x.batch(size))
+    iterator = ds.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, {size: 3, drop: False})
+        assert [list(sess.run(nxt)) for _ in range(3)] == [[0, 1, 2], [3, 4, 0], [1]]
+        sess.run(iterator.initializer, {size: 3, drop: True})
+        assert [list(sess.run(nxt)) for _ in range(2)] == [[0, 1, 2], [3, 4, 0]]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="size must be greater"):
+            sess.run(iterator.initializer, {size: 0, drop: True})
+
+
+def test_window_over_infinite_input_and_skipped_failures():
+    endless = tf.data.Dataset.range(1000000).repeat().window(2, shift=5).flat_map(
+        lambda x: x.batch(2))
+    nxt = endless.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert [list(sess.run(nxt)) for _ in range(3)] == [[0, 1], [5, 6], [10, 11]]
+    values = np.array([4.0, np.inf, 5.0, np.inf, 6.0], np.float32)
+    checked = tf.data.Dataset.from_tensor_slices(values).map(
+        lambda v: tf.check_numerics(v, "bad"))
+    # stride 2 never reads the failing elements; a window holding one fails alone
+    skipping = checked.window(2, shift=2, stride=2, drop_remainder=True).flat_map(
+        lambda x: x.batch(2))
+    assert [list(w) for w in _drain(skipping.make_one_shot_iterator().get_next())] == [
+        [4.0, 5.0], [5.0, 6.0]]
+    holding = checked.window(2, shift=2).flat_map(lambda x: x.batch(2))
+    nxt = holding.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
+            sess.run(nxt)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
+            sess.run(nxt)
+        assert list(sess.run(nxt)) == [6.0]

@@ -270,3 +270,33 @@ def test_get_single_element_runs_the_dataset_at_each_step():
             sess.run(count, {data: np.zeros(150, np.float32)})
         with pytest.raises(tf.errors.InvalidArgumentError, match="empty"):
             sess.run(count, {data: np.zeros(0, np.float32)})
+
+
+def test_prefetch_checks_buffer_size_at_initialization():
+    size = tf.placeholder(tf.int64, [])
+    iterator = tf.data.Dataset.range(4).map(lambda x: x * 3).prefetch(size) \
+        .make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        for good in (-1, 0, 2):
+            sess.run(iterator.initializer, {size: good})
+            assert [sess.run(nxt) for _ in range(4)] == [0, 3, 6, 9]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="buffer_size"):
+            sess.run(iterator.initializer, {size: -5})
+
+
+def test_shuffle_seed_fed_at_initialization():
+    seed = tf.placeholder(tf.int64, [])
+    iterator = tf.data.Dataset.range(12).shuffle(12, seed=seed).make_initializable_iterator()
+    nxt = iterator.get_next()
+    fixed = tf.data.Dataset.range(12).shuffle(12, seed=5).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        orders = {}
+        for value in (5, 6, 5):
+            sess.run(iterator.initializer, {seed: value})
+            order = [int(sess.run(nxt)) for _ in range(12)]
+            assert sorted(order) == list(range(12))
+            orders.setdefault(value, order)
+            assert orders[value] == order  # the same fed seed repeats its order
+        assert orders[5] != orders[6]
+        assert [int(sess.run(fixed)) for _ in range(12)] == orders[5]  # as a Python seed

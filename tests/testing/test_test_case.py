@@ -85,6 +85,15 @@ class EqualityAndRangeTest(tf.test.TestCase):
         with self.assertRaises(AssertionError):
             self.assertNotAllEqual([1, 2], [1, 2])
 
+    def test_fetched_bytes_equal_str_literals_as_utf8(self):
+        fetched = np.array([[b"kiwi", "\u00e9t\u00e9".encode("utf-8")]], dtype=object)
+        self.assertAllEqual(fetched, [["kiwi", "\u00e9t\u00e9"]])
+        self.assertAllEqual(np.array(["plum"]), np.array([b"plum"], dtype=object))
+        with self.assertRaisesRegex(AssertionError, r"index \(0, 1\)"):
+            self.assertAllEqual(fetched, [["kiwi", "ete"]])
+        with self.assertRaises(AssertionError):
+            self.assertAllEqual(np.array([b"1"], dtype=object), np.array([1]))
+
     def test_order_and_membership(self):
         values = np.array([1.0, 2.0, 3.0])
         self.assertAllGreater(values, 0.5)

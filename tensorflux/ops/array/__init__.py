@@ -31,6 +31,7 @@ from tensorflux.ops.array import (
     fake_quant,
     quantize,
     fingerprint,
+    inplace,
 )
 from tensorflux.ops.array import forwarding  # noqa: E402,F401 - Snapshot, GuaranteeConst, Ref*
 # TensorFlow's array_ops also exposes tf.where (defined with the selects).

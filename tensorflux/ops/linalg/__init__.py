@@ -11,4 +11,5 @@ from tensorflux.ops.linalg import (
     einsum,
     matrix_functions,
     banded,
+    square_root,
 )

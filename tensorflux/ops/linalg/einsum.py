@@ -5,7 +5,8 @@ batch axes); labels missing from the output are summed. The op's `equation` attr
 explicit (`tf.einsum` fills in the implicit output the way NumPy does). The gradient of operand
 i is itself an einsum of the output gradient with the other operands; labels that were summed
 within operand i alone, and repeated labels (diagonals), are restored with ones and identity
-operands.
+operands. The raw op also takes repeated output labels (`a->aa` builds a diagonal matrix: the
+adjoint of a trace), which `tf.einsum` itself rejects as TF 1.x does.
 """
 
 from __future__ import annotations
@@ -60,17 +61,42 @@ def parse_equation(equation: str, num_inputs: int | None = None):
     if not arrow:
         once = sorted(c for c in set(labels) if labels.count(c) == 1)
         out = ("..." if any("..." in t for t in terms) else "") + "".join(once)
-    out_labels = out.replace("...", "")
-    if len(set(out_labels)) != len(out_labels):
-        raise ValueError(f"Output subscripts contain a label appearing more than once: "
-                         f"{equation}")
-    for c in out_labels:
+    for c in out.replace("...", ""):
         if c not in labels:
             raise ValueError(f"Output subscripts contain the label {c} not present in the "
                              f"input subscripts.")
     if "..." in out and not any("..." in t for t in terms):
-        raise ValueError(f"Output subscripts contain '...' but no input does: {equation}")
+        out = out.replace("...", "")  # an ellipsis no input has broadcasts to no axes
     return terms, out
+
+
+def _first_occurrences(out: str) -> str:
+    """The output term with each repeated label kept at its first place only."""
+    before, has_ellipsis, after = _split_term(out)
+    seen = set()
+    kept = []
+    for part in (before, after):
+        kept.append("".join(c for c in part if not (c in seen or seen.add(c))))
+    return kept[0] + ("..." if has_ellipsis else "") + kept[1]
+
+
+def _embed_diagonals(result: np.ndarray, unique: str, out: str) -> np.ndarray:
+    """`result` (axes `unique`) placed on the generalized diagonals of `out`: an output label
+    repeated k times puts the values where those k indices are equal, zeros elsewhere."""
+    axes = dict(_label_axes(unique, result.ndim))
+    rank = result.ndim
+    u_before, has_ellipsis, _ = _split_term(unique)
+    before, _, after = _split_term(out)
+    ell = rank - len(unique.replace("...", ""))
+    sources = ([axes[c] for c in before]
+               + (list(range(len(u_before), len(u_before) + ell)) if has_ellipsis else [])
+               + [axes[c] for c in after])
+    full = np.zeros([result.shape[a] for a in sources], dtype=result.dtype)
+    index = tuple(np.arange(result.shape[a]).reshape([-1 if i == a else 1
+                                                      for i in range(rank)])
+                  for a in sources)
+    full[index] = result
+    return full
 
 
 def _label_axes(term: str, rank: int):
@@ -123,14 +149,18 @@ def _einsum_shape(inputs, *, equation):
 @Einsum.kernel(factory=True)
 def _einsum_factory(equation, N):
     terms, out = parse_equation(equation, N)
-    explicit = ",".join(terms) + "->" + out
+    unique = _first_occurrences(out)
+    explicit = ",".join(terms) + "->" + unique
 
     def einsum_kernel(*inputs):
         # NOTE: NumPy's contraction planner (BLAS, pairwise order) costs ~20 us per call; it
         # pays off for three or more operands or once the operands are not tiny.
         optimize = N > 2 or sum(x.size for x in inputs) > 2048
-        result = np.einsum(explicit, *inputs, optimize=optimize)
-        return np.asarray(result, dtype=inputs[0].dtype)
+        result = np.asarray(np.einsum(explicit, *inputs, optimize=optimize),
+                            dtype=inputs[0].dtype)
+        if unique != out:
+            result = _embed_diagonals(result, unique, out)
+        return result
 
     return einsum_kernel
 
@@ -158,6 +188,10 @@ def einsum(equation, *inputs, **kwargs):
     if kwargs:
         raise TypeError(f"invalid keyword arguments for einsum: {sorted(kwargs)}")
     terms, out = parse_equation(equation, len(inputs))
+    out_labels = out.replace("...", "")
+    if len(set(out_labels)) != len(out_labels):  # only the raw op embeds diagonals
+        raise ValueError(f"Output subscripts contain a label appearing more than once: "
+                         f"{equation}")
     with graph_mod.get_default_graph().name_scope(name or "einsum"):
         return Einsum(list(inputs), equation=",".join(terms) + "->" + out)
 

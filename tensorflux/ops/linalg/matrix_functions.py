@@ -1,6 +1,6 @@
 """Matrix functions: the exponential (`tf.linalg.expm`, built from other ops, so it has a
-gradient), the MatrixLogarithm op (`tf.linalg.logm`, complex matrices) and the
-MatrixSquareRoot op (`tf.linalg.sqrtm`, with its gradient through a Sylvester equation).
+gradient) and the MatrixLogarithm op (`tf.linalg.logm`, complex matrices); the square root is
+in square_root.py.
 
 expm: scaling and squaring with diagonal Pade approximants (Higham, "The scaling and squaring
 method for the matrix exponential revisited", 2005). Per matrix of a batch the 1-norm picks the
@@ -28,7 +28,7 @@ from tensorflux.ops.math.casting import cast
 from tensorflux.ops.math.matrix_product import matmul
 from tensorflux.ops.math.select import where
 
-__all__ = ["matrix_exponential", "matrix_logarithm", "matrix_square_root"]
+__all__ = ["matrix_exponential", "matrix_logarithm"]
 
 # Pade numerator coefficients b_0..b_m of the [m/m] approximant of exp.
 _PADE = {
@@ -188,85 +188,3 @@ def matrix_logarithm(input, name=None):  # noqa: A002 - TF's argument name
     """Principal logarithm of each innermost square complex matrix (`tf.linalg.logm`)."""
     return MatrixLogarithm(input, name=name)
 
-
-# -- MatrixSquareRoot ---------------------------------------------------------------------
-
-MatrixSquareRoot = define_op("MatrixSquareRoot", inputs=["input: T"], outputs=["output: T"],
-                             attrs=["T: {float64, float32, complex64, complex128}"])
-
-
-@MatrixSquareRoot.shape_fn
-def _matrix_square_root_shape(input):  # noqa: A002
-    return _matrix_logarithm_shape(input)
-
-
-def _sqrtm_one(a, real):
-    """Principal square root of one matrix (NaN for a real matrix without a real one)."""
-    n = a.shape[0]
-    if np.allclose(a, np.conj(a.T), rtol=0, atol=0):
-        values, vectors = np.linalg.eigh(a)
-        if values.min(initial=0.0) >= 0 or not real:
-            roots = np.sqrt(values.astype(np.complex128))
-            out = (vectors * roots) @ np.conj(vectors.T)
-            return out.real if real else out
-    values, vectors = np.linalg.eig(a.astype(np.complex128))
-    if np.linalg.cond(vectors) < 1e6:
-        out = (vectors * np.sqrt(values)) @ np.linalg.inv(vectors)
-    else:
-        out = _sqrtm(a.astype(np.complex128), np.eye(n, dtype=np.complex128))
-    if real:
-        if np.abs(out.imag).max(initial=0.0) > 1e-6 * max(1.0, np.abs(out.real).max()):
-            return np.full((n, n), np.nan)
-        return out.real
-    return out
-
-
-@MatrixSquareRoot.kernel
-def _matrix_square_root_kernel(x):
-    check_square(x)
-    if x.size == 0:
-        return x.copy()
-    real = not np.iscomplexobj(x)
-    work = x.astype(np.float64 if real else np.complex128).reshape((-1,) + x.shape[-2:])
-    out = np.stack([_sqrtm_one(m, real) for m in work])
-    return out.reshape(x.shape).astype(x.dtype)
-
-
-def _kron_with_identity(a, left):
-    """`a (x) I` (left) or `I (x) a` as `[..., n*n, n*n]` for `[..., n, n]` matrices `a`."""
-    n = a.shape[-1].value
-    ident = eye(n, dtype=a.dtype)
-    if left:   # (a (x) I)[i*n + k, j*n + l] = a[i, j] I[k, l]
-        prod = (shape_ops.expand_dims(shape_ops.expand_dims(a, -1), -3)
-                * shape_ops.expand_dims(shape_ops.expand_dims(ident, -3), -2))
-    else:      # (I (x) a)[i*n + k, j*n + l] = I[i, j] a[k, l]
-        prod = (shape_ops.expand_dims(shape_ops.expand_dims(ident, -1), -3)
-                * shape_ops.expand_dims(shape_ops.expand_dims(a, -3), -2))
-    ps = shape_ops.shape(prod)
-    return shape_ops.reshape(prod, concat([ps[:-4], [n * n, n * n]], 0))
-
-
-@MatrixSquareRoot.gradient
-def _matrix_square_root_grad(op, grad):
-    # A = S S, so dA = S dS + dS S; the gradient G_A solves S^H G_A + G_A S^H = G_S, here as
-    # one (n^2 x n^2) linear system over the row-major vectorisation.
-    s = op.outputs[0]
-    n = s.shape[-1].value if s.shape.ndims is not None else None
-    if n is None:
-        raise ValueError(f"MatrixSquareRoot gradient of '{op.name}' needs a static matrix size, "
-                         f"got {s.shape}")
-    s_h = shape_ops.matrix_transpose(math_ops.conj(s) if s.dtype.is_complex else s)
-    s_bar = math_ops.conj(s) if s.dtype.is_complex else s
-    system = _kron_with_identity(s_h, True) + _kron_with_identity(s_bar, False)
-    gs = shape_ops.shape(grad)
-    flat = shape_ops.reshape(grad, concat([gs[:-2], [n * n, 1]], 0))
-    return shape_ops.reshape(matrix_solve(system, flat), gs)
-
-
-def matrix_square_root(input, name=None):  # noqa: A002 - TF's argument name
-    """The principal square root of each square matrix (`tf.linalg.sqrtm`).
-
-    Defined for matrices without eigenvalues on the closed negative real axis; a real matrix
-    whose square root is not real gives NaN (TF leaves that case undefined).
-    """
-    return MatrixSquareRoot(input, name=name)

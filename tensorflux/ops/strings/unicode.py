@@ -33,7 +33,8 @@ __all__ = ["unicode_transcode", "unicode_encode", "unicode_script", "unsorted_se
 
 _OUTPUT_ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
 # ICU converter names (compared without case, '-', '_' or spaces) and their Python codecs.
-# NOTE: ICU's plain "UTF-16"/"UTF-32" read big-endian and keep a byte order mark as U+FEFF.
+# NOTE: ICU's plain "UTF-16"/"UTF-32" read big-endian and keep a byte order mark as U+FEFF
+# (UnicodeDecode); UnicodeTranscode takes a leading mark as the byte order and drops it.
 _INPUT_ENCODINGS = {"UTF8": "utf-8", "UTF16": "utf-16-be", "UTF16BE": "utf-16-be",
                     "UTF16LE": "utf-16-le", "UTF32": "utf-32-be", "UTF32BE": "utf-32-be",
                     "UTF32LE": "utf-32-le", "ISO88591": "latin-1", "LATIN1": "latin-1",
@@ -57,6 +58,18 @@ def _input_codec(name: str) -> str:
             None, None, f"Could not create converter for input encoding: {name} (supported: "
                         f"UTF-8, UTF-16(-BE/-LE), UTF-32(-BE/-LE), ISO-8859-1, US-ASCII)")
     return _INPUT_ENCODINGS[key]
+
+
+# A leading byte order mark of plain UTF-16/UTF-32 input: (mark, codec it selects).
+_BYTE_ORDER_MARKS = {"utf-16-be": ((b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le")),
+                     "utf-32-be": ((b"\x00\x00\xfe\xff", "utf-32-be"),
+                                   (b"\xff\xfe\x00\x00", "utf-32-le"))}
+
+
+def _plain_byte_order(name: str):
+    """The byte order marks to look for when `name` is plain UTF-16 or UTF-32, else ()."""
+    key = name.upper().replace("-", "").replace("_", "").replace(" ", "")
+    return _BYTE_ORDER_MARKS[_INPUT_ENCODINGS[key]] if key in ("UTF16", "UTF32") else ()
 
 
 def _replacement(char: int) -> str:
@@ -89,8 +102,15 @@ def _unicode_transcode_kernel(input_encoding, output_encoding, errors, replaceme
         replace_control_characters else None
     mode = errors
 
+    marks = _plain_byte_order(input_encoding)
+
     def transcode_one(value: bytes) -> bytes:
-        text = value.decode(source, "tensorflux.mark_invalid")
+        codec = source
+        for mark, ordered in marks:
+            if value.startswith(mark):
+                codec, value = ordered, value[len(mark):]
+                break
+        text = value.decode(codec, "tensorflux.mark_invalid")
         if _MARK in text:
             if mode == "strict":
                 raise _strict_error(value)

@@ -89,6 +89,35 @@ def test_equation_errors():
         tf.einsum("ij->ji", x, nme="typo")
 
 
+def test_raw_op_repeated_output_labels_fill_generalized_diagonals():
+    vec = np.array([2.0, -3.0, 5.0])
+    out = tf.Session().run(tf.raw_ops.Einsum(inputs=[vec], equation="b->bb"))
+    np.testing.assert_array_equal(out, np.diag(vec))
+    a, b = np.arange(6.0).reshape(3, 2), np.arange(8.0).reshape(2, 4)
+    out = tf.Session().run(tf.raw_ops.Einsum(inputs=[a, b], equation="ij,jk->kiik"))
+    assert out.shape == (4, 3, 3, 4)
+    expected = np.zeros((4, 3, 3, 4))
+    for i in range(3):
+        for k in range(4):
+            expected[k, i, i, k] = (a @ b)[i, k]
+    np.testing.assert_allclose(out, expected)
+    # with an ellipsis between the repeats, and zero-sized labels
+    batch = np.arange(12.0).reshape(2, 2, 3)
+    out = tf.Session().run(tf.raw_ops.Einsum(inputs=[batch], equation="...ij->j...j"))
+    assert out.shape == (3, 2, 3)
+    np.testing.assert_allclose(np.einsum("j...j->...j", out), batch.sum(axis=1))
+    empty = tf.raw_ops.Einsum(inputs=[np.ones((0, 5)), np.ones((5, 2))], equation="ab,bc->aca")
+    assert tf.Session().run(empty).shape == (0, 2, 0)
+
+
+def test_output_ellipsis_without_input_ellipsis_is_empty():
+    scalar = tf.raw_ops.Einsum(inputs=[np.float32(4.0)], equation="->...")
+    assert scalar.shape.as_list() == []
+    assert tf.Session().run(scalar) == 4.0
+    np.testing.assert_allclose(tf.Session().run(tf.einsum("ij->...j", np.ones((2, 3)))),
+                               [2.0, 2.0, 2.0])
+
+
 _LABELS = "abcd"
 
 

@@ -56,7 +56,9 @@ def test_transcode_input_and_output_encodings_match_tensorflow():
         tf.strings.unicode_transcode(MIXED[6:7], "UTF-8", "UTF-32-BE")])
     be = [b"a" + R + b"b", b"\xef\xbb\xbfc", b"\xef\xbf\xbe\xe6\x8c\x80", R,
           R + b"\xf0\x9f\x98\x80"]
-    assert values[0].tolist() == be and values[1].tolist() == be  # TF
+    assert values[0].tolist() == be  # TF
+    # plain UTF-16: a leading byte order mark picks the order and is dropped (TF 2.x)
+    assert values[1].tolist() == [be[0], b"c", b"c", R, be[4]]
     assert values[2].tolist() == [b"\xe6\x84\x80\xc3\x98\xe6\x88\x80", b"\xef\xbf\xbe\xe6\x8c\x80",
                                   b"\xef\xbb\xbfc", R, b"\xc3\x9c\xe3\xb7\x98\xc3\x9e"]
     assert values[3].tolist() == [R * 2, R, R, R, R * 2]
@@ -84,13 +86,31 @@ def test_transcode_valid_text_matches_python_codecs(texts, source, target):
     assert out[:, 0].tolist() == [t.encode(target.lower()) for t in texts]
 
 
+def test_transcode_plain_utf16_utf32_take_a_leading_byte_order_mark():
+    rows = [b"\xfe\xff\x00h\x00i", b"\xff\xfeh\x00i\x00", b"\x00h\x00i",
+            b"\x00[\xfe\xff\x00]", b"\xff\xfe\xff\xfe"]
+    out = _run(tf.strings.unicode_transcode(rows, "UTF-16", "UTF-8"))
+    # the first mark picks the byte order and goes; later ones (and no mark: big-endian) stay
+    assert list(out) == [b"hi", b"hi", b"hi", "[\ufeff]".encode(), "\ufeff".encode()]
+    out = _run(tf.strings.unicode_transcode([b"\xff\xfe\x00\x00A\x00\x00\x00",
+                                             b"\x00\x00\xfe\xff\x00\x00\x00B"],
+                                            "UTF-32", "UTF-8"))
+    assert list(out) == [b"A", b"B"]
+    # an explicit byte order keeps the mark as U+FEFF
+    out = _run(tf.strings.unicode_transcode([b"\xfe\xff\x00h"], "UTF-16-BE", "UTF-8"))
+    assert list(out) == ["\ufeffh".encode()]
+
+
 def test_transcode_errors():
     with pytest.raises(errors.InvalidArgumentError, match="Invalid formatting"):
         _run(tf.strings.unicode_transcode(MIXED, "UTF-8", "UTF-8", errors="strict"))
     with pytest.raises(errors.InvalidArgumentError, match="converter for input encoding"):
         _run(tf.strings.unicode_transcode(["a"], "bogus", "UTF-8"))
-    with pytest.raises(ValueError, match="output_encoding"):
+    with pytest.raises(ValueError, match="Attr 'output_encoding' Op passed string 'UTF-16' "
+                                         "not in: \"UTF-8\", \"UTF-16-BE\", \"UTF-32-BE\"."):
         tf.strings.unicode_transcode(["a"], "UTF-8", "UTF-16")
+    with pytest.raises(ValueError, match="'lenient' not in: \"strict\", \"replace\""):
+        tf.strings.unicode_transcode(["a"], "UTF-8", "UTF-8", errors="lenient")
     p = tf.placeholder(tf.string, [None, 3])
     assert tf.strings.unicode_transcode(p, "UTF-8", "UTF-8").shape.as_list() == [None, 3]
 
