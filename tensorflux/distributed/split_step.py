@@ -20,7 +20,9 @@ have started before M's sends anyway, and nothing of S's head waits for M.
 
 Contract of `split_partitions`: it returns None (the step runs as usual) unless every
 partition qualifies: M's partition and every remote one have no control flow, no function
-calls and no kernel that may block (queues; `push_plan.may_block`); every remote task
+calls and no kernel that may block (queues; `push_plan.may_block`); every value M sends to a
+remote task has a static shape of at most MAX_CARRIED_BYTES (it rides a request); every
+remote task
 receives only from M and sends only to M, and all its sends are in its head (they depend on
 no `_Recv`); its head sends something and its body receives something; the body uses from
 the head only nodes that can be repeated with the same meaning (a variable or resource
@@ -45,6 +47,10 @@ from tensorflux.runtime.partition import CONTROL_FLOW_OPS
 # Feed and fetch indices of the values a split step moves between tasks: above any index a
 # client's feeds or fetches take.
 SLOT_BASE = 1 << 24
+# The largest value M's partition sends to a body that a split step carries in the body's
+# RunGraphRequest; a graph with a larger (or unknown-size) one runs unsplit, its transfers
+# streamed as usual.
+MAX_CARRIED_BYTES = 16 << 20
 # Ops the body may repeat from the head with the same meaning (no inputs: the node is the
 # same resource or value wherever it runs).
 _VARIABLES = frozenset({"VariableV2", "Variable"})
@@ -78,6 +84,21 @@ def _clone(nodes: list) -> list:
         copy.inputs = [(copies.get(id(src), src), idx) for src, idx in copy.inputs]
         copy.control_inputs = [copies.get(id(src), src) for src in copy.control_inputs]
     return [copies[id(node)] for node in nodes]
+
+
+def _small(src, port: int) -> bool:
+    """Whether output `port` of `src` has a static shape of at most MAX_CARRIED_BYTES."""
+    try:
+        shape = src.source_op.outputs[port].shape.as_list()
+        itemsize = src.output_dtypes[port].base_dtype.size
+    except (AttributeError, IndexError, ValueError, TypeError):
+        return False
+    if any(dim is None for dim in shape):
+        return False
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count * itemsize <= MAX_CARRIED_BYTES
 
 
 def _repeatable(node) -> bool:
@@ -201,7 +222,8 @@ def split_partitions(per_task: dict, master_task: str, remote_tasks, has_functio
             if node.attrs["tensor_name"] not in names or node.attrs.get("client_terminal"):
                 return None
         if node.op == "_Send" and task_of(node.attrs["recv_device"]) != master_task:
-            if node.attrs["tensor_name"] not in sent or len(node.inputs) != 1:
+            if node.attrs["tensor_name"] not in sent or len(node.inputs) != 1 or \
+                    not _small(*node.inputs[0]):
                 return None
     slots = []
     rewritten = []

@@ -193,3 +193,21 @@ def test_split_partitions_leave_a_partition_that_sends_after_receiving_unsplit()
     ps_task, worker_task = "/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0"
     assert set(per_task) == {ps_task, worker_task}
     assert split_step.split_partitions(per_task, worker_task, [ps_task], False) is None
+
+
+def test_a_value_of_unknown_size_keeps_the_step_unsplit(servers, pulls):
+    graph = tf.Graph()
+    with graph.as_default(), tf.container("split_f"):
+        with tf.device(PS):
+            v = tf.get_variable("v", initializer=np.ones(3, np.float32))
+        with tf.device(WORKER):
+            x = tf.placeholder(tf.float32, [None])
+            y = x + tf.reduce_sum(v)  # [None]: its size is known only when it runs
+        with tf.device(PS):
+            update = tf.assign_add(v, y)
+    with tf.Session(servers[1].target, graph=graph) as sess:
+        sess.run(v.initializer)
+        got = sess.run(update, {x: np.array([1.0, 2.0, 3.0], np.float32)})
+        np.testing.assert_array_equal(got, [5.0, 6.0, 7.0])
+        assert all(split is None for split in _session_splits(servers[1]))
+        assert pulls["worker"]  # the PS pulled y over RecvTensor
