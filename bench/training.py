@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -469,7 +470,14 @@ def cluster_worker(steps: int, backend: str = "tensorflux") -> None:
                 except tf.errors.FailedPreconditionError:
                     time.sleep(0.05)
         seconds, first = _median_step(lambda: sess.run(train, feed), steps)
-    print(f"{MARK} {task} {seconds} {first}", flush=True)
+    # One write of a whole line: the workers share the cluster's stdout pipe.
+    sys.stdout.write(f"\n{MARK} {task} {seconds} {first}\n")
+    sys.stdout.flush()
+
+
+def _marks(text: str) -> list:
+    """[(task, seconds, first)] printed by `cluster_worker`s (lines may interleave)."""
+    return re.findall(rf"{MARK} (\d+) ([0-9.e+-]+) ([0-9.e+-]+)", text)
 
 
 def run_cluster(steps: int, pythonpath: str, *flags: str) -> tuple[float, float]:
@@ -480,7 +488,7 @@ def run_cluster(steps: int, pythonpath: str, *flags: str) -> tuple[float, float]
                *flags, "--", sys.executable, os.path.abspath(__file__), "--cluster-worker",
                "--steps", str(steps)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    marks = [line.split()[1:] for line in out.stdout.splitlines() if line.startswith(MARK)]
+    marks = _marks(out.stdout)
     if len(marks) != 2:
         raise RuntimeError(f"the cluster run failed:\n{out.stdout[-2000:]}\n"
                            f"{out.stderr[-2000:]}")
@@ -511,37 +519,83 @@ def cluster_ps(backend: str) -> None:
     server.join()
 
 
-def run_cluster_tasks(steps: int, backend: str) -> tuple[float, float]:
+def run_cluster_tasks(steps: int, backend: str, attempts: int = 3) -> tuple[float, float]:
     """`run_cluster` as TF1's mnist_replica runs: 1 PS and 2 worker processes on loopback,
-    each worker process a server and a client training against it (`backend` "tensorflow"
-    or "tensorflux-server")."""
-    import json
+    each worker a server and a client training against it (`backend` "tensorflow" or
+    "tensorflux-server"). A run whose task died or hung (a port taken by another process
+    between choosing it and binding it: a worker then waits for its peer forever) is
+    retried on new ports."""
+    for attempt in range(attempts):
+        try:
+            return _cluster_tasks_once(steps, backend)
+        except (RuntimeError, subprocess.TimeoutExpired) as err:
+            if attempt == attempts - 1:
+                raise
+            print(f"# {backend} cluster run retried: {str(err).splitlines()[0]}", flush=True)
+    raise AssertionError("unreachable")
+
+
+def _free_ports(count: int) -> list:
+    """`count` distinct free ports (all bound at once, so none is handed out twice)."""
     import socket
 
-    def free_port():
-        with socket.socket() as sock:
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
             sock.bind(("127.0.0.1", 0))
-            return sock.getsockname()[1]
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
-    cluster = {"ps": [f"localhost:{free_port()}"],
-               "worker": [f"localhost:{free_port()}" for _ in range(2)]}
+
+def _cluster_tasks_once(steps: int, backend: str) -> tuple[float, float]:
+    import json
+    import tempfile
+
+    ports = _free_ports(3)
+    cluster = {"ps": [f"localhost:{ports[0]}"],
+               "worker": [f"localhost:{port}" for port in ports[1:]]}
     env = dict(os.environ, TFX_CLUSTER=json.dumps(cluster), TF_CPP_MIN_LOG_LEVEL="3")
     script = os.path.abspath(__file__)
-    ps = subprocess.Popen([sys.executable, script, "--cluster-ps", "--backend", backend], env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Outputs go to files: nothing blocks on a full pipe while the tasks are watched.
+    logs = [tempfile.TemporaryFile("w+") for _ in range(5)]
+    procs = []
     try:
-        workers = [subprocess.Popen(
+        procs.append(subprocess.Popen(
+            [sys.executable, script, "--cluster-ps", "--backend", backend], env=env,
+            stdout=subprocess.DEVNULL, stderr=logs[0]))
+        procs.extend(subprocess.Popen(
             [sys.executable, script, "--cluster-worker", "--backend", backend, "--steps",
-             str(steps)], env=dict(env, TFX_TASK_INDEX=str(task)), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True) for task in range(2)]
-        outs = [w.communicate(timeout=600) for w in workers]
+             str(steps)], env=dict(env, TFX_TASK_INDEX=str(task)), stdout=logs[1 + 2 * task],
+            stderr=logs[2 + 2 * task]) for task in range(2))
+        # Every task must live until the workers end: one that dies (its port was taken)
+        # leaves the others waiting for it, so the run is given up at once.
+        deadline = time.monotonic() + 120 + steps
+        while any(p.poll() is None for p in procs[1:]):
+            died = [i for i, p in enumerate(procs) if p.poll() not in (None, 0)]
+            if died or time.monotonic() > deadline:
+                log = logs[2 * died[0]] if died else logs[2]
+                log.seek(0)
+                what = "a task exited" if died else "the run timed out"
+                raise RuntimeError(f"the {backend} cluster: {what}\n{log.read()[-2000:]}")
+            time.sleep(0.05)
+        outs = []
+        for log in logs[1::2]:
+            log.seek(0)
+            outs.append(log.read())
+        logs[2].seek(0)
+        error = logs[2].read()
     finally:
-        ps.kill()
-        ps.wait()
-    marks = [line.split()[1:] for out, _ in outs for line in out.splitlines()
-             if line.startswith(MARK)]
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        for log in logs:
+            log.close()
+    marks = [m for out in outs for m in _marks(out)]
     if len(marks) != 2:
-        raise RuntimeError(f"the {backend} cluster run failed:\n{outs[0][1][-2000:]}")
+        raise RuntimeError(f"the {backend} cluster run failed:\n{error[-2000:]}")
     return (statistics.median(float(m[1]) for m in marks),
             statistics.median(float(m[2]) for m in marks))
 

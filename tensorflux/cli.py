@@ -58,10 +58,16 @@ def _parse_cluster(items) -> dict:
     return cluster
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _free_ports(count: int) -> list:
+    """`count` distinct free ports on 127.0.0.1 (bound all at once: none is given twice)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def _tf_config_task(job, task):
@@ -329,8 +335,8 @@ def _die_with_parent(signum: int, parent: int):
 
 def run_cluster(args) -> int:
     command = args.command[1:] if args.command and args.command[0] == "--" else args.command
-    cluster = {"ps": [f"localhost:{_free_port()}" for _ in range(args.ps)],
-               "worker": [f"localhost:{_free_port()}" for _ in range(args.workers)]}
+    ports = [f"localhost:{port}" for port in _free_ports(args.ps + args.workers)]
+    cluster = {"ps": ports[:args.ps], "worker": ports[args.ps:]}
     cluster = {job: tasks for job, tasks in cluster.items() if tasks}
     spec = json.dumps(cluster)
     # N tasks on one machine share its cores rather than each assuming all of them.

@@ -4,7 +4,10 @@ A `MasterSession` holds the client's graph (shipped as GraphDef, extended increm
 new signature it prunes, places over every device of every task, partitions with `_Send` /
 `_Recv`, and registers each task's partitions on its worker once; every step is then one
 `RunGraph` per task with a fresh step id (`step_runner`). A remote task whose partition ends
-on its own returns its small sends to this task with its RunGraph answer (`push_plan`).
+on its own returns its small sends to this task with its RunGraph answer (`push_plan`). A
+step without a deadline whose remote partitions each read (head) and then only apply what
+this task sends them (body) runs split instead: two RunGraphs per remote task that carry
+every transfer, and none served by this task (`split_step`).
 While a step runs the master checks its tasks' health (GetStatus, `task_health`); a dead or
 restarted task aborts the step everywhere, and the client gets UnavailableError or
 AbortedError naming the task. The plans
@@ -27,11 +30,12 @@ master with the workers of its own process: nothing is serialized on that path.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import threading
 import time
 
-from tensorflux.distributed import push_plan, step_runner, task_health
+from tensorflux.distributed import push_plan, split_step, step_runner, task_health
 from tensorflux.distributed import status as status_mod
 from tensorflux.distributed.rendezvous_mgr import task_of
 from tensorflux.distributed.rpc.tensor_codec import decode_tensor, encode_tensor
@@ -49,6 +53,9 @@ from tensorflux.runtime.graph_ir import Node
 
 fanout_pool = step_runner.fanout_pool
 ABORT_RPC_SECS = 2.0
+# Steps without a deadline whose remote partitions qualify run split (`split_step`);
+# TFX_SPLIT_STEPS=0 runs them as one RunGraph per task.
+SPLIT_STEPS = os.environ.get("TFX_SPLIT_STEPS", "1") != "0"
 
 
 
@@ -209,6 +216,7 @@ class MasterSession:
             for task in remote:
                 self._check_incarnation(task)
         plans = []
+        with_retvals = {}
         for task, task_nodes in sorted(per_task.items()):
             member = {id(n) for n in task_nodes}
             extra = []
@@ -221,22 +229,37 @@ class MasterSession:
                     retval.assigned_device = node.assigned_device
                     extra.append(retval)
                     fetch_indices.append(index)
-            feed_indices = sorted(int(n.attrs["index"]) for n in task_nodes if n.op == "_Arg")
-            graph_def = nodes_to_graph_def(task_nodes + extra, use_assigned_device=True)
-            if graph._functions:  # the bodies of the partition's function calls
+            with_retvals[task] = task_nodes + extra
+            plans.append(self._register(task, task_nodes + extra, fetch_indices,
+                                        pushes.get(task, ()),
+                                        any(n.op == "_Recv" for n in task_nodes)))
+        split = None
+        found = split_step.split_partitions(with_retvals, self.master.task, remote,
+                                            bool(graph._functions)) if SPLIT_STEPS else None
+        if found is not None:
+            heads, local, bodies, slots = found
+            split = split_step.Split(
+                [self._register(t, heads[t], (), (), False) for t in sorted(heads)],
+                self._register(self.master.task, local, (), (), False),
+                [self._register(t, bodies[t], (), (), False) for t in sorted(bodies)], slots)
+        return plans, split
 
-                graph_def.library.CopyFrom(function.library_proto(graph))
-            client = self.master.client_for(task)
-            self.master.health.require(task, client)
-            request = worker_pb2.RegisterGraphRequest(session_handle=self.handle,
-                                                      graph_def=graph_def)
-            response = client.call("register_graph", request, timeout=self._timeout(),
-                                   wait_for_ready=True)
-            status_mod.raise_if_error(response.status, f"registering on {task}")
-            plans.append(_TaskPlan(task, client, response.graph_handle, feed_indices,
-                                   fetch_indices, graph_def, pushes.get(task, ()),
-                                   any(n.op == "_Recv" for n in task_nodes)))
-        return plans
+    def _register(self, task, nodes, fetch_indices, push_keys, receives) -> _TaskPlan:
+        """Registers `nodes` (with their `_Retval`s) on `task`'s worker: its plan."""
+        graph = self.graph
+        feed_indices = sorted(int(n.attrs["index"]) for n in nodes if n.op == "_Arg")
+        graph_def = nodes_to_graph_def(nodes, use_assigned_device=True)
+        if graph._functions:  # the bodies of the partition's function calls
+            graph_def.library.CopyFrom(function.library_proto(graph))
+        client = self.master.client_for(task)
+        self.master.health.require(task, client)
+        request = worker_pb2.RegisterGraphRequest(session_handle=self.handle,
+                                                  graph_def=graph_def)
+        response = client.call("register_graph", request, timeout=self._timeout(),
+                               wait_for_ready=True)
+        status_mod.raise_if_error(response.status, f"registering on {task}")
+        return _TaskPlan(task, client, response.graph_handle, feed_indices, fetch_indices,
+                         graph_def, push_keys, receives)
 
     def _check_incarnation(self, task: str) -> None:
         """AbortedError when `task` restarted since the session last saw it and no step has
@@ -307,10 +330,13 @@ class MasterSession:
         step_id = random.getrandbits(62) + 1
         timeout = self._step_timeout(options)
         try:
-            plans = self._plan(tuple(feed_names), tuple(fetches), tuple(targets))
+            plans, split = self._plan(tuple(feed_names), tuple(fetches), tuple(targets))
+            if timeout is not None:
+                split = None  # a deadline bounds every partition at once: the usual step
+            ran = plans if split is None else [*split.heads, split.local, *split.bodies]
             step = step_runner.StepRun(
-                plans, step_id, self._incarnations,
-                lambda error: self._abort(plans, step_id, error), self.master.local_rendezvous)
+                ran, step_id, self._incarnations,
+                lambda error: self._abort(ran, step_id, error), self.master.local_rendezvous)
             with self._lock:
                 if self._closed:
                     raise errors.CancelledError(None, None, "Session has been closed.")
@@ -318,8 +344,12 @@ class MasterSession:
             if call is not None and not call.add_callback(lambda: self._call_ended(step)):
                 self._call_ended(step)
             try:
-                values = step_runner.run_step(step, self.handle, feed_values, timeout,
-                                              self.master.health)
+                if split is None:
+                    values = step_runner.run_step(step, self.handle, feed_values, timeout,
+                                                  self.master.health)
+                else:
+                    values = step_runner.run_split_step(step, split, self.handle,
+                                                        feed_values, self.master.health)
             finally:
                 with self._lock:
                     self._running.pop(step_id, None)

@@ -95,7 +95,7 @@ def _replace(nodes: list, old, new) -> None:
             node.control_inputs = [new if src is old else src for src in node.control_inputs]
 
 
-def _blocks(node) -> bool:
+def may_block(node) -> bool:
     """Whether the node may wait on something outside its partition (or is a function call,
     whose body we do not look into)."""
     if node.op in CONTROL_FLOW_OPS:
@@ -146,7 +146,7 @@ def push_keys(per_task: dict, master_task: str, remote_tasks, has_functions: boo
             continue
         sends = [n for n in nodes if n.op == "_Send"
                  and task_of(n.attrs["recv_device"]) == master_task]
-        if not sends or any(_blocks(n) for n in nodes):
+        if not sends or any(may_block(n) for n in nodes):
             continue
         recvs = [n for n in nodes if n.op == "_Recv"]
         if any(task_of(n.attrs["send_device"]) != master_task for n in recvs):

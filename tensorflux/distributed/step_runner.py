@@ -19,6 +19,10 @@ in-process partition has run (no pool thread per call). A failure of such a task
 once; any other failure cancels it ABORT_GRACE_SECS later if it has not answered the abort
 by then, as a settling step's other calls are.
 
+`run_split_step` runs a step planned by `split_step` in three stages from the step's own
+thread (the remote heads, the in-process partition, the remote bodies), each stage's answers
+read by that thread; a failure in a stage ends the step without starting the next one.
+
 A step has no deadline unless one is given (`RunOptions.timeout_in_ms`, else
 `ConfigProto.operation_timeout_in_ms`): then every partition, local and remote, is cancelled
 when it passes and the step fails with DeadlineExceededError. A step that runs longer than
@@ -34,6 +38,7 @@ import time
 
 from tensorflux.distributed.rpc.server_pools import ElasticExecutor
 from tensorflux.distributed.rpc.transfers import PUSHED, StepFeeds
+from tensorflux.distributed.split_step import SLOT_BASE
 from tensorflux.framework import errors
 from tensorflux.protos import worker_pb2
 
@@ -72,8 +77,12 @@ class StepRun:
         self.failures: list = []
         self.futures: list = []
         self._remaining = len(plans)
-        self._running = {plan.task for plan in plans}
+        # task -> its RunGraphs of the step not over yet (a split step has two per task).
+        self._running: dict = {}
+        for plan in plans:
+            self._running[plan.task] = self._running.get(plan.task, 0) + 1
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a RunGraph ended, or a failure
         self._on_failure = on_failure
         # task -> the RunGraph call the step's own thread waits for (cancelled if the task
         # fails, or ABORT_GRACE_SECS after another failure if it has not answered by then).
@@ -84,20 +93,43 @@ class StepRun:
         """A task's RunGraph is over (`values` is {fetch index: ndarray} when it succeeded)."""
         with self._lock:
             self._remaining -= 1
-            self._running.discard(plan.task)
+            left = self._running.get(plan.task, 0) - 1
+            if left > 0:
+                self._running[plan.task] = left
+            else:
+                self._running.pop(plan.task, None)
             if error is None:
                 self.values.update(values)
                 if self._remaining == 0:
                     self.done.set()
+                self._changed.notify_all()
                 return
         self.fail(plan.task, error)
+
+    def never_started(self, plans) -> None:
+        """`plans` will not run (an earlier stage of a split step failed)."""
+        with self._lock:
+            for plan in plans:
+                left = self._running.get(plan.task, 0) - 1
+                if left > 0:
+                    self._running[plan.task] = left
+                else:
+                    self._running.pop(plan.task, None)
+
+    def wait_finished(self, count: int) -> None:
+        """Waits until `count` of the step's RunGraphs have ended, or the step failed."""
+        total = len(self.plans)
+        with self._lock:
+            while total - self._remaining < count and not self.failures:
+                self._changed.wait()
 
     def fail(self, task: str, error) -> None:
         with self._lock:
             self.failures.append((task, error))
             if not isinstance(error, errors.CancelledError):
-                self._running.discard(task)  # dead or hung: its RunGraph may never return
+                self._running.pop(task, None)  # dead or hung: its RunGraph may never return
             first = len(self.failures) == 1
+            self._changed.notify_all()
         self.done.set()
         if first:
             self._on_failure(error)
@@ -272,6 +304,11 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
             health.unwatch(step)
     if not step.failures:
         return step.values
+    raise _settled_failure(step, health)
+
+
+def _settled_failure(step: StepRun, health):
+    """The error a failed step raises, once its tasks that still answer have ended it."""
     grace = time.monotonic() + ABORT_GRACE_SECS
     while step.settling() and time.monotonic() < grace:
         time.sleep(0.002)
@@ -280,8 +317,51 @@ def run_step(step: StepRun, session_handle: str, feeds: list, timeout, health) -
     failure = _naming_the_waited_op(step, step.root_failure()[1])
     if getattr(failure, "_tfx_unresponsive", False):
         # The connection's keepalive found the task hung: later steps fail at once.
-        for plan in plans:
+        for plan in step.plans:
             if plan.task == failure._tfx_task:
                 health.mark_dead(plan.task, plan.client, failure.message)
                 break
-    raise failure
+    return failure
+
+
+def run_split_step(step: StepRun, split, session_handle: str, feeds: list, health) -> dict:
+    """Runs one step without a deadline as a `split_step.Split`: the remote heads, the
+    master task's partition with their values, then the remote bodies with its values, every
+    answer waited for by this thread (`step.plans` are the split's plans). Same arguments,
+    result and errors as `run_step`."""
+    for plan in step.plans:
+        health.require(plan.task, plan.client)
+    values = dict(enumerate(feeds))
+    step_feeds = StepFeeds(values)
+    health.watch(step)
+    try:
+        ended = 0
+        stages = (split.heads, (split.local,), split.bodies)
+        for position, stage in enumerate(stages):
+            answers = []
+            for plan in stage:
+                remote = plan.client.needs_health_checks
+                call = _start(step, plan, session_handle, step_feeds, None, None, None,
+                              fanout_pool().submit if remote else None,
+                              answers.append if remote else None)
+                if remote and call is not None:
+                    step.waiting_here[plan.task] = call
+            if answers:
+                step.bound_waiting()  # a failure while the calls started: bounded too
+            for answer in answers:
+                answer()
+            ended += len(stage)
+            step.wait_finished(ended)
+            if step.failures:
+                for later in stages[position + 1:]:
+                    step.never_started(later)
+                break
+            # The values this stage returned for the next one become its feeds.
+            moved = [index for index in step.values if index >= SLOT_BASE]
+            for index in moved:
+                values[index] = step.values.pop(index)
+    finally:
+        health.unwatch(step)
+    if not step.failures:
+        return step.values
+    raise _settled_failure(step, health)
