@@ -378,7 +378,9 @@ class _Process:
             return
         self.threads = blas_threads(self.intra, self.cores, max(self.others), 1 + self.busy)
         if self.own and self.threads > 1:
-            # An own kernel runs (intra_op.own_kernel): its parts take BLAS's threads.
+            # An own kernel runs (intra_op.own_kernel): its parts take BLAS's threads (and
+            # each part's numba kernels one thread, `intra_op_threads`).
+            self.threads = 1
             self.blas.set(1)
             splits = intra_op_splits(self.intra, self.cores, 1, 1 + self.busy)
             self._set_splits(splits, splits)

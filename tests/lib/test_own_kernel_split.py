@@ -58,11 +58,12 @@ def test_own_kernel_on_a_quiet_machine_takes_the_split_and_gives_it_back(quiet_p
     blas = quiet_process.fake_blas
     assert blas.current == 2 and intra_op.splits() == 1 and intra_op.elementwise_splits() == 2
     with intra_op.own_kernel():
-        assert blas.current == 1 and intra_op.splits() == 2
+        assert blas.current == 1 and intra_op.splits() == 2 and quiet_process.threads == 1
         with intra_op.own_kernel():  # nested (the input gradient as a convolution)
             assert blas.current == 1 and intra_op.splits() == 2
         assert quiet_process.own == 1 and intra_op.splits() == 2
     assert quiet_process.own == 0 and blas.current == 2 and intra_op.splits() == 1
+    assert quiet_process.threads == 2
     with pytest.raises(ValueError, match="inside"):
         with intra_op.own_kernel():
             raise ValueError("inside the kernel")
