@@ -1,11 +1,14 @@
 """Interleaved A/B of the CNN training step: this stop's change on and off in one process (and
 TensorFlow's step in the same rounds), CPU and wall time per step.
 
-The change (stop 22, second CNN helper): float32 max pooling on explicit 16-float vectors
-(`lib/numerics/pool_vector_jit.py`: MaxPool, and MaxPoolGrad of overlapping windows), switched
-per call by `pooling_jit.VECTOR_MIN_CHANNELS` (a huge value: the scalar compiled kernels), set
-before each variant's steps. (Earlier A/Bs -- grouped im2col, the tiled max-pool gradient, the
-fused pool gradients, the direct convolution -- are in this file's history.)
+The change (stop 23, cnnwall helper): on a quiet machine (BLAS with several threads) the
+convolutions take the intra-op split while they run (`intra_op.own_kernel`: BLAS one thread,
+their parts on the helpers) and the compiled pooling kernels split over BLAS's thread count;
+under load the direct convolution's batch parts run on the split's helpers. "old" turns all
+three off per call. `--assume-quiet` makes the thread budget see no other process (the quiet
+configuration on a shared machine). (Earlier A/Bs -- vector max pooling, grouped im2col, the
+tiled max-pool gradient, the fused pool gradients, the direct convolution -- are in this
+file's history.)
 
     PYTHONPATH=$PWD /opt/tfref/bin/python bench/ab_step.py [--model cnn|cifar10] [--rounds 20]
 """
@@ -50,15 +53,28 @@ def main() -> None:
     parser.add_argument("--no-tf", action="store_true")
     parser.add_argument("--one-thread", action="store_true",
                         help="one BLAS, intra-op and inter-op thread (CPU ~ one core's work)")
+    parser.add_argument("--assume-quiet", action="store_true",
+                        help="the thread budget sees no other process")
     args = parser.parse_args()
     import tensorflux
-    from tensorflux.lib.numerics import pooling_jit
+    from tensorflux.lib.numerics import conv_direct, intra_op, pooling_jit
+    from tensorflux.runtime import thread_budget
 
-    channels = {"old": 1 << 30, "new": pooling_jit.VECTOR_MIN_CHANNELS}
-    sessions = {}
-    for name in channels:
-        pooling_jit.VECTOR_MIN_CHANNELS = channels[name]
-        sessions[name] = _session(tensorflux, args.model, args.one_thread)
+    if args.assume_quiet:
+        thread_budget._PROCESS.probe = lambda cores: 0.0
+    new_batches = pooling_jit._batches
+
+    def old_batches(fn, n, nbytes):
+        threads = intra_op.splits()
+        if threads <= 1 or n <= 1 or nbytes < pooling_jit.SPLIT_MIN_BYTES:
+            fn(0, n)
+            return
+        ranges = intra_op.balanced_parts(n, threads * intra_op.CHUNKS_PER_THREAD)
+        intra_op.run_parts(lambda i: fn(*ranges[i]), len(ranges))
+
+    sessions = {name: _session(tensorflux, args.model, args.one_thread)
+                for name in ("old", "new")}
+    hooks = list(intra_op._OWN)
     if not args.no_tf:
         sessions["tf"] = _session(training._tf_compat_v1(), args.model, args.one_thread)
     runs = list(sessions)
@@ -67,7 +83,9 @@ def main() -> None:
     print(f"# {training.machine_load()}")
     for _ in range(args.rounds):
         for name in runs:
-            pooling_jit.VECTOR_MIN_CHANNELS = channels.get(name, 1 << 30)
+            intra_op._OWN[:] = [None, None] if name == "old" else hooks
+            pooling_jit._batches = old_batches if name == "old" else new_batches
+            conv_direct.SPLIT_UNDER_LOAD = name != "old"
             sess, train, feed = sessions[name]
             sess.run(train, feed)
             for _ in range(args.steps):

@@ -44,6 +44,11 @@ epilogues, the softmax cross-entropy's row blocks) split over BLAS's thread coun
 (`intra_op.run_elementwise`): BLAS's threads are idle while they run, and TF's Eigen kernels
 use its intra-op pool the same way.
 
+Own kernels (`intra_op.own_kernel`: the convolutions) take the split on a quiet machine too:
+while one runs, BLAS gets one thread and the split the threads BLAS had (`own`, counted like
+`busy`), so its per-image and per-bin BLAS calls, copies and transforms run on every core the
+budget gives instead of one (BLAS does not thread calls that small).
+
 The limits hold while a session (or a server) of the process lives; the original BLAS
 thread counts come back when the last one closes. numba kernels call `intra_op_threads()`
 (or `sync_numba_threads()`) at entry; numba is never imported here.
@@ -333,6 +338,7 @@ class _Process:
         self.intra = None
         self.cores = 1
         self.busy = 0
+        self.own = 0  # own kernels running now (intra_op.own_kernel)
         self.others = (0.0, 0.0)
         self.next_probe = 0.0
         self.threads = 1
@@ -344,6 +350,8 @@ class _Process:
     def acquire(self, budget: ThreadBudget) -> None:
         with self.lock:
             self.users += 1
+            if self.users == 1:
+                intra_op.configure_own_kernels(self.own_started, self.own_finished)
             self._use(budget, probe=True)
 
     def release(self) -> None:
@@ -352,6 +360,7 @@ class _Process:
             if self.users <= 0:
                 self.users = 0
                 self.intra = None
+                intra_op.configure_own_kernels()
                 self.blas.restore()
                 self._set_splits(1)
 
@@ -371,6 +380,14 @@ class _Process:
         if self.intra is None:
             return
         self.threads = blas_threads(self.intra, self.cores, max(self.others), 1 + self.busy)
+        if self.own and self.threads > 1:
+            # An own kernel runs (intra_op.own_kernel): its parts take BLAS's threads (and
+            # each part's numba kernels one thread, `intra_op_threads`).
+            self.threads = 1
+            self.blas.set(1)
+            splits = intra_op_splits(self.intra, self.cores, 1, 1 + self.busy)
+            self._set_splits(splits, splits)
+            return
         self.blas.set(self.threads)
         splits = intra_op_splits(self.intra, self.cores, self.threads, 1 + self.busy)
         # Kernels without BLAS calls use BLAS's threads when it has several (free cores).
@@ -393,6 +410,16 @@ class _Process:
         with self.lock:
             if self.intra is not None:
                 self._use(ThreadBudget(self.cores, self.intra, 0), probe=False)
+
+    def own_started(self) -> None:
+        with self.lock:
+            self.own += 1
+            self._apply()
+
+    def own_finished(self) -> None:
+        with self.lock:
+            self.own = max(0, self.own - 1)
+            self._apply()
 
     def kernel_started(self) -> None:
         with self.lock:

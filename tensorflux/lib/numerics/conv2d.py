@@ -219,6 +219,12 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, epilogue=None) -> np.ndarray:
     if x.shape[3] == w.shape[2] and conv_direct.applies(np.result_type(x, w), x.shape[3],
                                                         w.shape[3]):
         return conv_direct.conv2d(x, w, geo, pad_nhwc, epilogue)
+    with intra_op.own_kernel():
+        return _conv2d_products(x, w, geo, epilogue)
+
+
+def _conv2d_products(x: np.ndarray, w: np.ndarray, geo, epilogue) -> np.ndarray:
+    """conv2d in the frequency domain or as im2col products (see `conv2d`)."""
     plan = fft_plan(x.shape, w.shape, geo, np.result_type(x, w))
     if plan is not None:
         return conv_fft.conv2d(x, w, plan, epilogue)
@@ -275,6 +281,12 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> n
     if x.shape[3] == filter_shape[2] and conv_direct.applies(np.result_type(x, g), x.shape[3],
                                                              filter_shape[3]):
         return conv_direct.conv2d_backprop_filter(x, filter_shape, g, geo, pad_nhwc)
+    with intra_op.own_kernel():
+        return _backprop_filter_products(x, filter_shape, g, geo)
+
+
+def _backprop_filter_products(x: np.ndarray, filter_shape, g: np.ndarray, geo) -> np.ndarray:
+    """conv2d_backprop_filter in the frequency domain or as im2col products."""
     plan = fft_plan(x.shape, filter_shape, geo, np.result_type(x, g), "filter")
     if plan is not None:
         return conv_fft.conv2d_backprop_filter(x, filter_shape, g, plan)
@@ -319,6 +331,12 @@ def conv2d_backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo,
     into the input gradient. With few channels those matmuls would be too thin, so one matmul
     makes all columns and col2im scatters them.
     """
+    with intra_op.own_kernel():
+        return _backprop_input(input_shape, w, g, geo, channels_first_out)
+
+
+def _backprop_input(input_shape, w: np.ndarray, g: np.ndarray, geo,
+                    channels_first_out: bool) -> np.ndarray:
     plan = fft_plan(input_shape, w.shape, geo, np.result_type(w, g), "input")
     if plan is not None:
         dx = conv_fft.conv2d_backprop_input(g, w, plan)

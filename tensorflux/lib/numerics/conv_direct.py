@@ -13,8 +13,9 @@ spill, so im2col stays), for float32 with up to MAX_CHANNELS input channels and 
 channels a multiple of 16. The sums run in window
 order (forward) or pixel order (filter gradient) with fused multiply-adds: within float32
 tolerance of the im2col product (tests compare them). Batch parts (from the shapes only) run
-on the intra-op helpers; filter gradients of the parts are summed in part order, so values
-are the same split or not.
+on the intra-op helpers (as many as BLAS has threads on a quiet machine, the split's under
+load); filter gradients of the parts are summed in part order, so values are the same split
+or not.
 
 Measured (thread CPU, interleaved with the im2col path in one process): see bench/
 conv_direct_probe.py.
@@ -41,6 +42,10 @@ _MAX_PARTS = 4
 # Filter gradients sum blocks of output pixels whose gradient rows hold about this many floats
 # (at least one output row), read once per block of window inputs while in L1 cache.
 BLOCK_FLOATS = 4096
+
+# Under load (the row split on, BLAS with one thread) the batch parts run on the intra-op
+# helpers too, as the convolutions on BLAS do (False: inline, as run_elementwise keeps them).
+SPLIT_UNDER_LOAD = True
 
 _tiles = []  # conv_direct_jit, once the first direct convolution runs (it imports numba)
 
@@ -94,6 +99,15 @@ def _layout(x: np.ndarray, k_hw, geo, pad):
     return xp.reshape(-1), _offsets(k_hw, c, row, geo), steps, out_hw
 
 
+def _run(part, parts: int) -> None:
+    """The batch parts on the intra-op threads: the split's helpers when it is on (a loaded
+    machine), else as many as BLAS has (`run_elementwise`: none call BLAS)."""
+    if SPLIT_UNDER_LOAD and intra_op.splits() > 1:
+        intra_op.run_parts(part, parts)
+    else:
+        intra_op.run_elementwise(part, parts)
+
+
 def _kernels():
     if not _tiles:
         # deferred: conv_direct_jit imports numba (~0.5 s), paid at the first direct one
@@ -122,7 +136,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, geo, pad, epilogue=None) -> np.ndarray:
             epilogue(out[lo:hi])
 
     if out.size:
-        intra_op.run_elementwise(part, len(parts))
+        _run(part, len(parts))
     return out
 
 
@@ -145,7 +159,7 @@ def conv2d_backprop_filter(x: np.ndarray, filter_shape, g: np.ndarray, geo, pad)
         tiles.filter_gradient(s, offs, pixels, gf, partials[i], lo, hi, image, depth, block)
 
     if g.size:
-        intra_op.run_elementwise(part, len(parts))
+        _run(part, len(parts))
     dw = partials[0]
     for partial in partials[1:]:
         dw += partial

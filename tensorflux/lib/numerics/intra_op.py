@@ -28,8 +28,16 @@ callable, each part with the process's single BLAS thread and no spin synchronis
   driver (`job.offer(work)` as `submit`), so a driver that needs the value before it is done
   runs the chunks still unclaimed instead of waiting.
 
+- Kernels of our own (`own_kernel()`: the convolutions on either path, im2col or frequency
+  domain, and their gradients) make many BLAS calls too small for BLAS's threads (per image
+  and per frequency bin) between copies and transforms that run on one thread. On a quiet
+  machine (BLAS with several threads, no split) such a kernel asks the runtime for the split
+  instead while it runs: BLAS gets one thread and the kernel's parts run on as many helpers
+  as BLAS had threads (stop 23: the CNN's frequency-domain convolutions 2-3x less wall time
+  on a quiet 2-core machine). Values are the same (the parts are the unsplit products).
+
 The runtime decides the split (`configure(splits, submit, elementwise)`, from the thread
-budget); this
+budget, and `configure_own_kernels(enter, leave)`); this
 module imports nothing of it. With `splits == 1` (the default, a quiet machine, BLAS with
 several threads) `matmul` is `np.matmul` and `run_parts` a loop after one comparison. Parts
 are claimed from a shared counter, so a helper that never starts (a busy pool) costs nothing:
@@ -64,9 +72,12 @@ _REPACK_FLOPS_PER_ELEMENT = 240
 _BACKGROUND = [0]
 _LOCAL = threading.local()
 
+# [enter, leave]: the runtime's calls around an own kernel (`own_kernel`); None: no runtime.
+_OWN = [None, None]
+
 __all__ = ["MIN_CHUNK_FLOPS", "CHUNKS_PER_THREAD", "configure", "splits", "elementwise_splits",
            "matmul", "run_parts", "run_elementwise", "balanced_parts", "set_background",
-           "BACKGROUND_CHUNKS"]
+           "BACKGROUND_CHUNKS", "configure_own_kernels", "own_kernel"]
 
 
 def configure(splits: int, submit=None, elementwise: int | None = None) -> None:
@@ -83,6 +94,50 @@ def configure(splits: int, submit=None, elementwise: int | None = None) -> None:
     if submit is None:
         splits = elementwise = 1
     _STATE[:] = [splits, submit, elementwise]
+
+
+def configure_own_kernels(enter=None, leave=None) -> None:
+    """Sets the runtime's calls around an own kernel (`own_kernel`); None: plain calls.
+
+    Args:
+        enter: `enter()` before the kernel runs: the split on, BLAS one thread per part.
+        leave: `leave()` after it (the budget's configuration back).
+    """
+    _OWN[:] = [enter, leave] if enter is not None and leave is not None else [None, None]
+
+
+class _OwnKernel:
+    """`with own_kernel():` -- see `own_kernel`."""
+
+    __slots__ = ("entered",)
+
+    def __enter__(self):
+        enter = _OWN[0]
+        self.entered = enter is not None and _STATE[2] > 1
+        if self.entered:
+            enter()
+        return self
+
+    def __exit__(self, *exc):
+        if self.entered:
+            leave = _OWN[1]
+            if leave is not None:
+                leave()
+        return False
+
+
+def own_kernel() -> _OwnKernel:
+    """A context for a kernel that splits its own work (`run_parts` over per-image and
+    per-bin BLAS calls, copies, transforms): when BLAS has several threads now (a quiet
+    machine: `elementwise_splits() > 1`, no split), the runtime gives BLAS one thread and
+    turns the split on while the kernel runs, so its parts run on the intra-op helpers;
+    otherwise (the split already on, one thread, no runtime) nothing changes.
+
+    Example:
+        >>> with own_kernel():
+        ...     run_parts(lambda i: None, 2)
+    """
+    return _OwnKernel()
 
 
 def set_background(job) -> None:

@@ -59,14 +59,18 @@ def _check_grad(g: np.ndarray, x_shape, oh: int, ow: int, what: str) -> None:
 
 def _batches(fn, n: int, nbytes: int) -> None:
     """`fn(lo, hi)` over the whole batch, or over batch ranges on the intra-op helpers when
-    the split is on and the input large. Every kernel here computes each batch item on its
-    own, so ranges give the very values of one call."""
-    threads = intra_op.splits()
+    the split is on (a loaded machine) or BLAS has several threads (a quiet one: these
+    kernels call no BLAS, so they take its threads, `run_elementwise`) and the input is large.
+    Every kernel here computes each batch item on its own, so ranges give the very values of
+    one call."""
+    split = intra_op.splits()
+    threads = max(split, intra_op.elementwise_splits())
     if threads <= 1 or n <= 1 or nbytes < SPLIT_MIN_BYTES:
         fn(0, n)
         return
     ranges = intra_op.balanced_parts(n, threads * intra_op.CHUNKS_PER_THREAD)
-    intra_op.run_parts(lambda i: fn(*ranges[i]), len(ranges))
+    run = intra_op.run_parts if split > 1 else intra_op.run_elementwise
+    run(lambda i: fn(*ranges[i]), len(ranges))
 
 
 def max_pool(x: np.ndarray, geo) -> np.ndarray:
