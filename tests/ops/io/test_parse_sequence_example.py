@@ -71,7 +71,7 @@ def _check_against_singles(sess, records):
             want[b, :len(s[key])] = s[key]
         assert got_l[key].shape == want.shape
         np.testing.assert_array_equal(got_l[key], want)
-    for key, got, parts in (("tags", got_c["tags"], [c["tags"] for c, _ in singles]),
+    for _key, got, parts in (("tags", got_c["tags"], [c["tags"] for c, _ in singles]),
                             ("w", got_l["w"], [s["w"] for _, s in singles])):
         want_idx = np.concatenate(
             [np.concatenate([np.full((len(p.indices), 1), b), p.indices], axis=1)
