@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -67,6 +66,9 @@ class FlagValues:
         self.__dict__["__flags"] = {}
         self.__dict__["__short"] = {}
         self.__dict__["__validators"] = {}
+        self.__dict__["__multi_validators"] = []  # (names, checker, message)
+        self.__dict__["__modules"] = {}  # module name -> flag names it defined
+        self.__dict__["__key_flags"] = {}  # module name -> flag names it declared key flags
         self.__dict__["__parsed"] = False
 
     # -- registry --
@@ -276,6 +278,11 @@ class FlagValues:
         self[name]  # noqa: B018 - raises UnrecognizedFlagError for an unknown name
         self.__dict__["__validators"].setdefault(name, []).append((checker, message))
 
+    def _add_multi_validator(self, names: list[str], checker: Callable, message: str) -> None:
+        for name in names:
+            self[name]  # noqa: B018 - raises UnrecognizedFlagError for an unknown name
+        self.__dict__["__multi_validators"].append((tuple(names), checker, message))
+
     def _validate(self, name: str) -> None:
         value = self._flags[name].value
         for checker, message in self.__dict__["__validators"].get(name, ()):
@@ -285,11 +292,66 @@ class FlagValues:
                 ok, message = False, str(e)
             if not ok:
                 raise IllegalFlagValueError(f"flag --{name}={value}: {message}")
+        for names, checker, message in self.__dict__["__multi_validators"]:
+            if name in names:
+                self._validate_multi(names, checker, message)
+
+    def _validate_multi(self, names: tuple, checker: Callable, message: str) -> None:
+        """absl's multi-flag check: `checker({name: value})`; the error lists every flag."""
+        values = {n: self._flags[n].value for n in names}
+        try:
+            ok = checker(values)
+        except ValidationError as e:
+            ok, message = False, str(e)
+        if not ok:
+            shown = ", ".join(f"{n}={v}" for n, v in values.items())
+            raise IllegalFlagValueError(f"flags {shown}: {message}")
 
     def validate_all_flags(self) -> None:
         """Runs every validator; raises IllegalFlagValueError for the first that fails."""
         for name in list(self.__dict__["__validators"]):
             self._validate(name)
+        for names, checker, message in self.__dict__["__multi_validators"]:
+            self._validate_multi(names, checker, message)
+
+    # -- modules and key flags (what --helpshort lists) --
+
+    def _register_module(self, module: str, name: str, key: bool = False) -> None:
+        registry = self.__dict__["__key_flags" if key else "__modules"]
+        names = registry.setdefault(module, [])
+        if name not in names:
+            names.append(name)
+
+    def flags_by_module_dict(self) -> dict[str, list[Flag]]:
+        """Returns `{module name: [flags it defined]}`."""
+        return {m: [self._flags[n] for n in names if n in self._flags]
+                for m, names in self.__dict__["__modules"].items()}
+
+    def key_flags_by_module_dict(self) -> dict[str, list[Flag]]:
+        """Returns `{module name: [flags it declared key flags]}`."""
+        return {m: [self._flags[n] for n in names if n in self._flags]
+                for m, names in self.__dict__["__key_flags"].items()}
+
+    def get_flags_for_module(self, module) -> list[Flag]:
+        """The flags a module (object or name) defined."""
+        name = module if isinstance(module, str) else module.__name__
+        return self.flags_by_module_dict().get(name, [])
+
+    def get_key_flags_for_module(self, module) -> list[Flag]:
+        """A module's key flags: those it defined, then those it declared (no repeats)."""
+        name = module if isinstance(module, str) else module.__name__
+        flags = list(self.get_flags_for_module(name))
+        for flag in self.key_flags_by_module_dict().get(name, []):
+            if flag not in flags:
+                flags.append(flag)
+        return flags
+
+    def find_module_defining_flag(self, flagname: str, default=None):
+        """The name of the module that defined `flagname`, else `default`."""
+        for module, names in self.__dict__["__modules"].items():
+            if flagname in names:
+                return module
+        return default
 
     # -- help --
 
@@ -334,17 +396,36 @@ def _accepts_tf1_names(define: Callable) -> Callable:
 
 def _caller_location() -> str:
     frame = sys._getframe(1)
-    here = os.path.abspath(__file__)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename) == here:
+    while frame is not None and _in_flags_modules(frame):
         frame = frame.f_back
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-def _define(flag: Flag, flag_values: FlagValues | None, required: bool) -> FlagHolder:
+# Modules that called `disclaim_key_flags()`: flags defined through them belong to their caller.
+_DISCLAIMED_MODULES: set[str] = set()
+
+
+def _in_flags_modules(frame) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name.startswith("tensorflux.platform.flag") or name in _DISCLAIMED_MODULES
+
+
+def _caller_module() -> str:
+    """The calling module's name outside the flags modules (absl: argv[0] for __main__)."""
+    frame = sys._getframe(1)
+    while frame is not None and _in_flags_modules(frame):
+        frame = frame.f_back
+    name = "<unknown>" if frame is None else frame.f_globals.get("__name__", "<unknown>")
+    return sys.argv[0] if name == "__main__" and sys.argv and sys.argv[0] else name
+
+
+def _define(flag: Flag, flag_values: FlagValues | None, required: bool,
+            module_name: str | None = None) -> FlagHolder:
     flag_values = FLAGS if flag_values is None else flag_values
     flag_values._register(flag, _caller_location())
+    flag_values._register_module(module_name or _caller_module(), flag.name)
     if required:
         mark_flag_as_required(flag.name, flag_values)
     return FlagHolder(flag_values, flag)
@@ -369,7 +450,7 @@ def DEFINE_string(  # noqa: N802 - TF1 name
 ) -> FlagHolder:
     """Defines a string flag. Example: `DEFINE_string("data_dir", "/tmp", "Input data.")`."""
     flag = Flag(_parse_string, name, default, help, type_name="a string", **_common(kwargs))
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -385,7 +466,7 @@ def DEFINE_boolean(  # noqa: N802 - TF1 name
     flag = Flag(
         _parse_bool, name, default, help, boolean=True, type_name="a boolean", **_common(kwargs)
     )
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 DEFINE_bool = DEFINE_boolean
@@ -405,7 +486,7 @@ def DEFINE_integer(  # noqa: N802 - TF1 name
     """Defines an integer flag (decimal, `0x` hex or `0o` octal) with optional bounds."""
     parse = _number_parser(_to_int, "an integer", lower_bound, upper_bound)
     flag = Flag(parse, name, default, help, type_name="an integer", **_common(kwargs))
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -422,7 +503,7 @@ def DEFINE_float(  # noqa: N802 - TF1 name
     """Defines a float flag with optional bounds."""
     parse = _number_parser(float, "a number", lower_bound, upper_bound)
     flag = Flag(parse, name, default, help, type_name="a number", **_common(kwargs))
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -448,7 +529,7 @@ def DEFINE_enum(  # noqa: N802 - TF1 name
         type_name=f"one of <{'|'.join(enum_values)}>",
         **_common(kwargs),
     )
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -464,7 +545,7 @@ def DEFINE_list(  # noqa: N802 - TF1 name
     flag = Flag(
         _parse_list, name, default, help, type_name="a comma separated list", **_common(kwargs)
     )
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -480,7 +561,7 @@ def DEFINE_multi_string(  # noqa: N802 - TF1 name
     flag = _MultiFlag(
         _parse_string, name, default, help, type_name="repeat this option", **_common(kwargs)
     )
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -499,7 +580,7 @@ def DEFINE_multi_integer(  # noqa: N802 - TF1 name
     flag = _MultiFlag(
         parse, name, default, help, type_name="repeat this option; integers", **_common(kwargs)
     )
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 @_accepts_tf1_names
@@ -518,7 +599,7 @@ def DEFINE_multi_float(  # noqa: N802 - TF1 name
     flag = _MultiFlag(
         parse, name, default, help, type_name="repeat this option; numbers", **_common(kwargs)
     )
-    return _define(flag, flag_values, required)
+    return _define(flag, flag_values, required, kwargs.get("module_name"))
 
 
 # -- validators --------------------------------------------------------------------------------
@@ -584,3 +665,7 @@ def mark_flags_as_required(
     """`mark_flag_as_required` for each name."""
     for name in flag_names:
         mark_flag_as_required(name, flag_values)
+
+
+# absl.flags' remaining API (tf.flags.DEFINE_alias, mark_flags_as_mutual_exclusive, ...).
+from tensorflux.platform.flags_absl import *  # noqa: E402, F403
