@@ -31,6 +31,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from tensorflux.platform.flag_files import (  # noqa: F401 - re-exported
+    CantOpenFlagFileError,
+    expand_flagfiles,
+)
 from tensorflux.platform.flag_types import (  # noqa: F401 - re-exported
     _FALSE,
     _TRUE,
@@ -159,7 +163,8 @@ class FlagValues:
                 "argv cannot be an empty list, and must contain the program name "
                 "as the first element."
             )
-        unknown, rest = self._parse_args(list(argv[1:]), known_only, lenient=False)
+        unknown, rest = self._parse_args(expand_flagfiles(list(argv[1:])), known_only,
+                                         lenient=False)
         if unknown and not known_only:
             raise self._unknown(*unknown[0])
         self.mark_as_parsed()
@@ -174,8 +179,22 @@ class FlagValues:
         self.mark_as_parsed()
         return rest
 
+    def read_flags_from_files(self, argv: list[str], force_gnu: bool = True) -> list[str]:
+        """`argv` with its `--flagfile=PATH` arguments replaced by the files' flags.
+
+        Raises:
+          CantOpenFlagFileError: a file cannot be read.
+        """
+        del force_gnu
+        return [argv[0], *expand_flagfiles(list(argv[1:]))] if argv else []
+
     def _lazy_parse(self) -> None:
-        self._parse_args(list(sys.argv[1:]), known_only=True, lenient=True)
+        try:
+            args = expand_flagfiles(list(sys.argv[1:]))
+        except Error as e:
+            self._fail(True, e)
+            args = list(sys.argv[1:])
+        self._parse_args(args, known_only=True, lenient=True)
         self.mark_as_parsed()
 
     def _lookup(self, name: str) -> Flag | None:

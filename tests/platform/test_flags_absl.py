@@ -249,3 +249,28 @@ def test_define_rejects_unknown_keywords(fv):
         warnings.simplefilter("error")
         flags.DEFINE_multi_enum("m", None, ["a"], "m", flag_values=fv, module_name="x")
     assert fv.find_module_defining_flag("m") == "x"
+
+
+def test_flagfile_in_place_nested_and_comments(fv, tmp_path):
+    flags.DEFINE_integer("steps", 1, "s", flag_values=fv)
+    flags.DEFINE_string("name", "", "n", flag_values=fv)
+    flags.DEFINE_multi_string("tag", None, "t", flag_values=fv)
+    inner = tmp_path / "inner.flags"
+    inner.write_text("--tag=from_inner\n")
+    outer = tmp_path / "outer.flags"
+    outer.write_text(f"# a comment\n  --steps=5\n// another\n\n--flagfile={inner}\n"
+                     f"--name=file name\n--flagfile={outer}\n")
+    with pytest.warns(UserWarning, match="circular flagfile"):
+        rest = fv(["prog", "--tag=first", f"--flagfile={outer}", "--steps=9", "pos", "--",
+                   "--flagfile=x"])
+    assert rest == ["prog", "pos", "--flagfile=x"]
+    # in place: the file's --steps=5 comes before the later --steps=9
+    assert (fv.steps, fv.name, fv.tag) == (9, "file name", ["first", "from_inner"])
+    fv(["prog", "--flagfile", str(inner)])
+    assert fv.tag == ["from_inner"]
+    assert fv.read_flags_from_files(["prog", f"-flagfile={inner}", "x"]) == [
+        "prog", "--tag=from_inner", "x"]
+    with pytest.raises(flags.CantOpenFlagFileError, match="Unable to open flagfile"):
+        fv(["prog", f"--flagfile={tmp_path / 'missing'}"])
+    with pytest.raises(flags.Error, match="Missing value for flag --flagfile"):
+        fv(["prog", "--flagfile"])
