@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from tensorflux.platform import flag_defines
 from tensorflux.platform import flags as core
 from tensorflux.platform.flag_types import (
     Error,
@@ -107,7 +108,7 @@ def DEFINE(  # noqa: N802 - absl name
     del serializer
     flag = Flag(_parse_with(parser), name, default, help, type_name=_type_name(parser),
                 **_options(kwargs))
-    return core._define(flag, flag_values, required, module_name)
+    return flag_defines._define(flag, flag_values, required, module_name)
 
 
 def DEFINE_multi(  # noqa: N802 - absl name
@@ -118,7 +119,7 @@ def DEFINE_multi(  # noqa: N802 - absl name
     del serializer
     flag = _MultiFlag(_parse_with(parser), name, default, help,
                       type_name="repeat this option", **_options(kwargs))
-    return core._define(flag, flag_values, required, module_name)
+    return flag_defines._define(flag, flag_values, required, module_name)
 
 
 def DEFINE_flag(  # noqa: N802 - absl name
@@ -127,7 +128,7 @@ def DEFINE_flag(  # noqa: N802 - absl name
     """Registers an already built Flag object."""
     if not isinstance(flag, Flag):
         raise TypeError(f"DEFINE_flag expects a Flag, got {type(flag).__name__}")
-    return core._define(flag, flag_values, required, module_name)
+    return flag_defines._define(flag, flag_values, required, module_name)
 
 
 def DEFINE_multi_enum(  # noqa: N802 - absl name
@@ -142,7 +143,7 @@ def DEFINE_multi_enum(  # noqa: N802 - absl name
     flag = _MultiFlag(_enum_parser(enum_values, case_sensitive), name, default, help,
                       type_name=f"repeat this option; one of <{'|'.join(enum_values)}>",
                       **_options(kwargs))
-    return core._define(flag, flag_values, required, module_name)
+    return flag_defines._define(flag, flag_values, required, module_name)
 
 
 def DEFINE_enum_class(  # noqa: N802 - absl name
@@ -163,7 +164,7 @@ def DEFINE_enum_class(  # noqa: N802 - absl name
 
     flag = Flag(parse, name, default, help, type_name=f"<{'|'.join(names)}>",
                 **_options(kwargs))
-    return core._define(flag, flag_values, required, module_name)
+    return flag_defines._define(flag, flag_values, required, module_name)
 
 
 def DEFINE_spaceseplist(  # noqa: N802 - absl name
@@ -183,7 +184,7 @@ def DEFINE_spaceseplist(  # noqa: N802 - absl name
     kind = "whitespace or comma" if comma_compat else "whitespace"
     flag = Flag(parse, name, default, help, type_name=f"a {kind} separated list",
                 **_options(kwargs))
-    return core._define(flag, flag_values, required, module_name)
+    return flag_defines._define(flag, flag_values, required, module_name)
 
 
 class _AliasFlag(Flag):
@@ -239,7 +240,7 @@ def DEFINE_alias(  # noqa: N802 - absl name
     flag_values = core.FLAGS if flag_values is None else flag_values
     if original_name not in flag_values:
         raise UnrecognizedFlagError(original_name)
-    return core._define(_AliasFlag(flag_values[original_name], name), flag_values, False,
+    return flag_defines._define(_AliasFlag(flag_values[original_name], name), flag_values, False,
                         module_name)
 
 
@@ -346,7 +347,7 @@ def declare_key_flag(flag_name, flag_values=None) -> None:
     if names[0] not in flag_values:
         raise ValueError(f"Flag --{names[0]} is undefined. To set a flag as a key flag first "
                          "define it in Python.")
-    flag_values._register_module(core._caller_module(), names[0], key=True)
+    flag_values._register_module(flag_defines._caller_module(), names[0], key=True)
 
 
 def adopt_module_key_flags(module, flag_values=None) -> None:
@@ -358,14 +359,14 @@ def adopt_module_key_flags(module, flag_values=None) -> None:
     if not isinstance(module, types.ModuleType):
         raise Error(f"Expected a module object, not {module!r}.")
     flag_values = core.FLAGS if flag_values is None else flag_values
-    caller = core._caller_module()
+    caller = flag_defines._caller_module()
     for flag in flag_values.get_key_flags_for_module(module.__name__):
         flag_values._register_module(caller, flag.name, key=True)
 
 
 def disclaim_key_flags() -> None:
     """Flags defined through the calling module count as defined by that module's caller."""
-    core._DISCLAIMED_MODULES.add(sys._getframe(1).f_globals.get("__name__", ""))
+    flag_defines._DISCLAIMED_MODULES.add(sys._getframe(1).f_globals.get("__name__", ""))
 
 
 # -- values ------------------------------------------------------------------------------------
