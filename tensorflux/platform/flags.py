@@ -129,7 +129,7 @@ class FlagValues:
         flag = self[name]
         flag.value = value
         flag.using_default_value = False
-        self._validate(name)
+        self._validate(getattr(flag, "original_name", name))  # an alias checks its original
 
     def __delattr__(self, name: str) -> None:
         flag = self[name]

@@ -34,9 +34,15 @@ from tensorflux.platform.flag_types import (
     ValidationError,
     _enum_parser,
     _MultiFlag,
+    _number_parser,
+    _parse_bool,
+    _parse_list,
+    _to_int,
 )
 
-__all__ = ["ArgumentParser", "ArgumentSerializer", "ListSerializer", "DEFINE", "DEFINE_multi",
+__all__ = ["ArgumentParser", "ArgumentSerializer", "ListSerializer", "BooleanParser",
+           "IntegerParser", "FloatParser", "EnumParser", "ListParser",
+           "WhitespaceSeparatedListParser", "CsvListSerializer", "DEFINE", "DEFINE_multi",
            "DEFINE_flag", "DEFINE_multi_enum", "DEFINE_enum_class", "DEFINE_spaceseplist",
            "DEFINE_alias", "register_multi_flags_validator", "multi_flags_validator",
            "mark_flags_as_mutual_exclusive", "mark_bool_flags_as_mutual_exclusive",
@@ -76,6 +82,92 @@ class ListSerializer(ArgumentSerializer):
 
     def serialize(self, value) -> str:
         return self.list_sep.join(str(x) for x in value)
+
+
+class BooleanParser(ArgumentParser):
+    """true/false/t/f/1/0 (any case) or a bool."""
+
+    def parse(self, argument):
+        return _parse_bool(argument)
+
+    def flag_type(self) -> str:
+        return "bool"
+
+
+class IntegerParser(ArgumentParser):
+    """An integer (decimal, 0x, 0o, 0b) within optional bounds."""
+
+    def __init__(self, lower_bound=None, upper_bound=None):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+        self._parse = _number_parser(_to_int, "an integer", lower_bound, upper_bound)
+
+    def parse(self, argument):
+        return self._parse(argument)
+
+    def flag_type(self) -> str:
+        return "int"
+
+
+class FloatParser(ArgumentParser):
+    """A float within optional bounds."""
+
+    def __init__(self, lower_bound=None, upper_bound=None):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+        self._parse = _number_parser(float, "a number", lower_bound, upper_bound)
+
+    def parse(self, argument):
+        return self._parse(argument)
+
+    def flag_type(self) -> str:
+        return "float"
+
+
+class EnumParser(ArgumentParser):
+    """One of `enum_values` (the canonical spelling when not case sensitive)."""
+
+    def __init__(self, enum_values, case_sensitive: bool = True):
+        self.enum_values = list(enum_values)
+        if not self.enum_values:
+            raise ValueError(f"enum_values cannot be empty, found \"{enum_values}\"")
+        self.case_sensitive = case_sensitive
+        self._parse = _enum_parser(self.enum_values, case_sensitive)
+
+    def parse(self, argument):
+        return self._parse(argument)
+
+    def flag_type(self) -> str:
+        return "string enum"
+
+
+class ListParser(ArgumentParser):
+    """A comma-separated list (CSV quoting) or a list."""
+
+    def parse(self, argument):
+        return _parse_list(argument)
+
+    def flag_type(self) -> str:
+        return "list"
+
+
+class WhitespaceSeparatedListParser(ArgumentParser):
+    """A whitespace-separated list (commas too with `comma_compat`) or a list."""
+
+    def __init__(self, comma_compat: bool = False):
+        self._comma_compat = comma_compat
+
+    def parse(self, argument):
+        if isinstance(argument, (list, tuple)):
+            return list(argument)
+        if not isinstance(argument, str):
+            raise TypeError(f"expected a string or a list, got {type(argument).__name__}")
+        return (argument.replace(",", " ") if self._comma_compat else argument).split()
+
+    def flag_type(self) -> str:
+        return "whitespace separated list"
+
+
+class CsvListSerializer(ListSerializer):
+    """Joins a list with `list_sep` (absl quotes items; plain items read back the same)."""
 
 
 def _parse_with(parser) -> Callable:
@@ -174,13 +266,7 @@ def DEFINE_spaceseplist(  # noqa: N802 - absl name
     """Defines a whitespace-separated list flag (commas also separate if `comma_compat`)."""
     module_name = kwargs.pop("module_name", None)
 
-    def parse(argument):
-        if isinstance(argument, (list, tuple)):
-            return list(argument)
-        if not isinstance(argument, str):
-            raise TypeError(f"expected a string or a list, got {type(argument).__name__}")
-        return (argument.replace(",", " ") if comma_compat else argument).split()
-
+    parse = WhitespaceSeparatedListParser(comma_compat).parse
     kind = "whitespace or comma" if comma_compat else "whitespace"
     flag = Flag(parse, name, default, help, type_name=f"a {kind} separated list",
                 **_options(kwargs))
@@ -192,6 +278,7 @@ class _AliasFlag(Flag):
 
     def __init__(self, original: Flag, name: str):  # noqa: D107 - no Flag.__init__: no value
         self._original = original
+        self.original_name = original.name
         self._parse_fn = original._parse_fn
         self.name = name
         self.help = f"Alias for --{original.name}."

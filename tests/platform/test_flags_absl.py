@@ -274,3 +274,35 @@ def test_flagfile_in_place_nested_and_comments(fv, tmp_path):
         fv(["prog", f"--flagfile={tmp_path / 'missing'}"])
     with pytest.raises(flags.Error, match="Missing value for flag --flagfile"):
         fv(["prog", "--flagfile"])
+
+
+def test_parser_classes_with_define_multi(fv):
+    flags.DEFINE_multi(flags.IntegerParser(lower_bound=0), flags.ArgumentSerializer(), "ids",
+                       None, "i", flag_values=fv)
+    flags.DEFINE(flags.EnumParser(["Fast", "slow"], case_sensitive=False), "speed", "slow", "s",
+                 flag_values=fv)
+    flags.DEFINE(flags.BooleanParser(), "on", "false", "o", flag_values=fv)
+    flags.DEFINE(flags.FloatParser(upper_bound=1.0), "p", "0.5", "p", flag_values=fv)
+    flags.DEFINE(flags.ListParser(), "csv", "a,b", "c", flag_values=fv)
+    flags.DEFINE(flags.WhitespaceSeparatedListParser(comma_compat=True), "ws", "", "w",
+                 flag_values=fv)
+    fv(["prog", "--ids=0x10", "--ids=3", "--speed=FAST", "--on=t", "--p=0.25", "--ws=a,b c"])
+    assert (fv.ids, fv.speed, fv.on, fv.p, fv.csv, fv.ws) == (
+        [16, 3], "Fast", True, 0.25, ["a", "b"], ["a", "b", "c"])
+    with pytest.raises(flags.IllegalFlagValueError, match="flag --ids=-1: -1 is not an integer"):
+        fv(["prog", "--ids=-1"])
+    with pytest.raises(flags.IllegalFlagValueError, match="flag --p=2"):
+        fv(["prog", "--p=2"])
+    with pytest.raises(ValueError, match="enum_values cannot be empty"):
+        flags.EnumParser([])
+    assert flags.CsvListSerializer(",").serialize(["x", 1]) == "x,1"
+
+
+def test_alias_assignment_runs_the_original_validators(fv):
+    flags.DEFINE_integer("steps", 5, "s", flag_values=fv)
+    flags.DEFINE_alias("n", "steps", flag_values=fv)
+    flags.register_validator("steps", lambda v: v < 10, "too many", flag_values=fv)
+    with pytest.raises(flags.IllegalFlagValueError, match="flag --steps=12: too many"):
+        fv.n = 12
+    with pytest.raises(flags.IllegalFlagValueError, match="too many"):
+        fv(["prog", "--n=13"])
