@@ -10,6 +10,7 @@ from tensorflux.ops.io.readers import matching_files, read_file, write_file
 from tensorflux.ops.io.parsing import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature,
                                        VarLenFeature, decode_csv, parse_example,
                                        parse_single_example)
+from tensorflux.ops.io.sequence_batch_parsing import parse_sequence_example
 from tensorflux.ops.io.sequence_parsing import parse_single_sequence_example
 from tensorflux.ops.strings.conversion import decode_raw
 from tensorflux.platform import gfile

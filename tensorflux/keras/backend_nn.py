@@ -31,7 +31,7 @@ __all__ = ["conv1d", "conv2d", "conv2d_transpose", "conv3d", "separable_conv2d",
            "normalize_batch_in_training", "dropout", "elu", "softplus", "softsign",
            "hard_sigmoid", "in_top_k", "temporal_padding", "spatial_2d_padding",
            "spatial_3d_padding", "resize_images", "resize_volumes", "ctc_label_dense_to_sparse",
-           "ctc_batch_cost", "ctc_decode"]
+           "ctc_batch_cost", "ctc_decode", "local_conv1d", "local_conv2d"]
 
 
 def _data_format(data_format) -> str:
@@ -144,6 +144,88 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_
     out = nn_conv.depthwise_conv2d(x, depthwise_kernel, (1,) + _tuple(strides, 2) + (1,),
                                    _padding(padding), rate=_tuple(dilation_rate, 2))
     return _back(out, data_format, 4)
+
+
+def _local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format):
+    """Unshared-weight convolution: one [feature_dim, filters] kernel per output position.
+
+    Patches are taken in row-major position order and flattened in the input's own axis order
+    ((kernel..., channels) for channels_last, (channels, kernel...) for channels_first), then
+    multiplied by `kernel` [positions, feature_dim, filters] position by position.
+    """
+    data_format = _data_format(data_format)
+    inputs = tensor_conversion.convert_to_tensor(inputs)
+    kernel = tensor_conversion.convert_to_tensor(kernel)
+    kernel_shape = kernel.get_shape().as_list()
+    if len(kernel_shape) != 3 or None in kernel_shape[1:]:
+        raise ValueError(f"local_conv: kernel must be [positions, feature_dim, filters] with "
+                         f"known feature_dim and filters, got shape {kernel_shape}")
+    feature_dim, filters = kernel_shape[1], kernel_shape[2]
+    ndims = len(output_shape)
+    kernel_size, strides = _tuple(kernel_size, ndims), _tuple(strides, ndims)
+    grid = [()]
+    for size in output_shape:
+        grid = [g + (i,) for g in grid for i in range(int(size))]
+    if kernel_shape[0] is not None and kernel_shape[0] != len(grid):
+        raise ValueError(f"local_conv: kernel has {kernel_shape[0]} positions but the output "
+                         f"shape {tuple(output_shape)} has {len(grid)}")
+    patches = []
+    for position in grid:
+        window = [slice(i * s, i * s + k) for i, s, k in zip(position, strides, kernel_size)]
+        index = ([slice(None), slice(None)] + window if data_format == "channels_first"
+                 else [slice(None)] + window + [slice(None)])
+        patches.append(array_ops.reshape(inputs[tuple(index)], [1, -1, feature_dim]))
+    output = math_ops.matmul(array_ops.concat(patches, 0), kernel)  # [P, batch, filters]
+    output = array_ops.reshape(output, [int(n) for n in output_shape] + [-1, filters])
+    spatial = list(range(ndims))
+    if data_format == "channels_first":
+        permutation = [ndims, ndims + 1] + spatial
+    else:
+        permutation = [ndims] + spatial + [ndims + 1]
+    return array_ops.transpose(output, permutation)
+
+
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """1D convolution with unshared weights (TF 1.x `tf.keras.backend.local_conv1d`).
+
+    Args:
+        inputs: [batch, steps, channels] (channels_last) or [batch, channels, steps].
+        kernel: [output_length, kernel_size * channels, filters].
+        kernel_size: a 1-tuple (or int), the window length.
+        strides: a 1-tuple (or int).
+        data_format: "channels_last" or "channels_first" (default: image_data_format()).
+
+    Returns:
+        [batch, output_length, filters] (channels_last) or [batch, filters, output_length].
+
+    Raises:
+        ValueError: an unknown data_format or a kernel of the wrong rank.
+    """
+    positions = tensor_conversion.convert_to_tensor(kernel).get_shape().as_list()[0]
+    if positions is None:
+        raise ValueError("local_conv1d: the kernel's first dimension (output_length) must be "
+                         "known")
+    return _local_conv(inputs, kernel, kernel_size, strides, (positions,), data_format)
+
+
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """2D convolution with unshared weights (TF 1.x `tf.keras.backend.local_conv2d`).
+
+    Args:
+        inputs: [batch, rows, cols, channels] (channels_last) or [batch, channels, rows, cols].
+        kernel: [output_rows * output_cols, kh * kw * channels, filters].
+        kernel_size: (kh, kw).
+        strides: (stride_rows, stride_cols).
+        output_shape: (output_rows, output_cols).
+        data_format: "channels_last" or "channels_first" (default: image_data_format()).
+
+    Returns:
+        [batch, output_rows, output_cols, filters] or [batch, filters, output_rows, output_cols].
+
+    Raises:
+        ValueError: an unknown data_format or a kernel that does not match output_shape.
+    """
+    return _local_conv(inputs, kernel, kernel_size, strides, tuple(output_shape), data_format)
 
 
 def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):

@@ -25,13 +25,15 @@ Example:
 from __future__ import annotations
 
 import difflib
-import functools
-import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from tensorflux.platform.flag_files import (  # noqa: F401 - re-exported
+    CantOpenFlagFileError,
+    expand_flagfiles,
+)
 from tensorflux.platform.flag_types import (  # noqa: F401 - re-exported
     _FALSE,
     _TRUE,
@@ -67,6 +69,9 @@ class FlagValues:
         self.__dict__["__flags"] = {}
         self.__dict__["__short"] = {}
         self.__dict__["__validators"] = {}
+        self.__dict__["__multi_validators"] = []  # (names, checker, message)
+        self.__dict__["__modules"] = {}  # module name -> flag names it defined
+        self.__dict__["__key_flags"] = {}  # module name -> flag names it declared key flags
         self.__dict__["__parsed"] = False
 
     # -- registry --
@@ -124,7 +129,7 @@ class FlagValues:
         flag = self[name]
         flag.value = value
         flag.using_default_value = False
-        self._validate(name)
+        self._validate(getattr(flag, "original_name", name))  # an alias checks its original
 
     def __delattr__(self, name: str) -> None:
         flag = self[name]
@@ -157,7 +162,8 @@ class FlagValues:
                 "argv cannot be an empty list, and must contain the program name "
                 "as the first element."
             )
-        unknown, rest = self._parse_args(list(argv[1:]), known_only, lenient=False)
+        unknown, rest = self._parse_args(expand_flagfiles(list(argv[1:])), known_only,
+                                         lenient=False)
         if unknown and not known_only:
             raise self._unknown(*unknown[0])
         self.mark_as_parsed()
@@ -172,8 +178,22 @@ class FlagValues:
         self.mark_as_parsed()
         return rest
 
+    def read_flags_from_files(self, argv: list[str], force_gnu: bool = True) -> list[str]:
+        """`argv` with its `--flagfile=PATH` arguments replaced by the files' flags.
+
+        Raises:
+          CantOpenFlagFileError: a file cannot be read.
+        """
+        del force_gnu
+        return [argv[0], *expand_flagfiles(list(argv[1:]))] if argv else []
+
     def _lazy_parse(self) -> None:
-        self._parse_args(list(sys.argv[1:]), known_only=True, lenient=True)
+        try:
+            args = expand_flagfiles(list(sys.argv[1:]))
+        except Error as e:
+            self._fail(True, e)
+            args = list(sys.argv[1:])
+        self._parse_args(args, known_only=True, lenient=True)
         self.mark_as_parsed()
 
     def _lookup(self, name: str) -> Flag | None:
@@ -276,6 +296,11 @@ class FlagValues:
         self[name]  # noqa: B018 - raises UnrecognizedFlagError for an unknown name
         self.__dict__["__validators"].setdefault(name, []).append((checker, message))
 
+    def _add_multi_validator(self, names: list[str], checker: Callable, message: str) -> None:
+        for name in names:
+            self[name]  # noqa: B018 - raises UnrecognizedFlagError for an unknown name
+        self.__dict__["__multi_validators"].append((tuple(names), checker, message))
+
     def _validate(self, name: str) -> None:
         value = self._flags[name].value
         for checker, message in self.__dict__["__validators"].get(name, ()):
@@ -285,11 +310,66 @@ class FlagValues:
                 ok, message = False, str(e)
             if not ok:
                 raise IllegalFlagValueError(f"flag --{name}={value}: {message}")
+        for names, checker, message in self.__dict__["__multi_validators"]:
+            if name in names:
+                self._validate_multi(names, checker, message)
+
+    def _validate_multi(self, names: tuple, checker: Callable, message: str) -> None:
+        """absl's multi-flag check: `checker({name: value})`; the error lists every flag."""
+        values = {n: self._flags[n].value for n in names}
+        try:
+            ok = checker(values)
+        except ValidationError as e:
+            ok, message = False, str(e)
+        if not ok:
+            shown = ", ".join(f"{n}={v}" for n, v in values.items())
+            raise IllegalFlagValueError(f"flags {shown}: {message}")
 
     def validate_all_flags(self) -> None:
         """Runs every validator; raises IllegalFlagValueError for the first that fails."""
         for name in list(self.__dict__["__validators"]):
             self._validate(name)
+        for names, checker, message in self.__dict__["__multi_validators"]:
+            self._validate_multi(names, checker, message)
+
+    # -- modules and key flags (what --helpshort lists) --
+
+    def _register_module(self, module: str, name: str, key: bool = False) -> None:
+        registry = self.__dict__["__key_flags" if key else "__modules"]
+        names = registry.setdefault(module, [])
+        if name not in names:
+            names.append(name)
+
+    def flags_by_module_dict(self) -> dict[str, list[Flag]]:
+        """Returns `{module name: [flags it defined]}`."""
+        return {m: [self._flags[n] for n in names if n in self._flags]
+                for m, names in self.__dict__["__modules"].items()}
+
+    def key_flags_by_module_dict(self) -> dict[str, list[Flag]]:
+        """Returns `{module name: [flags it declared key flags]}`."""
+        return {m: [self._flags[n] for n in names if n in self._flags]
+                for m, names in self.__dict__["__key_flags"].items()}
+
+    def get_flags_for_module(self, module) -> list[Flag]:
+        """The flags a module (object or name) defined."""
+        name = module if isinstance(module, str) else module.__name__
+        return self.flags_by_module_dict().get(name, [])
+
+    def get_key_flags_for_module(self, module) -> list[Flag]:
+        """A module's key flags: those it defined, then those it declared (no repeats)."""
+        name = module if isinstance(module, str) else module.__name__
+        flags = list(self.get_flags_for_module(name))
+        for flag in self.key_flags_by_module_dict().get(name, []):
+            if flag not in flags:
+                flags.append(flag)
+        return flags
+
+    def find_module_defining_flag(self, flagname: str, default=None):
+        """The name of the module that defined `flagname`, else `default`."""
+        for module, names in self.__dict__["__modules"].items():
+            if flagname in names:
+                return module
+        return default
 
     # -- help --
 
@@ -314,273 +394,9 @@ class FlagValues:
 
 FLAGS = FlagValues()
 
-# -- DEFINE functions ------------------------------------------------------------------------
 
-_RENAMED_ARGUMENTS = {"flag_name": "name", "default_value": "default", "docstring": "help"}
-
-
-def _accepts_tf1_names(define: Callable) -> Callable:
-    """TF 1.x accepted (flag_name, default_value, docstring) as keyword names."""
-
-    @functools.wraps(define)
-    def wrapper(*args, **kwargs):
-        for old, new in _RENAMED_ARGUMENTS.items():
-            if old in kwargs:
-                kwargs[new] = kwargs.pop(old)
-        return define(*args, **kwargs)
-
-    return wrapper
-
-
-def _caller_location() -> str:
-    frame = sys._getframe(1)
-    here = os.path.abspath(__file__)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename) == here:
-        frame = frame.f_back
-    if frame is None:
-        return "<unknown>"
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-
-
-def _define(flag: Flag, flag_values: FlagValues | None, required: bool) -> FlagHolder:
-    flag_values = FLAGS if flag_values is None else flag_values
-    flag_values._register(flag, _caller_location())
-    if required:
-        mark_flag_as_required(flag.name, flag_values)
-    return FlagHolder(flag_values, flag)
-
-
-def _common(kwargs: dict) -> dict:
-    allowed = {"short_name", "allow_override"}
-    unexpected = set(kwargs) - allowed - {"module_name"}
-    if unexpected:
-        raise TypeError(f"unexpected keyword arguments: {sorted(unexpected)}")
-    return {key: value for key, value in kwargs.items() if key in allowed}
-
-
-@_accepts_tf1_names
-def DEFINE_string(  # noqa: N802 - TF1 name
-    name: str,
-    default: str | None,
-    help: str | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a string flag. Example: `DEFINE_string("data_dir", "/tmp", "Input data.")`."""
-    flag = Flag(_parse_string, name, default, help, type_name="a string", **_common(kwargs))
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_boolean(  # noqa: N802 - TF1 name
-    name: str,
-    default: bool | None,
-    help: str | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a boolean flag, set by `--name`, `--noname` or `--name=true|false|1|0`."""
-    flag = Flag(
-        _parse_bool, name, default, help, boolean=True, type_name="a boolean", **_common(kwargs)
-    )
-    return _define(flag, flag_values, required)
-
-
-DEFINE_bool = DEFINE_boolean
-
-
-@_accepts_tf1_names
-def DEFINE_integer(  # noqa: N802 - TF1 name
-    name: str,
-    default: int | None,
-    help: str | None = None,
-    lower_bound: int | None = None,
-    upper_bound: int | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines an integer flag (decimal, `0x` hex or `0o` octal) with optional bounds."""
-    parse = _number_parser(_to_int, "an integer", lower_bound, upper_bound)
-    flag = Flag(parse, name, default, help, type_name="an integer", **_common(kwargs))
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_float(  # noqa: N802 - TF1 name
-    name: str,
-    default: float | None,
-    help: str | None = None,
-    lower_bound: float | None = None,
-    upper_bound: float | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a float flag with optional bounds."""
-    parse = _number_parser(float, "a number", lower_bound, upper_bound)
-    flag = Flag(parse, name, default, help, type_name="a number", **_common(kwargs))
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_enum(  # noqa: N802 - TF1 name
-    name: str,
-    default: str | None,
-    enum_values: Iterable[str],
-    help: str | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    case_sensitive: bool = True,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a string flag restricted to `enum_values`; any other value is an error."""
-    enum_values = list(enum_values)
-    if not enum_values:
-        raise ValueError(f"DEFINE_enum('{name}'): enum_values must not be empty")
-    flag = Flag(
-        _enum_parser(enum_values, case_sensitive),
-        name,
-        default,
-        help,
-        type_name=f"one of <{'|'.join(enum_values)}>",
-        **_common(kwargs),
-    )
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_list(  # noqa: N802 - TF1 name
-    name: str,
-    default: str | list[str] | None,
-    help: str | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a comma-separated list flag: `--names=a,b` gives `["a", "b"]`."""
-    flag = Flag(
-        _parse_list, name, default, help, type_name="a comma separated list", **_common(kwargs)
-    )
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_multi_string(  # noqa: N802 - TF1 name
-    name: str,
-    default,
-    help: str | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a repeatable string flag: `--x=a --x=b` gives `["a", "b"]`."""
-    flag = _MultiFlag(
-        _parse_string, name, default, help, type_name="repeat this option", **_common(kwargs)
-    )
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_multi_integer(  # noqa: N802 - TF1 name
-    name: str,
-    default,
-    help: str | None = None,
-    lower_bound: int | None = None,
-    upper_bound: int | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a repeatable integer flag: `--x=1 --x=2` gives `[1, 2]`."""
-    parse = _number_parser(_to_int, "an integer", lower_bound, upper_bound)
-    flag = _MultiFlag(
-        parse, name, default, help, type_name="repeat this option; integers", **_common(kwargs)
-    )
-    return _define(flag, flag_values, required)
-
-
-@_accepts_tf1_names
-def DEFINE_multi_float(  # noqa: N802 - TF1 name
-    name: str,
-    default,
-    help: str | None = None,
-    lower_bound: float | None = None,
-    upper_bound: float | None = None,
-    flag_values: FlagValues | None = None,
-    required: bool = False,
-    **kwargs,
-) -> FlagHolder:
-    """Defines a repeatable float flag."""
-    parse = _number_parser(float, "a number", lower_bound, upper_bound)
-    flag = _MultiFlag(
-        parse, name, default, help, type_name="repeat this option; numbers", **_common(kwargs)
-    )
-    return _define(flag, flag_values, required)
-
-
-# -- validators --------------------------------------------------------------------------------
-
-
-def register_validator(
-    flag_name: str,
-    checker: Callable[[Any], bool],
-    message: str = "Flag validation failed",
-    flag_values: FlagValues | None = None,
-) -> None:
-    """Adds a check run after every parse and assignment of the flag.
-
-    Args:
-      flag_name: a defined flag.
-      checker: takes the value; returns False or raises ValidationError to reject it.
-      message: the reason reported in the IllegalFlagValueError.
-      flag_values: the registry; the global FLAGS by default.
-
-    Raises:
-      UnrecognizedFlagError: no flag is named `flag_name`.
-    """
-    (FLAGS if flag_values is None else flag_values)._add_validator(flag_name, checker, message)
-
-
-def validator(
-    flag_name: str, message: str = "Flag validation failed", flag_values: FlagValues | None = None
-) -> Callable:
-    """Decorator form of `register_validator`."""
-
-    def decorate(checker):
-        register_validator(flag_name, checker, message, flag_values)
-        return checker
-
-    return decorate
-
-
-def mark_flag_as_required(flag_name: str, flag_values: FlagValues | None = None) -> None:
-    """Makes a parse fail unless the flag has a value other than None.
-
-    Raises:
-      UnrecognizedFlagError: no flag is named `flag_name`.
-    """
-    flag_values = FLAGS if flag_values is None else flag_values
-    if flag_values[flag_name].default is not None:
-        warnings.warn(
-            f"Flag --{flag_name} has a non-None default value; therefore, "
-            "mark_flag_as_required will pass even if flag is not specified in the "
-            "command line!",
-            stacklevel=2,
-        )
-    register_validator(
-        flag_name,
-        lambda value: value is not None,
-        f"Flag --{flag_name} must have a value other than None.",
-        flag_values,
-    )
-
-
-def mark_flags_as_required(
-    flag_names: Iterable[str], flag_values: FlagValues | None = None
-) -> None:
-    """`mark_flag_as_required` for each name."""
-    for name in flag_names:
-        mark_flag_as_required(name, flag_values)
+# The DEFINE_* functions and validators, then the rest of absl.flags' API (DEFINE_alias,
+# mark_flags_as_mutual_exclusive, ...). Both modules build on FlagValues and FLAGS above.
+from tensorflux.platform.flag_defines import *  # noqa: E402, F403
+from tensorflux.platform.flag_defines import _define  # noqa: E402, F401 - absl-private name
+from tensorflux.platform.flags_absl import *  # noqa: E402, F403

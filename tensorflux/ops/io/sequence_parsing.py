@@ -84,6 +84,70 @@ def _steps(feature_list, key, dtype, name):
             for t, f in enumerate(feature_list.feature)]
 
 
+def decode_sequence_example(record, name):
+    """The `SequenceExample` proto in `record` (bytes); InvalidArgumentError naming `name`."""
+    try:
+        return example_pb2.SequenceExample.FromString(record)
+    except (DecodeError, TypeError, ValueError) as err:
+        raise errors.InvalidArgumentError(
+            None, None, f"Could not parse example input, value: {record[:64]!r} ({name}): "
+            f"{err}") from None
+
+
+def parse_feature_lists(example, name, sparse, dense, assumed_empty):
+    """One example's feature lists.
+
+    Args:
+        example: a decoded SequenceExample.
+        name: the example's name for error messages.
+        sparse: [(key, dtype)] of VarLen feature lists.
+        dense: [(key, dtype, shape tuple)] of FixedLenSequence feature lists.
+        assumed_empty: keys of dense lists that may be absent (read as zero steps).
+
+    Returns:
+        (sparse indices [n, 2], sparse values, sparse shapes [2], dense values [T] + shape),
+        each a list in key order.
+
+    Raises:
+        InvalidArgumentError: a required list is absent or a step has the wrong size.
+    """
+    lists = example.feature_lists.feature_list
+    s_indices, s_values, s_shapes = [], [], []
+    for key, dtype in sparse:
+        steps = _steps(lists[key], key, dtype, name) if key in lists else []
+        lengths = np.fromiter((len(s) for s in steps), np.int64, len(steps))
+        starts = np.cumsum(lengths) - lengths
+        total = int(lengths.sum())
+        s_indices.append(np.stack([
+            np.repeat(np.arange(len(steps), dtype=np.int64), lengths),
+            np.arange(total, dtype=np.int64) - np.repeat(starts, lengths)], axis=1))
+        s_values.append(np.concatenate(steps) if steps else
+                        np.empty(0, dtype.as_numpy_dtype))
+        s_shapes.append(np.array([len(steps), int(lengths.max()) if steps else 0], np.int64))
+    d_values = []
+    for key, dtype, shape in dense:
+        size = int(np.prod(shape, dtype=np.int64))
+        if key not in lists:
+            if key not in assumed_empty:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Name: {name}, Feature list '{key}' is required but "
+                    "could not be found.  Did you mean to include it in "
+                    "feature_list_dense_missing_assumed_empty or "
+                    "feature_list_dense_defaults?")
+            d_values.append(np.empty((0,) + shape, dtype.as_numpy_dtype))
+            continue
+        steps = _steps(lists[key], key, dtype, name)
+        for t, step in enumerate(steps):
+            if len(step) != size:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Name: {name}, Key: {key}, Index: {t}.  Number of "
+                    f"values != expected.  values size: {len(step)} but output shape: "
+                    f"[{','.join(str(d) for d in shape)}]")
+        flat = np.concatenate(steps) if steps else np.empty(0, dtype.as_numpy_dtype)
+        d_values.append(flat.reshape((len(steps),) + shape))
+    return s_indices, s_values, s_shapes, d_values
+
+
 @ParseSingleSequenceExample.kernel(factory=True)
 def _parse_sequence_kernel(Ncontext_sparse, Ncontext_dense, Nfeature_list_sparse,
                            Nfeature_list_dense, context_sparse_types, Tcontext_dense,
@@ -107,53 +171,15 @@ def _parse_sequence_kernel(Ncontext_sparse, Ncontext_dense, Nfeature_list_sparse
         debug = np.asarray(rest[cuts[4]]).item()
         name = (debug.decode() if isinstance(debug, bytes) else str(debug)) or "<unknown>"
         assumed_empty = set(_keys(np.asarray(missing).reshape(-1)))
-        record = np.asarray(serialized).item()
-        try:
-            example = example_pb2.SequenceExample.FromString(record)
-        except (DecodeError, TypeError, ValueError) as err:
-            raise errors.InvalidArgumentError(
-                None, None, f"Could not parse example input, value: {record[:64]!r} ({name}): "
-                f"{err}") from None
+        example = decode_sequence_example(np.asarray(serialized).item(), name)
         spec = example_parser.ParseSpec(tuple(context_sparse_keys), context_types[0],
                                         tuple(context_dense_keys), context_types[1],
                                         context_shapes)
         c_indices, c_values, c_shapes, c_dense = example_parser.parse_features(
             [example.context.feature], [name], spec, defaults)
-        lists = example.feature_lists.feature_list
-        s_indices, s_values, s_shapes = [], [], []
-        for key, dtype in zip(list_sparse_keys, list_sparse_types):
-            steps = _steps(lists[key], key, dtype, name) if key in lists else []
-            lengths = np.fromiter((len(s) for s in steps), np.int64, len(steps))
-            starts = np.cumsum(lengths) - lengths
-            total = int(lengths.sum())
-            s_indices.append(np.stack([
-                np.repeat(np.arange(len(steps), dtype=np.int64), lengths),
-                np.arange(total, dtype=np.int64) - np.repeat(starts, lengths)], axis=1))
-            s_values.append(np.concatenate(steps) if steps else
-                            np.empty(0, dtype.as_numpy_dtype))
-            s_shapes.append(np.array([len(steps), int(lengths.max()) if steps else 0],
-                                     np.int64))
-        d_values = []
-        for key, dtype, shape in zip(list_dense_keys, list_dense_types, list_shapes):
-            size = int(np.prod(shape, dtype=np.int64))
-            if key not in lists:
-                if key not in assumed_empty:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Name: {name}, Feature list '{key}' is required but "
-                        "could not be found.  Did you mean to include it in "
-                        "feature_list_dense_missing_assumed_empty or "
-                        "feature_list_dense_defaults?")
-                d_values.append(np.empty((0,) + shape, dtype.as_numpy_dtype))
-                continue
-            steps = _steps(lists[key], key, dtype, name)
-            for t, step in enumerate(steps):
-                if len(step) != size:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Name: {name}, Key: {key}, Index: {t}.  Number of "
-                        f"values != expected.  values size: {len(step)} but output shape: "
-                        f"[{','.join(str(d) for d in shape)}]")
-            flat = np.concatenate(steps) if steps else np.empty(0, dtype.as_numpy_dtype)
-            d_values.append(flat.reshape((len(steps),) + shape))
+        s_indices, s_values, s_shapes, d_values = parse_feature_lists(
+            example, name, list(zip(list_sparse_keys, list_sparse_types)),
+            list(zip(list_dense_keys, list_dense_types, list_shapes)), assumed_empty)
         c_indices = [i[:, 1:] for i in c_indices]
         c_shapes = [s[1:] for s in c_shapes]
         c_dense = [d.reshape(d.shape[1:]) for d in c_dense]  # 0-d string stays an ndarray
@@ -164,27 +190,16 @@ def _parse_sequence_kernel(Ncontext_sparse, Ncontext_dense, Nfeature_list_sparse
     return kernel
 
 
-def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
-                                  example_name=None, name=None):
-    """Parses one serialized `tf.train.SequenceExample` (TF1 name).
-
-    Args:
-        serialized: a string scalar.
-        context_features: dict of FixedLenFeature / VarLenFeature for the context.
-        sequence_features: dict of FixedLenSequenceFeature / VarLenFeature for the feature
-            lists; a FixedLenSequenceFeature list may be absent only with `allow_missing`.
-        example_name: a name for error messages.
-        name: a name scope.
+def feature_params(context_features, sequence_features):
+    """The op parameters of a context and a sequence feature dict (keys sorted).
 
     Returns:
-        (context dict, sequence dict) of Tensors and SparseTensors.
+        (context sparse keys, types, context dense keys, types, shapes, given defaults,
+        list sparse keys, types, list dense keys, types, shapes, keys allowed missing).
 
-    Example:
-        >>> context, sequence = tf.parse_single_sequence_example(
-        ...     record, {"length": tf.FixedLenFeature([], tf.int64)},
-        ...     {"tokens": tf.FixedLenSequenceFeature([], tf.int64)})
+    Raises:
+        ValueError: no features, a feature of the wrong class, or a partly known shape.
     """
-
     context_features = context_features or {}
     sequence_features = sequence_features or {}
     if not context_features and not sequence_features:
@@ -217,6 +232,34 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         else:
             raise ValueError(f"Sequence feature '{key}' must be a FixedLenSequenceFeature or "
                              f"a VarLenFeature, got {feature}")
+    return (c_sparse, c_sparse_types, c_dense, c_dense_types, c_shapes, c_given, l_sparse,
+            l_sparse_types, l_dense, l_dense_types, l_shapes, missing)
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
+                                  example_name=None, name=None):
+    """Parses one serialized `tf.train.SequenceExample` (TF1 name).
+
+    Args:
+        serialized: a string scalar.
+        context_features: dict of FixedLenFeature / VarLenFeature for the context.
+        sequence_features: dict of FixedLenSequenceFeature / VarLenFeature for the feature
+            lists; a FixedLenSequenceFeature list may be absent only with `allow_missing`.
+        example_name: a name for error messages.
+        name: a name scope.
+
+    Returns:
+        (context dict, sequence dict) of Tensors and SparseTensors.
+
+    Example:
+        >>> context, sequence = tf.parse_single_sequence_example(
+        ...     record, {"length": tf.FixedLenFeature([], tf.int64)},
+        ...     {"tokens": tf.FixedLenSequenceFeature([], tf.int64)})
+    """
+
+    (c_sparse, c_sparse_types, c_dense, c_dense_types, c_shapes, c_given, l_sparse,
+     l_sparse_types, l_dense, l_dense_types, l_shapes, missing) = feature_params(
+        context_features, sequence_features)
     graph = graph_mod.get_default_graph()
     with graph.name_scope(name or "ParseSingleSequenceExample"):
         string = dtypes.string
