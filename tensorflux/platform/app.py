@@ -66,4 +66,24 @@ def run(main: Callable[[list[str]], object] | None = None, argv: list[str] | Non
         print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
         print("Pass --helpshort or --helpfull to see help on flags.", file=sys.stderr)
         sys.exit(1)
+    remaining = _parse_absl_flags(remaining)
     sys.exit(main(remaining))
+
+
+def _parse_absl_flags(argv: list[str]) -> list[str]:
+    """Parses absl's global FLAGS too when the program imported absl (as TF 1.x's run did).
+
+    TF 1.x's `tf.flags` was absl's registry, so programs define flags with `from absl import
+    flags` next to `tf.flags` and read both after `tf.app.run()`. tensorflux keeps its own
+    registry and does not import absl; when the program has, the arguments ours left over are
+    handed to absl's `FLAGS` (unknown ones tolerated) and what absl leaves is returned.
+    """
+    absl_flags = sys.modules.get("absl.flags")
+    if absl_flags is None or not argv:
+        return argv
+    try:
+        return list(absl_flags.FLAGS(list(argv), known_only=True))
+    except absl_flags.Error as e:
+        print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
+        print("Pass --helpshort or --helpfull to see help on flags.", file=sys.stderr)
+        sys.exit(1)
