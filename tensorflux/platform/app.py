@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from tensorflux.platform import flags
 
-__all__ = ["flags", "run"]
+__all__ = ["flags", "parse_absl_flags", "run"]
 
 _HELP_ARGS = ("--help", "-help", "--helpshort", "-helpshort", "--helpfull", "-helpfull", "-?")
 
@@ -66,4 +66,33 @@ def run(main: Callable[[list[str]], object] | None = None, argv: list[str] | Non
         print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
         print("Pass --helpshort or --helpfull to see help on flags.", file=sys.stderr)
         sys.exit(1)
+    remaining = parse_absl_flags(remaining)
     sys.exit(main(remaining))
+
+
+def parse_absl_flags(argv: list[str]) -> list[str]:
+    """Parses absl's global FLAGS too when the program imported absl (as TF 1.x's run did).
+
+    TF 1.x's `tf.flags` was absl's registry, so programs define flags with `from absl import
+    flags` next to `tf.flags` and read both after `tf.app.run()`. tensorflux keeps its own
+    registry and does not import absl; when the program has, the arguments ours left over are
+    handed to absl's `FLAGS` (unknown ones tolerated) and what absl leaves is returned.
+
+    Args:
+      argv: `[program, *arguments]` left over by tensorflux's own `FLAGS`.
+
+    Returns:
+      The arguments absl did not consume (`argv` itself when absl was not imported).
+
+    Raises:
+      SystemExit: with 1 after printing absl's flags parsing error.
+    """
+    absl_flags = sys.modules.get("absl.flags")
+    if absl_flags is None or not argv:
+        return argv
+    try:
+        return list(absl_flags.FLAGS(list(argv), known_only=True))
+    except absl_flags.Error as e:
+        print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
+        print("Pass --helpshort or --helpfull to see help on flags.", file=sys.stderr)
+        sys.exit(1)

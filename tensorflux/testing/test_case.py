@@ -12,6 +12,7 @@ import contextlib
 import os
 import random
 import shutil
+import sys
 import tempfile
 import threading
 import unittest
@@ -22,6 +23,7 @@ from google.protobuf import text_format
 
 from tensorflux.framework import graph as graph_mod
 from tensorflux.ops.random import seed as seed_mod
+from tensorflux.platform import app, flags
 from tensorflux.protos import config_pb2
 from tensorflux.runtime import session as session_mod
 from tensorflux.testing.assertions import ArrayAssertions
@@ -329,7 +331,18 @@ class TestCase(ArrayAssertions, unittest.TestCase):
 
 
 def main(argv=None) -> None:
-    """Runs the tests of the `__main__` module (TF 1.x `tf.test.main`)."""
+    """Runs the tests of the `__main__` module (TF 1.x `tf.test.main`).
+
+    As TF 1.x (whose `tf.test.main` went through `tf.app.run`), the command line's flags are
+    parsed first: tensorflux's `tf.flags` and, when the test module imported absl, absl's
+    (BERT's tokenization_test reads an absl flag); the arguments left go to unittest.
+    """
     if "TEST_TMPDIR" in os.environ:
         os.makedirs(os.environ["TEST_TMPDIR"], exist_ok=True)
-    unittest.main(module="__main__", argv=argv)
+    argv = list(sys.argv if argv is None else argv)
+    try:
+        argv = flags.FLAGS(argv, known_only=True)
+    except flags.Error as e:
+        print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
+        sys.exit(1)
+    unittest.main(module="__main__", argv=app.parse_absl_flags(argv))

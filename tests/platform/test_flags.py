@@ -534,6 +534,36 @@ def test_app_run_help_prints_flags(global_flag, capsys):
     assert "--test_app_run_count: Count." in capsys.readouterr().out
 
 
+def test_app_run_also_parses_absl_flags_when_the_program_imported_absl(global_flag):
+    """TF 1.x's tf.flags was absl's registry: BERT's tokenization.py defines its flag with
+    `from absl import flags` and reads it after tf.app.run() parsed the command line."""
+    absl_flags = pytest.importorskip("absl.flags")
+    absl_flags.DEFINE_bool("test_app_run_absl_keep", False, "Keep.")
+    absl_flags.DEFINE_string("test_app_run_absl_name", "n", "Name.")
+    seen = {}
+
+    def main(argv):
+        seen["argv"] = argv
+        seen["values"] = (flags.FLAGS.test_app_run_count,
+                          absl_flags.FLAGS.test_app_run_absl_keep,
+                          absl_flags.FLAGS.test_app_run_absl_name)
+        return 0
+
+    try:
+        with pytest.raises(SystemExit) as info:
+            app.run(main, argv=["prog", "--test_app_run_count=4", "--test_app_run_absl_keep",
+                                "pos", "--test_app_run_absl_name=bert", "--other=1"])
+        assert info.value.code == 0
+        assert seen == {"argv": ["prog", "pos", "--other=1"], "values": (4, True, "bert")}
+        with pytest.raises(SystemExit) as info:
+            app.run(main, argv=["prog", "--test_app_run_absl_keep=maybe"])
+        assert info.value.code == 1
+    finally:
+        for name in ("test_app_run_absl_keep", "test_app_run_absl_name"):
+            delattr(absl_flags.FLAGS, name)
+        absl_flags.FLAGS.unparse_flags()
+
+
 def test_app_exposes_flags_module():
     assert app.flags is flags
 

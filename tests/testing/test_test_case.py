@@ -2,6 +2,8 @@
 
 import collections
 import os
+import subprocess
+import sys
 import threading
 import unittest
 
@@ -293,3 +295,28 @@ class LifecycleTest(tf.test.TestCase):
         release.set()
         self.assertEqual(len(result.failures), 1)
         self.assertIn("Thread was not joined", result.failures[0][1])
+
+
+def test_main_parses_tf_and_absl_flags_before_running_the_tests(tmp_path):
+    """TF 1.x's tf.test.main went through tf.app.run: a test module that reads an absl flag
+    (BERT's tokenization_test) finds it parsed; unittest gets the arguments left over."""
+    pytest.importorskip("absl.flags")
+    module = tmp_path / "flags_probe_test.py"
+    module.write_text(
+        "from absl import flags as absl_flags\n"
+        "from tensorflux.platform import flags\n"
+        "from tensorflux.testing import test_case\n"
+        "absl_flags.DEFINE_bool('probe_keep_unused', False, 'k')\n"
+        "flags.DEFINE_integer('probe_width', 3, 'w')\n"
+        "class Probe(test_case.TestCase):\n"
+        "    def test_flags(self):\n"
+        "        print('values', absl_flags.FLAGS.probe_keep_unused, flags.FLAGS.probe_width)\n"
+        "if __name__ == '__main__':\n"
+        "    test_case.main()\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    run = subprocess.run(
+        [sys.executable, str(module), "--probe_keep_unused", "--probe_width=9", "-v",
+         "Probe.test_flags"], capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "values True 9" in run.stdout
+    assert "Ran 1 test" in run.stderr
