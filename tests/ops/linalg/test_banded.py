@@ -11,6 +11,28 @@ import tensorflux as tf
 COVERED_OPS = {"Lu", "TridiagonalSolve", "TridiagonalMatMul", "MatrixSquareRoot"}
 
 
+def _tridiagonal_solve_case(tf):
+    diagonals = tf.placeholder(tf.float64, [2, 3, 4])
+    rhs = tf.placeholder(tf.float64, [2, 4, 2])
+    rng = np.random.RandomState(4)
+    values = rng.uniform(-1, 1, (2, 3, 4))
+    values[:, 1] += 3.0   # diagonally dominant: well conditioned
+    return tf.linalg.tridiagonal_solve(diagonals, rhs), [diagonals, rhs], [
+        values, rng.uniform(-1, 1, (2, 4, 2))]
+
+
+def _tridiagonal_matmul_case(tf):
+    diagonals = tf.placeholder(tf.float64, [3, 5])
+    rhs = tf.placeholder(tf.float64, [5, 2])
+    rng = np.random.RandomState(5)
+    return tf.linalg.tridiagonal_matmul(diagonals, rhs), [diagonals, rhs], [
+        rng.uniform(-1, 1, (3, 5)), rng.uniform(-1, 1, (5, 2))]
+
+
+GRADIENT_CASES = [("TridiagonalSolve", _tridiagonal_solve_case),
+                  ("TridiagonalMatMul", _tridiagonal_matmul_case)]
+
+
 def _dense(sup, main, sub):
     n = main.shape[-1]
     out = np.zeros(main.shape + (n,), main.dtype)
