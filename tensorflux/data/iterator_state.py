@@ -1,0 +1,231 @@
+"""Saving an iterator's position: `SerializeIterator` / `DeserializeIterator` and
+`tf.data.experimental.make_saveable_from_iterator`.
+
+Design (values stay exact): an iterator's state is
+  * the values its dataset captured at initialization (fed placeholders, constants),
+  * the number of elements produced since that initialization,
+  * the random seeds its unseeded random stages drew (in draw order; seeded stages need none),
+plus the element types/shapes and the pipeline's stage names, to reject a state restored into
+an iterator of another structure. The state is a scalar string tensor holding JSON (arrays as
+dtype, shape and base64 bytes; never pickle).
+
+What is re-computed on restore: the pipeline is re-initialized with the saved captured values
+and seeds, and the saved number of elements is produced again and dropped. The restored
+iterator then yields exactly what the uninterrupted one would have, for deterministic
+pipelines (range, map, batch, repeat, interleave, seeded and unseeded shuffles, ...). Not
+captured: random ops inside `map` functions without an op- or graph-level seed, generators
+and files whose contents changed; skipping costs the time of producing those elements.
+A dataset capturing a resource (a lookup table used in `map`) cannot be saved
+(UnimplementedError).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+
+from tensorflux.data.iterator_ops import IteratorResource, _lookup
+from tensorflux.framework import errors
+from tensorflux.framework.op_def import define_op
+from tensorflux.framework.saveable import SaveableObject, SaveSpec
+from tensorflux.framework.tensor_shape import TensorShape
+
+__all__ = ["make_saveable_from_iterator"]
+
+_VERSION = 1
+
+SerializeIterator = define_op(
+    "SerializeIterator", inputs=["resource_handle: resource"], outputs=["serialized: string"],
+    attrs=["external_state_policy: int = 0"], stateful=True, differentiable=False)
+# `dataset_id` (tensorflux): the dataset to re-initialize on; -1: the iterator's last one.
+DeserializeIterator = define_op(
+    "DeserializeIterator", inputs=["resource_handle: resource", "serialized: string"],
+    attrs=["dataset_id: int = -1"], stateful=True, differentiable=False)
+
+
+@SerializeIterator.shape_fn
+def _serialize_shape(resource_handle):
+    return TensorShape([])
+
+
+@DeserializeIterator.shape_fn
+def _deserialize_shape(resource_handle, serialized):
+    serialized.with_rank(0)
+    return []
+
+
+def _encode_array(value, name: str) -> dict:
+    array = np.asarray(value)
+    if array.dtype.kind in "OSU":
+        items = [item.encode() if isinstance(item, str) else item for item in array.ravel()]
+        if not all(isinstance(item, bytes) for item in items):
+            raise errors.UnimplementedError(None, None, f"Cannot save the state of an iterator "
+                                            f"whose dataset captures '{name}' (not a tensor "
+                                            "value)")
+        return {"dtype": "string", "shape": list(array.shape),
+                "items": [base64.b64encode(item).decode() for item in items]}
+    if array.dtype.kind not in "biufc":
+        raise errors.UnimplementedError(None, None, f"Cannot save the state of an iterator "
+                                        f"whose dataset captures '{name}' of type "
+                                        f"{type(value).__name__} (resources are not saved)")
+    return {"dtype": array.dtype.str, "shape": list(array.shape),
+            "data": base64.b64encode(np.ascontiguousarray(array).tobytes()).decode()}
+
+
+def _decode_array(record: dict):
+    shape = tuple(record["shape"])
+    if record["dtype"] == "string":
+        out = np.empty(len(record["items"]), dtype=object)
+        out[:] = [base64.b64decode(item) for item in record["items"]]
+        return out.reshape(shape)
+    data = base64.b64decode(record["data"])
+    return np.frombuffer(data, dtype=np.dtype(record["dtype"])).reshape(shape).copy()
+
+
+def _shape_list(shape):
+    return None if shape.dims is None else [d.value if hasattr(d, "value") else d
+                                            for d in shape.dims]
+
+
+def _structure(types, shapes) -> str:
+    return ", ".join(f"{t.name}{TensorShape(s)}" for t, s in zip(types, shapes))
+
+
+def _pipeline(dataset) -> list:
+    return [type(stage).__name__ for stage in dataset._walk()]
+
+
+def serialize(resource: IteratorResource) -> bytes:
+    """The JSON state of `resource` (see the module docstring)."""
+    dataset, values, produced, seeds = resource.state()
+    captures = dataset._all_captures()
+    state = {"version": _VERSION, "types": [t.name for t in resource.types],
+             "shapes": [_shape_list(TensorShape(s)) for s in resource.shapes],
+             "pipeline": _pipeline(dataset), "produced": produced, "seeds": seeds,
+             "captures": [_encode_array(values[t], t.name) for t in captures]}
+    return json.dumps(state).encode()
+
+
+def _parse(text, name: str) -> dict:
+    try:
+        state = json.loads(text)
+    except (UnicodeDecodeError, ValueError):
+        state = None
+    if not isinstance(state, dict) or state.get("version") != _VERSION:
+        raise errors.InvalidArgumentError(None, None, f"DeserializeIterator: the value restored "
+                                          f"into iterator '{name}' is not a saved iterator "
+                                          "state")
+    return state
+
+
+def deserialize(resource: IteratorResource, text, dataset=None) -> None:
+    """Re-initializes `resource` from a state of `serialize`: same captured values and seeds,
+    then skips the saved number of elements.
+
+    Raises:
+        InvalidArgumentError: not a state, or the state of an iterator of another element
+            structure or pipeline (naming both).
+        FailedPreconditionError: no dataset to restore on (an uninitialized iterator made by
+            `Iterator.from_structure`).
+    """
+    state = _parse(text, resource.name)
+    mine = _structure(resource.types, resource.shapes)
+    saved = ", ".join(f"{t}{TensorShape(s)}" for t, s in zip(state["types"], state["shapes"]))
+    if [t.name for t in resource.types] != state["types"] or not all(
+            TensorShape(s).is_compatible_with(TensorShape(m))
+            for s, m in zip(state["shapes"], resource.shapes)):
+        raise errors.InvalidArgumentError(None, None, f"Cannot restore iterator "
+                                          f"'{resource.name}': the checkpoint holds the state "
+                                          f"of an iterator producing ({saved}); this iterator "
+                                          f"produces ({mine})")
+    dataset = dataset if dataset is not None else resource.dataset
+    if dataset is None:
+        raise errors.FailedPreconditionError(None, None, f"Cannot restore iterator "
+                                             f"'{resource.name}': it is not bound to a "
+                                             "dataset; run its initializer first")
+    if _pipeline(dataset) != state["pipeline"]:
+        raise errors.InvalidArgumentError(None, None, f"Cannot restore iterator "
+                                          f"'{resource.name}': the checkpoint holds the state "
+                                          f"of the pipeline {state['pipeline']}; this iterator "
+                                          f"reads {_pipeline(dataset)}")
+    captures = dataset._all_captures()
+    if len(captures) != len(state["captures"]):
+        raise errors.InvalidArgumentError(None, None, f"Cannot restore iterator "
+                                          f"'{resource.name}': the saved state has "
+                                          f"{len(state['captures'])} captured values, the "
+                                          f"dataset captures {len(captures)}")
+    values = {t: _decode_array(r) for t, r in zip(captures, state["captures"])}
+    resource.initialize(dataset, values, seeds=state["seeds"], skip=int(state["produced"]))
+
+
+@SerializeIterator.kernel
+def _serialize_kernel(resource_handle):
+    if not isinstance(resource_handle, IteratorResource):
+        raise errors.InvalidArgumentError(None, None, "SerializeIterator: resource_handle is "
+                                          "not an iterator")
+    out = np.empty((), dtype=object)
+    out[()] = serialize(resource_handle)
+    return out
+
+
+@DeserializeIterator.kernel(factory=True)
+def _deserialize_factory(dataset_id):
+    entry = _lookup(dataset_id) if dataset_id >= 0 else None
+
+    def kernel(resource_handle, serialized):
+        if not isinstance(resource_handle, IteratorResource):
+            raise errors.InvalidArgumentError(None, None, "DeserializeIterator: "
+                                              "resource_handle is not an iterator")
+        text = np.asarray(serialized, dtype=object).item()
+        deserialize(resource_handle, text, entry.dataset if entry is not None else None)
+
+    return kernel
+
+
+class _IteratorSaveable(SaveableObject):
+    """An iterator's state (`<name>_STATE`, a string), restored with DeserializeIterator."""
+
+    def __init__(self, handle, name):
+        state = SerializeIterator(handle, name=f"{handle.op.name}_serialize")
+        super().__init__(handle, [SaveSpec(state, "", f"{name}_STATE")], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        handle = self.op
+        dataset_id = getattr(handle.op, "_tfx_dataset_id", -1)
+        op = DeserializeIterator(handle, restored_tensors[0], dataset_id=dataset_id,
+                                 name=f"{handle.op.name}_deserialize")
+        op._tfx_dataset_entry = getattr(handle.op, "_tfx_dataset_entry", None)
+        return op
+
+
+def saveable_for_handle(handle) -> SaveableObject:
+    """The SaveableObject of an iterator resource handle (a tensor of `GLOBAL_ITERATORS`)."""
+    return _IteratorSaveable(handle, handle.op.name)
+
+
+def make_saveable_from_iterator(iterator, external_state_policy="fail"):
+    """A SaveableObject of `iterator`'s position, for `tf.train.Saver` (add it to the
+    SAVEABLE_OBJECTS collection or pass it in `var_list`).
+
+    Restoring re-initializes the iterator on its dataset with the saved captured values and
+    random seeds and produces again (and drops) the elements it had produced.
+
+    Example:
+        >>> saveable = tf.data.experimental.make_saveable_from_iterator(it)
+        >>> tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, saveable)
+
+    Raises:
+        TypeError: `iterator` is not a tf.data Iterator.
+        ValueError: a bad `external_state_policy`.
+    """
+    handle = getattr(iterator, "_handle", None)
+    if handle is None or getattr(handle, "dtype", None) is None:
+        raise TypeError(f"make_saveable_from_iterator() expects a tf.data Iterator, got "
+                        f"{iterator!r}")
+    if external_state_policy not in ("fail", "warn", "ignore"):
+        raise ValueError(f"make_saveable_from_iterator(): external_state_policy must be "
+                         f"'fail', 'warn' or 'ignore', got {external_state_policy!r}")
+    return saveable_for_handle(handle)
+
