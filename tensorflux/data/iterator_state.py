@@ -89,8 +89,9 @@ def _shape_list(shape):
                                             for d in shape.dims]
 
 
-def _structure(types, shapes) -> str:
-    return ", ".join(f"{t.name}{TensorShape(s)}" for t, s in zip(types, shapes))
+def _structure(names, shapes) -> str:
+    shapes = [_shape_list(TensorShape(s)) for s in shapes]
+    return ", ".join(f"{n}{'[?]' if s is None else s}" for n, s in zip(names, shapes))
 
 
 def _pipeline(dataset) -> list:
@@ -131,8 +132,8 @@ def deserialize(resource: IteratorResource, text, dataset=None) -> None:
             `Iterator.from_structure`).
     """
     state = _parse(text, resource.name)
-    mine = _structure(resource.types, resource.shapes)
-    saved = ", ".join(f"{t}{TensorShape(s)}" for t, s in zip(state["types"], state["shapes"]))
+    mine = _structure([t.name for t in resource.types], resource.shapes)
+    saved = _structure(state["types"], state["shapes"])
     if [t.name for t in resource.types] != state["types"] or not all(
             TensorShape(s).is_compatible_with(TensorShape(m))
             for s, m in zip(state["shapes"], resource.shapes)):
