@@ -15,8 +15,9 @@ iterator then yields exactly what the uninterrupted one would have, for determin
 pipelines (range, map, batch, repeat, interleave, seeded and unseeded shuffles, ...). Not
 captured: random ops inside `map` functions without an op- or graph-level seed, generators
 and files whose contents changed; skipping costs the time of producing those elements.
-A dataset capturing a resource (a lookup table used in `map`) cannot be saved
-(UnimplementedError).
+A resource the dataset captures (a lookup table used in `map`) is not saved: it is taken
+from the iterator's current initialization, so such an iterator is restored after running its
+initializer in the new session (FailedPreconditionError otherwise).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import json
 import numpy as np
 
 from tensorflux.data.iterator_ops import IteratorResource, _lookup
-from tensorflux.framework import errors
+from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.saveable import SaveableObject, SaveSpec
 from tensorflux.framework.tensor_shape import TensorShape
@@ -105,7 +106,8 @@ def serialize(resource: IteratorResource) -> bytes:
     state = {"version": _VERSION, "types": [t.name for t in resource.types],
              "shapes": [_shape_list(TensorShape(s)) for s in resource.shapes],
              "pipeline": _pipeline(dataset), "produced": produced, "seeds": seeds,
-             "captures": [_encode_array(values[t], t.name) for t in captures]}
+             "captures": [{"dtype": "resource"} if t.dtype.base_dtype == dtypes.resource
+                          else _encode_array(values[t], t.name) for t in captures]}
     return json.dumps(state).encode()
 
 
@@ -157,7 +159,17 @@ def deserialize(resource: IteratorResource, text, dataset=None) -> None:
                                           f"'{resource.name}': the saved state has "
                                           f"{len(state['captures'])} captured values, the "
                                           f"dataset captures {len(captures)}")
-    values = {t: _decode_array(r) for t, r in zip(captures, state["captures"])}
+    values = {}
+    for tensor, record in zip(captures, state["captures"]):
+        if record["dtype"] != "resource":
+            values[tensor] = _decode_array(record)
+        elif resource.dataset is dataset and tensor in resource.values:
+            values[tensor] = resource.values[tensor]
+        else:
+            raise errors.FailedPreconditionError(
+                None, None, f"Cannot restore iterator '{resource.name}': its dataset uses the "
+                f"resource '{tensor.name}', taken from the current initialization; run the "
+                "iterator's initializer before restoring")
     resource.initialize(dataset, values, seeds=state["seeds"], skip=int(state["produced"]))
 
 

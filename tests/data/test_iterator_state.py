@@ -286,3 +286,31 @@ def test_hook_matches_an_uninterrupted_seeded_run(tmp_path):
     restarted = train(tmp_path / "n", [5, 7], hook=False)
     assert np.array_equal(whole, resumed)
     assert np.array_equal(restarted[5:10], whole[:5])  # without the hook: from the start
+
+
+def test_a_captured_table_comes_from_the_current_initialization(tmp_path):
+    def build():
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant(["a", "b", "c"]),
+                                                tf.constant([10, 20, 30], tf.int64)), -1)
+        ds = tf.data.Dataset.from_tensor_slices(["c", "a", "x", "b"]).map(table.lookup)
+        it = ds.make_initializable_iterator()
+        saveable = tf.data.experimental.make_saveable_from_iterator(it)
+        return it, it.get_next(), tf.train.Saver([saveable])
+
+    with tf.Graph().as_default():
+        it, nxt, saver = build()
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            sess.run(it.initializer)
+            assert sess.run(nxt) == 30
+            path = saver.save(sess, str(tmp_path / "t"))
+    with tf.Graph().as_default():
+        it, nxt, saver = build()
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            with pytest.raises(tf.errors.FailedPreconditionError, match="resource"):
+                saver.restore(sess, path)
+            sess.run(it.initializer)
+            saver.restore(sess, path)
+            assert [sess.run(nxt) for _ in range(3)] == [10, -1, 20]
