@@ -9,6 +9,12 @@ plus the element types/shapes and the pipeline's stage names, to reject a state 
 an iterator of another structure. The state is a scalar string tensor holding JSON (arrays as
 dtype, shape and base64 bytes; never pickle).
 
+`external_state_policy` (TF's enum: 0 warn, 1 ignore, 2 fail) decides what saving does when
+a `map`-like function of the pipeline (its own stages, not datasets built inside an
+`interleave` function) has random ops without any seed, whose values a restore cannot
+replay: log a warning, nothing, or FailedPreconditionError naming the op. Other stateful ops
+(`py_func`) are assumed deterministic.
+
 What is re-computed on restore: the pipeline is re-initialized with the saved captured values
 and seeds, and the saved number of elements is produced again and dropped. The restored
 iterator then yields exactly what the uninterrupted one would have, for deterministic
@@ -27,11 +33,13 @@ import json
 
 import numpy as np
 
+from tensorflux.data.function import TracedFunction
 from tensorflux.data.iterator_ops import IteratorResource, _lookup
 from tensorflux.framework import dtypes, errors
 from tensorflux.framework.op_def import define_op
 from tensorflux.framework.saveable import SaveableObject, SaveSpec
 from tensorflux.framework.tensor_shape import TensorShape
+from tensorflux.platform import tf_logging as logging
 
 __all__ = ["make_saveable_from_iterator"]
 
@@ -99,9 +107,39 @@ def _pipeline(dataset) -> list:
     return [type(stage).__name__ for stage in dataset._walk()]
 
 
-def serialize(resource: IteratorResource) -> bytes:
-    """The JSON state of `resource` (see the module docstring)."""
+_POLICIES = {"warn": 0, "ignore": 1, "fail": 2}
+
+
+def _unseeded_random_ops(dataset) -> list:
+    found = []
+    for stage in dataset._walk():
+        for value in vars(stage).values():
+            if isinstance(value, TracedFunction):
+                found += [f"{op.name} ({op.type}) in the function '{value.name}'"
+                          for op in value.graph.get_operations()
+                          if "seed2" in op._attrs and op.get_attr("seed") == 0
+                          and op.get_attr("seed2") == 0]
+    return found
+
+
+def serialize(resource: IteratorResource, policy: int = 0) -> bytes:
+    """The JSON state of `resource` (see the module docstring).
+
+    Raises:
+        FailedPreconditionError: not initialized, or (policy 2, fail) a function of the
+            pipeline has unseeded random ops.
+    """
     dataset, values, produced, seeds = resource.state()
+    if policy != 1:
+        unseeded = _unseeded_random_ops(dataset)
+        if unseeded and policy == 2:
+            raise errors.FailedPreconditionError(
+                None, None, f"Cannot save the state of iterator '{resource.name}': "
+                f"{unseeded[0]} draws unseeded random values a restore cannot replay (set a "
+                "graph or op seed, or external_state_policy='warn' / 'ignore')")
+        if unseeded:
+            logging.warning(f"Saving iterator '{resource.name}': {unseeded[0]} draws unseeded "
+                            "random values; a restore will not replay them")
     captures = dataset._all_captures()
     state = {"version": _VERSION, "types": [t.name for t in resource.types],
              "shapes": [_shape_list(TensorShape(s)) for s in resource.shapes],
@@ -173,14 +211,22 @@ def deserialize(resource: IteratorResource, text, dataset=None) -> None:
     resource.initialize(dataset, values, seeds=state["seeds"], skip=int(state["produced"]))
 
 
-@SerializeIterator.kernel
-def _serialize_kernel(resource_handle):
-    if not isinstance(resource_handle, IteratorResource):
-        raise errors.InvalidArgumentError(None, None, "SerializeIterator: resource_handle is "
-                                          "not an iterator")
-    out = np.empty((), dtype=object)
-    out[()] = serialize(resource_handle)
-    return out
+@SerializeIterator.kernel(factory=True)
+def _serialize_factory(external_state_policy):
+    if external_state_policy not in (0, 1, 2):
+        raise errors.InvalidArgumentError(None, None, f"SerializeIterator: "
+                                          f"external_state_policy must be 0, 1 or 2, got "
+                                          f"{external_state_policy}")
+
+    def kernel(resource_handle):
+        if not isinstance(resource_handle, IteratorResource):
+            raise errors.InvalidArgumentError(None, None, "SerializeIterator: resource_handle "
+                                              "is not an iterator")
+        out = np.empty((), dtype=object)
+        out[()] = serialize(resource_handle, external_state_policy)
+        return out
+
+    return kernel
 
 
 @DeserializeIterator.kernel(factory=True)
@@ -200,8 +246,9 @@ def _deserialize_factory(dataset_id):
 class _IteratorSaveable(SaveableObject):
     """An iterator's state (`<name>_STATE`, a string), restored with DeserializeIterator."""
 
-    def __init__(self, handle, name):
-        state = SerializeIterator(handle, name=f"{handle.op.name}_serialize")
+    def __init__(self, handle, name, policy="fail"):
+        state = SerializeIterator(handle, external_state_policy=_POLICIES[policy],
+                                  name=f"{handle.op.name}_serialize")
         super().__init__(handle, [SaveSpec(state, "", f"{name}_STATE")], name)
 
     def restore(self, restored_tensors, restored_shapes):
@@ -213,9 +260,9 @@ class _IteratorSaveable(SaveableObject):
         return op
 
 
-def saveable_for_handle(handle) -> SaveableObject:
+def saveable_for_handle(handle, external_state_policy="fail") -> SaveableObject:
     """The SaveableObject of an iterator resource handle (a tensor of `GLOBAL_ITERATORS`)."""
-    return _IteratorSaveable(handle, handle.op.name)
+    return _IteratorSaveable(handle, handle.op.name, external_state_policy)
 
 
 def make_saveable_from_iterator(iterator, external_state_policy="fail"):
@@ -229,6 +276,11 @@ def make_saveable_from_iterator(iterator, external_state_policy="fail"):
         >>> saveable = tf.data.experimental.make_saveable_from_iterator(it)
         >>> tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, saveable)
 
+    Args:
+        iterator: a tf.data Iterator.
+        external_state_policy: "fail" (default), "warn" or "ignore": what saving does when
+            a function of the pipeline draws unseeded random values (see the module).
+
     Raises:
         TypeError: `iterator` is not a tf.data Iterator.
         ValueError: a bad `external_state_policy`.
@@ -237,8 +289,8 @@ def make_saveable_from_iterator(iterator, external_state_policy="fail"):
     if handle is None or getattr(handle, "dtype", None) is None:
         raise TypeError(f"make_saveable_from_iterator() expects a tf.data Iterator, got "
                         f"{iterator!r}")
-    if external_state_policy not in ("fail", "warn", "ignore"):
+    if external_state_policy not in _POLICIES:
         raise ValueError(f"make_saveable_from_iterator(): external_state_policy must be "
                          f"'fail', 'warn' or 'ignore', got {external_state_policy!r}")
-    return saveable_for_handle(handle)
+    return saveable_for_handle(handle, external_state_policy)
 

@@ -59,12 +59,14 @@ class CheckpointInputPipelineHook(SessionRunHook):
             save_steps=config.save_checkpoints_steps, checkpoint_basename=prefix + ".ckpt")
         self._latest_filename = "checkpoint_" + prefix
         self._first_run = True
+        self._policy = external_state_policy
 
     def begin(self):
         handles = graph_mod.get_default_graph().get_collection(GLOBAL_ITERATORS)
         if not handles:
             raise ValueError("CheckpointInputPipelineHook: the graph has no tf.data iterator")
-        self._saver_hook._saver = _InputSaver([saveable_for_handle(h) for h in handles],
+        self._saver_hook._saver = _InputSaver([saveable_for_handle(h, self._policy)
+                                               for h in handles],
                                               self._latest_filename)
         self._saver_hook.begin()
 

@@ -32,6 +32,8 @@ def _pipelines():
         "interleave": interleave,
         "shuffle_map_batch": lambda: tf.data.Dataset.range(50).shuffle(50).map(
             lambda x: x + 1).batch(3).repeat(),
+        "map_random_seeded": lambda: tf.data.Dataset.range(40).map(
+            lambda x: tf.random_uniform([2], seed=4) + tf.cast(x, tf.float32)),
         "random": lambda: tf.data.experimental.RandomDataset(),
         "sample": lambda: tf.data.experimental.sample_from_datasets(
             [tf.data.Dataset.range(100), tf.data.Dataset.range(100, 200)]),
@@ -314,3 +316,26 @@ def test_a_captured_table_comes_from_the_current_initialization(tmp_path):
             sess.run(it.initializer)
             saver.restore(sess, path)
             assert [sess.run(nxt) for _ in range(3)] == [10, -1, 20]
+
+
+def test_unseeded_random_ops_in_map_follow_external_state_policy(tmp_path):
+    def build(policy):
+        ds = tf.data.Dataset.range(9).map(lambda x: tf.random_uniform([]) + tf.cast(x, tf.float32))
+        it = ds.make_initializable_iterator()
+        saveable = tf.data.experimental.make_saveable_from_iterator(it, policy)
+        return it, tf.train.Saver([saveable])
+
+    it, saver = build("fail")
+    with tf.Session() as sess:
+        sess.run(it.initializer)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="RandomUniform"):
+            saver.save(sess, str(tmp_path / "f"))
+    with tf.Graph().as_default():
+        it, saver = build("ignore")
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            assert saver.save(sess, str(tmp_path / "i"))
+        bad = tf.raw_ops.SerializeIterator(resource_handle=it._handle, external_state_policy=5)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="external_state_policy"):
+                sess.run(bad)
