@@ -416,9 +416,11 @@ class Iterator:
         op = MakeIterator(self._handle, captures, dataset_id=dataset_id,
                           name=name or "MakeIterator")
         op._tfx_dataset_entry = entry  # the graph keeps the dataset alive for the kernel
-        if self._handle.op.type == "IteratorV2":  # the dataset a saved state restores on
-            self._handle.op._tfx_dataset_id = dataset_id
-            self._handle.op._tfx_dataset_entry = entry
+        if self._handle.op.type == "IteratorV2":  # the dataset a saved state restores on:
+            # with several initializers, the one that last ran in the session (id -1)
+            first = not hasattr(self._handle.op, "_tfx_dataset_id")
+            self._handle.op._tfx_dataset_id = dataset_id if first else -1
+            self._handle.op._tfx_dataset_entry = entry if first else None
         return op
 
     def get_next(self, name=None):

@@ -5,7 +5,8 @@ Design (values stay exact): an iterator's state is
   * the values its dataset captured at initialization (fed placeholders, constants),
   * the number of elements produced since that initialization,
   * the random seeds its unseeded random stages drew (in draw order; seeded stages need none),
-plus the element types/shapes and the pipeline's stage names, to reject a state restored into
+plus the element types/shapes and the pipeline's stages (class names and plain arguments:
+sizes, seeds, flags), to reject a state restored into
 an iterator of another structure. The state is a scalar string tensor holding JSON (arrays as
 dtype, shape and base64 bytes; never pickle).
 
@@ -103,8 +104,26 @@ def _structure(names, shapes) -> str:
     return ", ".join(f"{n}{'[?]' if s is None else s}" for n, s in zip(names, shapes))
 
 
+_SIMPLE = (bool, int, float, str, bytes, type(None))
+
+
+def _simple(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_simple(item) for item in value)
+    return isinstance(value, _SIMPLE)
+
+
+def _describe(stage) -> str:
+    """`ClassName(arg=value, ...)` over the stage's plain Python arguments (sizes, seeds,
+    flags; tensors and functions are left out)."""
+    args = [f"{name.lstrip('_')}={value!r}" for name, value in sorted(vars(stage).items())
+            if name not in ("_inputs", "_captures", "_types", "_shapes", "_template")
+            and _simple(value)]
+    return f"{type(stage).__name__}({', '.join(args)})"
+
+
 def _pipeline(dataset) -> list:
-    return [type(stage).__name__ for stage in dataset._walk()]
+    return [_describe(stage) for stage in dataset._walk()]
 
 
 _POLICIES = {"warn": 0, "ignore": 1, "fail": 2}
