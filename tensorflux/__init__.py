@@ -144,6 +144,10 @@ from tensorflux.ops.nn.conv_composites import required_space_to_batch_paddings
 from tensorflux import keras
 from tensorflux import feature_column
 from tensorflux import estimator
+# data sits below train: the hook (it needs the Saver) is defined in estimator, named here.
+from tensorflux.estimator.input_pipeline_hook import CheckpointInputPipelineHook as _InputHook
+data.experimental.CheckpointInputPipelineHook = _InputHook
+del _InputHook
 from tensorflux import distribute
 from tensorflux import contrib
 from tensorflux import tpu

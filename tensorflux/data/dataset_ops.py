@@ -60,6 +60,21 @@ class RunContext:
         for session, _ in self.state.pop("sessions", {}).values():
             session.close()
 
+    def draw_seed(self) -> int:
+        """A fresh seed for an unseeded random stage (shuffle, sampling, RandomDataset).
+
+        Seeds are recorded in the order they are drawn (`state["drawn_seeds"]`), which is
+        deterministic for a given pipeline, so a saved iterator state can replay them: after
+        a restore the first draws return the saved seeds (`state["replay_seeds"]`)."""
+        drawn = self.state.setdefault("drawn_seeds", [])
+        replay = self.state.get("replay_seeds", ())
+        if len(drawn) < len(replay):
+            seed = int(replay[len(drawn)])
+        else:
+            seed = int(np.random.default_rng().integers(0, 2**63 - 1))
+        drawn.append(seed)
+        return seed
+
     def value(self, leaf):
         if isinstance(leaf, Tensor):
             return self.values[leaf]

@@ -11,6 +11,7 @@ from tensorflux.data.cardinality import INFINITE_CARDINALITY, UNKNOWN_CARDINALIT
 from tensorflux.data.dataset_ops import RangeDataset
 from tensorflux.data.grouping import bucket_by_sequence_length, group_by_window
 from tensorflux.data.iterator_ops import get_single_element
+from tensorflux.data.iterator_state import make_saveable_from_iterator
 from tensorflux.data.optional import Optional, get_next_as_optional
 from tensorflux.data.options import (
     DistributeOptions,
@@ -20,6 +21,7 @@ from tensorflux.data.options import (
     ThreadingOptions,
 )
 from tensorflux.data.ordering import ChooseFromDatasets, IgnoreErrorsDataset, SampleFromDatasets
+from tensorflux.data.random_source import RandomDataset
 from tensorflux.data.readers import make_batched_features_dataset, make_csv_dataset
 from tensorflux.data.scan import Reducer, group_by_reducer, scan
 from tensorflux.data.selection import rejection_resample, take_while, unique
@@ -112,7 +114,8 @@ def _cast(x, dtype):
     return cast(x, dtype)
 
 
-__all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "parallel_interleave", "unbatch",
+__all__ = ["AUTOTUNE", "RandomDataset", "make_saveable_from_iterator",
+           "shuffle_and_repeat", "map_and_batch", "parallel_interleave", "unbatch",
            "dense_to_sparse_batch", "ignore_errors", "enumerate_dataset", "Counter",
            "choose_from_datasets",
            "sample_from_datasets", "group_by_window", "bucket_by_sequence_length",

@@ -31,6 +31,7 @@ _IDS = itertools.count()
 _DATASETS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _TYPES = ["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"]
 _SHARED = ["container: string = ''", "shared_name: string = ''"]
+GLOBAL_ITERATORS = "iterators"  # TF's collection of iterator resource handles (for saving)
 
 
 class _Registered:
@@ -72,15 +73,30 @@ class IteratorResource:
         self._busy = False  # a get_next is inside next(elements)
         self._retired = []  # pipelines replaced during that get_next: it releases them
         self._closed = False
+        self.dataset = None  # the dataset and captured values of the last initialization
+        self.values = None
+        self.produced = 0  # elements produced since then (what a saved state skips)
 
-    def initialize(self, dataset: Dataset, values: dict) -> None:
+    def initialize(self, dataset: Dataset, values: dict, seeds=(), skip: int = 0) -> None:
         """Starts the pipeline over. Never waits for a get_next in progress: that call ends
-        on the old pipeline and releases it."""
-        ctx = RunContext(values)
+        on the old pipeline and releases it. `seeds` replays the random seeds of a saved
+        state and `skip` drops its first elements (see `iterator_state`)."""
+        ctx = RunContext(values, {"replay_seeds": list(seeds)} if seeds else None)
         elements = start(dataset, ctx)
+        produced = 0
+        try:
+            for _ in range(skip):
+                next(elements)
+                produced += 1
+        except StopIteration:
+            pass
+        except BaseException:
+            _release(elements, ctx)
+            raise
         with self._guard:
             old = self._elements, self._ctx
             self._elements, self._ctx = elements, ctx
+            self.dataset, self.values, self.produced = dataset, values, produced
             if self._closed:  # initialized after its session closed: drop at once
                 self._elements = self._ctx = None
                 old = (elements, ctx)
@@ -98,6 +114,7 @@ class IteratorResource:
                 self._busy = True
             try:
                 element = next(elements)
+                self.produced += 1
             except StopIteration:
                 raise errors.OutOfRangeError(None, None, "End of sequence") from None
             finally:
@@ -112,6 +129,19 @@ class IteratorResource:
         if type(element) is ElementError:
             raise element.error
         return element[0] if len(element) == 1 else tuple(element)
+
+    def state(self):
+        """(dataset, captured values, elements produced, seeds drawn) of the current pass.
+
+        Raises:
+            FailedPreconditionError: the iterator is not initialized (or closed).
+        """
+        with self._lock:
+            with self._guard:
+                if self._elements is None:
+                    raise self._unavailable()
+                drawn = list(self._ctx.state.get("drawn_seeds", ()))
+                return self.dataset, self.values, self.produced, drawn
 
     def _unavailable(self):
         if self._closed:
@@ -334,6 +364,7 @@ class Iterator:
     def _new(types, shapes, template, shared_name=None):
         handle = IteratorV2(shared_name=shared_name or "", container="", output_types=types,
                             output_shapes=shapes, name="Iterator")
+        handle.graph.add_to_collection(GLOBAL_ITERATORS, handle)
         return Iterator(handle, None, types, shapes, template)
 
     @staticmethod
@@ -385,6 +416,11 @@ class Iterator:
         op = MakeIterator(self._handle, captures, dataset_id=dataset_id,
                           name=name or "MakeIterator")
         op._tfx_dataset_entry = entry  # the graph keeps the dataset alive for the kernel
+        if self._handle.op.type == "IteratorV2":  # the dataset a saved state restores on:
+            # with several initializers, the one that last ran in the session (id -1)
+            first = not hasattr(self._handle.op, "_tfx_dataset_id")
+            self._handle.op._tfx_dataset_id = dataset_id if first else -1
+            self._handle.op._tfx_dataset_entry = entry if first else None
         return op
 
     def get_next(self, name=None):
@@ -432,6 +468,8 @@ def make_one_shot_iterator(dataset: Dataset) -> Iterator:
     handle = OneShotIterator(dataset_id=dataset_id, output_types=dataset._types,
                              output_shapes=dataset._shapes, name="OneShotIterator")
     handle.op._tfx_dataset_entry = entry
+    handle.op._tfx_dataset_id = dataset_id
+    handle.graph.add_to_collection(GLOBAL_ITERATORS, handle)
     return Iterator(handle, None, dataset._types, dataset._shapes, dataset._template)
 
 

@@ -202,7 +202,7 @@ class ShuffleDataset(_Unary):
             with self._graph.as_default():
                 seed, seed2 = get_seed(int(ctx.scalar(self._seed_arg)))
         if seed is None:
-            return np.random.default_rng()
+            return np.random.default_rng(ctx.draw_seed())
         if not self._reshuffle:
             return np.random.default_rng([seed, seed2])
         key = ("shuffle", id(self))
@@ -327,7 +327,7 @@ class SampleFromDatasets(DirectedInterleaveDataset):
 
     def _choices(self, ctx, live):
         seed, seed2 = self._seeds
-        rng = np.random.default_rng() if seed is None else np.random.default_rng([seed, seed2])
+        rng = np.random.default_rng(ctx.draw_seed() if seed is None else [seed, seed2])
         while True:
             weights = self._weights * np.asarray(live)
             total = weights.sum()

@@ -136,7 +136,7 @@ class RejectionResampleDataset(Dataset):
 
     def _iterate(self, ctx):
         seed, seed2 = self._seeds
-        rng = np.random.default_rng() if seed is None else np.random.default_rng([seed, seed2])
+        rng = np.random.default_rng(ctx.draw_seed() if seed is None else [seed, seed2])
         streams = [self._inputs[0]._iterate(ctx), self._inputs[0]._iterate(ctx)]
         live = [True, True]
         if self._initial is None:  # as in TF: one estimate per mixing draw, one per candidate
