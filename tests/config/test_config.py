@@ -12,13 +12,12 @@ from tensorflux.runtime import process_config, thread_budget
 
 @pytest.fixture(autouse=True)
 def _restore_process_settings():
-    saved = dict(vars(process_config.defaults))
+    saved = {k: v for k, v in vars(process_config.defaults).items() if not k.startswith("_")}
+    saved["rewriter"] = dict(saved["rewriter"])   # set_experimental_options updates it in place
     visible, virtual = list(devices._visible), dict(devices._virtual)
     yield
     for key, value in saved.items():
-        if not key.startswith("_"):
-            setattr(process_config.defaults, key, value)
-    process_config.defaults.rewriter = dict(saved["rewriter"])
+        setattr(process_config.defaults, key, value)
     devices._visible[:] = visible
     devices._virtual.clear()
     devices._virtual.update(virtual)
