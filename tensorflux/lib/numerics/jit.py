@@ -6,7 +6,11 @@ not installed (a new Python without wheels yet) or the environment sets `TFX_JIT
 instance (at executor build time), never per element.
 
 Compiled functions use `cache=True` (machine code is kept next to this package, or in
-`NUMBA_CACHE_DIR`, so later processes skip compilation), `nogil=True` (the executor's inter-op
+`NUMBA_CACHE_DIR`, so later processes skip compilation). numba checks a cached function
+against its own file only, not the kernels it calls from other modules, so a cache written by
+other sources of this package could run their old code: before the first compilation of a
+process, the cache files are dropped when the package's sources differ from those that wrote
+them (a digest kept in the cache directory). `nogil=True` (the executor's inter-op
 threads run them concurrently), `fastmath=False` and `error_model="numpy"` (NaN, inf and
 division by zero behave as in NumPy instead of raising).
 
@@ -33,12 +37,15 @@ Example:
 from __future__ import annotations
 
 import functools
+import glob
+import hashlib
 import importlib.util
 import os
 import sys
 import threading
 
-__all__ = ["available", "jit", "intra_op_threads", "holds_gil", "HOLD_GIL_ELEMENTS"]
+__all__ = ["available", "jit", "intra_op_threads", "holds_gil", "HOLD_GIL_ELEMENTS",
+           "fresh_cache"]
 
 _INSTALLED = importlib.util.find_spec("numba") is not None
 _OPTIONS = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
@@ -100,10 +107,73 @@ class _Deferred:
         return getattr(module, self.fn.__name__)(*args)
 
 
+_CACHE_CHECKED = []
+_DIGEST_FILE = "tfx_sources.digest"
+
+
+def _sources_digest(package_dir: str) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(glob.glob(os.path.join(package_dir, "*.py"))):
+        digest.update(os.path.basename(path).encode())
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def _numba_cache_dir(package_dir: str) -> str | None:
+    """The directory numba caches this package's kernels in (its own locator rules:
+    NUMBA_CACHE_DIR, the package's __pycache__, or the user-wide cache)."""
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    probe = os.path.join(package_dir, "jit.py")
+    for locator_class in getattr(impl, "_locator_classes", ()):
+        try:
+            locator = locator_class.from_function(_sources_digest, probe)
+        except Exception:  # noqa: BLE001 - a locator numba cannot use here: try the next
+            continue
+        if locator is not None:
+            return locator.get_cache_path()
+    return None
+
+
+def fresh_cache(package_dir: str | None = None, cache_dir: str | None = None) -> bool:
+    """Drops numba's cached machine code of this package when the package's sources changed
+    since it was written; returns True when files were dropped. A cache directory that cannot
+    be written is left alone (numba then compiles in memory)."""
+    package_dir = package_dir or os.path.dirname(os.path.abspath(__file__))
+    cache_dir = cache_dir or _numba_cache_dir(package_dir)
+    if cache_dir is None:
+        return False
+    digest = _sources_digest(package_dir)
+    stamp = os.path.join(cache_dir, _DIGEST_FILE)
+    try:
+        with open(stamp, encoding="ascii") as handle:
+            if handle.read().strip() == digest:
+                return False
+    except OSError:
+        pass
+    dropped = False
+    try:
+        for path in glob.glob(os.path.join(cache_dir, "*.nbi")) + \
+                glob.glob(os.path.join(cache_dir, "*.nbc")):
+            os.remove(path)
+            dropped = True
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(stamp, "w", encoding="ascii") as handle:
+            handle.write(digest)
+    except OSError:
+        return dropped
+    return dropped
+
+
 def _compile_module(module) -> None:
     import numba  # the first compiled call of the process pays numba's import here
 
     with _lock:
+        if not _CACHE_CHECKED:
+            fresh_cache()
+            _CACHE_CHECKED.append(True)
         for name, value in list(vars(module).items()):
             if isinstance(value, _Deferred):
                 setattr(module, name, numba.njit(**value.options)(value.fn))

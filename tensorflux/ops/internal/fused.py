@@ -252,6 +252,11 @@ UPDATE_BLOCK_ELEMENTS = 1 << 17
 MIN_BLOCK_ROWS = 64
 
 
+# The in-tile update (gemm_update) also when BLAS has several threads (a quiet machine): off,
+# measured slower there for the MLP (bench/ab_kernels.py --change gemm_update).
+GEMM_UPDATE_WITH_THREADED_BLAS = False
+
+
 def _update_in_product(buf, alpha, a, b) -> None:
     """`buf -= alpha * (a^T @ b)` with the update inside the product's register tiles
     (lib/numerics/gemm_update_jit.py), column ranges on the intra-op threads: BLAS's helpers
@@ -300,7 +305,8 @@ def _fused_matmul_apply_kernel(use_locking, transpose_a, transpose_b):
         # On a quiet machine BLAS's threaded product plus a split update is faster in wall
         # time (measured: MLP step 7.0 vs 8.1 ms); the in-tile update wins per core, so it
         # runs when BLAS has one thread (load, or one intra-op thread).
-        blas_threaded = intra_op.splits() <= 1 and intra_op.elementwise_splits() > 1
+        blas_threaded = (not GEMM_UPDATE_WITH_THREADED_BLAS and intra_op.splits() <= 1
+                         and intra_op.elementwise_splits() > 1)
         if blocked and not blas_threaded and gemm_update_jit.supports(buf, alpha, a, b):
             _update_in_product(buf, alpha, a, b)
             return var
