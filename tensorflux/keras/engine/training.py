@@ -607,8 +607,8 @@ def _minimize_in_replica(optimizer, loss, params):
     if strategy.num_replicas_in_sync > 1:
         raise NotImplementedError(
             f"Keras Model.compile under {type(strategy).__name__} with "
-            f"{strategy.num_replicas_in_sync} replicas is not provided (the model would be "
-            f"cloned per replica); use one device, or tf.keras.estimator.model_to_estimator "
-            f"with RunConfig(train_distribute=...).")
+            f"{strategy.num_replicas_in_sync} replicas is not provided (Keras training is "
+            f"built for one replica here); use one device, or "
+            f"tf.keras.estimator.model_to_estimator with RunConfig(train_distribute=...).")
     return strategy.extended.call_for_each_replica(
         lambda: optimizer.minimize(loss, var_list=params))
