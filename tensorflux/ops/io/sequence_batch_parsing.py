@@ -17,7 +17,6 @@ import numpy as np
 from tensorflux.framework import dtypes
 from tensorflux.framework import graph as graph_mod
 from tensorflux.framework.op_def import define_op
-from tensorflux.framework.sparse_tensor import SparseTensor
 from tensorflux.framework.tensor_conversion import convert_to_tensor
 from tensorflux.framework.tensor_shape import TensorShape, as_shape
 from tensorflux.lib.formats import example_parser
@@ -25,6 +24,7 @@ from tensorflux.ops.io.parsing import _default_tensor
 from tensorflux.ops.io.sequence_parsing import (
     decode_sequence_example,
     feature_params,
+    outputs_by_key,
     parse_feature_lists,
 )
 
@@ -195,12 +195,6 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
             context_dense_shapes=c_shapes, feature_list_sparse_types=l_sparse_types,
             feature_list_dense_types=l_dense_types, feature_list_dense_shapes=l_shapes,
             name="ParseSequenceExample")
-    context = {k: SparseTensor(out.context_sparse_indices[i], out.context_sparse_values[i],
-                               out.context_sparse_shapes[i]) for i, k in enumerate(c_sparse)}
-    context.update({k: out.context_dense_values[i] for i, k in enumerate(c_dense)})
-    lists = {k: SparseTensor(out.feature_list_sparse_indices[i],
-                             out.feature_list_sparse_values[i], out.feature_list_sparse_shapes[i])
-             for i, k in enumerate(l_sparse)}
-    lists.update({k: out.feature_list_dense_values[i] for i, k in enumerate(l_dense)})
+    context, lists = outputs_by_key(out, c_sparse, c_dense, l_sparse, l_dense)
     lengths = {k: out.feature_list_dense_lengths[i] for i, k in enumerate(l_dense)}
     return context, lists, lengths

@@ -277,6 +277,12 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
             context_dense_shapes=c_shapes, feature_list_sparse_types=l_sparse_types,
             feature_list_dense_types=l_dense_types, feature_list_dense_shapes=l_shapes,
             name="ParseSingleSequenceExample")
+    return outputs_by_key(out, c_sparse, c_dense, l_sparse, l_dense)
+
+
+def outputs_by_key(out, c_sparse, c_dense, l_sparse, l_dense):
+    """(context, feature lists) dicts of a sequence-parsing op's outputs: SparseTensors for the
+    sparse keys, Tensors for the dense ones (shared by the single and the batched op)."""
     context = {k: SparseTensor(out.context_sparse_indices[i], out.context_sparse_values[i],
                                out.context_sparse_shapes[i]) for i, k in enumerate(c_sparse)}
     context.update({k: out.context_dense_values[i] for i, k in enumerate(c_dense)})
