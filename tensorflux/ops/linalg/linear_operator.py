@@ -14,6 +14,8 @@ apply (the adjoint of a self-adjoint operator is itself).
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 from tensorflux.framework import dtypes
@@ -67,7 +69,7 @@ def broadcast_matrix_batch_dims(batch_matrices):
     return [shape_ops.broadcast_to(m, concat([batch, shape_ops.shape(m)[-2:]], 0)) for m in mats]
 
 
-class LinearOperator:
+class LinearOperator(abc.ABC):
     """Base class of every `tf.linalg.LinearOperator*` (TF 1.x `tf.linalg.LinearOperator`).
 
     Args:
@@ -215,14 +217,17 @@ class LinearOperator:
 
     # -- subclass interface ------------------------------------------------------------------
 
+    @abc.abstractmethod
     def _shape(self) -> TensorShape:
-        raise NotImplementedError(f"{type(self).__name__} does not define _shape")
+        """The static shape (every operator defines it)."""
 
+    @abc.abstractmethod
     def _shape_tensor(self):
-        raise NotImplementedError(f"{type(self).__name__} does not define _shape_tensor")
+        """The dynamic shape as an int32 tensor."""
 
+    @abc.abstractmethod
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        raise NotImplementedError(f"{type(self).__name__} does not define _matmul")
+        """`self @ x` on a checked argument."""
 
     # -- helpers -----------------------------------------------------------------------------
 

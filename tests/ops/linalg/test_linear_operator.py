@@ -270,3 +270,12 @@ def test_gradients_flow_through_operator_methods():
         err = tf.test.compute_gradient_error(m, [2, 2], y, [], x_init_value=np.array(
             [[3.0, 1.0], [0.5, 2.0]]))
     assert err < 1e-6
+
+
+def test_a_subclass_must_define_shape_and_matmul():
+    class Partial(tf.linalg.LinearOperator):
+        def _shape(self):
+            return tf.TensorShape([2, 2])
+
+    with pytest.raises(TypeError, match="abstract"):
+        Partial(tf.float32)
