@@ -17,12 +17,10 @@ from tensorflux.ops.state import variable_scope
 __all__ = ["DenseFeatures", "SequenceFeatures"]
 
 
-class DenseFeatures(Layer):
-    """A layer producing a dense tensor from a dict of features and dense feature columns.
-
-    Raises:
-        ValueError: no columns, or a column that is not dense (as `input_layer`).
-    """
+class _FeatureColumnsLayer(Layer):
+    """A layer over feature columns: a dict of features in, the columns built under the
+    layer's own variable scope on the first call and re-entered with reuse after; the
+    variables the first call creates become the layer's weights."""
 
     def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
@@ -40,31 +38,23 @@ class DenseFeatures(Layer):
     def build(self, input_shape):
         self.built = True
 
-    def call(self, features, cols_to_output_tensors=None):
+    def _in_scope(self, features, build):
+        """`build()` inside the layer's variable scope, tracking the variables it creates."""
         if not isinstance(features, dict):
             raise ValueError(f"We expected a dictionary here. Instead we got: {features!r}")
+        if self._scope is not None:
+            with variable_scope.variable_scope(self._scope, reuse=True):
+                return build()
         graph = graph_mod.get_default_graph()
         before = set(graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES))
-        if self._scope is None:
-            with variable_scope.variable_scope(None, default_name=self.name) as scope:
-                self._scope = scope
-                output = dense_columns.dense_input(
-                    features, self._feature_columns, None, trainable=self.trainable,
-                    cols_to_output_tensors=cols_to_output_tensors)
-            for var in graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES):
-                if var not in before:
-                    (self._trainable_weights if var.trainable
-                     else self._non_trainable_weights).append(var)
-            return output
-        with variable_scope.variable_scope(self._scope, reuse=True):
-            return dense_columns.dense_input(features, self._feature_columns, None,
-                                             trainable=self.trainable,
-                                             cols_to_output_tensors=cols_to_output_tensors)
-
-    def compute_output_shape(self, input_shape):
-        width = sum(c._variable_shape.num_elements() for c in self._feature_columns)
-        batch = next(iter(input_shape.values()))[0] if isinstance(input_shape, dict) else None
-        return (batch, width)
+        with variable_scope.variable_scope(None, default_name=self.name) as scope:
+            self._scope = scope
+            output = build()
+        for var in graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES):
+            if var not in before:
+                (self._trainable_weights if var.trainable
+                 else self._non_trainable_weights).append(var)
+        return output
 
     def get_config(self):
         config = super().get_config()
@@ -72,7 +62,25 @@ class DenseFeatures(Layer):
         return config
 
 
-class SequenceFeatures(Layer):
+class DenseFeatures(_FeatureColumnsLayer):
+    """A layer producing a dense tensor from a dict of features and dense feature columns.
+
+    Raises:
+        ValueError: no columns, or a column that is not dense (as `input_layer`).
+    """
+
+    def call(self, features, cols_to_output_tensors=None):
+        return self._in_scope(features, lambda: dense_columns.dense_input(
+            features, self._feature_columns, None, trainable=self.trainable,
+            cols_to_output_tensors=cols_to_output_tensors))
+
+    def compute_output_shape(self, input_shape):
+        width = sum(c._variable_shape.num_elements() for c in self._feature_columns)
+        batch = next(iter(input_shape.values()))[0] if isinstance(input_shape, dict) else None
+        return (batch, width)
+
+
+class SequenceFeatures(_FeatureColumnsLayer):
     """Sequence feature columns as a Keras layer (`tf.keras.experimental.SequenceFeatures`):
     a dict of sequence features -> `(input [batch, T, sum of widths], sequence_length
     [batch])`, as `tf.contrib.feature_column.sequence_input_layer`, under the layer's own
@@ -82,33 +90,6 @@ class SequenceFeatures(Layer):
         ValueError: no columns, or a column that is not a sequence column.
     """
 
-    def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
-        super().__init__(name=name, trainable=trainable, **kwargs)
-        columns = list(feature_columns) if hasattr(feature_columns, "__iter__") and \
-            not hasattr(feature_columns, "_fields") else [feature_columns]
-        if not columns:
-            raise ValueError("feature_columns must not be empty.")
-        self._feature_columns = columns
-        self._scope = None
-
-    def build(self, input_shape):
-        self.built = True
-
     def call(self, features):
-        if not isinstance(features, dict):
-            raise ValueError(f"We expected a dictionary here. Instead we got: {features!r}")
-        graph = graph_mod.get_default_graph()
-        before = set(graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES))
-        reuse = self._scope is not None
-        scope = self._scope if reuse else None
-        with variable_scope.variable_scope(scope, default_name=None if reuse else self.name,
-                                           reuse=True if reuse else None) as opened:
-            self._scope = opened
-            output, length = sequence_columns.sequence_input(
-                features, self._feature_columns, None, trainable=self.trainable)
-        if not reuse:
-            for var in graph.get_collection(graph_mod.GraphKeys.GLOBAL_VARIABLES):
-                if var not in before:
-                    (self._trainable_weights if var.trainable
-                     else self._non_trainable_weights).append(var)
-        return output, length
+        return self._in_scope(features, lambda: sequence_columns.sequence_input(
+            features, self._feature_columns, None, trainable=self.trainable))
